@@ -1,0 +1,430 @@
+//! Bake: ideal world motion → written clip (parent-relative keyframes).
+//!
+//! **css route.** Each leg is two nested groups drawn in a *drawn pose* (its
+//! phase-0 pose). The thigh group rotates about the drawn hip by
+//! `θ_thigh(t) − θ_thigh(0)`; the shin group, nested inside, rotates about the
+//! drawn knee by `(θ_shin(t) − θ_shin(0)) − (θ_thigh(t) − θ_thigh(0))`: the
+//! child inherits the parent's rotation, so its key is the world delta minus
+//! the parent's delta (forgetting the subtraction gives "knee right, ankle
+//! wrong"). Angles are unwrapped world angles in radians, written in degrees.
+//!
+//! **Reuse.** A leg with the same hip, bones, pedal offset, knee and reach as
+//! an earlier leg is drawn in that leg's phase-0 shape (plus its own
+//! `depth_offset`) and plays the earlier leg's keyframes with a negative
+//! `animation-delay` equal to its phase lead: after the delay the local delta
+//! `f(θ₀ + Δ + ωt) − f(θ₀)` lands on the drawn `f(θ₀)`, giving exactly the
+//! world pose `f(θ₀ + Δ + ωt)`.
+//!
+//! **smil route.** Each leg is one `M hip L knee L ankle` path whose absolute
+//! joint positions are keyed; no parent-relative conversion is needed.
+//!
+//! Keys are uniform in time: `t_k = k / n`, k = 0..=n, linear between keys.
+//! Linear interpolation of angles leaves the ankle off the ideal curve by a
+//! chord sag that falls as 1/n²; the measure stage reports how much.
+
+use crate::clip::{Anim, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
+use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, quantize};
+use crate::motion::{LegMotion, Motion};
+use crate::rig::{Leg, Rig};
+use std::f64::consts::TAU;
+
+/// How to bake.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BakeOptions {
+    pub route: Route,
+    /// Uniform keys per period (≥ 2).
+    pub keys: usize,
+}
+
+/// Crank arm, pedal and leg styling widths, from the geometry.
+fn bone_width(leg: &Leg) -> f64 {
+    quantize((leg.thigh.min(leg.shin) * 0.16).clamp(2.0, 40.0), 1)
+}
+
+fn q_len(p: Vec2) -> Vec2 {
+    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
+}
+
+fn q_deg(rad: f64) -> f64 {
+    quantize(rad.to_degrees(), DEG_DECIMALS)
+}
+
+/// Uniform normalised key times `k / n`, k = 0..=n, as written.
+pub fn uniform_times(n: usize) -> Vec<f64> {
+    (0..=n)
+        .map(|k| quantize(k as f64 / n as f64, T_DECIMALS))
+        .collect()
+}
+
+fn linear_track(name: String, times: &[f64], value_deg: impl Fn(f64) -> f64) -> Track {
+    Track {
+        name,
+        keys: times
+            .iter()
+            .map(|&t| Key {
+                t,
+                value: quantize(value_deg(t), DEG_DECIMALS),
+                ease: Ease::Linear,
+            })
+            .collect(),
+    }
+}
+
+/// Two geometric legs that can share keyframes (same shape, any phase).
+fn same_shape(a: &Leg, b: &Leg) -> bool {
+    a.hip == b.hip
+        && a.thigh == b.thigh
+        && a.shin == b.shin
+        && a.pedal_offset == b.pedal_offset
+        && a.knee == b.knee
+        && a.reach == b.reach
+}
+
+/// The negative delay (seconds, as written) that makes a leg whose pedal leads
+/// by `lead_rad` replay keyframes baked for phase 0.
+fn reuse_delay_s(lead_rad: f64, sign: f64, period_s: f64) -> f64 {
+    let frac = (sign * lead_rad / TAU).rem_euclid(1.0);
+    let d = quantize(-frac * period_s, SEC_DECIMALS);
+    if d == 0.0 { 0.0 } else { d }
+}
+
+/// Bake a rig's motion into a clip (pure).
+pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
+    let period_s = quantize(rig.period_s, SEC_DECIMALS);
+    let times = uniform_times(opts.keys);
+    let sign = rig.crank.sign();
+    let center = q_len(rig.crank.center);
+    let radius = quantize(rig.crank.radius, LEN_DECIMALS);
+    let mut tracks: Vec<Track> = vec![Track {
+        name: "rb-crank".into(),
+        keys: vec![
+            Key {
+                t: 0.0,
+                value: 0.0,
+                ease: Ease::Linear,
+            },
+            Key {
+                t: 1.0,
+                value: sign * 360.0,
+                ease: Ease::Linear,
+            },
+        ],
+    }];
+    let crank_track = 0;
+    let mut sides: Vec<Node> = Vec::new();
+    let mut infos: Vec<LegInfo> = Vec::new();
+    // For each leg that owns keyframes: (index of its thigh track, its leg index).
+    let mut owners: Vec<(usize, usize)> = Vec::new();
+
+    for (i, lm) in motion.legs.iter().enumerate() {
+        let leg = lm.leg();
+        let theta0 = rig.crank.start_rad + leg.phase_rad;
+        let theta0_deg = q_deg(theta0);
+        let width = bone_width(leg);
+        let side_class = format!("rb-{}", leg.name);
+        let mut side = Node {
+            class: Some(side_class.clone()),
+            translate: q_len(leg.depth_offset),
+            anim: None,
+            children: Vec::new(),
+        };
+        let pedal_axle0 = q_len(center + Vec2::from_angle(theta0) * radius);
+        let target_probe = format!("{}-target", leg.name);
+        let ankle_probe = format!("{}-ankle", leg.name);
+        let offset = q_len(leg.pedal_offset);
+        let pedal_w = quantize((radius * 0.5).max(4.0), LEN_DECIMALS);
+        let pedal_h = quantize((width * 0.4).max(2.0), LEN_DECIMALS);
+
+        // Crank arm (both routes): drawn at θ0, turning with the crank.
+        let arm = Item::Line {
+            from: center,
+            to: pedal_axle0,
+            class: "rb-arm".into(),
+            width: quantize((width * 0.35).max(1.5), 1),
+        };
+        match opts.route {
+            Route::Css => {
+                side.children.push(Item::Group(Node {
+                    class: Some(format!("{side_class}-crank")),
+                    anim: Some(Anim::Rotate {
+                        track: crank_track,
+                        origin: center,
+                        delay_s: 0.0,
+                    }),
+                    children: vec![arm],
+                    ..Node::default()
+                }));
+                let orbit = tracks.len();
+                tracks.push(Track {
+                    name: format!("{side_class}-pedal"),
+                    keys: vec![
+                        Key {
+                            t: 0.0,
+                            value: theta0_deg,
+                            ease: Ease::Linear,
+                        },
+                        Key {
+                            t: 1.0,
+                            value: theta0_deg + sign * 360.0,
+                            ease: Ease::Linear,
+                        },
+                    ],
+                });
+                side.children.push(Item::Group(Node {
+                    class: Some(format!("{side_class}-pedal")),
+                    anim: Some(Anim::Orbit {
+                        track: orbit,
+                        center,
+                        radius,
+                        delay_s: 0.0,
+                    }),
+                    children: vec![
+                        pedal_rect(Vec2::ZERO, pedal_w, pedal_h),
+                        Item::Probe {
+                            name: target_probe.clone(),
+                            at: offset,
+                        },
+                    ],
+                    ..Node::default()
+                }));
+            }
+            Route::Smil => {
+                let counter = tracks.len();
+                tracks.push(Track {
+                    name: format!("{side_class}-counter"),
+                    keys: vec![
+                        Key {
+                            t: 0.0,
+                            value: 0.0,
+                            ease: Ease::Linear,
+                        },
+                        Key {
+                            t: 1.0,
+                            value: -sign * 360.0,
+                            ease: Ease::Linear,
+                        },
+                    ],
+                });
+                let pedal = Node {
+                    class: None,
+                    anim: Some(Anim::Rotate {
+                        track: counter,
+                        origin: pedal_axle0,
+                        delay_s: 0.0,
+                    }),
+                    children: vec![
+                        pedal_rect(pedal_axle0, pedal_w, pedal_h),
+                        Item::Probe {
+                            name: target_probe.clone(),
+                            at: q_len(pedal_axle0 + offset),
+                        },
+                    ],
+                    ..Node::default()
+                };
+                side.children.push(Item::Group(Node {
+                    class: None,
+                    anim: Some(Anim::Rotate {
+                        track: crank_track,
+                        origin: center,
+                        delay_s: 0.0,
+                    }),
+                    children: vec![arm, Item::Group(pedal)],
+                    ..Node::default()
+                }));
+            }
+        }
+
+        let leg_class = if i == 0 { "rb-leg" } else { "rb-leg rb-back" };
+        let (keys, reuses) = match opts.route {
+            Route::Css => {
+                let reused = owners
+                    .iter()
+                    .find(|&&(_, j)| same_shape(motion.legs[j].leg(), leg))
+                    .copied();
+                let (thigh_track, src, delay_s) = match reused {
+                    Some((tt, j)) => {
+                        let lead = leg.phase_rad - motion.legs[j].leg().phase_rad;
+                        (tt, &motion.legs[j], reuse_delay_s(lead, sign, period_s))
+                    }
+                    None => {
+                        let tt = tracks.len();
+                        let (thigh0, shin0) = lm.angles_at(0.0);
+                        tracks.push(linear_track(format!("{side_class}-thigh"), &times, |t| {
+                            (lm.angles_at(t).0 - thigh0).to_degrees()
+                        }));
+                        tracks.push(linear_track(format!("{side_class}-shin"), &times, |t| {
+                            let (th, sh) = lm.angles_at(t);
+                            ((sh - shin0) - (th - thigh0)).to_degrees()
+                        }));
+                        owners.push((tt, i));
+                        (tt, lm, 0.0)
+                    }
+                };
+                side.children.push(Item::Group(leg_groups(
+                    src,
+                    thigh_track,
+                    delay_s,
+                    &side_class,
+                    &ankle_probe,
+                    leg_class,
+                    width,
+                )));
+                (
+                    tracks[thigh_track].keys.len() - 1,
+                    reused.map(|(_, j)| motion.legs[j].leg().name.clone()),
+                )
+            }
+            Route::Smil => {
+                let hip = q_len(leg.hip);
+                let keys = times
+                    .iter()
+                    .map(|&t| {
+                        let p = lm.pose_at(t);
+                        (t, vec![hip, q_len(p.joint), q_len(p.end)])
+                    })
+                    .collect::<Vec<_>>();
+                side.children.push(Item::Morph(Morph {
+                    class: leg_class.into(),
+                    width,
+                    probe: Some(ankle_probe.clone()),
+                    keys,
+                }));
+                (times.len() - 1, None)
+            }
+        };
+        side.children.push(Item::Circle {
+            center: q_len(leg.hip),
+            r: quantize(width * 0.5, 1),
+            class: "rb-hip".into(),
+        });
+        infos.push(LegInfo {
+            name: leg.name.clone(),
+            ankle_probe,
+            target_probe,
+            thigh: leg.thigh,
+            shin: leg.shin,
+            keys,
+            reuses,
+        });
+        sides.push(side);
+    }
+
+    // Draw back to front: later legs are behind; the bike sits between the
+    // first leg and the rest.
+    let mut root = Node::default();
+    let first = sides.remove(0);
+    for side in sides.into_iter().rev() {
+        root.children.push(Item::Group(side));
+    }
+    root.children.push(bike(rig, center, radius, crank_track));
+    root.children.push(Item::Group(first));
+
+    Clip {
+        name: rig.name.clone(),
+        route: opts.route,
+        period_s,
+        view_box: rig.view_box,
+        tracks,
+        root,
+        legs: infos,
+    }
+}
+
+fn pedal_rect(center: Vec2, w: f64, h: f64) -> Item {
+    Item::Rect {
+        center,
+        w,
+        h,
+        class: "rb-pedal".into(),
+    }
+}
+
+/// The css-route leg: thigh group about the drawn hip, shin group nested
+/// inside about the drawn knee, ankle probe at the drawn ankle. `src` is the
+/// leg whose phase-0 pose is drawn and whose tracks (`thigh_track`,
+/// `thigh_track + 1`) are played with `delay_s`.
+fn leg_groups(
+    src: &LegMotion,
+    thigh_track: usize,
+    delay_s: f64,
+    side_class: &str,
+    ankle_probe: &str,
+    class: &str,
+    width: f64,
+) -> Node {
+    let pose = src.pose_at(0.0);
+    let hip = q_len(src.leg().hip);
+    let knee = q_len(pose.joint);
+    let ankle = q_len(pose.end);
+    let shin = Node {
+        class: Some(format!("{side_class}-shin")),
+        anim: Some(Anim::Rotate {
+            track: thigh_track + 1,
+            origin: knee,
+            delay_s,
+        }),
+        children: vec![
+            Item::Line {
+                from: knee,
+                to: ankle,
+                class: class.into(),
+                width,
+            },
+            Item::Probe {
+                name: ankle_probe.into(),
+                at: ankle,
+            },
+        ],
+        ..Node::default()
+    };
+    Node {
+        class: Some(format!("{side_class}-thigh")),
+        anim: Some(Anim::Rotate {
+            track: thigh_track,
+            origin: hip,
+            delay_s,
+        }),
+        children: vec![
+            Item::Line {
+                from: hip,
+                to: knee,
+                class: class.into(),
+                width,
+            },
+            Item::Group(shin),
+        ],
+        ..Node::default()
+    }
+}
+
+/// Chainring and seat tube: the crank's centre, turning with the crank.
+fn bike(rig: &Rig, center: Vec2, radius: f64, crank_track: usize) -> Item {
+    let ring_r = quantize(radius * 0.45, LEN_DECIMALS);
+    let seat = q_len(rig.legs[0].hip);
+    Item::Group(Node {
+        class: Some("rb-bike".into()),
+        children: vec![
+            Item::Line {
+                from: seat,
+                to: center,
+                class: "rb-frame".into(),
+                width: quantize((radius * 0.16).max(2.0), 1),
+            },
+            Item::Group(Node {
+                class: Some("rb-chainring".into()),
+                anim: Some(Anim::Rotate {
+                    track: crank_track,
+                    origin: center,
+                    delay_s: 0.0,
+                }),
+                children: vec![Item::Circle {
+                    center,
+                    r: ring_r,
+                    class: "rb-ring".into(),
+                }],
+                ..Node::default()
+            }),
+        ],
+        ..Node::default()
+    })
+}

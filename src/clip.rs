@@ -1,0 +1,170 @@
+//! `Clip`: the baked, written animation as data.
+//!
+//! A clip is a tree of groups ([`Node`]) with static translations, animations
+//! ([`Anim`]) that read keyframe [`Track`]s, drawn shapes and probes. Every
+//! number in it has already been rounded to what the file will say
+//! ([`crate::geom::quantize`]), so the emitters only format and the measure
+//! stage evaluates exactly what was written.
+
+use crate::geom::Vec2;
+use serde::Serialize;
+
+/// Output route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Route {
+    /// Nested groups rotated by CSS `@keyframes` (world angles made parent-relative).
+    Css,
+    /// One `M hip L knee L ankle` path per leg morphed by SMIL `<animate attributeName="d">`.
+    Smil,
+}
+
+impl Route {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Route::Css => "css",
+            Route::Smil => "smil",
+        }
+    }
+}
+
+/// Timing function of the segment that starts at a key.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ease {
+    /// Straight-line interpolation.
+    Linear,
+    /// `cubic-bezier(x1, y1, x2, y2)`, evaluated as browsers do (solve x(s) = u, then y(s)).
+    CubicBezier([f64; 4]),
+}
+
+/// One key: normalised time `t ∈ [0, 1]`, value, and the easing of the segment after it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Key {
+    pub t: f64,
+    pub value: f64,
+    pub ease: Ease,
+}
+
+/// A named scalar keyframe track (degrees for rotations). The first key is at
+/// t = 0 and the last at t = 1; times strictly increase.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Track {
+    /// Used as the CSS `@keyframes` name.
+    pub name: String,
+    pub keys: Vec<Key>,
+}
+
+/// How a group moves. Local time is `t_s − delay_s`, wrapped into one period.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Anim {
+    /// `rotate(value deg)` about `origin` (CSS `transform-origin` with
+    /// `transform-box: view-box`, or SMIL `rotate(a cx cy)`).
+    Rotate {
+        track: usize,
+        origin: Vec2,
+        delay_s: f64,
+    },
+    /// `translate(center) rotate(θ) translate(radius, 0) rotate(−θ)` with θ
+    /// from the track (degrees): a pedal that orbits the crank without turning.
+    Orbit {
+        track: usize,
+        center: Vec2,
+        radius: f64,
+        delay_s: f64,
+    },
+}
+
+/// A group: static `translate` (outermost), then the animation, then children.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Node {
+    /// CSS class, also the animation's selector on the css route.
+    pub class: Option<String>,
+    pub translate: Vec2,
+    pub anim: Option<Anim>,
+    pub children: Vec<Item>,
+}
+
+/// A path whose points are morphed by SMIL `<animate attributeName="d">`:
+/// `M p0 L p1 L p2 …`, the same commands in every value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Morph {
+    pub class: String,
+    pub width: f64,
+    /// `data-probe` on the path: its last point is the probed position.
+    pub probe: Option<String>,
+    /// Key times (normalised) and the points at each, all the same length.
+    pub keys: Vec<(f64, Vec<Vec2>)>,
+}
+
+/// Something inside a group.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    Group(Node),
+    Line {
+        from: Vec2,
+        to: Vec2,
+        class: String,
+        width: f64,
+    },
+    Circle {
+        center: Vec2,
+        r: f64,
+        class: String,
+    },
+    Rect {
+        center: Vec2,
+        w: f64,
+        h: f64,
+        class: String,
+    },
+    /// A zero-radius `<circle data-probe=name>`: the measured point contract.
+    Probe {
+        name: String,
+        at: Vec2,
+    },
+    Morph(Morph),
+}
+
+/// What the report needs to know about a leg.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegInfo {
+    pub name: String,
+    pub ankle_probe: String,
+    pub target_probe: String,
+    pub thigh: f64,
+    pub shin: f64,
+    /// Distinct key times per period of this leg's own (or reused) tracks.
+    pub keys: usize,
+    /// Name of the leg whose keyframes this one reuses (css route), if any.
+    pub reuses: Option<String>,
+}
+
+/// A baked animation, ready to emit and to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clip {
+    pub name: String,
+    pub route: Route,
+    /// Period as written, seconds.
+    pub period_s: f64,
+    pub view_box: [f64; 4],
+    pub tracks: Vec<Track>,
+    pub root: Node,
+    pub legs: Vec<LegInfo>,
+}
+
+impl Clip {
+    /// Every group in depth-first order, with its depth-first index.
+    pub fn groups(&self) -> Vec<&Node> {
+        fn walk<'a>(n: &'a Node, out: &mut Vec<&'a Node>) {
+            out.push(n);
+            for c in &n.children {
+                if let Item::Group(g) = c {
+                    walk(g, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root, &mut out);
+        out
+    }
+}

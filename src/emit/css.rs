@@ -1,0 +1,107 @@
+//! The css route: one rule per animated group and one `@keyframes` per track.
+//!
+//! `Anim::Rotate` becomes `transform: rotate(Xdeg)` keyframes with
+//! `transform-origin` at the drawn joint and `transform-box: view-box`, so the
+//! origin is in the group's own user space (its parent's coordinates, before
+//! the group's transform). `Anim::Orbit` becomes the composite
+//! `translate(c) rotate(θ) translate(r, 0) rotate(−θ)`, which needs no origin.
+//! Timing is `linear` unless a key carries its own `animation-timing-function`,
+//! which then applies to the segment after that key.
+
+use super::{fmt_s, fmt_t};
+use crate::clip::{Anim, Clip, Ease, Key, Track};
+use crate::geom::{fmt_deg, fmt_len, fmt_num};
+use std::fmt::Write;
+
+/// The animation rules, keyframes and reduced-motion rule for a css clip.
+pub fn style(clip: &Clip) -> String {
+    let mut s = String::new();
+    let period = fmt_s(clip.period_s);
+    let mut used = vec![false; clip.tracks.len()];
+    for node in clip.groups() {
+        let (Some(anim), Some(class)) = (&node.anim, &node.class) else {
+            continue;
+        };
+        let (track, delay_s, origin) = match anim {
+            Anim::Rotate {
+                track,
+                origin,
+                delay_s,
+            } => (*track, *delay_s, Some(*origin)),
+            Anim::Orbit { track, delay_s, .. } => (*track, *delay_s, None),
+        };
+        used[track] = true;
+        let delay = if delay_s != 0.0 {
+            format!(" {}s", fmt_s(delay_s))
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            s,
+            ".{class}{{animation:{} {period}s linear{delay} infinite",
+            clip.tracks[track].name
+        );
+        if let Some(o) = origin {
+            let _ = write!(
+                s,
+                ";transform-origin:{}px {}px;transform-box:view-box",
+                fmt_len(o.x),
+                fmt_len(o.y)
+            );
+        }
+        s.push('}');
+    }
+    for node in clip.groups() {
+        if let Some(Anim::Orbit {
+            track,
+            center,
+            radius,
+            ..
+        }) = &node.anim
+        {
+            let (c, r) = (*center, *radius);
+            keyframes(&mut s, &clip.tracks[*track], |v| {
+                format!(
+                    "translate({}px,{}px) rotate({}deg) translate({}px,0px) rotate({}deg)",
+                    fmt_len(c.x),
+                    fmt_len(c.y),
+                    fmt_deg(v),
+                    fmt_len(r),
+                    fmt_deg(-v)
+                )
+            });
+            used[*track] = false;
+        }
+    }
+    for (i, track) in clip.tracks.iter().enumerate() {
+        if used[i] {
+            keyframes(&mut s, track, |v| format!("rotate({}deg)", fmt_deg(v)));
+        }
+    }
+    s.push_str("@media (prefers-reduced-motion:reduce){*{animation-play-state:paused!important}}");
+    s
+}
+
+fn keyframes(s: &mut String, track: &Track, transform: impl Fn(f64) -> String) {
+    let _ = write!(s, "@keyframes {}{{", track.name);
+    for (i, Key { t, value, ease }) in track.keys.iter().enumerate() {
+        let _ = write!(
+            s,
+            "{}%{{transform:{}",
+            fmt_num(t * 100.0, 4),
+            transform(*value)
+        );
+        if let (Ease::CubicBezier(b), true) = (ease, i + 1 < track.keys.len()) {
+            let _ = write!(
+                s,
+                ";animation-timing-function:cubic-bezier({},{},{},{})",
+                fmt_t(b[0]),
+                fmt_t(b[1]),
+                fmt_t(b[2]),
+                fmt_t(b[3])
+            );
+        }
+        s.push('}');
+    }
+    s.push('}');
+}

@@ -1,0 +1,192 @@
+//! Emit: clip → self-contained SVG text (pure, deterministic bytes).
+//!
+//! Both routes share the drawing; they differ in how a group moves:
+//! [`css`] writes `@keyframes` in a `<style>` and a class per animated group,
+//! [`smil`] writes `<animate>`/`<animateTransform>` children. Numbers are
+//! formatted by [`crate::geom::fmt_num`] from values the bake stage already
+//! rounded; attributes are written in sorted order by the `svg` crate; the
+//! text ends with a newline; nothing depends on time or hash order.
+
+pub mod css;
+pub mod smil;
+
+use crate::clip::{Clip, Item, Morph, Node, Route};
+use crate::geom::{Vec2, fmt_len, fmt_num};
+use svg::Node as _;
+use svg::node::element::Element;
+
+/// Static styling shared by both routes.
+const BASE_CSS: &str = "\
+.rb-leg{fill:none;stroke:#264653;stroke-linecap:round;stroke-linejoin:round}\
+.rb-back{stroke:#8fa3b0}\
+.rb-hip{fill:#264653}\
+.rb-arm{stroke:#4a4a4a;stroke-linecap:round}\
+.rb-pedal{fill:#1d1d1d}\
+.rb-frame{stroke:#b23a48;stroke-linecap:round}\
+.rb-ring{fill:none;stroke:#6b6b6b;stroke-width:3;stroke-dasharray:6 4}";
+
+/// Format normalised time as a CSS percentage / SMIL keyTime.
+pub(crate) fn fmt_t(t: f64) -> String {
+    fmt_num(t, crate::geom::T_DECIMALS)
+}
+
+/// Format seconds.
+pub(crate) fn fmt_s(s: f64) -> String {
+    fmt_num(s, crate::geom::SEC_DECIMALS)
+}
+
+/// Emit the clip as SVG text.
+pub fn emit(clip: &Clip) -> String {
+    let [x, y, w, h] = clip.view_box;
+    let mut style = String::from(BASE_CSS);
+    if clip.route == Route::Css {
+        style.push_str(&css::style(clip));
+    }
+    let mut doc = Element::new("svg");
+    for (k, v) in [
+        ("xmlns", "http://www.w3.org/2000/svg".to_string()),
+        (
+            "viewBox",
+            format!(
+                "{} {} {} {}",
+                fmt_len(x),
+                fmt_len(y),
+                fmt_len(w),
+                fmt_len(h)
+            ),
+        ),
+        ("width", fmt_len(w)),
+        ("height", fmt_len(h)),
+        ("data-period", fmt_s(clip.period_s)),
+        ("data-route", clip.route.as_str().to_string()),
+    ] {
+        doc.assign(k, v);
+    }
+    let mut title = Element::new("title");
+    title.append(svg::node::Text::new(clip.name.clone()));
+    doc.append(title);
+    let mut st = Element::new("style");
+    st.append(svg::node::Blob::new(style));
+    doc.append(st);
+    doc.append(group(clip, &clip.root));
+    let mut out = doc.to_string();
+    out.push('\n');
+    out
+}
+
+fn pt(p: Vec2) -> String {
+    format!("{} {}", fmt_len(p.x), fmt_len(p.y))
+}
+
+/// `M p0 L p1 L p2 …`
+pub(crate) fn polyline_d(points: &[Vec2]) -> String {
+    let mut d = String::new();
+    for (i, p) in points.iter().enumerate() {
+        d.push_str(if i == 0 { "M" } else { " L" });
+        d.push(' ');
+        d.push_str(&pt(*p));
+    }
+    d
+}
+
+fn group(clip: &Clip, node: &Node) -> Element {
+    let animated = node.anim.is_some();
+    let mut g = Element::new("g");
+    if let Some(c) = &node.class {
+        g.assign("class", c.clone());
+    }
+    if animated && clip.route == Route::Smil {
+        smil::animate_group(clip, node, &mut g);
+    }
+    for item in &node.children {
+        g.append(item_element(clip, item));
+    }
+    if node.translate != Vec2::ZERO {
+        // A transform attribute would be overridden by a CSS animation (and
+        // replaced by a SMIL one), so static placement goes on a wrapper.
+        if animated {
+            let mut outer = Element::new("g");
+            outer.assign("transform", format!("translate({})", pt(node.translate)));
+            outer.append(g);
+            return outer;
+        }
+        g.assign("transform", format!("translate({})", pt(node.translate)));
+    }
+    g
+}
+
+fn item_element(clip: &Clip, item: &Item) -> Element {
+    match item {
+        Item::Group(n) => group(clip, n),
+        Item::Line {
+            from,
+            to,
+            class,
+            width,
+        } => {
+            let mut e = Element::new("line");
+            e.assign("class", class.clone());
+            e.assign("x1", fmt_len(from.x));
+            e.assign("y1", fmt_len(from.y));
+            e.assign("x2", fmt_len(to.x));
+            e.assign("y2", fmt_len(to.y));
+            e.assign("stroke-width", fmt_len(*width));
+            e
+        }
+        Item::Circle { center, r, class } => {
+            let mut e = Element::new("circle");
+            e.assign("class", class.clone());
+            e.assign("cx", fmt_len(center.x));
+            e.assign("cy", fmt_len(center.y));
+            e.assign("r", fmt_len(*r));
+            e
+        }
+        Item::Rect {
+            center,
+            w,
+            h,
+            class,
+        } => {
+            let mut e = Element::new("rect");
+            e.assign("class", class.clone());
+            e.assign("x", fmt_len(center.x - w / 2.0));
+            e.assign("y", fmt_len(center.y - h / 2.0));
+            e.assign("width", fmt_len(*w));
+            e.assign("height", fmt_len(*h));
+            e.assign("rx", fmt_len(h / 2.0));
+            e
+        }
+        Item::Probe { name, at } => {
+            let mut e = Element::new("circle");
+            e.assign("data-probe", name.clone());
+            e.assign("cx", fmt_len(at.x));
+            e.assign("cy", fmt_len(at.y));
+            e.assign("r", "0");
+            e
+        }
+        Item::Morph(m) => morph(clip, m),
+    }
+}
+
+fn morph(clip: &Clip, m: &Morph) -> Element {
+    let mut e = Element::new("path");
+    e.assign("class", m.class.clone());
+    e.assign("stroke-width", fmt_len(m.width));
+    if let Some(p) = &m.probe {
+        e.assign("data-probe", p.clone());
+    }
+    e.assign("d", polyline_d(&m.keys[0].1));
+    e.append(smil::animate_d(clip, m));
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polyline_has_identical_commands() {
+        let d = polyline_d(&[Vec2::new(1.0, 2.0), Vec2::new(-0.001, 3.456), Vec2::ZERO]);
+        assert_eq!(d, "M 1 2 L 0 3.46 L 0 0");
+    }
+}

@@ -1,0 +1,251 @@
+//! Plane geometry and number formatting.
+//!
+//! Angle convention (the only one in rigbake): SVG user space with y pointing
+//! down; a positive angle turns +x toward +y, i.e. **clockwise on screen**,
+//! the same sense as CSS `rotate()` and SVG `rotate()`. Angles are radians
+//! unless a name ends in `_deg`.
+
+use std::ops::{Add, Mul, Sub};
+
+/// A point or vector in SVG user units (y down).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Vec2 {
+    pub x: f64,
+    pub y: f64,
+}
+
+impl Vec2 {
+    pub const ZERO: Vec2 = Vec2 { x: 0.0, y: 0.0 };
+
+    pub const fn new(x: f64, y: f64) -> Self {
+        Vec2 { x, y }
+    }
+
+    /// Unit vector at `angle_rad` (clockwise on screen from +x).
+    pub fn from_angle(angle_rad: f64) -> Self {
+        Vec2::new(angle_rad.cos(), angle_rad.sin())
+    }
+
+    /// Euclidean length.
+    pub fn len(self) -> f64 {
+        self.x.hypot(self.y)
+    }
+
+    /// Distance to `other`.
+    pub fn dist(self, other: Vec2) -> f64 {
+        (self - other).len()
+    }
+
+    /// Direction angle `atan2(y, x)` in radians, in (−π, π].
+    pub fn angle_rad(self) -> f64 {
+        self.y.atan2(self.x)
+    }
+
+    /// Both coordinates finite.
+    pub fn is_finite(self) -> bool {
+        self.x.is_finite() && self.y.is_finite()
+    }
+}
+
+impl Add for Vec2 {
+    type Output = Vec2;
+    fn add(self, o: Vec2) -> Vec2 {
+        Vec2::new(self.x + o.x, self.y + o.y)
+    }
+}
+
+impl Sub for Vec2 {
+    type Output = Vec2;
+    fn sub(self, o: Vec2) -> Vec2 {
+        Vec2::new(self.x - o.x, self.y - o.y)
+    }
+}
+
+impl Mul<f64> for Vec2 {
+    type Output = Vec2;
+    fn mul(self, k: f64) -> Vec2 {
+        Vec2::new(self.x * k, self.y * k)
+    }
+}
+
+/// A 2D affine map `p ↦ (a·x + c·y + e, b·x + d·y + f)`, the SVG `matrix(a b c d e f)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Affine {
+    pub a: f64,
+    pub b: f64,
+    pub c: f64,
+    pub d: f64,
+    pub e: f64,
+    pub f: f64,
+}
+
+impl Affine {
+    pub const IDENTITY: Affine = Affine {
+        a: 1.0,
+        b: 0.0,
+        c: 0.0,
+        d: 1.0,
+        e: 0.0,
+        f: 0.0,
+    };
+
+    /// Translation by `v`.
+    pub fn translate(v: Vec2) -> Affine {
+        Affine {
+            e: v.x,
+            f: v.y,
+            ..Affine::IDENTITY
+        }
+    }
+
+    /// Rotation by `angle_rad` about the origin (clockwise on screen for positive angles).
+    pub fn rotate(angle_rad: f64) -> Affine {
+        let (s, c) = angle_rad.sin_cos();
+        Affine {
+            a: c,
+            b: s,
+            c: -s,
+            d: c,
+            e: 0.0,
+            f: 0.0,
+        }
+    }
+
+    /// Rotation by `angle_rad` about `origin`: `translate(o)·rotate(θ)·translate(−o)`,
+    /// which is what CSS `transform-origin` does to `rotate()`.
+    pub fn rotate_about(angle_rad: f64, origin: Vec2) -> Affine {
+        Affine::translate(origin) * Affine::rotate(angle_rad) * Affine::translate(origin * -1.0)
+    }
+
+    /// Apply to a point.
+    pub fn apply(&self, p: Vec2) -> Vec2 {
+        Vec2::new(
+            self.a * p.x + self.c * p.y + self.e,
+            self.b * p.x + self.d * p.y + self.f,
+        )
+    }
+}
+
+impl Mul for Affine {
+    type Output = Affine;
+    /// `self * rhs` applies `rhs` first, then `self` (SVG transform-list order).
+    fn mul(self, r: Affine) -> Affine {
+        Affine {
+            a: self.a * r.a + self.c * r.b,
+            b: self.b * r.a + self.d * r.b,
+            c: self.a * r.c + self.c * r.d,
+            d: self.b * r.c + self.d * r.d,
+            e: self.a * r.e + self.c * r.f + self.e,
+            f: self.b * r.e + self.d * r.f + self.f,
+        }
+    }
+}
+
+/// Wrap an angle into (−π, π] (radians).
+pub fn wrap_pi(angle_rad: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    let mut a = angle_rad % tau;
+    if a <= -std::f64::consts::PI {
+        a += tau;
+    } else if a > std::f64::consts::PI {
+        a -= tau;
+    }
+    a
+}
+
+/// The representative of `angle_rad` (plus a whole number of turns) nearest to
+/// `reference_rad`: `reference + wrap_pi(angle − reference)`. Used to unwrap
+/// angle series so that consecutive samples never jump by a full turn.
+pub fn unwrap_near(angle_rad: f64, reference_rad: f64) -> f64 {
+    reference_rad + wrap_pi(angle_rad - reference_rad)
+}
+
+/// Decimal places written for lengths/coordinates (user units).
+pub const LEN_DECIMALS: u32 = 2;
+/// Decimal places written for angles in degrees.
+pub const DEG_DECIMALS: u32 = 3;
+/// Decimal places written for normalised key times (fractions of the period).
+pub const T_DECIMALS: u32 = 6;
+/// Decimal places written for times in seconds.
+pub const SEC_DECIMALS: u32 = 6;
+
+/// Round `x` to `decimals` places, the value that [`fmt_num`] writes.
+///
+/// Every number that reaches an output file goes through this first, so the
+/// measure stage evaluates exactly what was written.
+pub fn quantize(x: f64, decimals: u32) -> f64 {
+    let scale = 10f64.powi(decimals as i32);
+    let q = (x * scale).round() / scale;
+    if q == 0.0 { 0.0 } else { q }
+}
+
+/// Format `x` with at most `decimals` places, trailing zeros trimmed, never `-0`.
+///
+/// Panics if `x` is not finite: non-finite values are rejected at validation,
+/// so reaching here with one is a bug, never bad input.
+pub fn fmt_num(x: f64, decimals: u32) -> String {
+    assert!(x.is_finite(), "non-finite number reached the writer: {x}");
+    let q = quantize(x, decimals);
+    let mut s = format!("{:.*}", decimals as usize, q);
+    if s.contains('.') {
+        while s.ends_with('0') {
+            s.pop();
+        }
+        if s.ends_with('.') {
+            s.pop();
+        }
+    }
+    if s == "-0" { "0".to_string() } else { s }
+}
+
+/// Format a length / coordinate in user units.
+pub fn fmt_len(x: f64) -> String {
+    fmt_num(x, LEN_DECIMALS)
+}
+
+/// Format an angle given in degrees.
+pub fn fmt_deg(x: f64) -> String {
+    fmt_num(x, DEG_DECIMALS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::f64::consts::PI;
+
+    #[test]
+    fn fmt_trims_and_never_writes_negative_zero() {
+        assert_eq!(fmt_num(0.30000000000000004, 3), "0.3");
+        assert_eq!(fmt_num(-0.0001, 3), "0");
+        assert_eq!(fmt_num(-0.0, 2), "0");
+        assert_eq!(fmt_num(12.0, 2), "12");
+        assert_eq!(fmt_num(-1.005, 1), "-1");
+        assert_eq!(fmt_num(1234.5678, 2), "1234.57");
+    }
+
+    #[test]
+    fn quantize_matches_what_is_written() {
+        for &x in &[0.123456, -7.777777, 359.9995, 1e-9, 42.0] {
+            let written: f64 = fmt_num(x, 3).parse().unwrap();
+            assert_eq!(quantize(x, 3), written);
+        }
+    }
+
+    #[test]
+    fn wrap_and_unwrap() {
+        assert!((wrap_pi(3.0 * PI) - PI).abs() < 1e-12);
+        assert!((wrap_pi(-PI) - PI).abs() < 1e-12);
+        assert!((unwrap_near(-3.1, 3.1) - (2.0 * PI - 3.1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn affine_composition_order_is_svg_order() {
+        // translate(10,0) rotate(90deg): rotate first, then translate.
+        let m = Affine::translate(Vec2::new(10.0, 0.0)) * Affine::rotate(PI / 2.0);
+        let p = m.apply(Vec2::new(1.0, 0.0));
+        assert!((p.x - 10.0).abs() < 1e-12 && (p.y - 1.0).abs() < 1e-12);
+        let r = Affine::rotate_about(PI, Vec2::new(5.0, 5.0));
+        let q = r.apply(Vec2::new(6.0, 5.0));
+        assert!((q.x - 4.0).abs() < 1e-12 && (q.y - 5.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,308 @@
+//! The `rigbake` command line: parse arguments, read rig files, call the
+//! library, write outputs atomically, map outcomes to exit codes.
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use rigbake::bake::BakeOptions;
+use rigbake::report::{self, Report};
+use rigbake::{Baked, Route, rig};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Bake two-bone IK motion (a cyclist's legs on the pedals) into a
+/// self-contained animated SVG, and measure how far the written keyframes let
+/// each ankle drift from its pedal.
+///
+/// Examples:
+///   rigbake bake rigs/seed-nested.json -o out/           # writes out/seed-nested.svg
+///   rigbake bake rigs/*.json --route both -o out/        # css and smil for every rig
+///   rigbake check rigs/*.json --max-error 4              # exit 1 if any ankle drifts > 4 px
+#[derive(Parser, Debug)]
+#[command(name = "rigbake", version, about, long_about, verbatim_doc_comment)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Bake rigs into animated SVG files and print a per-leg error summary.
+    ///
+    /// Output names: <name>.svg (css route), <name>.smil.svg (smil route),
+    /// where <name> is the rig's "name" field. All rigs are baked in memory
+    /// first; nothing is written unless every rig bakes, and each file is
+    /// replaced atomically (temporary file + rename).
+    Bake {
+        /// Rig files (JSON).
+        #[arg(required = true, value_name = "RIG")]
+        rigs: Vec<PathBuf>,
+        /// Output directory (created if missing), a single .svg file (one rig,
+        /// one route), or `-` for standard output (summary then goes to stderr).
+        #[arg(short, long, value_name = "DIR|FILE|-", default_value = ".")]
+        output: PathBuf,
+        #[command(flatten)]
+        bake: BakeArgs,
+        /// Also write the JSON report here (one object for one output, an array otherwise).
+        #[arg(long, value_name = "FILE.json")]
+        report: Option<PathBuf>,
+        /// Print nothing on success.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Bake in memory and fail (exit 1) when any leg's max ankle error exceeds a threshold.
+    Check {
+        /// Rig files (JSON).
+        #[arg(required = true, value_name = "RIG")]
+        rigs: Vec<PathBuf>,
+        /// Largest acceptable ankle–pedal distance, px (user units).
+        #[arg(long, value_name = "PX")]
+        max_error: f64,
+        #[command(flatten)]
+        bake: BakeArgs,
+        /// Output format of the measurements.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct BakeArgs {
+    /// css: nested groups rotated by @keyframes (pausable by reduced-motion);
+    /// smil: one path per leg morphed by <animate d>; both: one file each.
+    #[arg(long, value_enum, default_value_t = RouteArg::Css)]
+    route: RouteArg,
+    /// Uniform keys per period (overrides the rig's "keys"; 2..=10000).
+    #[arg(long, value_name = "N")]
+    keys: Option<usize>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum RouteArg {
+    Css,
+    Smil,
+    Both,
+}
+
+impl RouteArg {
+    fn routes(self) -> Vec<Route> {
+        match self {
+            RouteArg::Css => vec![Route::Css],
+            RouteArg::Smil => vec![Route::Smil],
+            RouteArg::Both => vec![Route::Css, Route::Smil],
+        }
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// Process exit codes.
+#[repr(u8)]
+enum Exit {
+    Ok = 0,
+    /// `check` found a leg over the threshold.
+    CheckFailed = 1,
+    /// Bad input or usage (clap's usage errors use 2 as well).
+    BadInput = 2,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("rigbake: error: {e:#}");
+            Exit::BadInput
+        }
+    };
+    ExitCode::from(code as u8)
+}
+
+fn run(cli: Cli) -> Result<Exit> {
+    match cli.command {
+        Command::Bake {
+            rigs,
+            output,
+            bake,
+            report,
+            quiet,
+        } => cmd_bake(&rigs, &output, &bake, report.as_deref(), quiet),
+        Command::Check {
+            rigs,
+            max_error,
+            bake,
+            format,
+        } => cmd_check(&rigs, max_error, &bake, format),
+    }
+}
+
+/// Read, validate and bake every rig for every asked route (in memory).
+fn bake_all(paths: &[PathBuf], args: &BakeArgs) -> Result<Vec<Baked>> {
+    if let Some(k) = args.keys {
+        rig::check_keys("--keys", k)?;
+    }
+    let mut out = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read", path.display()))?;
+        let rig = rig::load(&text).with_context(|| path.display().to_string())?;
+        for route in args.route.routes() {
+            let opts = BakeOptions {
+                route,
+                keys: args.keys.unwrap_or(rig.keys),
+            };
+            out.push(rigbake::bake_rig(&rig, &opts));
+        }
+    }
+    Ok(out)
+}
+
+fn file_name(b: &Baked) -> String {
+    match b.clip.route {
+        Route::Css => format!("{}.svg", b.clip.name),
+        Route::Smil => format!("{}.smil.svg", b.clip.name),
+    }
+}
+
+fn cmd_bake(
+    rigs: &[PathBuf],
+    output: &Path,
+    args: &BakeArgs,
+    report_path: Option<&Path>,
+    quiet: bool,
+) -> Result<Exit> {
+    let baked = bake_all(rigs, args)?;
+    let to_stdout = output == Path::new("-");
+    let single_file =
+        !to_stdout && output.extension().is_some_and(|e| e == "svg") && !output.is_dir();
+    if (to_stdout || single_file) && baked.len() != 1 {
+        bail!(
+            "-o {}: {} outputs (rigs x routes) need a directory, not a single file",
+            output.display(),
+            baked.len()
+        );
+    }
+    let mut writes: Vec<(PathBuf, &[u8])> = Vec::new();
+    if !to_stdout {
+        if single_file {
+            writes.push((output.to_path_buf(), baked[0].svg.as_bytes()));
+        } else {
+            if output.exists() && !output.is_dir() {
+                bail!(
+                    "-o {}: is a file, but {} outputs need a directory (name a .svg file for one output)",
+                    output.display(),
+                    baked.len()
+                );
+            }
+            for b in &baked {
+                writes.push((output.join(file_name(b)), b.svg.as_bytes()));
+            }
+        }
+    }
+    let reports: Vec<Report> = baked.iter().map(|b| b.report.clone()).collect();
+    let json = report::to_json(&reports);
+    if let Some(p) = report_path {
+        writes.push((p.to_path_buf(), json.as_bytes()));
+    }
+    write_all_atomically(&writes)?;
+    if to_stdout {
+        std::io::stdout()
+            .write_all(baked[0].svg.as_bytes())
+            .context("writing to standard output")?;
+    }
+    if !quiet {
+        let text: String = reports.iter().map(Report::to_text).collect();
+        if to_stdout {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+/// Write every file or none: all temporary files are written first (in each
+/// target's directory), then renamed into place. A failure before the renames
+/// leaves every existing file untouched and no temporary behind.
+fn write_all_atomically(writes: &[(PathBuf, &[u8])]) -> Result<()> {
+    let mut staged = Vec::with_capacity(writes.len());
+    for (path, bytes) in writes {
+        if path.is_dir() {
+            bail!("{}: is a directory, expected a file path", path.display());
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("{}: cannot create directory", dir.display()))?;
+        let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+            .with_context(|| format!("{}: cannot write in this directory", dir.display()))?;
+        tmp.write_all(bytes)
+            .and_then(|_| tmp.flush())
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        staged.push((tmp, path));
+    }
+    for (tmp, path) in staged {
+        tmp.persist(path)
+            .map_err(|e| anyhow!("{}: cannot replace: {}", path.display(), e.error))?;
+    }
+    Ok(())
+}
+
+fn cmd_check(rigs: &[PathBuf], max_error: f64, args: &BakeArgs, format: Format) -> Result<Exit> {
+    if !max_error.is_finite() || max_error < 0.0 {
+        bail!("--max-error: must be a finite number >= 0, got {max_error}");
+    }
+    let baked = bake_all(rigs, args)?;
+    let reports: Vec<Report> = baked.into_iter().map(|b| b.report).collect();
+    let mut failures = Vec::new();
+    for r in &reports {
+        for l in &r.legs {
+            if l.max_error_px > max_error {
+                failures.push(format!(
+                    "{} ({}) leg {}: max error {} px > {} px",
+                    r.rig,
+                    r.route.as_str(),
+                    l.name,
+                    l.max_error_px,
+                    max_error
+                ));
+            }
+        }
+    }
+    match format {
+        Format::Json => print!("{}", report::to_json(&reports)),
+        Format::Text => {
+            for r in &reports {
+                print!("{}", r.to_text());
+            }
+        }
+    }
+    if failures.is_empty() {
+        if format == Format::Text {
+            println!("ok: every leg within {max_error} px");
+        }
+        Ok(Exit::Ok)
+    } else {
+        for f in &failures {
+            eprintln!("rigbake: check failed: {f}");
+        }
+        Ok(Exit::CheckFailed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+}

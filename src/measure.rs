@@ -1,0 +1,360 @@
+//! Measure: evaluate the written clip as a browser does, independently of the
+//! solver, and report how far each ankle drifts from its target.
+//!
+//! This module re-implements browser interpolation from the clip alone (the
+//! rounded numbers the file holds): linear interpolation of rotate angles and
+//! of path coordinates, `cubic-bezier()` timing solved x(s) = u → s → y(s),
+//! transform composition down the group tree (`translate` attribute, then the
+//! animated transform; a CSS `transform-origin` is `translate(o) · T ·
+//! translate(−o)`), negative delays and infinite iteration. It never calls the
+//! IK solver or reads the bake stage's samples, so it catches bake bugs.
+//!
+//! Sampling: every key time of every track (shifted by its delay) is a
+//! breakpoint; each interval between breakpoints is evaluated at 100 evenly
+//! spaced times. The maximum is taken over those samples (so it may miss a
+//! sharper peak between samples by a hair, never overstate it); RMS is the
+//! trapezoid rule over the same samples.
+
+use crate::clip::{Anim, Clip, Ease, Item, Key, Node};
+use crate::geom::{Affine, Vec2};
+use std::collections::BTreeMap;
+
+/// Evaluations per interval between consecutive breakpoints.
+pub const SAMPLES_PER_INTERVAL: usize = 100;
+
+/// What was measured for one leg.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegMeasure {
+    pub name: String,
+    /// Max ankle–target distance over the period, user units.
+    pub max_error_px: f64,
+    /// RMS ankle–target distance over the period (time-weighted), user units.
+    pub rms_error_px: f64,
+    /// Time of the max, seconds into the period.
+    pub worst_t_s: f64,
+    /// smil route: worst |bone length as drawn − rig length| over the period.
+    pub max_bone_stretch_px: Option<f64>,
+}
+
+/// A clip's measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    pub legs: Vec<LegMeasure>,
+    /// How many times were evaluated.
+    pub samples: usize,
+}
+
+/// Solve a CSS `cubic-bezier(x1, y1, x2, y2)` timing function at input
+/// progress `u ∈ [0, 1]`: find s with x(s) = u (Newton's method, falling back
+/// to bisection, to 1e-12), return y(s). x is monotone for x1, x2 ∈ [0, 1].
+pub fn cubic_bezier(b: [f64; 4], u: f64) -> f64 {
+    let [x1, y1, x2, y2] = b;
+    let bez = |p1: f64, p2: f64, s: f64| {
+        let m = 1.0 - s;
+        3.0 * m * m * s * p1 + 3.0 * m * s * s * p2 + s * s * s
+    };
+    let dx = |s: f64| {
+        let m = 1.0 - s;
+        3.0 * m * m * x1 + 6.0 * m * s * (x2 - x1) + 3.0 * s * s * (1.0 - x2)
+    };
+    if u <= 0.0 {
+        return 0.0;
+    }
+    if u >= 1.0 {
+        return 1.0;
+    }
+    let mut s = u;
+    for _ in 0..8 {
+        let err = bez(x1, x2, s) - u;
+        let d = dx(s);
+        if err.abs() < 1e-14 && d > 1e-6 {
+            return bez(y1, y2, s);
+        }
+        if d.abs() < 1e-9 {
+            break;
+        }
+        s -= err / d;
+    }
+    // Bisection on [0, 1] (x is monotone), to the limit of f64.
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..64 {
+        s = 0.5 * (lo + hi);
+        if bez(x1, x2, s) < u {
+            lo = s;
+        } else {
+            hi = s;
+        }
+    }
+    s = 0.5 * (lo + hi);
+    bez(y1, y2, s)
+}
+
+fn ease(e: Ease, s: f64) -> f64 {
+    match e {
+        Ease::Linear => s,
+        Ease::CubicBezier(b) => cubic_bezier(b, s),
+    }
+}
+
+/// Progress through one iteration, in [0, 1), of an infinite animation with
+/// the given delay at document time `t_s`.
+fn progress(t_s: f64, delay_s: f64, period_s: f64) -> f64 {
+    let u = ((t_s - delay_s) / period_s).rem_euclid(1.0);
+    if u >= 1.0 { 0.0 } else { u }
+}
+
+/// Index of the segment holding `u` and the eased fraction through it.
+fn segment(times: impl Iterator<Item = f64>, eases: &[Ease], u: f64) -> (usize, f64) {
+    let times: Vec<f64> = times.collect();
+    let n = times.len();
+    let mut i = 0;
+    while i + 2 < n && u >= times[i + 1] {
+        i += 1;
+    }
+    let span = times[i + 1] - times[i];
+    let s = if span > 0.0 {
+        ((u - times[i]) / span).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    (i, ease(eases[i], s))
+}
+
+/// A track's value at progress u.
+fn track_value(keys: &[Key], u: f64) -> f64 {
+    let eases: Vec<Ease> = keys.iter().map(|k| k.ease).collect();
+    let (i, f) = segment(keys.iter().map(|k| k.t), &eases, u);
+    keys[i].value + (keys[i + 1].value - keys[i].value) * f
+}
+
+fn anim_matrix(clip: &Clip, anim: &Anim, t_s: f64) -> Affine {
+    match anim {
+        Anim::Rotate {
+            track,
+            origin,
+            delay_s,
+        } => {
+            let u = progress(t_s, *delay_s, clip.period_s);
+            let deg = track_value(&clip.tracks[*track].keys, u);
+            Affine::rotate_about(deg.to_radians(), *origin)
+        }
+        Anim::Orbit {
+            track,
+            center,
+            radius,
+            delay_s,
+        } => {
+            let u = progress(t_s, *delay_s, clip.period_s);
+            let th = track_value(&clip.tracks[*track].keys, u).to_radians();
+            Affine::translate(*center)
+                * Affine::rotate(th)
+                * Affine::translate(Vec2::new(*radius, 0.0))
+                * Affine::rotate(-th)
+        }
+    }
+}
+
+/// Positions of every probe at document time `t_s`, in root user space.
+///
+/// For morphed paths (smil route) the probe is the path's last point; the
+/// full point list is returned under `"<probe>#points"` indices is not
+/// needed by callers, see [`morph_points_at`].
+pub fn probes_at(clip: &Clip, t_s: f64) -> BTreeMap<String, Vec2> {
+    let mut out = BTreeMap::new();
+    walk(
+        clip,
+        &clip.root,
+        Affine::IDENTITY,
+        t_s,
+        &mut |name, pts, m| {
+            if let Some(p) = pts.last() {
+                out.insert(name.to_string(), m.apply(*p));
+            }
+        },
+    );
+    out
+}
+
+/// The points of the morphed path carrying `probe` at time `t_s`, root user space.
+pub fn morph_points_at(clip: &Clip, probe: &str, t_s: f64) -> Option<Vec<Vec2>> {
+    let mut found = None;
+    walk(
+        clip,
+        &clip.root,
+        Affine::IDENTITY,
+        t_s,
+        &mut |name, pts, m| {
+            if name == probe && pts.len() > 1 {
+                found = Some(pts.iter().map(|p| m.apply(*p)).collect());
+            }
+        },
+    );
+    found
+}
+
+fn walk(
+    clip: &Clip,
+    node: &Node,
+    parent: Affine,
+    t_s: f64,
+    visit: &mut dyn FnMut(&str, &[Vec2], Affine),
+) {
+    let mut m = parent * Affine::translate(node.translate);
+    if let Some(a) = &node.anim {
+        m = m * anim_matrix(clip, a, t_s);
+    }
+    for item in &node.children {
+        match item {
+            Item::Group(g) => walk(clip, g, m, t_s, visit),
+            Item::Probe { name, at } => visit(name, &[*at], m),
+            Item::Morph(mo) => {
+                if let Some(name) = &mo.probe {
+                    let u = progress(t_s, 0.0, clip.period_s);
+                    let eases = vec![Ease::Linear; mo.keys.len()];
+                    let (i, f) = segment(mo.keys.iter().map(|k| k.0), &eases, u);
+                    let (a, b) = (&mo.keys[i].1, &mo.keys[i + 1].1);
+                    let pts: Vec<Vec2> = a.iter().zip(b).map(|(p, q)| *p + (*q - *p) * f).collect();
+                    visit(name, &pts, m);
+                }
+            }
+            Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } => {}
+        }
+    }
+}
+
+/// Every key time (seconds into the period, after delays) of every animation
+/// in the clip, plus 0 and the period, sorted and de-duplicated.
+pub fn breakpoints(clip: &Clip) -> Vec<f64> {
+    let t = clip.period_s;
+    let mut bp = vec![0.0, t];
+    let mut push_keys = |times: &mut dyn Iterator<Item = f64>, delay_s: f64| {
+        for k in times {
+            bp.push((k * t + delay_s).rem_euclid(t));
+        }
+    };
+    for node in clip.groups() {
+        match &node.anim {
+            Some(Anim::Rotate { track, delay_s, .. })
+            | Some(Anim::Orbit { track, delay_s, .. }) => {
+                push_keys(&mut clip.tracks[*track].keys.iter().map(|k| k.t), *delay_s)
+            }
+            None => {}
+        }
+        for item in &node.children {
+            if let Item::Morph(m) = item {
+                push_keys(&mut m.keys.iter().map(|k| k.0), 0.0);
+            }
+        }
+    }
+    bp.sort_by(f64::total_cmp);
+    bp.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
+    bp
+}
+
+/// The evaluation times: [`SAMPLES_PER_INTERVAL`] per breakpoint interval.
+pub fn sample_times(clip: &Clip) -> Vec<f64> {
+    let bp = breakpoints(clip);
+    let mut ts = Vec::with_capacity(bp.len() * SAMPLES_PER_INTERVAL);
+    for w in bp.windows(2) {
+        for j in 0..SAMPLES_PER_INTERVAL {
+            ts.push(w[0] + (w[1] - w[0]) * j as f64 / SAMPLES_PER_INTERVAL as f64);
+        }
+    }
+    ts.push(clip.period_s);
+    ts
+}
+
+/// Measure every leg of a clip.
+pub fn measure(clip: &Clip) -> Measurement {
+    let ts = sample_times(clip);
+    let mut errs: Vec<Vec<f64>> = vec![Vec::with_capacity(ts.len()); clip.legs.len()];
+    let mut stretch: Vec<Option<f64>> = vec![None; clip.legs.len()];
+    for &t in &ts {
+        let probes = probes_at(clip, t);
+        for (i, leg) in clip.legs.iter().enumerate() {
+            let a = probes[&leg.ankle_probe];
+            let g = probes[&leg.target_probe];
+            errs[i].push(a.dist(g));
+            if let Some(pts) = morph_points_at(clip, &leg.ankle_probe, t) {
+                let s = (pts[0].dist(pts[1]) - leg.thigh)
+                    .abs()
+                    .max((pts[1].dist(pts[2]) - leg.shin).abs());
+                stretch[i] = Some(stretch[i].map_or(s, |m: f64| m.max(s)));
+            }
+        }
+    }
+    let legs = clip
+        .legs
+        .iter()
+        .enumerate()
+        .map(|(i, leg)| {
+            let e = &errs[i];
+            let (mut worst, mut worst_t) = (0.0, 0.0);
+            let mut integral = 0.0;
+            for k in 0..e.len() {
+                if e[k] > worst {
+                    worst = e[k];
+                    worst_t = ts[k];
+                }
+                if k + 1 < e.len() {
+                    integral += 0.5 * (e[k] * e[k] + e[k + 1] * e[k + 1]) * (ts[k + 1] - ts[k]);
+                }
+            }
+            LegMeasure {
+                name: leg.name.clone(),
+                max_error_px: worst,
+                rms_error_px: (integral / clip.period_s).sqrt(),
+                worst_t_s: worst_t,
+                max_bone_stretch_px: stretch[i],
+            }
+        })
+        .collect();
+    Measurement {
+        legs,
+        samples: ts.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn exact_easings_match_their_polynomials() {
+        for k in 0..=1000 {
+            let u = k as f64 / 1000.0;
+            let smooth = u * u * (3.0 - 2.0 * u);
+            assert!((cubic_bezier([1. / 3., 0., 2. / 3., 1.], u) - smooth).abs() < 1e-9);
+            let out = 1.0 - (1.0 - u).powi(3);
+            assert!((cubic_bezier([1. / 3., 1., 2. / 3., 1.], u) - out).abs() < 1e-9);
+            assert!((cubic_bezier([1. / 3., 0., 2. / 3., 0.], u) - u.powi(3)).abs() < 1e-9);
+        }
+    }
+
+    proptest! {
+        /// Against an independent reference: dense bisection on the curve.
+        #[test]
+        fn cubic_bezier_matches_bisection_reference(
+            x1 in 0.0..=1.0f64, y1 in -2.0..3.0f64, x2 in 0.0..=1.0f64, y2 in -2.0..3.0f64,
+            u in 0.0..=1.0f64,
+        ) {
+            let (mut lo, mut hi) = (0.0f64, 1.0f64);
+            let bx = |s: f64| 3.0 * (1.0 - s).powi(2) * s * x1 + 3.0 * (1.0 - s) * s * s * x2 + s.powi(3);
+            for _ in 0..200 {
+                let mid = 0.5 * (lo + hi);
+                if bx(mid) < u { lo = mid } else { hi = mid }
+            }
+            let s = 0.5 * (lo + hi);
+            let y = 3.0 * (1.0 - s).powi(2) * s * y1 + 3.0 * (1.0 - s) * s * s * y2 + s.powi(3);
+            prop_assert!((cubic_bezier([x1, y1, x2, y2], u) - y).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn progress_wraps_negative_delays() {
+        assert!((progress(0.0, -0.6, 1.2) - 0.5).abs() < 1e-12);
+        assert!((progress(0.9, -0.6, 1.2) - 0.25).abs() < 1e-12);
+        assert_eq!(progress(1.2, 0.0, 1.2), 0.0);
+    }
+}

@@ -1,0 +1,505 @@
+//! Rig files: the JSON format (`RigFile`, a serde mirror of the file) and the
+//! validated model (`Rig`) that every later stage works on.
+//!
+//! After [`validate`] every length is finite and > 0, every coordinate is
+//! finite and within ±[`MAX_COORD`], names are unique identifiers and every
+//! leg's target stays within reach over the whole crank turn (unless the leg
+//! opted into `"reach": "clamp"`), so later stages have no error paths.
+
+use crate::geom::Vec2;
+use serde::{Deserialize, Serialize};
+use std::f64::consts::TAU;
+
+/// Largest accepted magnitude of any coordinate or length, in user units.
+pub const MAX_COORD: f64 = 1.0e6;
+/// Largest accepted period, in seconds (one hour).
+pub const MAX_PERIOD_S: f64 = 3600.0;
+/// Most keys per period accepted from a rig or `--keys`.
+pub const MAX_KEYS: usize = 10_000;
+/// Most legs in one rig.
+pub const MAX_LEGS: usize = 64;
+
+/// Direction the crank turns, as seen on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Clockwise on screen: the crank angle grows with time (y points down).
+    #[default]
+    Cw,
+    /// Counter-clockwise on screen: the crank angle shrinks with time.
+    Ccw,
+}
+
+/// Which of the two IK solutions a leg takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Knee {
+    /// Thigh at `phi − a`: the knee lies counter-clockwise (on screen) of the
+    /// hip→ankle line. For a rider facing +x with the hip above the crank this
+    /// puts the knee in front, toward the handlebars.
+    #[default]
+    Forward,
+    /// Thigh at `phi + a`: the mirror solution, knee clockwise of hip→ankle.
+    Backward,
+}
+
+/// What to do when a leg cannot reach its target somewhere in the cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Reach {
+    /// An unreachable target is an input error (exit 2) naming leg and crank angle.
+    #[default]
+    Error,
+    /// Reach toward the target (distance clamped to `[|thigh−shin|, thigh+shin]`);
+    /// the report counts the gap as error.
+    Clamp,
+}
+
+fn default_keys() -> usize {
+    10
+}
+
+/// The rig file exactly as written (serde mirror of the JSON). Unknown fields are rejected.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RigFile {
+    /// Optional JSON-Schema reference for editors; ignored by rigbake.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Rig name: output file stem, so letters, digits, `-`, `_`, `.` only.
+    pub name: String,
+    /// SVG viewBox `[min_x, min_y, width, height]` in user units.
+    pub view_box: [f64; 4],
+    /// Loop period in seconds (one crank turn).
+    pub period_s: f64,
+    /// Uniform keys per period (default 10); the CLI's `--keys` overrides it.
+    #[serde(default = "default_keys")]
+    pub keys: usize,
+    /// The crank all pedals hang on.
+    pub crank: CrankFile,
+    /// Legs, front to back: later legs are drawn behind earlier ones.
+    pub legs: Vec<LegFile>,
+}
+
+/// `crank` in the rig file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrankFile {
+    /// Bottom-bracket centre `[x, y]`.
+    pub center: [f64; 2],
+    /// Crank arm length (pedal-axle circle radius), > 0.
+    pub radius: f64,
+    /// Crank angle at t = 0, degrees, clockwise on screen from +x (default 0).
+    #[serde(default)]
+    pub start_deg: f64,
+    /// `"cw"` (default) or `"ccw"`, as seen on screen.
+    #[serde(default)]
+    pub direction: Direction,
+}
+
+/// One entry of `legs` in the rig file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LegFile {
+    /// Leg name: used in CSS class names and probe names (`<name>-ankle`).
+    pub name: String,
+    /// Hip joint `[x, y]`.
+    pub hip: [f64; 2],
+    /// Thigh length (hip→knee), > 0.
+    pub thigh: f64,
+    /// Shin length (knee→ankle), > 0.
+    pub shin: f64,
+    /// Ankle position relative to the pedal axle (default `[0, 0]`).
+    #[serde(default)]
+    pub pedal_offset: [f64; 2],
+    /// `"forward"` (default) or `"backward"`.
+    #[serde(default)]
+    pub knee: Knee,
+    /// This pedal's angle ahead of the crank's, degrees (default 0; the far pedal is 180).
+    #[serde(default)]
+    pub phase_deg: f64,
+    /// Translation of this leg's whole side (leg, crank arm, pedal), default `[0, 0]`.
+    #[serde(default)]
+    pub depth_offset: [f64; 2],
+    /// `"error"` (default) or `"clamp"`.
+    #[serde(default)]
+    pub reach: Reach,
+}
+
+/// The validated crank.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Crank {
+    pub center: Vec2,
+    /// Pedal-axle circle radius, user units, > 0.
+    pub radius: f64,
+    /// Crank angle at t = 0, radians (clockwise on screen).
+    pub start_rad: f64,
+    pub direction: Direction,
+}
+
+impl Crank {
+    /// +1 for clockwise, −1 for counter-clockwise.
+    pub fn sign(&self) -> f64 {
+        match self.direction {
+            Direction::Cw => 1.0,
+            Direction::Ccw => -1.0,
+        }
+    }
+}
+
+/// A validated leg.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leg {
+    /// Identifier: `[A-Za-z][A-Za-z0-9_-]*`, unique in the rig.
+    pub name: String,
+    pub hip: Vec2,
+    /// Thigh length, user units, > 0.
+    pub thigh: f64,
+    /// Shin length, user units, > 0.
+    pub shin: f64,
+    pub pedal_offset: Vec2,
+    pub knee: Knee,
+    /// Pedal phase ahead of the crank, radians.
+    pub phase_rad: f64,
+    pub depth_offset: Vec2,
+    pub reach: Reach,
+}
+
+/// A validated rig: every later stage can rely on the invariants in the module docs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rig {
+    pub name: String,
+    /// `[min_x, min_y, width, height]`, width and height > 0.
+    pub view_box: [f64; 4],
+    /// Loop period, seconds, in (0, [`MAX_PERIOD_S`]].
+    pub period_s: f64,
+    /// Uniform keys per period, in 2..=[`MAX_KEYS`].
+    pub keys: usize,
+    pub crank: Crank,
+    pub legs: Vec<Leg>,
+}
+
+/// Everything that can be wrong with a rig file. Messages carry the JSON path.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RigError {
+    /// The text is not JSON, or does not fit the format (unknown or missing
+    /// field, wrong type). `path` is the JSON path where serde stopped.
+    #[error("{path}: {msg} (line {line}, column {column})")]
+    Json {
+        path: String,
+        msg: String,
+        line: usize,
+        column: usize,
+    },
+    /// A field parsed but its value is not allowed (non-positive length, too many keys, …).
+    #[error("{path}: {msg}")]
+    Invalid { path: String, msg: String },
+    /// A leg's pedal target leaves the reachable annulus `[|thigh−shin|, thigh+shin]`
+    /// around its hip at some crank angle and the leg did not opt into `"reach": "clamp"`.
+    #[error(
+        "{path}: leg \"{leg}\" cannot reach its pedal at crank angle {crank_deg:.1}°: hip-to-target distance {dist:.2} is {why} by {by:.2} px (move the hip or the crank, change the bone lengths, or set \"reach\": \"clamp\")"
+    )]
+    Unreachable {
+        path: String,
+        leg: String,
+        crank_deg: f64,
+        dist: f64,
+        why: &'static str,
+        by: f64,
+    },
+}
+
+/// Parse rig JSON text into a [`RigFile`], with the JSON path of any error.
+pub fn parse(text: &str) -> Result<RigFile, RigError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let file: RigFile = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        RigError::Json {
+            path: if path == "." { "(root)".into() } else { path },
+            msg: strip_position(&inner.to_string()),
+            line: inner.line(),
+            column: inner.column(),
+        }
+    })?;
+    Ok(file)
+}
+
+/// serde_json appends " at line L column C" to its messages; we print it once, our way.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// Parse and validate in one step.
+pub fn load(text: &str) -> Result<Rig, RigError> {
+    validate(&parse(text)?)
+}
+
+fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
+    RigError::Invalid {
+        path: path.into(),
+        msg: msg.into(),
+    }
+}
+
+fn check_num(path: &str, x: f64) -> Result<f64, RigError> {
+    if !x.is_finite() {
+        return Err(invalid(path, format!("must be a finite number, got {x}")));
+    }
+    if x.abs() > MAX_COORD {
+        return Err(invalid(
+            path,
+            format!("must be within ±{MAX_COORD}, got {x}"),
+        ));
+    }
+    Ok(x)
+}
+
+fn check_point(path: &str, p: [f64; 2]) -> Result<Vec2, RigError> {
+    Ok(Vec2::new(
+        check_num(&format!("{path}[0]"), p[0])?,
+        check_num(&format!("{path}[1]"), p[1])?,
+    ))
+}
+
+fn check_len(path: &str, x: f64) -> Result<f64, RigError> {
+    let x = check_num(path, x)?;
+    if x <= 0.0 {
+        return Err(invalid(path, format!("must be > 0, got {x}")));
+    }
+    Ok(x)
+}
+
+fn is_ident(s: &str, extra: &[char]) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || extra.contains(&c))
+}
+
+/// Check keys against the accepted range; shared by the rig field and `--keys`.
+pub fn check_keys(path: &str, keys: usize) -> Result<usize, RigError> {
+    if !(2..=MAX_KEYS).contains(&keys) {
+        return Err(invalid(
+            path,
+            format!("must be between 2 and {MAX_KEYS}, got {keys}"),
+        ));
+    }
+    Ok(keys)
+}
+
+/// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
+pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
+    if file.name.len() > 64 || !is_ident(&file.name, &['.']) {
+        return Err(invalid(
+            "name",
+            format!(
+                "must start with a letter and hold only letters, digits, '-', '_', '.' (at most 64), got {:?}",
+                file.name
+            ),
+        ));
+    }
+    let mut view_box = [0.0; 4];
+    for (i, v) in file.view_box.iter().enumerate() {
+        view_box[i] = check_num(&format!("view_box[{i}]"), *v)?;
+    }
+    if view_box[2] <= 0.0 || view_box[3] <= 0.0 {
+        return Err(invalid(
+            "view_box",
+            format!(
+                "width and height must be > 0, got {} x {}",
+                view_box[2], view_box[3]
+            ),
+        ));
+    }
+    let period_s = file.period_s;
+    if !period_s.is_finite() || period_s <= 0.0 || period_s > MAX_PERIOD_S {
+        return Err(invalid(
+            "period_s",
+            format!("must be > 0 and at most {MAX_PERIOD_S} seconds, got {period_s}"),
+        ));
+    }
+    let keys = check_keys("keys", file.keys)?;
+    let crank = Crank {
+        center: check_point("crank.center", file.crank.center)?,
+        radius: check_len("crank.radius", file.crank.radius)?,
+        start_rad: check_num("crank.start_deg", file.crank.start_deg)?.to_radians(),
+        direction: file.crank.direction,
+    };
+    if file.legs.is_empty() {
+        return Err(invalid("legs", "must hold at least one leg"));
+    }
+    if file.legs.len() > MAX_LEGS {
+        return Err(invalid(
+            "legs",
+            format!("at most {MAX_LEGS} legs, got {}", file.legs.len()),
+        ));
+    }
+    let mut legs: Vec<Leg> = Vec::with_capacity(file.legs.len());
+    for (i, lf) in file.legs.iter().enumerate() {
+        let p = format!("legs[{i}]");
+        if lf.name.len() > 32 || !is_ident(&lf.name, &[]) {
+            return Err(invalid(
+                format!("{p}.name"),
+                format!(
+                    "must start with a letter and hold only letters, digits, '-', '_' (at most 32), got {:?}",
+                    lf.name
+                ),
+            ));
+        }
+        if let Some(j) = legs.iter().position(|l| l.name == lf.name) {
+            return Err(invalid(
+                format!("{p}.name"),
+                format!("{:?} is already the name of legs[{j}]", lf.name),
+            ));
+        }
+        let leg = Leg {
+            name: lf.name.clone(),
+            hip: check_point(&format!("{p}.hip"), lf.hip)?,
+            thigh: check_len(&format!("{p}.thigh"), lf.thigh)?,
+            shin: check_len(&format!("{p}.shin"), lf.shin)?,
+            pedal_offset: check_point(&format!("{p}.pedal_offset"), lf.pedal_offset)?,
+            knee: lf.knee,
+            phase_rad: check_num(&format!("{p}.phase_deg"), lf.phase_deg)?.to_radians(),
+            depth_offset: check_point(&format!("{p}.depth_offset"), lf.depth_offset)?,
+            reach: lf.reach,
+        };
+        if leg.reach == Reach::Error {
+            check_reach(&p, &leg, &crank)?;
+        }
+        legs.push(leg);
+    }
+    Ok(Rig {
+        name: file.name.clone(),
+        view_box,
+        period_s,
+        keys,
+        crank,
+        legs,
+    })
+}
+
+/// The pedal target runs on a circle (centre `crank.center + pedal_offset`,
+/// radius `crank.radius`), so its distance from the hip ranges exactly over
+/// `[|D − r|, D + r]` with D the hip-to-centre distance: the far end at crank
+/// angle `atan2(c − hip)`, the near end opposite. Both are checked against the
+/// two-bone annulus `[|thigh − shin|, thigh + shin]`; a target on the hip itself
+/// (distance 0) has no defined direction and is rejected too.
+fn check_reach(path: &str, leg: &Leg, crank: &Crank) -> Result<(), RigError> {
+    const EPS: f64 = 1e-9;
+    let c = crank.center + leg.pedal_offset;
+    let to_c = c - leg.hip;
+    let d_c = to_c.len();
+    let r = crank.radius;
+    let toward = if d_c > 0.0 { to_c.angle_rad() } else { 0.0 };
+    let deg = |a: f64| a.to_degrees().rem_euclid(360.0);
+    let (lo, hi) = ((leg.thigh - leg.shin).abs(), leg.thigh + leg.shin);
+    let far = d_c + r;
+    if far > hi + EPS {
+        return Err(RigError::Unreachable {
+            path: path.into(),
+            leg: leg.name.clone(),
+            crank_deg: deg(toward),
+            dist: far,
+            why: "more than thigh + shin",
+            by: far - hi,
+        });
+    }
+    let near = (d_c - r).abs();
+    if near < lo - EPS || near < EPS {
+        return Err(RigError::Unreachable {
+            path: path.into(),
+            leg: leg.name.clone(),
+            crank_deg: deg(toward + TAU / 2.0),
+            dist: near,
+            why: if near < EPS && lo < EPS {
+                "zero (the pedal passes through the hip)"
+            } else {
+                "less than |thigh - shin|"
+            },
+            by: (lo - near).max(0.0),
+        });
+    }
+    Ok(())
+}
+
+/// Rig texts shared by unit tests across modules.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    /// `rigs/seed-nested.json` as the design source gives it.
+    pub(crate) const SEED: &str = r#"{
+      "name": "seed-nested", "view_box": [0, 0, 800, 600], "period_s": 1.2, "keys": 10,
+      "crank": { "center": [420, 420], "radius": 50, "start_deg": 0, "direction": "cw" },
+      "legs": [
+        { "name": "near", "hip": [352, 255], "thigh": 128, "shin": 112,
+          "pedal_offset": [0, 0], "knee": "forward", "phase_deg": 0 },
+        { "name": "far",  "hip": [352, 255], "thigh": 128, "shin": 112,
+          "pedal_offset": [0, 0], "knee": "forward", "phase_deg": 180, "depth_offset": [-6, -7] }
+      ]}"#;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::SEED;
+    use super::*;
+
+    fn with(edit: impl FnOnce(&mut serde_json::Value)) -> String {
+        let mut v: serde_json::Value = serde_json::from_str(SEED).unwrap();
+        edit(&mut v);
+        v.to_string()
+    }
+
+    #[test]
+    fn seed_rig_validates_with_defaults() {
+        let rig = load(SEED).unwrap();
+        assert_eq!(rig.keys, 10);
+        assert_eq!(rig.legs[1].depth_offset, Vec2::new(-6.0, -7.0));
+        assert_eq!(rig.legs[0].reach, Reach::Error);
+    }
+
+    #[test]
+    fn unknown_field_names_its_path() {
+        let text = with(|v| v["legs"][1]["thigh_len"] = 3.into());
+        let err = load(&text).unwrap_err().to_string();
+        assert!(err.starts_with("legs[1]"), "{err}");
+        assert!(err.contains("unknown field `thigh_len`"), "{err}");
+    }
+
+    #[test]
+    fn negative_length_names_path_and_value() {
+        let text = with(|v| v["legs"][1]["thigh"] = (-3).into());
+        assert_eq!(
+            load(&text).unwrap_err().to_string(),
+            "legs[1].thigh: must be > 0, got -3"
+        );
+    }
+
+    #[test]
+    fn unreachable_names_leg_angle_and_gap() {
+        let text = with(|v| v["legs"][0]["shin"] = 60.into());
+        let err = load(&text).unwrap_err();
+        match &err {
+            RigError::Unreachable {
+                leg, crank_deg, by, ..
+            } => {
+                assert_eq!(leg, "near");
+                // farthest pedal point lies along hip→centre: atan2(165, 68) ≈ 67.6°
+                assert!((crank_deg - 67.6).abs() < 0.1, "{crank_deg}");
+                let d = (68f64.hypot(165.0)) + 50.0;
+                assert!((by - (d - 188.0)).abs() < 1e-9);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn clamp_opts_out_of_reach_check() {
+        let text = with(|v| {
+            v["legs"][0]["shin"] = 60.into();
+            v["legs"][0]["reach"] = "clamp".into();
+        });
+        assert!(load(&text).is_ok());
+    }
+}

@@ -1,0 +1,117 @@
+//! Two-bone inverse kinematics by the law of cosines.
+//!
+//! Given a root (hip), a target (ankle), bone lengths `l1` (thigh) and `l2`
+//! (shin): with `d = |target − root|` and `phi = atan2(target − root)`, the
+//! angle at the root between the root→target line and the first bone is
+//! `a = acos((l1² + d² − l2²) / (2·l1·d))`, and the first bone points along
+//! `phi − a` ([`Knee::Forward`]) or `phi + a` ([`Knee::Backward`]). Angles are
+//! radians, clockwise on screen (y down), like every angle in rigbake.
+//!
+//! Two clamps keep it free of NaN: `d` is clamped into `[|l1 − l2|, l1 + l2]`
+//! (an out-of-reach target is then reached toward, not hit) and the cosine
+//! into `[−1, 1]` (rounding can push it to 1.0000000001).
+
+use crate::geom::Vec2;
+use crate::rig::Knee;
+
+/// A solved two-bone pose. Angles are world angles in radians.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TwoBonePose {
+    /// Direction of root→joint (thigh), radians, in (−π, π].
+    pub bone1_rad: f64,
+    /// Direction of joint→end (shin), radians, in (−π, π].
+    pub bone2_rad: f64,
+    /// The middle joint (knee).
+    pub joint: Vec2,
+    /// Where the chain's end actually is: the target when reachable.
+    pub end: Vec2,
+}
+
+/// Solve the two-bone chain `root —l1— joint —l2— end` toward `target`.
+///
+/// Exact (to rounding) when `|l1 − l2| ≤ d ≤ l1 + l2` and `d > 0`; otherwise
+/// the end lands at the nearest reachable distance along root→target.
+pub fn solve(root: Vec2, target: Vec2, l1: f64, l2: f64, knee: Knee) -> TwoBonePose {
+    let to = target - root;
+    let d_raw = to.len();
+    let phi = if d_raw > 0.0 { to.angle_rad() } else { 0.0 };
+    let d = d_raw.clamp((l1 - l2).abs(), l1 + l2);
+    let cos_a = if d > 0.0 {
+        ((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)).clamp(-1.0, 1.0)
+    } else {
+        1.0
+    };
+    let a = cos_a.acos();
+    let bone1 = match knee {
+        Knee::Forward => phi - a,
+        Knee::Backward => phi + a,
+    };
+    let joint = root + Vec2::from_angle(bone1) * l1;
+    // The end sits on the root→target line at distance d.
+    let end = root + Vec2::from_angle(phi) * d;
+    let bone2 = (end - joint).angle_rad();
+    TwoBonePose {
+        bone1_rad: crate::geom::wrap_pi(bone1),
+        bone2_rad: bone2,
+        joint,
+        end,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn cross(a: Vec2, b: Vec2) -> f64 {
+        a.x * b.y - a.y * b.x
+    }
+
+    #[test]
+    fn right_triangle_worked_example() {
+        // 3-4-5 triangle: root (0,0), target (5,0), l1 = 3, l2 = 4.
+        // cos a = (9 + 25 − 16) / 30 = 0.6, a = 53.13°; forward takes phi − a = −53.13°,
+        // i.e. the knee above the line on screen (y down): (1.8, −2.4).
+        let p = solve(Vec2::ZERO, Vec2::new(5.0, 0.0), 3.0, 4.0, Knee::Forward);
+        assert!((p.joint.x - 1.8).abs() < 1e-12 && (p.joint.y + 2.4).abs() < 1e-12);
+        let b = solve(Vec2::ZERO, Vec2::new(5.0, 0.0), 3.0, 4.0, Knee::Backward);
+        assert!((b.joint.y - 2.4).abs() < 1e-12);
+    }
+
+    proptest! {
+        #[test]
+        fn reachable_targets_are_hit_with_exact_bones(
+            rx in -500.0..500.0f64, ry in -500.0..500.0f64,
+            l1 in 1.0..300.0f64, l2 in 1.0..300.0f64,
+            frac in 0.0..=1.0f64, dir in -3.2..3.2f64, fwd in any::<bool>(),
+        ) {
+            let lo = (l1 - l2).abs().max(1e-3);
+            let d = lo + (l1 + l2 - lo) * frac;
+            let root = Vec2::new(rx, ry);
+            let target = root + Vec2::from_angle(dir) * d;
+            let knee = if fwd { Knee::Forward } else { Knee::Backward };
+            let p = solve(root, target, l1, l2, knee);
+            prop_assert!(p.end.dist(target) < 1e-9);
+            prop_assert!((p.joint.dist(root) - l1).abs() < 1e-9);
+            prop_assert!((p.end.dist(p.joint) - l2).abs() < 1e-9);
+            // FK of the solved angles reproduces the end (FK(IK(target)) ≈ target).
+            let fk = root + Vec2::from_angle(p.bone1_rad) * l1 + Vec2::from_angle(p.bone2_rad) * l2;
+            prop_assert!(fk.dist(target) < 1e-9, "fk {:?} target {:?}", fk, target);
+            // knee side: forward puts the knee counter-clockwise on screen of root→target,
+            // i.e. cross(target − root, joint − root) ≤ 0 with y down.
+            let c = cross(target - root, p.joint - root);
+            let tol = 1e-9 * l1 * d;
+            if fwd { prop_assert!(c <= tol) } else { prop_assert!(c >= -tol) }
+        }
+
+        #[test]
+        fn never_nan_even_out_of_reach(
+            tx in -1000.0..1000.0f64, ty in -1000.0..1000.0f64,
+            l1 in 0.1..300.0f64, l2 in 0.1..300.0f64,
+        ) {
+            let p = solve(Vec2::ZERO, Vec2::new(tx, ty), l1, l2, Knee::Forward);
+            prop_assert!(p.joint.is_finite() && p.end.is_finite());
+            prop_assert!(p.bone1_rad.is_finite() && p.bone2_rad.is_finite());
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! Offline solvers. `ik`: analytic two-bone inverse kinematics.
+pub mod ik;
