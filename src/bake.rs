@@ -70,6 +70,18 @@ fn linear_track(name: String, times: &[f64], value_deg: impl Fn(f64) -> f64) -> 
     }
 }
 
+/// Parent-relative rotations (radians) of the thigh and shin groups at
+/// normalised time t, for groups drawn in the leg's phase-0 pose:
+/// `thigh_local = θ_thigh(t) − θ_thigh(0)`,
+/// `shin_local = (θ_shin(t) − θ_shin(0)) − (θ_thigh(t) − θ_thigh(0))`,
+/// from unwrapped world angles.
+pub fn local_angles_rad(lm: &LegMotion, t: f64) -> (f64, f64) {
+    let (thigh0, shin0) = lm.angles_at(0.0);
+    let (thigh, shin) = lm.angles_at(t);
+    let thigh_local = thigh - thigh0;
+    (thigh_local, (shin - shin0) - thigh_local)
+}
+
 /// Two geometric legs that can share keyframes (same shape, any phase).
 fn same_shape(a: &Leg, b: &Leg) -> bool {
     a.hip == b.hip
@@ -248,13 +260,11 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                     }
                     None => {
                         let tt = tracks.len();
-                        let (thigh0, shin0) = lm.angles_at(0.0);
                         tracks.push(linear_track(format!("{side_class}-thigh"), &times, |t| {
-                            (lm.angles_at(t).0 - thigh0).to_degrees()
+                            local_angles_rad(lm, t).0.to_degrees()
                         }));
                         tracks.push(linear_track(format!("{side_class}-shin"), &times, |t| {
-                            let (th, sh) = lm.angles_at(t);
-                            ((sh - shin0) - (th - thigh0)).to_degrees()
+                            local_angles_rad(lm, t).1.to_degrees()
                         }));
                         owners.push((tt, i));
                         (tt, lm, 0.0)
@@ -427,4 +437,46 @@ fn bike(rig: &Rig, center: Vec2, radius: f64, crank_track: usize) -> Item {
         ],
         ..Node::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::Affine;
+
+    /// FK of the local tracks through nested groups (thigh about the drawn
+    /// hip, shin about the drawn knee) reproduces the IK world pose, also for
+    /// a leg that replays another leg's keys with a phase lead.
+    #[test]
+    fn world_to_local_round_trip_through_nested_groups() {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let motion = crate::motion::sample(&rig);
+        let near = &motion.legs[0];
+        let far = &motion.legs[1];
+        let drawn = near.pose_at(0.0);
+        let hip = near.leg().hip;
+        for k in 0..=40 {
+            let t = k as f64 / 40.0;
+            for (lm, lead) in [(near, 0.0), (far, 0.5)] {
+                let (lt, ls) = local_angles_rad(near, (t + lead) % 1.0);
+                let thigh = Affine::rotate_about(lt, hip);
+                let shin = thigh * Affine::rotate_about(ls, drawn.joint);
+                let want = lm.pose_at(t);
+                assert!(
+                    thigh.apply(drawn.joint).dist(want.joint) < 1e-9,
+                    "knee t={t}"
+                );
+                assert!(shin.apply(drawn.end).dist(want.end) < 1e-9, "ankle t={t}");
+            }
+        }
+    }
+
+    #[test]
+    fn reuse_delay_is_the_phase_lead() {
+        assert_eq!(reuse_delay_s(std::f64::consts::PI, 1.0, 1.2), -0.6);
+        assert_eq!(reuse_delay_s(std::f64::consts::PI / 2.0, 1.0, 2.0), -0.5);
+        // counter-clockwise: a lead of +90° is reached by going back 3/4 of a turn
+        assert_eq!(reuse_delay_s(std::f64::consts::PI / 2.0, -1.0, 2.0), -1.5);
+        assert_eq!(reuse_delay_s(0.0, 1.0, 2.0), 0.0);
+    }
 }
