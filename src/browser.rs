@@ -1,0 +1,924 @@
+//! Real-browser measurement: drives headless Chromium over plain
+//! `std::process` to seek a baked SVG and read its probes back.
+//!
+//! # Method
+//!
+//! Every call writes one generated HTML page into a fresh temporary
+//! directory and starts one Chromium process on it:
+//!
+//! ```text
+//! chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+//!          --disable-background-networking --disable-component-update --disable-sync
+//!          --user-data-dir=<fresh temp dir> --virtual-time-budget=<ms> --dump-dom
+//!          [--screenshot=<png>] file:///…/page.html
+//! ```
+//!
+//! The SVG text is passed to the page as a JavaScript string and parsed with
+//! `DOMParser` as `image/svg+xml`, i.e. as XML exactly like a standalone
+//! `.svg` file (a file that is not well-formed XML is reported, not repaired
+//! by the HTML parser), then imported into the HTML document, so it runs
+//! inline. The page script does all of its work in that one launch and
+//! writes a JSON result into a `<pre id="rigbake-out">` element; `--dump-dom`
+//! prints the DOM when the virtual time budget is spent, and the JSON is cut
+//! out of it. Virtual time only advances while the page is idle, so a large
+//! budget costs little wall-clock time; a page that does not finish within
+//! its budget yields [`BrowserError::NoResult`].
+//!
+//! Seeking ([`probe_positions`]):
+//! - [`SeekMode::WebAnimations`]: `document.getAnimations()`, then `pause()`
+//!   and `currentTime = t·1000` (ms) on every animation. An animation's
+//!   `currentTime` counts from its creation including any (negative)
+//!   `animation-delay`, so this is the document as it looks at time `t`.
+//! - [`SeekMode::Smil`]: `svg.pauseAnimations(); svg.setCurrentTime(t)` on
+//!   the root `<svg>`.
+//!
+//! The clock that is not selected is paused at 0 so results never depend on
+//! how fast the browser happened to run. After each seek the script yields a
+//! task (`await new Promise(r => setTimeout(r, 0))`) because SMIL geometry
+//! only updates after a task boundary.
+//!
+//! Reading probes: every element with a `data-probe` attribute inside the
+//! root `<svg>` is read in **root SVG user space** (the coordinates of the
+//! root's `viewBox`):
+//! - `<circle>`: the centre of `getBBox()` (for `r="0"` this is `(cx, cy)`,
+//!   also when `cx`/`cy` are animated);
+//! - `<path>`: its last point, `getPointAtLength(getTotalLength())`.
+//!
+//! The local point is mapped by `root.getScreenCTM()⁻¹ · probe.getScreenCTM()`,
+//! which composes every `transform` attribute, CSS transform, SMIL
+//! `animateTransform` and nested viewport between the probe and the root.
+//!
+//! # Limits
+//!
+//! - Chromium stores SVG lengths, bounding boxes and path points in single
+//!   precision: expect about 1e-6 relative error (≈1e-4 px at a coordinate of
+//!   1000). This is far below the 0.05 px the tests require but is not exact.
+//! - A probe is a `<circle>` or a `<path>`; any other element, or two probes
+//!   with the same name, fail the page with [`BrowserError::Page`].
+//! - `<img>`-embedded SVG animations run on Chromium's own animation clock,
+//!   which is not tied to virtual time. [`img_frames`] therefore only answers
+//!   "did the picture change between samples", never "what did it show at t".
+//! - Unix only in practice: on timeout the whole Chromium process group is
+//!   killed with `SIGKILL`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+/// Wall-clock limit for one Chromium launch; the process group is killed
+/// after it.
+pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Probe name → position in root SVG user space, `[x, y]` in px.
+pub type Probes = BTreeMap<String, [f64; 2]>;
+
+/// Which animation clock [`probe_positions`] and [`frame_strip`] seek.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeekMode {
+    /// CSS animations through the Web Animations API
+    /// (`getAnimations()`, `pause()`, `currentTime`).
+    WebAnimations,
+    /// SMIL through `SVGSVGElement.pauseAnimations()` / `setCurrentTime()`.
+    Smil,
+}
+
+impl SeekMode {
+    fn js_name(self) -> &'static str {
+        match self {
+            SeekMode::WebAnimations => "css",
+            SeekMode::Smil => "smil",
+        }
+    }
+}
+
+/// Everything that can go wrong while driving the browser.
+#[derive(Debug, thiserror::Error)]
+pub enum BrowserError {
+    /// The temporary directory, the page file or the screenshot could not be
+    /// written or read.
+    #[error("browser harness I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The Chromium executable could not be started at all.
+    #[error("could not start {}: {source}", path.display())]
+    Launch {
+        /// The executable that failed to start.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// Chromium ran longer than [`LAUNCH_TIMEOUT`] and was killed.
+    #[error("chromium did not finish within {} s and was killed", .0.as_secs())]
+    Timeout(Duration),
+    /// Chromium exited unsuccessfully; carries the end of its stderr.
+    #[error("chromium exited with {status}; stderr ends with:\n{stderr_tail}")]
+    Exit {
+        /// The exit status.
+        status: ExitStatus,
+        /// The last lines Chromium wrote to stderr.
+        stderr_tail: String,
+    },
+    /// The dumped DOM holds no result: the page script did not finish within
+    /// the virtual time budget, or never ran.
+    #[error(
+        "no result in the dumped DOM (page script did not finish); stderr ends with:\n{stderr_tail}"
+    )]
+    NoResult {
+        /// The last lines Chromium wrote to stderr.
+        stderr_tail: String,
+    },
+    /// The result element holds text that is not the expected JSON.
+    #[error("malformed result JSON from the page: {0}")]
+    BadJson(#[from] serde_json::Error),
+    /// The page script reported an error (bad SVG, unknown probe element,
+    /// duplicate probe name, no animations to seek, …).
+    #[error("page script failed: {0}")]
+    Page(String),
+    /// `--screenshot` did not produce a PNG file.
+    #[error("chromium wrote no PNG to {}", .0.display())]
+    NoScreenshot(PathBuf),
+    /// An argument was rejected before launching (non-finite time, zero
+    /// frames, …).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+/// Locates a Chromium executable.
+///
+/// The environment variable `RIGBAKE_CHROMIUM` wins when it is set and not
+/// empty (it is returned as given, even if it does not exist, so a wrong
+/// override fails loudly at launch). Otherwise the first of `chromium`,
+/// `chromium-browser`, `google-chrome` found as an executable file on `PATH`.
+pub fn find_chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("RIGBAKE_CHROMIUM").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
+/// Seeks `svg` to each time in `times_s` (seconds) and reads every
+/// `data-probe` point in root user space (see the module docs for the
+/// method). All times are done in one browser launch; the result has one
+/// map per time, in order.
+///
+/// Fails with [`BrowserError::Page`] when the selected clock has nothing to
+/// seek (no CSS animation for [`SeekMode::WebAnimations`], no SMIL animation
+/// element for [`SeekMode::Smil`]) or when there is no probe at all.
+pub fn probe_positions(
+    chromium: &Path,
+    svg: &str,
+    mode: SeekMode,
+    times_s: &[f64],
+) -> Result<Vec<Probes>, BrowserError> {
+    let mut all = probe_batch(chromium, &[ProbeJob { svg, mode, times_s }])?;
+    Ok(all.pop().unwrap_or_default())
+}
+
+/// One document for [`probe_batch`]: the SVG text, the clock to seek and
+/// the times to read, in seconds.
+#[derive(Debug, Clone, Copy)]
+pub struct ProbeJob<'a> {
+    /// The SVG file's text.
+    pub svg: &'a str,
+    /// Which clock to seek.
+    pub mode: SeekMode,
+    /// Times to seek to, seconds.
+    pub times_s: &'a [f64],
+}
+
+/// [`probe_positions`] for several documents in one browser launch.
+///
+/// Starting Chromium costs about 1–2 s, while seeking and reading one time
+/// costs well under a millisecond, so a test suite should batch. Each
+/// document gets its own `<iframe>` (created, measured, removed in turn),
+/// so ids, classes, `<style>` rules and animations of different documents
+/// never meet. The result has one entry per job, in order; a failing job
+/// fails the whole batch with [`BrowserError::Page`] naming its index.
+pub fn probe_batch(
+    chromium: &Path,
+    jobs: &[ProbeJob<'_>],
+) -> Result<Vec<Vec<Probes>>, BrowserError> {
+    let mut data = Vec::with_capacity(jobs.len());
+    for (i, job) in jobs.iter().enumerate() {
+        check_finite(&format!("jobs[{i}].times_s"), job.times_s)?;
+        data.push(serde_json::json!({
+            "svg": job.svg,
+            "mode": job.mode.js_name(),
+            "times": job.times_s,
+        }));
+    }
+    let body = format!(
+        "const jobs = {jobs};\n\
+         const out = [];\n\
+         for (const [i, job] of jobs.entries()) {{\n\
+           try {{\n\
+             const frame = document.createElement('iframe');\n\
+             frame.style.cssText = 'border:0;display:block;width:400px;height:400px';\n\
+             document.body.appendChild(frame);\n\
+             const svg = rb.mount(frame.contentDocument.body, job.svg);\n\
+             const seek = rb.seeker(svg, job.mode);\n\
+             const samples = [];\n\
+             for (const t of job.times) {{ await seek(t); samples.push(rb.readProbes(svg)); }}\n\
+             frame.remove();\n\
+             out.push(samples);\n\
+           }} catch (e) {{ throw new Error('document ' + i + ': ' + (e && e.message || e)); }}\n\
+         }}\n\
+         return out;",
+        jobs = js_json(&serde_json::Value::Array(data)),
+    );
+    let page = page_html("", &body, "");
+    let total_times: usize = jobs.iter().map(|j| j.times_s.len()).sum();
+    let budget_ms = 10_000 + 10 * (total_times + jobs.len()) as u64;
+    let dom = launch(chromium, &page, budget_ms, &Options::default())?;
+    take_result(&dom.stdout, &dom.stderr)
+}
+
+/// One sample of [`probe_free_running`].
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct TimedProbes {
+    /// The page's `performance.now()` when the sample was read, in virtual
+    /// milliseconds since navigation start.
+    pub t_ms: f64,
+    /// Probe positions in root user space.
+    pub probes: Probes,
+}
+
+/// Reads the probes of an inline `svg` while it plays on its own (no
+/// pausing, no seeking): once after load and then `samples − 1` more times,
+/// `interval_ms` of virtual time apart.
+///
+/// The first sample waits until no CSS animation is pending any more: a
+/// new animation stays pending at time 0 until Chromium commits a frame,
+/// and frames follow wall-clock time while virtual time runs ahead, so that
+/// moment varies from run to run (awaiting `ready` alone lets the budget
+/// run out). The page polls every 10 ms of virtual time instead, for at most
+/// 30 s of virtual time.
+///
+/// This is what a visitor sees. With `reduced_motion` Chromium runs with
+/// `--force-prefers-reduced-motion`, so `@media (prefers-reduced-motion:
+/// reduce)` matches; a file that honours it must return identical samples.
+/// CSS animations follow virtual time here, so the samples are reproducible.
+pub fn probe_free_running(
+    chromium: &Path,
+    svg: &str,
+    interval_ms: u32,
+    samples: usize,
+    reduced_motion: bool,
+) -> Result<Vec<TimedProbes>, BrowserError> {
+    if samples == 0 {
+        return Err(BrowserError::InvalidArgument("samples must be > 0".into()));
+    }
+    let body = format!(
+        "const svg = rb.mount(document.body, SVG_TEXT);\n\
+         await rb.started();\n\
+         const out = [];\n\
+         for (let i = 0; i < {samples}; i++) {{\n\
+           if (i > 0) await rb.sleep({interval_ms});\n\
+           out.push({{ t_ms: performance.now(), probes: rb.readProbes(svg) }});\n\
+         }}\n\
+         return out;"
+    );
+    let page = page_html(svg, &body, "");
+    let budget_ms = 40_000 + 2 * u64::from(interval_ms) * samples as u64;
+    let opts = Options {
+        reduced_motion,
+        ..Options::default()
+    };
+    let dom = launch(chromium, &page, budget_ms, &opts)?;
+    take_result(&dom.stdout, &dom.stderr)
+}
+
+/// One sample of [`img_frames`].
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ImgFrame {
+    /// The page's `performance.now()` when the frame was drawn, in virtual
+    /// milliseconds.
+    pub t_ms: f64,
+    /// How many pixels differ from the first sample.
+    pub changed_px: u64,
+}
+
+/// Embeds `svg` as `<img src="data:image/svg+xml,…">` (the same
+/// "SVG as image" mode as `<img src="file.svg">`: no scripts, own
+/// document), draws the image into a canvas `samples` times, `interval_ms`
+/// of virtual time apart, and reports per sample how many pixels differ from
+/// the first one.
+///
+/// The file animates as an image when some `changed_px > 0`. With
+/// `reduced_motion` (`--force-prefers-reduced-motion`, which Chromium also
+/// applies inside SVG images) a file that honours the preference keeps every
+/// `changed_px` at 0. The image's animation clock is not tied to virtual
+/// time, so which frames are caught varies between runs; only the
+/// changed/unchanged verdict is meaningful, and it needs a sampling span
+/// (`interval_ms · (samples − 1)`) well above one animation frame.
+pub fn img_frames(
+    chromium: &Path,
+    svg: &str,
+    interval_ms: u32,
+    samples: usize,
+    reduced_motion: bool,
+) -> Result<Vec<ImgFrame>, BrowserError> {
+    if samples == 0 {
+        return Err(BrowserError::InvalidArgument("samples must be > 0".into()));
+    }
+    let body = format!(
+        "const [w, h] = rb.pixelSize(SVG_TEXT, 320);\n\
+         const img = new Image(w, h);\n\
+         img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(SVG_TEXT);\n\
+         document.body.appendChild(img);\n\
+         await img.decode();\n\
+         const canvas = document.createElement('canvas');\n\
+         canvas.width = w; canvas.height = h;\n\
+         document.body.appendChild(canvas);\n\
+         const ctx = canvas.getContext('2d', {{ willReadFrequently: true }});\n\
+         const grab = () => {{ ctx.clearRect(0, 0, w, h); ctx.drawImage(img, 0, 0, w, h);\n\
+           return new Uint32Array(ctx.getImageData(0, 0, w, h).data.buffer); }};\n\
+         let first = null;\n\
+         const out = [];\n\
+         for (let i = 0; i < {samples}; i++) {{\n\
+           if (i > 0) await rb.sleep({interval_ms});\n\
+           const px = grab();\n\
+           if (first === null) first = px;\n\
+           let changed = 0;\n\
+           for (let k = 0; k < px.length; k++) if (px[k] !== first[k]) changed++;\n\
+           out.push({{ t_ms: performance.now(), changed_px: changed }});\n\
+         }}\n\
+         return out;"
+    );
+    let page = page_html(svg, &body, "");
+    let budget_ms = 10_000 + 2 * u64::from(interval_ms) * samples as u64;
+    let opts = Options {
+        reduced_motion,
+        ..Options::default()
+    };
+    let dom = launch(chromium, &page, budget_ms, &opts)?;
+    take_result(&dom.stdout, &dom.stderr)
+}
+
+/// Renders `html` (a complete HTML document) in a `width`×`height` px
+/// window and writes a PNG screenshot to `out_png`, taken when the virtual
+/// time budget (`budget_ms`) is spent.
+///
+/// No result is read from the page, so script errors in `html` go unnoticed;
+/// [`frame_strip`] is the checked variant for SVG frames.
+pub fn screenshot(
+    chromium: &Path,
+    html: &str,
+    width: u32,
+    height: u32,
+    budget_ms: u64,
+    out_png: &Path,
+) -> Result<(), BrowserError> {
+    let opts = Options {
+        window: (width, height),
+        screenshot: Some(out_png.to_path_buf()),
+        ..Options::default()
+    };
+    launch(chromium, html, budget_ms, &opts)?;
+    check_png(out_png)
+}
+
+/// Width of one frame of [`frame_strip`] in CSS px.
+pub const STRIP_FRAME_WIDTH_PX: u32 = 240;
+
+/// Renders `frames` moments of one period side by side into one PNG:
+/// frame `i` shows time `period_s · i / frames` seconds.
+///
+/// Each frame is its own `<iframe>` document holding one copy of the SVG,
+/// seeked with `mode` as in [`probe_positions`], so ids, classes and
+/// `<style>` rules of the copies cannot collide. Frames are
+/// [`STRIP_FRAME_WIDTH_PX`] wide and as tall as the root `viewBox` aspect
+/// ratio demands (square when there is none). The page's own result is
+/// checked, so a frame that could not be seeked is an error, not a blank
+/// picture.
+///
+/// Returns each frame's `data-probe` positions in root user space, read
+/// after its seek (empty maps when the file has no probes), so a caller can
+/// check that the picture shows the intended moments.
+pub fn frame_strip(
+    chromium: &Path,
+    svg: &str,
+    mode: SeekMode,
+    period_s: f64,
+    frames: usize,
+    out_png: &Path,
+) -> Result<Vec<Probes>, BrowserError> {
+    if frames == 0 {
+        return Err(BrowserError::InvalidArgument("frames must be > 0".into()));
+    }
+    if !(period_s.is_finite() && period_s > 0.0) {
+        return Err(BrowserError::InvalidArgument(format!(
+            "period_s must be finite and > 0, got {period_s}"
+        )));
+    }
+    let w = STRIP_FRAME_WIDTH_PX;
+    let h = strip_frame_height(svg, w);
+    let times: Vec<f64> = (0..frames)
+        .map(|i| period_s * i as f64 / frames as f64)
+        .collect();
+    let body = format!(
+        "const out = [];\n\
+         for (const t of {times}) {{\n\
+           const frame = document.createElement('iframe');\n\
+           frame.style.cssText = 'border:0;display:block;width:{w}px;height:{h}px;flex:none';\n\
+           document.getElementById('strip').appendChild(frame);\n\
+           const doc = frame.contentDocument;\n\
+           doc.body.style.margin = '0';\n\
+           const svg = rb.mount(doc.body, SVG_TEXT);\n\
+           svg.style.cssText = 'display:block;width:{w}px;height:{h}px';\n\
+           await rb.seeker(svg, {mode:?})(t);\n\
+           out.push(rb.readProbes(svg, true));\n\
+         }}\n\
+         return out;",
+        times = serde_json::to_string(&times)?,
+        mode = mode.js_name(),
+    );
+    let page = page_html(
+        svg,
+        &body,
+        "<div id=\"strip\" style=\"display:flex;background:#fff\"></div>",
+    );
+    let opts = Options {
+        window: (w * frames as u32, h),
+        screenshot: Some(out_png.to_path_buf()),
+        ..Options::default()
+    };
+    let dom = launch(chromium, &page, 10_000, &opts)?;
+    let probes = take_result(&dom.stdout, &dom.stderr)?;
+    check_png(out_png)?;
+    Ok(probes)
+}
+
+/// Height in px of a frame `width_px` wide, from the root `viewBox` aspect.
+fn strip_frame_height(svg: &str, width_px: u32) -> u32 {
+    match root_view_box(svg) {
+        Some([_, _, w, h]) if w > 0.0 && h > 0.0 => {
+            ((f64::from(width_px) * h / w).round() as u32).max(1)
+        }
+        _ => width_px,
+    }
+}
+
+/// The `viewBox` of the first `<svg` start tag as `[min_x, min_y, width,
+/// height]`, or `None` when absent or malformed. A plain text scan, good
+/// enough for the files rigbake writes (attribute in double or single
+/// quotes, numbers separated by spaces and/or commas).
+pub fn root_view_box(svg: &str) -> Option<[f64; 4]> {
+    let start = svg.find("<svg")?;
+    let tag_end = start + svg[start..].find('>')?;
+    let tag = &svg[start..tag_end];
+    let attr = tag.find("viewBox=")? + "viewBox=".len();
+    let quote = tag[attr..].chars().next()?;
+    if quote != '"' && quote != '\'' {
+        return None;
+    }
+    let value_start = attr + 1;
+    let value_len = tag[value_start..].find(quote)?;
+    let nums: Vec<f64> = tag[value_start..value_start + value_len]
+        .split(|c: char| c.is_ascii_whitespace() || c == ',')
+        .filter(|s| !s.is_empty())
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    match nums[..] {
+        [x, y, w, h] => Some([x, y, w, h]),
+        _ => None,
+    }
+}
+
+fn check_finite(what: &str, values: &[f64]) -> Result<(), BrowserError> {
+    match values.iter().find(|v| !v.is_finite()) {
+        Some(v) => Err(BrowserError::InvalidArgument(format!(
+            "{what} must be finite, got {v}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn check_png(path: &Path) -> Result<(), BrowserError> {
+    let mut magic = [0u8; 8];
+    match std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)) {
+        Ok(()) if magic == *b"\x89PNG\r\n\x1a\n" => Ok(()),
+        _ => Err(BrowserError::NoScreenshot(path.to_path_buf())),
+    }
+}
+
+/// Shared page-side helpers, available to every page script as `rb`.
+const PAGE_LIB_JS: &str = r#"
+const rb = {
+  // Parses the SVG as XML (as a standalone .svg file is) and appends it.
+  mount(parent, text) {
+    const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
+    const err = parsed.getElementsByTagName('parsererror')[0];
+    if (err) throw new Error('SVG is not well-formed XML: ' + err.textContent);
+    const root = parsed.documentElement;
+    if (root.namespaceURI !== 'http://www.w3.org/2000/svg' || root.localName !== 'svg')
+      throw new Error('root element is not an SVG <svg>');
+    const svg = parent.ownerDocument.importNode(root, true);
+    parent.appendChild(svg);
+    return svg;
+  },
+  // Width and height in px for an image `width` px wide, from the viewBox.
+  pixelSize(text, width) {
+    const root = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+    const vb = root.viewBox && root.viewBox.baseVal;
+    if (vb && vb.width > 0 && vb.height > 0)
+      return [width, Math.max(1, Math.round(width * vb.height / vb.width))];
+    return [width, width];
+  },
+  sleep(ms) { return new Promise(r => setTimeout(r, ms)); },
+  // Waits until no CSS animation is pending (has a start time).
+  async started() {
+    for (let waited = 0; document.getAnimations().some(a => a.pending); waited += 10) {
+      if (waited > 30000) throw new Error('CSS animations still pending after 30 s');
+      await rb.sleep(10);
+    }
+  },
+  // Returns async t_s => void that shows the document at time t_s.
+  seeker(svg, mode) {
+    const doc = svg.ownerDocument;
+    const css = doc.getAnimations();
+    const smil = svg.querySelector('animate, animateTransform, animateMotion, set') !== null;
+    if (mode === 'css' && css.length === 0)
+      throw new Error('no CSS animations to seek (document.getAnimations() is empty)');
+    if (mode === 'smil' && !smil)
+      throw new Error('no SMIL animation elements to seek');
+    for (const a of css) { a.pause(); a.currentTime = 0; }
+    svg.pauseAnimations();
+    svg.setCurrentTime(0);
+    return async (t) => {
+      if (mode === 'css') { for (const a of css) a.currentTime = t * 1000; }
+      else svg.setCurrentTime(t);
+      // SMIL geometry is only updated after the page yields a task.
+      await new Promise(r => setTimeout(r, 0));
+    };
+  },
+  // Every data-probe point in root user space; none is an error unless
+  // allowEmpty.
+  readProbes(svg, allowEmpty = false) {
+    const toRoot = svg.getScreenCTM().inverse();
+    const out = {};
+    let n = 0;
+    for (const p of svg.querySelectorAll('[data-probe]')) {
+      const name = p.getAttribute('data-probe');
+      if (Object.prototype.hasOwnProperty.call(out, name))
+        throw new Error('duplicate data-probe "' + name + '"');
+      let x, y;
+      if (p.localName === 'circle') {
+        const b = p.getBBox();
+        x = b.x + b.width / 2; y = b.y + b.height / 2;
+      } else if (p.localName === 'path') {
+        const q = p.getPointAtLength(p.getTotalLength());
+        x = q.x; y = q.y;
+      } else {
+        throw new Error('data-probe "' + name + '" is a <' + p.localName + '>, expected <circle> or <path>');
+      }
+      const q = new DOMPoint(x, y).matrixTransform(toRoot.multiply(p.getScreenCTM()));
+      out[name] = [q.x, q.y];
+      n++;
+    }
+    if (n === 0 && !allowEmpty) throw new Error('no data-probe elements');
+    return out;
+  },
+  // Writes the result where --dump-dom will show it; <, >, & and U+00A0 are
+  // JSON-escaped so the HTML serialiser leaves the text alone.
+  done(obj) {
+    const pre = document.createElement('pre');
+    pre.id = 'rigbake-out';
+    pre.textContent = JSON.stringify(obj).replace(/[<>&\u00a0]/g,
+      c => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+    document.body.appendChild(pre);
+  },
+};
+"#;
+
+/// The HTML page: `extra_body` markup, then a script defining `SVG_TEXT`
+/// and `rb`, then `body_js` run as an async function whose return value is
+/// the result.
+fn page_html(svg: &str, body_js: &str, extra_body: &str) -> String {
+    let mut page = String::new();
+    page.push_str(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\
+         <style>html,body{margin:0;background:#fff}</style></head><body>\n",
+    );
+    page.push_str(extra_body);
+    page.push_str("\n<script>\nconst SVG_TEXT = ");
+    page.push_str(&js_string(svg));
+    page.push_str(";\n");
+    page.push_str(PAGE_LIB_JS);
+    let _ = write!(
+        page,
+        "(async () => {{\n{body_js}\n}})().then(\n  result => rb.done({{ ok: true, result }}),\n  \
+         e => rb.done({{ ok: false, error: String(e && e.stack || e) }}));\n</script>\n</body></html>\n"
+    );
+    page
+}
+
+/// A JavaScript string literal for `s` that is safe inside `<script>`.
+fn js_string(s: &str) -> String {
+    js_json(&serde_json::Value::from(s))
+}
+
+/// A JavaScript literal for a JSON value that is safe inside `<script>`:
+/// JSON is valid JavaScript, and "</" (which could close the script) only
+/// occurs inside strings, where "<\/" means the same.
+fn js_json(v: &serde_json::Value) -> String {
+    v.to_string().replace("</", "<\\/")
+}
+
+#[derive(Deserialize)]
+struct PageResult<T> {
+    ok: bool,
+    error: Option<String>,
+    result: Option<T>,
+}
+
+const OUT_OPEN: &str = "<pre id=\"rigbake-out\">";
+
+/// Cuts the JSON result out of a dumped DOM and decodes it.
+fn take_result<T: DeserializeOwned>(dom: &str, stderr: &str) -> Result<T, BrowserError> {
+    let no_result = || BrowserError::NoResult {
+        stderr_tail: tail(stderr),
+    };
+    let start = dom.rfind(OUT_OPEN).ok_or_else(no_result)? + OUT_OPEN.len();
+    let len = dom[start..].find("</pre>").ok_or_else(no_result)?;
+    let parsed: PageResult<T> = serde_json::from_str(&dom[start..start + len])?;
+    match (parsed.ok, parsed.result) {
+        (true, Some(result)) => Ok(result),
+        (true, None) => Err(BrowserError::Page(
+            "page reported success without a result".into(),
+        )),
+        (false, _) => Err(BrowserError::Page(
+            parsed.error.unwrap_or_else(|| "unknown error".into()),
+        )),
+    }
+}
+
+/// The last few lines of Chromium's stderr, for error messages.
+fn tail(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().collect();
+    lines[lines.len().saturating_sub(8)..].join("\n")
+}
+
+#[derive(Debug, Clone)]
+struct Options {
+    reduced_motion: bool,
+    window: (u32, u32),
+    screenshot: Option<PathBuf>,
+    timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            reduced_motion: false,
+            window: (800, 600),
+            screenshot: None,
+            timeout: LAUNCH_TIMEOUT,
+        }
+    }
+}
+
+struct Dumped {
+    stdout: String,
+    stderr: String,
+}
+
+/// Writes `page` to a fresh temp dir and runs Chromium on it once with
+/// `--dump-dom` (plus `--screenshot` when asked), bounded by `opts.timeout`.
+fn launch(
+    chromium: &Path,
+    page: &str,
+    budget_ms: u64,
+    opts: &Options,
+) -> Result<Dumped, BrowserError> {
+    let dir = tempfile::Builder::new()
+        .prefix("rigbake-browser-")
+        .tempdir()?;
+    let page_path = dir.path().join("page.html");
+    std::fs::write(&page_path, page)?;
+    let profile = dir.path().join("profile");
+
+    let mut cmd = Command::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--mute-audio",
+        "--force-device-scale-factor=1",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .arg(format!("--window-size={},{}", opts.window.0, opts.window.1))
+    .arg(format!("--virtual-time-budget={budget_ms}"))
+    .arg("--dump-dom");
+    if opts.reduced_motion {
+        cmd.arg("--force-prefers-reduced-motion");
+    }
+    if let Some(png) = &opts.screenshot {
+        cmd.arg(format!("--screenshot={}", png.display()));
+    }
+    cmd.arg(file_url(&page_path))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Own process group, so a timeout can kill the renderer and GPU
+        // helpers too.
+        cmd.process_group(0);
+    }
+
+    let mut child = cmd.spawn().map_err(|source| BrowserError::Launch {
+        path: chromium.to_path_buf(),
+        source,
+    })?;
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+
+    let deadline = Instant::now() + opts.timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            kill_group(&mut child);
+            let _ = child.wait();
+            break None;
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    // Helpers that outlive the browser process would keep the pipes open.
+    kill_group(&mut child);
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+
+    match status {
+        None => Err(BrowserError::Timeout(opts.timeout)),
+        Some(status) if !status.success() => Err(BrowserError::Exit {
+            status,
+            stderr_tail: tail(&stderr),
+        }),
+        Some(_) => Ok(Dumped { stdout, stderr }),
+    }
+}
+
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut buf);
+        }
+        String::from_utf8_lossy(&buf).into_owned()
+    })
+}
+
+#[cfg(unix)]
+fn kill_group(child: &mut std::process::Child) {
+    unsafe extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+    }
+    const SIGKILL: i32 = 9;
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group we
+        // created for this child (process_group(0) makes its pgid == pid);
+        // it has no memory-safety preconditions.
+        unsafe {
+            kill(-pid, SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
+
+#[cfg(not(unix))]
+fn kill_group(child: &mut std::process::Child) {
+    let _ = child.kill();
+}
+
+/// `file://` URL for an absolute path, percent-encoding everything but
+/// unreserved characters and `/`.
+fn file_url(path: &Path) -> String {
+    let mut url = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            url.push(b as char);
+        } else {
+            let _ = write!(url, "%{b:02X}");
+        }
+    }
+    url
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_box_is_read_from_the_root_tag() {
+        let svg = r#"<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" viewBox="-50 -5.5,200 100"><svg viewBox="0 0 1 1"/></svg>"#;
+        assert_eq!(root_view_box(svg), Some([-50.0, -5.5, 200.0, 100.0]));
+        assert_eq!(
+            root_view_box("<svg viewBox='0 0 4 2'>"),
+            Some([0.0, 0.0, 4.0, 2.0])
+        );
+        assert_eq!(root_view_box("<svg width=\"3\">"), None);
+        assert_eq!(root_view_box("<svg viewBox=\"0 0 4\">"), None);
+        assert_eq!(
+            strip_frame_height("<svg viewBox=\"0 0 200 100\">", 240),
+            120
+        );
+        assert_eq!(strip_frame_height("<svg>", 240), 240);
+    }
+
+    #[test]
+    fn js_string_cannot_close_the_script() {
+        let s = js_string("a</script>\"b\"\n");
+        assert!(!s.contains("</"));
+        assert_eq!(s, r#""a<\/script>\"b\"\n""#);
+    }
+
+    #[test]
+    fn file_url_escapes_odd_characters() {
+        assert_eq!(
+            file_url(Path::new("/tmp/a b/p.html")),
+            "file:///tmp/a%20b/p.html"
+        );
+    }
+
+    #[test]
+    fn result_is_cut_from_the_dumped_dom() {
+        let dom = "<html><body><pre id=\"rigbake-out\">{\"ok\":true,\"result\":[1.5]}</pre></body></html>";
+        let v: Vec<f64> = take_result(dom, "").unwrap();
+        assert_eq!(v, vec![1.5]);
+
+        let dom = "<pre id=\"rigbake-out\">{\"ok\":false,\"error\":\"boom\"}</pre>";
+        let e = take_result::<Vec<f64>>(dom, "").unwrap_err();
+        assert!(matches!(e, BrowserError::Page(ref m) if m == "boom"), "{e}");
+
+        let e = take_result::<Vec<f64>>("<html></html>", "line1\nline2").unwrap_err();
+        assert!(
+            matches!(e, BrowserError::NoResult { ref stderr_tail } if stderr_tail == "line1\nline2")
+        );
+
+        let dom = "<pre id=\"rigbake-out\">{not json</pre>";
+        assert!(matches!(
+            take_result::<Vec<f64>>(dom, ""),
+            Err(BrowserError::BadJson(_))
+        ));
+    }
+
+    #[test]
+    fn bad_arguments_are_rejected_before_launch() {
+        let nowhere = Path::new("/nonexistent/chromium");
+        assert!(matches!(
+            probe_positions(nowhere, "<svg/>", SeekMode::Smil, &[f64::NAN]),
+            Err(BrowserError::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            frame_strip(
+                nowhere,
+                "<svg/>",
+                SeekMode::Smil,
+                1.0,
+                0,
+                Path::new("x.png")
+            ),
+            Err(BrowserError::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            probe_positions(nowhere, "<svg/>", SeekMode::Smil, &[0.0]),
+            Err(BrowserError::Launch { .. })
+        ));
+    }
+}
