@@ -23,17 +23,43 @@
 //! chord sag that falls as 1/n²; the measure stage reports how much.
 
 use crate::clip::{Anim, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
-use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, quantize};
+use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
+use crate::geom::{Affine, DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
 use crate::motion::{LegMotion, Motion};
 use crate::rig::{Leg, Rig};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::f64::consts::TAU;
+
+/// How keys are placed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Keying {
+    /// `n` uniform keys per period (`t_k = k / n`).
+    Uniform(usize),
+    /// The fewest keys the greedy fitter finds that keep every ankle within
+    /// this many px (the fitter's own estimate; [`crate::bake_rig`] re-checks
+    /// with the measure stage).
+    Tolerance(f64),
+}
 
 /// How to bake.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BakeOptions {
     pub route: Route,
-    /// Uniform keys per period (≥ 2).
-    pub keys: usize,
+    pub keying: Keying,
+    /// Segment shape. The smil route always morphs linearly (see [`Fit`] and
+    /// the report's note): a keySpline only retimes motion along the chord.
+    pub fit: Fit,
+}
+
+impl BakeOptions {
+    /// The fit actually used on this route.
+    pub fn effective_fit(&self) -> Fit {
+        match self.route {
+            Route::Css => self.fit,
+            Route::Smil => Fit::Linear,
+        }
+    }
 }
 
 /// Crank arm, pedal and leg styling widths, from the geometry.
@@ -49,27 +75,6 @@ fn q_deg(rad: f64) -> f64 {
     quantize(rad.to_degrees(), DEG_DECIMALS)
 }
 
-/// Uniform normalised key times `k / n`, k = 0..=n, as written.
-pub fn uniform_times(n: usize) -> Vec<f64> {
-    (0..=n)
-        .map(|k| quantize(k as f64 / n as f64, T_DECIMALS))
-        .collect()
-}
-
-fn linear_track(name: String, times: &[f64], value_deg: impl Fn(f64) -> f64) -> Track {
-    Track {
-        name,
-        keys: times
-            .iter()
-            .map(|&t| Key {
-                t,
-                value: quantize(value_deg(t), DEG_DECIMALS),
-                ease: Ease::Linear,
-            })
-            .collect(),
-    }
-}
-
 /// Parent-relative rotations (radians) of the thigh and shin groups at
 /// normalised time t, for groups drawn in the leg's phase-0 pose:
 /// `thigh_local = θ_thigh(t) − θ_thigh(0)`,
@@ -80,6 +85,209 @@ pub fn local_angles_rad(lm: &LegMotion, t: f64) -> (f64, f64) {
     let (thigh, shin) = lm.angles_at(t);
     let thigh_local = thigh - thigh0;
     (thigh_local, (shin - shin0) - thigh_local)
+}
+
+/// Most keys per track the tolerance fitter may place.
+pub const MAX_FIT_KEYS: usize = 400;
+
+/// Fitting a css-route leg: two key sets (thigh, shin) judged jointly by the
+/// ankle position their nested rotations produce on the drawn pose.
+struct CssLegProblem<'a> {
+    lm: &'a LegMotion,
+    fit: Fit,
+    ts: Vec<f64>,
+    /// Ideal local angles (deg) at `ts`.
+    ideal: [Vec<f64>; 2],
+    targets: Vec<Vec2>,
+    /// Lever arms at `ts`: |ankle − hip| and |ankle − knee| of the ideal pose.
+    arms: Vec<(f64, f64)>,
+    hip: Vec2,
+    knee0: Vec2,
+    ankle0: Vec2,
+    /// (set, key time in millionths) → exact (value deg, slope deg per period).
+    cache: RefCell<BTreeMap<(usize, i64), (f64, f64)>>,
+}
+
+impl<'a> CssLegProblem<'a> {
+    fn new(lm: &'a LegMotion, fit: Fit) -> Self {
+        let ts: Vec<f64> = (0..=FIT_SAMPLES)
+            .map(|k| k as f64 / FIT_SAMPLES as f64)
+            .collect();
+        let locals: Vec<(f64, f64)> = ts.iter().map(|&t| local_angles_rad(lm, t)).collect();
+        let pose0 = lm.pose_at(0.0);
+        CssLegProblem {
+            lm,
+            fit,
+            ideal: [
+                locals.iter().map(|a| a.0.to_degrees()).collect(),
+                locals.iter().map(|a| a.1.to_degrees()).collect(),
+            ],
+            targets: ts.iter().map(|&t| lm.target_at(t)).collect(),
+            arms: ts
+                .iter()
+                .map(|&t| {
+                    let p = lm.pose_at(t);
+                    (p.end.dist(lm.leg().hip), p.end.dist(p.joint))
+                })
+                .collect(),
+            ts,
+            hip: q_len(lm.leg().hip),
+            knee0: q_len(pose0.joint),
+            ankle0: q_len(pose0.end),
+            cache: RefCell::new(BTreeMap::new()),
+        }
+    }
+
+    /// Keys for a candidate set, with exact values and slopes memoised per
+    /// key time (the fitter revisits the same times many times).
+    fn keys(&self, times: &[Vec<f64>], set: usize) -> Vec<Key> {
+        let lm = self.lm;
+        let f = move |t: f64| {
+            let a = local_angles_rad(lm, t);
+            if set == 0 { a.0 } else { a.1 }.to_degrees()
+        };
+        let mut cache = self.cache.borrow_mut();
+        let samples: Vec<(f64, f64)> = times[set]
+            .iter()
+            .map(|&t| {
+                let key = (set, (t * 1e6).round() as i64);
+                *cache
+                    .entry(key)
+                    .or_insert_with(|| (f(t), fit::slope(&f, t)))
+            })
+            .collect();
+        fit::keys_from(&times[set], &samples, self.fit)
+    }
+}
+
+impl Problem for CssLegProblem<'_> {
+    fn sets(&self) -> usize {
+        2
+    }
+
+    fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
+        let (k1, k2) = (self.keys(times, 0), self.keys(times, 1));
+        let mut best = Estimate {
+            max_px: -1.0,
+            worst_t: 0.0,
+            blame: 0,
+        };
+        let mut worst_i = 0;
+        for (i, &t) in self.ts.iter().enumerate() {
+            let a1 = fit::eval_keys(&k1, t).to_radians();
+            let a2 = fit::eval_keys(&k2, t).to_radians();
+            let m = Affine::rotate_about(a1, self.hip) * Affine::rotate_about(a2, self.knee0);
+            let e = m.apply(self.ankle0).dist(self.targets[i]);
+            if e > best.max_px {
+                best.max_px = e;
+                best.worst_t = t;
+                worst_i = i;
+            }
+        }
+        let t = best.worst_t;
+        let d1 = (fit::eval_keys(&k1, t) - self.ideal[0][worst_i])
+            .to_radians()
+            .abs();
+        let d2 = (fit::eval_keys(&k2, t) - self.ideal[1][worst_i])
+            .to_radians()
+            .abs();
+        let (arm1, arm2) = self.arms[worst_i];
+        best.blame = if d1 * arm1 >= d2 * arm2 { 0 } else { 1 };
+        best
+    }
+
+    fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64 {
+        let keys = self.keys(times, set);
+        let mut at = worst_t;
+        let mut worst = -1.0;
+        for (i, &t) in self.ts.iter().enumerate() {
+            if t > lo && t < hi {
+                let e = (fit::eval_keys(&keys, t) - self.ideal[set][i]).abs();
+                if e > worst {
+                    worst = e;
+                    at = t;
+                }
+            }
+        }
+        at
+    }
+
+    fn initial(&self, set: usize) -> Vec<f64> {
+        let lm = self.lm;
+        let f = move |t: f64| {
+            let a = local_angles_rad(lm, t);
+            if set == 0 { a.0 } else { a.1 }
+        };
+        let mut v = vec![0.0];
+        v.extend(fit::extrema(&f));
+        v.push(1.0);
+        v
+    }
+}
+
+/// Fitting a smil-route leg: one key set; the ankle moves on straight chords
+/// between keyed positions.
+struct SmilLegProblem<'a> {
+    lm: &'a LegMotion,
+    ts: Vec<f64>,
+    targets: Vec<Vec2>,
+}
+
+impl<'a> SmilLegProblem<'a> {
+    fn new(lm: &'a LegMotion) -> Self {
+        let ts: Vec<f64> = (0..=FIT_SAMPLES)
+            .map(|k| k as f64 / FIT_SAMPLES as f64)
+            .collect();
+        SmilLegProblem {
+            lm,
+            targets: ts.iter().map(|&t| lm.target_at(t)).collect(),
+            ts,
+        }
+    }
+}
+
+impl Problem for SmilLegProblem<'_> {
+    fn sets(&self) -> usize {
+        1
+    }
+
+    fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
+        let tk = &times[0];
+        let ankles: Vec<Vec2> = tk.iter().map(|&t| q_len(self.lm.pose_at(t).end)).collect();
+        let mut best = Estimate {
+            max_px: -1.0,
+            worst_t: 0.0,
+            blame: 0,
+        };
+        let mut seg = 0;
+        for (i, &t) in self.ts.iter().enumerate() {
+            while seg + 2 < tk.len() && t >= tk[seg + 1] {
+                seg += 1;
+            }
+            let f = ((t - tk[seg]) / (tk[seg + 1] - tk[seg])).clamp(0.0, 1.0);
+            let p = ankles[seg] + (ankles[seg + 1] - ankles[seg]) * f;
+            let e = p.dist(self.targets[i]);
+            if e > best.max_px {
+                best.max_px = e;
+                best.worst_t = t;
+            }
+        }
+        best
+    }
+
+    fn split_at(&self, _: &[Vec<f64>], _: usize, _: f64, _: f64, worst_t: f64) -> f64 {
+        worst_t
+    }
+
+    fn initial(&self, _: usize) -> Vec<f64> {
+        fit::uniform_times(4)
+    }
+
+    /// The ankle follows the pedal circle, whose chord sag is the same
+    /// everywhere: uniform keys are already about the best.
+    fn uniform_first(&self) -> bool {
+        true
+    }
 }
 
 /// Two geometric legs that can share keyframes (same shape, any phase).
@@ -103,7 +311,7 @@ fn reuse_delay_s(lead_rad: f64, sign: f64, period_s: f64) -> f64 {
 /// Bake a rig's motion into a clip (pure).
 pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
     let period_s = quantize(rig.period_s, SEC_DECIMALS);
-    let times = uniform_times(opts.keys);
+    let fit = opts.effective_fit();
     let sign = rig.crank.sign();
     let center = q_len(rig.crank.center);
     let radius = quantize(rig.crank.radius, LEN_DECIMALS);
@@ -247,7 +455,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
         }
 
         let leg_class = if i == 0 { "rb-leg" } else { "rb-leg rb-back" };
-        let (keys, reuses) = match opts.route {
+        let (leg_tracks, reuses) = match opts.route {
             Route::Css => {
                 let reused = owners
                     .iter()
@@ -260,12 +468,22 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                     }
                     None => {
                         let tt = tracks.len();
-                        tracks.push(linear_track(format!("{side_class}-thigh"), &times, |t| {
-                            local_angles_rad(lm, t).0.to_degrees()
-                        }));
-                        tracks.push(linear_track(format!("{side_class}-shin"), &times, |t| {
-                            local_angles_rad(lm, t).1.to_degrees()
-                        }));
+                        let thigh_deg = |t: f64| local_angles_rad(lm, t).0.to_degrees();
+                        let shin_deg = |t: f64| local_angles_rad(lm, t).1.to_degrees();
+                        let times = match opts.keying {
+                            Keying::Uniform(n) => vec![fit::uniform_times(n); 2],
+                            Keying::Tolerance(px) => {
+                                fit::refine(&CssLegProblem::new(lm, fit), px, MAX_FIT_KEYS)
+                            }
+                        };
+                        tracks.push(Track {
+                            name: format!("{side_class}-thigh"),
+                            keys: fit::keys_at(&times[0], &thigh_deg, fit),
+                        });
+                        tracks.push(Track {
+                            name: format!("{side_class}-shin"),
+                            keys: fit::keys_at(&times[1], &shin_deg, fit),
+                        });
                         owners.push((tt, i));
                         (tt, lm, 0.0)
                     }
@@ -280,12 +498,18 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                     width,
                 )));
                 (
-                    tracks[thigh_track].keys.len() - 1,
+                    vec![thigh_track, thigh_track + 1],
                     reused.map(|(_, j)| motion.legs[j].leg().name.clone()),
                 )
             }
             Route::Smil => {
                 let hip = q_len(leg.hip);
+                let times = match opts.keying {
+                    Keying::Uniform(n) => fit::uniform_times(n),
+                    Keying::Tolerance(px) => {
+                        fit::refine(&SmilLegProblem::new(lm), px, MAX_FIT_KEYS).remove(0)
+                    }
+                };
                 let keys = times
                     .iter()
                     .map(|&t| {
@@ -299,7 +523,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                     probe: Some(ankle_probe.clone()),
                     keys,
                 }));
-                (times.len() - 1, None)
+                (Vec::new(), None)
             }
         };
         side.children.push(Item::Circle {
@@ -313,7 +537,8 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
             target_probe,
             thigh: leg.thigh,
             shin: leg.shin,
-            keys,
+            tracks: leg_tracks,
+            fit,
             reuses,
         });
         sides.push(side);

@@ -133,8 +133,11 @@ pub struct LegInfo {
     pub target_probe: String,
     pub thigh: f64,
     pub shin: f64,
-    /// Distinct key times per period of this leg's own (or reused) tracks.
-    pub keys: usize,
+    /// css route: the tracks this leg plays (thigh, shin), its own or reused.
+    /// smil route: empty (the leg's morph carries its keys).
+    pub tracks: Vec<usize>,
+    /// Segment shape used.
+    pub fit: crate::fit::Fit,
     /// Name of the leg whose keyframes this one reuses (css route), if any.
     pub reuses: Option<String>,
 }
@@ -153,6 +156,16 @@ pub struct Clip {
 }
 
 impl Clip {
+    /// The morphed path that carries `probe`, if any (smil route legs).
+    pub fn morph(&self, probe: &str) -> Option<&Morph> {
+        self.groups().into_iter().find_map(|g| {
+            g.children.iter().find_map(|c| match c {
+                Item::Morph(m) if m.probe.as_deref() == Some(probe) => Some(m),
+                _ => None,
+            })
+        })
+    }
+
     /// Every group in depth-first order, with its depth-first index.
     pub fn groups(&self) -> Vec<&Node> {
         fn walk<'a>(n: &'a Node, out: &mut Vec<&'a Node>) {

@@ -37,6 +37,7 @@ pub mod bake;
 pub mod browser;
 pub mod clip;
 pub mod emit;
+pub mod fit;
 pub mod geom;
 pub mod measure;
 pub mod motion;
@@ -55,11 +56,48 @@ pub struct Baked {
 }
 
 /// Run the whole pipeline on a validated rig.
+///
+/// With [`bake::Keying::Tolerance`], the fitter works to its own dense
+/// estimate with a small margin; the written clip is then measured
+/// independently and, should any leg still exceed the tolerance (rounding,
+/// a peak between the fitter's samples), refitted with a tighter internal
+/// tolerance, up to [`TOLERANCE_RETRIES`] times. The report's
+/// `max_error_px` is always the independent measurement; callers compare it
+/// with the tolerance (`bake` refuses to write a file that misses it).
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
     let motion = motion::sample(rig);
-    let clip = bake::bake(rig, &motion, opts);
-    let svg = emit::emit(&clip);
-    let m = measure::measure(&clip);
-    let report = report::build(&clip, &m, svg.len());
-    Baked { clip, svg, report }
+    let mut notes = Vec::new();
+    if opts.route == Route::Smil && opts.fit == fit::Fit::Cubic {
+        notes.push(
+            "smil route: keys are linear; a keySpline retimes a d morph along the straight chord \
+             between keyed points, so no fit can beat the chord sag of the pedal circle"
+                .to_string(),
+        );
+    }
+    let tolerance = match opts.keying {
+        bake::Keying::Tolerance(px) => Some(px),
+        bake::Keying::Uniform(_) => None,
+    };
+    let mut internal = tolerance.map(|px| px * 0.98);
+    let mut tries = 0;
+    loop {
+        let mut o = *opts;
+        if let Some(px) = internal {
+            o.keying = bake::Keying::Tolerance(px);
+        }
+        let clip = bake::bake(rig, &motion, &o);
+        let m = measure::measure(&clip);
+        let worst = m.legs.iter().map(|l| l.max_error_px).fold(0.0, f64::max);
+        let met = tolerance.is_none_or(|px| worst <= px);
+        tries += 1;
+        if met || tries > TOLERANCE_RETRIES {
+            let svg = emit::emit(&clip);
+            let report = report::build(&clip, &m, svg.len(), tolerance, notes);
+            return Baked { clip, svg, report };
+        }
+        internal = internal.map(|px| px * 0.8);
+    }
 }
+
+/// How often [`bake_rig`] refits with a tighter internal tolerance.
+pub const TOLERANCE_RETRIES: usize = 6;

@@ -3,7 +3,8 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use rigbake::bake::BakeOptions;
+use rigbake::bake::{BakeOptions, Keying};
+use rigbake::fit::Fit;
 use rigbake::report::{self, Report};
 use rigbake::{Baked, Route, rig};
 use std::io::Write;
@@ -72,9 +73,35 @@ struct BakeArgs {
     /// smil: one path per leg morphed by <animate d>; both: one file each.
     #[arg(long, value_enum, default_value_t = RouteArg::Css)]
     route: RouteArg,
-    /// Uniform keys per period (overrides the rig's "keys"; 2..=10000).
-    #[arg(long, value_name = "N")]
+    /// Uniform keys per period (overrides the rig's "keys" and any tolerance; 2..=10000).
+    #[arg(long, value_name = "N", conflicts_with = "tolerance")]
     keys: Option<usize>,
+    /// Place the fewest keys found that keep every ankle within PX of its
+    /// pedal (overrides the rig's "tolerance_px"; at least 0.01).
+    #[arg(long, value_name = "PX")]
+    tolerance: Option<f64>,
+    /// Segment shape: linear, or exact cubic via cubic-bezier(1/3,y1,2/3,y2)
+    /// [default: cubic when fitting a tolerance on the css route, else linear].
+    /// The smil route is always linear (a keySpline cannot beat the chord sag).
+    #[arg(long, value_enum)]
+    fit: Option<Fit>,
+}
+
+impl BakeArgs {
+    /// Keying and fit for one rig and route: --keys, then --tolerance, then
+    /// the rig's tolerance_px, then the rig's keys.
+    fn options(&self, rig: &rig::Rig, route: Route) -> BakeOptions {
+        let keying = match (self.keys, self.tolerance.or(rig.tolerance_px)) {
+            (Some(n), _) => Keying::Uniform(n),
+            (None, Some(px)) => Keying::Tolerance(px),
+            (None, None) => Keying::Uniform(rig.keys),
+        };
+        let fit = self.fit.unwrap_or(match (route, keying) {
+            (Route::Css, Keying::Tolerance(_)) => Fit::Cubic,
+            _ => Fit::Linear,
+        });
+        BakeOptions { route, keying, fit }
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -145,17 +172,16 @@ fn bake_all(paths: &[PathBuf], args: &BakeArgs) -> Result<Vec<Baked>> {
     if let Some(k) = args.keys {
         rig::check_keys("--keys", k)?;
     }
+    if let Some(px) = args.tolerance {
+        rig::check_tolerance("--tolerance", px)?;
+    }
     let mut out = Vec::new();
     for path in paths {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("{}: cannot read", path.display()))?;
         let rig = rig::load(&text).with_context(|| path.display().to_string())?;
         for route in args.route.routes() {
-            let opts = BakeOptions {
-                route,
-                keys: args.keys.unwrap_or(rig.keys),
-            };
-            out.push(rigbake::bake_rig(&rig, &opts));
+            out.push(rigbake::bake_rig(&rig, &args.options(&rig, route)));
         }
     }
     Ok(out)
@@ -176,6 +202,17 @@ fn cmd_bake(
     quiet: bool,
 ) -> Result<Exit> {
     let baked = bake_all(rigs, args)?;
+    for b in &baked {
+        let r = &b.report;
+        if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
+            bail!(
+                "{} ({}): could not keep the ankles within {tol} px: best found {} px; nothing written",
+                r.rig,
+                r.route.as_str(),
+                r.max_error_px()
+            );
+        }
+    }
     let to_stdout = output == Path::new("-");
     let single_file =
         !to_stdout && output.extension().is_some_and(|e| e == "svg") && !output.is_dir();

@@ -1,6 +1,8 @@
 //! Report: what a bake measured, as a text table or JSON.
 
 use crate::clip::{Clip, Route};
+use crate::emit;
+use crate::fit::Fit;
 use crate::geom::quantize;
 use crate::measure::Measurement;
 use serde::Serialize;
@@ -9,12 +11,26 @@ use std::fmt::Write;
 /// Decimal places kept for reported distances.
 const REPORT_DECIMALS: u32 = 4;
 
+/// One keyframe track of a leg (css: thigh or shin rotation; smil: the `d` morph).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrackReport {
+    pub name: String,
+    pub fit: Fit,
+    /// Distinct key times per period (0 % and 100 % count once).
+    pub keys: usize,
+    /// Normalised key times as written, including 0 and 1.
+    pub key_times: Vec<f64>,
+    /// Bytes of this track's `@keyframes` block or `<animate>` element.
+    pub bytes: usize,
+}
+
 /// One leg's line in the report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LegReport {
     pub name: String,
-    /// Distinct key times per period of this leg's tracks.
+    /// Most distinct key times per period among this leg's tracks.
     pub keys: usize,
+    pub fit: Fit,
     /// Max ankle–target distance, px (user units), as measured on the written keys.
     pub max_error_px: f64,
     /// RMS ankle–target distance over the period, px.
@@ -26,6 +42,8 @@ pub struct LegReport {
     /// smil route only: worst bone-length distortion, px.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_bone_stretch_px: Option<f64>,
+    /// The leg's tracks. A reused track is listed under the leg that owns it too.
+    pub tracks: Vec<TrackReport>,
 }
 
 /// A baked rig's report.
@@ -34,34 +52,80 @@ pub struct Report {
     pub rig: String,
     pub route: Route,
     pub period_s: f64,
+    /// The tolerance asked for, if keys were fitted to one.
+    pub tolerance_px: Option<f64>,
     pub legs: Vec<LegReport>,
+    /// Remarks on how the bake was done (e.g. a fit the route cannot use).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Size of the SVG written, bytes.
     pub bytes: usize,
     /// Times evaluated per leg.
     pub samples: usize,
 }
 
+fn track_reports(clip: &Clip, info: &crate::clip::LegInfo) -> Vec<TrackReport> {
+    let distinct = |times: &[f64]| times.len() - 1;
+    if let Some(m) = clip.morph(&info.ankle_probe) {
+        let times: Vec<f64> = m.keys.iter().map(|k| k.0).collect();
+        return vec![TrackReport {
+            name: format!("{}-d", info.name),
+            fit: info.fit,
+            keys: distinct(&times),
+            key_times: times,
+            bytes: emit::smil::animate_d(clip, m).to_string().len(),
+        }];
+    }
+    info.tracks
+        .iter()
+        .map(|&i| {
+            let tr = &clip.tracks[i];
+            let times: Vec<f64> = tr.keys.iter().map(|k| k.t).collect();
+            TrackReport {
+                name: tr.name.clone(),
+                fit: info.fit,
+                keys: distinct(&times),
+                key_times: times,
+                bytes: emit::css::rotate_keyframes(tr).len(),
+            }
+        })
+        .collect()
+}
+
 /// Combine a clip, its measurement and the emitted size into a report.
-pub fn build(clip: &Clip, m: &Measurement, bytes: usize) -> Report {
+pub fn build(
+    clip: &Clip,
+    m: &Measurement,
+    bytes: usize,
+    tolerance_px: Option<f64>,
+    notes: Vec<String>,
+) -> Report {
     let q = |x: f64| quantize(x, REPORT_DECIMALS);
     Report {
         rig: clip.name.clone(),
         route: clip.route,
         period_s: clip.period_s,
+        tolerance_px,
         legs: clip
             .legs
             .iter()
             .zip(&m.legs)
-            .map(|(info, lm)| LegReport {
-                name: info.name.clone(),
-                keys: info.keys,
-                max_error_px: q(lm.max_error_px),
-                rms_error_px: q(lm.rms_error_px),
-                worst_t_s: q(lm.worst_t_s),
-                reuses: info.reuses.clone(),
-                max_bone_stretch_px: lm.max_bone_stretch_px.map(q),
+            .map(|(info, lm)| {
+                let tracks = track_reports(clip, info);
+                LegReport {
+                    name: info.name.clone(),
+                    keys: tracks.iter().map(|t| t.keys).max().unwrap_or(0),
+                    fit: info.fit,
+                    max_error_px: q(lm.max_error_px),
+                    rms_error_px: q(lm.rms_error_px),
+                    worst_t_s: q(lm.worst_t_s),
+                    reuses: info.reuses.clone(),
+                    max_bone_stretch_px: lm.max_bone_stretch_px.map(q),
+                    tracks,
+                }
             })
             .collect(),
+        notes,
         bytes,
         samples: m.samples,
     }
@@ -83,10 +147,20 @@ impl Report {
             self.period_s
         );
         for l in &self.legs {
+            let keys = l
+                .tracks
+                .iter()
+                .map(|t| t.keys.to_string())
+                .collect::<Vec<_>>()
+                .join("/");
             let _ = write!(
                 s,
-                "  {:<8} keys {:>3}  max {:>8.3} px  rms {:>7.3} px",
-                l.name, l.keys, l.max_error_px, l.rms_error_px
+                "  {:<8} keys {:>5} {:<6}  max {:>8.3} px  rms {:>7.3} px",
+                l.name,
+                keys,
+                l.fit.as_str(),
+                l.max_error_px,
+                l.rms_error_px
             );
             if let Some(st) = l.max_bone_stretch_px {
                 let _ = write!(s, "  bone stretch {st:.3} px");
@@ -95,6 +169,9 @@ impl Report {
                 let _ = write!(s, "  (reuses {r})");
             }
             s.push('\n');
+        }
+        for n in &self.notes {
+            let _ = writeln!(s, "  note: {n}");
         }
         s
     }

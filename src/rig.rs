@@ -16,6 +16,9 @@ pub const MAX_COORD: f64 = 1.0e6;
 pub const MAX_PERIOD_S: f64 = 3600.0;
 /// Most keys per period accepted from a rig or `--keys`.
 pub const MAX_KEYS: usize = 10_000;
+/// Smallest accepted tolerance, px: coordinates are written to 0.01, so a
+/// finer promise could not be kept.
+pub const MIN_TOLERANCE_PX: f64 = 0.01;
 /// Most legs in one rig.
 pub const MAX_LEGS: usize = 64;
 
@@ -75,6 +78,10 @@ pub struct RigFile {
     /// Uniform keys per period (default 10); the CLI's `--keys` overrides it.
     #[serde(default = "default_keys")]
     pub keys: usize,
+    /// Fit keys to this ankle tolerance (px) instead of using `keys` uniform
+    /// keys; the CLI's `--keys` or `--tolerance` override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance_px: Option<f64>,
     /// The crank all pedals hang on.
     pub crank: CrankFile,
     /// Legs, front to back: later legs are drawn behind earlier ones.
@@ -175,6 +182,8 @@ pub struct Rig {
     pub period_s: f64,
     /// Uniform keys per period, in 2..=[`MAX_KEYS`].
     pub keys: usize,
+    /// Ankle tolerance to fit keys to, px, in [[`MIN_TOLERANCE_PX`], [`MAX_COORD`]].
+    pub tolerance_px: Option<f64>,
     pub crank: Crank,
     pub legs: Vec<Leg>,
 }
@@ -290,6 +299,17 @@ pub fn check_keys(path: &str, keys: usize) -> Result<usize, RigError> {
     Ok(keys)
 }
 
+/// Check a tolerance; shared by the rig field and `--tolerance`.
+pub fn check_tolerance(path: &str, px: f64) -> Result<f64, RigError> {
+    if !px.is_finite() || !(MIN_TOLERANCE_PX..=MAX_COORD).contains(&px) {
+        return Err(invalid(
+            path,
+            format!("must be between {MIN_TOLERANCE_PX} and {MAX_COORD} px, got {px}"),
+        ));
+    }
+    Ok(px)
+}
+
 /// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
 pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     if file.name.len() > 64 || !is_ident(&file.name, &['.']) {
@@ -322,6 +342,10 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         ));
     }
     let keys = check_keys("keys", file.keys)?;
+    let tolerance_px = match file.tolerance_px {
+        Some(px) => Some(check_tolerance("tolerance_px", px)?),
+        None => None,
+    };
     let crank = Crank {
         center: check_point("crank.center", file.crank.center)?,
         radius: check_len("crank.radius", file.crank.radius)?,
@@ -376,6 +400,7 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         view_box,
         period_s,
         keys,
+        tolerance_px,
         crank,
         legs,
     })

@@ -75,10 +75,17 @@ pub fn style(clip: &Clip) -> String {
     }
     for (i, track) in clip.tracks.iter().enumerate() {
         if used[i] {
-            keyframes(&mut s, track, |v| format!("rotate({}deg)", fmt_deg(v)));
+            s.push_str(&rotate_keyframes(track));
         }
     }
     s.push_str("@media (prefers-reduced-motion:reduce){*{animation-play-state:paused!important}}");
+    s
+}
+
+/// The `@keyframes` block of a rotation track, as written.
+pub fn rotate_keyframes(track: &Track) -> String {
+    let mut s = String::new();
+    keyframes(&mut s, track, |v| format!("rotate({}deg)", fmt_deg(v)));
     s
 }
 

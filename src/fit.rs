@@ -1,0 +1,409 @@
+//! Key placement: uniform keys, or the fewest keys found that keep the ankle
+//! within a tolerance, with linear or exact-cubic segments.
+//!
+//! **Cubic segments.** A key may carry `cubic-bezier(1/3, y1, 2/3, y2)` for
+//! the segment after it. With x1 = 1/3 and x2 = 2/3 the curve's x(s) = s, so
+//! the value follows an exact cubic in time: the Hermite cubic through the
+//! key values v0, v1 with end slopes m0, m1 (value per normalised time) has
+//! `y1 = m0·Δt / (3·Δv)` and `y2 = 1 − m1·Δt / (3·Δv)`. Slopes come from the
+//! ideal curve (central differences of the unwrapped solver curve), never from
+//! the keys. A segment whose rounded Δv is 0, or whose y's would exceed
+//! [`MAX_ABS_Y`], is written linear; the refinement then splits it if that
+//! costs accuracy. Cubic Hermite error falls as 1/keys⁴, linear as 1/keys².
+//!
+//! **Tolerance.** [`refine`] is greedy: start from keys at 0, 1 and each
+//! track's extrema; repeatedly find the worst time, blame the track whose
+//! error moves the ankle most there and add a key where that track's error
+//! peaks in the offending segment; then drop every key whose removal keeps
+//! the error within tolerance, and try shifting the remaining keys to make
+//! room for more removals. It finds few keys, not provably the fewest. Its
+//! error estimate is its own dense evaluation; the measure stage re-checks the
+//! written file independently (see [`crate::bake_rig`]).
+
+use crate::clip::{Ease, Key};
+use crate::geom::{DEG_DECIMALS, T_DECIMALS, quantize};
+use serde::Serialize;
+
+/// Largest |y| written into a cubic-bezier; beyond it the segment is linear.
+pub const MAX_ABS_Y: f64 = 1.0e4;
+/// Uniform samples per period of the fitter's own error estimate.
+pub const FIT_SAMPLES: usize = 1024;
+/// Above this many keys (all sets together) the shift-then-prune pass is skipped.
+pub const SHIFT_MAX_KEYS: usize = 32;
+/// Smallest gap between two key times (normalised).
+pub const MIN_GAP: f64 = 1.0e-3;
+
+/// Segment shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Fit {
+    /// Straight-line interpolation between keys.
+    Linear,
+    /// Exact cubic (Hermite, true end slopes) via `cubic-bezier(1/3, y1, 2/3, y2)`.
+    Cubic,
+}
+
+impl Fit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fit::Linear => "linear",
+            Fit::Cubic => "cubic",
+        }
+    }
+}
+
+/// Slope of a curve on [0, 1] by a central difference, extended periodically
+/// (`f(t + 1) = f(t) + (f(1) − f(0))`, so whole turns carry over).
+pub fn slope(f: &dyn Fn(f64) -> f64, t: f64) -> f64 {
+    const H: f64 = 1.0e-5;
+    let wind = f(1.0) - f(0.0);
+    let ext = |x: f64| {
+        if x < 0.0 {
+            f(x + 1.0) - wind
+        } else if x > 1.0 {
+            f(x - 1.0) + wind
+        } else {
+            f(x)
+        }
+    };
+    (ext(t + H) - ext(t - H)) / (2.0 * H)
+}
+
+/// Keys at the given normalised times (first 0, last 1) for a value curve in
+/// degrees, rounded as written. `f` is the exact curve; cubic slopes come from it.
+pub fn keys_at(times: &[f64], f: &dyn Fn(f64) -> f64, fit: Fit) -> Vec<Key> {
+    let samples: Vec<(f64, f64)> = times
+        .iter()
+        .map(|&t| {
+            let m = if fit == Fit::Cubic { slope(f, t) } else { 0.0 };
+            (f(t), m)
+        })
+        .collect();
+    keys_from(times, &samples, fit)
+}
+
+/// [`keys_at`] from precomputed exact `(value, slope)` pairs at `times`.
+pub fn keys_from(times: &[f64], samples: &[(f64, f64)], fit: Fit) -> Vec<Key> {
+    let values: Vec<f64> = samples
+        .iter()
+        .map(|&(v, _)| quantize(v, DEG_DECIMALS))
+        .collect();
+    let slopes: Vec<f64> = samples.iter().map(|&(_, m)| m).collect();
+    (0..times.len())
+        .map(|i| {
+            let ease = if fit == Fit::Cubic && i + 1 < times.len() {
+                cubic_ease(
+                    times[i + 1] - times[i],
+                    values[i + 1] - values[i],
+                    slopes[i],
+                    slopes[i + 1],
+                )
+            } else {
+                Ease::Linear
+            };
+            Key {
+                t: times[i],
+                value: values[i],
+                ease,
+            }
+        })
+        .collect()
+}
+
+/// The `cubic-bezier(1/3, y1, 2/3, y2)` of a Hermite segment, rounded as written.
+fn cubic_ease(dt: f64, dv: f64, m0: f64, m1: f64) -> Ease {
+    if dv == 0.0 {
+        return Ease::Linear;
+    }
+    let y1 = m0 * dt / (3.0 * dv);
+    let y2 = 1.0 - m1 * dt / (3.0 * dv);
+    if !(y1.abs() <= MAX_ABS_Y && y2.abs() <= MAX_ABS_Y) {
+        return Ease::Linear;
+    }
+    Ease::CubicBezier([
+        quantize(1.0 / 3.0, T_DECIMALS),
+        quantize(y1, T_DECIMALS),
+        quantize(2.0 / 3.0, T_DECIMALS),
+        quantize(y2, T_DECIMALS),
+    ])
+}
+
+/// The fitter's own evaluation of keys at normalised time u, taking x(s) = s
+/// for cubic segments (true up to the rounding of 1/3 and 2/3).
+pub fn eval_keys(keys: &[Key], u: f64) -> f64 {
+    let mut i = 0;
+    while i + 2 < keys.len() && u >= keys[i + 1].t {
+        i += 1;
+    }
+    let (a, b) = (&keys[i], &keys[i + 1]);
+    let s = ((u - a.t) / (b.t - a.t)).clamp(0.0, 1.0);
+    let y = match a.ease {
+        Ease::Linear => s,
+        Ease::CubicBezier([_, y1, _, y2]) => {
+            let m = 1.0 - s;
+            3.0 * m * m * s * y1 + 3.0 * m * s * s * y2 + s * s * s
+        }
+    };
+    a.value + (b.value - a.value) * y
+}
+
+/// Times in (0, 1) where a curve's slope changes sign (local extrema), found
+/// on a uniform grid and rounded as written.
+pub fn extrema(f: &dyn Fn(f64) -> f64) -> Vec<f64> {
+    const N: usize = 512;
+    let sign = |x: f64| {
+        if x > 0.0 {
+            1
+        } else if x < 0.0 {
+            -1
+        } else {
+            0
+        }
+    };
+    let at = |k: usize| k as f64 / N as f64;
+    let d: Vec<i32> = (0..=N).map(|k| sign(slope(f, at(k)))).collect();
+    let mut out: Vec<f64> = Vec::new();
+    for k in 0..N {
+        let t = if d[k] * d[k + 1] < 0 {
+            // a sign change inside (k, k+1): bisect on the slope's sign
+            let (mut lo, mut hi) = (at(k), at(k + 1));
+            for _ in 0..40 {
+                let mid = 0.5 * (lo + hi);
+                if sign(slope(f, mid)) == d[k] {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            0.5 * (lo + hi)
+        } else if d[k + 1] == 0 && d[k] != 0 {
+            at(k + 1)
+        } else {
+            continue;
+        };
+        let t = quantize(t, T_DECIMALS);
+        let far_enough = out.last().is_none_or(|&p| t - p >= 2.0 / N as f64);
+        if t > MIN_GAP && t < 1.0 - MIN_GAP && far_enough {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// The fitter's view of one error estimate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// Max error over the fitter's samples, px.
+    pub max_px: f64,
+    /// Normalised time of the max.
+    pub worst_t: f64,
+    /// Index of the key set to refine at `worst_t`.
+    pub blame: usize,
+}
+
+/// A fitting problem: several key-time sets (one per track) evaluated jointly.
+pub trait Problem {
+    /// How many key-time sets.
+    fn sets(&self) -> usize;
+    /// Error estimate for candidate key times.
+    fn estimate(&self, times: &[Vec<f64>]) -> Estimate;
+    /// Where to add a key to set `set` in the segment (lo, hi) that holds the worst time.
+    fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64;
+    /// Starting key times of set `set` (must include 0 and 1).
+    fn initial(&self, set: usize) -> Vec<f64>;
+    /// Start from the fewest *uniform* keys that meet the tolerance instead
+    /// of [`Problem::initial`] (for motions of even curvature, where uniform
+    /// spacing is already near the best).
+    fn uniform_first(&self) -> bool {
+        false
+    }
+}
+
+/// The fewest uniform keys (same in every set) meeting the tolerance, by
+/// doubling then bisection on n; `None` past `max_keys`.
+fn uniform_floor(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Option<Vec<Vec<f64>>> {
+    let ok = |n: usize| p.estimate(&vec![uniform_times(n); p.sets()]).max_px <= tol_px;
+    let mut hi = 2;
+    while !ok(hi) {
+        if hi >= max_keys {
+            return None;
+        }
+        hi = (hi * 2).min(max_keys);
+    }
+    let mut lo = hi / 2;
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if ok(mid) { hi = mid } else { lo = mid }
+    }
+    Some(vec![uniform_times(hi); p.sets()])
+}
+
+/// Uniform normalised key times `k / n`, k = 0..=n, as written.
+pub fn uniform_times(n: usize) -> Vec<f64> {
+    (0..=n)
+        .map(|k| quantize(k as f64 / n as f64, T_DECIMALS))
+        .collect()
+}
+
+fn insert_sorted(v: &mut Vec<f64>, t: f64) -> bool {
+    let t = quantize(t, T_DECIMALS);
+    let i = v.partition_point(|&x| x < t);
+    let ok_left = i == 0 || t - v[i - 1] >= MIN_GAP;
+    let ok_right = i == v.len() || v[i] - t >= MIN_GAP;
+    if ok_left && ok_right {
+        v.insert(i, t);
+        true
+    } else {
+        false
+    }
+}
+
+/// Greedy tolerance fit (see module docs). Returns key times per set, or the
+/// best found when `max_keys` per set is reached first.
+pub fn refine(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Vec<Vec<f64>> {
+    let start = if p.uniform_first() {
+        uniform_floor(p, tol_px, max_keys)
+    } else {
+        None
+    };
+    let mut times: Vec<Vec<f64>> =
+        start.unwrap_or_else(|| (0..p.sets()).map(|s| p.initial(s)).collect());
+    // 1. Greedy insertion.
+    loop {
+        let e = p.estimate(&times);
+        if e.max_px <= tol_px {
+            break;
+        }
+        let mut inserted = false;
+        // Blamed set first, then the others.
+        let order: Vec<usize> = std::iter::once(e.blame)
+            .chain((0..p.sets()).filter(|&s| s != e.blame))
+            .collect();
+        for s in order {
+            if times[s].len() > max_keys {
+                continue;
+            }
+            let seg = times[s]
+                .partition_point(|&x| x <= e.worst_t)
+                .clamp(1, times[s].len() - 1);
+            let (lo, hi) = (times[s][seg - 1], times[s][seg]);
+            let at = p.split_at(&times, s, lo, hi, e.worst_t);
+            if insert_sorted(&mut times[s], at) || insert_sorted(&mut times[s], 0.5 * (lo + hi)) {
+                inserted = true;
+                break;
+            }
+        }
+        if !inserted {
+            return times;
+        }
+    }
+    // 2. Prune and 3. shift-then-prune (quadratic in the key count, so only
+    // for small key sets, where a key saved matters most).
+    prune(p, &mut times, tol_px);
+    if times.iter().map(Vec::len).sum::<usize>() > SHIFT_MAX_KEYS {
+        return times;
+    }
+    for _ in 0..2 {
+        let before: usize = times.iter().map(Vec::len).sum();
+        for s in 0..p.sets() {
+            for i in 1..times[s].len().saturating_sub(1) {
+                if i + 1 >= times[s].len() {
+                    break;
+                }
+                let mut trial = times.clone();
+                trial[s].remove(i);
+                shift_keys(p, &mut trial);
+                if p.estimate(&trial).max_px <= tol_px {
+                    times = trial;
+                }
+            }
+        }
+        if times.iter().map(Vec::len).sum::<usize>() == before {
+            break;
+        }
+    }
+    times
+}
+
+/// Remove every interior key whose removal keeps the estimate within tolerance.
+fn prune(p: &dyn Problem, times: &mut [Vec<f64>], tol_px: f64) {
+    for s in 0..p.sets() {
+        let mut i = 1;
+        while i + 1 < times[s].len() {
+            let removed = times[s].remove(i);
+            if p.estimate(times).max_px <= tol_px {
+                continue;
+            }
+            times[s].insert(i, removed);
+            i += 1;
+        }
+    }
+}
+
+/// Coordinate descent on interior key times to lower the max error.
+fn shift_keys(p: &dyn Problem, times: &mut [Vec<f64>]) {
+    let mut best = p.estimate(times).max_px;
+    for step in [0.01, 0.003, 0.001] {
+        let mut improved = true;
+        let mut rounds = 0;
+        while improved && rounds < 4 {
+            improved = false;
+            rounds += 1;
+            for s in 0..times.len() {
+                for i in 1..times[s].len().saturating_sub(1) {
+                    for dir in [-1.0, 1.0] {
+                        let t = quantize(times[s][i] + dir * step, T_DECIMALS);
+                        if t - times[s][i - 1] < MIN_GAP || times[s][i + 1] - t < MIN_GAP {
+                            continue;
+                        }
+                        let old = times[s][i];
+                        times[s][i] = t;
+                        let e = p.estimate(times).max_px;
+                        if e < best {
+                            best = e;
+                            improved = true;
+                        } else {
+                            times[s][i] = old;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cubic_keys_reproduce_a_cubic_exactly() {
+        let f = |t: f64| 40.0 * t * t * t - 60.0 * t * t + 20.0 * t + 5.0;
+        let keys = keys_at(&[0.0, 0.3, 1.0], &f, Fit::Cubic);
+        for k in 0..=100 {
+            let u = k as f64 / 100.0;
+            assert!((eval_keys(&keys, u) - f(u)).abs() < 2e-3, "u={u}");
+        }
+    }
+
+    #[test]
+    fn flat_segment_falls_back_to_linear() {
+        let f = |t: f64| (std::f64::consts::TAU * t).sin();
+        let keys = keys_at(&[0.0, 0.25, 0.5, 0.75, 1.0], &f, Fit::Cubic);
+        assert!(keys.iter().all(|k| k.value.is_finite()));
+        // no y blows up past the bound
+        for k in &keys {
+            if let Ease::CubicBezier(b) = k.ease {
+                assert!(b[1].abs() <= MAX_ABS_Y && b[3].abs() <= MAX_ABS_Y);
+            }
+        }
+    }
+
+    #[test]
+    fn extrema_of_a_sine_are_found() {
+        let f = |t: f64| (std::f64::consts::TAU * t).sin();
+        let e = extrema(&f);
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!((e[0] - 0.25).abs() < 1e-5 && (e[1] - 0.75).abs() < 1e-5);
+    }
+}
