@@ -24,7 +24,7 @@
 
 use crate::clip::{Anim, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
-use crate::geom::{Affine, DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
+use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
 use crate::motion::{LegMotion, Motion};
 use crate::rig::{Leg, Rig};
 use std::cell::RefCell;
@@ -173,11 +173,18 @@ impl Problem for CssLegProblem<'_> {
             blame: 0,
         };
         let mut worst_i = 0;
+        let (mut s1, mut s2) = (0, 0);
+        let (thigh0, shin0) = (self.knee0 - self.hip, self.ankle0 - self.knee0);
+        let rot = |v: Vec2, a: f64| {
+            let (s, c) = a.sin_cos();
+            Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
+        };
         for (i, &t) in self.ts.iter().enumerate() {
-            let a1 = fit::eval_keys(&k1, t).to_radians();
-            let a2 = fit::eval_keys(&k2, t).to_radians();
-            let m = Affine::rotate_about(a1, self.hip) * Affine::rotate_about(a2, self.knee0);
-            let e = m.apply(self.ankle0).dist(self.targets[i]);
+            let a1 = fit::eval_keys_from(&k1, t, &mut s1).to_radians();
+            let a2 = fit::eval_keys_from(&k2, t, &mut s2).to_radians();
+            // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
+            let ankle = self.hip + rot(thigh0, a1) + rot(shin0, a1 + a2);
+            let e = ankle.dist(self.targets[i]);
             if e > best.max_px {
                 best.max_px = e;
                 best.worst_t = t;

@@ -29,7 +29,7 @@ pub const MAX_ABS_Y: f64 = 1.0e4;
 /// Uniform samples per period of the fitter's own error estimate.
 pub const FIT_SAMPLES: usize = 1024;
 /// Above this many keys (all sets together) the shift-then-prune pass is skipped.
-pub const SHIFT_MAX_KEYS: usize = 32;
+pub const SHIFT_MAX_KEYS: usize = 48;
 /// Smallest gap between two key times (normalised).
 pub const MIN_GAP: f64 = 1.0e-3;
 
@@ -131,10 +131,16 @@ fn cubic_ease(dt: f64, dv: f64, m0: f64, m1: f64) -> Ease {
 /// The fitter's own evaluation of keys at normalised time u, taking x(s) = s
 /// for cubic segments (true up to the rounding of 1/3 and 2/3).
 pub fn eval_keys(keys: &[Key], u: f64) -> f64 {
-    let mut i = 0;
+    eval_keys_from(keys, u, &mut 0)
+}
+
+/// [`eval_keys`] for increasing `u`: `seg` remembers the segment between calls.
+pub fn eval_keys_from(keys: &[Key], u: f64, seg: &mut usize) -> f64 {
+    let mut i = if u >= keys[*seg].t { *seg } else { 0 };
     while i + 2 < keys.len() && u >= keys[i + 1].t {
         i += 1;
     }
+    *seg = i;
     let (a, b) = (&keys[i], &keys[i + 1]);
     let s = ((u - a.t) / (b.t - a.t)).clamp(0.0, 1.0);
     let y = match a.ease {
@@ -312,7 +318,7 @@ pub fn refine(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Vec<Vec<f64>> {
                 }
                 let mut trial = times.clone();
                 trial[s].remove(i);
-                shift_keys(p, &mut trial);
+                shift_keys(p, &mut trial, s, i.saturating_sub(2)..i + 2);
                 if p.estimate(&trial).max_px <= tol_px {
                     times = trial;
                 }
@@ -340,8 +346,9 @@ fn prune(p: &dyn Problem, times: &mut [Vec<f64>], tol_px: f64) {
     }
 }
 
-/// Coordinate descent on interior key times to lower the max error.
-fn shift_keys(p: &dyn Problem, times: &mut [Vec<f64>]) {
+/// Coordinate descent on the interior key times of set `set` with indices in
+/// `range` (the neighbours of a removed key) to lower the max error.
+fn shift_keys(p: &dyn Problem, times: &mut [Vec<f64>], set: usize, range: std::ops::Range<usize>) {
     let mut best = p.estimate(times).max_px;
     for step in [0.01, 0.003, 0.001] {
         let mut improved = true;
@@ -349,8 +356,10 @@ fn shift_keys(p: &dyn Problem, times: &mut [Vec<f64>]) {
         while improved && rounds < 4 {
             improved = false;
             rounds += 1;
-            for s in 0..times.len() {
-                for i in 1..times[s].len().saturating_sub(1) {
+            let s = set;
+            {
+                let end = range.end.min(times[s].len().saturating_sub(1));
+                for i in range.start.max(1)..end {
                     for dir in [-1.0, 1.0] {
                         let t = quantize(times[s][i] + dir * step, T_DECIMALS);
                         if t - times[s][i - 1] < MIN_GAP || times[s][i + 1] - t < MIN_GAP {
