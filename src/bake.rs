@@ -36,6 +36,9 @@ use std::f64::consts::TAU;
 pub enum Keying {
     /// `n` uniform keys per period (`t_k = k / n`).
     Uniform(usize),
+    /// Greedy key placement up to this many distinct keys per track (no
+    /// tolerance): what adaptive placement achieves on a key budget.
+    Budget(usize),
     /// The fewest keys the greedy fitter finds that keep every ankle within
     /// this many px (the fitter's own estimate; [`crate::bake_rig`] re-checks
     /// with the measure stage).
@@ -482,6 +485,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                             Keying::Tolerance(px) => {
                                 fit::refine(&CssLegProblem::new(lm, fit), px, MAX_FIT_KEYS)
                             }
+                            Keying::Budget(n) => fit::fill(&CssLegProblem::new(lm, fit), n),
                         };
                         tracks.push(Track {
                             name: format!("{side_class}-thigh"),
@@ -516,6 +520,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                     Keying::Tolerance(px) => {
                         fit::refine(&SmilLegProblem::new(lm), px, MAX_FIT_KEYS).remove(0)
                     }
+                    Keying::Budget(n) => fit::fill(&SmilLegProblem::new(lm), n).remove(0),
                 };
                 let keys = times
                     .iter()

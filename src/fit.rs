@@ -274,11 +274,65 @@ pub fn refine(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Vec<Vec<f64>> {
     };
     let mut times: Vec<Vec<f64>> =
         start.unwrap_or_else(|| (0..p.sets()).map(|s| p.initial(s)).collect());
-    // 1. Greedy insertion.
-    loop {
-        let e = p.estimate(&times);
-        if e.max_px <= tol_px {
+    if !grow(p, &mut times, tol_px, max_keys) {
+        return times;
+    }
+    // Prune, then shift-then-prune (quadratic in the key count, so only for
+    // small key sets, where a key saved matters most).
+    prune(p, &mut times, tol_px);
+    if times.iter().map(Vec::len).sum::<usize>() > SHIFT_MAX_KEYS {
+        return times;
+    }
+    for _ in 0..2 {
+        let before: usize = times.iter().map(Vec::len).sum();
+        for s in 0..p.sets() {
+            let mut i = 1;
+            while i + 1 < times[s].len() {
+                let mut trial = times.clone();
+                trial[s].remove(i);
+                shift_keys(p, &mut trial, s, i.saturating_sub(2)..i + 2);
+                if p.estimate(&trial).max_px <= tol_px {
+                    times = trial;
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        if times.iter().map(Vec::len).sum::<usize>() == before {
             break;
+        }
+    }
+    times
+}
+
+/// The best placement found for a budget of `max_keys` distinct keys per set:
+/// greedy insertion until the budget is spent, and uniform keys, each then
+/// shifted by coordinate descent to lower the max error; the better of the two.
+pub fn fill(p: &dyn Problem, max_keys: usize) -> Vec<Vec<f64>> {
+    let mut greedy: Vec<Vec<f64>> = (0..p.sets()).map(|s| p.initial(s)).collect();
+    grow(p, &mut greedy, 0.0, max_keys);
+    let mut uniform = vec![uniform_times(max_keys); p.sets()];
+    for times in [&mut greedy, &mut uniform] {
+        for s in 0..p.sets() {
+            let n = times[s].len();
+            shift_keys(p, times, s, 1..n);
+        }
+    }
+    if p.estimate(&greedy).max_px < p.estimate(&uniform).max_px {
+        greedy
+    } else {
+        uniform
+    }
+}
+
+/// Add keys where the error peaks until the estimate is within `tol_px`
+/// (true) or no set may take another key (false). A set holds at most
+/// `max_keys` distinct key times (0 and 1 are one).
+fn grow(p: &dyn Problem, times: &mut [Vec<f64>], tol_px: f64, max_keys: usize) -> bool {
+    loop {
+        let e = p.estimate(times);
+        if e.max_px <= tol_px {
+            return true;
         }
         let mut inserted = false;
         // Blamed set first, then the others.
@@ -293,42 +347,16 @@ pub fn refine(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Vec<Vec<f64>> {
                 .partition_point(|&x| x <= e.worst_t)
                 .clamp(1, times[s].len() - 1);
             let (lo, hi) = (times[s][seg - 1], times[s][seg]);
-            let at = p.split_at(&times, s, lo, hi, e.worst_t);
+            let at = p.split_at(times, s, lo, hi, e.worst_t);
             if insert_sorted(&mut times[s], at) || insert_sorted(&mut times[s], 0.5 * (lo + hi)) {
                 inserted = true;
                 break;
             }
         }
         if !inserted {
-            return times;
+            return false;
         }
     }
-    // 2. Prune and 3. shift-then-prune (quadratic in the key count, so only
-    // for small key sets, where a key saved matters most).
-    prune(p, &mut times, tol_px);
-    if times.iter().map(Vec::len).sum::<usize>() > SHIFT_MAX_KEYS {
-        return times;
-    }
-    for _ in 0..2 {
-        let before: usize = times.iter().map(Vec::len).sum();
-        for s in 0..p.sets() {
-            for i in 1..times[s].len().saturating_sub(1) {
-                if i + 1 >= times[s].len() {
-                    break;
-                }
-                let mut trial = times.clone();
-                trial[s].remove(i);
-                shift_keys(p, &mut trial, s, i.saturating_sub(2)..i + 2);
-                if p.estimate(&trial).max_px <= tol_px {
-                    times = trial;
-                }
-            }
-        }
-        if times.iter().map(Vec::len).sum::<usize>() == before {
-            break;
-        }
-    }
-    times
 }
 
 /// Remove every interior key whose removal keeps the estimate within tolerance.

@@ -31,6 +31,7 @@
 //! - [`emit`]: clip → SVG (css or smil route).
 //! - [`measure`]: independent evaluator of the written clip.
 //! - [`report`]: per-leg figures as text or JSON.
+//! - [`sweep`]: error versus key count for each key placement; [`plot`] charts it.
 //! - [`browser`]: headless Chromium driver used by the browser tests and previews.
 
 pub mod bake;
@@ -41,9 +42,11 @@ pub mod fit;
 pub mod geom;
 pub mod measure;
 pub mod motion;
+pub mod plot;
 pub mod report;
 pub mod rig;
 pub mod solve;
+pub mod sweep;
 
 pub use clip::Route;
 
@@ -76,7 +79,7 @@ pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
     }
     let tolerance = match opts.keying {
         bake::Keying::Tolerance(px) => Some(px),
-        bake::Keying::Uniform(_) => None,
+        bake::Keying::Uniform(_) | bake::Keying::Budget(_) => None,
     };
     let mut internal = tolerance.map(|px| px * 0.98);
     let mut tries = 0;

@@ -51,6 +51,28 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Print measured max ankle error against keys per bone for uniform and
+    /// adaptive key placement, linear and cubic (every cell is a real bake).
+    Sweep {
+        /// Rig file (JSON).
+        #[arg(value_name = "RIG")]
+        rig: PathBuf,
+        /// Key counts per bone to try, inclusive.
+        #[arg(long, value_name = "A..B", default_value = "4..40", value_parser = parse_key_range)]
+        keys: (usize, usize),
+        /// Which segment shapes to sweep (the smil route is always linear).
+        #[arg(long, value_enum, default_value_t = FitChoice::Both)]
+        fit: FitChoice,
+        /// Route to sweep.
+        #[arg(long, value_enum, default_value_t = SweepRoute::Css)]
+        route: SweepRoute,
+        /// Also write the table as an SVG line chart (log-scale error axis).
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+        /// Output format of the table.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Bake in memory and fail (exit 1) when any leg's max ankle error exceeds a threshold.
     Check {
         /// Rig files (JSON).
@@ -65,6 +87,29 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+}
+
+/// An inclusive key range `A..B` (2 ≤ A ≤ B ≤ 400).
+fn parse_key_range(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("expected A..B (e.g. 4..40), got {s:?}"))?;
+    let a: usize = a
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad start in {s:?}"))?;
+    let b: usize = b.trim().parse().map_err(|_| format!("bad end in {s:?}"))?;
+    if !(2 <= a && a <= b && b <= 400) {
+        return Err(format!("need 2 <= A <= B <= 400, got {s:?}"));
+    }
+    Ok((a, b))
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum FitChoice {
+    Linear,
+    Cubic,
+    Both,
 }
 
 #[derive(clap::Args, Debug)]
@@ -122,6 +167,12 @@ impl RouteArg {
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum SweepRoute {
+    Css,
+    Smil,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
 enum Format {
     Text,
     Json,
@@ -158,6 +209,14 @@ fn run(cli: Cli) -> Result<Exit> {
             report,
             quiet,
         } => cmd_bake(&rigs, &output, &bake, report.as_deref(), quiet),
+        Command::Sweep {
+            rig,
+            keys,
+            fit,
+            route,
+            plot,
+            format,
+        } => cmd_sweep(&rig, keys, fit, route, plot.as_deref(), format),
         Command::Check {
             rigs,
             max_error,
@@ -177,9 +236,7 @@ fn bake_all(paths: &[PathBuf], args: &BakeArgs) -> Result<Vec<Baked>> {
     }
     let mut out = Vec::new();
     for path in paths {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("{}: cannot read", path.display()))?;
-        let rig = rig::load(&text).with_context(|| path.display().to_string())?;
+        let rig = load_rig(path)?;
         for route in args.route.routes() {
             out.push(rigbake::bake_rig(&rig, &args.options(&rig, route)));
         }
@@ -289,6 +346,46 @@ fn write_all_atomically(writes: &[(PathBuf, &[u8])]) -> Result<()> {
             .map_err(|e| anyhow!("{}: cannot replace: {}", path.display(), e.error))?;
     }
     Ok(())
+}
+
+fn load_rig(path: &Path) -> Result<rig::Rig> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(rig::load(&text).with_context(|| path.display().to_string())?)
+}
+
+fn cmd_sweep(
+    path: &Path,
+    (a, b): (usize, usize),
+    fit: FitChoice,
+    route: SweepRoute,
+    plot: Option<&Path>,
+    format: Format,
+) -> Result<Exit> {
+    let rig = load_rig(path)?;
+    let fits = match fit {
+        FitChoice::Linear => vec![Fit::Linear],
+        FitChoice::Cubic => vec![Fit::Cubic],
+        FitChoice::Both => vec![Fit::Linear, Fit::Cubic],
+    };
+    let route = match route {
+        SweepRoute::Css => Route::Css,
+        SweepRoute::Smil => Route::Smil,
+    };
+    let keys: Vec<usize> = (a..=b).collect();
+    let table = rigbake::sweep::sweep(&rig, route, &keys, &fits);
+    if let Some(p) = plot {
+        let svg = table.to_svg();
+        write_all_atomically(&[(p.to_path_buf(), svg.as_bytes())])?;
+    }
+    match format {
+        Format::Text => print!("{}", table.to_text()),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&table).expect("sweep serialises")
+        ),
+    }
+    Ok(Exit::Ok)
 }
 
 fn cmd_check(rigs: &[PathBuf], max_error: f64, args: &BakeArgs, format: Format) -> Result<Exit> {
