@@ -351,6 +351,57 @@ mod tests {
         }
     }
 
+    fn seed_clip(route: crate::Route) -> Clip {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let opts = crate::bake::BakeOptions {
+            route,
+            keying: crate::bake::Keying::Uniform(10),
+            fit: crate::fit::Fit::Linear,
+        };
+        crate::bake::bake(&rig, &crate::motion::sample(&rig), &opts)
+    }
+
+    /// Regression pin for the design source's "knee right, ankle wrong" bug:
+    /// shin keys that do not subtract the thigh's delta. The measure stage
+    /// reads only the written tracks, so it must see the ankle fly off.
+    #[test]
+    fn catches_shin_keys_that_forget_the_thigh_delta() {
+        let good = measure(&seed_clip(crate::Route::Css));
+        assert!(good.legs[0].max_error_px < 4.0);
+        let mut clip = seed_clip(crate::Route::Css);
+        let thigh = clip
+            .tracks
+            .iter()
+            .position(|t| t.name == "rb-near-thigh")
+            .unwrap();
+        let shin = clip
+            .tracks
+            .iter()
+            .position(|t| t.name == "rb-near-shin")
+            .unwrap();
+        let thigh_keys = clip.tracks[thigh].keys.clone();
+        for (k, tk) in clip.tracks[shin].keys.iter_mut().zip(&thigh_keys) {
+            k.value += tk.value; // world delta instead of world − parent delta
+        }
+        let bad = measure(&clip);
+        assert!(
+            bad.legs[0].max_error_px > 50.0,
+            "{}",
+            bad.legs[0].max_error_px
+        );
+        // the knee (thigh group alone) is unaffected, so this is the ankle's error
+        assert!(bad.legs[1].max_error_px > 50.0, "far reuses the same keys");
+    }
+
+    #[test]
+    fn smil_bone_stretch_is_reported_and_small() {
+        let m = measure(&seed_clip(crate::Route::Smil));
+        for l in &m.legs {
+            let s = l.max_bone_stretch_px.unwrap();
+            assert!(s > 0.0 && s < 3.0, "{s}");
+        }
+    }
+
     #[test]
     fn progress_wraps_negative_delays() {
         assert!((progress(0.0, -0.6, 1.2) - 0.5).abs() < 1e-12);

@@ -1,0 +1,156 @@
+//! Error-bounded keys: the fitter's output, as measured independently, never
+//! exceeds the tolerance, and the figures the README quotes hold.
+
+use proptest::prelude::*;
+use rigbake::bake::{BakeOptions, Keying};
+use rigbake::fit::Fit;
+use rigbake::{Route, rig};
+
+fn seed() -> rig::Rig {
+    rig::load(&std::fs::read_to_string("rigs/seed-nested.json").unwrap()).unwrap()
+}
+
+fn fitted(rig: &rig::Rig, route: Route, tol: f64, fit: Fit) -> rigbake::report::Report {
+    let opts = BakeOptions {
+        route,
+        keying: Keying::Tolerance(tol),
+        fit,
+    };
+    rigbake::bake_rig(rig, &opts).report
+}
+
+/// Keys per bone of the worst leg, and that leg's measured max error.
+fn keys_and_error(r: &rigbake::report::Report) -> (usize, f64) {
+    (
+        r.legs.iter().map(|l| l.keys).max().unwrap(),
+        r.max_error_px(),
+    )
+}
+
+#[test]
+fn cubic_meets_one_px_with_at_most_five_keys_per_bone() {
+    let (keys, err) = keys_and_error(&fitted(&seed(), Route::Css, 1.0, Fit::Cubic));
+    assert!(err <= 1.0, "{err}");
+    assert!(keys <= 5, "{keys} keys per bone");
+}
+
+#[test]
+fn cubic_meets_quarter_px_with_at_most_six_keys_per_bone() {
+    let (keys, err) = keys_and_error(&fitted(&seed(), Route::Css, 0.25, Fit::Cubic));
+    assert!(err <= 0.25, "{err}");
+    assert!(keys <= 6, "{keys} keys per bone");
+}
+
+#[test]
+fn adaptive_linear_beats_uniform_at_one_px() {
+    let (keys, err) = keys_and_error(&fitted(&seed(), Route::Css, 1.0, Fit::Linear));
+    assert!(err <= 1.0, "{err}");
+    assert!(keys <= 16, "{keys} keys per bone");
+    // uniform linear at that many keys misses 1 px
+    let uniform = rigbake::bake_rig(
+        &seed(),
+        &BakeOptions {
+            route: Route::Css,
+            keying: Keying::Uniform(keys),
+            fit: Fit::Linear,
+        },
+    );
+    assert!(uniform.report.max_error_px() > 1.0);
+}
+
+#[test]
+fn tolerance_tenth_holds_on_every_example_rig_and_route() {
+    for entry in std::fs::read_dir("rigs").unwrap() {
+        let path = entry.unwrap().path();
+        let rig = rig::load(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let fit = if route == Route::Css {
+                Fit::Cubic
+            } else {
+                Fit::Linear
+            };
+            let a = fitted(&rig, route, 0.1, fit);
+            assert!(
+                a.max_error_px() <= 0.1,
+                "{}: {}",
+                path.display(),
+                a.max_error_px()
+            );
+            // deterministic bytes
+            let opts = BakeOptions {
+                route,
+                keying: Keying::Tolerance(0.1),
+                fit,
+            };
+            assert_eq!(
+                rigbake::bake_rig(&rig, &opts).svg,
+                rigbake::bake_rig(&rig, &opts).svg
+            );
+        }
+    }
+}
+
+#[test]
+fn smil_cubic_request_is_noted_and_linear() {
+    let r = fitted(&seed(), Route::Smil, 1.0, Fit::Cubic);
+    assert!(r.notes.iter().any(|n| n.contains("chord sag")));
+    assert!(r.legs.iter().all(|l| l.fit == Fit::Linear));
+    assert!(r.max_error_px() <= 1.0);
+}
+
+fn random_rig(
+    radius: f64,
+    thigh: f64,
+    shin_ratio: f64,
+    reach: f64,
+    dir_deg: f64,
+    ccw: bool,
+    start_deg: f64,
+) -> rig::Rig {
+    let shin = thigh * shin_ratio;
+    let (lo, hi) = ((thigh - shin).abs(), thigh + shin);
+    // hip-to-centre distance D with [D − r, D + r] inside the reachable annulus
+    let d = (lo + radius) + (hi - radius - (lo + radius)) * reach;
+    let (c, s) = dir_deg.to_radians().sin_cos();
+    let hip = [400.0 - d * s, 400.0 - d * c];
+    let text = serde_json::json!({
+        "name": "random", "view_box": [0, 0, 800, 800], "period_s": 1.0,
+        "crank": { "center": [400, 400], "radius": radius, "start_deg": start_deg,
+                   "direction": if ccw { "ccw" } else { "cw" } },
+        "legs": [
+            { "name": "near", "hip": hip, "thigh": thigh, "shin": shin },
+            { "name": "far", "hip": hip, "thigh": thigh, "shin": shin, "phase_deg": 180,
+              "depth_offset": [-4, -4] }
+        ]
+    });
+    rig::load(&text.to_string()).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
+
+    /// Over random reachable rigs, the independently measured error of a
+    /// tolerance bake never exceeds the tolerance.
+    #[test]
+    fn fitted_bakes_never_exceed_the_tolerance(
+        radius in 10.0..80.0f64,
+        thigh in 60.0..160.0f64,
+        shin_ratio in 0.7..1.3f64,
+        reach in 0.05..0.95f64,
+        dir_deg in 20.0..160.0f64,
+        ccw in any::<bool>(),
+        start_deg in 0.0..360.0f64,
+        tol in prop::sample::select(vec![0.05, 0.1, 0.5, 2.0]),
+        cubic in any::<bool>(),
+    ) {
+        prop_assume!(thigh * shin_ratio > 0.0);
+        let shin = thigh * shin_ratio;
+        prop_assume!(thigh + shin - (thigh - shin).abs() > 2.0 * radius + 2.0);
+        let rig = random_rig(radius, thigh, shin_ratio, reach, dir_deg, ccw, start_deg);
+        let fit = if cubic { Fit::Cubic } else { Fit::Linear };
+        for route in [Route::Css, Route::Smil] {
+            let r = fitted(&rig, route, tol, fit);
+            prop_assert!(r.max_error_px() <= tol, "{:?}: {} > {}", route, r.max_error_px(), tol);
+        }
+    }
+}
