@@ -188,6 +188,17 @@ enum Exit {
     BadInput = 2,
 }
 
+/// Write to standard output. A closed pipe (`rigbake ... | head`) is not an
+/// error worth a panic: the rest of the output is dropped quietly.
+fn stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("rigbake: error: writing to standard output: {e}");
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match run(cli) {
@@ -304,16 +315,14 @@ fn cmd_bake(
     }
     write_all_atomically(&writes)?;
     if to_stdout {
-        std::io::stdout()
-            .write_all(baked[0].svg.as_bytes())
-            .context("writing to standard output")?;
+        stdout(&baked[0].svg);
     }
     if !quiet {
         let text: String = reports.iter().map(Report::to_text).collect();
         if to_stdout {
             eprint!("{text}");
         } else {
-            print!("{text}");
+            stdout(&text);
         }
     }
     Ok(Exit::Ok)
@@ -379,11 +388,11 @@ fn cmd_sweep(
         write_all_atomically(&[(p.to_path_buf(), svg.as_bytes())])?;
     }
     match format {
-        Format::Text => print!("{}", table.to_text()),
-        Format::Json => println!(
-            "{}",
+        Format::Text => stdout(&table.to_text()),
+        Format::Json => stdout(&format!(
+            "{}\n",
             serde_json::to_string_pretty(&table).expect("sweep serialises")
-        ),
+        )),
     }
     Ok(Exit::Ok)
 }
@@ -410,16 +419,16 @@ fn cmd_check(rigs: &[PathBuf], max_error: f64, args: &BakeArgs, format: Format) 
         }
     }
     match format {
-        Format::Json => print!("{}", report::to_json(&reports)),
+        Format::Json => stdout(&report::to_json(&reports)),
         Format::Text => {
             for r in &reports {
-                print!("{}", r.to_text());
+                stdout(&r.to_text());
             }
         }
     }
     if failures.is_empty() {
         if format == Format::Text {
-            println!("ok: every leg within {max_error} px");
+            stdout(&format!("ok: every leg within {max_error} px\n"));
         }
         Ok(Exit::Ok)
     } else {
