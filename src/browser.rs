@@ -268,42 +268,61 @@ pub struct TimedProbes {
     pub probes: Probes,
 }
 
-/// Reads the probes of an inline `svg` while it plays on its own (no
-/// pausing, no seeking): once after load and then `samples − 1` more times,
-/// `interval_ms` of virtual time apart.
+/// Reads the probes of inline SVG documents while they play on their own
+/// (no pausing, no seeking): once after load and then `samples − 1` more
+/// times, `interval_ms` of virtual time apart. Each document sits in its own
+/// `<iframe>`, all in one launch, sampled together; the result has one
+/// sample list per document, in order.
 ///
 /// The first sample waits until no CSS animation is pending any more: a
 /// new animation stays pending at time 0 until Chromium commits a frame,
 /// and frames follow wall-clock time while virtual time runs ahead, so that
 /// moment varies from run to run (awaiting `ready` alone lets the budget
 /// run out). The page polls every 10 ms of virtual time instead, for at most
-/// 30 s of virtual time.
+/// 30 s of virtual time. Once started, CSS animations follow virtual time.
+///
+/// SMIL's clock follows virtual time too, but Chromium applies free-running
+/// SMIL values only when it renders a frame, and frames follow wall-clock
+/// time, so between frames the geometry lags the clock. Before each read the
+/// page therefore calls `svg.setCurrentTime(svg.getCurrentTime())` (a seek
+/// to where the clock already is: it neither pauses nor moves the timeline)
+/// and yields a task, which applies the values for the current time.
 ///
 /// This is what a visitor sees. With `reduced_motion` Chromium runs with
 /// `--force-prefers-reduced-motion`, so `@media (prefers-reduced-motion:
-/// reduce)` matches; a file that honours it must return identical samples.
-/// CSS animations follow virtual time here, so the samples are reproducible.
+/// reduce)` matches; a document that honours it returns identical samples.
 pub fn probe_free_running(
     chromium: &Path,
-    svg: &str,
+    svgs: &[&str],
     interval_ms: u32,
     samples: usize,
     reduced_motion: bool,
-) -> Result<Vec<TimedProbes>, BrowserError> {
+) -> Result<Vec<Vec<TimedProbes>>, BrowserError> {
     if samples == 0 {
         return Err(BrowserError::InvalidArgument("samples must be > 0".into()));
     }
     let body = format!(
-        "const svg = rb.mount(document.body, SVG_TEXT);\n\
-         await rb.started();\n\
-         const out = [];\n\
+        "const docs = {svgs}.map(text => {{\n\
+           const frame = document.createElement('iframe');\n\
+           frame.style.cssText = 'border:0;display:block;width:400px;height:400px';\n\
+           document.body.appendChild(frame);\n\
+           return rb.mount(frame.contentDocument.body, text);\n\
+         }});\n\
+         await rb.started(docs.map(svg => svg.ownerDocument));\n\
+         const out = docs.map(() => []);\n\
          for (let i = 0; i < {samples}; i++) {{\n\
            if (i > 0) await rb.sleep({interval_ms});\n\
-           out.push({{ t_ms: performance.now(), probes: rb.readProbes(svg) }});\n\
+           for (const svg of docs) svg.setCurrentTime(svg.getCurrentTime());\n\
+           await rb.sleep(0);\n\
+           docs.forEach((svg, k) => {{\n\
+             try {{ out[k].push({{ t_ms: performance.now(), probes: rb.readProbes(svg) }}); }}\n\
+             catch (e) {{ throw new Error('document ' + k + ': ' + (e && e.message || e)); }}\n\
+           }});\n\
          }}\n\
-         return out;"
+         return out;",
+        svgs = js_json(&serde_json::json!(svgs)),
     );
-    let page = page_html(svg, &body, "");
+    let page = page_html("", &body, "");
     let budget_ms = 40_000 + 2 * u64::from(interval_ms) * samples as u64;
     let opts = Options {
         reduced_motion,
@@ -323,54 +342,65 @@ pub struct ImgFrame {
     pub changed_px: u64,
 }
 
-/// Embeds `svg` as `<img src="data:image/svg+xml,…">` (the same
+/// Embeds each SVG as `<img src="data:image/svg+xml,…">` (the same
 /// "SVG as image" mode as `<img src="file.svg">`: no scripts, own
-/// document), draws the image into a canvas `samples` times, `interval_ms`
-/// of virtual time apart, and reports per sample how many pixels differ from
-/// the first one.
+/// document), draws every image into a canvas `samples` times,
+/// `interval_ms` of virtual time apart, and reports per image and sample
+/// how many pixels differ from that image's first sample. All images share
+/// one launch; the result has one list per image, in order.
 ///
-/// The file animates as an image when some `changed_px > 0`. With
-/// `reduced_motion` (`--force-prefers-reduced-motion`, which Chromium also
-/// applies inside SVG images) a file that honours the preference keeps every
-/// `changed_px` at 0. The image's animation clock is not tied to virtual
-/// time, so which frames are caught varies between runs; only the
-/// changed/unchanged verdict is meaningful, and it needs a sampling span
+/// An image animates when some `changed_px > 0`. With `reduced_motion`
+/// (`--force-prefers-reduced-motion`, which Chromium also applies inside
+/// SVG images) a file that honours the preference keeps every `changed_px`
+/// at 0. The images' animation clock is not tied to virtual time, so which
+/// frames are caught varies between runs; only the changed/unchanged
+/// verdict is meaningful, and it needs a sampling span
 /// (`interval_ms · (samples − 1)`) well above one animation frame.
 pub fn img_frames(
     chromium: &Path,
-    svg: &str,
+    svgs: &[&str],
     interval_ms: u32,
     samples: usize,
     reduced_motion: bool,
-) -> Result<Vec<ImgFrame>, BrowserError> {
+) -> Result<Vec<Vec<ImgFrame>>, BrowserError> {
     if samples == 0 {
         return Err(BrowserError::InvalidArgument("samples must be > 0".into()));
     }
     let body = format!(
-        "const [w, h] = rb.pixelSize(SVG_TEXT, 320);\n\
-         const img = new Image(w, h);\n\
-         img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(SVG_TEXT);\n\
-         document.body.appendChild(img);\n\
-         await img.decode();\n\
+        "const imgs = [];\n\
+         for (const text of {svgs}) {{\n\
+           const [w, h] = rb.pixelSize(text, 320);\n\
+           const img = new Image(w, h);\n\
+           img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(text);\n\
+           document.body.appendChild(img);\n\
+           imgs.push(img);\n\
+         }}\n\
+         await Promise.all(imgs.map((img, k) => img.decode().catch(() => {{\n\
+           throw new Error('image ' + k + ' does not decode as an SVG image'); }})));\n\
          const canvas = document.createElement('canvas');\n\
-         canvas.width = w; canvas.height = h;\n\
-         document.body.appendChild(canvas);\n\
          const ctx = canvas.getContext('2d', {{ willReadFrequently: true }});\n\
-         const grab = () => {{ ctx.clearRect(0, 0, w, h); ctx.drawImage(img, 0, 0, w, h);\n\
-           return new Uint32Array(ctx.getImageData(0, 0, w, h).data.buffer); }};\n\
-         let first = null;\n\
-         const out = [];\n\
+         const grab = img => {{\n\
+           canvas.width = img.width; canvas.height = img.height;\n\
+           ctx.clearRect(0, 0, img.width, img.height);\n\
+           ctx.drawImage(img, 0, 0, img.width, img.height);\n\
+           return new Uint32Array(ctx.getImageData(0, 0, img.width, img.height).data.buffer);\n\
+         }};\n\
+         const first = [];\n\
+         const out = imgs.map(() => []);\n\
          for (let i = 0; i < {samples}; i++) {{\n\
            if (i > 0) await rb.sleep({interval_ms});\n\
-           const px = grab();\n\
-           if (first === null) first = px;\n\
-           let changed = 0;\n\
-           for (let k = 0; k < px.length; k++) if (px[k] !== first[k]) changed++;\n\
-           out.push({{ t_ms: performance.now(), changed_px: changed }});\n\
+           imgs.forEach((img, k) => {{\n\
+             const px = grab(img);\n\
+             if (i === 0) first.push(px);\n\
+             let changed = 0;\n\
+             for (let j = 0; j < px.length; j++) if (px[j] !== first[k][j]) changed++;\n\
+             out[k].push({{ t_ms: performance.now(), changed_px: changed }});\n\
+           }});\n\
          }}\n\
-         return out;"
+         return out;",
+        svgs = js_json(&serde_json::json!(svgs)),
     );
-    let page = page_html(svg, &body, "");
+    let page = page_html("", &body, "");
     let budget_ms = 10_000 + 2 * u64::from(interval_ms) * samples as u64;
     let opts = Options {
         reduced_motion,
@@ -552,9 +582,10 @@ const rb = {
     return [width, width];
   },
   sleep(ms) { return new Promise(r => setTimeout(r, ms)); },
-  // Waits until no CSS animation is pending (has a start time).
-  async started() {
-    for (let waited = 0; document.getAnimations().some(a => a.pending); waited += 10) {
+  // Waits until no CSS animation in `docs` is pending (has a start time).
+  async started(docs = [document]) {
+    const pending = () => docs.some(d => d.getAnimations().some(a => a.pending));
+    for (let waited = 0; pending(); waited += 10) {
       if (waited > 30000) throw new Error('CSS animations still pending after 30 s');
       await rb.sleep(10);
     }
