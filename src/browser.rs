@@ -13,6 +13,13 @@
 //!          [--screenshot=<png>] file:///…/page.html
 //! ```
 //!
+//! Functions that take several documents ([`probe_batch`],
+//! [`probe_free_running`], [`img_frames`]) still use one launch: each
+//! document gets its own `<iframe>` (or `<img>`), so ids, classes and
+//! `<style>` rules of different documents never meet. A launch costs about
+//! 1–2 s of wall-clock time; seeking and reading one time costs well under
+//! a millisecond.
+//!
 //! The SVG text is passed to the page as a JavaScript string and parsed with
 //! `DOMParser` as `image/svg+xml`, i.e. as XML exactly like a standalone
 //! `.svg` file (a file that is not well-formed XML is reported, not repaired
@@ -58,6 +65,13 @@
 //! - `<img>`-embedded SVG animations run on Chromium's own animation clock,
 //!   which is not tied to virtual time. [`img_frames`] therefore only answers
 //!   "did the picture change between samples", never "what did it show at t".
+//! - Under virtual time, rendering frames follow wall-clock time while
+//!   timers jump ahead. Anything that waits for a frame is therefore not
+//!   reproducible: a new CSS animation stays `pending` at time 0 until a
+//!   frame commits, free-running SMIL applies its values only on a frame,
+//!   and `requestAnimationFrame` may not fire before the budget runs out.
+//!   Seeking avoids all of this; [`probe_free_running`] documents its
+//!   workarounds.
 //! - Unix only in practice: on timeout the whole Chromium process group is
 //!   killed with `SIGKILL`.
 
