@@ -1,0 +1,95 @@
+//! `rigbake preview`: a PNG frame strip through headless Chromium, a clear
+//! exit-2 error when Chromium is missing, and nothing written on failure.
+//!
+//! The rendering test needs Chromium; without one it is skipped with a
+//! notice on stderr, unless `CI=true`, where it fails.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rigbake() -> Command {
+    let mut c = Command::cargo_bin("rigbake").unwrap();
+    c.current_dir(root());
+    c
+}
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+#[test]
+fn strip_has_one_frame_per_requested_moment() {
+    if rigbake::browser::find_chromium().is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but no Chromium found"
+        );
+        eprintln!("skipping preview rendering test: no Chromium found");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("strip.png");
+    for (route, frames) in [("css", 5usize), ("smil", 3)] {
+        let out = rigbake()
+            .args(["preview", "rigs/seed-nested.json", "-o"])
+            .arg(&png)
+            .args(["--frames", &frames.to_string(), "--route", route])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{route}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bytes = std::fs::read(&png).unwrap();
+        let (w, h) = png_size(&bytes);
+        assert_eq!(w, rigbake::browser::STRIP_FRAME_WIDTH_PX * frames as u32, "{route}");
+        // seed-nested's viewBox is 800 x 600
+        assert_eq!(h, rigbake::browser::STRIP_FRAME_WIDTH_PX * 3 / 4, "{route}");
+    }
+    // only the PNG is left: the temporary file was renamed into place
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1);
+}
+
+#[test]
+fn missing_chromium_is_a_clear_input_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("strip.png");
+    let out = rigbake()
+        .env_remove("RIGBAKE_CHROMIUM")
+        .env("PATH", dir.path())
+        .args(["preview", "rigs/seed-nested.json", "-o"])
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("Chromium") && err.contains("RIGBAKE_CHROMIUM"), "{err}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn frame_count_out_of_range_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("strip.png");
+    for n in ["0", "33"] {
+        let out = rigbake()
+            .args(["preview", "rigs/seed-nested.json", "--frames", n, "-o"])
+            .arg(&png)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--frames {n}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--frames"));
+    }
+    assert!(!png.exists());
+}
