@@ -51,7 +51,11 @@ fn strip_has_one_frame_per_requested_moment() {
         );
         let bytes = std::fs::read(&png).unwrap();
         let (w, h) = png_size(&bytes);
-        assert_eq!(w, rigbake::browser::STRIP_FRAME_WIDTH_PX * frames as u32, "{route}");
+        assert_eq!(
+            w,
+            rigbake::browser::STRIP_FRAME_WIDTH_PX * frames as u32,
+            "{route}"
+        );
         // seed-nested's viewBox is 800 x 600
         assert_eq!(h, rigbake::browser::STRIP_FRAME_WIDTH_PX * 3 / 4, "{route}");
     }
@@ -74,7 +78,10 @@ fn missing_chromium_is_a_clear_input_error_and_writes_nothing() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("Chromium") && err.contains("RIGBAKE_CHROMIUM"), "{err}");
+    assert!(
+        err.contains("Chromium") && err.contains("RIGBAKE_CHROMIUM"),
+        "{err}"
+    );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 

@@ -1,0 +1,1020 @@
+//! Animate an illustrator's drawing with a baked css clip (`bake --art`).
+//!
+//! # Naming (what the drawing must mark)
+//!
+//! Parts are found by their `id` or their `inkscape:label` (either one; an
+//! element that carries both names counts once). `<leg>` is a leg `name`
+//! from the rig.
+//!
+//! | name | element | required | moves as |
+//! | --- | --- | --- | --- |
+//! | `thigh-<leg>` | any drawable element or group | yes | rotates about the hip |
+//! | `shin-<leg>` | inside its `thigh-<leg>` | yes | rotates about the knee, carried by the thigh |
+//! | `pedal-<leg>` | not inside any other part | yes | orbits the crank without turning |
+//! | `crank` | not inside any other part | no | turns about the crank centre |
+//! | `crank-<leg>` | not inside any other part | no | turns about the crank centre (that leg's side) |
+//! | `joint-hip-<leg>`, `joint-knee-<leg>`, `joint-ankle-<leg>` | `<circle>`, anywhere | no | checked only (see below) |
+//!
+//! The drawing must show every leg in its **phase-0 pose**: the pose
+//! two-bone IK gives at t = 0 for that leg (hip from the rig, knee and
+//! ankle from IK), in root user space, shifted by the leg's
+//! `depth_offset`. The joints always come from the rig; joint marker
+//! circles, where present, are compared with them and the distance is
+//! reported ([`MarkerCheck`]), never used.
+//!
+//! # Method
+//!
+//! The drawing is parsed with roxmltree only to locate the parts; the output
+//! is the original text with new text *inserted* at element boundaries, so
+//! every byte of the drawing (elements, attributes, `<defs>`, gradients,
+//! text, comments, whitespace) is kept exactly. For an animated part with
+//! static parent transform `P` (the product of the `transform` attributes
+//! of its ancestors below the root `<svg>`, mapping the parent's
+//! coordinates to root user space) the element is wrapped as
+//!
+//! ```text
+//! <g transform="X"><g class="rb-<leg>-thigh"> [probe] <g transform="Y"> PART </g></g></g>
+//! ```
+//!
+//! with `X = P⁻¹·T(d)` and `Y = T(−d)·P` (d: the leg's `depth_offset`), so
+//! the class group — animated by the clip's own `@keyframes` from
+//! [`crate::emit::css::style`] — works in the clip's coordinates: a point of
+//! the part ends up at `T(d)·A(t)·T(−d)·w` for its rest position `w`, which
+//! is exactly the clip's motion. The shin's `X` also undoes the static
+//! part of the thigh chain (`X = Q⁻¹·T(d)·M₁⁻¹` for shin parent transform
+//! `Q`). A pedal's `Y` also subtracts the pedal axle's phase-0 position,
+//! since the clip's orbit places its group *at* the axle. A leg that replays
+//! another leg's keyframes (same hip and bones, other phase) is drawn in its
+//! own phase-0 pose; `M₁`, `M₂` are the rigid maps onto the replayed leg's
+//! drawn pose that the clip expects, identity otherwise.
+//! Zero-radius probe circles (`data-probe="<leg>-ankle"` in the shin group at
+//! the ankle, `data-probe="<leg>-target"` in the pedal group) are placed
+//! exactly where the clip has them, so the browser harness measures the
+//! output like any baked file. The `<style>` goes right after the root
+//! start tag. Everything rigbake adds carries a `data-rigbake` attribute.
+//!
+//! # Limits
+//!
+//! - css route only (SMIL would need the drawing as morphable paths).
+//! - Parts inside `<defs>`, `<symbol>`, `<clipPath>`, `<mask>`, `<pattern>`,
+//!   `<marker>`, `<text>` or a nested `<svg>` are rejected, as are
+//!   ancestors whose `style` sets a CSS `transform` and a root `<svg>` with a
+//!   `transform`: their placement cannot be known from attributes alone.
+//! - Non-uniform scales and skews on ancestors are handled (the motion is
+//!   computed in root user space), but the drawn shapes then still rotate
+//!   rigidly on screen, as the clip does.
+//! - The added CSS pauses every animation of the document under
+//!   `prefers-reduced-motion: reduce`, including the drawing's own.
+//! - A drawing that already carries `data-rigbake` additions is refused:
+//!   bake from the original drawing.
+
+use crate::clip::{Anim, Clip, Item, Node, Route};
+use crate::geom::{Affine, LEN_DECIMALS, Vec2, fmt_len, fmt_num, quantize};
+use crate::rig::Rig;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::ops::Range;
+
+const SVG_NS: &str = "http://www.w3.org/2000/svg";
+const INKSCAPE_NS: &str = "http://www.inkscape.org/namespaces/inkscape";
+
+/// Attribute on everything rigbake inserts.
+pub const MARK_ATTR: &str = "data-rigbake";
+
+/// Ancestors a part may not sit in.
+const FORBIDDEN_ANCESTORS: &[&str] = &[
+    "defs",
+    "symbol",
+    "clipPath",
+    "mask",
+    "pattern",
+    "marker",
+    "text",
+    "svg",
+    "linearGradient",
+    "radialGradient",
+    "filter",
+    "foreignObject",
+    "switch",
+];
+
+/// Elements that can be an animated part.
+const DRAWABLE: &[&str] = &[
+    "g", "a", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "use", "image",
+    "text",
+];
+
+/// Everything that can be wrong with a drawing (or its fit to the rig).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ArtError {
+    /// The drawing is not well-formed XML.
+    #[error("not well-formed XML: {0}")]
+    Xml(String),
+    /// The root element is not an SVG `<svg>`, or the default namespace
+    /// where rigbake inserts elements is not SVG's.
+    #[error("{0}")]
+    NotSvg(String),
+    /// The drawing already holds rigbake's additions.
+    #[error(
+        "line {line}: already animated by rigbake (data-rigbake): bake from the original drawing"
+    )]
+    AlreadyBaked { line: u32 },
+    /// Only the css route can animate a drawing.
+    #[error("--art works on the css route only (smil would need the drawing as morphable paths)")]
+    Route,
+    /// The rig has no cycling legs the drawing could be matched to (e.g. a bone tree).
+    #[error("--art needs a cycling-leg rig (crank and legs); {0}")]
+    Clip(String),
+    /// A required part is not in the drawing. `similar` lists names with
+    /// the same prefix that name no leg of the rig (likely typos).
+    #[error(
+        "no element with id or inkscape:label \"{part}\" (required for leg \"{leg}\"){similar}"
+    )]
+    Missing {
+        part: String,
+        leg: String,
+        similar: String,
+    },
+    /// Two elements carry the same part name.
+    #[error("\"{part}\" marks two elements (lines {first} and {second})")]
+    Duplicate {
+        part: String,
+        first: u32,
+        second: u32,
+    },
+    /// One element carries two different part names.
+    #[error("line {line}: one element is both \"{a}\" and \"{b}\"")]
+    TwoRoles { line: u32, a: String, b: String },
+    /// A shin that is not a descendant of its thigh.
+    #[error(
+        "line {line}: \"shin-{leg}\" must be inside \"thigh-{leg}\" (the shin is carried by the thigh)"
+    )]
+    ShinNotInThigh { line: u32, leg: String },
+    /// An animated part inside another animated part it must not move with.
+    #[error("line {line}: \"{part}\" must not be inside \"{outer}\"")]
+    Nested {
+        line: u32,
+        part: String,
+        outer: String,
+    },
+    /// A part the method cannot place (see the module's limits).
+    #[error("line {line}: \"{part}\": {why}")]
+    Unsupported {
+        line: u32,
+        part: String,
+        why: String,
+    },
+}
+
+/// Which joint a marker circle marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Joint {
+    Hip,
+    Knee,
+    Ankle,
+}
+
+impl Joint {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Joint::Hip => "hip",
+            Joint::Knee => "knee",
+            Joint::Ankle => "ankle",
+        }
+    }
+}
+
+/// A joint marker of the drawing compared with the rig's phase-0 pose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarkerCheck {
+    /// The marker's part name, e.g. `joint-knee-near`.
+    pub part: String,
+    pub leg: String,
+    pub joint: Joint,
+    /// Marker centre in root user space (through every ancestor transform).
+    pub art: Vec2,
+    /// The joint from the rig: two-bone IK at t = 0, plus `depth_offset`.
+    pub rig: Vec2,
+    /// `|art − rig|`, px.
+    pub mismatch_px: f64,
+}
+
+/// The animated drawing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Animated {
+    /// The drawing's text with rigbake's additions inserted.
+    pub svg: String,
+    /// Joint markers found, sorted by leg order in the rig, then joint.
+    pub markers: Vec<MarkerCheck>,
+}
+
+/// One named part found in the drawing.
+#[derive(Debug, Clone)]
+struct Found {
+    node: roxmltree::NodeId,
+    range: Range<usize>,
+    line: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Role {
+    Thigh,
+    Shin,
+    Pedal,
+    Crank,
+    SideCrank,
+    Marker(Joint),
+}
+
+/// Split a part name into its role and leg (`None` leg for `crank`).
+fn role_of(name: &str) -> Option<(Role, Option<&str>)> {
+    if name == "crank" {
+        return Some((Role::Crank, None));
+    }
+    for (prefix, role) in [
+        ("thigh-", Role::Thigh),
+        ("shin-", Role::Shin),
+        ("pedal-", Role::Pedal),
+        ("crank-", Role::SideCrank),
+        ("joint-hip-", Role::Marker(Joint::Hip)),
+        ("joint-knee-", Role::Marker(Joint::Knee)),
+        ("joint-ankle-", Role::Marker(Joint::Ankle)),
+    ] {
+        if let Some(leg) = name.strip_prefix(prefix)
+            && !leg.is_empty()
+        {
+            return Some((role, Some(leg)));
+        }
+    }
+    None
+}
+
+/// Animate `art` (the drawing's text) with the css clip baked from `rig`.
+///
+/// Fails, without producing anything, on malformed XML, missing or
+/// duplicated parts, a shin outside its thigh, parts the method cannot place
+/// (see the module docs) or a clip of another route or shape.
+pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> {
+    if clip.route != Route::Css {
+        return Err(ArtError::Route);
+    }
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(art, opts)
+        .map_err(|e| ArtError::Xml(e.to_string()))?;
+    let line = |pos: usize| doc.text_pos_at(pos).row;
+    let root = doc.root_element();
+    if root.tag_name().name() != "svg" || root.tag_name().namespace() != Some(SVG_NS) {
+        return Err(ArtError::NotSvg(format!(
+            "the root element must be <svg> in the SVG namespace ({SVG_NS})"
+        )));
+    }
+    if root.attribute("transform").is_some() {
+        return Err(ArtError::NotSvg(
+            "a transform on the root <svg> is not supported: move it onto a group inside".into(),
+        ));
+    }
+    if let Some(n) = doc
+        .descendants()
+        .find(|n| n.is_element() && n.attributes().any(|a| a.name() == MARK_ATTR))
+    {
+        return Err(ArtError::AlreadyBaked {
+            line: line(n.range().start),
+        });
+    }
+
+    let leg_names: Vec<&str> = rig.legs.iter().map(|l| l.name.as_str()).collect();
+    let legs_list = leg_names
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+
+    // Collect named parts.
+    let mut parts: BTreeMap<String, Found> = BTreeMap::new();
+    let mut unmatched: Vec<(String, Role, u32)> = Vec::new();
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        let mut names: Vec<&str> = Vec::new();
+        for name in [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))]
+            .into_iter()
+            .flatten()
+        {
+            if role_of(name).is_some() && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        let here = line(node.range().start);
+        if let [a, b, ..] = names[..] {
+            return Err(ArtError::TwoRoles {
+                line: here,
+                a: a.into(),
+                b: b.into(),
+            });
+        }
+        let Some(name) = names.first() else { continue };
+        let (role, leg) = role_of(name).expect("filtered above");
+        if let Some(leg) = leg
+            && !leg_names.contains(&leg)
+        {
+            // `thigh-near-outline`, `crank-arm`: not parts, but kept as
+            // hints for a missing part's message.
+            unmatched.push((name.to_string(), role, here));
+            continue;
+        }
+        let found = Found {
+            node: node.id(),
+            range: node.range(),
+            line: here,
+        };
+        if let Some(prev) = parts.get(*name) {
+            return Err(ArtError::Duplicate {
+                part: name.to_string(),
+                first: prev.line,
+                second: here,
+            });
+        }
+        parts.insert(name.to_string(), found);
+    }
+
+    for leg in &leg_names {
+        for part in [
+            format!("thigh-{leg}"),
+            format!("shin-{leg}"),
+            format!("pedal-{leg}"),
+        ] {
+            if !parts.contains_key(&part) {
+                let role = role_of(&part).map(|r| r.0);
+                let similar: Vec<String> = unmatched
+                    .iter()
+                    .filter(|u| Some(u.1) == role)
+                    .map(|(n, _, l)| format!("\"{n}\" (line {l})"))
+                    .collect();
+                return Err(ArtError::Missing {
+                    part,
+                    leg: leg.to_string(),
+                    similar: if similar.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; the drawing has {}, but the rig's legs are {legs_list}",
+                            similar.join(", ")
+                        )
+                    },
+                });
+            }
+        }
+    }
+
+    let node_of = |f: &Found| doc.get_node(f.node).expect("node id from this document");
+
+    // Placement checks for every part.
+    for (name, f) in &parts {
+        let node = node_of(f);
+        let (role, _) = role_of(name).expect("parts are named by role");
+        for anc in node.ancestors().skip(1) {
+            if anc == root || !anc.is_element() {
+                continue;
+            }
+            let tag = anc.tag_name().name();
+            if FORBIDDEN_ANCESTORS.contains(&tag) {
+                return Err(ArtError::Unsupported {
+                    line: f.line,
+                    part: name.clone(),
+                    why: format!("parts cannot be inside <{tag}>"),
+                });
+            }
+            if anc
+                .attribute("style")
+                .is_some_and(|s| s.contains("transform"))
+            {
+                return Err(ArtError::Unsupported {
+                    line: f.line,
+                    part: name.clone(),
+                    why: format!(
+                        "an ancestor (line {}) sets a CSS transform in its style; use the transform attribute",
+                        line(anc.range().start)
+                    ),
+                });
+            }
+        }
+        let tag = node.tag_name().name();
+        match role {
+            Role::Marker(_) => {
+                if tag != "circle" {
+                    return Err(ArtError::Unsupported {
+                        line: f.line,
+                        part: name.clone(),
+                        why: format!("a joint marker must be a <circle>, found <{tag}>"),
+                    });
+                }
+            }
+            _ => {
+                if !DRAWABLE.contains(&tag) || node.tag_name().namespace() != Some(SVG_NS) {
+                    return Err(ArtError::Unsupported {
+                        line: f.line,
+                        part: name.clone(),
+                        why: format!("<{tag}> cannot be animated; mark a group or a shape"),
+                    });
+                }
+                if node.lookup_namespace_uri(None) != Some(SVG_NS) {
+                    return Err(ArtError::NotSvg(format!(
+                        "line {}: the default namespace at \"{name}\" is not SVG's; rigbake inserts unprefixed <g> elements",
+                        f.line
+                    )));
+                }
+            }
+        }
+    }
+
+    // Nesting rules between animated parts.
+    let animated: Vec<(&String, &Found, Role, Option<&str>)> = parts
+        .iter()
+        .filter_map(|(n, f)| {
+            let (role, leg) = role_of(n)?;
+            (!matches!(role, Role::Marker(_))).then_some((n, f, role, leg))
+        })
+        .collect();
+    for &(name, f, role, leg) in &animated {
+        let node = node_of(f);
+        let mut inside_own_thigh = false;
+        for &(outer, of, orole, oleg) in &animated {
+            if of.node == f.node || !node.ancestors().skip(1).any(|a| a.id() == of.node) {
+                continue;
+            }
+            if role == Role::Shin && orole == Role::Thigh && oleg == leg {
+                inside_own_thigh = true;
+                continue;
+            }
+            return Err(ArtError::Nested {
+                line: f.line,
+                part: name.clone(),
+                outer: outer.clone(),
+            });
+        }
+        if role == Role::Shin && !inside_own_thigh {
+            return Err(ArtError::ShinNotInThigh {
+                line: f.line,
+                leg: leg.unwrap_or_default().into(),
+            });
+        }
+    }
+
+    // Static transforms (root user space ← an element's own coordinates).
+    let ctm_of_parent = |f: &Found, name: &str| -> Result<Affine, ArtError> {
+        let node = node_of(f);
+        let mut chain: Vec<roxmltree::Node> = node
+            .ancestors()
+            .skip(1)
+            .filter(|a| a.is_element() && *a != root)
+            .collect();
+        chain.reverse();
+        let mut m = Affine::IDENTITY;
+        for a in chain {
+            if let Some(t) = a.attribute("transform") {
+                let parsed = parse_transform(t).map_err(|why| ArtError::Unsupported {
+                    line: line(a.range().start),
+                    part: name.into(),
+                    why: format!("transform=\"{t}\" of an ancestor: {why}"),
+                })?;
+                m = m * parsed;
+            }
+        }
+        Ok(m)
+    };
+
+    let motion = crate::motion::sample(rig);
+    let mut inserts: Vec<Insert> = Vec::new();
+    let mut markers = Vec::new();
+    let css_nodes = ClipIndex::new(clip);
+
+    for (i, leg) in rig.legs.iter().enumerate() {
+        let ln = leg.name.as_str();
+        let lm = &motion.legs[i];
+        let pose0 = lm.pose_at(0.0);
+        let q = |p: Vec2| Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS));
+        let own = [q(leg.hip), q(pose0.joint), q(pose0.end)];
+        let side = css_nodes.node(&format!("rb-{ln}"))?;
+        let d = side.translate;
+        let (hip_c, thigh_class) = css_nodes.rotate(&format!("rb-{ln}-thigh"))?;
+        let (knee_c, shin_class) = css_nodes.rotate(&format!("rb-{ln}-shin"))?;
+        let shin_node = css_nodes.node(&shin_class)?;
+        let ankle_c = probe_in(shin_node, &format!("{ln}-ankle")).ok_or_else(|| {
+            ArtError::Clip(format!(
+                "the clip has no probe {ln}-ankle in its shin group"
+            ))
+        })?;
+        let (axle0, pedal_class) = css_nodes.orbit(&format!("rb-{ln}-pedal"))?;
+        let pedal_node = css_nodes.node(&pedal_class)?;
+        let target_at = probe_in(pedal_node, &format!("{ln}-target")).ok_or_else(|| {
+            ArtError::Clip(format!(
+                "the clip has no probe {ln}-target in its pedal group"
+            ))
+        })?;
+
+        // Rigid maps from this leg's own drawn pose to the pose the clip draws.
+        let m1 = rigid_map(own[0], own[1], hip_c, knee_c);
+        let m2 = rigid_map(own[1], own[2], knee_c, ankle_c);
+        let td = Affine::translate(d);
+        let tnd = Affine::translate(d * -1.0);
+
+        let thigh = &parts[&format!("thigh-{ln}")];
+        let p = ctm_of_parent(thigh, &format!("thigh-{ln}"))?;
+        let p_inv = invert(p).ok_or_else(|| singular(thigh, &format!("thigh-{ln}")))?;
+        let m1_inv = invert(m1).expect("rigid maps are invertible");
+        wrap(
+            &mut inserts,
+            thigh,
+            &format!("thigh-{ln}"),
+            p_inv * td,
+            &thigh_class,
+            None,
+            m1 * tnd * p,
+        );
+
+        let shin = &parts[&format!("shin-{ln}")];
+        let qm = ctm_of_parent(shin, &format!("shin-{ln}"))?;
+        let q_inv = invert(qm).ok_or_else(|| singular(shin, &format!("shin-{ln}")))?;
+        wrap(
+            &mut inserts,
+            shin,
+            &format!("shin-{ln}"),
+            q_inv * td * m1_inv,
+            &shin_class,
+            Some((&format!("{ln}-ankle"), ankle_c)),
+            m2 * tnd * qm,
+        );
+
+        let pedal = &parts[&format!("pedal-{ln}")];
+        let pp = ctm_of_parent(pedal, &format!("pedal-{ln}"))?;
+        let pp_inv = invert(pp).ok_or_else(|| singular(pedal, &format!("pedal-{ln}")))?;
+        wrap(
+            &mut inserts,
+            pedal,
+            &format!("pedal-{ln}"),
+            pp_inv * td,
+            &pedal_class,
+            Some((&format!("{ln}-target"), target_at)),
+            Affine::translate(axle0 * -1.0) * tnd * pp,
+        );
+
+        if let Some(arm) = parts.get(&format!("crank-{ln}")) {
+            let (_, class) = css_nodes.rotate(&format!("rb-{ln}-crank"))?;
+            let pa = ctm_of_parent(arm, &format!("crank-{ln}"))?;
+            let pa_inv = invert(pa).ok_or_else(|| singular(arm, &format!("crank-{ln}")))?;
+            wrap(
+                &mut inserts,
+                arm,
+                &format!("crank-{ln}"),
+                pa_inv * td,
+                &class,
+                None,
+                tnd * pa,
+            );
+        }
+
+        let world = [leg.hip, pose0.joint, pose0.end].map(|p| p + leg.depth_offset);
+        for (k, joint) in [Joint::Hip, Joint::Knee, Joint::Ankle]
+            .into_iter()
+            .enumerate()
+        {
+            let name = format!("joint-{}-{ln}", joint.as_str());
+            let Some(f) = parts.get(&name) else { continue };
+            let node = node_of(f);
+            let centre = circle_centre(&node).map_err(|why| ArtError::Unsupported {
+                line: f.line,
+                part: name.clone(),
+                why,
+            })?;
+            let own_t = match node.attribute("transform") {
+                Some(t) => parse_transform(t).map_err(|why| ArtError::Unsupported {
+                    line: f.line,
+                    part: name.clone(),
+                    why: format!("transform=\"{t}\": {why}"),
+                })?,
+                None => Affine::IDENTITY,
+            };
+            let at = (ctm_of_parent(f, &name)? * own_t).apply(centre);
+            markers.push(MarkerCheck {
+                part: name,
+                leg: ln.into(),
+                joint,
+                art: at,
+                rig: world[k],
+                mismatch_px: at.dist(world[k]),
+            });
+        }
+    }
+
+    if let Some(crank) = parts.get("crank") {
+        let (_, class) = css_nodes.rotate("rb-chainring")?;
+        let pc = ctm_of_parent(crank, "crank")?;
+        let pc_inv = invert(pc).ok_or_else(|| singular(crank, "crank"))?;
+        wrap(&mut inserts, crank, "crank", pc_inv, &class, None, pc);
+    }
+
+    // The style, right after the root start tag.
+    let css = crate::emit::css::style(clip);
+    let body = if css.contains('<') || css.contains('&') {
+        format!("<![CDATA[{css}]]>")
+    } else {
+        css
+    };
+    let at = start_tag_end(art, root.range().start)
+        .ok_or_else(|| ArtError::Xml("cannot find the end of the root <svg> start tag".into()))?;
+    if art[..at].ends_with("/>") {
+        return Err(ArtError::NotSvg("the root <svg> is empty".into()));
+    }
+    inserts.push(Insert {
+        pos: at,
+        closing: false,
+        order: 0,
+        text: format!("<style {MARK_ATTR}=\"style\">{body}</style>"),
+    });
+
+    inserts.sort_by(|a, b| {
+        a.pos
+            .cmp(&b.pos)
+            .then(b.closing.cmp(&a.closing))
+            .then(a.order.cmp(&b.order))
+    });
+    let mut out =
+        String::with_capacity(art.len() + inserts.iter().map(|i| i.text.len()).sum::<usize>());
+    let mut last = 0;
+    for ins in &inserts {
+        out.push_str(&art[last..ins.pos]);
+        out.push_str(&ins.text);
+        last = ins.pos;
+    }
+    out.push_str(&art[last..]);
+    Ok(Animated { svg: out, markers })
+}
+
+/// Text to insert at a byte position of the drawing.
+struct Insert {
+    pos: usize,
+    /// Closing tags go before opening tags at the same position.
+    closing: bool,
+    /// Then lower `order` first (the style before a part's wrapper).
+    order: u8,
+    text: String,
+}
+
+fn singular(f: &Found, part: &str) -> ArtError {
+    ArtError::Unsupported {
+        line: f.line,
+        part: part.into(),
+        why: "its ancestors' transforms are singular (zero scale)".into(),
+    }
+}
+
+/// Wrap a part: `<g transform=X><g class=…>[probe]<g transform=Y>PART</g></g></g>`,
+/// leaving out identity transforms.
+fn wrap(
+    inserts: &mut Vec<Insert>,
+    f: &Found,
+    part: &str,
+    x: Affine,
+    class: &str,
+    probe: Option<(&str, Vec2)>,
+    y: Affine,
+) {
+    let mut open = String::new();
+    let mut closers = 1;
+    if !is_identity(x) {
+        let _ = write!(
+            open,
+            "<g {MARK_ATTR}=\"place\" transform=\"{}\">",
+            fmt_affine(x)
+        );
+        closers += 1;
+    }
+    let _ = write!(open, "<g {MARK_ATTR}=\"{part}\" class=\"{class}\">");
+    if let Some((name, at)) = probe {
+        let _ = write!(
+            open,
+            "<circle {MARK_ATTR}=\"probe\" data-probe=\"{name}\" cx=\"{}\" cy=\"{}\" r=\"0\"/>",
+            fmt_len(at.x),
+            fmt_len(at.y)
+        );
+    }
+    if !is_identity(y) {
+        let _ = write!(
+            open,
+            "<g {MARK_ATTR}=\"place\" transform=\"{}\">",
+            fmt_affine(y)
+        );
+        closers += 1;
+    }
+    inserts.push(Insert {
+        pos: f.range.start,
+        closing: false,
+        order: 1,
+        text: open,
+    });
+    inserts.push(Insert {
+        pos: f.range.end,
+        closing: true,
+        order: 1,
+        text: "</g>".repeat(closers),
+    });
+}
+
+/// Looks up the clip's groups by class.
+struct ClipIndex<'a> {
+    by_class: BTreeMap<&'a str, &'a Node>,
+    clip: &'a Clip,
+}
+
+impl<'a> ClipIndex<'a> {
+    fn new(clip: &'a Clip) -> Self {
+        let mut by_class = BTreeMap::new();
+        for n in clip.groups() {
+            if let Some(c) = &n.class {
+                by_class.insert(c.as_str(), n);
+            }
+        }
+        ClipIndex { by_class, clip }
+    }
+
+    fn node(&self, class: &str) -> Result<&'a Node, ArtError> {
+        self.by_class
+            .get(class)
+            .copied()
+            .ok_or_else(|| ArtError::Clip(format!("the baked clip has no group \"{class}\"")))
+    }
+
+    /// A rotating group's origin and class.
+    fn rotate(&self, class: &str) -> Result<(Vec2, String), ArtError> {
+        match &self.node(class)?.anim {
+            Some(Anim::Rotate { origin, .. }) => Ok((*origin, class.to_string())),
+            _ => Err(ArtError::Clip(format!("group \"{class}\" does not rotate"))),
+        }
+    }
+
+    /// An orbiting group's position at t = 0 (its translation) and class.
+    fn orbit(&self, class: &str) -> Result<(Vec2, String), ArtError> {
+        match &self.node(class)?.anim {
+            Some(Anim::Orbit {
+                track,
+                center,
+                radius,
+                ..
+            }) => {
+                let theta0 = self
+                    .clip
+                    .tracks
+                    .get(*track)
+                    .and_then(|t| t.keys.first())
+                    .map(|k| k.value.to_radians())
+                    .ok_or_else(|| ArtError::Clip(format!("group \"{class}\" has no keys")))?;
+                Ok((*center + Vec2::from_angle(theta0) * *radius, class.into()))
+            }
+            _ => Err(ArtError::Clip(format!("group \"{class}\" does not orbit"))),
+        }
+    }
+}
+
+/// The position of probe `name` among a group's direct children.
+fn probe_in(node: &Node, name: &str) -> Option<Vec2> {
+    node.children.iter().find_map(|c| match c {
+        Item::Probe { name: n, at } if n == name => Some(*at),
+        _ => None,
+    })
+}
+
+/// The rigid map (rotation + translation) taking point `a0` to `a1` and the
+/// direction `b0 − a0` to the direction `b1 − a1`; identity when both
+/// segments are the same.
+fn rigid_map(a0: Vec2, b0: Vec2, a1: Vec2, b1: Vec2) -> Affine {
+    if a0 == a1 && b0 == b1 {
+        return Affine::IDENTITY;
+    }
+    let turn = (b1 - a1).angle_rad() - (b0 - a0).angle_rad();
+    Affine::translate(a1) * Affine::rotate(turn) * Affine::translate(a0 * -1.0)
+}
+
+/// Inverse of an affine map, `None` when (nearly) singular.
+pub fn invert(m: Affine) -> Option<Affine> {
+    let det = m.a * m.d - m.b * m.c;
+    let scale = m.a.abs().max(m.b.abs()).max(m.c.abs()).max(m.d.abs());
+    if !det.is_finite() || det.abs() <= 1e-12 * scale * scale || scale == 0.0 {
+        return None;
+    }
+    let (a, b, c, d) = (m.d / det, -m.b / det, -m.c / det, m.a / det);
+    Some(Affine {
+        a,
+        b,
+        c,
+        d,
+        e: -(a * m.e + c * m.f),
+        f: -(b * m.e + d * m.f),
+    })
+}
+
+fn is_identity(m: Affine) -> bool {
+    (m.a - 1.0).abs() < 1e-12
+        && m.b.abs() < 1e-12
+        && m.c.abs() < 1e-12
+        && (m.d - 1.0).abs() < 1e-12
+        && m.e.abs() < 1e-9
+        && m.f.abs() < 1e-9
+}
+
+/// `translate(e f)` for a pure translation, else `matrix(a b c d e f)`;
+/// linear part to 9 decimals, translation to 6.
+fn fmt_affine(m: Affine) -> String {
+    let lin = |x: f64| fmt_num(x, 9);
+    let tr = |x: f64| fmt_num(x, 6);
+    if (m.a - 1.0).abs() < 1e-12
+        && m.b.abs() < 1e-12
+        && m.c.abs() < 1e-12
+        && (m.d - 1.0).abs() < 1e-12
+    {
+        format!("translate({} {})", tr(m.e), tr(m.f))
+    } else {
+        format!(
+            "matrix({} {} {} {} {} {})",
+            lin(m.a),
+            lin(m.b),
+            lin(m.c),
+            lin(m.d),
+            tr(m.e),
+            tr(m.f)
+        )
+    }
+}
+
+/// Parse an SVG `transform` attribute: a list of `matrix`, `translate`,
+/// `scale`, `rotate`, `skewX`, `skewY` (angles in degrees, as SVG writes
+/// them), separated by whitespace and/or commas. Returns the product in
+/// list order (the first function is outermost).
+pub fn parse_transform(text: &str) -> Result<Affine, String> {
+    let mut m = Affine::IDENTITY;
+    let mut rest = text.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ',');
+    while !rest.is_empty() {
+        let open = rest
+            .find('(')
+            .ok_or_else(|| format!("expected a function at {rest:?}"))?;
+        let name = rest[..open].trim();
+        let close = rest[open..]
+            .find(')')
+            .map(|i| open + i)
+            .ok_or_else(|| format!("unclosed {name}("))?;
+        let args: Vec<f64> = rest[open + 1..close]
+            .split(|c: char| c.is_ascii_whitespace() || c == ',')
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                s.parse::<f64>()
+                    .map_err(|_| format!("bad number {s:?} in {name}()"))
+            })
+            .collect::<Result<_, _>>()?;
+        if args.iter().any(|x| !x.is_finite()) {
+            return Err(format!("non-finite number in {name}()"));
+        }
+        let bad = || format!("{name}() with {} arguments", args.len());
+        let f = match (name, args.as_slice()) {
+            ("matrix", &[a, b, c, d, e, f]) => Affine { a, b, c, d, e, f },
+            ("translate", &[x]) => Affine::translate(Vec2::new(x, 0.0)),
+            ("translate", &[x, y]) => Affine::translate(Vec2::new(x, y)),
+            ("scale", &[s]) => Affine {
+                a: s,
+                d: s,
+                ..Affine::IDENTITY
+            },
+            ("scale", &[sx, sy]) => Affine {
+                a: sx,
+                d: sy,
+                ..Affine::IDENTITY
+            },
+            ("rotate", &[a]) => Affine::rotate(a.to_radians()),
+            ("rotate", &[a, cx, cy]) => Affine::rotate_about(a.to_radians(), Vec2::new(cx, cy)),
+            ("skewX", &[a]) => Affine {
+                c: a.to_radians().tan(),
+                ..Affine::IDENTITY
+            },
+            ("skewY", &[a]) => Affine {
+                b: a.to_radians().tan(),
+                ..Affine::IDENTITY
+            },
+            ("matrix" | "translate" | "scale" | "rotate" | "skewX" | "skewY", _) => {
+                return Err(bad());
+            }
+            _ => return Err(format!("unknown transform function {name:?}")),
+        };
+        m = m * f;
+        rest = rest[close + 1..].trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ',');
+    }
+    Ok(m)
+}
+
+/// A circle's `(cx, cy)` in its own user space (missing means 0; a `px`
+/// suffix is accepted, other units and percentages are not).
+fn circle_centre(node: &roxmltree::Node) -> Result<Vec2, String> {
+    let num = |attr: &str| -> Result<f64, String> {
+        match node.attribute(attr) {
+            None => Ok(0.0),
+            Some(v) => {
+                let t = v.trim();
+                let t = t.strip_suffix("px").unwrap_or(t);
+                t.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| format!("{attr}=\"{v}\" is not a number in user units"))
+            }
+        }
+    };
+    Ok(Vec2::new(num("cx")?, num("cy")?))
+}
+
+/// Byte position just after the `>` that ends the start tag beginning at
+/// `start` (quotes in attribute values are skipped).
+fn start_tag_end(text: &str, start: usize) -> Option<usize> {
+    let mut quote: Option<u8> = None;
+    for (i, &b) in text.as_bytes().iter().enumerate().skip(start) {
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'"' || b == b'\'' => quote = Some(b),
+            None if b == b'>' => return Some(i + 1),
+            None => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::f64::consts::PI;
+
+    fn close(a: Affine, b: Affine) -> bool {
+        [
+            (a.a, b.a),
+            (a.b, b.b),
+            (a.c, b.c),
+            (a.d, b.d),
+            (a.e, b.e),
+            (a.f, b.f),
+        ]
+        .iter()
+        .all(|(x, y)| (x - y).abs() < 1e-9)
+    }
+
+    #[test]
+    fn transform_lists_compose_in_svg_order() {
+        let m = parse_transform("translate(10,20) rotate(90) scale(2)").unwrap();
+        let p = m.apply(Vec2::new(1.0, 0.0));
+        // scale → (2,0), rotate 90° clockwise on screen → (0,2), translate → (10,22)
+        assert!(
+            (p.x - 10.0).abs() < 1e-12 && (p.y - 22.0).abs() < 1e-12,
+            "{p:?}"
+        );
+        let r = parse_transform("rotate(180 5 5)").unwrap();
+        assert!(close(r, Affine::rotate_about(PI, Vec2::new(5.0, 5.0))));
+        let k = parse_transform(" matrix(1 0 0 1 3 4),translate(1) ").unwrap();
+        assert!(close(k, Affine::translate(Vec2::new(4.0, 4.0))));
+        assert!(parse_transform("").unwrap() == Affine::IDENTITY);
+        assert!(parse_transform("rotate(1 2)").is_err());
+        assert!(parse_transform("perspective(3)").is_err());
+        assert!(parse_transform("translate(1").is_err());
+    }
+
+    #[test]
+    fn inverse_undoes_the_map() {
+        let m = parse_transform("translate(7 -3) rotate(33) scale(2 0.5) skewX(10)").unwrap();
+        let inv = invert(m).unwrap();
+        assert!(close(m * inv, Affine::IDENTITY));
+        assert!(close(inv * m, Affine::IDENTITY));
+        assert!(invert(parse_transform("scale(0 1)").unwrap()).is_none());
+    }
+
+    #[test]
+    fn rigid_map_takes_segment_onto_segment() {
+        let (a0, b0) = (Vec2::new(1.0, 1.0), Vec2::new(4.0, 5.0));
+        let (a1, b1) = (Vec2::new(10.0, 0.0), Vec2::new(10.0, 5.0));
+        let m = rigid_map(a0, b0, a1, b1);
+        assert!(m.apply(a0).dist(a1) < 1e-12);
+        assert!(m.apply(b0).dist(b1) < 1e-12);
+        assert_eq!(rigid_map(a0, b0, a0, b0), Affine::IDENTITY);
+    }
+
+    #[test]
+    fn start_tag_end_skips_quoted_gt() {
+        let s = r#"<svg a="x>y" b='>'><g/></svg>"#;
+        assert_eq!(&s[..start_tag_end(s, 0).unwrap()], r#"<svg a="x>y" b='>'>"#);
+    }
+
+    #[test]
+    fn part_names() {
+        assert_eq!(role_of("crank"), Some((Role::Crank, None)));
+        assert_eq!(role_of("thigh-near"), Some((Role::Thigh, Some("near"))));
+        assert_eq!(
+            role_of("joint-knee-far"),
+            Some((Role::Marker(Joint::Knee), Some("far")))
+        );
+        assert_eq!(role_of("thigh-"), None);
+        assert_eq!(role_of("path12"), None);
+    }
+}

@@ -1,0 +1,366 @@
+//! `rigbake bake RIG --art DRAWING.svg`: an illustrator's drawing comes back
+//! byte for byte with only rigbake's additions inserted, the additions
+//! animate it like the baked clip, and bad drawings are one-line input
+//! errors that write nothing.
+//!
+//! The browser test needs Chromium; without one it is skipped with a notice
+//! on stderr, unless `CI=true`, where it fails.
+
+use assert_cmd::Command;
+use rigbake::browser::{self, SeekMode};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const RIG: &str = "rigs/seed-nested.json";
+const ART: &str = "tests/fixtures/art/cyclist.svg";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn art_text() -> String {
+    fs::read_to_string(root().join(ART)).unwrap()
+}
+
+fn rigbake() -> Command {
+    let mut c = Command::cargo_bin("rigbake").unwrap();
+    c.current_dir(root());
+    c
+}
+
+struct Baked {
+    svg: String,
+    stdout: String,
+    report: serde_json::Value,
+}
+
+/// Bake `art` (text) with the seed rig into a temp dir.
+fn bake_art(art: &str) -> Baked {
+    let dir = tempfile::tempdir().unwrap();
+    let art_path = dir.path().join("drawing.svg");
+    fs::write(&art_path, art).unwrap();
+    let out = dir.path().join("animated.svg");
+    let report = dir.path().join("report.json");
+    let res = rigbake()
+        .args(["bake", RIG, "--art"])
+        .arg(&art_path)
+        .arg("-o")
+        .arg(&out)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    assert!(res.stderr.is_empty());
+    assert_eq!(
+        fs::read_to_string(&art_path).unwrap(),
+        art,
+        "drawing changed"
+    );
+    Baked {
+        svg: fs::read_to_string(&out).unwrap(),
+        stdout: String::from_utf8(res.stdout).unwrap(),
+        report: serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap(),
+    }
+}
+
+/// The output with every element carrying `data-rigbake` unwrapped: wrapper
+/// groups replaced by their children, inserted `<style>` and probe circles
+/// dropped. Works on the parsed output's byte ranges, independently of how
+/// the inserter placed its text.
+fn strip_additions(out: &str) -> String {
+    fn ours(n: roxmltree::Node) -> bool {
+        n.attribute("data-rigbake").is_some()
+    }
+    fn recon(out: &str, n: roxmltree::Node, s: &mut String) {
+        let kids: Vec<_> = n.children().filter(|c| c.is_element()).collect();
+        if ours(n) {
+            if n.tag_name().name() == "g" {
+                // a wrapper holds only elements, no text of its own
+                assert!(
+                    n.children().all(|c| c.is_element()),
+                    "text inside an inserted group"
+                );
+                for k in kids {
+                    recon(out, k, s);
+                }
+            }
+            return;
+        }
+        let r = n.range();
+        let mut at = r.start;
+        for k in kids {
+            s.push_str(&out[at..k.range().start]);
+            recon(out, k, s);
+            at = k.range().end;
+        }
+        s.push_str(&out[at..r.end]);
+    }
+    let doc = roxmltree::Document::parse(out).expect("output is well-formed XML");
+    let root = doc.root_element();
+    let mut s = String::from(&out[..root.range().start]);
+    recon(out, root, &mut s);
+    s.push_str(&out[root.range().end..]);
+    s
+}
+
+/// The exact source text of the first element with this `id`.
+fn element_text<'a>(text: &'a str, id: &str) -> &'a str {
+    let doc = roxmltree::Document::parse(text).unwrap();
+    let n = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some(id))
+        .unwrap_or_else(|| panic!("no #{id}"));
+    &text[n.range()]
+}
+
+#[test]
+fn drawing_comes_back_byte_identical_with_the_animation_added() {
+    let art = art_text();
+    let b = bake_art(&art);
+    // Everything but the additions is the original, byte for byte.
+    assert_eq!(strip_additions(&b.svg), art);
+    // In particular the gradient-filled curved thigh, the text and the defs.
+    let text_el = &art[art.find("<text").unwrap()..art.find("</text>").unwrap() + 7];
+    assert!(b.svg.contains(text_el));
+    for id in ["defs1", "thighGrad", "shoeGrad", "thigh-near-shape"] {
+        let orig = element_text(&art, id);
+        assert_eq!(element_text(&b.svg, id), orig, "#{id}");
+    }
+    assert!(element_text(&art, "thigh-near-shape").contains("url(#thighGrad)"));
+    // The animation: keyframes, classes and probes for both legs.
+    for needle in [
+        "@keyframes rb-near-thigh",
+        "@keyframes rb-near-shin",
+        "class=\"rb-near-thigh\"",
+        "class=\"rb-far-shin\"",
+        "class=\"rb-near-pedal\"",
+        "class=\"rb-chainring\"",
+        "data-probe=\"near-ankle\"",
+        "data-probe=\"far-target\"",
+    ] {
+        assert!(b.svg.contains(needle), "missing {needle}");
+    }
+    // The shin's wrapper sits inside the thigh element.
+    let doc = roxmltree::Document::parse(&b.svg).unwrap();
+    let shin = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("rb-near-shin"))
+        .unwrap();
+    assert!(
+        shin.ancestors()
+            .any(|a| a.attribute("id") == Some("thigh-near"))
+    );
+    // The report is the clip's measurement.
+    assert!(b.report["legs"][0]["max_error_px"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn joint_markers_are_checked_against_the_phase0_pose() {
+    let b = bake_art(&art_text());
+    // drawn at (468.5, 308); IK says (468.507…, 308.0099…)
+    assert!(
+        b.stdout.contains(
+            "art: joint-knee-near is 0.01 px from the rig's phase-0 knee (468.51, 308.01)"
+        ),
+        "{}",
+        b.stdout
+    );
+    assert!(b.stdout.contains("art: joint-hip-near is 0 px"));
+    // marker inside translate(-6,-7) and the shin: world (364, 413)
+    assert!(
+        b.stdout
+            .contains("art: joint-ankle-far is 0 px from the rig's phase-0 ankle (364, 413)"),
+        "{}",
+        b.stdout
+    );
+    // Move the knee marker by (3, 4): 5 px off.
+    let moved = art_text().replace(
+        r#"id="joint-knee-near" cx="468.5" cy="308""#,
+        r#"id="joint-knee-near" cx="471.51" cy="312.01""#,
+    );
+    let b = bake_art(&moved);
+    assert!(
+        b.stdout.contains("art: joint-knee-near is 5 px from"),
+        "{}",
+        b.stdout
+    );
+}
+
+/// Bake `art` expecting an input error; returns the one stderr line and
+/// checks that nothing was written.
+fn bake_art_fails(art: &str, extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let art_path = dir.path().join("drawing.svg");
+    fs::write(&art_path, art).unwrap();
+    let out: PathBuf = dir.path().join("animated.svg");
+    let res = rigbake()
+        .args(["bake", RIG, "--art"])
+        .arg(&art_path)
+        .arg("-o")
+        .arg(&out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(res.status.code(), Some(2));
+    assert!(res.stdout.is_empty());
+    let err = String::from_utf8(res.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!out.exists(), "a file was written");
+    assert_eq!(
+        fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "stray files left"
+    );
+    err
+}
+
+#[test]
+fn missing_part_is_an_error_naming_it_and_near_misses() {
+    let err = bake_art_fails(
+        &art_text().replace("id=\"pedal-far\"", "id=\"pedal-fra\""),
+        &[],
+    );
+    assert!(err.contains("drawing.svg"), "{err}");
+    assert!(err.contains("\"pedal-far\""), "{err}");
+    assert!(err.contains("\"pedal-fra\" (line"), "{err}");
+}
+
+#[test]
+fn duplicated_part_is_an_error_with_both_lines() {
+    // an inkscape:label that repeats another element's id
+    let art = art_text().replace(
+        "<rect x=\"0\" y=\"0\"",
+        "<rect inkscape:label=\"crank\" x=\"0\" y=\"0\"",
+    );
+    let err = bake_art_fails(&art, &[]);
+    assert!(err.contains("\"crank\" marks two elements (lines"), "{err}");
+}
+
+#[test]
+fn shin_outside_its_thigh_is_an_error() {
+    // Close thigh-near before its shin: the shin becomes its sibling.
+    let art = art_text().replace(
+        "<circle id=\"joint-knee-near\" cx=\"468.5\" cy=\"308\" r=\"3\" fill=\"#fff\"/>\n",
+        "<circle id=\"joint-knee-near\" cx=\"468.5\" cy=\"308\" r=\"3\" fill=\"#fff\"/>\n  </g><g>\n",
+    );
+    let err = bake_art_fails(&art, &[]);
+    assert!(
+        err.contains("\"shin-near\" must be inside \"thigh-near\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn pedal_inside_a_moving_part_is_an_error() {
+    let art = art_text().replace(
+        "<g id=\"pedal-far\">",
+        "<g id=\"pedal-far\"><g id=\"crank-far\"/>",
+    );
+    let err = bake_art_fails(&art, &[]);
+    assert!(
+        err.contains("\"crank-far\" must not be inside \"pedal-far\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn smil_route_two_rigs_bad_xml_and_rebaking_are_rejected() {
+    let err = bake_art_fails(&art_text(), &["--route", "smil"]);
+    assert!(err.contains("css route only"), "{err}");
+    let err = bake_art_fails(&art_text(), &["rigs/recumbent.json"]);
+    assert!(err.contains("exactly one rig"), "{err}");
+    let err = bake_art_fails(&art_text().replace("</defs>", ""), &[]);
+    assert!(err.contains("not well-formed XML"), "{err}");
+    let baked = bake_art(&art_text()).svg;
+    let err = bake_art_fails(&baked, &[]);
+    assert!(err.contains("already animated by rigbake"), "{err}");
+}
+
+#[test]
+fn refuses_to_overwrite_the_drawing() {
+    let dir = tempfile::tempdir().unwrap();
+    let art_path = dir.path().join("drawing.svg");
+    fs::write(&art_path, art_text()).unwrap();
+    let res = rigbake()
+        .args(["bake", RIG, "--art"])
+        .arg(&art_path)
+        .arg("-o")
+        .arg(&art_path)
+        .output()
+        .unwrap();
+    assert_eq!(res.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&res.stderr).contains("overwrite the drawing"));
+    assert_eq!(fs::read_to_string(&art_path).unwrap(), art_text());
+}
+
+fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+#[test]
+fn browser_ankle_follows_the_pedal_within_the_reported_error() {
+    let Some(chromium) = browser::find_chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but no Chromium found"
+        );
+        eprintln!("skipping art browser test: no Chromium found");
+        return;
+    };
+    let b = bake_art(&art_text());
+    let rig = rigbake::rig::load(&fs::read_to_string(root().join(RIG)).unwrap()).unwrap();
+    let period = rig.period_s;
+    let times: Vec<f64> = (0..48).map(|i| period * i as f64 / 48.0).collect();
+    let got = browser::probe_positions(&chromium, &b.svg, SeekMode::WebAnimations, &times)
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The clip baked by the same options, for its own probe positions.
+    let opts = rigbake::bake::BakeOptions {
+        route: rigbake::Route::Css,
+        keying: rigbake::bake::Keying::Uniform(rig.keys),
+        fit: rigbake::fit::Fit::Linear,
+    };
+    let clip = rigbake::bake_rig(&rig, &opts).clip;
+    for (leg_i, leg) in ["near", "far"].iter().enumerate() {
+        let reported = b.report["legs"][leg_i]["max_error_px"].as_f64().unwrap();
+        let mut worst: f64 = 0.0;
+        for (t, probes) in times.iter().zip(&got) {
+            let ankle = probes[&format!("{leg}-ankle")];
+            let target = probes[&format!("{leg}-target")];
+            let e = dist(ankle, target);
+            worst = worst.max(e);
+            assert!(
+                e <= reported + 0.05,
+                "{leg} t={t}: ankle {ankle:?} is {e} px from the pedal {target:?}, reported {reported}"
+            );
+            // the drawn ankle (a marker inside the drawn shin) moves with it
+            let drawn = probes[&format!("art-ankle-{leg}")];
+            assert!(
+                dist(drawn, ankle) <= 0.05,
+                "{leg} t={t}: drawn ankle {drawn:?} vs {ankle:?}"
+            );
+            // and the probes are where the clip's own evaluator puts them
+            let want = rigbake::measure::probes_at(&clip, *t);
+            let w = want[&format!("{leg}-ankle")];
+            assert!(
+                dist(ankle, [w.x, w.y]) <= 0.05,
+                "{leg} t={t}: {ankle:?} vs clip {w:?}"
+            );
+        }
+        assert!(worst > 0.5, "{leg}: suspiciously still ({worst} px)");
+        // the drawn pedal (inside scale(2)) follows the pedal target
+        if *leg == "near" {
+            for probes in &got {
+                let drawn = probes["art-pedal-near"];
+                assert!(dist(drawn, probes["near-target"]) <= 0.05);
+            }
+        }
+    }
+    // the pedal really moves around the crank
+    let (p0, p_half) = (got[0]["near-target"], got[24]["near-target"]);
+    assert!((dist(p0, p_half) - 100.0).abs() < 0.1, "{p0:?} {p_half:?}");
+}

@@ -1,0 +1,144 @@
+//! `rigbake bake --watch`: a save of the rig re-bakes within 2 s, a broken
+//! save prints the error and keeps the last good output, and Ctrl-C (SIGINT)
+//! ends the process with exit 0. Every wait is bounded; the child is killed
+//! if the test fails half-way.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+/// Kills the child when the test ends, however it ends.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Lines of a child's stream, read on a thread.
+fn lines(stream: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits (at most `limit`) for a line containing `needle`.
+fn wait_line(rx: &Receiver<String>, needle: &str, limit: Duration) -> String {
+    let deadline = Instant::now() + limit;
+    let mut seen = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(l) if l.contains(needle) => return l,
+            Ok(l) => seen.push(l),
+            Err(_) => panic!("no line with {needle:?} within {limit:?}; saw {seen:?}"),
+        }
+    }
+}
+
+/// Waits (at most `limit`) until `path` holds something other than `old`.
+fn wait_change(path: &Path, old: &str, limit: Duration) -> Option<(String, Duration)> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Ok(now) = std::fs::read_to_string(path)
+            && now != old
+        {
+            return Some((now, start.elapsed()));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+#[test]
+fn rebakes_on_save_survives_a_broken_save_and_exits_0_on_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("rig.json");
+    let out = dir.path().join("out.svg");
+    let seed = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs/seed-nested.json"),
+    )
+    .unwrap();
+    assert!(seed.contains("\"thigh\": 128"));
+    std::fs::write(&rig, &seed).unwrap();
+
+    let child = Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .args(["bake", "--watch", "-o"])
+        .arg(&out)
+        .arg(&rig)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut guard = Guard(child);
+    let stdout = lines(guard.0.stdout.take().unwrap());
+    let stderr = lines(guard.0.stderr.take().unwrap());
+
+    // The first bake happens before watching starts.
+    wait_line(&stdout, "seed-nested (css", Duration::from_secs(20));
+    wait_line(&stderr, "watching 1 file", Duration::from_secs(20));
+    let first = std::fs::read_to_string(&out).unwrap();
+    assert!(first.contains("@keyframes rb-near-thigh"));
+
+    // Lengthen the thighs: the output changes within 2 s.
+    std::fs::write(&rig, seed.replace("\"thigh\": 128", "\"thigh\": 131")).unwrap();
+    let (second, took) = wait_change(&out, &first, Duration::from_secs(2))
+        .expect("output did not change within 2 s of the save");
+    assert!(second.contains("@keyframes rb-near-thigh"), "{second}");
+    eprintln!("re-baked {took:?} after the save");
+    wait_line(&stdout, "seed-nested (css", Duration::from_secs(5));
+
+    // A broken save: error printed, previous output kept, still running.
+    std::fs::write(&rig, "{ \"name\": \"seed-nested\", ").unwrap();
+    let err = wait_line(&stderr, "rigbake: error:", Duration::from_secs(5));
+    assert!(err.contains("rig.json"), "{err}");
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), second);
+    assert!(
+        guard.0.try_wait().unwrap().is_none(),
+        "watch process exited"
+    );
+
+    // Fixing the file bakes again.
+    std::fs::write(&rig, &seed).unwrap();
+    let (third, _) = wait_change(&out, &second, Duration::from_secs(2))
+        .expect("no re-bake after fixing the rig");
+    assert_eq!(third, first, "same rig, same bytes");
+
+    // Ctrl-C: exit 0, promptly.
+    let pid = guard.0.id().to_string();
+    let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        if let Some(s) = guard.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "still running 5 s after SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn watch_refuses_standard_output() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["bake", "--watch", "-o", "-", "rigs/seed-nested.json"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--watch"));
+}
