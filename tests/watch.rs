@@ -142,3 +142,50 @@ fn watch_refuses_standard_output() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--watch"));
 }
+
+#[test]
+fn saving_the_drawing_rebakes_with_art() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let art = dir.path().join("drawing.svg");
+    let out = dir.path().join("animated.svg");
+    let drawing = std::fs::read_to_string(root.join("tests/fixtures/art/cyclist.svg")).unwrap();
+    std::fs::write(&art, &drawing).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .current_dir(root)
+        .args([
+            "bake",
+            "rigs/seed-nested.json",
+            "--watch",
+            "--quiet",
+            "--art",
+        ])
+        .arg(&art)
+        .arg("-o")
+        .arg(&out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut guard = Guard(child);
+    let stderr = lines(guard.0.stderr.take().unwrap());
+    wait_line(&stderr, "watching 2 file", Duration::from_secs(20));
+    let first = std::fs::read_to_string(&out).unwrap();
+    assert!(first.contains("#457b9d"));
+
+    std::fs::write(&art, drawing.replace("#457b9d", "#2a9d8f")).unwrap();
+    let (second, _) = wait_change(&out, &first, Duration::from_secs(2))
+        .expect("output did not change within 2 s of saving the drawing");
+    assert!(second.contains("#2a9d8f") && second.contains("@keyframes"));
+
+    // A drawing saved without its shin: error, previous output kept.
+    std::fs::write(&art, drawing.replace("id=\"shin-near\"", "id=\"leg\"")).unwrap();
+    let err = wait_line(&stderr, "rigbake: error:", Duration::from_secs(5));
+    assert!(err.contains("shin-near"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), second);
+    assert!(
+        guard.0.try_wait().unwrap().is_none(),
+        "watch process exited"
+    );
+}
