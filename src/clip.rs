@@ -72,6 +72,47 @@ pub enum Anim {
         radius: f64,
         delay_s: f64,
     },
+    /// `translate(value px)` along one axis (CSS `translate:` property,
+    /// SMIL `animateTransform type="translate"`); bone-tree root motion.
+    Translate {
+        track: usize,
+        axis: Axis,
+        delay_s: f64,
+    },
+    /// `scale(sx, sy)` about the group's own origin (CSS `scale:` with
+    /// `transform-origin: 0 0`, SMIL `animateTransform type="scale"`); place
+    /// a pivot with static translates around the group. The two tracks have
+    /// the same key times and easings (one keyframe writes both).
+    Scale { sx: usize, sy: usize, delay_s: f64 },
+}
+
+/// Axis of an [`Anim::Translate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    X,
+    Y,
+}
+
+/// How a bone-tree clip plays: the v1 cycling clips always loop.
+pub use crate::figure::file::Play;
+
+/// What a bone-tree clip adds to a [`Clip`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigureInfo {
+    /// The clip's name (`clip-<name>` selects it on a class-switched SVG).
+    pub clip: String,
+    pub play: Play,
+    /// Bones in rig order: their names and tip probes (`<bone>-tip`).
+    pub bones: Vec<BoneInfo>,
+}
+
+/// A bone's probe in a figure clip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneInfo {
+    pub name: String,
+    pub tip_probe: String,
+    /// Index of the track that rotates this bone, if it moves.
+    pub track: Option<usize>,
 }
 
 /// A group: static `translate` (outermost), then the animation, then children.
@@ -153,6 +194,8 @@ pub struct Clip {
     pub tracks: Vec<Track>,
     pub root: Node,
     pub legs: Vec<LegInfo>,
+    /// Bone-tree clips only (`None` for the v1 cycling bake).
+    pub figure: Option<FigureInfo>,
 }
 
 impl Clip {

@@ -15,7 +15,7 @@
 //! sharper peak between samples by a hair, never overstate it); RMS is the
 //! trapezoid rule over the same samples.
 
-use crate::clip::{Anim, Clip, Ease, Item, Key, Node};
+use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, Node, Play};
 use crate::geom::{Affine, Vec2};
 use std::collections::BTreeMap;
 
@@ -103,6 +103,24 @@ fn progress(t_s: f64, delay_s: f64, period_s: f64) -> f64 {
     if u >= 1.0 { 0.0 } else { u }
 }
 
+/// Progress of an animation of `clip` at document time `t_s`: wraps for
+/// looping clips ([`progress`]); a one-shot clip (`Play::Once`, CSS
+/// `1 forwards`, SMIL `fill="freeze"`) runs from 0 to 1 once and then holds
+/// 1. Before its delay a one-shot clip is at 0 (it has no negative delays).
+fn clip_progress(clip: &Clip, t_s: f64, delay_s: f64) -> f64 {
+    match clip.figure.as_ref().map(|f| f.play) {
+        Some(Play::Once) => ((t_s - delay_s) / clip.period_s).clamp(0.0, 1.0),
+        _ => progress(t_s, delay_s, clip.period_s),
+    }
+}
+
+/// The value of track `track` of `clip` at document time `t_s` (delay 0),
+/// as a browser interpolates it: the independent evaluator, public so tests
+/// can compare a written track with a formula.
+pub fn eval_track(clip: &Clip, track: usize, t_s: f64) -> f64 {
+    track_value(&clip.tracks[track].keys, clip_progress(clip, t_s, 0.0))
+}
+
 /// Index of the segment holding `u` and the eased fraction through it.
 fn segment(times: impl Iterator<Item = f64>, eases: &[Ease], u: f64) -> (usize, f64) {
     let times: Vec<f64> = times.collect();
@@ -134,9 +152,32 @@ fn anim_matrix(clip: &Clip, anim: &Anim, t_s: f64) -> Affine {
             origin,
             delay_s,
         } => {
-            let u = progress(t_s, *delay_s, clip.period_s);
+            let u = clip_progress(clip, t_s, *delay_s);
             let deg = track_value(&clip.tracks[*track].keys, u);
             Affine::rotate_about(deg.to_radians(), *origin)
+        }
+        Anim::Translate {
+            track,
+            axis,
+            delay_s,
+        } => {
+            let u = clip_progress(clip, t_s, *delay_s);
+            let v = track_value(&clip.tracks[*track].keys, u);
+            Affine::translate(match axis {
+                Axis::X => Vec2::new(v, 0.0),
+                Axis::Y => Vec2::new(0.0, v),
+            })
+        }
+        Anim::Scale { sx, sy, delay_s } => {
+            let u = clip_progress(clip, t_s, *delay_s);
+            Affine {
+                a: track_value(&clip.tracks[*sx].keys, u),
+                b: 0.0,
+                c: 0.0,
+                d: track_value(&clip.tracks[*sy].keys, u),
+                e: 0.0,
+                f: 0.0,
+            }
         }
         Anim::Orbit {
             track,
@@ -235,9 +276,11 @@ pub fn breakpoints(clip: &Clip) -> Vec<f64> {
     for node in clip.groups() {
         match &node.anim {
             Some(Anim::Rotate { track, delay_s, .. })
-            | Some(Anim::Orbit { track, delay_s, .. }) => {
-                push_keys(&mut clip.tracks[*track].keys.iter().map(|k| k.t), *delay_s)
-            }
+            | Some(Anim::Orbit { track, delay_s, .. })
+            | Some(Anim::Translate { track, delay_s, .. })
+            | Some(Anim::Scale {
+                sy: track, delay_s, ..
+            }) => push_keys(&mut clip.tracks[*track].keys.iter().map(|k| k.t), *delay_s),
             None => {}
         }
         for item in &node.children {
@@ -313,6 +356,50 @@ pub fn measure(clip: &Clip) -> Measurement {
         legs,
         samples: ts.len(),
     }
+}
+
+/// Measure named probes of a clip against ideal positions: `ideal(t_s)`
+/// returns the wanted point of each probe in `probes` (same order) at
+/// document time `t_s`. Same sampling, max and RMS as [`measure`]; the
+/// probes are read with [`probes_at`], the written animation only.
+pub fn measure_probes(
+    clip: &Clip,
+    probes: &[String],
+    ideal: &dyn Fn(f64) -> Vec<Vec2>,
+) -> (Vec<LegMeasure>, usize) {
+    let ts = sample_times(clip);
+    let mut errs: Vec<Vec<f64>> = vec![Vec::with_capacity(ts.len()); probes.len()];
+    for &t in &ts {
+        let got = probes_at(clip, t);
+        let want = ideal(t);
+        for (i, name) in probes.iter().enumerate() {
+            errs[i].push(got[name].dist(want[i]));
+        }
+    }
+    let out = probes
+        .iter()
+        .zip(&errs)
+        .map(|(name, e)| {
+            let (mut worst, mut worst_t, mut integral) = (0.0, 0.0, 0.0);
+            for k in 0..e.len() {
+                if e[k] > worst {
+                    worst = e[k];
+                    worst_t = ts[k];
+                }
+                if k + 1 < e.len() {
+                    integral += 0.5 * (e[k] * e[k] + e[k + 1] * e[k + 1]) * (ts[k + 1] - ts[k]);
+                }
+            }
+            LegMeasure {
+                name: name.clone(),
+                max_error_px: worst,
+                rms_error_px: (integral / clip.period_s).sqrt(),
+                worst_t_s: worst_t,
+                max_bone_stretch_px: None,
+            }
+        })
+        .collect();
+    (out, ts.len())
 }
 
 #[cfg(test)]

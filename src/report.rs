@@ -46,6 +46,23 @@ pub struct LegReport {
     pub tracks: Vec<TrackReport>,
 }
 
+/// One bone's line in a bone-tree report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoneReport {
+    /// The clip this line measures.
+    pub clip: String,
+    pub name: String,
+    /// Distinct key times per period of the bone's rotation (0 when it
+    /// does not rotate in this clip).
+    pub keys: usize,
+    /// Max distance between the written tip and the FK ideal, px.
+    pub max_error_px: f64,
+    /// RMS of that distance over the clip, px.
+    pub rms_error_px: f64,
+    /// Seconds into the clip where the max occurs.
+    pub worst_t_s: f64,
+}
+
 /// A baked rig's report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
@@ -55,6 +72,9 @@ pub struct Report {
     /// The tolerance asked for, if keys were fitted to one.
     pub tolerance_px: Option<f64>,
     pub legs: Vec<LegReport>,
+    /// Bone-tree rigs: one line per clip and bone.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bones: Vec<BoneReport>,
     /// Remarks on how the bake was done (e.g. a fit the route cannot use).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -125,16 +145,52 @@ pub fn build(
                 }
             })
             .collect(),
+        bones: Vec::new(),
         notes,
         bytes,
         samples: m.samples,
     }
 }
 
+/// The report of a bone-tree bake: one line per clip and bone.
+pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
+    let q = |x: f64| quantize(x, REPORT_DECIMALS);
+    let first = &fb.clips[0];
+    let mut bones = Vec::new();
+    for (clip, (name, ms)) in fb.clips.iter().zip(&fb.measures) {
+        let infos = clip.figure.as_ref().map_or(&[][..], |f| &f.bones[..]);
+        for (info, m) in infos.iter().zip(ms) {
+            bones.push(BoneReport {
+                clip: name.clone(),
+                name: info.name.clone(),
+                keys: info.track.map_or(0, |t| clip.tracks[t].keys.len() - 1),
+                max_error_px: q(m.max_error_px),
+                rms_error_px: q(m.rms_error_px),
+                worst_t_s: q(m.worst_t_s),
+            });
+        }
+    }
+    Report {
+        rig: first.name.clone(),
+        route,
+        period_s: first.period_s,
+        tolerance_px: None,
+        legs: Vec::new(),
+        bones,
+        notes: fb.notes.clone(),
+        bytes: fb.svg.len(),
+        samples: fb.samples,
+    }
+}
+
 impl Report {
     /// The worst leg's max error.
     pub fn max_error_px(&self) -> f64 {
-        self.legs.iter().map(|l| l.max_error_px).fold(0.0, f64::max)
+        self.legs
+            .iter()
+            .map(|l| l.max_error_px)
+            .chain(self.bones.iter().map(|b| b.max_error_px))
+            .fold(0.0, f64::max)
     }
 
     /// A short human table: one header line per rig and route, one line per leg.
@@ -169,6 +225,13 @@ impl Report {
                 let _ = write!(s, "  (reuses {r})");
             }
             s.push('\n');
+        }
+        for b in &self.bones {
+            let _ = writeln!(
+                s,
+                "  {:<8} {:<10} keys {:>5}  max {:>8.3} px  rms {:>7.3} px",
+                b.clip, b.name, b.keys, b.max_error_px, b.rms_error_px
+            );
         }
         for n in &self.notes {
             let _ = writeln!(s, "  note: {n}");

@@ -29,6 +29,8 @@ pub fn style(clip: &Clip) -> String {
                 delay_s,
             } => (*track, *delay_s, Some(*origin)),
             Anim::Orbit { track, delay_s, .. } => (*track, *delay_s, None),
+            // bone-tree clips are styled by `super::figure`
+            Anim::Translate { .. } | Anim::Scale { .. } => continue,
         };
         used[track] = true;
         let delay = if delay_s != 0.0 {

@@ -8,6 +8,7 @@
 //! text ends with a newline; nothing depends on time or hash order.
 
 pub mod css;
+pub mod figure;
 pub mod smil;
 
 use crate::clip::{Clip, Item, Morph, Node, Route};

@@ -7,14 +7,19 @@
 //! ignores `prefers-reduced-motion`.
 
 use super::{fmt_s, fmt_t, polyline_d};
-use crate::clip::{Anim, Clip, Ease, Morph, Node, Track};
+use crate::clip::{Anim, Axis, Clip, Ease, Morph, Node, Play, Track};
 use crate::geom::{fmt_deg, fmt_len};
 use svg::Node as _;
 use svg::node::element::Element;
 
 fn timing(clip: &Clip, e: &mut Element, delay_s: f64) {
     e.assign("dur", format!("{}s", fmt_s(clip.period_s)));
-    e.assign("repeatCount", "indefinite");
+    if clip.figure.as_ref().is_some_and(|f| f.play == Play::Once) {
+        // plays once and holds its last value
+        e.assign("fill", "freeze");
+    } else {
+        e.assign("repeatCount", "indefinite");
+    }
     if delay_s != 0.0 {
         e.assign("begin", format!("{}s", fmt_s(delay_s)));
     }
@@ -46,6 +51,43 @@ fn key_times(e: &mut Element, times: &[f64], eases: &[Ease]) {
 
 /// Add the `<animateTransform>` child for an animated group.
 pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
+    match &node.anim {
+        Some(Anim::Translate {
+            track,
+            axis,
+            delay_s,
+        }) => {
+            let keys = &clip.tracks[*track].keys;
+            let values = keys.iter().map(|k| match axis {
+                Axis::X => format!("{} 0", fmt_len(k.value)),
+                Axis::Y => format!("0 {}", fmt_len(k.value)),
+            });
+            g.append(transform_anim(
+                clip,
+                "translate",
+                values,
+                &clip.tracks[*track],
+                *delay_s,
+            ));
+            return;
+        }
+        Some(Anim::Scale { sx, sy, delay_s }) => {
+            let (kx, ky) = (&clip.tracks[*sx].keys, &clip.tracks[*sy].keys);
+            let values = kx
+                .iter()
+                .zip(ky)
+                .map(|(x, y)| format!("{} {}", fmt_t(x.value), fmt_t(y.value)));
+            g.append(transform_anim(
+                clip,
+                "scale",
+                values,
+                &clip.tracks[*sx],
+                *delay_s,
+            ));
+            return;
+        }
+        _ => {}
+    }
     let Some(Anim::Rotate {
         track,
         origin,
@@ -72,6 +114,26 @@ pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
     let eases: Vec<Ease> = keys.iter().map(|k| k.ease).collect();
     key_times(&mut a, &times, &eases);
     g.append(a);
+}
+
+/// An `<animateTransform type=kind>` with the given values, timed by `track`'s
+/// key times and easings (bone-tree root motion).
+fn transform_anim(
+    clip: &Clip,
+    kind: &str,
+    values: impl Iterator<Item = String>,
+    track: &Track,
+    delay_s: f64,
+) -> Element {
+    let mut a = Element::new("animateTransform");
+    a.assign("attributeName", "transform");
+    a.assign("type", kind);
+    timing(clip, &mut a, delay_s);
+    a.assign("values", values.collect::<Vec<_>>().join(";"));
+    let times: Vec<f64> = track.keys.iter().map(|k| k.t).collect();
+    let eases: Vec<Ease> = track.keys.iter().map(|k| k.ease).collect();
+    key_times(&mut a, &times, &eases);
+    a
 }
 
 /// The `<animate attributeName="d">` child of a morphed path.

@@ -1,0 +1,407 @@
+//! Bake a bone-tree figure: drivers → parent-relative keyframes → [`Clip`]s.
+//!
+//! **Drawn pose.** Every bone is drawn once, in the rest pose (each bone's
+//! own `angle` driver at t = 0), at absolute user-space coordinates; the
+//! groups nest following the tree. A bone group rotates about its drawn
+//! joint by `δ_b(t) = θ_b(t) − θ_b(rest)`, its *local* angle's change:
+//! nested groups compose `M_b = M_parent · rotate_about(δ_b, joint_b)`, so
+//! the world→local rule of the v1 legs generalises to any depth
+//! (`local = world delta − parent world delta`, with θ_b already local).
+//!
+//! **Keys.** A constant driver gives two linear keys (or no animation when it
+//! equals the rest angle). An eased track gives exactly its own keys, each
+//! segment's easing as an exact timing function (hold keys are added at
+//! t = 0 and t = 1 when the track starts late or ends early). A sine has no
+//! exact timing-function form: it gets uniform cubic Hermite keys
+//! ([`crate::fit`]), the fewest multiples of `4·harmonic` whose angle error
+//! times the bone's reach stays within [`SINE_BUDGET_PX`] on a dense grid
+//! (the measure stage then checks the written result independently).
+//!
+//! **Root motion.** `squash pivot ▸ scale ▸ unpivot ▸ lift x ▸ lift y ▸
+//! bones`: `world = S · T · FK` as in [`super::fk`].
+
+use super::fk;
+use super::model::{Driver, EasedTrack, FigClip, Figure};
+use crate::clip::{Anim, Axis, BoneInfo, Clip, Ease, FigureInfo, Item, Key, Node, Route, Track};
+use crate::fit::{self, Fit};
+use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, quantize};
+use std::f64::consts::TAU;
+
+/// Tip error allowed to a sine-driven bone's fitted keys, px (the fitter's
+/// own dense estimate: angle error × reach).
+pub const SINE_BUDGET_PX: f64 = 0.01;
+/// Most keys per sine track.
+pub const MAX_SINE_KEYS: usize = 1024;
+
+fn q_len(p: Vec2) -> Vec2 {
+    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
+}
+
+/// Keys of an eased track as written: values through `value` (then rounded
+/// to `decimals`), each segment's easing exact, hold keys at 0 and 1 added.
+pub fn eased_keys(tr: &EasedTrack, value: impl Fn(f64) -> f64, decimals: u32) -> Vec<Key> {
+    let mut keys = Vec::with_capacity(tr.keys.len() + 2);
+    let q = |v: f64| quantize(value(v), decimals);
+    let (t0, v0) = tr.keys[0];
+    if t0 > 0.0 {
+        keys.push(Key {
+            t: 0.0,
+            value: q(v0),
+            ease: Ease::Linear,
+        });
+    }
+    for (i, &(t, v)) in tr.keys.iter().enumerate() {
+        let ease = match tr.eases.get(i).and_then(|e| e.bezier()) {
+            Some(b) => Ease::CubicBezier(b.map(|x| quantize(x, T_DECIMALS))),
+            None => Ease::Linear,
+        };
+        keys.push(Key {
+            t: quantize(t, T_DECIMALS),
+            value: q(v),
+            ease,
+        });
+    }
+    let &(tn, vn) = tr.keys.last().expect("validated: at least one key");
+    if tn < 1.0 {
+        keys.push(Key {
+            t: 1.0,
+            value: q(vn),
+            ease: Ease::Linear,
+        });
+    }
+    if keys.len() == 1 {
+        // a single key at t = 0 or 1: a constant
+        let v = keys[0].value;
+        keys = vec![
+            Key {
+                t: 0.0,
+                value: v,
+                ease: Ease::Linear,
+            },
+            Key {
+                t: 1.0,
+                value: v,
+                ease: Ease::Linear,
+            },
+        ];
+    }
+    if let Some(last) = keys.last_mut() {
+        last.ease = Ease::Linear;
+    }
+    keys
+}
+
+/// Farthest any point of bone b's subtree can be from b's joint, user units:
+/// `reach(b) = max(length_b, max_c |at_c| + reach(c))` over children c.
+pub fn reach(fig: &Figure) -> Vec<f64> {
+    let mut r: Vec<f64> = fig.bones.iter().map(|b| b.length).collect();
+    for c in (0..fig.bones.len()).rev() {
+        if let Some(p) = fig.bones[c].parent {
+            r[p] = r[p].max(fig.bones[c].at.len() + r[c]);
+        }
+    }
+    r
+}
+
+/// Rotation keys (degrees, relative to the rest angle) for one bone, or
+/// `None` when the bone never leaves its rest angle.
+fn bone_keys(driver: &Driver, rest_rad: f64, reach_px: f64, route: Route) -> Option<Vec<Key>> {
+    let deg = |a: f64| (a - rest_rad).to_degrees();
+    match driver {
+        Driver::Const(a) => {
+            let v = quantize(deg(*a), DEG_DECIMALS);
+            (v != 0.0).then(|| {
+                vec![
+                    Key {
+                        t: 0.0,
+                        value: v,
+                        ease: Ease::Linear,
+                    },
+                    Key {
+                        t: 1.0,
+                        value: v,
+                        ease: Ease::Linear,
+                    },
+                ]
+            })
+        }
+        Driver::Track(tr) => {
+            let keys = eased_keys(tr, deg, DEG_DECIMALS);
+            keys.iter().any(|k| k.value != 0.0).then_some(keys)
+        }
+        Driver::Sine { harmonic, .. } if *harmonic == 0 => {
+            bone_keys(&Driver::Const(driver.eval(0.0)), rest_rad, reach_px, route)
+        }
+        Driver::Sine {
+            harmonic,
+            phase_rad,
+            ..
+        } => {
+            let f = |t: f64| deg(driver.eval(t));
+            let h = *harmonic as f64;
+            // extrema: 2π·h·t + phase = π/2 + kπ
+            let extrema: Vec<f64> = (0..2 * *harmonic as i64 + 2)
+                .map(|k| {
+                    let x = (std::f64::consts::FRAC_PI_2 + k as f64 * std::f64::consts::PI
+                        - phase_rad)
+                        / (TAU * h);
+                    quantize(x.rem_euclid(1.0), T_DECIMALS)
+                })
+                .collect();
+            let step = 4 * *harmonic as usize;
+            let mut n = step * 2;
+            loop {
+                let mut times: Vec<f64> = fit::uniform_times(n)
+                    .into_iter()
+                    .filter(|&t| {
+                        t == 0.0 || t == 1.0 || extrema.iter().all(|e| (t - e).abs() > fit::MIN_GAP)
+                    })
+                    .collect();
+                times.extend(
+                    extrema
+                        .iter()
+                        .filter(|&&e| e > fit::MIN_GAP && e < 1.0 - fit::MIN_GAP),
+                );
+                times.sort_by(f64::total_cmp);
+                times.dedup();
+                let mut keys = fit::keys_at(&times, &f, Fit::Cubic);
+                if route == Route::Smil {
+                    // keySplines must lie in [0, 1]; segments between extrema
+                    // are monotone, so this only trims rounding dust
+                    for k in &mut keys {
+                        if let Ease::CubicBezier(b) = &mut k.ease {
+                            b[1] = b[1].clamp(0.0, 1.0);
+                            b[3] = b[3].clamp(0.0, 1.0);
+                        }
+                    }
+                }
+                let mut worst = 0.0f64;
+                let dense = 32 * n;
+                let mut seg = 0;
+                for k in 0..=dense {
+                    let t = k as f64 / dense as f64;
+                    let e = (fit::eval_keys_from(&keys, t, &mut seg) - f(t)).abs();
+                    worst = worst.max(e);
+                }
+                if worst.to_radians() * reach_px <= SINE_BUDGET_PX || n + step > MAX_SINE_KEYS / 2 {
+                    return Some(keys);
+                }
+                n += step;
+            }
+        }
+    }
+}
+
+/// Which optional root groups the shared structure has (union over clips).
+#[derive(Debug, Clone, Copy, Default)]
+struct Shape {
+    x: bool,
+    y: bool,
+    squash: Option<Vec2>,
+}
+
+/// Bake every clip of a figure for one route. All clips share one group
+/// structure and drawn pose, so a class-switched css file can draw once.
+pub fn bake(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -> Vec<Clip> {
+    let shape = Shape {
+        x: fig.clips.iter().any(|c| c.root.x.is_some()),
+        y: fig.clips.iter().any(|c| c.root.y.is_some()),
+        squash: fig
+            .clips
+            .iter()
+            .find_map(|c| c.root.squash.as_ref().map(|s| q_len(s.pivot))),
+    };
+    fig.clips
+        .iter()
+        .map(|c| bake_clip(name, view_box, fig, c, route, shape))
+        .collect()
+}
+
+fn bake_clip(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    clip: &FigClip,
+    route: Route,
+    shape: Shape,
+) -> Clip {
+    let rest = fk::world_matrices(fig, &fig.rest_rad);
+    let reach = reach(fig);
+    let colours = colours(fig);
+    let mut tracks: Vec<Track> = Vec::new();
+    let mut infos: Vec<BoneInfo> = Vec::new();
+    let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
+    for (b, bone) in fig.bones.iter().enumerate() {
+        let joint = q_len(rest[b].apply(Vec2::ZERO));
+        let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
+        let track = bone_keys(&clip.drivers[b], fig.rest_rad[b], reach[b], route).map(|keys| {
+            tracks.push(Track {
+                name: format!("rb-{}-{}", clip.name, bone.name),
+                keys,
+            });
+            tracks.len() - 1
+        });
+        let tip_probe = format!("{}-tip", bone.name);
+        let mut children = Vec::new();
+        if bone.length > 0.0 {
+            children.push(Item::Line {
+                from: joint,
+                to: tip,
+                class: format!(
+                    "rb-bone rb-s{}",
+                    colours.iter().position(|c| *c == bone.stroke).unwrap_or(0)
+                ),
+                width: quantize(bone.width, LEN_DECIMALS),
+            });
+        }
+        children.push(Item::Circle {
+            center: joint,
+            r: quantize(bone.width * 0.8, LEN_DECIMALS),
+            class: "rb-joint".into(),
+        });
+        children.push(Item::Probe {
+            name: tip_probe.clone(),
+            at: tip,
+        });
+        nodes.push(Some(Node {
+            class: Some(format!("rb-b-{}", bone.name)),
+            translate: Vec2::ZERO,
+            anim: track.map(|track| Anim::Rotate {
+                track,
+                origin: joint,
+                delay_s: 0.0,
+            }),
+            children,
+        }));
+        infos.push(BoneInfo {
+            name: bone.name.clone(),
+            tip_probe,
+            track,
+        });
+    }
+    // Build subtrees last bone first: when bone b is reached every later
+    // bone (all of b's descendants) is complete; children keep file order
+    // and are drawn after (over) their parent's own line and joint.
+    for b in (0..fig.bones.len()).rev() {
+        let kids: Vec<Item> = (b + 1..fig.bones.len())
+            .filter(|&c| fig.bones[c].parent == Some(b))
+            .filter_map(|c| nodes[c].take().map(Item::Group))
+            .collect();
+        if let Some(n) = nodes[b].as_mut() {
+            n.children.extend(kids);
+        }
+    }
+    let roots: Vec<Item> = (0..fig.bones.len())
+        .filter(|&b| fig.bones[b].parent.is_none())
+        .filter_map(|b| nodes[b].take().map(Item::Group))
+        .collect();
+    let mut inner = roots;
+    let wrap = |class: &str, anim: Option<Anim>, children: Vec<Item>| {
+        vec![Item::Group(Node {
+            class: Some(class.into()),
+            translate: Vec2::ZERO,
+            anim,
+            children,
+        })]
+    };
+    let lift = |axis: Axis, tr: &Option<EasedTrack>, tracks: &mut Vec<Track>| {
+        tr.as_ref().map(|tr| {
+            tracks.push(Track {
+                name: format!(
+                    "rb-{}-lift-{}",
+                    clip.name,
+                    if axis == Axis::X { "x" } else { "y" }
+                ),
+                keys: eased_keys(tr, |v| v, LEN_DECIMALS),
+            });
+            Anim::Translate {
+                track: tracks.len() - 1,
+                axis,
+                delay_s: 0.0,
+            }
+        })
+    };
+    if shape.y {
+        let anim = lift(Axis::Y, &clip.root.y, &mut tracks);
+        inner = wrap("rb-lift-y", anim, inner);
+    }
+    if shape.x {
+        let anim = lift(Axis::X, &clip.root.x, &mut tracks);
+        inner = wrap("rb-lift-x", anim, inner);
+    }
+    if let Some(pivot) = shape.squash {
+        let anim = clip.root.squash.as_ref().map(|s| {
+            let sy = eased_keys(&s.sy, |v| v, T_DECIMALS);
+            let sx = sy
+                .iter()
+                .map(|k| Key {
+                    value: quantize(1.0 + (1.0 - k.value) * s.k, T_DECIMALS),
+                    ..*k
+                })
+                .collect();
+            tracks.push(Track {
+                name: format!("rb-{}-squash-x", clip.name),
+                keys: sx,
+            });
+            tracks.push(Track {
+                name: format!("rb-{}-squash-y", clip.name),
+                keys: sy,
+            });
+            Anim::Scale {
+                sx: tracks.len() - 2,
+                sy: tracks.len() - 1,
+                delay_s: 0.0,
+            }
+        });
+        let unpivot = Node {
+            translate: pivot * -1.0,
+            children: inner,
+            ..Node::default()
+        };
+        let squash = wrap("rb-squash", anim, vec![Item::Group(unpivot)]);
+        inner = vec![Item::Group(Node {
+            translate: pivot,
+            children: squash,
+            ..Node::default()
+        })];
+    }
+    Clip {
+        name: name.to_string(),
+        route,
+        period_s: quantize(clip.period_s, SEC_DECIMALS),
+        view_box,
+        tracks,
+        root: Node {
+            children: inner,
+            ..Node::default()
+        },
+        legs: Vec::new(),
+        figure: Some(FigureInfo {
+            clip: clip.name.clone(),
+            play: clip.play,
+            bones: infos,
+        }),
+    }
+}
+
+/// Distinct stroke colours in bone order (`rb-s<i>` classes).
+pub fn colours(fig: &Figure) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for b in &fig.bones {
+        if !v.contains(&b.stroke) {
+            v.push(b.stroke.clone());
+        }
+    }
+    v
+}
+
+/// The FK ideal tips of a clip at document time `t_s`, with the same time
+/// mapping as the written animation: a loop wraps (`t_s = period` shows
+/// t = 0), a one-shot clip holds its last frame.
+pub fn ideal_tips(fig: &Figure, clip: &FigClip, period_s: f64, t_s: f64) -> Vec<Vec2> {
+    let u = match clip.play {
+        super::file::Play::Once => (t_s / period_s).clamp(0.0, 1.0),
+        super::file::Play::Loop => (t_s / period_s).rem_euclid(1.0),
+    };
+    fk::tips(fig, clip, u)
+}

@@ -1,0 +1,195 @@
+//! The bone-tree sections of a rig file, exactly as written (serde mirror).
+//! [`super::model::validate`] turns them into the checked [`super::Figure`].
+//!
+//! Angles in the file are degrees (`_deg`); everything after validation is
+//! radians. Positive angles turn clockwise on screen (y down).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How a clip plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Play {
+    /// Repeats forever (CSS `infinite`, SMIL `repeatCount="indefinite"`).
+    #[default]
+    Loop,
+    /// Plays once and holds its last frame (CSS `1 forwards`, SMIL `fill="freeze"`).
+    Once,
+}
+
+/// Easing of one track segment. Each is a polynomial in the segment's
+/// progress u ∈ [0, 1] that CSS and SMIL represent exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum EaseName {
+    /// `u`.
+    #[serde(rename = "linear")]
+    Linear,
+    /// `3u² − 2u³` = `cubic-bezier(1/3, 0, 2/3, 1)`.
+    #[serde(rename = "smoothstep")]
+    Smoothstep,
+    /// `u³` = `cubic-bezier(1/3, 0, 2/3, 0)`.
+    #[serde(rename = "easeInCubic")]
+    EaseInCubic,
+    /// `1 − (1 − u)³` = `cubic-bezier(1/3, 1, 2/3, 1)`.
+    #[serde(rename = "easeOutCubic")]
+    EaseOutCubic,
+}
+
+/// One easing for every segment, or one per segment (n − 1 for n keys).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum EaseFile {
+    All(EaseName),
+    Each(Vec<EaseName>),
+}
+
+impl Default for EaseFile {
+    fn default() -> Self {
+        EaseFile::All(EaseName::Smoothstep)
+    }
+}
+
+/// An eased keyframe track: `keys` are `[t, value]` with t ∈ [0, 1] strictly
+/// increasing; before the first key and after the last the value holds.
+/// Repeat a value at two times for a hold. Default easing: smoothstep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrackFile {
+    pub keys: Vec<[f64; 2]>,
+    #[serde(default)]
+    pub ease: EaseFile,
+}
+
+/// `sine` driver: `offset_deg + amp_deg · sin(2π · harmonic · t + phase_deg)`,
+/// t the clip's normalised time, so the bone repeats `harmonic` times per loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SineFile {
+    pub amp_deg: f64,
+    /// Whole number of cycles per loop, 0..=64 (0 gives a constant).
+    pub harmonic: u32,
+    #[serde(default)]
+    pub phase_deg: f64,
+    #[serde(default)]
+    pub offset_deg: f64,
+}
+
+/// What drives a bone's local angle (degrees, relative to its parent's
+/// direction; a root bone's angle is its world angle).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum DriverFile {
+    /// A constant angle: `{"const_deg": 30}`.
+    ConstDeg(f64),
+    /// `{"sine": {"amp_deg": 20, "harmonic": 2, "phase_deg": 0, "offset_deg": 0}}`.
+    Sine(SineFile),
+    /// `{"track": {"keys": [[0, 0], [0.5, 40], [1, 0]], "ease": "smoothstep"}}`, degrees.
+    Track(TrackFile),
+}
+
+impl Default for DriverFile {
+    fn default() -> Self {
+        DriverFile::ConstDeg(0.0)
+    }
+}
+
+/// Where a bone is attached on its parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AtName {
+    /// The parent's tip, `(parent.length, 0)` in the parent's frame.
+    Tip,
+    /// The parent's joint, `(0, 0)` in the parent's frame.
+    Origin,
+}
+
+/// `"tip"`, `"origin"` or an offset `[x, y]` in the parent's frame (x along
+/// the parent bone); for a root bone, `[x, y]` is its joint in user space.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum AtFile {
+    Named(AtName),
+    Offset([f64; 2]),
+}
+
+/// How a bone is drawn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StyleFile {
+    /// Stroke width, user units (default 6).
+    #[serde(default)]
+    pub width: Option<f64>,
+    /// Stroke colour as `#rgb` or `#rrggbb` (default `#6366f1`).
+    #[serde(default)]
+    pub stroke: Option<String>,
+}
+
+/// One entry of `bones`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoneFile {
+    /// Identifier, used in class names (`rb-b-<name>`) and probes (`<name>-tip`).
+    pub name: String,
+    /// An earlier bone's name; none for a root bone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// Attachment (default `"tip"`); a root bone needs `[x, y]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<AtFile>,
+    /// Bone length, user units, ≥ 0 (0: a joint without a drawn segment).
+    pub length: f64,
+    /// The angle driver of the default clip; its value at t = 0 is also the
+    /// drawn (rest) pose. Default `{"const_deg": 0}`.
+    #[serde(default)]
+    pub angle: DriverFile,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<StyleFile>,
+}
+
+/// Squash and stretch of the whole figure about `pivot`:
+/// `sx = 1 + (1 − sy) · k` (volume-preserving look), `sy` from the track.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SquashFile {
+    /// Vertical scale track (unitless, > 0).
+    pub sy: TrackFile,
+    /// Fixed point of the scale (the ground under the feet), user units.
+    pub pivot: [f64; 2],
+    /// Width response, default 0.7.
+    #[serde(default)]
+    pub k: Option<f64>,
+}
+
+/// Whole-figure motion: `world = squash_about_pivot · translate(x, y) · FK`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RootFile {
+    /// Horizontal offset track, user units.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<TrackFile>,
+    /// Vertical offset track, user units (y down: negative is up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<TrackFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub squash: Option<SquashFile>,
+}
+
+/// One entry of `clips`: a named animation of the same bone tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClipFile {
+    /// Identifier; the page selects the clip with class `clip-<name>` on the root `<svg>`.
+    pub name: String,
+    /// Duration, seconds (default: the rig's `period_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_s: Option<f64>,
+    #[serde(default)]
+    pub play: Play,
+    /// Per-bone angle drivers; bones not named keep their `angle`.
+    #[serde(default)]
+    pub angles: BTreeMap<String, DriverFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<RootFile>,
+}

@@ -1,0 +1,570 @@
+//! The validated bone tree and its clips, and the drivers' exact formulas.
+//!
+//! After [`validate`]: bone names are unique identifiers, every parent comes
+//! before its children (so one pass in order is a top-down traversal),
+//! lengths are finite and ≥ 0, coordinates within ±[`MAX_COORD`], track keys
+//! strictly increase in t ∈ [0, 1] with one easing per segment, scale values
+//! are > 0, and there is at least one clip.
+
+use super::file::{
+    AtFile, AtName, BoneFile, ClipFile, DriverFile, EaseFile, EaseName, Play, RootFile, TrackFile,
+};
+use crate::geom::Vec2;
+use crate::rig::{MAX_COORD, MAX_PERIOD_S, RigError};
+use std::f64::consts::TAU;
+
+/// Most bones in one rig.
+pub const MAX_BONES: usize = 256;
+/// Most keys in one track.
+pub const MAX_TRACK_KEYS: usize = 1000;
+/// Most clips in one rig.
+pub const MAX_CLIPS: usize = 16;
+/// Largest sine harmonic.
+pub const MAX_HARMONIC: u32 = 64;
+/// Default stroke width, user units.
+pub const DEFAULT_WIDTH: f64 = 6.0;
+/// Default stroke colour (seed 002's bone colour).
+pub const DEFAULT_STROKE: &str = "#6366f1";
+/// Name of the clip made from the bones' own drivers when `clips` is absent.
+pub const DEFAULT_CLIP: &str = "main";
+
+impl EaseName {
+    /// The easing polynomial at progress `u ∈ [0, 1]`.
+    pub fn apply(self, u: f64) -> f64 {
+        match self {
+            EaseName::Linear => u,
+            EaseName::Smoothstep => u * u * (3.0 - 2.0 * u),
+            EaseName::EaseInCubic => u * u * u,
+            EaseName::EaseOutCubic => 1.0 - (1.0 - u).powi(3),
+        }
+    }
+
+    /// The exact CSS timing function: `None` for linear, else
+    /// `cubic-bezier(1/3, y1, 2/3, y2)`, whose x(s) = s makes y a cubic in u
+    /// with y(0)=0, y(1)=1, y'(0)=3·y1, y'(1)=3·(1−y2).
+    pub fn bezier(self) -> Option<[f64; 4]> {
+        let third = 1.0 / 3.0;
+        match self {
+            EaseName::Linear => None,
+            EaseName::Smoothstep => Some([third, 0.0, 2.0 * third, 1.0]),
+            EaseName::EaseInCubic => Some([third, 0.0, 2.0 * third, 0.0]),
+            EaseName::EaseOutCubic => Some([third, 1.0, 2.0 * third, 1.0]),
+        }
+    }
+}
+
+/// A validated eased track: `keys[i] = (t, value)`, `eases[i]` the easing
+/// of the segment from key i to key i + 1 (`eases.len() == keys.len() − 1`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EasedTrack {
+    pub keys: Vec<(f64, f64)>,
+    pub eases: Vec<EaseName>,
+}
+
+impl EasedTrack {
+    /// Seed 000's `track()`: the first value before the first key, the last
+    /// after the last, else `v0 + (v1 − v0) · ease(u)` with
+    /// `u = (t − t0) / (t1 − t0)`.
+    pub fn eval(&self, t: f64) -> f64 {
+        let k = &self.keys;
+        if t <= k[0].0 {
+            return k[0].1;
+        }
+        for i in 0..k.len() - 1 {
+            let ((t0, v0), (t1, v1)) = (k[i], k[i + 1]);
+            if t <= t1 {
+                let u = (t - t0) / (t1 - t0);
+                return v0 + (v1 - v0) * self.eases[i].apply(u);
+            }
+        }
+        k[k.len() - 1].1
+    }
+
+    /// The same track with every value mapped by `f` (easings kept).
+    pub fn map(&self, f: impl Fn(f64) -> f64) -> EasedTrack {
+        EasedTrack {
+            keys: self.keys.iter().map(|&(t, v)| (t, f(v))).collect(),
+            eases: self.eases.clone(),
+        }
+    }
+}
+
+/// A validated angle driver; values in radians.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Driver {
+    Const(f64),
+    /// `offset + amp · sin(2π · harmonic · t + phase)`.
+    Sine {
+        amp_rad: f64,
+        harmonic: u32,
+        phase_rad: f64,
+        offset_rad: f64,
+    },
+    Track(EasedTrack),
+}
+
+impl Driver {
+    /// The local angle at normalised time t, radians.
+    pub fn eval(&self, t: f64) -> f64 {
+        match self {
+            Driver::Const(a) => *a,
+            Driver::Sine {
+                amp_rad,
+                harmonic,
+                phase_rad,
+                offset_rad,
+            } => offset_rad + amp_rad * (TAU * *harmonic as f64 * t + phase_rad).sin(),
+            Driver::Track(tr) => tr.eval(t),
+        }
+    }
+}
+
+/// A validated bone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bone {
+    pub name: String,
+    /// Index of the parent (always less than this bone's index).
+    pub parent: Option<usize>,
+    /// Root: joint in user space. Child: joint in the parent's frame
+    /// (x along the parent bone, y clockwise of it).
+    pub at: Vec2,
+    /// User units, ≥ 0.
+    pub length: f64,
+    /// Stroke width, user units, > 0.
+    pub width: f64,
+    /// `#rgb` or `#rrggbb`.
+    pub stroke: String,
+}
+
+/// Squash and stretch about `pivot`: `sx = 1 + (1 − sy) · k`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Squash {
+    pub sy: EasedTrack,
+    pub pivot: Vec2,
+    pub k: f64,
+}
+
+/// Whole-figure motion (see [`super::fk`] for the composition).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RootMotion {
+    pub x: Option<EasedTrack>,
+    pub y: Option<EasedTrack>,
+    pub squash: Option<Squash>,
+}
+
+/// A validated clip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigClip {
+    pub name: String,
+    /// Seconds, in (0, [`MAX_PERIOD_S`]].
+    pub period_s: f64,
+    pub play: Play,
+    /// One driver per bone, in bone order.
+    pub drivers: Vec<Driver>,
+    pub root: RootMotion,
+}
+
+/// A validated bone-tree figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    pub bones: Vec<Bone>,
+    /// Local angles (radians) of the drawn pose: each bone's own `angle` at t = 0.
+    pub rest_rad: Vec<f64>,
+    /// At least one; the first is the one shown by default.
+    pub clips: Vec<FigClip>,
+    /// True when the rig listed `clips` (class-switched output).
+    pub switched: bool,
+}
+
+fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
+    RigError::Invalid {
+        path: path.into(),
+        msg: msg.into(),
+    }
+}
+
+fn num(path: &str, x: f64) -> Result<f64, RigError> {
+    if !x.is_finite() {
+        return Err(invalid(path, format!("must be a finite number, got {x}")));
+    }
+    if x.abs() > MAX_COORD {
+        return Err(invalid(
+            path,
+            format!("must be within ±{MAX_COORD}, got {x}"),
+        ));
+    }
+    Ok(x)
+}
+
+fn ident(path: &str, s: &str) -> Result<(), RigError> {
+    let mut c = s.chars();
+    let ok = s.len() <= 32
+        && matches!(c.next(), Some(x) if x.is_ascii_alphabetic())
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '-' || x == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            path,
+            format!(
+                "must start with a letter and hold only letters, digits, '-', '_' (at most 32), got {s:?}"
+            ),
+        ))
+    }
+}
+
+/// Validate a track; `unit` scales values (degrees → radians for angles);
+/// `check` vets each value (already scaled).
+fn track(
+    path: &str,
+    tf: &TrackFile,
+    unit: f64,
+    check: &dyn Fn(&str, f64) -> Result<(), RigError>,
+) -> Result<EasedTrack, RigError> {
+    let n = tf.keys.len();
+    if !(1..=MAX_TRACK_KEYS).contains(&n) {
+        return Err(invalid(
+            format!("{path}.keys"),
+            format!("must hold between 1 and {MAX_TRACK_KEYS} keys, got {n}"),
+        ));
+    }
+    let mut keys = Vec::with_capacity(n);
+    for (i, &[t, v]) in tf.keys.iter().enumerate() {
+        let p = format!("{path}.keys[{i}]");
+        if !t.is_finite() || !(0.0..=1.0).contains(&t) {
+            return Err(invalid(
+                format!("{p}[0]"),
+                format!("key time must be within [0, 1], got {t}"),
+            ));
+        }
+        if let Some(&(prev, _)) = keys.last()
+            && t <= prev
+        {
+            return Err(invalid(
+                format!("{p}[0]"),
+                format!(
+                    "key times must strictly increase, got {t} after {prev} (repeat the value at a later time for a hold)"
+                ),
+            ));
+        }
+        let v = num(&format!("{p}[1]"), v)? * unit;
+        check(&format!("{p}[1]"), v)?;
+        keys.push((t, v));
+    }
+    let eases = match &tf.ease {
+        EaseFile::All(e) => vec![*e; n - 1],
+        EaseFile::Each(v) => {
+            if v.len() != n - 1 {
+                return Err(invalid(
+                    format!("{path}.ease"),
+                    format!(
+                        "needs one easing per segment: {} for {n} keys, got {}",
+                        n - 1,
+                        v.len()
+                    ),
+                ));
+            }
+            v.clone()
+        }
+    };
+    Ok(EasedTrack { keys, eases })
+}
+
+fn any(_: &str, _: f64) -> Result<(), RigError> {
+    Ok(())
+}
+
+fn driver(path: &str, d: &DriverFile) -> Result<Driver, RigError> {
+    Ok(match d {
+        DriverFile::ConstDeg(a) => {
+            Driver::Const(num(&format!("{path}.const_deg"), *a)?.to_radians())
+        }
+        DriverFile::Sine(s) => {
+            let p = format!("{path}.sine");
+            if s.harmonic > MAX_HARMONIC {
+                return Err(invalid(
+                    format!("{p}.harmonic"),
+                    format!("must be at most {MAX_HARMONIC}, got {}", s.harmonic),
+                ));
+            }
+            Driver::Sine {
+                amp_rad: num(&format!("{p}.amp_deg"), s.amp_deg)?.to_radians(),
+                harmonic: s.harmonic,
+                phase_rad: num(&format!("{p}.phase_deg"), s.phase_deg)?.to_radians(),
+                offset_rad: num(&format!("{p}.offset_deg"), s.offset_deg)?.to_radians(),
+            }
+        }
+        DriverFile::Track(tf) => Driver::Track(track(
+            &format!("{path}.track"),
+            tf,
+            1f64.to_radians(),
+            &any,
+        )?),
+    })
+}
+
+fn root_motion(path: &str, r: &RootFile) -> Result<RootMotion, RigError> {
+    let positive = |p: &str, v: f64| {
+        if v > 0.0 {
+            Ok(())
+        } else {
+            Err(invalid(p, format!("scale must be > 0, got {v}")))
+        }
+    };
+    let squash = match &r.squash {
+        None => None,
+        Some(s) => {
+            let p = format!("{path}.squash");
+            let k = num(&format!("{p}.k"), s.k.unwrap_or(0.7))?;
+            let sy = track(&format!("{p}.sy"), &s.sy, 1.0, &positive)?;
+            for (i, &(_, v)) in sy.keys.iter().enumerate() {
+                let sx = 1.0 + (1.0 - v) * k;
+                if sx <= 0.0 {
+                    return Err(invalid(
+                        format!("{p}.sy.keys[{i}][1]"),
+                        format!("gives sx = 1 + (1 - sy)·k = {sx}, which must be > 0"),
+                    ));
+                }
+            }
+            Some(super::model::Squash {
+                sy,
+                pivot: Vec2::new(
+                    num(&format!("{p}.pivot[0]"), s.pivot[0])?,
+                    num(&format!("{p}.pivot[1]"), s.pivot[1])?,
+                ),
+                k,
+            })
+        }
+    };
+    Ok(RootMotion {
+        x: match &r.x {
+            Some(t) => Some(track(&format!("{path}.x"), t, 1.0, &any)?),
+            None => None,
+        },
+        y: match &r.y {
+            Some(t) => Some(track(&format!("{path}.y"), t, 1.0, &any)?),
+            None => None,
+        },
+        squash,
+    })
+}
+
+fn period(path: &str, p: f64) -> Result<f64, RigError> {
+    if !p.is_finite() || p <= 0.0 || p > MAX_PERIOD_S {
+        return Err(invalid(
+            path,
+            format!("must be > 0 and at most {MAX_PERIOD_S} seconds, got {p}"),
+        ));
+    }
+    Ok(p)
+}
+
+fn colour(path: &str, s: &str) -> Result<String, RigError> {
+    let hex = s.strip_prefix('#').unwrap_or("");
+    if (hex.len() == 3 || hex.len() == 6) && hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        Ok(s.to_ascii_lowercase())
+    } else {
+        Err(invalid(
+            path,
+            format!("must be a colour like \"#6366f1\" or \"#abc\", got {s:?}"),
+        ))
+    }
+}
+
+/// Validate the bone-tree sections of a rig file. `period_s` and `play` are
+/// the rig's (already checked) defaults for the implicit clip.
+pub fn validate(
+    bones: &[BoneFile],
+    root: Option<&RootFile>,
+    play: Play,
+    clips: &[ClipFile],
+    period_s: f64,
+) -> Result<Figure, RigError> {
+    if bones.len() > MAX_BONES {
+        return Err(invalid(
+            "bones",
+            format!("at most {MAX_BONES} bones, got {}", bones.len()),
+        ));
+    }
+    let mut out: Vec<Bone> = Vec::with_capacity(bones.len());
+    let mut defaults = Vec::with_capacity(bones.len());
+    for (i, bf) in bones.iter().enumerate() {
+        let p = format!("bones[{i}]");
+        ident(&format!("{p}.name"), &bf.name)?;
+        if let Some(j) = out.iter().position(|b| b.name == bf.name) {
+            return Err(invalid(
+                format!("{p}.name"),
+                format!("{:?} is already the name of bones[{j}]", bf.name),
+            ));
+        }
+        let parent = match &bf.parent {
+            None => None,
+            Some(name) => match out.iter().position(|b| &b.name == name) {
+                Some(j) => Some(j),
+                None => {
+                    let why = if bones.iter().any(|b| &b.name == name) {
+                        "must name an earlier bone (list parents before their children)"
+                    } else {
+                        "names no bone"
+                    };
+                    return Err(invalid(format!("{p}.parent"), format!("{name:?} {why}")));
+                }
+            },
+        };
+        let at = match (parent, bf.at) {
+            (_, Some(AtFile::Offset([x, y]))) => Vec2::new(
+                num(&format!("{p}.at[0]"), x)?,
+                num(&format!("{p}.at[1]"), y)?,
+            ),
+            (None, _) => {
+                return Err(invalid(
+                    format!("{p}.at"),
+                    "a root bone (no parent) needs its joint as [x, y]",
+                ));
+            }
+            (Some(j), None | Some(AtFile::Named(AtName::Tip))) => Vec2::new(out[j].length, 0.0),
+            (Some(_), Some(AtFile::Named(AtName::Origin))) => Vec2::ZERO,
+        };
+        let length = num(&format!("{p}.length"), bf.length)?;
+        if length < 0.0 {
+            return Err(invalid(
+                format!("{p}.length"),
+                format!("must be >= 0, got {length}"),
+            ));
+        }
+        let style = bf.style.clone().unwrap_or(super::file::StyleFile {
+            width: None,
+            stroke: None,
+        });
+        let width = num(
+            &format!("{p}.style.width"),
+            style.width.unwrap_or(DEFAULT_WIDTH),
+        )?;
+        if width <= 0.0 {
+            return Err(invalid(
+                format!("{p}.style.width"),
+                format!("must be > 0, got {width}"),
+            ));
+        }
+        let stroke = colour(
+            &format!("{p}.style.stroke"),
+            style.stroke.as_deref().unwrap_or(DEFAULT_STROKE),
+        )?;
+        defaults.push(driver(&format!("{p}.angle"), &bf.angle)?);
+        out.push(Bone {
+            name: bf.name.clone(),
+            parent,
+            at,
+            length,
+            width,
+            stroke,
+        });
+    }
+    let rest_rad: Vec<f64> = defaults.iter().map(|d| d.eval(0.0)).collect();
+    let top_root = match root {
+        Some(r) => root_motion("root", r)?,
+        None => RootMotion::default(),
+    };
+    let mut figs = Vec::new();
+    if clips.is_empty() {
+        figs.push(FigClip {
+            name: DEFAULT_CLIP.into(),
+            period_s,
+            play,
+            drivers: defaults.clone(),
+            root: top_root,
+        });
+    } else {
+        if clips.len() > MAX_CLIPS {
+            return Err(invalid(
+                "clips",
+                format!("at most {MAX_CLIPS} clips, got {}", clips.len()),
+            ));
+        }
+        if root.is_some() {
+            return Err(invalid(
+                "root",
+                "with `clips`, give each clip its own `root` instead",
+            ));
+        }
+        for (i, cf) in clips.iter().enumerate() {
+            let p = format!("clips[{i}]");
+            ident(&format!("{p}.name"), &cf.name)?;
+            if let Some(j) = figs.iter().position(|c: &FigClip| c.name == cf.name) {
+                return Err(invalid(
+                    format!("{p}.name"),
+                    format!("{:?} is already the name of clips[{j}]", cf.name),
+                ));
+            }
+            let mut drivers = defaults.clone();
+            for (bone, d) in &cf.angles {
+                let path = format!("{p}.angles.{bone}");
+                let Some(b) = out.iter().position(|x| &x.name == bone) else {
+                    return Err(invalid(path, format!("{bone:?} names no bone")));
+                };
+                drivers[b] = driver(&path, d)?;
+            }
+            figs.push(FigClip {
+                name: cf.name.clone(),
+                period_s: match cf.period_s {
+                    Some(s) => period(&format!("{p}.period_s"), s)?,
+                    None => period_s,
+                },
+                play: cf.play,
+                drivers,
+                root: match &cf.root {
+                    Some(r) => root_motion(&format!("{p}.root"), r)?,
+                    None => RootMotion::default(),
+                },
+            });
+        }
+    }
+    Ok(Figure {
+        bones: out,
+        rest_rad,
+        clips: figs,
+        switched: !clips.is_empty(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::{T_DECIMALS, quantize};
+    use crate::measure::cubic_bezier;
+
+    /// Each easing's bezier, also rounded to the 6 decimals written, follows
+    /// its polynomial (the browser-side evaluator against the formula).
+    #[test]
+    fn easing_beziers_equal_their_polynomials_as_written() {
+        for e in [
+            EaseName::Smoothstep,
+            EaseName::EaseInCubic,
+            EaseName::EaseOutCubic,
+        ] {
+            let b = e.bezier().unwrap();
+            let written = b.map(|x| quantize(x, T_DECIMALS));
+            for k in 0..=2000 {
+                let u = k as f64 / 2000.0;
+                assert!((cubic_bezier(b, u) - e.apply(u)).abs() < 1e-9, "{e:?} {u}");
+                assert!(
+                    (cubic_bezier(written, u) - e.apply(u)).abs() < 2e-6,
+                    "{e:?} {u}"
+                );
+            }
+        }
+        assert_eq!(EaseName::Linear.bezier(), None);
+    }
+
+    #[test]
+    fn track_holds_outside_its_keys_and_eases_per_segment() {
+        let tr = EasedTrack {
+            keys: vec![(0.2, 1.0), (0.4, 1.0), (0.6, 3.0)],
+            eases: vec![EaseName::Linear, EaseName::EaseOutCubic],
+        };
+        assert_eq!(tr.eval(0.0), 1.0);
+        assert_eq!(tr.eval(0.3), 1.0); // a hold: the same value twice
+        assert!((tr.eval(0.5) - (1.0 + 2.0 * 0.875)).abs() < 1e-12);
+        assert_eq!(tr.eval(0.9), 3.0);
+    }
+}

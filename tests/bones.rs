@@ -1,0 +1,394 @@
+//! Bone trees, eased tracks, squash & stretch and clips: the issue's
+//! acceptance checks on the example rigs, bad-input cases, and the same
+//! files seeked in headless Chromium (skipped with a notice when Chromium is
+//! absent, unless `CI=true`).
+
+use assert_cmd::Command;
+use rigbake::bake::{BakeOptions, Keying};
+use rigbake::browser::{self, SeekMode};
+use rigbake::clip::{Clip, Ease};
+use rigbake::fit::Fit;
+use rigbake::geom::Vec2;
+use rigbake::rig::{self, Rig};
+use rigbake::{Baked, Route, bake_rig, figure, measure};
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load(name: &str) -> Rig {
+    let text = std::fs::read_to_string(root().join("rigs").join(name)).unwrap();
+    rig::load(&text).unwrap()
+}
+
+fn bake(rig: &Rig, route: Route) -> Baked {
+    bake_rig(
+        rig,
+        &BakeOptions {
+            route,
+            keying: Keying::Uniform(rig.keys),
+            fit: Fit::Linear,
+        },
+    )
+}
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = browser::find_chromium() {
+        return Some(p);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("chromium not found, CI requires it");
+    }
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "note: chromium not found; skipping the bone-tree browser tests"
+    );
+    None
+}
+
+/// Seed 000's `track()` with the jump's easing choice (easeOutCubic while
+/// p < 0.5, easeInCubic after), written out independently of rigbake.
+fn seed_root_y(p: f64) -> f64 {
+    let keys = [
+        (0.0, 0.0),
+        (0.2, 10.0),
+        (0.32, -6.0),
+        (0.5, -160.0),
+        (0.68, -70.0),
+        (0.82, 4.0),
+        (0.9, -2.0),
+        (1.0, 0.0),
+    ];
+    let ease = |u: f64| {
+        if p < 0.5 {
+            1.0 - (1.0 - u).powi(3)
+        } else {
+            u * u * u
+        }
+    };
+    if p <= keys[0].0 {
+        return keys[0].1;
+    }
+    for w in keys.windows(2) {
+        let ((t0, v0), (t1, v1)) = (w[0], w[1]);
+        if p <= t1 {
+            return v0 + (v1 - v0) * ease((p - t0) / (t1 - t0));
+        }
+    }
+    keys[7].1
+}
+
+fn track(clip: &Clip, name: &str) -> usize {
+    clip.tracks
+        .iter()
+        .position(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no track {name}"))
+}
+
+#[test]
+fn every_bone_tip_within_005_px_of_fk_in_both_routes() {
+    for name in ["robot-arm.json", "jump.json", "spear-form.json"] {
+        let rig = load(name);
+        for route in [Route::Css, Route::Smil] {
+            let r = bake(&rig, route).report;
+            assert!(!r.bones.is_empty());
+            for b in &r.bones {
+                assert!(
+                    b.max_error_px <= 0.05,
+                    "{name} {route:?} {} {}: {}",
+                    b.clip,
+                    b.name,
+                    b.max_error_px
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn jump_root_track_is_eight_exact_keys_matching_the_seed() {
+    let rig = load("jump.json");
+    for route in [Route::Css, Route::Smil] {
+        let clip = bake(&rig, route).clip;
+        let y = track(&clip, "rb-jump-lift-y");
+        let keys = &clip.tracks[y].keys;
+        assert_eq!(keys.len(), 8);
+        let out = Ease::CubicBezier([0.333333, 1.0, 0.666667, 1.0]);
+        let inn = Ease::CubicBezier([0.333333, 0.0, 0.666667, 0.0]);
+        for (i, k) in keys[..7].iter().enumerate() {
+            assert_eq!(k.ease, if i < 3 { out } else { inn }, "key {i}");
+        }
+        let mut worst = 0.0f64;
+        for i in 0..=24_000 {
+            let t_s = clip.period_s * i as f64 / 24_000.0;
+            let got = measure::eval_track(&clip, y, t_s);
+            worst = worst.max((got - seed_root_y(t_s / clip.period_s)).abs());
+        }
+        assert!(worst <= 0.01, "{route:?}: {worst}");
+    }
+}
+
+#[test]
+fn one_shot_holds_and_loops_repeat() {
+    let rig = load("jump.json");
+    let css = bake(&rig, Route::Css).svg;
+    assert!(css.contains(".clip-jump .rb-lift-y{animation:rb-jump-lift-y 1.2s linear 1 forwards}"));
+    assert!(css.contains(".clip-idle .rb-b-spine{animation:rb-idle-spine 2.4s linear infinite"));
+    assert!(css.contains("class=\"clip-jump\""));
+    let smil = bake(&rig, Route::Smil);
+    assert!(smil.svg.contains("fill=\"freeze\""));
+    assert!(!smil.svg.contains("repeatCount"));
+    assert!(smil.report.notes[0].contains("only the first clip (jump)"));
+    let arm = bake(&load("robot-arm.json"), Route::Smil).svg;
+    assert!(arm.contains("repeatCount=\"indefinite\""));
+    // the one-shot clip ends where it started and stays there
+    let clip = bake(&rig, Route::Css).clip;
+    let end = measure::probes_at(&clip, clip.period_s * 3.0);
+    let last = measure::probes_at(&clip, clip.period_s);
+    for (k, p) in &end {
+        assert!(p.dist(last[k]) < 1e-9, "{k}");
+    }
+}
+
+#[test]
+fn squash_keeps_the_pivot_and_widens() {
+    let rig = load("jump.json");
+    let fig = rig.figure.as_ref().unwrap();
+    let c = &fig.clips[0];
+    let sq = c.root.squash.as_ref().unwrap();
+    // at the crouch key sy = 0.84, so sx = 1 + 0.16·0.7
+    let m = figure::fk::root_matrix(&c.root, 0.2);
+    let p = m.apply(sq.pivot - Vec2::new(0.0, 10.0)); // cancel the lift of +10
+    assert!(p.dist(sq.pivot) < 1e-9);
+    assert!((m.a - 1.112).abs() < 1e-12 && (m.d - 0.84).abs() < 1e-12);
+}
+
+fn bad(text: &str, want: &[&str]) {
+    let err = rig::load(text).unwrap_err().to_string();
+    for w in want {
+        assert!(err.contains(w), "{err:?} lacks {w:?}");
+    }
+}
+
+fn arm(edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let text = std::fs::read_to_string(root().join("rigs/robot-arm.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edit(&mut v);
+    v.to_string()
+}
+
+#[test]
+fn bad_bone_inputs_name_their_path() {
+    use serde_json::json;
+    bad(
+        &arm(|v| v["bones"][1]["parent"] = json!("elbow")),
+        &["bones[1].parent", "names no bone"],
+    );
+    bad(
+        &arm(|v| v["bones"][0]["parent"] = json!("fore")),
+        &["bones[0].parent", "earlier bone"],
+    );
+    bad(
+        &arm(|v| {
+            v["bones"][0]
+                .as_object_mut()
+                .unwrap()
+                .remove("at")
+                .map(|_| ())
+                .unwrap()
+        }),
+        &["bones[0].at", "root bone"],
+    );
+    bad(
+        &arm(|v| v["bones"][2]["length"] = json!(-1)),
+        &["bones[2].length", ">= 0"],
+    );
+    bad(
+        &arm(|v| v["bones"][2]["name"] = json!("upper")),
+        &["bones[2].name", "\"upper\""],
+    );
+    bad(
+        &arm(|v| v["bones"][1]["style"] = json!({"stroke": "red;x"})),
+        &["bones[1].style.stroke", "colour"],
+    );
+    bad(
+        &arm(|v| v["bones"][0]["angle"]["sine"]["harmonic"] = json!(65)),
+        &["bones[0].angle.sine.harmonic", "at most 64"],
+    );
+    bad(
+        &arm(|v| v["bones"][0]["angle"] = json!({"track": {"keys": [[0, 1], [0, 2]]}})),
+        &["bones[0].angle.track.keys[1][0]", "strictly increase"],
+    );
+    bad(
+        &arm(|v| v["bones"][0]["angle"] = json!({"track": {"keys": [[0, 1], [1.5, 2]]}})),
+        &["bones[0].angle.track.keys[1][0]", "[0, 1]"],
+    );
+    bad(
+        &arm(|v| v["bones"][0]["angle"] = json!({"track": {"keys": []}})),
+        &["bones[0].angle.track.keys", "between 1"],
+    );
+    bad(
+        &arm(|v| {
+            v["bones"][0]["angle"] =
+                json!({"track": {"keys": [[0, 1], [0.5, 2], [1, 1]], "ease": ["linear"]}})
+        }),
+        &["bones[0].angle.track.ease", "2 for 3 keys, got 1"],
+    );
+    bad(
+        &arm(|v| v["bones"][0]["angle"] = json!({"spin": 3})),
+        &["bones[0].angle", "unknown variant `spin`"],
+    );
+    bad(
+        &arm(|v| {
+            v["root"] = json!({"squash": {"sy": {"keys": [[0, 1], [1, 0]]}, "pivot": [0, 0]}})
+        }),
+        &["root.squash.sy.keys[1][1]", "> 0"],
+    );
+    bad(
+        &arm(|v| v["clips"] = json!([{"name": "a", "angles": {"elbow": {"const_deg": 1}}}])),
+        &["clips[0].angles.elbow", "names no bone"],
+    );
+    bad(
+        &arm(|v| v["clips"] = json!([{"name": "a"}, {"name": "a"}])),
+        &["clips[1].name", "\"a\""],
+    );
+    bad(
+        &arm(|v| v["clips"] = json!([{"name": "a", "period_s": 0}])),
+        &["clips[0].period_s", "> 0"],
+    );
+    bad(
+        &arm(|v| v["crank"] = json!({"center": [0, 0], "radius": 5})),
+        &["crank", "not both"],
+    );
+    bad(
+        &arm(|v| {
+            v.as_object_mut().unwrap().remove("bones");
+        }),
+        &["(root)", "found neither"],
+    );
+    bad(
+        &arm(|v| {
+            v.as_object_mut().unwrap().remove("bones");
+            v["clips"] = json!([{"name": "a"}]);
+        }),
+        &["clips", "add `bones`"],
+    );
+}
+
+#[test]
+fn cli_reports_bad_bones_and_fails_check_on_bone_drift() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.json");
+    std::fs::write(
+        &path,
+        arm(|v| v["bones"][1]["parent"] = serde_json::json!("x")),
+    )
+    .unwrap();
+    let out = Command::cargo_bin("rigbake")
+        .unwrap()
+        .args(["bake", path.to_str().unwrap(), "-o"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("bad.json") && err.contains("bones[1].parent"),
+        "{err}"
+    );
+
+    let rig = root().join("rigs/robot-arm.json");
+    let out = Command::cargo_bin("rigbake")
+        .unwrap()
+        .args(["check", rig.to_str().unwrap(), "--max-error", "0.001"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("bone fore"), "{err}");
+    let ok = Command::cargo_bin("rigbake")
+        .unwrap()
+        .args([
+            "check",
+            rig.to_str().unwrap(),
+            "--max-error",
+            "0.05",
+            "--route",
+            "both",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+}
+
+/// Chromium's probes agree with the FK ideal within 0.05 px, both routes.
+#[test]
+fn browser_places_robot_arm_tips_where_fk_says() {
+    let Some(chromium) = chromium() else { return };
+    let rig = load("robot-arm.json");
+    let fig = rig.figure.as_ref().unwrap();
+    for (route, mode) in [
+        (Route::Css, SeekMode::WebAnimations),
+        (Route::Smil, SeekMode::Smil),
+    ] {
+        let b = bake(&rig, route);
+        let times: Vec<f64> = (0..24)
+            .map(|i| b.clip.period_s * i as f64 / 24.0 + 0.013)
+            .collect();
+        let got = browser::probe_positions(&chromium, &b.svg, mode, &times).unwrap();
+        for (t, probes) in times.iter().zip(&got) {
+            let want = figure::bake::ideal_tips(fig, &fig.clips[0], b.clip.period_s, *t);
+            for (bone, w) in fig.bones.iter().zip(want) {
+                let p = probes[&format!("{}-tip", bone.name)];
+                let d = Vec2::new(p[0], p[1]).dist(w);
+                assert!(d <= 0.05, "{route:?} t={t} {}: {d}", bone.name);
+            }
+        }
+    }
+}
+
+/// Switching the root class from `clip-jump` to `clip-idle` changes the
+/// pose, and each class shows its own clip (as the measure stage says).
+#[test]
+fn browser_class_switch_selects_the_clip() {
+    let Some(chromium) = chromium() else { return };
+    let rig = load("jump.json");
+    let fig = rig.figure.as_ref().unwrap();
+    let b = bake(&rig, Route::Css);
+    let idle_svg = b
+        .svg
+        .replacen("class=\"clip-jump\"", "class=\"clip-idle\"", 1);
+    assert_ne!(idle_svg, b.svg);
+    let t = 0.6; // mid-air in the jump
+    let jobs = [
+        browser::ProbeJob {
+            svg: &b.svg,
+            mode: SeekMode::WebAnimations,
+            times_s: &[t],
+        },
+        browser::ProbeJob {
+            svg: &idle_svg,
+            mode: SeekMode::WebAnimations,
+            times_s: &[t],
+        },
+    ];
+    let got = browser::probe_batch(&chromium, &jobs).unwrap();
+    let head = |p: &browser::Probes| {
+        let h = p["head-tip"];
+        Vec2::new(h[0], h[1])
+    };
+    let (jump, idle) = (head(&got[0][0]), head(&got[1][0]));
+    assert!(jump.dist(idle) > 100.0, "{jump:?} vs {idle:?}");
+    for (k, probes) in [0, 1].into_iter().zip([&got[0][0], &got[1][0]]) {
+        let period = rigbake::geom::quantize(fig.clips[k].period_s, 6);
+        let want = figure::bake::ideal_tips(fig, &fig.clips[k], period, t);
+        for (bone, w) in fig.bones.iter().zip(want) {
+            let p = probes[&format!("{}-tip", bone.name)];
+            let d = Vec2::new(p[0], p[1]).dist(w);
+            assert!(d <= 0.05, "clip {k} {}: {d}", bone.name);
+        }
+    }
+}
