@@ -56,6 +56,29 @@ pub struct BakeOptions {
 }
 
 impl BakeOptions {
+    /// The options for one rig and route, from optional overrides: `keys`
+    /// (uniform) wins, then `tolerance_px`, then the rig's `tolerance_px`,
+    /// then the rig's `keys`. The fit defaults to cubic for a tolerance fit
+    /// on the css route and to linear otherwise.
+    pub fn resolve(
+        rig: &Rig,
+        route: Route,
+        keys: Option<usize>,
+        tolerance_px: Option<f64>,
+        fit: Option<Fit>,
+    ) -> Self {
+        let keying = match (keys, tolerance_px.or(rig.tolerance_px)) {
+            (Some(n), _) => Keying::Uniform(n),
+            (None, Some(px)) => Keying::Tolerance(px),
+            (None, None) => Keying::Uniform(rig.keys),
+        };
+        let fit = fit.unwrap_or(match (route, keying) {
+            (Route::Css, Keying::Tolerance(_)) => Fit::Cubic,
+            _ => Fit::Linear,
+        });
+        BakeOptions { route, keying, fit }
+    }
+
     /// The fit actually used on this route.
     pub fn effective_fit(&self) -> Fit {
         match self.route {
@@ -88,6 +111,42 @@ pub fn local_angles_rad(lm: &LegMotion, t: f64) -> (f64, f64) {
     let (thigh, shin) = lm.angles_at(t);
     let thigh_local = thigh - thigh0;
     (thigh_local, (shin - shin0) - thigh_local)
+}
+
+/// Parts of a leg's side that get their own class (and keyframes name).
+pub const SIDE_PARTS: [&str; 5] = ["crank", "pedal", "counter", "thigh", "shin"];
+
+/// Class and keyframes names the drawing uses for itself, whatever the legs.
+pub const FIXED_NAMES: [&str; 10] = [
+    "rb-leg",
+    "rb-back",
+    "rb-hip",
+    "rb-arm",
+    "rb-pedal",
+    "rb-frame",
+    "rb-ring",
+    "rb-bike",
+    "rb-chainring",
+    "rb-crank",
+];
+
+/// The class of a leg's side group (`part` empty: `rb-<leg>`) or of one of its
+/// [`SIDE_PARTS`] given the side class (`rb-<leg>-<part>`). Validation
+/// rejects leg names whose names would meet another's or a [`FIXED_NAMES`] one.
+pub fn side_names(base: &str, part: &str) -> String {
+    if part.is_empty() {
+        format!("rb-{base}")
+    } else {
+        format!("{base}-{part}")
+    }
+}
+
+/// Every class and keyframes name a leg called `leg` brings into the file.
+pub fn leg_names(leg: &str) -> Vec<String> {
+    let side = side_names(leg, "");
+    let mut v: Vec<String> = SIDE_PARTS.iter().map(|p| side_names(&side, p)).collect();
+    v.push(side);
+    v
 }
 
 /// Most keys per track the tolerance fitter may place.
@@ -351,7 +410,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
         let theta0 = rig.crank.start_rad + leg.phase_rad;
         let theta0_deg = q_deg(theta0);
         let width = bone_width(leg);
-        let side_class = format!("rb-{}", leg.name);
+        let side_class = side_names(&leg.name, "");
         let mut side = Node {
             class: Some(side_class.clone()),
             translate: q_len(leg.depth_offset),
@@ -375,7 +434,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
         match opts.route {
             Route::Css => {
                 side.children.push(Item::Group(Node {
-                    class: Some(format!("{side_class}-crank")),
+                    class: Some(side_names(&side_class, "crank")),
                     anim: Some(Anim::Rotate {
                         track: crank_track,
                         origin: center,
@@ -386,7 +445,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                 }));
                 let orbit = tracks.len();
                 tracks.push(Track {
-                    name: format!("{side_class}-pedal"),
+                    name: side_names(&side_class, "pedal"),
                     keys: vec![
                         Key {
                             t: 0.0,
@@ -401,7 +460,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                     ],
                 });
                 side.children.push(Item::Group(Node {
-                    class: Some(format!("{side_class}-pedal")),
+                    class: Some(side_names(&side_class, "pedal")),
                     anim: Some(Anim::Orbit {
                         track: orbit,
                         center,
@@ -421,7 +480,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
             Route::Smil => {
                 let counter = tracks.len();
                 tracks.push(Track {
-                    name: format!("{side_class}-counter"),
+                    name: side_names(&side_class, "counter"),
                     keys: vec![
                         Key {
                             t: 0.0,
@@ -488,11 +547,11 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                             Keying::Budget(n) => fit::fill(&CssLegProblem::new(lm, fit), n),
                         };
                         tracks.push(Track {
-                            name: format!("{side_class}-thigh"),
+                            name: side_names(&side_class, "thigh"),
                             keys: fit::keys_at(&times[0], &thigh_deg, fit),
                         });
                         tracks.push(Track {
-                            name: format!("{side_class}-shin"),
+                            name: side_names(&side_class, "shin"),
                             keys: fit::keys_at(&times[1], &shin_deg, fit),
                         });
                         owners.push((tt, i));
@@ -574,6 +633,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
         tracks,
         root,
         legs: infos,
+        figure: None,
     }
 }
 
@@ -604,7 +664,7 @@ fn leg_groups(
     let knee = q_len(pose.joint);
     let ankle = q_len(pose.end);
     let shin = Node {
-        class: Some(format!("{side_class}-shin")),
+        class: Some(side_names(side_class, "shin")),
         anim: Some(Anim::Rotate {
             track: thigh_track + 1,
             origin: knee,
@@ -625,7 +685,7 @@ fn leg_groups(
         ..Node::default()
     };
     Node {
-        class: Some(format!("{side_class}-thigh")),
+        class: Some(side_names(side_class, "thigh")),
         anim: Some(Anim::Rotate {
             track: thigh_track,
             origin: hip,

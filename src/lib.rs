@@ -30,14 +30,20 @@
 //! - [`clip`]: the written animation as data.
 //! - [`emit`]: clip → SVG (css or smil route).
 //! - [`measure`]: independent evaluator of the written clip.
+//! - [`figure`]: bone trees (FK), eased tracks, squash & stretch, clips.
 //! - [`report`]: per-leg figures as text or JSON.
 //! - [`sweep`]: error versus key count for each key placement; [`plot`] charts it.
 //! - [`browser`]: headless Chromium driver used by the browser tests and previews.
+//! - [`schema`]: the JSON Schema (draft-07) of the rig format.
+//! - [`watch`]: debounced file watching for `bake --watch`.
+//! - [`art`]: animate an illustrator's drawing with a baked css clip (`bake --art`).
 
+pub mod art;
 pub mod bake;
 pub mod browser;
 pub mod clip;
 pub mod emit;
+pub mod figure;
 pub mod fit;
 pub mod geom;
 pub mod measure;
@@ -45,8 +51,11 @@ pub mod motion;
 pub mod plot;
 pub mod report;
 pub mod rig;
+pub mod schema;
 pub mod solve;
 pub mod sweep;
+pub mod trajectory;
+pub mod watch;
 
 pub use clip::Route;
 
@@ -68,6 +77,9 @@ pub struct Baked {
 /// `max_error_px` is always the independent measurement; callers compare it
 /// with the tolerance (`bake` refuses to write a file that misses it).
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
+    if let Some(fig) = &rig.figure {
+        return bake_figure_rig(rig, fig, opts.route);
+    }
     let motion = motion::sample(rig);
     let mut notes = Vec::new();
     if opts.route == Route::Smil && opts.fit == fit::Fit::Cubic {
@@ -99,6 +111,21 @@ pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
             return Baked { clip, svg, report };
         }
         internal = internal.map(|px| px * 0.8);
+    }
+}
+
+/// A bone-tree rig: every clip baked for one route into one SVG and
+/// measured bone by bone against FK. Keying options do not apply (eased
+/// tracks are written exactly; sines are fitted to
+/// [`figure::bake::SINE_BUDGET_PX`]); `clip` is the first clip.
+fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, route: Route) -> Baked {
+    let fb = figure::bake_figure(&rig.name, rig.view_box, fig, route);
+    let report = report::build_figure(&fb, route);
+    let clip = fb.clips[0].clone();
+    Baked {
+        clip,
+        svg: fb.svg,
+        report,
     }
 }
 

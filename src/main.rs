@@ -2,14 +2,16 @@
 //! library, write outputs atomically, map outcomes to exit codes.
 
 use anyhow::{Context, Result, anyhow, bail};
-use clap::{Parser, Subcommand, ValueEnum};
-use rigbake::bake::{BakeOptions, Keying};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use rigbake::bake::BakeOptions;
 use rigbake::fit::Fit;
 use rigbake::report::{self, Report};
 use rigbake::{Baked, Route, rig};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+mod workflow;
 
 /// Bake two-bone IK motion (a cyclist's legs on the pedals) into a
 /// self-contained animated SVG, and measure how far the written keyframes let
@@ -47,9 +49,19 @@ enum Command {
         /// Also write the JSON report here (one object for one output, an array otherwise).
         #[arg(long, value_name = "FILE.json")]
         report: Option<PathBuf>,
-        /// Print nothing on success.
+        /// Print nothing on success (also no progress line).
         #[arg(short, long)]
         quiet: bool,
+        /// Animate an existing drawing instead of drawing stick legs: parts
+        /// marked by id or inkscape:label (thigh-<leg>, shin-<leg> inside its
+        /// thigh, pedal-<leg>, optional crank, crank-<leg>, joint markers);
+        /// everything else is kept byte for byte. One rig, css route.
+        #[arg(long, value_name = "DRAWING.svg")]
+        art: Option<PathBuf>,
+        /// Re-bake whenever a rig (or the --art drawing) is saved, printing the
+        /// new summary or the error (the last good output is kept); Ctrl-C stops.
+        #[arg(long)]
+        watch: bool,
     },
     /// Print measured max ankle error against keys per bone for uniform and
     /// adaptive key placement, linear and cubic (every cell is a real bake).
@@ -87,6 +99,46 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Print the JSON Schema (draft-07) of the rig file format.
+    ///
+    /// Point a rig's "$schema" field at a saved copy (the repository keeps
+    /// one in schema/rig.schema.json) and editors autocomplete and check it.
+    /// The schema covers field names, types and enum values; value rules
+    /// (lengths > 0, reachability) are checked by rigbake itself.
+    Schema,
+    /// Print a shell completion script for bash, zsh or fish.
+    ///
+    /// Example: rigbake completions bash > /etc/bash_completion.d/rigbake
+    Completions {
+        /// Target shell.
+        #[arg(value_enum)]
+        shell: ShellArg,
+    },
+    /// Render one period of a rig as a PNG strip of frames side by side
+    /// (headless Chromium; set RIGBAKE_CHROMIUM to choose the executable).
+    ///
+    /// Frame i shows time period * i / frames. Each frame is 240 px wide.
+    Preview {
+        /// Rig file (JSON).
+        #[arg(value_name = "RIG")]
+        rig: PathBuf,
+        /// The PNG to write (replaced atomically).
+        #[arg(short, long, value_name = "FILE.png")]
+        output: PathBuf,
+        /// Number of frames, 1..=32.
+        #[arg(long, value_name = "N", default_value_t = 8)]
+        frames: usize,
+        /// Route to bake and seek.
+        #[arg(long, value_enum, default_value_t = SweepRoute::Css)]
+        route: SweepRoute,
+    },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum ShellArg {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 /// An inclusive key range `A..B` (2 ≤ A ≤ B ≤ 400).
@@ -136,16 +188,7 @@ impl BakeArgs {
     /// Keying and fit for one rig and route: --keys, then --tolerance, then
     /// the rig's tolerance_px, then the rig's keys.
     fn options(&self, rig: &rig::Rig, route: Route) -> BakeOptions {
-        let keying = match (self.keys, self.tolerance.or(rig.tolerance_px)) {
-            (Some(n), _) => Keying::Uniform(n),
-            (None, Some(px)) => Keying::Tolerance(px),
-            (None, None) => Keying::Uniform(rig.keys),
-        };
-        let fit = self.fit.unwrap_or(match (route, keying) {
-            (Route::Css, Keying::Tolerance(_)) => Fit::Cubic,
-            _ => Fit::Linear,
-        });
-        BakeOptions { route, keying, fit }
+        BakeOptions::resolve(rig, route, self.keys, self.tolerance, self.fit)
     }
 }
 
@@ -219,7 +262,23 @@ fn run(cli: Cli) -> Result<Exit> {
             bake,
             report,
             quiet,
-        } => cmd_bake(&rigs, &output, &bake, report.as_deref(), quiet),
+            art,
+            watch,
+        } => {
+            let run = workflow::BakeRun {
+                rigs: &rigs,
+                output: &output,
+                bake: &bake,
+                report: report.as_deref(),
+                quiet,
+                art: art.as_deref(),
+            };
+            if watch {
+                workflow::cmd_watch(&run)
+            } else {
+                workflow::bake_once(&run)
+            }
+        }
         Command::Sweep {
             rig,
             keys,
@@ -234,11 +293,34 @@ fn run(cli: Cli) -> Result<Exit> {
             bake,
             format,
         } => cmd_check(&rigs, max_error, &bake, format),
+        Command::Schema => {
+            stdout(&rigbake::schema::rig_schema_text());
+            Ok(Exit::Ok)
+        }
+        Command::Preview {
+            rig,
+            output,
+            frames,
+            route,
+        } => workflow::cmd_preview(&rig, &output, frames, route),
+        Command::Completions { shell } => {
+            let shell = match shell {
+                ShellArg::Bash => clap_complete::Shell::Bash,
+                ShellArg::Zsh => clap_complete::Shell::Zsh,
+                ShellArg::Fish => clap_complete::Shell::Fish,
+            };
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "rigbake", &mut buf);
+            stdout(&String::from_utf8_lossy(&buf));
+            Ok(Exit::Ok)
+        }
     }
 }
 
 /// Read, validate and bake every rig for every asked route (in memory).
-fn bake_all(paths: &[PathBuf], args: &BakeArgs) -> Result<Vec<Baked>> {
+/// With `progress`, several rigs and stderr a terminal, a one-line counter
+/// is redrawn on stderr while baking (and erased afterwards).
+fn bake_all(paths: &[PathBuf], args: &BakeArgs, progress: bool) -> Result<Vec<Baked>> {
     if let Some(k) = args.keys {
         rig::check_keys("--keys", k)?;
     }
@@ -246,7 +328,9 @@ fn bake_all(paths: &[PathBuf], args: &BakeArgs) -> Result<Vec<Baked>> {
         rig::check_tolerance("--tolerance", px)?;
     }
     let mut out = Vec::new();
+    let mut bar = workflow::Progress::new(paths.len(), progress);
     for path in paths {
+        bar.step(path);
         let rig = load_rig(path)?;
         for route in args.route.routes() {
             out.push(rigbake::bake_rig(&rig, &args.options(&rig, route)));
@@ -269,7 +353,7 @@ fn cmd_bake(
     report_path: Option<&Path>,
     quiet: bool,
 ) -> Result<Exit> {
-    let baked = bake_all(rigs, args)?;
+    let baked = bake_all(rigs, args, !quiet)?;
     for b in &baked {
         let r = &b.report;
         if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
@@ -330,8 +414,42 @@ fn cmd_bake(
 
 /// Write every file or none: all temporary files are written first (in each
 /// target's directory), then renamed into place. A failure before the renames
-/// leaves every existing file untouched and no temporary behind.
+/// leaves every existing file untouched, no temporary behind, and removes any
+/// directory this call created. A new output gets the ordinary mode of a new
+/// file (0666 less the umask); a replaced one keeps its mode.
 fn write_all_atomically(writes: &[(PathBuf, &[u8])]) -> Result<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (path, _) in writes {
+        if !seen.insert(path) {
+            bail!(
+                "{}: two outputs would be written to this one file (do two rigs share a \"name\"?); nothing written",
+                path.display()
+            );
+        }
+    }
+    let mut created: Vec<PathBuf> = Vec::new();
+    let result = stage_all(writes, &mut created).and_then(|staged| {
+        for (tmp, path) in staged {
+            tmp.persist(path)
+                .map_err(|e| anyhow!("{}: cannot replace: {}", path.display(), e.error))?;
+        }
+        Ok(())
+    });
+    if result.is_err() {
+        // Temporaries are gone (dropped); remove the directories we made.
+        for dir in created.iter().rev() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+    result
+}
+
+/// Write each output to a temporary file beside it; `created` collects the
+/// outermost directories that had to be created.
+fn stage_all<'a>(
+    writes: &'a [(PathBuf, &[u8])],
+    created: &mut Vec<PathBuf>,
+) -> Result<Vec<(tempfile::NamedTempFile, &'a PathBuf)>> {
     let mut staged = Vec::with_capacity(writes.len());
     for (path, bytes) in writes {
         if path.is_dir() {
@@ -341,26 +459,52 @@ fn write_all_atomically(writes: &[(PathBuf, &[u8])]) -> Result<()> {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("{}: cannot create directory", dir.display()))?;
-        let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+        if !dir.exists() {
+            let mut top = dir.clone();
+            while let Some(parent) = top.parent() {
+                if parent.as_os_str().is_empty() || parent.exists() {
+                    break;
+                }
+                top = parent.to_path_buf();
+            }
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("{}: cannot create directory", dir.display()))?;
+            created.push(top);
+        }
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".rigbake-");
+        match std::fs::metadata(path) {
+            Ok(m) => builder.permissions(m.permissions()),
+            Err(_) => builder.permissions(new_file_permissions()),
+        };
+        let mut tmp = builder
+            .tempfile_in(&dir)
             .with_context(|| format!("{}: cannot write in this directory", dir.display()))?;
         tmp.write_all(bytes)
             .and_then(|_| tmp.flush())
             .with_context(|| format!("{}: cannot write", path.display()))?;
         staged.push((tmp, path));
     }
-    for (tmp, path) in staged {
-        tmp.persist(path)
-            .map_err(|e| anyhow!("{}: cannot replace: {}", path.display(), e.error))?;
-    }
-    Ok(())
+    Ok(staged)
+}
+
+/// What a newly created file gets: 0666, which the OS masks with the umask.
+#[cfg(unix)]
+fn new_file_permissions() -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::Permissions::from_mode(0o666)
+}
+
+#[cfg(not(unix))]
+fn new_file_permissions() -> std::fs::Permissions {
+    let f = tempfile::tempfile().expect("a temporary file for default permissions");
+    f.metadata().expect("its metadata").permissions()
 }
 
 fn load_rig(path: &Path) -> Result<rig::Rig> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{}: cannot read", path.display()))?;
-    Ok(rig::load(&text).with_context(|| path.display().to_string())?)
+    rig::load(&text).with_context(|| path.display().to_string())
 }
 
 fn cmd_sweep(
@@ -401,7 +545,7 @@ fn cmd_check(rigs: &[PathBuf], max_error: f64, args: &BakeArgs, format: Format) 
     if !max_error.is_finite() || max_error < 0.0 {
         bail!("--max-error: must be a finite number >= 0, got {max_error}");
     }
-    let baked = bake_all(rigs, args)?;
+    let baked = bake_all(rigs, args, true)?;
     let reports: Vec<Report> = baked.into_iter().map(|b| b.report).collect();
     let mut failures = Vec::new();
     for r in &reports {
@@ -413,6 +557,19 @@ fn cmd_check(rigs: &[PathBuf], max_error: f64, args: &BakeArgs, format: Format) 
                     r.route.as_str(),
                     l.name,
                     l.max_error_px,
+                    max_error
+                ));
+            }
+        }
+        for b in &r.bones {
+            if b.max_error_px > max_error {
+                failures.push(format!(
+                    "{} ({}) clip {} bone {}: max tip error {} px > {} px",
+                    r.rig,
+                    r.route.as_str(),
+                    b.clip,
+                    b.name,
+                    b.max_error_px,
                     max_error
                 ));
             }
@@ -442,7 +599,6 @@ fn cmd_check(rigs: &[PathBuf], max_error: f64, args: &BakeArgs, format: Format) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn cli_definition_is_valid() {

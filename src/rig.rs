@@ -7,11 +7,15 @@
 //! opted into `"reach": "clamp"`), so later stages have no error paths.
 
 use crate::geom::Vec2;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
 
 /// Largest accepted magnitude of any coordinate or length, in user units.
 pub const MAX_COORD: f64 = 1.0e6;
+/// Smallest accepted period, in seconds: times are written to the
+/// microsecond, so a shorter loop could not be written faithfully.
+pub const MIN_PERIOD_S: f64 = 0.001;
 /// Largest accepted period, in seconds (one hour).
 pub const MAX_PERIOD_S: f64 = 3600.0;
 /// Most keys per period accepted from a rig or `--keys`.
@@ -23,7 +27,7 @@ pub const MIN_TOLERANCE_PX: f64 = 0.01;
 pub const MAX_LEGS: usize = 64;
 
 /// Direction the crank turns, as seen on screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Clockwise on screen: the crank angle grows with time (y points down).
@@ -34,7 +38,7 @@ pub enum Direction {
 }
 
 /// Which of the two IK solutions a leg takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Knee {
     /// Thigh at `phi − a`: the knee lies counter-clockwise (on screen) of the
@@ -47,7 +51,7 @@ pub enum Knee {
 }
 
 /// What to do when a leg cannot reach its target somewhere in the cycle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Reach {
     /// An unreachable target is an input error (exit 2) naming leg and crank angle.
@@ -63,7 +67,7 @@ fn default_keys() -> usize {
 }
 
 /// The rig file exactly as written (serde mirror of the JSON). Unknown fields are rejected.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RigFile {
     /// Optional JSON-Schema reference for editors; ignored by rigbake.
@@ -82,14 +86,29 @@ pub struct RigFile {
     /// keys; the CLI's `--keys` or `--tolerance` override it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance_px: Option<f64>,
-    /// The crank all pedals hang on.
-    pub crank: CrankFile,
+    /// The crank all pedals hang on (required with `legs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crank: Option<CrankFile>,
     /// Legs, front to back: later legs are drawn behind earlier ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub legs: Vec<LegFile>,
+    /// A bone tree (instead of `crank` + `legs`), parents before children.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bones: Vec<crate::figure::file::BoneFile>,
+    /// Whole-figure motion of the bone tree's default clip (lift, squash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<crate::figure::file::RootFile>,
+    /// How the bone tree's default clip plays: `"loop"` (default) or `"once"`.
+    #[serde(default)]
+    pub play: crate::figure::file::Play,
+    /// Named clips of the bone tree, switched by a `clip-<name>` class on the
+    /// root `<svg>`; the first plays by default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clips: Vec<crate::figure::file::ClipFile>,
 }
 
 /// `crank` in the rig file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CrankFile {
     /// Bottom-bracket centre `[x, y]`.
@@ -105,7 +124,7 @@ pub struct CrankFile {
 }
 
 /// One entry of `legs` in the rig file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LegFile {
     /// Leg name: used in CSS class names and probe names (`<name>-ankle`).
@@ -186,6 +205,9 @@ pub struct Rig {
     pub tolerance_px: Option<f64>,
     pub crank: Crank,
     pub legs: Vec<Leg>,
+    /// The bone tree, for a rig with `bones` (then `legs` is empty and
+    /// `crank` is an unused placeholder).
+    pub figure: Option<crate::figure::Figure>,
 }
 
 /// Everything that can be wrong with a rig file. Messages carry the JSON path.
@@ -335,10 +357,10 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         ));
     }
     let period_s = file.period_s;
-    if !period_s.is_finite() || period_s <= 0.0 || period_s > MAX_PERIOD_S {
+    if !(MIN_PERIOD_S..=MAX_PERIOD_S).contains(&period_s) {
         return Err(invalid(
             "period_s",
-            format!("must be > 0 and at most {MAX_PERIOD_S} seconds, got {period_s}"),
+            format!("must be between {MIN_PERIOD_S} and {MAX_PERIOD_S} seconds, got {period_s}"),
         ));
     }
     let keys = check_keys("keys", file.keys)?;
@@ -346,11 +368,32 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         Some(px) => Some(check_tolerance("tolerance_px", px)?),
         None => None,
     };
+    if !file.bones.is_empty() {
+        return validate_figure(file, view_box, period_s, keys, tolerance_px);
+    }
+    for (set, path) in [
+        (file.root.is_some(), "root"),
+        (!file.clips.is_empty(), "clips"),
+    ] {
+        if set {
+            return Err(invalid(path, "belongs to a bone tree: add `bones`"));
+        }
+    }
+    let Some(crank_file) = &file.crank else {
+        return Err(if file.legs.is_empty() {
+            invalid(
+                "(root)",
+                "a rig needs `crank` and `legs` (cycling legs) or `bones` (a bone tree); found neither",
+            )
+        } else {
+            invalid("crank", "missing: `legs` need a `crank`")
+        });
+    };
     let crank = Crank {
-        center: check_point("crank.center", file.crank.center)?,
-        radius: check_len("crank.radius", file.crank.radius)?,
-        start_rad: check_num("crank.start_deg", file.crank.start_deg)?.to_radians(),
-        direction: file.crank.direction,
+        center: check_point("crank.center", crank_file.center)?,
+        radius: check_len("crank.radius", crank_file.radius)?,
+        start_rad: check_num("crank.start_deg", crank_file.start_deg)?.to_radians(),
+        direction: crank_file.direction,
     };
     if file.legs.is_empty() {
         return Err(invalid("legs", "must hold at least one leg"));
@@ -379,6 +422,35 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
                 format!("{:?} is already the name of legs[{j}]", lf.name),
             ));
         }
+        // CSS classes and keyframes names must stay apart between legs and
+        // from the drawing's own, or one leg's rule would move another.
+        let mine = crate::bake::leg_names(&lf.name);
+        if let Some(c) = mine
+            .iter()
+            .find(|c| crate::bake::FIXED_NAMES.contains(&c.as_str()))
+        {
+            return Err(invalid(
+                format!("{p}.name"),
+                format!(
+                    "{:?} would give the class {c}, which the drawing uses itself; pick another name",
+                    lf.name
+                ),
+            ));
+        }
+        for (j, other) in legs.iter().enumerate() {
+            if let Some(c) = crate::bake::leg_names(&other.name)
+                .iter()
+                .find(|c| mine.contains(c))
+            {
+                return Err(invalid(
+                    format!("{p}.name"),
+                    format!(
+                        "{:?} would share the class {c} with legs[{j}] ({:?}); pick another name",
+                        lf.name, other.name
+                    ),
+                ));
+            }
+        }
         let leg = Leg {
             name: lf.name.clone(),
             hip: check_point(&format!("{p}.hip"), lf.hip)?,
@@ -403,6 +475,52 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         tolerance_px,
         crank,
         legs,
+        figure: None,
+    })
+}
+
+/// A bone-tree rig: `bones` (and optionally `root`, `play`, `clips`), no
+/// `crank` or `legs`. The returned rig's `crank` is a placeholder no stage
+/// reads (`legs` is empty).
+fn validate_figure(
+    file: &RigFile,
+    view_box: [f64; 4],
+    period_s: f64,
+    keys: usize,
+    tolerance_px: Option<f64>,
+) -> Result<Rig, RigError> {
+    if file.crank.is_some() || !file.legs.is_empty() {
+        let path = if file.crank.is_some() {
+            "crank"
+        } else {
+            "legs"
+        };
+        return Err(invalid(
+            path,
+            "a rig holds either `crank` + `legs` or `bones`, not both",
+        ));
+    }
+    let figure = crate::figure::model::validate(
+        &file.bones,
+        file.root.as_ref(),
+        file.play,
+        &file.clips,
+        period_s,
+    )?;
+    Ok(Rig {
+        name: file.name.clone(),
+        view_box,
+        period_s,
+        keys,
+        tolerance_px,
+        crank: Crank {
+            center: Vec2::ZERO,
+            radius: 1.0,
+            start_rad: 0.0,
+            direction: Direction::Cw,
+        },
+        legs: Vec::new(),
+        figure: Some(figure),
     })
 }
 
