@@ -1,0 +1,145 @@
+//! Golden files: `out/` must hold exactly what the current code bakes from
+//! `rigs/*.json`, in both routes, byte for byte.
+//!
+//! Regenerate with either of (they write identical bytes):
+//!
+//! ```text
+//! RIGBAKE_BLESS=1 cargo test --test golden
+//! cargo run --release -- bake rigs/*.json --route both -o out/ --quiet
+//! ```
+//!
+//! Blessing also deletes SVGs in `out/` that no rig produces any more.
+
+use rigbake::bake::{BakeOptions, Keying};
+use rigbake::fit::Fit;
+use rigbake::rig::{self, Rig};
+use rigbake::{Route, bake_rig};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const STALE: &str = "out/ is stale: run `RIGBAKE_BLESS=1 cargo test --test golden` \
+     (or `cargo run --release -- bake rigs/*.json --route both -o out/ --quiet`)";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn blessing() -> bool {
+    std::env::var_os("RIGBAKE_BLESS").is_some_and(|v| v == "1")
+}
+
+/// The options `rigbake bake RIG --route <route>` uses when no other flag is
+/// given (mirrors `BakeArgs::options` in `src/main.rs`): the rig's
+/// `tolerance_px` if it has one (cubic segments on the css route), else its
+/// `keys` uniform linear keys.
+fn default_options(rig: &Rig, route: Route) -> BakeOptions {
+    match rig.tolerance_px {
+        Some(px) => BakeOptions {
+            route,
+            keying: Keying::Tolerance(px),
+            fit: if route == Route::Css {
+                Fit::Cubic
+            } else {
+                Fit::Linear
+            },
+        },
+        None => BakeOptions {
+            route,
+            keying: Keying::Uniform(rig.keys),
+            fit: Fit::Linear,
+        },
+    }
+}
+
+fn file_name(rig: &Rig, route: Route) -> String {
+    match route {
+        Route::Css => format!("{}.svg", rig.name),
+        Route::Smil => format!("{}.smil.svg", rig.name),
+    }
+}
+
+/// Every `rigs/*.json`, sorted by path.
+fn rig_paths() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(root().join("rigs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Expected `out/` contents: file name → SVG text.
+fn expected() -> BTreeMap<String, String> {
+    let mut want = BTreeMap::new();
+    let mut owner: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for path in rig_paths() {
+        let text = fs::read_to_string(&path).unwrap();
+        let rig = rig::load(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        if let Some(other) = owner.insert(rig.name.clone(), path.clone()) {
+            panic!(
+                "{} and {} both name their rig {:?}: their outputs would collide in out/",
+                other.display(),
+                path.display(),
+                rig.name
+            );
+        }
+        for route in [Route::Css, Route::Smil] {
+            let baked = bake_rig(&rig, &default_options(&rig, route));
+            want.insert(file_name(&rig, route), baked.svg);
+        }
+    }
+    assert!(!want.is_empty(), "no rigs in rigs/");
+    want
+}
+
+/// SVG files currently in `out/` (empty if it does not exist).
+fn present(out: &Path) -> Vec<String> {
+    let Ok(rd) = fs::read_dir(out) else {
+        return Vec::new();
+    };
+    let mut v: Vec<String> = rd
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn out_matches_a_fresh_bake_of_every_rig() {
+    let out = root().join("out");
+    let want = expected();
+    if blessing() {
+        fs::create_dir_all(&out).unwrap();
+        for name in present(&out) {
+            if !want.contains_key(&name) {
+                fs::remove_file(out.join(&name)).unwrap();
+            }
+        }
+        for (name, svg) in &want {
+            let path = out.join(name);
+            if fs::read(&path).ok().as_deref() != Some(svg.as_bytes()) {
+                fs::write(&path, svg).unwrap();
+            }
+        }
+        return;
+    }
+    let mut problems = Vec::new();
+    for (name, svg) in &want {
+        match fs::read(out.join(name)) {
+            Err(_) => problems.push(format!("out/{name} is missing")),
+            Ok(bytes) if bytes != svg.as_bytes() => {
+                problems.push(format!("out/{name} differs from a fresh bake"))
+            }
+            Ok(_) => {}
+        }
+    }
+    for name in present(&out) {
+        if !want.contains_key(&name) {
+            problems.push(format!("out/{name} comes from no rig in rigs/"));
+        }
+    }
+    assert!(problems.is_empty(), "{STALE}\n  {}", problems.join("\n  "));
+}
