@@ -1,0 +1,539 @@
+//! Trajectories: where a chain's root or target is at normalised time
+//! `t ∈ [0, 1]` of the loop. Every kind is periodic: `at(0) == at(1)`.
+//!
+//! - `fixed`: one point.
+//! - `circle` / `ellipse`: angle `θ = start ± 360°·t` (+ for `cw`, clockwise
+//!   on screen); the ellipse `(rx·cos θ, ry·sin θ)` is then turned by
+//!   `rotation_deg` about its centre. (Not constant speed unless rx = ry.)
+//! - `track`: keys `[[t, [x, y]], …]` from t = 0 to t = 1 with the last point
+//!   equal to the first, each segment eased (seed 000's `track()`: linear,
+//!   smoothstep, easeInCubic, easeOutCubic).
+//! - `path`: a closed SVG path string traversed at constant speed by arc
+//!   length (kurbo's arc length, accurate to [`ARCLEN_ACCURACY`] px), from
+//!   `start` (fraction of the length) forward or in reverse.
+//! - `gait`: seed 000's foot path relative to `origin` (the point under the
+//!   hip): for the first `duty` of the cycle the foot slides linearly on the
+//!   ground from `+stride/2` to `−stride/2` (stance); then it swings back
+//!   with smoothstep while lifted by `step_height·sin(π·u)`. `phase` shifts
+//!   the cycle (the far foot uses 0.5).
+//!
+//! Angles in the file are degrees; coordinates are SVG user units, y down.
+
+use crate::figure::file::EaseName;
+use crate::geom::Vec2;
+use crate::rig::{Direction, MAX_COORD, RigError};
+use kurbo::{BezPath, ParamCurve, ParamCurveArclen, PathSeg};
+use serde::{Deserialize, Serialize};
+use std::f64::consts::{PI, TAU};
+
+/// Arc-length accuracy for `path` trajectories, px.
+pub const ARCLEN_ACCURACY: f64 = 1e-6;
+
+/// A trajectory as written in a rig file (externally tagged: `{"circle": {…}}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum TrajectoryFile {
+    Fixed([f64; 2]),
+    Circle(CircleFile),
+    Ellipse(EllipseFile),
+    Track(TrackFile),
+    Path(PathFile),
+    Gait(GaitFile),
+}
+
+fn zero() -> f64 {
+    0.0
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CircleFile {
+    pub center: [f64; 2],
+    pub radius: f64,
+    #[serde(default = "zero")]
+    pub start_deg: f64,
+    #[serde(default)]
+    pub direction: Direction,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EllipseFile {
+    pub center: [f64; 2],
+    pub rx: f64,
+    pub ry: f64,
+    #[serde(default = "zero")]
+    pub rotation_deg: f64,
+    #[serde(default = "zero")]
+    pub start_deg: f64,
+    #[serde(default)]
+    pub direction: Direction,
+}
+
+/// Per-segment easing: one name for every segment, or one per segment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EaseSpec {
+    All(EaseName),
+    Each(Vec<EaseName>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrackFile {
+    pub keys: Vec<(f64, [f64; 2])>,
+    #[serde(default = "default_ease")]
+    pub ease: EaseSpec,
+}
+
+fn default_ease() -> EaseSpec {
+    EaseSpec::All(EaseName::Linear)
+}
+
+/// Direction along a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Along {
+    #[default]
+    Forward,
+    Reverse,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathFile {
+    /// Closed SVG path data, e.g. `"M 0 0 C 10 0 10 10 0 10 Z"`.
+    pub d: String,
+    /// Where t = 0 sits, as a fraction of the path length from its start.
+    #[serde(default = "zero")]
+    pub start: f64,
+    #[serde(default)]
+    pub along: Along,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GaitFile {
+    /// The ground point under the hip (stance is centred on its x).
+    pub origin: [f64; 2],
+    pub stride: f64,
+    pub step_height: f64,
+    /// Stance fraction of the cycle, in (0, 1).
+    pub duty: f64,
+    /// Cycle offset (the far foot uses 0.5).
+    #[serde(default = "zero")]
+    pub phase: f64,
+}
+
+/// A validated trajectory.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Trajectory {
+    Fixed(Vec2),
+    Ellipse {
+        center: Vec2,
+        rx: f64,
+        ry: f64,
+        rotation_rad: f64,
+        start_rad: f64,
+        sign: f64,
+    },
+    Track {
+        keys: Vec<(f64, Vec2)>,
+        eases: Vec<EaseName>,
+    },
+    Path {
+        segs: Vec<PathSeg>,
+        /// Cumulative arc length at the end of each segment.
+        cum: Vec<f64>,
+        start: f64,
+        sign: f64,
+    },
+    Gait {
+        origin: Vec2,
+        stride: f64,
+        step_height: f64,
+        duty: f64,
+        phase: f64,
+    },
+}
+
+fn invalid(path: &str, msg: impl Into<String>) -> RigError {
+    RigError::Invalid {
+        path: path.to_string(),
+        msg: msg.into(),
+    }
+}
+
+fn num(path: &str, x: f64) -> Result<f64, RigError> {
+    if !x.is_finite() || x.abs() > MAX_COORD {
+        return Err(invalid(
+            path,
+            format!("must be a finite number within ±{MAX_COORD}, got {x}"),
+        ));
+    }
+    Ok(x)
+}
+
+fn point(path: &str, p: [f64; 2]) -> Result<Vec2, RigError> {
+    Ok(Vec2::new(
+        num(&format!("{path}[0]"), p[0])?,
+        num(&format!("{path}[1]"), p[1])?,
+    ))
+}
+
+fn positive(path: &str, x: f64) -> Result<f64, RigError> {
+    let x = num(path, x)?;
+    if x <= 0.0 {
+        return Err(invalid(path, format!("must be > 0, got {x}")));
+    }
+    Ok(x)
+}
+
+fn sign(d: Direction) -> f64 {
+    match d {
+        Direction::Cw => 1.0,
+        Direction::Ccw => -1.0,
+    }
+}
+
+impl TrajectoryFile {
+    /// Validate; `path` is the JSON path of this trajectory for messages.
+    pub fn validate(&self, path: &str) -> Result<Trajectory, RigError> {
+        Ok(match self {
+            TrajectoryFile::Fixed(p) => Trajectory::Fixed(point(&format!("{path}.fixed"), *p)?),
+            TrajectoryFile::Circle(c) => {
+                let p = format!("{path}.circle");
+                let r = positive(&format!("{p}.radius"), c.radius)?;
+                Trajectory::Ellipse {
+                    center: point(&format!("{p}.center"), c.center)?,
+                    rx: r,
+                    ry: r,
+                    rotation_rad: 0.0,
+                    start_rad: num(&format!("{p}.start_deg"), c.start_deg)?.to_radians(),
+                    sign: sign(c.direction),
+                }
+            }
+            TrajectoryFile::Ellipse(e) => {
+                let p = format!("{path}.ellipse");
+                Trajectory::Ellipse {
+                    center: point(&format!("{p}.center"), e.center)?,
+                    rx: positive(&format!("{p}.rx"), e.rx)?,
+                    ry: positive(&format!("{p}.ry"), e.ry)?,
+                    rotation_rad: num(&format!("{p}.rotation_deg"), e.rotation_deg)?.to_radians(),
+                    start_rad: num(&format!("{p}.start_deg"), e.start_deg)?.to_radians(),
+                    sign: sign(e.direction),
+                }
+            }
+            TrajectoryFile::Track(t) => validate_track(&format!("{path}.track"), t)?,
+            TrajectoryFile::Path(pf) => validate_path(&format!("{path}.path"), pf)?,
+            TrajectoryFile::Gait(g) => {
+                let p = format!("{path}.gait");
+                let duty = num(&format!("{p}.duty"), g.duty)?;
+                if !(duty > 0.0 && duty < 1.0) {
+                    return Err(invalid(
+                        &format!("{p}.duty"),
+                        format!("must be between 0 and 1 (exclusive), got {duty}"),
+                    ));
+                }
+                Trajectory::Gait {
+                    origin: point(&format!("{p}.origin"), g.origin)?,
+                    stride: positive(&format!("{p}.stride"), g.stride)?,
+                    step_height: num(&format!("{p}.step_height"), g.step_height)?,
+                    duty,
+                    phase: num(&format!("{p}.phase"), g.phase)?.rem_euclid(1.0),
+                }
+            }
+        })
+    }
+}
+
+fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
+    let n = t.keys.len();
+    if n < 2 {
+        return Err(invalid(
+            &format!("{p}.keys"),
+            format!("needs at least 2 keys, got {n}"),
+        ));
+    }
+    let mut keys = Vec::with_capacity(n);
+    for (i, (time, xy)) in t.keys.iter().enumerate() {
+        let kp = format!("{p}.keys[{i}]");
+        let time = num(&format!("{kp}[0]"), *time)?;
+        if let Some(&(prev, _)) = keys.last()
+            && time <= prev
+        {
+            return Err(invalid(
+                &format!("{kp}[0]"),
+                format!("key times must increase, got {time} after {prev}"),
+            ));
+        }
+        keys.push((time, point(&format!("{kp}[1]"), *xy)?));
+    }
+    if keys[0].0 != 0.0 || keys[n - 1].0 != 1.0 {
+        return Err(invalid(
+            &format!("{p}.keys"),
+            format!(
+                "must run from t = 0 to t = 1, got {} to {}",
+                keys[0].0,
+                keys[n - 1].0
+            ),
+        ));
+    }
+    if keys[0].1 != keys[n - 1].1 {
+        return Err(invalid(
+            &format!("{p}.keys"),
+            "the last point must equal the first so the loop is seamless",
+        ));
+    }
+    let eases = match &t.ease {
+        EaseSpec::All(e) => vec![*e; n - 1],
+        EaseSpec::Each(v) if v.len() == n - 1 => v.clone(),
+        EaseSpec::Each(v) => {
+            return Err(invalid(
+                &format!("{p}.ease"),
+                format!("needs one easing per segment ({}), got {}", n - 1, v.len()),
+            ));
+        }
+    };
+    Ok(Trajectory::Track { keys, eases })
+}
+
+fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
+    let bez = BezPath::from_svg(&pf.d)
+        .map_err(|e| invalid(&format!("{p}.d"), format!("not valid SVG path data: {e}")))?;
+    let segs: Vec<PathSeg> = bez.segments().collect();
+    if segs.is_empty() {
+        return Err(invalid(&format!("{p}.d"), "has no segments"));
+    }
+    let first = segs[0].start();
+    let last = segs[segs.len() - 1].end();
+    if (first - last).hypot() > 1e-9 {
+        return Err(invalid(
+            &format!("{p}.d"),
+            "must be closed (end where it starts, e.g. with Z) so the loop is seamless",
+        ));
+    }
+    for s in &segs {
+        for q in [s.start(), s.end()] {
+            if !(q.x.is_finite() && q.y.is_finite())
+                || q.x.abs() > MAX_COORD
+                || q.y.abs() > MAX_COORD
+            {
+                return Err(invalid(
+                    &format!("{p}.d"),
+                    "coordinates must be finite and within ±1e6",
+                ));
+            }
+        }
+    }
+    let mut cum = Vec::with_capacity(segs.len());
+    let mut total = 0.0;
+    for s in &segs {
+        total += s.arclen(ARCLEN_ACCURACY);
+        cum.push(total);
+    }
+    if total <= 0.0 {
+        return Err(invalid(&format!("{p}.d"), "has zero length"));
+    }
+    let start = num(&format!("{p}.start"), pf.start)?.rem_euclid(1.0);
+    Ok(Trajectory::Path {
+        segs,
+        cum,
+        start,
+        sign: match pf.along {
+            Along::Forward => 1.0,
+            Along::Reverse => -1.0,
+        },
+    })
+}
+
+/// Smoothstep `3u² − 2u³`.
+fn smooth(u: f64) -> f64 {
+    u * u * (3.0 - 2.0 * u)
+}
+
+impl Trajectory {
+    /// Position at normalised time t (any real t; periodic with period 1).
+    pub fn at(&self, t: f64) -> Vec2 {
+        let t = t.rem_euclid(1.0);
+        match self {
+            Trajectory::Fixed(p) => *p,
+            Trajectory::Ellipse {
+                center,
+                rx,
+                ry,
+                rotation_rad,
+                start_rad,
+                sign,
+            } => {
+                let th = start_rad + sign * TAU * t;
+                let local = Vec2::new(rx * th.cos(), ry * th.sin());
+                let (s, c) = rotation_rad.sin_cos();
+                *center + Vec2::new(c * local.x - s * local.y, s * local.x + c * local.y)
+            }
+            Trajectory::Track { keys, eases } => {
+                let i = keys.partition_point(|k| k.0 <= t).clamp(1, keys.len() - 1) - 1;
+                let ((t0, p0), (t1, p1)) = (keys[i], keys[i + 1]);
+                let u = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
+                p0 + (p1 - p0) * eases[i].apply(u)
+            }
+            Trajectory::Path {
+                segs,
+                cum,
+                start,
+                sign,
+            } => {
+                let total = *cum.last().expect("validated: at least one segment");
+                let s = ((start + sign * t).rem_euclid(1.0)) * total;
+                let i = cum.partition_point(|&c| c < s).min(segs.len() - 1);
+                let before = if i == 0 { 0.0 } else { cum[i - 1] };
+                let u = segs[i].inv_arclen(s - before, ARCLEN_ACCURACY);
+                let q = segs[i].eval(u);
+                Vec2::new(q.x, q.y)
+            }
+            Trajectory::Gait {
+                origin,
+                stride,
+                step_height,
+                duty,
+                phase,
+            } => {
+                let ph = (t + phase).rem_euclid(1.0);
+                let (x, lift) = if ph < *duty {
+                    let u = ph / duty;
+                    (stride / 2.0 - stride * u, 0.0)
+                } else {
+                    let u = (ph - duty) / (1.0 - duty);
+                    (
+                        -stride / 2.0 + stride * smooth(u),
+                        step_height * (PI * u).sin(),
+                    )
+                };
+                *origin + Vec2::new(x, -lift)
+            }
+        }
+    }
+
+    /// Whether the point is on the ground (gait stance) at t; always false
+    /// for other kinds.
+    pub fn in_stance(&self, t: f64) -> bool {
+        match self {
+            Trajectory::Gait { duty, phase, .. } => (t + phase).rem_euclid(1.0) < *duty,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Trajectory {
+        let f: TrajectoryFile = serde_json::from_str(json).unwrap();
+        f.validate("t").unwrap()
+    }
+
+    fn all() -> Vec<Trajectory> {
+        vec![
+            parse(r#"{"fixed": [3, 4]}"#),
+            parse(r#"{"circle": {"center": [10, 20], "radius": 5, "start_deg": 30}}"#),
+            parse(
+                r#"{"ellipse": {"center": [0, 0], "rx": 40, "ry": 15, "rotation_deg": 20, "direction": "ccw"}}"#,
+            ),
+            parse(
+                r#"{"track": {"keys": [[0, [0, 0]], [0.3, [10, 0]], [0.7, [10, 5]], [1, [0, 0]]],
+                     "ease": ["smoothstep", "easeOutCubic", "easeInCubic"]}}"#,
+            ),
+            parse(
+                r#"{"path": {"d": "M 0 0 C 40 -30 80 30 120 0 C 80 60 40 60 0 0 Z", "start": 0.25}}"#,
+            ),
+            parse(
+                r#"{"gait": {"origin": [100, 200], "stride": 44, "step_height": 9, "duty": 0.62, "phase": 0.5}}"#,
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_kind_is_periodic() {
+        for tr in all() {
+            assert!(tr.at(0.0).dist(tr.at(1.0)) < 1e-9, "{tr:?}");
+            assert!(tr.at(0.2).dist(tr.at(1.2)) < 1e-9, "{tr:?}");
+        }
+    }
+
+    #[test]
+    fn path_speed_is_constant_by_arc_length() {
+        // a smooth closed loop (tangents continuous at both joins)
+        let tr = parse(r#"{"path": {"d": "M 0 0 C 30 -40 90 -40 120 0 C 150 40 -30 40 0 0 Z"}}"#);
+        // Distance travelled in each of n equal time steps, measured along the
+        // curve (sum of 20 sub-chords, so corners don't shorten it).
+        let n = 200;
+        let m = 20;
+        let steps: Vec<f64> = (0..n)
+            .map(|k| {
+                (0..m)
+                    .map(|j| {
+                        let a = (k * m + j) as f64 / (n * m) as f64;
+                        let b = (k * m + j + 1) as f64 / (n * m) as f64;
+                        tr.at(a).dist(tr.at(b))
+                    })
+                    .sum::<f64>()
+            })
+            .collect();
+        let mean = steps.iter().sum::<f64>() / n as f64;
+        for s in steps {
+            assert!((s - mean).abs() / mean < 0.01, "{s} vs {mean}");
+        }
+    }
+
+    #[test]
+    fn track_easing_end_points_are_exact() {
+        let tr = parse(
+            r#"{"track": {"keys": [[0, [0, 0]], [0.5, [10, -4]], [1, [0, 0]]], "ease": "easeOutCubic"}}"#,
+        );
+        assert_eq!(tr.at(0.5), Vec2::new(10.0, -4.0));
+        assert_eq!(tr.at(0.0), Vec2::new(0.0, 0.0));
+        // easeOutCubic at u = 0.5 is 0.875 of the way
+        assert!((tr.at(0.25).x - 8.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn gait_stance_slides_at_stride_over_duty() {
+        let tr =
+            parse(r#"{"gait": {"origin": [0, 0], "stride": 44, "step_height": 9, "duty": 0.62}}"#);
+        assert_eq!(tr.at(0.0), Vec2::new(22.0, 0.0));
+        let mid = tr.at(0.31);
+        assert!((mid.x).abs() < 1e-9 && mid.y == 0.0);
+        // foot speed in stance: stride per duty of a cycle
+        let v = (tr.at(0.1).x - tr.at(0.2).x) / 0.1;
+        assert!((v - 44.0 / 0.62).abs() < 1e-9);
+        // swing lifts (y up is negative on screen)
+        assert!(tr.at(0.81).y < -8.9);
+        assert!(tr.in_stance(0.5) && !tr.in_stance(0.7));
+    }
+
+    #[test]
+    fn bad_trajectories_name_their_field() {
+        let bad = [
+            (
+                r#"{"circle": {"center": [0, 0], "radius": -1}}"#,
+                "t.circle.radius",
+            ),
+            (
+                r#"{"track": {"keys": [[0, [0, 0]], [1, [1, 0]]]}}"#,
+                "t.track.keys",
+            ),
+            (r#"{"path": {"d": "M 0 0 L 10 0"}}"#, "t.path.d"),
+            (r#"{"path": {"d": "M 0 0 Q"}}"#, "t.path.d"),
+            (
+                r#"{"gait": {"origin": [0, 0], "stride": 4, "step_height": 1, "duty": 1}}"#,
+                "t.gait.duty",
+            ),
+        ];
+        for (json, path) in bad {
+            let f: TrajectoryFile = serde_json::from_str(json).unwrap();
+            let e = f.validate("t").unwrap_err().to_string();
+            assert!(e.starts_with(path), "{e}");
+        }
+    }
+}
