@@ -10,8 +10,7 @@
 //!
 //! Blessing also deletes SVGs in `out/` that no rig produces any more.
 
-use rigbake::bake::{BakeOptions, Keying};
-use rigbake::fit::Fit;
+use rigbake::bake::BakeOptions;
 use rigbake::rig::{self, Rig};
 use rigbake::{Route, bake_rig};
 use std::collections::BTreeMap;
@@ -30,26 +29,9 @@ fn blessing() -> bool {
 }
 
 /// The options `rigbake bake RIG --route <route>` uses when no other flag is
-/// given (mirrors `BakeArgs::options` in `src/main.rs`): the rig's
-/// `tolerance_px` if it has one (cubic segments on the css route), else its
-/// `keys` uniform linear keys.
+/// given: the same resolution the CLI does (rig `tolerance_px`, else `keys`).
 fn default_options(rig: &Rig, route: Route) -> BakeOptions {
-    match rig.tolerance_px {
-        Some(px) => BakeOptions {
-            route,
-            keying: Keying::Tolerance(px),
-            fit: if route == Route::Css {
-                Fit::Cubic
-            } else {
-                Fit::Linear
-            },
-        },
-        None => BakeOptions {
-            route,
-            keying: Keying::Uniform(rig.keys),
-            fit: Fit::Linear,
-        },
-    }
+    BakeOptions::resolve(rig, route, None, None, None)
 }
 
 fn file_name(rig: &Rig, route: Route) -> String {
