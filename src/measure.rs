@@ -121,28 +121,34 @@ pub fn eval_track(clip: &Clip, track: usize, t_s: f64) -> f64 {
     track_value(&clip.tracks[track].keys, clip_progress(clip, t_s, 0.0))
 }
 
-/// Index of the segment holding `u` and the eased fraction through it.
-fn segment(times: impl Iterator<Item = f64>, eases: &[Ease], u: f64) -> (usize, f64) {
-    let times: Vec<f64> = times.collect();
-    let n = times.len();
-    let mut i = 0;
-    while i + 2 < n && u >= times[i + 1] {
-        i += 1;
+/// Segment index (binary search over sorted key times `t_at(0..n)`) holding
+/// `u`, and the linear fraction through it.
+fn segment(n: usize, t_at: impl Fn(usize) -> f64, u: f64) -> (usize, f64) {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if t_at(mid) <= u {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
     }
-    let span = times[i + 1] - times[i];
+    // last i with t_at(i) <= u, kept within the n − 1 segments
+    let i = lo.clamp(1, n - 1) - 1;
+    let span = t_at(i + 1) - t_at(i);
     let s = if span > 0.0 {
-        ((u - times[i]) / span).clamp(0.0, 1.0)
+        ((u - t_at(i)) / span).clamp(0.0, 1.0)
     } else {
         1.0
     };
-    (i, ease(eases[i], s))
+    (i, s)
 }
 
 /// A track's value at progress u.
 fn track_value(keys: &[Key], u: f64) -> f64 {
-    let eases: Vec<Ease> = keys.iter().map(|k| k.ease).collect();
-    let (i, f) = segment(keys.iter().map(|k| k.t), &eases, u);
-    keys[i].value + (keys[i + 1].value - keys[i].value) * f
+    let (i, s) = segment(keys.len(), |i| keys[i].t, u);
+    let (a, b) = (&keys[i], &keys[i + 1]);
+    a.value + (b.value - a.value) * ease(a.ease, s)
 }
 
 fn anim_matrix(clip: &Clip, anim: &Anim, t_s: f64) -> Affine {
@@ -251,8 +257,7 @@ fn walk(
             Item::Morph(mo) => {
                 if let Some(name) = &mo.probe {
                     let u = progress(t_s, 0.0, clip.period_s);
-                    let eases = vec![Ease::Linear; mo.keys.len()];
-                    let (i, f) = segment(mo.keys.iter().map(|k| k.0), &eases, u);
+                    let (i, f) = segment(mo.keys.len(), |i| mo.keys[i].0, u);
                     let (a, b) = (&mo.keys[i].1, &mo.keys[i + 1].1);
                     let pts: Vec<Vec2> = a.iter().zip(b).map(|(p, q)| *p + (*q - *p) * f).collect();
                     visit(name, &pts, m);

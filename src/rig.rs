@@ -247,7 +247,13 @@ pub fn parse(text: &str) -> Result<RigFile, RigError> {
         let path = e.path().to_string();
         let inner = e.into_inner();
         RigError::Json {
-            path: if path == "." { "(root)".into() } else { path },
+            // serde_path_to_error says "." at the top level and "?" when
+            // the text ended before any field (truncated file)
+            path: match path.as_str() {
+                "." => "(root)".into(),
+                "?" => "(end of file)".into(),
+                _ => path,
+            },
             msg: strip_position(&inner.to_string()),
             line: inner.line(),
             column: inner.column(),
@@ -276,14 +282,27 @@ fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
     }
 }
 
+/// A number as shown in messages: plain, or in exponent form when it is very
+/// large or very small (`1e300`, not three hundred digits).
+pub fn shown(x: f64) -> String {
+    if x.is_finite() && x != 0.0 && !(1e-4..1e7).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 fn check_num(path: &str, x: f64) -> Result<f64, RigError> {
     if !x.is_finite() {
-        return Err(invalid(path, format!("must be a finite number, got {x}")));
+        return Err(invalid(
+            path,
+            format!("must be a finite number, got {}", shown(x)),
+        ));
     }
     if x.abs() > MAX_COORD {
         return Err(invalid(
             path,
-            format!("must be within ±{MAX_COORD}, got {x}"),
+            format!("must be within ±{MAX_COORD}, got {}", shown(x)),
         ));
     }
     Ok(x)
@@ -299,7 +318,7 @@ fn check_point(path: &str, p: [f64; 2]) -> Result<Vec2, RigError> {
 fn check_len(path: &str, x: f64) -> Result<f64, RigError> {
     let x = check_num(path, x)?;
     if x <= 0.0 {
-        return Err(invalid(path, format!("must be > 0, got {x}")));
+        return Err(invalid(path, format!("must be > 0, got {}", shown(x))));
     }
     Ok(x)
 }
@@ -326,7 +345,10 @@ pub fn check_tolerance(path: &str, px: f64) -> Result<f64, RigError> {
     if !px.is_finite() || !(MIN_TOLERANCE_PX..=MAX_COORD).contains(&px) {
         return Err(invalid(
             path,
-            format!("must be between {MIN_TOLERANCE_PX} and {MAX_COORD} px, got {px}"),
+            format!(
+                "must be between {MIN_TOLERANCE_PX} and {MAX_COORD} px, got {}",
+                shown(px)
+            ),
         ));
     }
     Ok(px)
@@ -360,7 +382,10 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     if !(MIN_PERIOD_S..=MAX_PERIOD_S).contains(&period_s) {
         return Err(invalid(
             "period_s",
-            format!("must be between {MIN_PERIOD_S} and {MAX_PERIOD_S} seconds, got {period_s}"),
+            format!(
+                "must be between {MIN_PERIOD_S} and {MAX_PERIOD_S} seconds, got {}",
+                shown(period_s)
+            ),
         ));
     }
     let keys = check_keys("keys", file.keys)?;

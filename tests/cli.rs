@@ -230,7 +230,7 @@ fn negative_thigh() {
 #[test]
 fn huge_thigh() {
     let scene = Scene::with("huge.json", |v| v["legs"][0]["thigh"] = json!(1e9));
-    bad_rig(&scene, &["legs[0].thigh", "1000000000"]);
+    bad_rig(&scene, &["legs[0].thigh", "got 1e9"]);
 }
 
 #[test]
@@ -1207,4 +1207,29 @@ fn regression_output_files_get_ordinary_permissions() {
         mode(&tmp.path().join("seed-nested.svg")),
         mode(&ordinary)
     );
+}
+
+/// Huge numbers are named in exponent form, not as hundreds of digits.
+#[test]
+fn regression_huge_number_is_shown_short() {
+    let scene = Scene::with("h300.json", |v| v["crank"]["center"][0] = json!(1e300));
+    bad_rig(&scene, &["crank.center[0]", "got 1e300"]);
+}
+
+/// A file cut short names where it ended instead of a bare `?`.
+#[test]
+fn regression_truncated_file_names_the_end() {
+    let scene = Scene::with("cut.json", |_| {});
+    let text = fs::read_to_string(&scene.rig).unwrap();
+    fs::write(&scene.rig, &text[..text.len() / 2]).unwrap();
+    let out = rigbake()
+        .arg("check")
+        .arg(&scene.rig)
+        .args(["--max-error", "1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains(": ?:"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
