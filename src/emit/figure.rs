@@ -23,7 +23,6 @@ use crate::clip::{Anim, Axis, Clip, Ease, Play, Route, Track};
 use crate::geom::{fmt_deg, fmt_len, fmt_num};
 use std::fmt::Write;
 use svg::Node as _;
-use svg::node::element::Element;
 
 /// Drawing of bones and joints (seed 002's colours).
 const FIGURE_CSS: &str = "\
@@ -36,7 +35,6 @@ const FIGURE_CSS: &str = "\
 /// structure; the drawing is the first clip's.
 pub fn emit_figure(clips: &[Clip], switched: bool, colours: &[String]) -> String {
     let first = &clips[0];
-    let [x, y, w, h] = first.view_box;
     let mut style = String::from(FIGURE_CSS);
     for (i, c) in colours.iter().enumerate() {
         let _ = write!(style, ".rb-s{i}{{stroke:{c}}}");
@@ -48,59 +46,25 @@ pub fn emit_figure(clips: &[Clip], switched: bool, colours: &[String]) -> String
             String::new()
         }
     };
-    let mut doc = Element::new("svg");
-    let mut attrs = vec![
-        ("xmlns", "http://www.w3.org/2000/svg".to_string()),
-        (
-            "viewBox",
-            format!(
-                "{} {} {} {}",
-                fmt_len(x),
-                fmt_len(y),
-                fmt_len(w),
-                fmt_len(h)
-            ),
-        ),
-        ("width", fmt_len(w)),
-        ("height", fmt_len(h)),
-        ("data-period", fmt_s(first.period_s)),
-        ("data-route", first.route.as_str().to_string()),
-    ];
+    let mut extra = Vec::new();
     if switched {
-        attrs.push(("class", format!("clip-{}", clip_name(first))));
-        attrs.push((
+        extra.push(("class", format!("clip-{}", clip_name(first))));
+        extra.push((
             "data-clips",
             clips.iter().map(clip_name).collect::<Vec<_>>().join(" "),
         ));
     }
-    for (k, v) in attrs {
-        doc.assign(k, v);
-    }
-    let mut body = Vec::new();
-    match first.route {
-        Route::Css => {
-            for c in clips {
-                style.push_str(&css_rules(c, &scope(c)));
-            }
-            style.push_str(
-                "@media (prefers-reduced-motion:reduce){*{animation-play-state:paused!important}}",
-            );
-            body.push(group(first, &first.root));
+    if first.route == Route::Css {
+        for c in clips {
+            style.push_str(&css_rules(c, &scope(c)));
         }
-        Route::Smil => body.push(group(first, &first.root)),
+        style.push_str(
+            "@media (prefers-reduced-motion:reduce){*{animation-play-state:paused!important}}",
+        );
     }
-    let mut title = Element::new("title");
-    title.append(svg::node::Text::new(first.name.clone()));
-    doc.append(title);
-    let mut st = Element::new("style");
-    st.append(svg::node::Blob::new(style));
-    doc.append(st);
-    for b in body {
-        doc.append(b);
-    }
-    let mut out = doc.to_string();
-    out.push('\n');
-    out
+    let mut doc = super::document(first, style, extra);
+    doc.append(group(first, &first.root));
+    super::finish(doc)
 }
 
 fn clip_name(c: &Clip) -> String {
@@ -169,6 +133,31 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
             "{scope}.{class}{{animation:{} {period}s linear {iter}{extra}}}",
             clip.tracks[track].name
         );
+    }
+    // morphed paths (Verlet chain segments): CSS `d: path()` keyframes,
+    // linear between keys, selected by the path's probe name
+    for node in clip.groups() {
+        for item in &node.children {
+            let crate::clip::Item::Morph(m) = item else {
+                continue;
+            };
+            let Some(probe) = &m.probe else { continue };
+            let name = format!("rb-{}-{probe}", clip_name(clip));
+            let _ = write!(
+                s,
+                "{scope}[data-probe=\"{probe}\"]{{animation:{name} {period}s linear {iter}}}"
+            );
+            let _ = write!(frames, "@keyframes {name}{{");
+            for (t, pts) in &m.keys {
+                let _ = write!(
+                    frames,
+                    "{}%{{d:path(\"{}\")}}",
+                    fmt_num(t * 100.0, 4),
+                    super::polyline_d(pts)
+                );
+            }
+            frames.push('}');
+        }
     }
     s.push_str(&frames);
     s

@@ -38,29 +38,33 @@ pub(crate) fn fmt_s(s: f64) -> String {
 
 /// Emit the clip as SVG text.
 pub fn emit(clip: &Clip) -> String {
-    let [x, y, w, h] = clip.view_box;
     let mut style = String::from(BASE_CSS);
     if clip.route == Route::Css {
         style.push_str(&css::style(clip));
     }
+    let mut doc = document(clip, style, Vec::new());
+    doc.append(group(clip, &clip.root));
+    finish(doc)
+}
+
+/// The root `<svg>` (namespace, viewBox, size, `data-period`, `data-route`,
+/// plus `extra` attributes) holding `<title>` and `<style>`; the caller
+/// appends the drawing and calls [`finish`].
+pub(crate) fn document(clip: &Clip, style: String, extra: Vec<(&str, String)>) -> Element {
+    let [x, y, w, h] = clip.view_box;
     let mut doc = Element::new("svg");
-    for (k, v) in [
+    let base = [
         ("xmlns", "http://www.w3.org/2000/svg".to_string()),
         (
             "viewBox",
-            format!(
-                "{} {} {} {}",
-                fmt_len(x),
-                fmt_len(y),
-                fmt_len(w),
-                fmt_len(h)
-            ),
+            format!("{} {} {} {}", fmt_len(x), fmt_len(y), fmt_len(w), fmt_len(h)),
         ),
         ("width", fmt_len(w)),
         ("height", fmt_len(h)),
         ("data-period", fmt_s(clip.period_s)),
         ("data-route", clip.route.as_str().to_string()),
-    ] {
+    ];
+    for (k, v) in base.into_iter().chain(extra) {
         doc.assign(k, v);
     }
     let mut title = Element::new("title");
@@ -69,7 +73,11 @@ pub fn emit(clip: &Clip) -> String {
     let mut st = Element::new("style");
     st.append(svg::node::Blob::new(style));
     doc.append(st);
-    doc.append(group(clip, &clip.root));
+    doc
+}
+
+/// The document's text, ending with a newline.
+pub(crate) fn finish(doc: Element) -> String {
     let mut out = doc.to_string();
     out.push('\n');
     out
@@ -177,7 +185,11 @@ fn morph(clip: &Clip, m: &Morph) -> Element {
         e.assign("data-probe", p.clone());
     }
     e.assign("d", polyline_d(&m.keys[0].1));
-    e.append(smil::animate_d(clip, m));
+    // css route: `d: path()` keyframes in the style sheet (see
+    // [`figure::css_rules`]) animate the path instead
+    if clip.route == Route::Smil {
+        e.append(smil::animate_d(clip, m));
+    }
     e
 }
 
