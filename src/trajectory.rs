@@ -39,6 +39,7 @@ pub enum TrajectoryFile {
     Track(TrackFile),
     Path(PathFile),
     Gait(GaitFile),
+    Bob(BobFile),
 }
 
 fn zero() -> f64 {
@@ -111,6 +112,17 @@ pub struct PathFile {
     pub along: Along,
 }
 
+/// Seed 000's hip bob: `center + (0, −amp·|sin(2π·(t + phase))|)`, two
+/// bobs per loop (one per step).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BobFile {
+    pub center: [f64; 2],
+    pub amp: f64,
+    #[serde(default = "zero")]
+    pub phase: f64,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GaitFile {
@@ -153,6 +165,11 @@ pub enum Trajectory {
         stride: f64,
         step_height: f64,
         duty: f64,
+        phase: f64,
+    },
+    Bob {
+        center: Vec2,
+        amp: f64,
         phase: f64,
     },
 }
@@ -226,6 +243,14 @@ impl TrajectoryFile {
             }
             TrajectoryFile::Track(t) => validate_track(&format!("{path}.track"), t)?,
             TrajectoryFile::Path(pf) => validate_path(&format!("{path}.path"), pf)?,
+            TrajectoryFile::Bob(b) => {
+                let p = format!("{path}.bob");
+                Trajectory::Bob {
+                    center: point(&format!("{p}.center"), b.center)?,
+                    amp: num(&format!("{p}.amp"), b.amp)?,
+                    phase: num(&format!("{p}.phase"), b.phase)?,
+                }
+            }
             TrajectoryFile::Gait(g) => {
                 let p = format!("{path}.gait");
                 let duty = num(&format!("{p}.duty"), g.duty)?;
@@ -411,6 +436,9 @@ impl Trajectory {
                 };
                 *origin + Vec2::new(x, -lift)
             }
+            Trajectory::Bob { center, amp, phase } => {
+                *center + Vec2::new(0.0, -amp * (TAU * (t + phase)).sin().abs())
+            }
         }
     }
 
@@ -450,7 +478,18 @@ mod tests {
             parse(
                 r#"{"gait": {"origin": [100, 200], "stride": 44, "step_height": 9, "duty": 0.62, "phase": 0.5}}"#,
             ),
+            parse(r#"{"bob": {"center": [200, 164], "amp": 3, "phase": 0.1}}"#),
         ]
+    }
+
+    #[test]
+    fn bob_is_seed_000s_hip_bob() {
+        let b = parse(r#"{"bob": {"center": [200, 164], "amp": 3}}"#);
+        assert_eq!(b.at(0.0), Vec2::new(200.0, 164.0));
+        // two bobs per loop, highest (smallest y) at t = 1/4 and 3/4
+        assert!((b.at(0.25).y - 161.0).abs() < 1e-12);
+        assert!((b.at(0.75).y - 161.0).abs() < 1e-12);
+        assert!((b.at(0.5).y - 164.0).abs() < 1e-12);
     }
 
     #[test]
