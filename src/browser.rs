@@ -268,7 +268,13 @@ pub fn probe_batch(
     let page = page_html("", &body, "");
     let total_times: usize = jobs.iter().map(|j| j.times_s.len()).sum();
     let budget_ms = 10_000 + 10 * (total_times + jobs.len()) as u64;
-    let dom = launch(chromium, &page, budget_ms, &Options::default())?;
+    // wall-clock bound grows with the work: a batch of every example rig
+    // on both routes seeks thousands of times
+    let opts = Options {
+        timeout: LAUNCH_TIMEOUT + Duration::from_millis(20 * (total_times + jobs.len()) as u64),
+        ..Options::default()
+    };
+    let dom = launch(chromium, &page, budget_ms, &opts)?;
     take_result(&dom.stdout, &dom.stderr)
 }
 
