@@ -133,6 +133,7 @@ mod tests {
                 bones,
                 clips: Vec::new(),
                 switched: false,
+                chains: Vec::new(),
             };
             let angles: Vec<f64> = (0..12)
                 .map(|_| (rng.next() - 0.5) * 4.0 * std::f64::consts::PI)
@@ -186,6 +187,7 @@ mod tests {
             rest_rad: vec![0.0; 3],
             clips: Vec::new(),
             switched: false,
+            chains: Vec::new(),
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);
         let w = world_matrices(&fig, &[a, b, c]);

@@ -11,6 +11,7 @@
 //! clockwise on screen (y down); lengths are user units.
 
 pub mod bake;
+pub mod chain;
 pub mod file;
 pub mod fk;
 pub mod model;
@@ -32,6 +33,81 @@ pub struct FigureBake {
     pub samples: usize,
     /// Remarks for the report.
     pub notes: Vec<String>,
+    /// One line per Verlet chain (first clip).
+    pub chains: Vec<ChainMeasure>,
+}
+
+/// What the bake of one Verlet chain measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainMeasure {
+    pub name: String,
+    /// Uniform keys per period of every segment's morph.
+    pub keys: usize,
+    /// Max distance of any written particle from the simulated one
+    /// (recorded frames interpolated linearly), px.
+    pub max_deviation_px: f64,
+    /// Max particle distance between the loop's first and last recorded frame, px.
+    pub seam_error_px: f64,
+    pub converged: bool,
+    pub warmup_periods: usize,
+}
+
+/// Add every chain of `fig` to `clip` (world space, drawn over the bones),
+/// each with the fewest uniform keys (see [`chain`]) whose measured
+/// particle deviation is within [`chain::SEAM_TOLERANCE_PX`]; extends
+/// `colours` with the chains' gradient colours.
+fn add_chains(clip: &mut Clip, fig: &Figure, colours: &mut Vec<String>) -> Vec<ChainMeasure> {
+    let mut out = Vec::new();
+    for ch in &fig.chains {
+        for c in &ch.colours {
+            if !colours.contains(c) {
+                colours.push(c.clone());
+            }
+        }
+        let class_of = |c: &str| {
+            format!(
+                "rb-bone rb-s{}",
+                colours.iter().position(|x| x == c).unwrap_or(0)
+            )
+        };
+        let probes: Vec<String> = (1..ch.params.count).map(|i| chain::probe(ch, i)).collect();
+        let period = clip.period_s;
+        let ideal =
+            |t_s: f64| chain::particles_at(ch, (t_s / period).rem_euclid(1.0))[1..].to_vec();
+        let counts = chain::key_counts();
+        let mut chosen = None;
+        for (k, &n) in counts.iter().enumerate() {
+            let items = chain::items(ch, n, &class_of);
+            let mini = Clip {
+                tracks: Vec::new(),
+                root: crate::clip::Node {
+                    children: items.clone(),
+                    ..Default::default()
+                },
+                legs: Vec::new(),
+                figure: None,
+                ..clip.clone()
+            };
+            let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
+            let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
+            if worst <= chain::SEAM_TOLERANCE_PX || k + 1 == counts.len() {
+                chosen = Some((n, items));
+                break;
+            }
+        }
+        let (n, items) = chosen.expect("at least one key count");
+        clip.root.children.extend(items);
+        let (m, _) = measure::measure_probes(clip, &probes, &ideal);
+        out.push(ChainMeasure {
+            name: ch.name.clone(),
+            keys: n,
+            max_deviation_px: m.iter().map(|x| x.max_error_px).fold(0.0, f64::max),
+            seam_error_px: ch.recording.seam_error_px,
+            converged: ch.recording.converged,
+            warmup_periods: ch.recording.warmup_periods,
+        });
+    }
+    out
 }
 
 /// Bake, emit and measure a figure for one route.
@@ -50,7 +126,12 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
             fig.clips[0].name
         ));
     }
-    let svg = crate::emit::figure::emit_figure(&clips, switched, &bake::colours(fig));
+    let mut colours = bake::colours(fig);
+    let chains = match clips.first_mut() {
+        Some(c) if !fig.chains.is_empty() => add_chains(c, fig, &mut colours),
+        _ => Vec::new(),
+    };
+    let svg = crate::emit::figure::emit_figure(&clips, switched, &colours);
     let mut measures = Vec::new();
     let mut samples = 0;
     for (clip, fc) in clips.iter().zip(&fig.clips) {
@@ -71,5 +152,6 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
         measures,
         samples,
         notes,
+        chains,
     }
 }

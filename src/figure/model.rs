@@ -174,6 +174,8 @@ pub struct Figure {
     pub clips: Vec<FigClip>,
     /// True when the rig listed `clips` (class-switched output).
     pub switched: bool,
+    /// Verlet chains pinned to bones, already simulated (see [`super::chain`]).
+    pub chains: Vec<super::chain::Chain>,
 }
 
 fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
@@ -524,6 +526,7 @@ pub fn validate(
         rest_rad,
         clips: figs,
         switched: !clips.is_empty(),
+        chains: Vec::new(),
     })
 }
 

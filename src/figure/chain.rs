@@ -1,0 +1,491 @@
+//! Verlet chains (hair, ponytail, scarf) pinned to a bone, simulated offline
+//! into a seamless loop and baked as per-segment `d` morphs.
+//!
+//! **Input.** A `chains` entry names an anchor point on a bone (`"tip"`,
+//! `"origin"` or `[x, y]` in the bone's frame). The anchor's world position
+//! over the loop comes from the figure's FK ([`super::fk`], root motion
+//! included), so it is periodic in t.
+//!
+//! **Units.** `gravity` and `wind` are accelerations in px/s² (seed 004's
+//! per-frame figures at 60 fps times 3600). `damping` is the fraction of
+//! velocity kept **per 1/60 s** (seed 004's 0.97 per frame); the fixed
+//! sub-step keeps `damping^(60·dt)`. Colliders are circles in user space.
+//!
+//! **Simulation.** [`crate::solve::physics::loop_chain`] with a fixed
+//! sub-step of at most [`MAX_DT_S`] (independent of the key count), warmed
+//! up until the seam state settles; the recording holds [`FRAMES`] + 1
+//! frames over one period. Validation fails when the seam error exceeds
+//! [`SEAM_TOLERANCE_PX`].
+//!
+//! **Bake.** Segment i is one path `M p_i L p_(i+1)` whose points are
+//! morphed (SMIL `<animate attributeName="d">` on the smil route, CSS
+//! `d: path()` keyframes on the css route), stroke width and colour
+//! interpolated from root to tip (a tapered, graded chain). Keys are uniform
+//! on recorded frames: the fewest among the divisors of [`FRAMES`] whose
+//! measured particle deviation (the written morph against the recorded
+//! frames, interpolated linearly) is within [`SEAM_TOLERANCE_PX`]. The probe
+//! `<chain>-p<i>` is particle i (i ≥ 1; particle 0 is the anchor).
+//!
+//! Not done here: springs, the nested-rotation css form, Catmull-Rom curves.
+
+use super::file::{AtFile, AtName};
+use super::fk;
+use super::model::{FigClip, Figure};
+use crate::geom::{LEN_DECIMALS, Vec2, quantize};
+use crate::rig::{MAX_COORD, RigError};
+use crate::solve::physics::{ChainParams, LoopParams, Recording, loop_chain};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::f64::consts::TAU;
+
+/// Largest simulation sub-step, seconds.
+pub const MAX_DT_S: f64 = 1.0 / 3600.0;
+/// Recorded frames per period (keys sit on these).
+pub const FRAMES: usize = 720;
+/// Largest allowed seam error and baked particle deviation, px.
+pub const SEAM_TOLERANCE_PX: f64 = 0.1;
+/// Default warm-up cap, periods.
+pub const DEFAULT_WARMUP: usize = 400;
+/// Largest warm-up cap a rig may ask for, periods.
+pub const MAX_WARMUP: usize = 10_000;
+/// Most particles per chain.
+pub const MAX_PARTICLES: usize = 64;
+/// Most constraint passes per sub-step.
+pub const MAX_ITERATIONS: usize = 50;
+
+/// One wind component: a constant, or `offset + amp · sin(2π·harmonic·t + phase)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum WindComponentFile {
+    /// Constant acceleration, px/s².
+    Const(f64),
+    /// Periodic with the loop, px/s².
+    Periodic(PeriodicFile),
+}
+
+/// `offset + amp · sin(2π · harmonic · t + phase_deg)`, t the loop's normalised time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodicFile {
+    pub amp: f64,
+    /// Whole cycles per loop (0..=64), so the wind loops with the clip.
+    pub harmonic: u32,
+    #[serde(default)]
+    pub phase_deg: f64,
+    #[serde(default)]
+    pub offset: f64,
+}
+
+/// Wind acceleration, px/s², per axis (default 0).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WindFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<WindComponentFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<WindComponentFile>,
+}
+
+/// Where the chain's root particle is pinned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnchorFile {
+    /// A bone's name.
+    pub bone: String,
+    /// `"tip"` (default), `"origin"` or `[x, y]` in the bone's frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<AtFile>,
+}
+
+/// A circle the particles are pushed out of, user space.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ColliderFile {
+    pub center: [f64; 2],
+    /// > 0.
+    pub radius: f64,
+}
+
+/// How a chain is drawn: width and colour interpolated root → tip.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChainStyleFile {
+    /// Stroke width at the root, user units (default 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width_root: Option<f64>,
+    /// Stroke width at the tip (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width_tip: Option<f64>,
+    /// `#rgb` or `#rrggbb` at the root (default `#7c2d12`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color_root: Option<String>,
+    /// `#rgb` or `#rrggbb` at the tip (default `#f59e0b`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color_tip: Option<String>,
+}
+
+fn default_iterations() -> usize {
+    6
+}
+
+/// One entry of `chains`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChainFile {
+    /// Identifier, used in probes (`<name>-p<i>`).
+    pub name: String,
+    pub anchor: AnchorFile,
+    /// Segments (particles − 1), 1..=63.
+    pub segments: usize,
+    /// Segment rest length, user units, > 0.
+    pub segment: f64,
+    /// Constraint passes per sub-step (default 6).
+    #[serde(default = "default_iterations")]
+    pub iterations: usize,
+    /// Velocity kept per 1/60 s, in (0, 1) (default 0.97).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damping: Option<f64>,
+    /// Acceleration `[x, y]`, px/s² (default `[0, 1260]`: 0.35 px/frame² at 60 fps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gravity: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wind: Option<WindFile>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub colliders: Vec<ColliderFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<ChainStyleFile>,
+    /// Warm-up cap, periods (default 400, at most 10000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_warmup_periods: Option<usize>,
+}
+
+/// A validated, simulated chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chain {
+    pub name: String,
+    pub params: ChainParams,
+    /// Per segment (root first): stroke width and colour `#rrggbb`.
+    pub widths: Vec<f64>,
+    pub colours: Vec<String>,
+    /// The recorded loop of the figure's clip.
+    pub recording: Recording,
+}
+
+fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
+    RigError::Invalid {
+        path: path.into(),
+        msg: msg.into(),
+    }
+}
+
+fn finite(path: &str, x: f64) -> Result<f64, RigError> {
+    if !x.is_finite() || x.abs() > MAX_COORD {
+        return Err(invalid(
+            path,
+            format!("must be a finite number within ±{MAX_COORD}, got {x}"),
+        ));
+    }
+    Ok(x)
+}
+
+fn positive(path: &str, x: f64) -> Result<f64, RigError> {
+    let x = finite(path, x)?;
+    if x <= 0.0 {
+        return Err(invalid(path, format!("must be > 0, got {x}")));
+    }
+    Ok(x)
+}
+
+fn rgb(path: &str, s: &str) -> Result<[u8; 3], RigError> {
+    let hex = s.strip_prefix('#').unwrap_or("");
+    let ok = (hex.len() == 3 || hex.len() == 6) && hex.chars().all(|c| c.is_ascii_hexdigit());
+    if !ok {
+        return Err(invalid(
+            path,
+            format!("must be a colour #rgb or #rrggbb, got {s:?}"),
+        ));
+    }
+    let d: Vec<u8> = hex
+        .chars()
+        .map(|c| c.to_digit(16).expect("checked hex") as u8)
+        .collect();
+    Ok(if d.len() == 3 {
+        [d[0] * 17, d[1] * 17, d[2] * 17]
+    } else {
+        [d[0] * 16 + d[1], d[2] * 16 + d[3], d[4] * 16 + d[5]]
+    })
+}
+
+/// A wind component as a function of normalised time.
+fn wind_fn(path: &str, w: &Option<WindComponentFile>) -> Result<(f64, f64, f64, f64), RigError> {
+    // (offset, amp, harmonic, phase_rad)
+    Ok(match w {
+        None => (0.0, 0.0, 0.0, 0.0),
+        Some(WindComponentFile::Const(c)) => (finite(path, *c)?, 0.0, 0.0, 0.0),
+        Some(WindComponentFile::Periodic(p)) => {
+            if p.harmonic > 64 {
+                return Err(invalid(
+                    format!("{path}.harmonic"),
+                    format!("must be at most 64, got {}", p.harmonic),
+                ));
+            }
+            (
+                finite(&format!("{path}.offset"), p.offset)?,
+                finite(&format!("{path}.amp"), p.amp)?,
+                p.harmonic as f64,
+                finite(&format!("{path}.phase_deg"), p.phase_deg)?.to_radians(),
+            )
+        }
+    })
+}
+
+/// The anchor's world position at normalised time t (FK with root motion).
+pub fn anchor_at(fig: &Figure, clip: &FigClip, bone: usize, local: Vec2, t: f64) -> Vec2 {
+    let w = fk::world_matrices(fig, &fk::local_angles(clip, t));
+    (fk::root_matrix(&clip.root, t) * w[bone]).apply(local)
+}
+
+/// Validate `chains` against a validated figure and simulate each into a
+/// loop of the figure's (single, looping) clip.
+pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigError> {
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    if fig.switched || fig.clips.len() != 1 {
+        return Err(invalid(
+            "chains",
+            "chains need a rig without `clips` (one looping clip)",
+        ));
+    }
+    let clip = &fig.clips[0];
+    if clip.play != super::file::Play::Loop {
+        return Err(invalid(
+            "chains",
+            "chains need a looping clip (`play` must be \"loop\")",
+        ));
+    }
+    let mut out: Vec<Chain> = Vec::with_capacity(files.len());
+    for (i, cf) in files.iter().enumerate() {
+        let p = format!("chains[{i}]");
+        let name_ok = cf.name.len() <= 32
+            && cf.name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && cf
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !name_ok {
+            return Err(invalid(
+                format!("{p}.name"),
+                format!(
+                    "must start with a letter and hold only letters, digits, '-', '_' (at most 32), got {:?}",
+                    cf.name
+                ),
+            ));
+        }
+        if out.iter().any(|c| c.name == cf.name) || fig.bones.iter().any(|b| b.name == cf.name) {
+            return Err(invalid(
+                format!("{p}.name"),
+                format!("{:?} is already the name of a bone or chain", cf.name),
+            ));
+        }
+        let Some(bone) = fig.bones.iter().position(|b| b.name == cf.anchor.bone) else {
+            return Err(invalid(
+                format!("{p}.anchor.bone"),
+                format!("no bone is named {:?}", cf.anchor.bone),
+            ));
+        };
+        let local = match cf.anchor.at {
+            None | Some(AtFile::Named(AtName::Tip)) => Vec2::new(fig.bones[bone].length, 0.0),
+            Some(AtFile::Named(AtName::Origin)) => Vec2::ZERO,
+            Some(AtFile::Offset([x, y])) => Vec2::new(
+                finite(&format!("{p}.anchor.at[0]"), x)?,
+                finite(&format!("{p}.anchor.at[1]"), y)?,
+            ),
+        };
+        if !(1..MAX_PARTICLES).contains(&cf.segments) {
+            return Err(invalid(
+                format!("{p}.segments"),
+                format!(
+                    "must be within 1..={}, got {}",
+                    MAX_PARTICLES - 1,
+                    cf.segments
+                ),
+            ));
+        }
+        let segment = positive(&format!("{p}.segment"), cf.segment)?;
+        if !(1..=MAX_ITERATIONS).contains(&cf.iterations) {
+            return Err(invalid(
+                format!("{p}.iterations"),
+                format!("must be within 1..={MAX_ITERATIONS}, got {}", cf.iterations),
+            ));
+        }
+        let damping60 = cf.damping.unwrap_or(0.97);
+        if !(damping60.is_finite() && damping60 > 0.0 && damping60 < 1.0) {
+            return Err(invalid(
+                format!("{p}.damping"),
+                format!("must be within (0, 1): the velocity kept per 1/60 s, got {damping60}"),
+            ));
+        }
+        let [gx, gy] = cf.gravity.unwrap_or([0.0, 1260.0]);
+        let gravity = Vec2::new(
+            finite(&format!("{p}.gravity[0]"), gx)?,
+            finite(&format!("{p}.gravity[1]"), gy)?,
+        );
+        let wind = cf.wind.clone().unwrap_or_default();
+        let wx = wind_fn(&format!("{p}.wind.x"), &wind.x)?;
+        let wy = wind_fn(&format!("{p}.wind.y"), &wind.y)?;
+        let mut colliders = Vec::with_capacity(cf.colliders.len());
+        for (j, c) in cf.colliders.iter().enumerate() {
+            let cp = format!("{p}.colliders[{j}]");
+            colliders.push((
+                Vec2::new(
+                    finite(&format!("{cp}.center[0]"), c.center[0])?,
+                    finite(&format!("{cp}.center[1]"), c.center[1])?,
+                ),
+                positive(&format!("{cp}.radius"), c.radius)?,
+            ));
+        }
+        let style = cf.style.clone().unwrap_or_default();
+        let w0 = positive(
+            &format!("{p}.style.width_root"),
+            style.width_root.unwrap_or(8.0),
+        )?;
+        let w1 = positive(
+            &format!("{p}.style.width_tip"),
+            style.width_tip.unwrap_or(2.0),
+        )?;
+        let c0 = rgb(
+            &format!("{p}.style.color_root"),
+            style.color_root.as_deref().unwrap_or("#7c2d12"),
+        )?;
+        let c1 = rgb(
+            &format!("{p}.style.color_tip"),
+            style.color_tip.as_deref().unwrap_or("#f59e0b"),
+        )?;
+        let n = cf.segments;
+        let frac = |k: usize| {
+            if n == 1 {
+                0.0
+            } else {
+                k as f64 / (n - 1) as f64
+            }
+        };
+        let widths = (0..n)
+            .map(|k| quantize(w0 + (w1 - w0) * frac(k), LEN_DECIMALS))
+            .collect();
+        let colours = (0..n)
+            .map(|k| {
+                let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * frac(k)).round() as u8;
+                format!(
+                    "#{:02x}{:02x}{:02x}",
+                    mix(c0[0], c1[0]),
+                    mix(c0[1], c1[1]),
+                    mix(c0[2], c1[2])
+                )
+            })
+            .collect();
+
+        let max_periods = cf.max_warmup_periods.unwrap_or(DEFAULT_WARMUP);
+        if !(1..=MAX_WARMUP).contains(&max_periods) {
+            return Err(invalid(
+                format!("{p}.max_warmup_periods"),
+                format!("must be within 1..={MAX_WARMUP}, got {max_periods}"),
+            ));
+        }
+        let period_s = clip.period_s;
+        let per_frame = (period_s / MAX_DT_S / FRAMES as f64).ceil().max(1.0) as usize;
+        let substeps = FRAMES * per_frame;
+        let dt = period_s / substeps as f64;
+        let params = ChainParams {
+            count: n + 1,
+            segment,
+            iterations: cf.iterations,
+            damping: damping60.powf(60.0 * dt),
+            gravity,
+            colliders,
+        };
+        let lp = LoopParams {
+            period_s,
+            substeps,
+            frames: FRAMES,
+            seam_eps_px: 1e-4,
+            max_periods,
+        };
+        let anchor = |t: f64| anchor_at(fig, clip, bone, local, t);
+        let comp = |(o, a, h, ph): (f64, f64, f64, f64), t: f64| o + a * (TAU * h * t + ph).sin();
+        let wind_at = |t: f64| Vec2::new(comp(wx, t), comp(wy, t));
+        let recording = loop_chain(&params, &lp, &anchor, &wind_at);
+        if recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX {
+            return Err(invalid(
+                p,
+                format!(
+                    "the simulated loop does not close: seam error {:.3} px > {SEAM_TOLERANCE_PX} px after {} warm-up periods{}; add damping (lower `damping`) or a longer warm-up (raise `max_warmup_periods`)",
+                    recording.seam_error_px,
+                    recording.warmup_periods,
+                    if recording.converged {
+                        ""
+                    } else {
+                        " (not converged)"
+                    }
+                ),
+            ));
+        }
+        out.push(Chain {
+            name: cf.name.clone(),
+            params,
+            widths,
+            colours,
+            recording,
+        });
+    }
+    Ok(out)
+}
+
+/// The recorded particles at normalised time u ∈ [0, 1], interpolated
+/// linearly between recorded frames.
+pub fn particles_at(chain: &Chain, u: f64) -> Vec<Vec2> {
+    let f = &chain.recording.frames;
+    let x = u.clamp(0.0, 1.0) * (f.len() - 1) as f64;
+    let i = (x.floor() as usize).min(f.len() - 2);
+    let s = x - i as f64;
+    f[i].iter()
+        .zip(&f[i + 1])
+        .map(|(a, b)| *a + (*b - *a) * s)
+        .collect()
+}
+
+/// Key counts tried, fewest first: the divisors of [`FRAMES`] from 4.
+pub fn key_counts() -> Vec<usize> {
+    (4..=FRAMES).filter(|n| FRAMES.is_multiple_of(*n)).collect()
+}
+
+/// The drawn items of a chain with `n` uniform keys (n divides [`FRAMES`]):
+/// one morphed segment path per segment, in world space.
+pub fn items(chain: &Chain, n: usize, class_of: &dyn Fn(&str) -> String) -> Vec<crate::clip::Item> {
+    let step = FRAMES / n;
+    let q = |p: Vec2| Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS));
+    (0..chain.params.count - 1)
+        .map(|s| {
+            let keys = (0..=n)
+                .map(|k| {
+                    let f = &chain.recording.frames[k * step];
+                    (
+                        quantize(k as f64 / n as f64, crate::geom::T_DECIMALS),
+                        vec![q(f[s]), q(f[s + 1])],
+                    )
+                })
+                .collect();
+            crate::clip::Item::Morph(crate::clip::Morph {
+                class: class_of(&chain.colours[s]),
+                width: chain.widths[s],
+                probe: Some(probe(chain, s + 1)),
+                keys,
+            })
+        })
+        .collect()
+}
+
+/// The probe name of particle i.
+pub fn probe(chain: &Chain, i: usize) -> String {
+    format!("{}-p{i}", chain.name)
+}
