@@ -57,7 +57,13 @@ pub(crate) fn document(clip: &Clip, style: String, extra: Vec<(&str, String)>) -
         ("xmlns", "http://www.w3.org/2000/svg".to_string()),
         (
             "viewBox",
-            format!("{} {} {} {}", fmt_len(x), fmt_len(y), fmt_len(w), fmt_len(h)),
+            format!(
+                "{} {} {} {}",
+                fmt_len(x),
+                fmt_len(y),
+                fmt_len(w),
+                fmt_len(h)
+            ),
         ),
         ("width", fmt_len(w)),
         ("height", fmt_len(h)),
