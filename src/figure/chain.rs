@@ -489,3 +489,68 @@ pub fn items(chain: &Chain, n: usize, class_of: &dyn Fn(&str) -> String) -> Vec<
 pub fn probe(chain: &Chain, i: usize) -> String {
     format!("{}-p{i}", chain.name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figure::file::BoneFile;
+
+    fn figure() -> Figure {
+        let bones: Vec<BoneFile> = serde_json::from_str(
+            r#"[{ "name": "head", "at": [100, 50], "length": 20,
+                  "angle": { "sine": { "amp_deg": 20, "harmonic": 1, "offset_deg": -90 } } }]"#,
+        )
+        .unwrap();
+        super::super::model::validate(&bones, None, Default::default(), &[], 1.0).unwrap()
+    }
+
+    fn hair() -> ChainFile {
+        serde_json::from_str(
+            r#"{ "name": "hair", "anchor": { "bone": "head" }, "segments": 4, "segment": 9,
+                 "wind": { "x": { "amp": 300, "harmonic": 1 } } }"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_short_lock_loops_keeps_its_segments_and_bakes_on_recorded_frames() {
+        let fig = figure();
+        let chains = validate(&[hair()], &fig).unwrap();
+        let ch = &chains[0];
+        assert!(ch.recording.converged && ch.recording.seam_error_px <= SEAM_TOLERANCE_PX);
+        assert_eq!(ch.recording.frames.len(), FRAMES + 1);
+        // the root particle is the anchor (the head's tip) on every frame
+        for (k, f) in ch.recording.frames.iter().enumerate() {
+            let a = anchor_at(
+                &fig,
+                &fig.clips[0],
+                0,
+                Vec2::new(20.0, 0.0),
+                k as f64 / FRAMES as f64,
+            );
+            assert!(f[0].dist(a) < 1e-9);
+            for w in f.windows(2) {
+                assert!((w[0].dist(w[1]) - 9.0).abs() < 0.09);
+            }
+        }
+        let items = items(ch, 24, &|c: &str| c.to_string());
+        assert_eq!(items.len(), 4);
+        let crate::clip::Item::Morph(m) = &items[3] else {
+            panic!("not a morph")
+        };
+        assert_eq!(m.probe.as_deref(), Some("hair-p4"));
+        assert_eq!(m.keys.len(), 25);
+        assert_eq!(m.keys[24].0, 1.0);
+        assert_eq!(m.width, 2.0);
+        assert_eq!(ch.colours[0], "#7c2d12");
+        assert_eq!(ch.colours[3], "#f59e0b");
+    }
+
+    #[test]
+    fn a_missing_anchor_bone_names_its_path() {
+        let mut h = hair();
+        h.anchor.bone = "hat".into();
+        let err = validate(&[h], &figure()).unwrap_err().to_string();
+        assert!(err.contains("chains[0].anchor.bone"), "{err}");
+    }
+}
