@@ -278,6 +278,44 @@ pub fn probe_batch(
     take_result(&dom.stdout, &dom.stderr)
 }
 
+/// Switches clips the way a page would: mounts the CSS-route `svg`, reads
+/// its probes at `times_s`, then sets the root `<svg>`'s `class` to `class`
+/// in the live page, lets the new animations start, and reads the probes
+/// again at the same times. Returns (before, after).
+pub fn probe_class_switch(
+    chromium: &Path,
+    svg: &str,
+    class: &str,
+    times_s: &[f64],
+) -> Result<(Vec<Probes>, Vec<Probes>), BrowserError> {
+    check_finite("times_s", times_s)?;
+    let body = format!(
+        "const frame = document.createElement('iframe');\n\
+         frame.style.cssText = 'border:0;display:block;width:400px;height:400px';\n\
+         document.body.appendChild(frame);\n\
+         const svg = rb.mount(frame.contentDocument.body, {svg});\n\
+         const read = async () => {{\n\
+           const seek = rb.seeker(svg, 'css');\n\
+           const samples = [];\n\
+           for (const t of {times}) {{ await seek(t); samples.push(rb.readProbes(svg)); }}\n\
+           return samples;\n\
+         }};\n\
+         const before = await read();\n\
+         svg.setAttribute('class', {class});\n\
+         await new Promise(r => setTimeout(r, 0));\n\
+         const after = await read();\n\
+         return [before, after];",
+        svg = js_json(&serde_json::Value::String(svg.to_string())),
+        times = js_json(&serde_json::json!(times_s)),
+        class = js_json(&serde_json::Value::String(class.to_string())),
+    );
+    let page = page_html("", &body, "");
+    let budget_ms = 10_000 + 20 * times_s.len() as u64;
+    let dom = launch(chromium, &page, budget_ms, &Options::default())?;
+    let (before, after): (Vec<Probes>, Vec<Probes>) = take_result(&dom.stdout, &dom.stderr)?;
+    Ok((before, after))
+}
+
 /// One sample of [`probe_free_running`].
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct TimedProbes {
