@@ -611,6 +611,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
             tracks: leg_tracks,
             fit,
             reuses,
+            ideal: None,
         });
         sides.push(side);
     }

@@ -181,6 +181,9 @@ pub struct LegInfo {
     pub fit: crate::fit::Fit,
     /// Name of the leg whose keyframes this one reuses (css route), if any.
     pub reuses: Option<String>,
+    /// Chains (`ik_chains`): the ideal target the ankle is measured
+    /// against instead of the drawn target probe.
+    pub ideal: Option<crate::chain::IdealTarget>,
 }
 
 /// A baked animation, ready to emit and to measure.

@@ -26,6 +26,8 @@
 //! - [`rig`]: the JSON format, validation, `RigError`.
 //! - [`motion`]: crank trajectories and the ideal (unwrapped) IK motion.
 //! - [`solve`]: two-bone IK.
+//! - [`trajectory`]: periodic root/target paths; [`chain`]: `ik_chains`
+//!   (two-bone chains on trajectories), ground scroll, foot slip.
 //! - [`bake`]: world angles → parent-relative keyframes; far-leg reuse.
 //! - [`clip`]: the written animation as data.
 //! - [`emit`]: clip → SVG (css or smil route).
@@ -41,6 +43,7 @@
 pub mod art;
 pub mod bake;
 pub mod browser;
+pub mod chain;
 pub mod clip;
 pub mod emit;
 pub mod figure;
@@ -79,6 +82,9 @@ pub struct Baked {
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
     if let Some(fig) = &rig.figure {
         return bake_figure_rig(rig, fig, opts.route);
+    }
+    if !rig.chains.is_empty() {
+        return chain::bake_chain_rig(rig, opts);
     }
     let motion = motion::sample(rig);
     let mut notes = Vec::new();

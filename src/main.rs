@@ -516,6 +516,12 @@ fn cmd_sweep(
     format: Format,
 ) -> Result<Exit> {
     let rig = load_rig(path)?;
+    if rig.legs.is_empty() {
+        bail!(
+            "{}: sweep compares key placements for cycling rigs (crank + legs); bone-tree and chain rigs bake uniform or fixed keys",
+            path.display()
+        );
+    }
     let fits = match fit {
         FitChoice::Linear => vec![Fit::Linear],
         FitChoice::Cubic => vec![Fit::Cubic],

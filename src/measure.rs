@@ -34,6 +34,9 @@ pub struct LegMeasure {
     pub worst_t_s: f64,
     /// smil route: worst |bone length as drawn − rig length| over the period.
     pub max_bone_stretch_px: Option<f64>,
+    /// Chains with a gait target over a scrolling ground: worst foot slip
+    /// per step, px ([`foot_slip_px`]).
+    pub slip_px: Option<f64>,
 }
 
 /// A clip's measurement.
@@ -321,7 +324,11 @@ pub fn measure(clip: &Clip) -> Measurement {
         let probes = probes_at(clip, t);
         for (i, leg) in clip.legs.iter().enumerate() {
             let a = probes[&leg.ankle_probe];
-            let g = probes[&leg.target_probe];
+            // a chain is measured against its ideal target, not the drawn marker
+            let g = match &leg.ideal {
+                Some(ideal) => ideal.world_at(t / clip.period_s),
+                None => probes[&leg.target_probe],
+            };
             errs[i].push(a.dist(g));
             if let Some(pts) = morph_points_at(clip, &leg.ankle_probe, t) {
                 let s = (pts[0].dist(pts[1]) - leg.thigh)
@@ -354,6 +361,7 @@ pub fn measure(clip: &Clip) -> Measurement {
                 rms_error_px: (integral / clip.period_s).sqrt(),
                 worst_t_s: worst_t,
                 max_bone_stretch_px: stretch[i],
+                slip_px: foot_slip_px(clip, leg),
             }
         })
         .collect();
@@ -361,6 +369,28 @@ pub fn measure(clip: &Clip) -> Measurement {
         legs,
         samples: ts.len(),
     }
+}
+
+/// Foot slip of a chain over the written ground, px per step: over its
+/// stance interval (from the ideal gait, the spec), the ankle's written
+/// displacement minus the ground probe's, `|∫ (v_foot − v_ground) dt|`.
+/// The ground track wraps only at the loop boundary, where the stance is
+/// split. `None` without a gait target or a ground.
+pub fn foot_slip_px(clip: &Clip, leg: &crate::clip::LegInfo) -> Option<f64> {
+    let ideal = leg.ideal.as_ref()?;
+    let stance = ideal.stance();
+    let ground = crate::chain::GROUND_PROBE;
+    if stance.is_empty() || !probes_at(clip, 0.0).contains_key(ground) {
+        return None;
+    }
+    let mut rel = Vec2::ZERO;
+    for (a, b) in stance {
+        // just before the end: at exactly the period the ground has wrapped
+        let (ta, tb) = (a * clip.period_s, b * clip.period_s - 1e-9);
+        let (pa, pb) = (probes_at(clip, ta), probes_at(clip, tb));
+        rel = rel + (pb[&leg.ankle_probe] - pa[&leg.ankle_probe]) - (pb[ground] - pa[ground]);
+    }
+    Some(rel.len())
 }
 
 /// Measure named probes of a clip against ideal positions: `ideal(t_s)`
@@ -401,6 +431,7 @@ pub fn measure_probes(
                 rms_error_px: (integral / clip.period_s).sqrt(),
                 worst_t_s: worst_t,
                 max_bone_stretch_px: None,
+                slip_px: None,
             }
         })
         .collect();

@@ -42,6 +42,10 @@ pub struct LegReport {
     /// smil route only: worst bone-length distortion, px.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_bone_stretch_px: Option<f64>,
+    /// `ik_chains` with a gait target over a ground: worst foot slip per
+    /// step, px (stance displacement of the written foot minus the ground's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slip_px: Option<f64>,
     /// The leg's tracks. A reused track is listed under the leg that owns it too.
     pub tracks: Vec<TrackReport>,
 }
@@ -82,6 +86,26 @@ pub struct Report {
     pub bytes: usize,
     /// Times evaluated per leg.
     pub samples: usize,
+    /// Bone-tree rigs: one line per Verlet chain.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<ChainReport>,
+}
+
+/// One Verlet chain's line in a bone-tree report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChainReport {
+    pub name: String,
+    /// Uniform keys per period of each segment's `d` morph.
+    pub keys: usize,
+    /// Max distance of a written particle from the simulated one (recorded
+    /// frames interpolated linearly), px, measured on the written clip.
+    pub max_deviation_px: f64,
+    /// Max particle distance between the first and last frame of the loop, px.
+    pub seam_error_px: f64,
+    /// Whether the warm-up settled (seam state moved < 1e-4 px in a period).
+    pub converged: bool,
+    /// Periods simulated before the recorded one.
+    pub warmup_periods: usize,
 }
 
 fn track_reports(clip: &Clip, info: &crate::clip::LegInfo) -> Vec<TrackReport> {
@@ -141,6 +165,7 @@ pub fn build(
                     worst_t_s: q(lm.worst_t_s),
                     reuses: info.reuses.clone(),
                     max_bone_stretch_px: lm.max_bone_stretch_px.map(q),
+                    slip_px: lm.slip_px.map(q),
                     tracks,
                 }
             })
@@ -149,6 +174,7 @@ pub fn build(
         notes,
         bytes,
         samples: m.samples,
+        chains: Vec::new(),
     }
 }
 
@@ -180,6 +206,18 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
         notes: fb.notes.clone(),
         bytes: fb.svg.len(),
         samples: fb.samples,
+        chains: fb
+            .chains
+            .iter()
+            .map(|c| ChainReport {
+                name: c.name.clone(),
+                keys: c.keys,
+                max_deviation_px: q(c.max_deviation_px),
+                seam_error_px: q(c.seam_error_px),
+                converged: c.converged,
+                warmup_periods: c.warmup_periods,
+            })
+            .collect(),
     }
 }
 
@@ -190,6 +228,7 @@ impl Report {
             .iter()
             .map(|l| l.max_error_px)
             .chain(self.bones.iter().map(|b| b.max_error_px))
+            .chain(self.chains.iter().map(|c| c.max_deviation_px))
             .fold(0.0, f64::max)
     }
 
@@ -221,6 +260,9 @@ impl Report {
             if let Some(st) = l.max_bone_stretch_px {
                 let _ = write!(s, "  bone stretch {st:.3} px");
             }
+            if let Some(sl) = l.slip_px {
+                let _ = write!(s, "  slip {sl:.3} px/step");
+            }
             if let Some(r) = &l.reuses {
                 let _ = write!(s, "  (reuses {r})");
             }
@@ -231,6 +273,18 @@ impl Report {
                 s,
                 "  {:<8} {:<10} keys {:>5}  max {:>8.3} px  rms {:>7.3} px",
                 b.clip, b.name, b.keys, b.max_error_px, b.rms_error_px
+            );
+        }
+        for c in &self.chains {
+            let _ = writeln!(
+                s,
+                "  chain {:<10} keys {:>5}  max deviation {:>7.4} px  seam {:.4} px  converged {} after {} warm-up periods",
+                c.name,
+                c.keys,
+                c.max_deviation_px,
+                c.seam_error_px,
+                if c.converged { "yes" } else { "no" },
+                c.warmup_periods
             );
         }
         for n in &self.notes {

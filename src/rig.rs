@@ -105,6 +105,18 @@ pub struct RigFile {
     /// root `<svg>`; the first plays by default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clips: Vec<crate::figure::file::ClipFile>,
+    /// Verlet chains (hair, ponytail) pinned to bones, simulated into a loop.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<crate::figure::chain::ChainFile>,
+    /// Two-bone chains whose root and target follow trajectories (instead
+    /// of `crank` + `legs` or `bones`), front to back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<serde_json::Value>")]
+    pub ik_chains: Vec<crate::chain::IkChainFile>,
+    /// A scrolling row of ground dots under `ik_chains`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub ground: Option<crate::chain::GroundFile>,
 }
 
 /// `crank` in the rig file.
@@ -208,6 +220,11 @@ pub struct Rig {
     /// The bone tree, for a rig with `bones` (then `legs` is empty and
     /// `crank` is an unused placeholder).
     pub figure: Option<crate::figure::Figure>,
+    /// Trajectory chains, for a rig with `ik_chains` (then `legs` is empty,
+    /// `figure` is `None` and `crank` is an unused placeholder).
+    pub chains: Vec<crate::chain::IkChain>,
+    /// The scrolling ground of a chain rig.
+    pub ground: Option<crate::chain::Ground>,
 }
 
 /// Everything that can be wrong with a rig file. Messages carry the JSON path.
@@ -394,11 +411,26 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         None => None,
     };
     if !file.bones.is_empty() {
+        if !file.ik_chains.is_empty() || file.ground.is_some() {
+            let path = if file.ik_chains.is_empty() {
+                "ground"
+            } else {
+                "ik_chains"
+            };
+            return Err(invalid(path, "cannot be combined with `bones`"));
+        }
         return validate_figure(file, view_box, period_s, keys, tolerance_px);
+    }
+    if !file.ik_chains.is_empty() {
+        return validate_chains(file, view_box, period_s, keys, tolerance_px);
+    }
+    if file.ground.is_some() {
+        return Err(invalid("ground", "belongs to `ik_chains`: add chains"));
     }
     for (set, path) in [
         (file.root.is_some(), "root"),
         (!file.clips.is_empty(), "clips"),
+        (!file.chains.is_empty(), "chains"),
     ] {
         if set {
             return Err(invalid(path, "belongs to a bone tree: add `bones`"));
@@ -501,6 +533,8 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         crank,
         legs,
         figure: None,
+        chains: Vec::new(),
+        ground: None,
     })
 }
 
@@ -525,13 +559,14 @@ fn validate_figure(
             "a rig holds either `crank` + `legs` or `bones`, not both",
         ));
     }
-    let figure = crate::figure::model::validate(
+    let mut figure = crate::figure::model::validate(
         &file.bones,
         file.root.as_ref(),
         file.play,
         &file.clips,
         period_s,
     )?;
+    figure.chains = crate::figure::chain::validate(&file.chains, &figure)?;
     Ok(Rig {
         name: file.name.clone(),
         view_box,
@@ -546,6 +581,48 @@ fn validate_figure(
         },
         legs: Vec::new(),
         figure: Some(figure),
+        chains: Vec::new(),
+        ground: None,
+    })
+}
+
+/// A chain rig: `ik_chains` (and optionally `ground`), no `crank`, `legs`,
+/// `bones`, `root` or `clips`.
+fn validate_chains(
+    file: &RigFile,
+    view_box: [f64; 4],
+    period_s: f64,
+    keys: usize,
+    tolerance_px: Option<f64>,
+) -> Result<Rig, RigError> {
+    for (set, path) in [
+        (file.crank.is_some(), "crank"),
+        (!file.legs.is_empty(), "legs"),
+        (file.root.is_some(), "root"),
+        (!file.clips.is_empty(), "clips"),
+        (!file.chains.is_empty(), "chains"),
+    ] {
+        if set {
+            return Err(invalid(path, "cannot be combined with `ik_chains`"));
+        }
+    }
+    let (chains, ground) = crate::chain::validate(file, period_s)?;
+    Ok(Rig {
+        name: file.name.clone(),
+        view_box,
+        period_s,
+        keys,
+        tolerance_px,
+        crank: Crank {
+            center: Vec2::ZERO,
+            radius: 1.0,
+            start_rad: 0.0,
+            direction: Direction::Cw,
+        },
+        legs: Vec::new(),
+        figure: None,
+        chains,
+        ground,
     })
 }
 

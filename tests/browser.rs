@@ -595,7 +595,15 @@ fn check_against_measure(
             }
         }
         for (i, leg) in clip.legs.iter().enumerate() {
-            let e = dist(probes[&leg.ankle_probe], probes[&leg.target_probe]);
+            // a chain (`ik_chains`) is measured against its ideal target
+            let target = match &leg.ideal {
+                Some(ideal) => {
+                    let p = ideal.world_at(t / clip.period_s);
+                    [p.x, p.y]
+                }
+                None => probes[&leg.target_probe],
+            };
+            let e = dist(probes[&leg.ankle_probe], target);
             browser_max[i] = browser_max[i].max(e);
         }
     }

@@ -59,10 +59,15 @@ fn adaptive_linear_beats_uniform_at_one_px() {
 }
 
 #[test]
-fn tolerance_tenth_holds_on_every_example_rig_and_route() {
+fn tolerance_tenth_holds_on_every_ankle_rig_and_route() {
     for entry in std::fs::read_dir("rigs").unwrap() {
         let path = entry.unwrap().path();
         let rig = rig::load(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        if rig.legs.is_empty() && rig.chains.is_empty() {
+            // bone-tree rigs key exact easings and report bone drift, not a
+            // tolerance fit of ankles
+            continue;
+        }
         for route in [Route::Css, Route::Smil] {
             let fit = if route == Route::Css {
                 Fit::Cubic

@@ -1,0 +1,233 @@
+//! `ik_chains`: chains whose root and target follow trajectories, the
+//! scrolling ground and foot slip. Bad input exits 2 with one line naming
+//! the file and the JSON path; the example rigs pass `check --max-error 1`.
+
+use assert_cmd::Command;
+use rigbake::bake::BakeOptions;
+use rigbake::{Route, bake_rig, rig};
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn example(name: &str) -> Value {
+    serde_json::from_str(&fs::read_to_string(repo(&format!("rigs/{name}.json"))).unwrap()).unwrap()
+}
+
+fn bake(v: &Value, route: Route) -> rigbake::Baked {
+    let rig = rig::load(&v.to_string()).unwrap();
+    bake_rig(&rig, &BakeOptions::resolve(&rig, route, None, None, None))
+}
+
+/// `rigbake bake` on `v` written as `bad.json`: exit 2, one stderr line
+/// naming the file and every needle.
+fn bad(v: &Value, needles: &[&str]) {
+    let tmp = TempDir::new().unwrap();
+    let path = tmp.path().join("bad.json");
+    fs::write(&path, v.to_string()).unwrap();
+    let out = Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("bake")
+        .arg(&path)
+        .arg("-o")
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    let line = stderr.trim_end();
+    assert!(
+        !line.contains('\n') && !line.contains("panicked"),
+        "{stderr}"
+    );
+    for n in ["bad.json"].iter().chain(needles) {
+        assert!(line.contains(n), "message lacks {n:?}: {line}");
+    }
+    assert!(
+        !tmp.path().join("out").exists()
+            || fs::read_dir(tmp.path().join("out"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
+}
+
+#[test]
+fn examples_pass_check_max_error_1_on_both_routes() {
+    for name in ["path-foot", "rower", "walker", "runner"] {
+        Command::cargo_bin("rigbake")
+            .unwrap()
+            .args(["check", "--max-error", "1", "--route", "both"])
+            .arg(repo(&format!("rigs/{name}.json")))
+            .assert()
+            .success();
+    }
+}
+
+#[test]
+fn error_is_measured_against_the_ideal_target_not_the_marker() {
+    // a target 20 px out of reach, clamped: the marker follows the target,
+    // the ankle stops short, and the report counts the gap
+    let v: Value = serde_json::json!({
+        "name": "gap", "view_box": [0, 0, 300, 300], "period_s": 1, "keys": 8,
+        "ik_chains": [{ "name": "arm", "root": { "fixed": [100, 100] },
+            "target": { "fixed": [220, 100] }, "thigh": 50, "shin": 50, "reach": "clamp" }]
+    });
+    for route in [Route::Css, Route::Smil] {
+        let b = bake(&v, route);
+        let e = b.report.legs[0].max_error_px;
+        assert!((e - 20.0).abs() < 0.02, "{route:?}: {e}");
+    }
+}
+
+#[test]
+fn moving_root_keeps_the_ankle_on_target() {
+    // rower: the hip slides on an eased track, the foot stays on the stretcher
+    let mut v = example("rower");
+    v["keys"] = 200.into();
+    v.as_object_mut().unwrap().remove("tolerance_px");
+    let b = bake(&v, Route::Css);
+    let leg = b.report.legs.iter().find(|l| l.name == "leg").unwrap();
+    assert!(leg.max_error_px < 0.02, "{}", leg.max_error_px);
+    assert!(b.svg.contains("translate:"), "root translates");
+}
+
+#[test]
+fn pull_reach_measures_against_the_pulled_target() {
+    let v: Value = serde_json::json!({
+        "name": "pull", "view_box": [0, 0, 300, 300], "period_s": 1, "keys": 8,
+        "ik_chains": [{ "name": "arm", "root": { "fixed": [100, 100] },
+            "target": { "fixed": [220, 100] }, "thigh": 50, "shin": 50, "reach": "pull" }]
+    });
+    let b = bake(&v, Route::Css);
+    assert!(
+        b.report.legs[0].max_error_px < 0.02,
+        "{}",
+        b.report.legs[0].max_error_px
+    );
+}
+
+#[test]
+fn foot_slip_is_small_at_the_right_ground_speed_and_caught_at_the_wrong_one() {
+    for (name, stride, duty, cadence) in [("walker", 44.0, 0.62, 1.5), ("runner", 60.0, 0.40, 2.55)]
+    {
+        for route in [Route::Css, Route::Smil] {
+            let good = bake(&example(name), route);
+            for l in &good.report.legs {
+                let s = l.slip_px.expect("slip reported");
+                assert!(s <= 0.5, "{name} {route:?} {}: slip {s}", l.name);
+            }
+            // the common bug: stride × cadence, forgetting ÷ duty
+            let mut v = example(name);
+            let g = v["ground"].as_object_mut().unwrap();
+            g.remove("follow");
+            g.insert("speed_px_s".into(), (stride * cadence).into());
+            let _ = duty;
+            let wrong = bake(&v, route);
+            for l in &wrong.report.legs {
+                let s = l.slip_px.unwrap();
+                assert!(s > 5.0, "{name} {route:?} {}: slip {s}", l.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn ground_travel_is_a_whole_number_of_dot_spacings() {
+    let b = bake(&example("walker"), Route::Css);
+    // travel per period = stride ÷ duty = 44 / 0.62 px, 3 dots
+    let travel = 44.0 / 0.62;
+    assert!(
+        b.svg.contains(&format!("translate:-{:.2}px 0px", travel)),
+        "travel"
+    );
+}
+
+#[test]
+fn bad_chain_name() {
+    let mut v = example("rower");
+    v["ik_chains"][1]["name"] = "1leg".into();
+    bad(&v, &["ik_chains[1].name"]);
+}
+
+#[test]
+fn duplicate_chain_name() {
+    let mut v = example("rower");
+    v["ik_chains"][1]["name"] = "arm".into();
+    bad(&v, &["ik_chains[1].name", "already"]);
+}
+
+#[test]
+fn zero_shin() {
+    let mut v = example("rower");
+    v["ik_chains"][0]["shin"] = 0.into();
+    bad(&v, &["ik_chains[0].shin", "> 0"]);
+}
+
+#[test]
+fn unreachable_target_names_chain_and_time() {
+    let mut v = example("rower");
+    v["ik_chains"][1]["target"] = serde_json::json!({ "fixed": [400, 240] });
+    bad(&v, &["ik_chains[1]", "\"leg\"", "cannot reach", "t = "]);
+}
+
+#[test]
+fn bad_trajectory_in_a_chain() {
+    let mut v = example("path-foot");
+    v["ik_chains"][0]["target"]["path"]["d"] = "M 0 0 L 10 0".into();
+    bad(&v, &["ik_chains[0].target.path.d", "closed"]);
+}
+
+#[test]
+fn unknown_chain_field() {
+    let mut v = example("rower");
+    v["ik_chains"][0]["elbow"] = "up".into();
+    bad(&v, &["ik_chains[0]", "unknown field `elbow`"]);
+}
+
+#[test]
+fn chains_with_crank() {
+    let mut v = example("rower");
+    v["crank"] = serde_json::json!({ "center": [0, 0], "radius": 5 });
+    bad(&v, &["crank", "ik_chains"]);
+}
+
+#[test]
+fn ground_follow_unknown_chain() {
+    let mut v = example("walker");
+    v["ground"]["follow"] = "nobody".into();
+    bad(&v, &["ground.follow", "nobody"]);
+}
+
+#[test]
+fn ground_follow_a_chain_without_gait() {
+    let mut v = example("rower");
+    v["ground"] = serde_json::json!({ "y": 260, "from_x": 0, "to_x": 400, "dots_per_period": 4, "follow": "leg" });
+    bad(&v, &["ground.follow", "gait"]);
+}
+
+#[test]
+fn ground_with_both_speeds() {
+    let mut v = example("walker");
+    v["ground"]["speed_px_s"] = 10.into();
+    bad(&v, &["ground.speed_px_s"]);
+}
+
+#[test]
+fn ground_zero_dots() {
+    let mut v = example("walker");
+    v["ground"]["dots_per_period"] = 0.into();
+    bad(&v, &["ground.dots_per_period"]);
+}
+
+#[test]
+fn ground_without_chains() {
+    let mut v: Value =
+        serde_json::from_str(&fs::read_to_string(repo("rigs/seed-nested.json")).unwrap()).unwrap();
+    v["ground"] = serde_json::json!({ "y": 260, "from_x": 0, "to_x": 400, "dots_per_period": 4, "speed_px_s": 10 });
+    bad(&v, &["ground"]);
+}
