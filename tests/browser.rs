@@ -516,6 +516,25 @@ fn example_bakes() -> Vec<ExampleBake> {
                 baked: bake_rig(&rig, &cli_options(&rig, route)),
             });
         }
+        // Cycling rigs also as fitted at a tolerance (cubic-bezier segments
+        // on non-uniform key times on the css route), so the browser
+        // confirms what the fitter's figures claim.
+        if !rig.legs.is_empty() {
+            for route in [Route::Css, Route::Smil] {
+                out.push(ExampleBake {
+                    label: format!(
+                        "rigs/{} ({}, --tolerance 0.25)",
+                        path.file_name().unwrap().to_string_lossy(),
+                        route.as_str()
+                    ),
+                    route,
+                    baked: bake_rig(
+                        &rig,
+                        &BakeOptions::resolve(&rig, route, None, Some(0.25), None),
+                    ),
+                });
+            }
+        }
     }
     out
 }
