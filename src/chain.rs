@@ -237,20 +237,7 @@ pub fn validate(file: &RigFile, period_s: f64) -> Result<(Vec<IkChain>, Option<G
     }
     for (i, cf) in file.ik_chains.iter().enumerate() {
         let p = format!("ik_chains[{i}]");
-        let ident = {
-            let mut c = cf.name.chars();
-            matches!(c.next(), Some(c) if c.is_ascii_alphabetic())
-                && c.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        };
-        if cf.name.len() > 32 || !ident {
-            return Err(invalid(
-                format!("{p}.name"),
-                format!(
-                    "must start with a letter and hold only letters, digits, '-', '_' (at most 32), got {:?}",
-                    cf.name
-                ),
-            ));
-        }
+        crate::rig::check_name(&format!("{p}.name"), &cf.name)?;
         if let Some(j) = chains.iter().position(|c| c.name == cf.name) {
             return Err(invalid(
                 format!("{p}.name"),

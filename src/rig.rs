@@ -346,6 +346,35 @@ fn is_ident(s: &str, extra: &[char]) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || extra.contains(&c))
 }
 
+/// Words that bone-tree and chain drawings use in their own class and
+/// keyframes names (`rb-<word>`), besides `rb-s<digits>` colour classes.
+pub const RESERVED_NAMES: [&str; 7] = ["b", "bone", "dot", "ground", "joint", "lift", "squash"];
+
+/// Check a bone, clip or chain name: `[A-Za-z][A-Za-z0-9_]*`, at most 32,
+/// not a [`RESERVED_NAMES`] word. No hyphen: names are joined with `-` into
+/// class and keyframes names (`rb-<clip>-<bone>`), which must stay distinct.
+pub fn check_name(path: &str, s: &str) -> Result<(), RigError> {
+    let mut c = s.chars();
+    let ok = s.len() <= 32
+        && matches!(c.next(), Some(x) if x.is_ascii_alphabetic())
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_');
+    if !ok {
+        return Err(invalid(
+            path,
+            format!(
+                "must start with a letter and hold only letters, digits and '_' (at most 32), got {s:?}"
+            ),
+        ));
+    }
+    if RESERVED_NAMES.contains(&s) || (s.starts_with('s') && s[1..].parse::<u32>().is_ok()) {
+        return Err(invalid(
+            path,
+            format!("{s:?} is a name the drawing uses for itself; pick another"),
+        ));
+    }
+    Ok(())
+}
+
 /// Check keys against the accepted range; shared by the rig field and `--keys`.
 pub fn check_keys(path: &str, keys: usize) -> Result<usize, RigError> {
     if !(2..=MAX_KEYS).contains(&keys) {
@@ -737,6 +766,18 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn figure_and_chain_names_exclude_hyphens_and_reserved_words() {
+        assert!(check_name("n", "uarm_f").is_ok());
+        // clip "a" + bone "b-c" and clip "a-b" + bone "c" would both be rb-a-b-c
+        assert!(check_name("n", "b-c").is_err());
+        for w in ["bone", "joint", "squash", "s0", "s12"] {
+            let e = check_name("bones[1].name", w).unwrap_err().to_string();
+            assert!(e.starts_with("bones[1].name: "), "{e}");
+        }
+        assert!(check_name("n", "spine").is_ok());
     }
 
     #[test]

@@ -1252,3 +1252,29 @@ fn sweep_refuses_rigs_without_legs() {
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
 }
+
+/// Bone names are joined with `-` into keyframes names, so a hyphen in one
+/// could make two bones share a name: rejected, naming the field.
+#[test]
+fn regression_bone_name_with_hyphen_is_rejected() {
+    let text = fs::read_to_string("rigs/robot-arm.json").unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["bones"][1]["name"] = json!("upper-arm");
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("hyphen.json");
+    fs::write(&rig, v.to_string()).unwrap();
+    let out = rigbake()
+        .arg("bake")
+        .arg(&rig)
+        .arg("-o")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("bones[1].name") && stderr.contains("hyphen.json"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out").exists());
+}

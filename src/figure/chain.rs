@@ -267,21 +267,7 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
     let mut out: Vec<Chain> = Vec::with_capacity(files.len());
     for (i, cf) in files.iter().enumerate() {
         let p = format!("chains[{i}]");
-        let name_ok = cf.name.len() <= 32
-            && cf.name.starts_with(|c: char| c.is_ascii_alphabetic())
-            && cf
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        if !name_ok {
-            return Err(invalid(
-                format!("{p}.name"),
-                format!(
-                    "must start with a letter and hold only letters, digits, '-', '_' (at most 32), got {:?}",
-                    cf.name
-                ),
-            ));
-        }
+        crate::rig::check_name(&format!("{p}.name"), &cf.name)?;
         if out.iter().any(|c| c.name == cf.name) || fig.bones.iter().any(|b| b.name == cf.name) {
             return Err(invalid(
                 format!("{p}.name"),

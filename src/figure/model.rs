@@ -199,20 +199,7 @@ fn num(path: &str, x: f64) -> Result<f64, RigError> {
 }
 
 fn ident(path: &str, s: &str) -> Result<(), RigError> {
-    let mut c = s.chars();
-    let ok = s.len() <= 32
-        && matches!(c.next(), Some(x) if x.is_ascii_alphabetic())
-        && c.all(|x| x.is_ascii_alphanumeric() || x == '-' || x == '_');
-    if ok {
-        Ok(())
-    } else {
-        Err(invalid(
-            path,
-            format!(
-                "must start with a letter and hold only letters, digits, '-', '_' (at most 32), got {s:?}"
-            ),
-        ))
-    }
+    crate::rig::check_name(path, s)
 }
 
 /// Validate a track; `unit` scales values (degrees → radians for angles);
