@@ -315,6 +315,22 @@ pub fn sample_times(clip: &Clip) -> Vec<f64> {
     ts
 }
 
+/// Max of the error samples `e` at times `ts` (with its time) and the RMS
+/// over `period_s` by the trapezoid rule.
+fn max_and_rms(ts: &[f64], e: &[f64], period_s: f64) -> (f64, f64, f64) {
+    let (mut worst, mut worst_t, mut integral) = (0.0, 0.0, 0.0);
+    for k in 0..e.len() {
+        if e[k] > worst {
+            worst = e[k];
+            worst_t = ts[k];
+        }
+        if k + 1 < e.len() {
+            integral += 0.5 * (e[k] * e[k] + e[k + 1] * e[k + 1]) * (ts[k + 1] - ts[k]);
+        }
+    }
+    (worst, worst_t, (integral / period_s).sqrt())
+}
+
 /// Measure every leg of a clip.
 pub fn measure(clip: &Clip) -> Measurement {
     let ts = sample_times(clip);
@@ -343,22 +359,11 @@ pub fn measure(clip: &Clip) -> Measurement {
         .iter()
         .enumerate()
         .map(|(i, leg)| {
-            let e = &errs[i];
-            let (mut worst, mut worst_t) = (0.0, 0.0);
-            let mut integral = 0.0;
-            for k in 0..e.len() {
-                if e[k] > worst {
-                    worst = e[k];
-                    worst_t = ts[k];
-                }
-                if k + 1 < e.len() {
-                    integral += 0.5 * (e[k] * e[k] + e[k + 1] * e[k + 1]) * (ts[k + 1] - ts[k]);
-                }
-            }
+            let (worst, worst_t, rms) = max_and_rms(&ts, &errs[i], clip.period_s);
             LegMeasure {
                 name: leg.name.clone(),
                 max_error_px: worst,
-                rms_error_px: (integral / clip.period_s).sqrt(),
+                rms_error_px: rms,
                 worst_t_s: worst_t,
                 max_bone_stretch_px: stretch[i],
                 slip_px: foot_slip_px(clip, leg),
@@ -415,20 +420,11 @@ pub fn measure_probes(
         .iter()
         .zip(&errs)
         .map(|(name, e)| {
-            let (mut worst, mut worst_t, mut integral) = (0.0, 0.0, 0.0);
-            for k in 0..e.len() {
-                if e[k] > worst {
-                    worst = e[k];
-                    worst_t = ts[k];
-                }
-                if k + 1 < e.len() {
-                    integral += 0.5 * (e[k] * e[k] + e[k + 1] * e[k + 1]) * (ts[k + 1] - ts[k]);
-                }
-            }
+            let (worst, worst_t, rms) = max_and_rms(&ts, e, clip.period_s);
             LegMeasure {
                 name: name.clone(),
                 max_error_px: worst,
-                rms_error_px: (integral / clip.period_s).sqrt(),
+                rms_error_px: rms,
                 worst_t_s: worst_t,
                 max_bone_stretch_px: None,
                 slip_px: None,

@@ -176,6 +176,14 @@ pub struct Crank {
 }
 
 impl Crank {
+    /// The placeholder a bone-tree or chain rig carries (it has no crank).
+    pub const UNUSED: Crank = Crank {
+        center: Vec2::ZERO,
+        radius: 1.0,
+        start_rad: 0.0,
+        direction: Direction::Cw,
+    };
+
     /// +1 for clockwise, −1 for counter-clockwise.
     pub fn sign(&self) -> f64 {
         match self.direction {
@@ -602,12 +610,7 @@ fn validate_figure(
         period_s,
         keys,
         tolerance_px,
-        crank: Crank {
-            center: Vec2::ZERO,
-            radius: 1.0,
-            start_rad: 0.0,
-            direction: Direction::Cw,
-        },
+        crank: Crank::UNUSED,
         legs: Vec::new(),
         figure: Some(figure),
         chains: Vec::new(),
@@ -642,12 +645,7 @@ fn validate_chains(
         period_s,
         keys,
         tolerance_px,
-        crank: Crank {
-            center: Vec2::ZERO,
-            radius: 1.0,
-            start_rad: 0.0,
-            direction: Direction::Cw,
-        },
+        crank: Crank::UNUSED,
         legs: Vec::new(),
         figure: None,
         chains,
