@@ -9,7 +9,7 @@
 //! which then applies to the segment after that key.
 
 use super::{fmt_s, fmt_t};
-use crate::clip::{Anim, Clip, Ease, Key, Track};
+use crate::clip::{Anim, Clip, Ease, Track};
 use crate::geom::{fmt_deg, fmt_len, fmt_num};
 use std::fmt::Write;
 
@@ -92,15 +92,19 @@ pub fn rotate_keyframes(track: &Track) -> String {
 }
 
 fn keyframes(s: &mut String, track: &Track, transform: impl Fn(f64) -> String) {
+    keyframes_with(s, track, |i| {
+        format!("transform:{}", transform(track.keys[i].value))
+    });
+}
+
+/// Write `@keyframes <track name>{…}`: key i at its percentage with the
+/// declaration `decl(i)`, plus its own `animation-timing-function` when its
+/// segment is a cubic-bezier (it applies to the segment after the key).
+pub(crate) fn keyframes_with(s: &mut String, track: &Track, decl: impl Fn(usize) -> String) {
     let _ = write!(s, "@keyframes {}{{", track.name);
-    for (i, Key { t, value, ease }) in track.keys.iter().enumerate() {
-        let _ = write!(
-            s,
-            "{}%{{transform:{}",
-            fmt_num(t * 100.0, 4),
-            transform(*value)
-        );
-        if let (Ease::CubicBezier(b), true) = (ease, i + 1 < track.keys.len()) {
+    for (i, k) in track.keys.iter().enumerate() {
+        let _ = write!(s, "{}%{{{}", fmt_num(k.t * 100.0, 4), decl(i));
+        if let (Ease::CubicBezier(b), true) = (k.ease, i + 1 < track.keys.len()) {
             let _ = write!(
                 s,
                 ";animation-timing-function:cubic-bezier({},{},{},{})",

@@ -19,7 +19,7 @@
 //! [`crate::figure::bake_figure`]).
 
 use super::{fmt_s, fmt_t, group};
-use crate::clip::{Anim, Axis, Clip, Ease, Play, Route, Track};
+use crate::clip::{Anim, Axis, Clip, Play, Route};
 use crate::geom::{fmt_deg, fmt_len, fmt_num};
 use std::fmt::Write;
 use svg::Node as _;
@@ -88,7 +88,7 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
         };
         let (track, extra) = match anim {
             Anim::Rotate { track, origin, .. } => {
-                keyframes(&mut frames, &clip.tracks[*track], |i| {
+                super::css::keyframes_with(&mut frames, &clip.tracks[*track], |i| {
                     format!(
                         "transform:rotate({}deg)",
                         fmt_deg(clip.tracks[*track].keys[i].value)
@@ -104,7 +104,7 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
                 )
             }
             Anim::Translate { track, axis, .. } => {
-                keyframes(&mut frames, &clip.tracks[*track], |i| {
+                super::css::keyframes_with(&mut frames, &clip.tracks[*track], |i| {
                     let v = fmt_len(clip.tracks[*track].keys[i].value);
                     match axis {
                         Axis::X => format!("translate:{v}px 0px"),
@@ -114,7 +114,7 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
                 (*track, String::new())
             }
             Anim::Scale { sx, sy, .. } => {
-                keyframes(&mut frames, &clip.tracks[*sx], |i| {
+                super::css::keyframes_with(&mut frames, &clip.tracks[*sx], |i| {
                     format!(
                         "scale:{} {}",
                         fmt_t(clip.tracks[*sx].keys[i].value),
@@ -161,24 +161,4 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
     }
     s.push_str(&frames);
     s
-}
-
-/// `@keyframes` of a track; `decl(i)` writes key i's declaration.
-fn keyframes(s: &mut String, track: &Track, decl: impl Fn(usize) -> String) {
-    let _ = write!(s, "@keyframes {}{{", track.name);
-    for (i, k) in track.keys.iter().enumerate() {
-        let _ = write!(s, "{}%{{{}", fmt_num(k.t * 100.0, 4), decl(i));
-        if let (Ease::CubicBezier(b), true) = (k.ease, i + 1 < track.keys.len()) {
-            let _ = write!(
-                s,
-                ";animation-timing-function:cubic-bezier({},{},{},{})",
-                fmt_t(b[0]),
-                fmt_t(b[1]),
-                fmt_t(b[2]),
-                fmt_t(b[3])
-            );
-        }
-        s.push('}');
-    }
-    s.push('}');
 }
