@@ -72,23 +72,23 @@ pub fn eased_keys(tr: &EasedTrack, value: impl Fn(f64) -> f64, decimals: u32) ->
     if keys.len() == 1 {
         // a single key at t = 0 or 1: a constant
         let v = keys[0].value;
-        keys = vec![
-            Key {
-                t: 0.0,
-                value: v,
-                ease: Ease::Linear,
-            },
-            Key {
-                t: 1.0,
-                value: v,
-                ease: Ease::Linear,
-            },
-        ];
+        keys = constant_keys(v);
     }
     if let Some(last) = keys.last_mut() {
         last.ease = Ease::Linear;
     }
     keys
+}
+
+/// A track that holds `v` for the whole period (keys at 0 and 1, linear).
+fn constant_keys(v: f64) -> Vec<Key> {
+    [0.0, 1.0]
+        .map(|t| Key {
+            t,
+            value: v,
+            ease: Ease::Linear,
+        })
+        .to_vec()
 }
 
 /// Farthest any point of bone b's subtree can be from b's joint, user units:
@@ -110,20 +110,7 @@ fn bone_keys(driver: &Driver, rest_rad: f64, reach_px: f64, route: Route) -> Opt
     match driver {
         Driver::Const(a) => {
             let v = quantize(deg(*a), DEG_DECIMALS);
-            (v != 0.0).then(|| {
-                vec![
-                    Key {
-                        t: 0.0,
-                        value: v,
-                        ease: Ease::Linear,
-                    },
-                    Key {
-                        t: 1.0,
-                        value: v,
-                        ease: Ease::Linear,
-                    },
-                ]
-            })
+            (v != 0.0).then(|| constant_keys(v))
         }
         Driver::Track(tr) => {
             let keys = eased_keys(tr, deg, DEG_DECIMALS);
