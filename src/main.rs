@@ -182,6 +182,10 @@ struct BakeArgs {
     /// The smil route is always linear (a keySpline cannot beat the chord sag).
     #[arg(long, value_enum)]
     fit: Option<Fit>,
+    /// Bake only this clip of a bone-tree rig with `clips`, as its own file
+    /// named <name>-<clip>.svg (the smil route otherwise writes the first clip).
+    #[arg(long, value_name = "NAME")]
+    clip: Option<String>,
 }
 
 impl BakeArgs {
@@ -189,6 +193,17 @@ impl BakeArgs {
     /// the rig's tolerance_px, then the rig's keys.
     fn options(&self, rig: &rig::Rig, route: Route) -> BakeOptions {
         BakeOptions::resolve(rig, route, self.keys, self.tolerance, self.fit)
+    }
+
+    /// Read and validate one rig, keeping only `--clip` when given.
+    fn load(&self, path: &Path) -> Result<rig::Rig> {
+        match &self.clip {
+            None => load_rig(path),
+            Some(clip) => {
+                let text = read_rig(path)?;
+                rig::load_clip(&text, clip).with_context(|| path.display().to_string())
+            }
+        }
     }
 }
 
@@ -331,7 +346,7 @@ fn bake_all(paths: &[PathBuf], args: &BakeArgs, progress: bool) -> Result<Vec<Ba
     let mut bar = workflow::Progress::new(paths.len(), progress);
     for path in paths {
         bar.step(path);
-        let rig = load_rig(path)?;
+        let rig = args.load(path)?;
         for route in args.route.routes() {
             out.push(rigbake::bake_rig(&rig, &args.options(&rig, route)));
         }
@@ -501,10 +516,12 @@ fn new_file_permissions() -> std::fs::Permissions {
     f.metadata().expect("its metadata").permissions()
 }
 
+fn read_rig(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))
+}
+
 fn load_rig(path: &Path) -> Result<rig::Rig> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    rig::load(&text).with_context(|| path.display().to_string())
+    rig::load(&read_rig(path)?).with_context(|| path.display().to_string())
 }
 
 fn cmd_sweep(

@@ -300,6 +300,34 @@ pub fn load(text: &str) -> Result<Rig, RigError> {
     validate(&parse(text)?)
 }
 
+/// [`load`] keeping only the bone-tree clip named `clip` (the CLI's
+/// `--clip`): the rig is renamed `<name>-<clip>` so its outputs do not
+/// replace the whole rig's, and its chains are simulated under that clip.
+/// This is how a clip gets its own SVG, and how the smil route (which
+/// cannot switch clips by class) writes a clip other than the first.
+pub fn load_clip(text: &str, clip: &str) -> Result<Rig, RigError> {
+    let mut file = parse(text)?;
+    if file.clips.is_empty() {
+        return Err(invalid(
+            "clips",
+            format!("--clip {clip:?} asks for a clip, but this rig has no `clips`"),
+        ));
+    }
+    let Some(i) = file.clips.iter().position(|c| c.name == clip) else {
+        let names: Vec<&str> = file.clips.iter().map(|c| c.name.as_str()).collect();
+        return Err(invalid(
+            "clips",
+            format!(
+                "--clip {clip:?} names no clip (this rig has: {})",
+                names.join(", ")
+            ),
+        ));
+    };
+    file.clips = vec![file.clips.swap_remove(i)];
+    file.name = format!("{}-{clip}", file.name);
+    validate(&file)
+}
+
 fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
     RigError::Invalid {
         path: path.into(),

@@ -45,6 +45,7 @@ pub(crate) fn cmd_preview(
         keys: None,
         tolerance: None,
         fit: None,
+        clip: None,
     };
     let baked = rigbake::bake_rig(&rig, &args.options(&rig, route));
     let chromium = browser::find_chromium().ok_or_else(|| {
@@ -113,7 +114,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
         rigbake::rig::check_tolerance("--tolerance", px)?;
     }
     let rig_path = &run.rigs[0];
-    let rig = load_rig(rig_path)?;
+    let rig = run.bake.load(rig_path)?;
     let art_text = std::fs::read_to_string(art_path)
         .with_context(|| format!("{}: cannot read as UTF-8 text", art_path.display()))?;
     let baked = rigbake::bake_rig(&rig, &run.bake.options(&rig, Route::Css));

@@ -535,6 +535,25 @@ fn example_bakes() -> Vec<ExampleBake> {
                 });
             }
         }
+        // Every clip after the first, alone (`--clip NAME`): how the smil
+        // route gets a clip other than the first.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = rig::parse(&text).unwrap();
+        for c in file.clips.iter().skip(1) {
+            let one = rig::load_clip(&text, &c.name).unwrap();
+            for route in [Route::Css, Route::Smil] {
+                out.push(ExampleBake {
+                    label: format!(
+                        "rigs/{} --clip {} ({})",
+                        path.file_name().unwrap().to_string_lossy(),
+                        c.name,
+                        route.as_str()
+                    ),
+                    route,
+                    baked: bake_rig(&one, &cli_options(&one, route)),
+                });
+            }
+        }
     }
     out
 }

@@ -122,7 +122,7 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
     if route == Route::Smil && clips.len() > 1 {
         clips.truncate(1);
         notes.push(format!(
-            "smil route: clips cannot be switched by a class; only the first clip ({}) is written, use the css route for switching",
+            "smil route: clips cannot be switched by a class; only the first clip ({}) is written, use the css route for switching or --clip NAME for one clip per file",
             fig.clips[0].name
         ));
     }
