@@ -84,19 +84,25 @@ pub fn keys_at(times: &[f64], f: &dyn Fn(f64) -> f64, fit: Fit) -> Vec<Key> {
 
 /// [`keys_at`] from precomputed exact `(value, slope)` pairs at `times`.
 pub fn keys_from(times: &[f64], samples: &[(f64, f64)], fit: Fit) -> Vec<Key> {
+    let sided: Vec<(f64, f64, f64)> = samples.iter().map(|&(v, m)| (v, m, m)).collect();
+    keys_from_sided(times, &sided, fit)
+}
+
+/// [`keys_from`] with one-sided slopes: `(value, slope into the key, slope
+/// out of it)`, for curves with corners (velocity jumps) at key times.
+fn keys_from_sided(times: &[f64], samples: &[(f64, f64, f64)], fit: Fit) -> Vec<Key> {
     let values: Vec<f64> = samples
         .iter()
-        .map(|&(v, _)| quantize(v, DEG_DECIMALS))
+        .map(|&(v, _, _)| quantize(v, DEG_DECIMALS))
         .collect();
-    let slopes: Vec<f64> = samples.iter().map(|&(_, m)| m).collect();
     (0..times.len())
         .map(|i| {
             let ease = if fit == Fit::Cubic && i + 1 < times.len() {
                 cubic_ease(
                     times[i + 1] - times[i],
                     values[i + 1] - values[i],
-                    slopes[i],
-                    slopes[i + 1],
+                    samples[i].2,
+                    samples[i + 1].1,
                 )
             } else {
                 Ease::Linear
@@ -126,6 +132,111 @@ fn cubic_ease(dt: f64, dv: f64, m0: f64, m1: f64) -> Ease {
         quantize(2.0 / 3.0, T_DECIMALS),
         quantize(y2, T_DECIMALS),
     ])
+}
+
+/// One-sided slopes (into, out of) of a periodic curve at t, by forward and
+/// backward differences (whole turns carry over as in [`slope`]).
+fn sided_slope(f: &dyn Fn(f64) -> f64, t: f64) -> (f64, f64) {
+    const H: f64 = 1.0e-6;
+    let wind = f(1.0) - f(0.0);
+    let ext = |x: f64| {
+        if x < 0.0 {
+            f(x + 1.0) - wind
+        } else if x > 1.0 {
+            f(x - 1.0) + wind
+        } else {
+            f(x)
+        }
+    };
+    let v = ext(t);
+    ((v - ext(t - H)) / H, (ext(t + H) - v) / H)
+}
+
+/// A sampled curve to be written as cubic keys by [`fewest_uniform_cubic`].
+pub struct Curve<'a> {
+    /// The exact curve on [0, 1] (periodic, up to whole turns).
+    pub f: &'a dyn Fn(f64) -> f64,
+    /// Times that must be keys: extrema (so segments are monotone) and corners.
+    pub fixed: &'a [f64],
+    /// Of those, the corners: slopes there are taken one-sided.
+    pub corners: &'a [f64],
+    /// Uniform key counts tried are multiples of `step`, from `2·step`.
+    pub step: usize,
+    /// Largest |keys − f| allowed on a dense grid, in the curve's units.
+    pub budget: f64,
+    /// Most keys (the search stops there and returns the last try).
+    pub max_keys: usize,
+    /// Clamp keySplines' y into [0, 1] (the smil route's rule).
+    pub clamp_y: bool,
+}
+
+/// The fewest uniform exact-cubic keys (a multiple of `c.step`), plus the
+/// `c.fixed` times, whose error against `c.f` on a grid 32 times finer than
+/// the keys stays within `c.budget`. Uniform times within [`MIN_GAP`] of a
+/// fixed time give way to it. Segments between extrema are monotone, so
+/// clamping keySplines to [0, 1] only trims rounding dust; the error is
+/// checked after the clamp.
+pub fn fewest_uniform_cubic(c: &Curve) -> Vec<Key> {
+    let fixed: Vec<f64> = c
+        .fixed
+        .iter()
+        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
+        .collect();
+    let corners: Vec<f64> = c
+        .corners
+        .iter()
+        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
+        .collect();
+    let mut n = c.step * 2;
+    loop {
+        let mut times: Vec<f64> = uniform_times(n)
+            .into_iter()
+            .filter(|&t| t == 0.0 || t == 1.0 || fixed.iter().all(|e| (t - e).abs() > MIN_GAP))
+            .collect();
+        times.extend(fixed.iter().filter(|&&e| e > MIN_GAP && e < 1.0 - MIN_GAP));
+        times.sort_by(f64::total_cmp);
+        times.dedup();
+        let mut keys = if corners.is_empty() {
+            keys_at(&times, c.f, Fit::Cubic)
+        } else {
+            let samples: Vec<(f64, f64, f64)> = times
+                .iter()
+                .map(|&t| {
+                    let v = (c.f)(t);
+                    let at_corner = corners
+                        .iter()
+                        .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
+                    if at_corner {
+                        let (a, b) = sided_slope(c.f, t);
+                        (v, a, b)
+                    } else {
+                        let m = slope(c.f, t);
+                        (v, m, m)
+                    }
+                })
+                .collect();
+            keys_from_sided(&times, &samples, Fit::Cubic)
+        };
+        if c.clamp_y {
+            for k in &mut keys {
+                if let Ease::CubicBezier(b) = &mut k.ease {
+                    b[1] = b[1].clamp(0.0, 1.0);
+                    b[3] = b[3].clamp(0.0, 1.0);
+                }
+            }
+        }
+        let mut worst = 0.0f64;
+        let dense = 32 * n;
+        let mut seg = 0;
+        for k in 0..=dense {
+            let t = k as f64 / dense as f64;
+            worst = worst.max((eval_keys_from(&keys, t, &mut seg) - (c.f)(t)).abs());
+        }
+        if worst <= c.budget || n + c.step > c.max_keys / 2 {
+            return keys;
+        }
+        n += c.step;
+    }
 }
 
 /// The fitter's own evaluation of keys at normalised time u, taking x(s) = s
