@@ -487,7 +487,7 @@ mod tests {
                   "angle": { "sine": { "amp_deg": 20, "harmonic": 1, "offset_deg": -90 } } }]"#,
         )
         .unwrap();
-        super::super::model::validate(&bones, None, Default::default(), &[], 1.0).unwrap()
+        super::super::model::validate(&bones, None, Default::default(), &[], &[], 1.0).unwrap()
     }
 
     fn hair() -> ChainFile {

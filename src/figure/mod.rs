@@ -229,3 +229,45 @@ fn measure_ik(fig: &Figure, clips: &[Clip]) -> Vec<IkMeasure> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// At the key times of the IK tracks only rounding is left between the
+    /// written effector and the ideal target, on both routes (walker).
+    #[test]
+    fn written_effector_hits_the_target_at_key_times_on_both_routes() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rigs/walker.json"))
+                .unwrap();
+        let rig = crate::rig::load(&text).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route);
+            let clip = &fb.clips[0];
+            assert_eq!(fb.ik.len(), 2);
+            for im in &fb.ik {
+                let i = fig
+                    .ik
+                    .iter()
+                    .position(|k| im.leg.name.starts_with(&fig.bones[k.upper].name))
+                    .unwrap();
+                let keys = &clip.tracks[im.leg.tracks[0]].keys;
+                assert!(keys.len() > 4);
+                for k in keys {
+                    let got = measure::probes_at(clip, k.t * clip.period_s)[&im.leg.ankle_probe];
+                    let want = fk::ik_ideal(fig, &fig.clips[0], k.t.rem_euclid(1.0))[i];
+                    assert!(
+                        got.dist(want) < 0.01,
+                        "{route:?} {} t = {}: {}",
+                        im.leg.name,
+                        k.t,
+                        got.dist(want)
+                    );
+                }
+                assert!(im.measure.max_error_px < 0.1, "{}", im.measure.max_error_px);
+            }
+        }
+    }
+}
