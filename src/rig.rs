@@ -610,7 +610,7 @@ fn validate_figure(
     )?;
     figure.chains = crate::figure::chain::validate(&file.chains, &figure)?;
     if let Some(g) = &file.ground {
-        if figure.switched {
+        if figure.switched || figure.clips[0].play != crate::figure::file::Play::Loop {
             return Err(invalid(
                 "ground",
                 "a bone tree's ground needs a rig without `clips` (one looping clip)",

@@ -211,3 +211,10 @@ fn ground_with_clips() {
     v["clips"] = serde_json::json!([{ "name": "walk", "root": root }]);
     bad(&v, &["ground", "clips"]);
 }
+
+#[test]
+fn ground_with_a_one_shot_clip() {
+    let mut v = example("walker");
+    v["play"] = "once".into();
+    bad(&v, &["ground", "looping"]);
+}

@@ -49,7 +49,8 @@ const UNWRAP_SAMPLES: usize = 4096;
 /// tracks (drivers, lift, squash), `move` corners, IK targets' corners and
 /// the times an IK pull switches on or off.
 fn clip_corners(fig: &Figure, clip: &FigClip) -> Vec<f64> {
-    let mut v: Vec<f64> = Vec::new();
+    // t = 0 (and so 1): one-sided end slopes, right for one-shot clips too
+    let mut v: Vec<f64> = vec![0.0];
     for d in &clip.drivers {
         if let Driver::Track(tr) = d {
             v.extend(tr.keys.iter().map(|k| k.0));
