@@ -85,15 +85,21 @@ pub fn keys_at(times: &[f64], f: &dyn Fn(f64) -> f64, fit: Fit) -> Vec<Key> {
 /// [`keys_at`] from precomputed exact `(value, slope)` pairs at `times`.
 pub fn keys_from(times: &[f64], samples: &[(f64, f64)], fit: Fit) -> Vec<Key> {
     let sided: Vec<(f64, f64, f64)> = samples.iter().map(|&(v, m)| (v, m, m)).collect();
-    keys_from_sided(times, &sided, fit)
+    keys_from_sided(times, &sided, fit, DEG_DECIMALS)
 }
 
 /// [`keys_from`] with one-sided slopes: `(value, slope into the key, slope
-/// out of it)`, for curves with corners (velocity jumps) at key times.
-fn keys_from_sided(times: &[f64], samples: &[(f64, f64, f64)], fit: Fit) -> Vec<Key> {
+/// out of it)`, for curves with corners (velocity jumps) at key times;
+/// values rounded to `decimals` as written.
+fn keys_from_sided(
+    times: &[f64],
+    samples: &[(f64, f64, f64)],
+    fit: Fit,
+    decimals: u32,
+) -> Vec<Key> {
     let values: Vec<f64> = samples
         .iter()
-        .map(|&(v, _, _)| quantize(v, DEG_DECIMALS))
+        .map(|&(v, _, _)| quantize(v, decimals))
         .collect();
     (0..times.len())
         .map(|i| {
@@ -168,6 +174,8 @@ pub struct Curve<'a> {
     pub max_keys: usize,
     /// Clamp keySplines' y into [0, 1] (the smil route's rule).
     pub clamp_y: bool,
+    /// Decimals the values are written with (degrees 3, lengths 2).
+    pub decimals: u32,
 }
 
 /// The fewest uniform exact-cubic keys (a multiple of `c.step`), plus the
@@ -196,27 +204,23 @@ pub fn fewest_uniform_cubic(c: &Curve) -> Vec<Key> {
         times.extend(fixed.iter().filter(|&&e| e > MIN_GAP && e < 1.0 - MIN_GAP));
         times.sort_by(f64::total_cmp);
         times.dedup();
-        let mut keys = if corners.is_empty() {
-            keys_at(&times, c.f, Fit::Cubic)
-        } else {
-            let samples: Vec<(f64, f64, f64)> = times
-                .iter()
-                .map(|&t| {
-                    let v = (c.f)(t);
-                    let at_corner = corners
-                        .iter()
-                        .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
-                    if at_corner {
-                        let (a, b) = sided_slope(c.f, t);
-                        (v, a, b)
-                    } else {
-                        let m = slope(c.f, t);
-                        (v, m, m)
-                    }
-                })
-                .collect();
-            keys_from_sided(&times, &samples, Fit::Cubic)
-        };
+        let samples: Vec<(f64, f64, f64)> = times
+            .iter()
+            .map(|&t| {
+                let v = (c.f)(t);
+                let at_corner = corners
+                    .iter()
+                    .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
+                if at_corner {
+                    let (a, b) = sided_slope(c.f, t);
+                    (v, a, b)
+                } else {
+                    let m = slope(c.f, t);
+                    (v, m, m)
+                }
+            })
+            .collect();
+        let mut keys = keys_from_sided(&times, &samples, Fit::Cubic, c.decimals);
         if c.clamp_y {
             for k in &mut keys {
                 if let Ease::CubicBezier(b) = &mut k.ease {

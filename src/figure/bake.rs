@@ -80,8 +80,14 @@ fn clip_corners(fig: &Figure, clip: &FigClip) -> Vec<f64> {
 }
 
 /// Fewest uniform cubic keys (plus extrema and `corners`) for a sampled
-/// curve within `budget` (curve units), step 4.
-fn fitted_keys(f: &dyn Fn(f64) -> f64, corners: &[f64], budget: f64, route: Route) -> Vec<Key> {
+/// curve within `budget` (curve units), step 4, values to `decimals`.
+fn fitted_keys(
+    f: &dyn Fn(f64) -> f64,
+    corners: &[f64],
+    budget: f64,
+    route: Route,
+    decimals: u32,
+) -> Vec<Key> {
     // corners win over extrema found next to them (an extremum at a
     // corner is found by bisection only to within its grid)
     let mut fixed = corners.to_vec();
@@ -100,6 +106,7 @@ fn fitted_keys(f: &dyn Fn(f64) -> f64, corners: &[f64], budget: f64, route: Rout
         budget,
         max_keys: MAX_FIT_KEYS,
         clamp_y: route == Route::Smil,
+        decimals,
     })
 }
 
@@ -126,7 +133,7 @@ fn ik_bone_keys(
         (unwrap_near(raw(t), near) - rest).to_degrees()
     };
     let budget = (IK_BUDGET_PX / reach_px.max(1e-9)).to_degrees();
-    let keys = fitted_keys(&f, corners, budget, route);
+    let keys = fitted_keys(&f, corners, budget, route, DEG_DECIMALS);
     keys.iter().any(|k| k.value != 0.0).then_some(keys)
 }
 
@@ -240,6 +247,7 @@ fn bone_keys(driver: &Driver, rest_rad: f64, reach_px: f64, route: Route) -> Opt
                 budget: SINE_BUDGET_PX.to_degrees() / reach_px,
                 max_keys: MAX_SINE_KEYS,
                 clamp_y: route == Route::Smil,
+                decimals: DEG_DECIMALS,
             }))
         }
     }
@@ -390,7 +398,13 @@ fn bake_clip(
                 let m = if axis == Axis::X { o.x } else { o.y };
                 m + tr.as_ref().map_or(0.0, |tr| tr.eval(t))
             };
-            Some(fitted_keys(&f, &corners, MOVE_BUDGET_PX, route))
+            Some(fitted_keys(
+                &f,
+                &corners,
+                MOVE_BUDGET_PX,
+                route,
+                LEN_DECIMALS,
+            ))
         } else {
             tr.as_ref().map(|tr| eased_keys(tr, |v| v, LEN_DECIMALS))
         };
