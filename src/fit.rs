@@ -558,4 +558,76 @@ mod tests {
         assert_eq!(e.len(), 2, "{e:?}");
         assert!((e[0] - 0.25).abs() < 1e-5 && (e[1] - 0.75).abs() < 1e-5);
     }
+
+    /// A bob-like curve with corners (`|sin 2πt|`, kinks at 0 and ½):
+    /// with the corners as keys and one-sided slopes it meets a tight
+    /// budget with few keys; with central slopes at the same times it
+    /// cannot (the kink's averaged slope bends both neighbouring segments).
+    #[test]
+    fn corners_with_one_sided_slopes_meet_the_budget_with_few_keys() {
+        let f = |t: f64| 3.0 * (std::f64::consts::TAU * t).sin().abs();
+        let fixed = [0.0, 0.25, 0.5, 0.75];
+        let fit = |corners: &[f64]| {
+            fewest_uniform_cubic(&Curve {
+                f: &f,
+                fixed: &fixed,
+                corners,
+                step: 4,
+                budget: 0.01,
+                max_keys: 256,
+                clamp_y: false,
+                decimals: 3,
+            })
+        };
+        let error = |keys: &[Key]| {
+            (0..=4000)
+                .map(|k| {
+                    let t = k as f64 / 4000.0;
+                    (eval_keys(keys, t) - f(t)).abs()
+                })
+                .fold(0.0, f64::max)
+        };
+        let sided = fit(&[0.0, 0.5]);
+        assert!(error(&sided) <= 0.01, "{}", error(&sided));
+        assert!(sided.len() <= 16, "{} keys", sided.len());
+        let central = fit(&[]);
+        assert!(
+            central.len() > 2 * sided.len() || error(&central) > 0.01,
+            "{} keys, error {}",
+            central.len(),
+            error(&central)
+        );
+    }
+
+    /// smil: keySplines stay within [0, 1] after the clamp, and the budget
+    /// still holds (segments run between extrema, so only dust is trimmed).
+    #[test]
+    fn clamped_splines_stay_in_unit_range_and_within_budget() {
+        let f = |t: f64| {
+            20.0 * (std::f64::consts::TAU * t).sin() + 5.0 * (std::f64::consts::TAU * 3.0 * t).cos()
+        };
+        let fixed = extrema(&f);
+        let keys = fewest_uniform_cubic(&Curve {
+            f: &f,
+            fixed: &fixed,
+            corners: &[],
+            step: 4,
+            budget: 0.005,
+            max_keys: 512,
+            clamp_y: true,
+            decimals: 3,
+        });
+        for k in &keys {
+            if let Ease::CubicBezier(b) = k.ease {
+                assert!(
+                    (0.0..=1.0).contains(&b[1]) && (0.0..=1.0).contains(&b[3]),
+                    "{b:?}"
+                );
+            }
+        }
+        for k in 0..=4000 {
+            let t = k as f64 / 4000.0;
+            assert!((eval_keys(&keys, t) - f(t)).abs() <= 0.006, "t = {t}");
+        }
+    }
 }
