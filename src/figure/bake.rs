@@ -16,6 +16,10 @@
 //! ([`crate::fit`]), the fewest multiples of `4·harmonic` whose angle error
 //! times the bone's reach stays within [`SINE_BUDGET_PX`] on a dense grid
 //! (the measure stage then checks the written result independently).
+//! IK-solved bones and `move` go through the same fitter
+//! ([`crate::fit::fewest_uniform_cubic`]) with their extrema and corners as
+//! keys ([`IK_BUDGET_PX`], [`MOVE_BUDGET_PX`]); `move` is added to the lift
+//! tracks, which are then fitted rather than written exactly.
 //!
 //! **Root motion.** `squash pivot ▸ scale ▸ unpivot ▸ lift x ▸ lift y ▸
 //! bones`: `world = S · T · FK` as in [`super::fk`].
