@@ -53,7 +53,9 @@ pub const PULL_MARGIN_PX: f64 = 1.5;
 const UNWRAP_SAMPLES: usize = 4096;
 
 /// What to do when a chain's target is out of reach.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ChainReach {
     #[default]
@@ -297,7 +299,11 @@ fn check_reach(p: &str, c: &IkChain) -> Result<(), RigError> {
     Ok(())
 }
 
-fn validate_ground(g: &GroundFile, chains: &[IkChain], period_s: f64) -> Result<Ground, RigError> {
+pub fn validate_ground(
+    g: &GroundFile,
+    chains: &[IkChain],
+    period_s: f64,
+) -> Result<Ground, RigError> {
     let y = num("ground.y", g.y)?;
     let from_x = num("ground.from_x", g.from_x)?;
     let to_x = num("ground.to_x", g.to_x)?;
@@ -626,7 +632,7 @@ pub fn bake_chains(
     }
 }
 
-fn ground_node(g: &Ground, period_s: f64, tracks: &mut Vec<Track>) -> Node {
+pub fn ground_node(g: &Ground, period_s: f64, tracks: &mut Vec<Track>) -> Node {
     let travel = g.speed_px_s * period_s;
     let spacing = travel / g.dots_per_period as f64;
     let count = ((g.to_x - g.from_x + travel) / spacing).ceil() as usize + 1;

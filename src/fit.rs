@@ -84,19 +84,31 @@ pub fn keys_at(times: &[f64], f: &dyn Fn(f64) -> f64, fit: Fit) -> Vec<Key> {
 
 /// [`keys_at`] from precomputed exact `(value, slope)` pairs at `times`.
 pub fn keys_from(times: &[f64], samples: &[(f64, f64)], fit: Fit) -> Vec<Key> {
+    let sided: Vec<(f64, f64, f64)> = samples.iter().map(|&(v, m)| (v, m, m)).collect();
+    keys_from_sided(times, &sided, fit, DEG_DECIMALS)
+}
+
+/// [`keys_from`] with one-sided slopes: `(value, slope into the key, slope
+/// out of it)`, for curves with corners (velocity jumps) at key times;
+/// values rounded to `decimals` as written.
+fn keys_from_sided(
+    times: &[f64],
+    samples: &[(f64, f64, f64)],
+    fit: Fit,
+    decimals: u32,
+) -> Vec<Key> {
     let values: Vec<f64> = samples
         .iter()
-        .map(|&(v, _)| quantize(v, DEG_DECIMALS))
+        .map(|&(v, _, _)| quantize(v, decimals))
         .collect();
-    let slopes: Vec<f64> = samples.iter().map(|&(_, m)| m).collect();
     (0..times.len())
         .map(|i| {
             let ease = if fit == Fit::Cubic && i + 1 < times.len() {
                 cubic_ease(
                     times[i + 1] - times[i],
                     values[i + 1] - values[i],
-                    slopes[i],
-                    slopes[i + 1],
+                    samples[i].2,
+                    samples[i + 1].1,
                 )
             } else {
                 Ease::Linear
@@ -126,6 +138,109 @@ fn cubic_ease(dt: f64, dv: f64, m0: f64, m1: f64) -> Ease {
         quantize(2.0 / 3.0, T_DECIMALS),
         quantize(y2, T_DECIMALS),
     ])
+}
+
+/// One-sided slopes (into, out of) of a periodic curve at t, by forward and
+/// backward differences (whole turns carry over as in [`slope`]).
+fn sided_slope(f: &dyn Fn(f64) -> f64, t: f64) -> (f64, f64) {
+    const H: f64 = 1.0e-6;
+    let wind = f(1.0) - f(0.0);
+    let ext = |x: f64| {
+        if x < 0.0 {
+            f(x + 1.0) - wind
+        } else if x > 1.0 {
+            f(x - 1.0) + wind
+        } else {
+            f(x)
+        }
+    };
+    let v = ext(t);
+    ((v - ext(t - H)) / H, (ext(t + H) - v) / H)
+}
+
+/// A sampled curve to be written as cubic keys by [`fewest_uniform_cubic`].
+pub struct Curve<'a> {
+    /// The exact curve on [0, 1] (periodic, up to whole turns).
+    pub f: &'a dyn Fn(f64) -> f64,
+    /// Times that must be keys: extrema (so segments are monotone) and corners.
+    pub fixed: &'a [f64],
+    /// Of those, the corners: slopes there are taken one-sided.
+    pub corners: &'a [f64],
+    /// Uniform key counts tried are multiples of `step`, from `2·step`.
+    pub step: usize,
+    /// Largest |keys − f| allowed on a dense grid, in the curve's units.
+    pub budget: f64,
+    /// Most keys (the search stops there and returns the last try).
+    pub max_keys: usize,
+    /// Clamp keySplines' y into [0, 1] (the smil route's rule).
+    pub clamp_y: bool,
+    /// Decimals the values are written with (degrees 3, lengths 2).
+    pub decimals: u32,
+}
+
+/// The fewest uniform exact-cubic keys (a multiple of `c.step`), plus the
+/// `c.fixed` times, whose error against `c.f` on a grid 32 times finer than
+/// the keys stays within `c.budget`. Uniform times within [`MIN_GAP`] of a
+/// fixed time give way to it. Segments between extrema are monotone, so
+/// clamping keySplines to [0, 1] only trims rounding dust; the error is
+/// checked after the clamp.
+pub fn fewest_uniform_cubic(c: &Curve) -> Vec<Key> {
+    let fixed: Vec<f64> = c
+        .fixed
+        .iter()
+        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
+        .collect();
+    let corners: Vec<f64> = c
+        .corners
+        .iter()
+        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
+        .collect();
+    let mut n = c.step * 2;
+    loop {
+        let mut times: Vec<f64> = uniform_times(n)
+            .into_iter()
+            .filter(|&t| t == 0.0 || t == 1.0 || fixed.iter().all(|e| (t - e).abs() > MIN_GAP))
+            .collect();
+        times.extend(fixed.iter().filter(|&&e| e > MIN_GAP && e < 1.0 - MIN_GAP));
+        times.sort_by(f64::total_cmp);
+        times.dedup();
+        let samples: Vec<(f64, f64, f64)> = times
+            .iter()
+            .map(|&t| {
+                let v = (c.f)(t);
+                let at_corner = corners
+                    .iter()
+                    .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
+                if at_corner {
+                    let (a, b) = sided_slope(c.f, t);
+                    (v, a, b)
+                } else {
+                    let m = slope(c.f, t);
+                    (v, m, m)
+                }
+            })
+            .collect();
+        let mut keys = keys_from_sided(&times, &samples, Fit::Cubic, c.decimals);
+        if c.clamp_y {
+            for k in &mut keys {
+                if let Ease::CubicBezier(b) = &mut k.ease {
+                    b[1] = b[1].clamp(0.0, 1.0);
+                    b[3] = b[3].clamp(0.0, 1.0);
+                }
+            }
+        }
+        let mut worst = 0.0f64;
+        let dense = 32 * n;
+        let mut seg = 0;
+        for k in 0..=dense {
+            let t = k as f64 / dense as f64;
+            worst = worst.max((eval_keys_from(&keys, t, &mut seg) - (c.f)(t)).abs());
+        }
+        if worst <= c.budget || n + c.step > c.max_keys / 2 {
+            return keys;
+        }
+        n += c.step;
+    }
 }
 
 /// The fitter's own evaluation of keys at normalised time u, taking x(s) = s
@@ -442,5 +557,77 @@ mod tests {
         let e = extrema(&f);
         assert_eq!(e.len(), 2, "{e:?}");
         assert!((e[0] - 0.25).abs() < 1e-5 && (e[1] - 0.75).abs() < 1e-5);
+    }
+
+    /// A bob-like curve with corners (`|sin 2πt|`, kinks at 0 and ½):
+    /// with the corners as keys and one-sided slopes it meets a tight
+    /// budget with few keys; with central slopes at the same times it
+    /// cannot (the kink's averaged slope bends both neighbouring segments).
+    #[test]
+    fn corners_with_one_sided_slopes_meet_the_budget_with_few_keys() {
+        let f = |t: f64| 3.0 * (std::f64::consts::TAU * t).sin().abs();
+        let fixed = [0.0, 0.25, 0.5, 0.75];
+        let fit = |corners: &[f64]| {
+            fewest_uniform_cubic(&Curve {
+                f: &f,
+                fixed: &fixed,
+                corners,
+                step: 4,
+                budget: 0.01,
+                max_keys: 256,
+                clamp_y: false,
+                decimals: 3,
+            })
+        };
+        let error = |keys: &[Key]| {
+            (0..=4000)
+                .map(|k| {
+                    let t = k as f64 / 4000.0;
+                    (eval_keys(keys, t) - f(t)).abs()
+                })
+                .fold(0.0, f64::max)
+        };
+        let sided = fit(&[0.0, 0.5]);
+        assert!(error(&sided) <= 0.01, "{}", error(&sided));
+        assert!(sided.len() <= 16, "{} keys", sided.len());
+        let central = fit(&[]);
+        assert!(
+            central.len() > 2 * sided.len() || error(&central) > 0.01,
+            "{} keys, error {}",
+            central.len(),
+            error(&central)
+        );
+    }
+
+    /// smil: keySplines stay within [0, 1] after the clamp, and the budget
+    /// still holds (segments run between extrema, so only dust is trimmed).
+    #[test]
+    fn clamped_splines_stay_in_unit_range_and_within_budget() {
+        let f = |t: f64| {
+            20.0 * (std::f64::consts::TAU * t).sin() + 5.0 * (std::f64::consts::TAU * 3.0 * t).cos()
+        };
+        let fixed = extrema(&f);
+        let keys = fewest_uniform_cubic(&Curve {
+            f: &f,
+            fixed: &fixed,
+            corners: &[],
+            step: 4,
+            budget: 0.005,
+            max_keys: 512,
+            clamp_y: true,
+            decimals: 3,
+        });
+        for k in &keys {
+            if let Ease::CubicBezier(b) = k.ease {
+                assert!(
+                    (0.0..=1.0).contains(&b[1]) && (0.0..=1.0).contains(&b[3]),
+                    "{b:?}"
+                );
+            }
+        }
+        for k in 0..=4000 {
+            let t = k as f64 / 4000.0;
+            assert!((eval_keys(&keys, t) - f(t)).abs() <= 0.006, "t = {t}");
+        }
     }
 }

@@ -196,12 +196,33 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
             });
         }
     }
+    // ik entries report as legs: effector vs ideal target, slip, tracks
+    let legs = fb
+        .ik
+        .iter()
+        .map(|im| {
+            let tracks = track_reports(&fb.clips[im.clip], &im.leg);
+            let lm = &im.measure;
+            LegReport {
+                name: im.leg.name.clone(),
+                keys: tracks.iter().map(|t| t.keys).max().unwrap_or(0),
+                fit: im.leg.fit,
+                max_error_px: q(lm.max_error_px),
+                rms_error_px: q(lm.rms_error_px),
+                worst_t_s: q(lm.worst_t_s),
+                reuses: None,
+                max_bone_stretch_px: None,
+                slip_px: lm.slip_px.map(q),
+                tracks,
+            }
+        })
+        .collect();
     Report {
         rig: first.name.clone(),
         route,
         period_s: first.period_s,
         tolerance_px: None,
-        legs: Vec::new(),
+        legs,
         bones,
         notes: fb.notes.clone(),
         bytes: fb.svg.len(),

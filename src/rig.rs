@@ -108,12 +108,17 @@ pub struct RigFile {
     /// Verlet chains (hair, ponytail) pinned to bones, simulated into a loop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chains: Vec<crate::figure::chain::ChainFile>,
+    /// Two-bone IK chains inside the bone tree (legs to a gait, hands to a
+    /// handle), solved every frame after their parents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ik: Vec<crate::figure::file::IkFile>,
     /// Two-bone chains whose root and target follow trajectories (instead
     /// of `crank` + `legs` or `bones`), front to back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(with = "Vec<serde_json::Value>")]
     pub ik_chains: Vec<crate::chain::IkChainFile>,
-    /// A scrolling row of ground dots under `ik_chains`.
+    /// A scrolling row of ground dots under `ik_chains`, or under a bone
+    /// tree (`follow` then names an `ik` entry by its `upper` bone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub ground: Option<crate::chain::GroundFile>,
@@ -476,13 +481,8 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         None => None,
     };
     if !file.bones.is_empty() {
-        if !file.ik_chains.is_empty() || file.ground.is_some() {
-            let path = if file.ik_chains.is_empty() {
-                "ground"
-            } else {
-                "ik_chains"
-            };
-            return Err(invalid(path, "cannot be combined with `bones`"));
+        if !file.ik_chains.is_empty() {
+            return Err(invalid("ik_chains", "cannot be combined with `bones`"));
         }
         return validate_figure(file, view_box, period_s, keys, tolerance_px);
     }
@@ -490,12 +490,16 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         return validate_chains(file, view_box, period_s, keys, tolerance_px);
     }
     if file.ground.is_some() {
-        return Err(invalid("ground", "belongs to `ik_chains`: add chains"));
+        return Err(invalid(
+            "ground",
+            "belongs to `ik_chains` or `bones`: add chains or bones",
+        ));
     }
     for (set, path) in [
         (file.root.is_some(), "root"),
         (!file.clips.is_empty(), "clips"),
         (!file.chains.is_empty(), "chains"),
+        (!file.ik.is_empty(), "ik"),
     ] {
         if set {
             return Err(invalid(path, "belongs to a bone tree: add `bones`"));
@@ -629,9 +633,34 @@ fn validate_figure(
         file.root.as_ref(),
         file.play,
         &file.clips,
+        &file.ik,
         period_s,
     )?;
     figure.chains = crate::figure::chain::validate(&file.chains, &figure)?;
+    if let Some(g) = &file.ground {
+        if figure.switched || figure.clips[0].play != crate::figure::file::Play::Loop {
+            return Err(invalid(
+                "ground",
+                "a bone tree's ground needs a rig without `clips` (one looping clip)",
+            ));
+        }
+        // `follow` names an ik entry by its upper bone; its target sets the speed
+        let entries: Vec<crate::chain::IkChain> = figure
+            .ik
+            .iter()
+            .map(|k| crate::chain::IkChain {
+                name: figure.bones[k.upper].name.clone(),
+                root: crate::trajectory::Trajectory::Fixed(Vec2::ZERO),
+                target: k.target.clone(),
+                thigh: figure.bones[k.upper].length,
+                shin: figure.bones[k.lower].length,
+                knee: k.knee,
+                reach: k.reach,
+                depth_offset: Vec2::ZERO,
+            })
+            .collect();
+        figure.ground = Some(crate::chain::validate_ground(g, &entries, period_s)?);
+    }
     Ok(Rig {
         name: file.name.clone(),
         view_box,
@@ -661,6 +690,7 @@ fn validate_chains(
         (file.root.is_some(), "root"),
         (!file.clips.is_empty(), "clips"),
         (!file.chains.is_empty(), "chains"),
+        (!file.ik.is_empty(), "ik"),
     ] {
         if set {
             return Err(invalid(path, "cannot be combined with `ik_chains`"));

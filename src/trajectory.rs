@@ -113,7 +113,8 @@ pub struct PathFile {
 }
 
 /// Seed 000's hip bob: `center + (0, −amp·|sin(2π·(t + phase))|)`, two
-/// bobs per loop (one per step).
+/// bobs per loop (one per step). With `run` and `blend`, `amp` and `phase`
+/// are `lerp(walk, run, blend)`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BobFile {
@@ -121,6 +122,30 @@ pub struct BobFile {
     pub amp: f64,
     #[serde(default = "zero")]
     pub phase: f64,
+    /// The running bob's parameters (see `blend`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<BobRunFile>,
+    /// 0 = walk (the fields above), 1 = `run`; default 0.
+    #[serde(default = "zero")]
+    pub blend: f64,
+}
+
+/// `run` of a `bob`: the same numeric fields as the walk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BobRunFile {
+    pub amp: f64,
+    #[serde(default = "zero")]
+    pub phase: f64,
+}
+
+/// `run` of a `gait`: the same numeric fields as the walk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GaitRunFile {
+    pub stride: f64,
+    pub step_height: f64,
+    pub duty: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -135,6 +160,13 @@ pub struct GaitFile {
     /// Cycle offset (the far foot uses 0.5).
     #[serde(default = "zero")]
     pub phase: f64,
+    /// The running gait's parameters (see `blend`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<GaitRunFile>,
+    /// Seed 000's gait blend: 0 = walk (the fields above), 1 = `run`;
+    /// `stride`, `step_height` and `duty` are `lerp(walk, run, blend)`.
+    #[serde(default = "zero")]
+    pub blend: f64,
 }
 
 /// A validated trajectory.
@@ -245,31 +277,74 @@ impl TrajectoryFile {
             TrajectoryFile::Path(pf) => validate_path(&format!("{path}.path"), pf)?,
             TrajectoryFile::Bob(b) => {
                 let p = format!("{path}.bob");
+                let blend = blend(&format!("{p}.blend"), b.blend, b.run.is_some())?;
+                let (mut amp, mut phase) = (
+                    num(&format!("{p}.amp"), b.amp)?,
+                    num(&format!("{p}.phase"), b.phase)?,
+                );
+                if let Some(r) = &b.run {
+                    amp = lerp(amp, num(&format!("{p}.run.amp"), r.amp)?, blend);
+                    phase = lerp(phase, num(&format!("{p}.run.phase"), r.phase)?, blend);
+                }
                 Trajectory::Bob {
                     center: point(&format!("{p}.center"), b.center)?,
-                    amp: num(&format!("{p}.amp"), b.amp)?,
-                    phase: num(&format!("{p}.phase"), b.phase)?,
+                    amp,
+                    phase,
                 }
             }
             TrajectoryFile::Gait(g) => {
                 let p = format!("{path}.gait");
-                let duty = num(&format!("{p}.duty"), g.duty)?;
-                if !(duty > 0.0 && duty < 1.0) {
-                    return Err(invalid(
-                        &format!("{p}.duty"),
-                        format!("must be between 0 and 1 (exclusive), got {duty}"),
-                    ));
+                let blend = blend(&format!("{p}.blend"), g.blend, g.run.is_some())?;
+                let mut stride = positive(&format!("{p}.stride"), g.stride)?;
+                let mut step_height = num(&format!("{p}.step_height"), g.step_height)?;
+                let mut duty = duty(&format!("{p}.duty"), g.duty)?;
+                if let Some(r) = &g.run {
+                    let q = format!("{p}.run");
+                    stride = lerp(stride, positive(&format!("{q}.stride"), r.stride)?, blend);
+                    step_height = lerp(
+                        step_height,
+                        num(&format!("{q}.step_height"), r.step_height)?,
+                        blend,
+                    );
+                    duty = lerp(duty, self::duty(&format!("{q}.duty"), r.duty)?, blend);
                 }
                 Trajectory::Gait {
                     origin: point(&format!("{p}.origin"), g.origin)?,
-                    stride: positive(&format!("{p}.stride"), g.stride)?,
-                    step_height: num(&format!("{p}.step_height"), g.step_height)?,
+                    stride,
+                    step_height,
                     duty,
                     phase: num(&format!("{p}.phase"), g.phase)?.rem_euclid(1.0),
                 }
             }
         })
     }
+}
+
+fn lerp(a: f64, b: f64, u: f64) -> f64 {
+    a + (b - a) * u
+}
+
+fn duty(path: &str, d: f64) -> Result<f64, RigError> {
+    let d = num(path, d)?;
+    if !(d > 0.0 && d < 1.0) {
+        return Err(invalid(
+            path,
+            format!("must be between 0 and 1 (exclusive), got {d}"),
+        ));
+    }
+    Ok(d)
+}
+
+/// A gait blend in [0, 1]; a non-zero blend needs `run`.
+fn blend(path: &str, b: f64, has_run: bool) -> Result<f64, RigError> {
+    let b = num(path, b)?;
+    if !(0.0..=1.0).contains(&b) {
+        return Err(invalid(path, format!("must be within [0, 1], got {b}")));
+    }
+    if b != 0.0 && !has_run {
+        return Err(invalid(path, "needs `run` parameters to blend toward"));
+    }
+    Ok(b)
 }
 
 fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
@@ -442,6 +517,33 @@ impl Trajectory {
         }
     }
 
+    /// Times in [0, 1) where the velocity may jump (track keys, path joins,
+    /// gait stance and swing starts, the bob's touch-downs): key fitters
+    /// place keys there and take one-sided slopes.
+    pub fn corners(&self) -> Vec<f64> {
+        let mut v = match self {
+            Trajectory::Fixed(_) | Trajectory::Ellipse { .. } => Vec::new(),
+            Trajectory::Track { keys, .. } => keys.iter().map(|k| k.0).collect(),
+            Trajectory::Path {
+                cum, start, sign, ..
+            } => {
+                let total = cum[cum.len() - 1];
+                std::iter::once(0.0)
+                    .chain(cum.iter().copied())
+                    .map(|c| ((c / total - start) * sign).rem_euclid(1.0))
+                    .collect()
+            }
+            Trajectory::Gait { duty, phase, .. } => vec![-phase, duty - phase],
+            Trajectory::Bob { phase, .. } => vec![-phase, 0.5 - phase],
+        };
+        for t in &mut v {
+            *t = t.rem_euclid(1.0);
+        }
+        v.sort_by(f64::total_cmp);
+        v.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
+        v
+    }
+
     /// Whether the point is on the ground (gait stance) at t; always false
     /// for other kinds.
     pub fn in_stance(&self, t: f64) -> bool {
@@ -480,6 +582,90 @@ mod tests {
             ),
             parse(r#"{"bob": {"center": [200, 164], "amp": 3, "phase": 0.1}}"#),
         ]
+    }
+
+    #[test]
+    fn gait_and_bob_blend_walk_to_run() {
+        let walk = r#""origin": [0, 0], "stride": 44, "step_height": 8, "duty": 0.62"#;
+        let run = r#""run": {"stride": 60, "step_height": 14, "duty": 0.4}"#;
+        let g = |b: f64| parse(&format!(r#"{{"gait": {{{walk}, {run}, "blend": {b}}}}}"#));
+        let plain = parse(&format!(r#"{{"gait": {{{walk}}}}}"#));
+        let ran =
+            parse(r#"{"gait": {"origin": [0, 0], "stride": 60, "step_height": 14, "duty": 0.4}}"#);
+        for k in 0..=200 {
+            let t = k as f64 / 200.0;
+            assert_eq!(g(0.0).at(t), plain.at(t));
+            assert!(g(1.0).at(t).dist(ran.at(t)) < 1e-12, "{t}");
+        }
+        match g(0.5) {
+            Trajectory::Gait {
+                stride,
+                step_height,
+                duty,
+                ..
+            } => {
+                assert!((stride - 52.0).abs() < 1e-12);
+                assert!((step_height - 11.0).abs() < 1e-12);
+                assert!((duty - 0.51).abs() < 1e-12);
+            }
+            other => panic!("{other:?}"),
+        }
+        let b = |x: f64| {
+            parse(&format!(
+                r#"{{"bob": {{"center": [0, 0], "amp": 3, "run": {{"amp": 5, "phase": 0.3}}, "blend": {x}}}}}"#
+            ))
+        };
+        assert_eq!(
+            b(0.5),
+            Trajectory::Bob {
+                center: Vec2::ZERO,
+                amp: 4.0,
+                phase: 0.15
+            }
+        );
+        // run phase 0.3: the high point at t = 0.25 − 0.3 + 0.5 = 0.45, the
+        // middle of the near foot's flight after a 0.4 stance
+        assert!((b(1.0).at(0.45).y + 5.0).abs() < 1e-12);
+        for tr in [g(0.5), b(0.5), g(1.0), b(1.0)] {
+            assert!(tr.at(0.0).dist(tr.at(1.0)) < 1e-12);
+            assert!(tr.at(0.3).dist(tr.at(1.3)) < 1e-9);
+        }
+    }
+
+    #[test]
+    fn blend_needs_run_and_stays_in_unit_range() {
+        for (json, path) in [
+            (
+                r#"{"gait": {"origin": [0, 0], "stride": 4, "step_height": 1, "duty": 0.5, "blend": 0.5}}"#,
+                "t.gait.blend",
+            ),
+            (
+                r#"{"bob": {"center": [0, 0], "amp": 3, "run": {"amp": 5}, "blend": 1.5}}"#,
+                "t.bob.blend",
+            ),
+            (
+                r#"{"gait": {"origin": [0, 0], "stride": 4, "step_height": 1, "duty": 0.5, "run": {"stride": 5, "step_height": 1, "duty": 1.2}}}"#,
+                "t.gait.run.duty",
+            ),
+        ] {
+            let f: TrajectoryFile = serde_json::from_str(json).unwrap();
+            let e = f.validate("t").unwrap_err().to_string();
+            assert!(e.starts_with(path), "{e}");
+        }
+    }
+
+    #[test]
+    fn corners_are_where_gait_and_bob_change_piece() {
+        let g = parse(
+            r#"{"gait": {"origin": [0, 0], "stride": 44, "step_height": 8, "duty": 0.62, "phase": 0.5}}"#,
+        );
+        let c = g.corners();
+        assert_eq!(c.len(), 2);
+        assert!((c[0] - 0.12).abs() < 1e-12 && (c[1] - 0.5).abs() < 1e-12);
+        let b = parse(r#"{"bob": {"center": [0, 0], "amp": 3, "phase": 0.3}}"#);
+        let c = b.corners();
+        assert!((c[0] - 0.2).abs() < 1e-12 && (c[1] - 0.7).abs() < 1e-12);
+        assert!(b.at(c[0]).y.abs() < 1e-12);
     }
 
     #[test]

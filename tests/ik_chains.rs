@@ -14,8 +14,17 @@ fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
+/// An example rig; `walker`, `runner` and `rower` are the chain versions
+/// kept in tests/fixtures/ik_chains (rigs/ holds their bone-tree successors).
 fn example(name: &str) -> Value {
-    serde_json::from_str(&fs::read_to_string(repo(&format!("rigs/{name}.json"))).unwrap()).unwrap()
+    serde_json::from_str(&fs::read_to_string(example_path(name)).unwrap()).unwrap()
+}
+
+fn example_path(name: &str) -> PathBuf {
+    match name {
+        "walker" | "runner" | "rower" => repo(&format!("tests/fixtures/ik_chains/{name}.json")),
+        _ => repo(&format!("rigs/{name}.json")),
+    }
 }
 
 fn bake(v: &Value, route: Route) -> rigbake::Baked {
@@ -62,7 +71,7 @@ fn examples_pass_check_max_error_1_on_both_routes() {
         Command::cargo_bin("rigbake")
             .unwrap()
             .args(["check", "--max-error", "1", "--route", "both"])
-            .arg(repo(&format!("rigs/{name}.json")))
+            .arg(example_path(name))
             .assert()
             .success();
     }

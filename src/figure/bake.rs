@@ -16,6 +16,10 @@
 //! ([`crate::fit`]), the fewest multiples of `4·harmonic` whose angle error
 //! times the bone's reach stays within [`SINE_BUDGET_PX`] on a dense grid
 //! (the measure stage then checks the written result independently).
+//! IK-solved bones and `move` go through the same fitter
+//! ([`crate::fit::fewest_uniform_cubic`]) with their extrema and corners as
+//! keys ([`IK_BUDGET_PX`], [`MOVE_BUDGET_PX`]); `move` is added to the lift
+//! tracks, which are then fitted rather than written exactly.
 //!
 //! **Root motion.** `squash pivot ▸ scale ▸ unpivot ▸ lift x ▸ lift y ▸
 //! bones`: `world = S · T · FK` as in [`super::fk`].
@@ -23,8 +27,10 @@
 use super::fk;
 use super::model::{Driver, EasedTrack, FigClip, Figure};
 use crate::clip::{Anim, Axis, BoneInfo, Clip, Ease, FigureInfo, Item, Key, Node, Route, Track};
-use crate::fit::{self, Fit};
-use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, quantize};
+use crate::fit;
+use crate::geom::{
+    DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, quantize, unwrap_near,
+};
 use std::f64::consts::TAU;
 
 /// Tip error allowed to a sine-driven bone's fitted keys, px (the fitter's
@@ -32,6 +38,108 @@ use std::f64::consts::TAU;
 pub const SINE_BUDGET_PX: f64 = 0.01;
 /// Most keys per sine track.
 pub const MAX_SINE_KEYS: usize = 1024;
+/// Tip error allowed to each IK-solved bone's fitted keys, px (angle error
+/// × reach, the fitter's dense estimate; the measure stage re-checks the
+/// effector on the written file).
+pub const IK_BUDGET_PX: f64 = 0.05;
+/// Translation error allowed to fitted `move` keys, px.
+pub const MOVE_BUDGET_PX: f64 = 0.02;
+/// Most keys per fitted IK or `move` track.
+pub const MAX_FIT_KEYS: usize = 1024;
+/// Dense samples used to unwrap an IK bone's angle over the loop.
+const UNWRAP_SAMPLES: usize = 4096;
+
+/// Times where a clip's curves may have corners: key times of its eased
+/// tracks (drivers, lift, squash), `move` corners, IK targets' corners and
+/// the times an IK pull switches on or off.
+fn clip_corners(fig: &Figure, clip: &FigClip) -> Vec<f64> {
+    // t = 0 (and so 1): one-sided end slopes, right for one-shot clips too
+    let mut v: Vec<f64> = vec![0.0];
+    for d in &clip.drivers {
+        if let Driver::Track(tr) = d {
+            v.extend(tr.keys.iter().map(|k| k.0));
+        }
+    }
+    let r = &clip.root;
+    for tr in [&r.x, &r.y].into_iter().flatten() {
+        v.extend(tr.keys.iter().map(|k| k.0));
+    }
+    if let Some(s) = &r.squash {
+        v.extend(s.sy.keys.iter().map(|k| k.0));
+    }
+    if let Some(m) = &r.mv {
+        v.extend(m.corners());
+    }
+    for (i, k) in fig.ik.iter().enumerate() {
+        v.extend(k.target.corners());
+        v.extend(fk::pull_switches(fig, clip, i, 2048));
+    }
+    let mut v: Vec<f64> = v
+        .into_iter()
+        .map(|t| quantize(t.rem_euclid(1.0), T_DECIMALS))
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v
+}
+
+/// Fewest uniform cubic keys (plus extrema and `corners`) for a sampled
+/// curve within `budget` (curve units), step 4, values to `decimals`.
+fn fitted_keys(
+    f: &dyn Fn(f64) -> f64,
+    corners: &[f64],
+    budget: f64,
+    route: Route,
+    decimals: u32,
+) -> Vec<Key> {
+    // corners win over extrema found next to them (an extremum at a
+    // corner is found by bisection only to within its grid)
+    let mut fixed = corners.to_vec();
+    fixed.extend(
+        fit::extrema(f)
+            .into_iter()
+            .filter(|e| corners.iter().all(|c| (c - e).abs() > fit::MIN_GAP)),
+    );
+    fixed.sort_by(f64::total_cmp);
+    fixed.dedup_by(|a, b| (*a - *b).abs() < fit::MIN_GAP);
+    fit::fewest_uniform_cubic(&fit::Curve {
+        f,
+        fixed: &fixed,
+        corners,
+        step: 4,
+        budget,
+        max_keys: MAX_FIT_KEYS,
+        clamp_y: route == Route::Smil,
+        decimals,
+    })
+}
+
+/// Keys of an IK-solved bone: its local angle (unwrapped continuously from
+/// the rest angle over the loop) minus the rest angle, degrees, fitted.
+fn ik_bone_keys(
+    fig: &Figure,
+    clip: &FigClip,
+    b: usize,
+    reach_px: f64,
+    corners: &[f64],
+    route: Route,
+) -> Option<Vec<Key>> {
+    let rest = fig.rest_rad[b];
+    let raw = |t: f64| fk::local_angles(fig, clip, t)[b];
+    let mut dense = Vec::with_capacity(UNWRAP_SAMPLES + 1);
+    let mut prev = rest;
+    for k in 0..=UNWRAP_SAMPLES {
+        prev = unwrap_near(raw(k as f64 / UNWRAP_SAMPLES as f64), prev);
+        dense.push(prev);
+    }
+    let f = |t: f64| {
+        let near = dense[((t * UNWRAP_SAMPLES as f64).round() as usize).min(UNWRAP_SAMPLES)];
+        (unwrap_near(raw(t), near) - rest).to_degrees()
+    };
+    let budget = (IK_BUDGET_PX / reach_px.max(1e-9)).to_degrees();
+    let keys = fitted_keys(&f, corners, budget, route, DEG_DECIMALS);
+    keys.iter().any(|k| k.value != 0.0).then_some(keys)
+}
 
 fn q_len(p: Vec2) -> Vec2 {
     Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
@@ -135,46 +243,16 @@ fn bone_keys(driver: &Driver, rest_rad: f64, reach_px: f64, route: Route) -> Opt
                     quantize(x.rem_euclid(1.0), T_DECIMALS)
                 })
                 .collect();
-            let step = 4 * *harmonic as usize;
-            let mut n = step * 2;
-            loop {
-                let mut times: Vec<f64> = fit::uniform_times(n)
-                    .into_iter()
-                    .filter(|&t| {
-                        t == 0.0 || t == 1.0 || extrema.iter().all(|e| (t - e).abs() > fit::MIN_GAP)
-                    })
-                    .collect();
-                times.extend(
-                    extrema
-                        .iter()
-                        .filter(|&&e| e > fit::MIN_GAP && e < 1.0 - fit::MIN_GAP),
-                );
-                times.sort_by(f64::total_cmp);
-                times.dedup();
-                let mut keys = fit::keys_at(&times, &f, Fit::Cubic);
-                if route == Route::Smil {
-                    // keySplines must lie in [0, 1]; segments between extrema
-                    // are monotone, so this only trims rounding dust
-                    for k in &mut keys {
-                        if let Ease::CubicBezier(b) = &mut k.ease {
-                            b[1] = b[1].clamp(0.0, 1.0);
-                            b[3] = b[3].clamp(0.0, 1.0);
-                        }
-                    }
-                }
-                let mut worst = 0.0f64;
-                let dense = 32 * n;
-                let mut seg = 0;
-                for k in 0..=dense {
-                    let t = k as f64 / dense as f64;
-                    let e = (fit::eval_keys_from(&keys, t, &mut seg) - f(t)).abs();
-                    worst = worst.max(e);
-                }
-                if worst.to_radians() * reach_px <= SINE_BUDGET_PX || n + step > MAX_SINE_KEYS / 2 {
-                    return Some(keys);
-                }
-                n += step;
-            }
+            Some(fit::fewest_uniform_cubic(&fit::Curve {
+                f: &f,
+                fixed: &extrema,
+                corners: &[],
+                step: 4 * *harmonic as usize,
+                budget: SINE_BUDGET_PX.to_degrees() / reach_px,
+                max_keys: MAX_SINE_KEYS,
+                clamp_y: route == Route::Smil,
+                decimals: DEG_DECIMALS,
+            }))
         }
     }
 }
@@ -187,12 +265,26 @@ struct Shape {
     squash: Option<Vec2>,
 }
 
+/// Whether a clip's `move` changes the given coordinate (dense check).
+fn moves(clip: &FigClip, axis: Axis) -> bool {
+    (0..=1024).any(|k| {
+        let o = fk::move_offset(&clip.root, k as f64 / 1024.0);
+        (if axis == Axis::X { o.x } else { o.y }).abs() > 1e-9
+    })
+}
+
 /// Bake every clip of a figure for one route. All clips share one group
 /// structure and drawn pose, so a class-switched css file can draw once.
 pub fn bake(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -> Vec<Clip> {
     let shape = Shape {
-        x: fig.clips.iter().any(|c| c.root.x.is_some()),
-        y: fig.clips.iter().any(|c| c.root.y.is_some()),
+        x: fig
+            .clips
+            .iter()
+            .any(|c| c.root.x.is_some() || moves(c, Axis::X)),
+        y: fig
+            .clips
+            .iter()
+            .any(|c| c.root.y.is_some() || moves(c, Axis::Y)),
         squash: fig
             .clips
             .iter()
@@ -215,13 +307,24 @@ fn bake_clip(
     let rest = fk::world_matrices(fig, &fig.rest_rad);
     let reach = reach(fig);
     let colours = colours(fig);
+    let corners = if fig.ik.is_empty() && clip.root.mv.is_none() {
+        Vec::new()
+    } else {
+        clip_corners(fig, clip)
+    };
     let mut tracks: Vec<Track> = Vec::new();
     let mut infos: Vec<BoneInfo> = Vec::new();
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
     for (b, bone) in fig.bones.iter().enumerate() {
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
-        let track = bone_keys(&clip.drivers[b], fig.rest_rad[b], reach[b], route).map(|keys| {
+        let solved = fig.ik.iter().any(|k| k.upper == b || k.lower == b);
+        let keys = if solved {
+            ik_bone_keys(fig, clip, b, reach[b], &corners, route)
+        } else {
+            bone_keys(&clip.drivers[b], fig.rest_rad[b], reach[b], route)
+        };
+        let track = keys.map(|keys| {
             tracks.push(Track {
                 name: format!("rb-{}-{}", clip.name, bone.name),
                 keys,
@@ -292,14 +395,31 @@ fn bake_clip(
         })]
     };
     let lift = |axis: Axis, tr: &Option<EasedTrack>, tracks: &mut Vec<Track>| {
-        tr.as_ref().map(|tr| {
+        let keys = if moves(clip, axis) {
+            // eased track plus `move`: no exact form, fitted
+            let f = |t: f64| {
+                let o = fk::move_offset(&clip.root, t);
+                let m = if axis == Axis::X { o.x } else { o.y };
+                m + tr.as_ref().map_or(0.0, |tr| tr.eval(t))
+            };
+            Some(fitted_keys(
+                &f,
+                &corners,
+                MOVE_BUDGET_PX,
+                route,
+                LEN_DECIMALS,
+            ))
+        } else {
+            tr.as_ref().map(|tr| eased_keys(tr, |v| v, LEN_DECIMALS))
+        };
+        keys.map(|keys| {
             tracks.push(Track {
                 name: format!(
                     "rb-{}-lift-{}",
                     clip.name,
                     if axis == Axis::X { "x" } else { "y" }
                 ),
-                keys: eased_keys(tr, |v| v, LEN_DECIMALS),
+                keys,
             });
             Anim::Translate {
                 track: tracks.len() - 1,
@@ -351,6 +471,11 @@ fn bake_clip(
             children: squash,
             ..Node::default()
         })];
+    }
+    if let Some(g) = &fig.ground {
+        // world space, behind the figure, outside root motion
+        let ground = crate::chain::ground_node(g, clip.period_s, &mut tracks);
+        inner.insert(0, Item::Group(ground));
     }
     Clip {
         name: name.to_string(),

@@ -241,7 +241,7 @@ fn wind_fn(path: &str, w: &Option<WindComponentFile>) -> Result<(f64, f64, f64, 
 
 /// The anchor's world position at normalised time t (FK with root motion).
 pub fn anchor_at(fig: &Figure, clip: &FigClip, bone: usize, local: Vec2, t: f64) -> Vec2 {
-    let w = fk::world_matrices(fig, &fk::local_angles(clip, t));
+    let w = fk::world_matrices(fig, &fk::local_angles(fig, clip, t));
     (fk::root_matrix(&clip.root, t) * w[bone]).apply(local)
 }
 
@@ -487,7 +487,7 @@ mod tests {
                   "angle": { "sine": { "amp_deg": 20, "harmonic": 1, "offset_deg": -90 } } }]"#,
         )
         .unwrap();
-        super::super::model::validate(&bones, None, Default::default(), &[], 1.0).unwrap()
+        super::super::model::validate(&bones, None, Default::default(), &[], &[], 1.0).unwrap()
     }
 
     fn hair() -> ChainFile {

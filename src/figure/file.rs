@@ -174,6 +174,36 @@ pub struct RootFile {
     pub y: Option<TrackFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub squash: Option<SquashFile>,
+    /// Translates the whole figure by `traj(t) − traj(0)`: any trajectory
+    /// of `ik_chains` (`{"bob": …}` for a walking hip, a `track` for a
+    /// sliding seat), added to `x` and `y`.
+    #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub mv: Option<crate::trajectory::TrajectoryFile>,
+}
+
+/// One entry of `ik`: a two-bone chain of the tree solved toward a target
+/// each frame. `lower` must be `upper`'s child attached at its tip; the
+/// effector is `lower`'s tip. Neither bone may have its own `angle` or be
+/// named in a clip's `angles`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IkFile {
+    /// The first bone (thigh, upper arm); its joint follows its parent.
+    pub upper: String,
+    /// The second bone (shin, forearm).
+    pub lower: String,
+    /// Where `lower`'s tip goes, in user space: any trajectory of `ik_chains`.
+    #[schemars(with = "serde_json::Value")]
+    pub target: crate::trajectory::TrajectoryFile,
+    /// `"forward"` (default): the middle joint lies counter-clockwise on
+    /// screen of the joint→target line (a knee in front for a figure facing
+    /// +x); `"backward"`: the mirror solution.
+    #[serde(default)]
+    pub knee: crate::rig::Knee,
+    /// `"error"` (default), `"clamp"` or `"pull"` as for `ik_chains`.
+    #[serde(default)]
+    pub reach: crate::chain::ChainReach,
 }
 
 /// One entry of `clips`: a named animation of the same bone tree.

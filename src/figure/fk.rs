@@ -12,9 +12,21 @@
 //! `W_b = S · T · M_b` with `T = translate(x(t), y(t))` and
 //! `S = translate(pivot) · scale(sx, sy) · translate(−pivot)`,
 //! `sx = 1 + (1 − sy) · k` (seed 000: lift first, squash about the ground last).
+//! `move` adds `mv(t) − mv(0)` to the lift `(x(t), y(t))`.
+//!
+//! **IK bones.** Bones are visited in order; at an `ik` entry's `upper`
+//! bone its joint `J = M_parent · at` is known (a moving bone point). The
+//! target, given in user space, is mapped into the figure's frame by
+//! `(S · T)⁻¹` (so root motion and squash are undone), pulled back along
+//! J→target to `upper + lower − 1.5` for `"reach": "pull"`, and solved by
+//! the law of cosines ([`crate::solve::ik`]) for world angles `α, β`. The
+//! local angles are `θ_upper = α − parent world angle` and
+//! `θ_lower = β − α`; FK then continues with them, so the written lower tip
+//! lands on the target wherever the parent moves.
 
 use super::model::{FigClip, Figure, RootMotion};
 use crate::geom::{Affine, Vec2};
+use crate::solve::ik;
 
 /// `scale(sx, sy)` about the origin.
 pub fn scale(sx: f64, sy: f64) -> Affine {
@@ -43,11 +55,16 @@ pub fn world_matrices(fig: &Figure, local_rad: &[f64]) -> Vec<Affine> {
     out
 }
 
+/// `move`'s offset `mv(t) − mv(0)` at normalised time t (zero without one).
+pub fn move_offset(root: &RootMotion, t: f64) -> Vec2 {
+    root.mv.as_ref().map_or(Vec2::ZERO, |m| m.at(t) - m.at(0.0))
+}
+
 /// The root-motion matrix `S · T` at normalised time t.
 pub fn root_matrix(root: &RootMotion, t: f64) -> Affine {
     let x = root.x.as_ref().map_or(0.0, |tr| tr.eval(t));
     let y = root.y.as_ref().map_or(0.0, |tr| tr.eval(t));
-    let lift = Affine::translate(Vec2::new(x, y));
+    let lift = Affine::translate(Vec2::new(x, y) + move_offset(root, t));
     match &root.squash {
         None => lift,
         Some(s) => {
@@ -58,14 +75,120 @@ pub fn root_matrix(root: &RootMotion, t: f64) -> Affine {
     }
 }
 
-/// Local angles of every bone in a clip at normalised time t, radians.
-pub fn local_angles(clip: &FigClip, t: f64) -> Vec<f64> {
-    clip.drivers.iter().map(|d| d.eval(t)).collect()
+/// Inverse of an invertible affine map.
+fn inverse(m: Affine) -> Affine {
+    let det = m.a * m.d - m.b * m.c;
+    let (a, b, c, d) = (m.d / det, -m.b / det, -m.c / det, m.a / det);
+    Affine {
+        a,
+        b,
+        c,
+        d,
+        e: -(a * m.e + c * m.f),
+        f: -(b * m.e + d * m.f),
+    }
+}
+
+/// Local angles of every bone, and per `ik` entry its upper joint and its
+/// target (figure frame, before any pull), at normalised time t.
+fn solve(fig: &Figure, clip: &FigClip, t: f64) -> (Vec<f64>, Vec<(Vec2, Vec2)>) {
+    let mut local: Vec<f64> = clip.drivers.iter().map(|d| d.eval(t)).collect();
+    if fig.ik.is_empty() {
+        return (local, Vec::new());
+    }
+    let to_fig = inverse(root_matrix(&clip.root, t));
+    let mut world: Vec<Affine> = Vec::with_capacity(fig.bones.len());
+    let mut ends = vec![(Vec2::ZERO, Vec2::ZERO); fig.ik.len()];
+    for (b, bone) in fig.bones.iter().enumerate() {
+        let parent = bone.parent.map_or(Affine::IDENTITY, |p| world[p]);
+        if let Some(i) = fig.ik.iter().position(|k| k.upper == b) {
+            let k = &fig.ik[i];
+            let joint = parent.apply(bone.at);
+            let target = to_fig.apply(k.target.at(t));
+            ends[i] = (joint, target);
+            let goal = pulled(joint, target, k.pull_to(&fig.bones));
+            let (l1, l2) = (bone.length, fig.bones[k.lower].length);
+            let pose = ik::solve(joint, goal, l1, l2, k.knee);
+            let parent_rad = parent.b.atan2(parent.a);
+            local[b] = pose.bone1_rad - parent_rad;
+            local[k.lower] = pose.bone2_rad - pose.bone1_rad;
+        }
+        world.push(parent * Affine::translate(bone.at) * Affine::rotate(local[b]));
+    }
+    (local, ends)
+}
+
+/// Seed 000's pull: a target farther than `max` from the joint is moved
+/// back along joint→target to distance `max`.
+pub fn pulled(joint: Vec2, target: Vec2, max: Option<f64>) -> Vec2 {
+    match max {
+        Some(max) if target.dist(joint) > max => {
+            joint + (target - joint) * (max / target.dist(joint))
+        }
+        _ => target,
+    }
+}
+
+/// Local angles of every bone in a clip at normalised time t, radians:
+/// the drivers, with `ik` bones solved (see the module docs).
+pub fn local_angles(fig: &Figure, clip: &FigClip, t: f64) -> Vec<f64> {
+    solve(fig, clip, t).0
+}
+
+/// Entry `i`'s upper joint and target in the figure's frame at t (the
+/// target before any pull).
+pub fn ik_joint_and_target(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Vec2, Vec2) {
+    solve(fig, clip, t).1[i]
+}
+
+/// Where each `ik` entry's effector should be at t, user space: the target
+/// (pulled back for `"pull"`, in the figure's frame), never the solver's
+/// angles. `"clamp"` keeps the raw target, so the gap counts as error.
+pub fn ik_ideal(fig: &Figure, clip: &FigClip, t: f64) -> Vec<Vec2> {
+    let (_, ends) = solve(fig, clip, t);
+    let r = root_matrix(&clip.root, t);
+    fig.ik
+        .iter()
+        .zip(ends)
+        .map(|(k, (joint, target))| r.apply(pulled(joint, target, k.pull_to(&fig.bones))))
+        .collect()
+}
+
+/// Times where entry `i`'s pull switches on or off (its angles have a
+/// corner there), found on a grid of `n` and bisected.
+pub fn pull_switches(fig: &Figure, clip: &FigClip, i: usize, n: usize) -> Vec<f64> {
+    let Some(max) = fig.ik[i].pull_to(&fig.bones) else {
+        return Vec::new();
+    };
+    let over = |t: f64| {
+        let (j, g) = ik_joint_and_target(fig, clip, i, t);
+        j.dist(g) > max
+    };
+    let mut out = Vec::new();
+    let mut prev = over(0.0);
+    for k in 1..=n {
+        let (a, b) = ((k - 1) as f64 / n as f64, k as f64 / n as f64);
+        let now = over(b);
+        if now != prev {
+            let (mut lo, mut hi) = (a, b);
+            for _ in 0..50 {
+                let mid = 0.5 * (lo + hi);
+                if over(mid) == prev {
+                    lo = mid
+                } else {
+                    hi = mid
+                }
+            }
+            out.push(0.5 * (lo + hi));
+        }
+        prev = now;
+    }
+    out
 }
 
 /// The ideal (FK) tip of every bone at normalised time t, user space.
 pub fn tips(fig: &Figure, clip: &FigClip, t: f64) -> Vec<Vec2> {
-    let w = world_matrices(fig, &local_angles(clip, t));
+    let w = world_matrices(fig, &local_angles(fig, clip, t));
     let r = root_matrix(&clip.root, t);
     fig.bones
         .iter()
@@ -134,6 +257,8 @@ mod tests {
                 clips: Vec::new(),
                 switched: false,
                 chains: Vec::new(),
+                ik: Vec::new(),
+                ground: None,
             };
             let angles: Vec<f64> = (0..12)
                 .map(|_| (rng.next() - 0.5) * 4.0 * std::f64::consts::PI)
@@ -188,6 +313,8 @@ mod tests {
             clips: Vec::new(),
             switched: false,
             chains: Vec::new(),
+            ik: Vec::new(),
+            ground: None,
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);
         let w = world_matrices(&fig, &[a, b, c]);
@@ -198,5 +325,66 @@ mod tests {
             + Vec2::from_angle(a + b + c) * 50.0;
         assert!(tip.dist(want) < 1e-9);
         let _ = Driver::Const(0.0);
+    }
+
+    /// An arm on a swaying, sliding, squashed body: at every t the lower
+    /// tip of the solved pose is the target exactly (world → local through
+    /// a moving parent and the inverse root matrix), and the local angles
+    /// add up to the solver's world angles.
+    #[test]
+    fn ik_tip_hits_the_target_through_a_moving_parent_and_root() {
+        let json = r#"{
+          "name": "arm", "view_box": [0, 0, 400, 300], "period_s": 1,
+          "bones": [
+            {"name": "body", "at": [200, 200], "length": 60,
+             "angle": {"sine": {"amp_deg": 10, "harmonic": 2, "offset_deg": -90}}},
+            {"name": "upper", "parent": "body", "at": [50, 5], "length": 45},
+            {"name": "lower", "parent": "upper", "at": "tip", "length": 40}
+          ],
+          "root": {"x": {"keys": [[0, 0], [0.5, 30], [1, 0]]},
+                   "squash": {"sy": {"keys": [[0, 1], [0.5, 0.8], [1, 1]]}, "pivot": [200, 250]},
+                   "move": {"circle": {"center": [0, 0], "radius": 6}}},
+          "ik": [{"upper": "upper", "lower": "lower", "knee": "backward",
+                  "target": {"ellipse": {"center": [245, 165], "rx": 15, "ry": 8}}}]
+        }"#;
+        let rig = crate::rig::load(json).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        let clip = &fig.clips[0];
+        for k in 0..=400 {
+            let t = k as f64 / 400.0;
+            let tips = tips(fig, clip, t);
+            let target = fig.ik[0].target.at(t);
+            assert!(
+                tips[2].dist(target) < 1e-9,
+                "t = {t}: {:?} vs {target:?}",
+                tips[2]
+            );
+            assert!(ik_ideal(fig, clip, t)[0].dist(target) < 1e-9);
+            // local = world − parent world, in the figure's frame
+            let a = local_angles(fig, clip, t);
+            let w = world_matrices(fig, &a);
+            let world = |m: &Affine| m.b.atan2(m.a);
+            let d = crate::geom::wrap_pi(world(&w[1]) - (a[0] + a[1]));
+            assert!(d.abs() < 1e-9, "{d}");
+            let (joint, goal) = ik_joint_and_target(fig, clip, 0, t);
+            let want = ik::solve(joint, goal, 45.0, 40.0, crate::rig::Knee::Backward);
+            let d = crate::geom::wrap_pi(world(&w[2]) - want.bone2_rad);
+            assert!(d.abs() < 1e-9, "{d}");
+        }
+    }
+
+    #[test]
+    fn pull_stops_short_of_a_far_target_by_the_margin() {
+        let j = Vec2::new(0.0, 0.0);
+        let p = pulled(j, Vec2::new(100.0, 0.0), Some(72.5));
+        assert!((p.x - 72.5).abs() < 1e-12 && p.y == 0.0);
+        assert_eq!(
+            pulled(j, Vec2::new(10.0, 0.0), Some(72.5)),
+            Vec2::new(10.0, 0.0)
+        );
+        assert_eq!(
+            pulled(j, Vec2::new(100.0, 0.0), None),
+            Vec2::new(100.0, 0.0)
+        );
     }
 }

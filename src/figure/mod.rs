@@ -1,10 +1,11 @@
 //! Bone trees (seed 002) with eased keyframe tracks, squash and stretch and
 //! one-shot clips (seed 000), baked to nested groups.
 //!
-//! - [`file`]: the rig-file sections `bones`, `root`, `play`, `clips`.
+//! - [`file`]: the rig-file sections `bones`, `root`, `play`, `clips`, `ik`.
 //! - [`model`]: validation and the drivers' formulas (constant, sine,
 //!   eased track with exact easings).
-//! - [`fk`]: forward kinematics, `M_b = M_parent · translate(at) · rotate(θ)`.
+//! - [`fk`]: forward kinematics, `M_b = M_parent · translate(at) · rotate(θ)`,
+//!   with `ik` bones solved on the way down the tree.
 //! - [`bake`]: drivers → parent-relative keys → [`crate::clip::Clip`]s.
 //!
 //! Angles are radians after validation (degrees in the file), positive
@@ -35,6 +36,21 @@ pub struct FigureBake {
     pub notes: Vec<String>,
     /// One line per Verlet chain (first clip).
     pub chains: Vec<ChainMeasure>,
+    /// Per written clip and `ik` entry: the effector (lower tip) against
+    /// its ideal target, with foot slip over a ground.
+    pub ik: Vec<IkMeasure>,
+}
+
+/// What was measured for one `ik` entry in one clip.
+#[derive(Debug, Clone)]
+pub struct IkMeasure {
+    /// Index into [`FigureBake::clips`].
+    pub clip: usize,
+    /// The entry as a leg: name `<upper>-<lower>` (prefixed `<clip>:` when
+    /// clips are switched), effector probe, the two bones' tracks.
+    pub leg: crate::clip::LegInfo,
+    /// `slip_px` is set with a ground and a gait target.
+    pub measure: LegMeasure,
 }
 
 /// What the bake of one Verlet chain measured.
@@ -146,6 +162,7 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
         samples = samples.max(n);
         measures.push((fc.name.clone(), m));
     }
+    let ik = measure_ik(fig, &clips);
     FigureBake {
         clips,
         svg,
@@ -153,5 +170,105 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
         samples,
         notes,
         chains,
+        ik,
+    }
+}
+
+/// Measure every `ik` entry of every written clip: the lower bone's tip
+/// probe against [`fk::ik_ideal`] (the target, pulled for `"pull"`), and
+/// with a ground and a gait target the foot slip per step
+/// ([`measure::foot_slip_px`], as for `ik_chains`).
+fn measure_ik(fig: &Figure, clips: &[Clip]) -> Vec<IkMeasure> {
+    let mut out = Vec::new();
+    for (ci, (clip, fc)) in clips.iter().zip(&fig.clips).enumerate() {
+        let period = clip.period_s;
+        let infos = clip.figure.as_ref().map_or(&[][..], |f| &f.bones[..]);
+        for (i, k) in fig.ik.iter().enumerate() {
+            let (up, lo) = (&fig.bones[k.upper], &fig.bones[k.lower]);
+            let probe = format!("{}-tip", lo.name);
+            let ideal = |t_s: f64| {
+                let u = match fc.play {
+                    file::Play::Once => (t_s / period).clamp(0.0, 1.0),
+                    file::Play::Loop => (t_s / period).rem_euclid(1.0),
+                };
+                vec![fk::ik_ideal(fig, fc, u)[i]]
+            };
+            let (mut m, _) = measure::measure_probes(clip, std::slice::from_ref(&probe), &ideal);
+            let mut m = m.remove(0);
+            let prefix = if fig.switched {
+                format!("{}:", fc.name)
+            } else {
+                String::new()
+            };
+            let leg = crate::clip::LegInfo {
+                name: format!("{prefix}{}-{}", up.name, lo.name),
+                ankle_probe: probe.clone(),
+                target_probe: probe,
+                thigh: up.length,
+                shin: lo.length,
+                tracks: [k.upper, k.lower]
+                    .iter()
+                    .filter_map(|&b| infos.get(b).and_then(|x| x.track))
+                    .collect(),
+                fit: crate::fit::Fit::Cubic,
+                reuses: None,
+                ideal: Some(crate::chain::IdealTarget {
+                    root: k.target.clone(),
+                    target: k.target.clone(),
+                    pull_to: None,
+                    offset: crate::geom::Vec2::ZERO,
+                }),
+            };
+            m.name = leg.name.clone();
+            m.slip_px = measure::foot_slip_px(clip, &leg);
+            out.push(IkMeasure {
+                clip: ci,
+                leg,
+                measure: m,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// At the key times of the IK tracks only rounding is left between the
+    /// written effector and the ideal target, on both routes (walker).
+    #[test]
+    fn written_effector_hits_the_target_at_key_times_on_both_routes() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rigs/walker.json"))
+                .unwrap();
+        let rig = crate::rig::load(&text).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route);
+            let clip = &fb.clips[0];
+            assert_eq!(fb.ik.len(), 2);
+            for im in &fb.ik {
+                let i = fig
+                    .ik
+                    .iter()
+                    .position(|k| im.leg.name.starts_with(&fig.bones[k.upper].name))
+                    .unwrap();
+                let keys = &clip.tracks[im.leg.tracks[0]].keys;
+                assert!(keys.len() > 4);
+                for k in keys {
+                    let got = measure::probes_at(clip, k.t * clip.period_s)[&im.leg.ankle_probe];
+                    let want = fk::ik_ideal(fig, &fig.clips[0], k.t.rem_euclid(1.0))[i];
+                    assert!(
+                        got.dist(want) < 0.01,
+                        "{route:?} {} t = {}: {}",
+                        im.leg.name,
+                        k.t,
+                        got.dist(want)
+                    );
+                }
+                assert!(im.measure.max_error_px < 0.1, "{}", im.measure.max_error_px);
+            }
+        }
     }
 }

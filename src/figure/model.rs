@@ -7,10 +7,14 @@
 //! are > 0, and there is at least one clip.
 
 use super::file::{
-    AtFile, AtName, BoneFile, ClipFile, DriverFile, EaseFile, EaseName, Play, RootFile, TrackFile,
+    AtFile, AtName, BoneFile, ClipFile, DriverFile, EaseFile, EaseName, IkFile, Play, RootFile,
+    TrackFile,
 };
+use crate::chain::ChainReach;
 use crate::geom::Vec2;
+use crate::rig::Knee;
 use crate::rig::{MAX_COORD, MAX_PERIOD_S, RigError};
+use crate::trajectory::Trajectory;
 use std::f64::consts::TAU;
 
 /// Most bones in one rig.
@@ -150,6 +154,29 @@ pub struct RootMotion {
     pub x: Option<EasedTrack>,
     pub y: Option<EasedTrack>,
     pub squash: Option<Squash>,
+    /// `move`: the figure is translated by `mv(t) − mv(0)` (with x and y).
+    pub mv: Option<Trajectory>,
+}
+
+/// A validated `ik` entry: bones `upper` → `lower` (its child at its tip)
+/// solved each frame so `lower`'s tip reaches `target` (user space).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IkBone {
+    pub upper: usize,
+    pub lower: usize,
+    pub target: Trajectory,
+    pub knee: Knee,
+    pub reach: ChainReach,
+}
+
+impl IkBone {
+    /// `"reach": "pull"`: the farthest the target may be from the joint
+    /// (seed 000: `upper + lower − 1.5`), in the figure's frame.
+    pub fn pull_to(&self, bones: &[Bone]) -> Option<f64> {
+        (self.reach == ChainReach::Pull).then(|| {
+            bones[self.upper].length + bones[self.lower].length - crate::chain::PULL_MARGIN_PX
+        })
+    }
 }
 
 /// A validated clip.
@@ -176,6 +203,10 @@ pub struct Figure {
     pub switched: bool,
     /// Verlet chains pinned to bones, already simulated (see [`super::chain`]).
     pub chains: Vec<super::chain::Chain>,
+    /// Two-bone IK chains of the tree, solved in order (see [`super::fk`]).
+    pub ik: Vec<IkBone>,
+    /// A scrolling ground (single-clip rigs), drawn behind the figure.
+    pub ground: Option<crate::chain::Ground>,
 }
 
 fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
@@ -335,6 +366,10 @@ fn root_motion(path: &str, r: &RootFile) -> Result<RootMotion, RigError> {
             None => None,
         },
         squash,
+        mv: match &r.mv {
+            Some(t) => Some(t.validate(&format!("{path}.move"))?),
+            None => None,
+        },
     })
 }
 
@@ -367,6 +402,7 @@ pub fn validate(
     root: Option<&RootFile>,
     play: Play,
     clips: &[ClipFile],
+    ik: &[IkFile],
     period_s: f64,
 ) -> Result<Figure, RigError> {
     if bones.len() > MAX_BONES {
@@ -508,13 +544,140 @@ pub fn validate(
             });
         }
     }
-    Ok(Figure {
+    let ik = ik_entries(ik, bones, &out, clips)?;
+    let mut fig = Figure {
         bones: out,
         rest_rad,
         clips: figs,
         switched: !clips.is_empty(),
         chains: Vec::new(),
-    })
+        ik,
+        ground: None,
+    };
+    if !fig.ik.is_empty() {
+        // the drawn pose of IK bones: solved at t = 0 of the first clip
+        let pose = super::fk::local_angles(&fig, &fig.clips[0], 0.0);
+        for k in &fig.ik {
+            fig.rest_rad[k.upper] = pose[k.upper];
+            fig.rest_rad[k.lower] = pose[k.lower];
+        }
+        check_ik_reach(&fig)?;
+    }
+    Ok(fig)
+}
+
+/// Times per clip at which `"reach": "error"` IK entries are checked.
+pub const IK_REACH_SAMPLES: usize = 1024;
+
+fn ik_entries(
+    files: &[IkFile],
+    bone_files: &[BoneFile],
+    bones: &[Bone],
+    clips: &[ClipFile],
+) -> Result<Vec<IkBone>, RigError> {
+    let mut out: Vec<IkBone> = Vec::new();
+    let find = |path: String, name: &str| {
+        bones
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| invalid(path, format!("{name:?} names no bone")))
+    };
+    for (i, f) in files.iter().enumerate() {
+        let p = format!("ik[{i}]");
+        let upper = find(format!("{p}.upper"), &f.upper)?;
+        let lower = find(format!("{p}.lower"), &f.lower)?;
+        if bones[lower].parent != Some(upper) {
+            return Err(invalid(
+                format!("{p}.lower"),
+                format!(
+                    "{:?} must be a child of {:?} (its `parent`)",
+                    f.lower, f.upper
+                ),
+            ));
+        }
+        if bones[lower].at != Vec2::new(bones[upper].length, 0.0) {
+            return Err(invalid(
+                format!("{p}.lower"),
+                format!(
+                    "{:?} must be attached at the tip of {:?} (`at`: \"tip\")",
+                    f.lower, f.upper
+                ),
+            ));
+        }
+        for b in [upper, lower] {
+            let which = if b == upper { "upper" } else { "lower" };
+            if bones[b].length <= 0.0 {
+                return Err(invalid(
+                    format!("{p}.{which}"),
+                    format!("bone {:?} needs a length > 0 for IK", bones[b].name),
+                ));
+            }
+            if let Some(j) = out.iter().position(|k| k.upper == b || k.lower == b) {
+                return Err(invalid(
+                    format!("{p}.{which}"),
+                    format!("bone {:?} is already solved by ik[{j}]", bones[b].name),
+                ));
+            }
+            if bone_files[b].angle != DriverFile::default() {
+                return Err(invalid(
+                    format!("bones[{b}].angle"),
+                    format!(
+                        "bone {:?} is solved by ik[{i}]; remove its `angle`",
+                        bones[b].name
+                    ),
+                ));
+            }
+            for (c, cf) in clips.iter().enumerate() {
+                if cf.angles.contains_key(&bones[b].name) {
+                    return Err(invalid(
+                        format!("clips[{c}].angles.{}", bones[b].name),
+                        format!(
+                            "bone {:?} is solved by ik[{i}]; remove it from `angles`",
+                            bones[b].name
+                        ),
+                    ));
+                }
+            }
+        }
+        out.push(IkBone {
+            upper,
+            lower,
+            target: f.target.validate(&format!("{p}.target"))?,
+            knee: f.knee,
+            reach: f.reach,
+        });
+    }
+    Ok(out)
+}
+
+/// `"reach": "error"`: the target must stay within `[|upper − lower|,
+/// upper + lower]` of the upper joint (figure frame) at every sampled time.
+fn check_ik_reach(fig: &Figure) -> Result<(), RigError> {
+    for clip in &fig.clips {
+        for k in 0..IK_REACH_SAMPLES {
+            let t = k as f64 / IK_REACH_SAMPLES as f64;
+            for (i, ik) in fig.ik.iter().enumerate() {
+                if ik.reach != ChainReach::Error {
+                    continue;
+                }
+                let (joint, target) = super::fk::ik_joint_and_target(fig, clip, i, t);
+                let (l1, l2) = (fig.bones[ik.upper].length, fig.bones[ik.lower].length);
+                let d = joint.dist(target);
+                if d > l1 + l2 + 1e-9 || d < (l1 - l2).abs() - 1e-9 || d < 1e-9 {
+                    return Err(invalid(
+                        format!("ik[{i}]"),
+                        format!(
+                            "clip {:?} cannot reach the target at t = {t:.4}: joint-to-target distance {d:.2} is outside [{:.2}, {:.2}] (change the target or bone lengths, or set \"reach\": \"clamp\" or \"pull\")",
+                            clip.name,
+                            (l1 - l2).abs(),
+                            l1 + l2
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

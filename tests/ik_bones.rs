@@ -1,0 +1,220 @@
+//! `ik`, `move` and `ground` in bone-tree rigs: the seed 000 stick figures
+//! (walker, runner, rower) pass `check --max-error 1` on both routes, feet
+//! do not slip, and bad input exits 2 with one line naming file and path.
+
+use assert_cmd::Command;
+use rigbake::bake::BakeOptions;
+use rigbake::{Route, bake_rig, rig};
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn example(name: &str) -> Value {
+    serde_json::from_str(&fs::read_to_string(repo(&format!("rigs/{name}.json"))).unwrap()).unwrap()
+}
+
+fn bake(v: &Value, route: Route) -> rigbake::Baked {
+    let rig = rig::load(&v.to_string()).unwrap();
+    bake_rig(&rig, &BakeOptions::resolve(&rig, route, None, None, None))
+}
+
+/// `rigbake bake` on `v` written as `bad.json`: exit 2, one stderr line
+/// naming the file and every needle.
+fn bad(v: &Value, needles: &[&str]) {
+    let tmp = TempDir::new().unwrap();
+    let path = tmp.path().join("bad.json");
+    fs::write(&path, v.to_string()).unwrap();
+    let out = Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("bake")
+        .arg(&path)
+        .arg("-o")
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    let line = stderr.trim_end();
+    assert!(
+        !line.contains('\n') && !line.contains("panicked"),
+        "{stderr}"
+    );
+    for n in ["bad.json"].iter().chain(needles) {
+        assert!(line.contains(n), "message lacks {n:?}: {line}");
+    }
+}
+
+#[test]
+fn stick_figures_pass_check_max_error_1_on_both_routes() {
+    for name in ["walker", "runner", "rower"] {
+        Command::cargo_bin("rigbake")
+            .unwrap()
+            .args(["check", "--max-error", "1", "--route", "both"])
+            .arg(repo(&format!("rigs/{name}.json")))
+            .assert()
+            .success();
+    }
+}
+
+#[test]
+fn every_ik_entry_is_reported_as_a_leg_and_fails_check_when_off_target() {
+    for route in [Route::Css, Route::Smil] {
+        let b = bake(&example("rower"), route);
+        let names: Vec<&str> = b.report.legs.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["thigh-shin", "uarm-farm"], "{route:?}");
+        for l in &b.report.legs {
+            assert!(
+                l.max_error_px < 0.1,
+                "{route:?} {}: {}",
+                l.name,
+                l.max_error_px
+            );
+            assert_eq!(l.tracks.len(), 2);
+        }
+    }
+    // clamp toward an unreachable handle: the gap is the effector error
+    let mut v = example("rower");
+    v["ik"][1]["reach"] = "clamp".into();
+    v["ik"][1]["target"] = serde_json::json!({ "fixed": [400, 190] });
+    let b = bake(&v, Route::Css);
+    let arm = &b.report.legs[1];
+    assert!(arm.max_error_px > 50.0, "{}", arm.max_error_px);
+    let tmp = TempDir::new().unwrap();
+    let path = tmp.path().join("clamped.json");
+    fs::write(&path, v.to_string()).unwrap();
+    let out = Command::cargo_bin("rigbake")
+        .unwrap()
+        .args(["check", "--max-error", "1"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("uarm-farm"));
+}
+
+#[test]
+fn feet_do_not_slip_at_the_gait_speed_and_do_at_the_wrong_one() {
+    for (name, stride, cadence) in [("walker", 44.0, 1.5), ("runner", 60.0, 2.55)] {
+        for route in [Route::Css, Route::Smil] {
+            let good = bake(&example(name), route);
+            assert_eq!(good.report.legs.len(), 2);
+            for l in &good.report.legs {
+                let s = l.slip_px.expect("slip reported");
+                assert!(s <= 0.5, "{name} {route:?} {}: slip {s}", l.name);
+            }
+            // the common bug: stride × cadence, forgetting ÷ duty
+            let mut v = example(name);
+            let g = v["ground"].as_object_mut().unwrap();
+            g.remove("follow");
+            g.insert("speed_px_s".into(), (stride * cadence).into());
+            let wrong = bake(&v, route);
+            for l in &wrong.report.legs {
+                let s = l.slip_px.unwrap();
+                assert!(s > 5.0, "{name} {route:?} {}: slip {s}", l.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn move_translates_the_whole_figure() {
+    // the rower's seat slides 32 px back at t = 0.4 and the head follows
+    let b = bake(&example("rower"), Route::Css);
+    assert!(
+        b.svg.contains("rb-lift-x"),
+        "a lift-x group carries the move"
+    );
+    let at = |t: f64| rigbake::measure::probes_at(&b.clip, t * b.clip.period_s)["spine-tip"];
+    let dx = at(0.4).x - at(0.0).x;
+    // spine leans from -60° to -110°: its tip moves by the slide plus the lean
+    let lean = 54.0 * ((-110f64).to_radians().cos() - (-60f64).to_radians().cos());
+    assert!((dx - (-32.0 + lean)).abs() < 0.05, "{dx}");
+}
+
+#[test]
+fn ik_lower_must_be_the_child_at_the_tip() {
+    let mut v = example("rower");
+    v["ik"][0]["lower"] = "farm".into();
+    bad(&v, &["ik[0].lower", "child"]);
+    let mut v = example("rower");
+    v["bones"][2]["at"] = serde_json::json!([30, 0]);
+    bad(&v, &["ik[0].lower", "tip"]);
+}
+
+#[test]
+fn ik_unknown_bone() {
+    let mut v = example("rower");
+    v["ik"][1]["upper"] = "wing".into();
+    bad(&v, &["ik[1].upper", "wing"]);
+}
+
+#[test]
+fn ik_bone_in_two_entries() {
+    let mut v = example("rower");
+    v["ik"][1]["upper"] = "thigh".into();
+    v["ik"][1]["lower"] = "shin".into();
+    bad(&v, &["ik[1].upper", "already solved by ik[0]"]);
+}
+
+#[test]
+fn ik_bone_with_its_own_angle() {
+    let mut v = example("rower");
+    v["bones"][5]["angle"] = serde_json::json!({ "const_deg": 10 });
+    bad(&v, &["bones[5].angle", "ik[1]"]);
+}
+
+#[test]
+fn ik_bone_driven_in_a_clip() {
+    let mut v = example("rower");
+    let root = v.as_object_mut().unwrap().remove("root").unwrap();
+    v["clips"] = serde_json::json!([{ "name": "row", "root": root,
+        "angles": { "shin": { "const_deg": 5 } } }]);
+    bad(&v, &["clips[0].angles.shin", "ik[0]"]);
+}
+
+#[test]
+fn ik_unreachable_target_names_entry_and_time() {
+    let mut v = example("rower");
+    v["ik"][0]["target"] = serde_json::json!({ "fixed": [400, 236] });
+    bad(&v, &["ik[0]", "cannot reach", "t = "]);
+}
+
+#[test]
+fn ik_bad_target_and_move() {
+    let mut v = example("rower");
+    v["ik"][1]["target"]["track"]["keys"][3][1] = serde_json::json!([1, 1]);
+    bad(&v, &["ik[1].target.track.keys", "first"]);
+    let mut v = example("walker");
+    v["root"]["move"]["bob"]["blend"] = 2.into();
+    bad(&v, &["root.move.bob.blend"]);
+}
+
+#[test]
+fn ground_follow_must_name_an_ik_gait() {
+    let mut v = example("walker");
+    v["ground"]["follow"] = "spine".into();
+    bad(&v, &["ground.follow", "spine"]);
+    let mut v = example("rower");
+    v["ground"] = serde_json::json!({ "y": 260, "from_x": 0, "to_x": 400, "dots_per_period": 4, "follow": "thigh" });
+    bad(&v, &["ground.follow", "gait"]);
+}
+
+#[test]
+fn ground_with_clips() {
+    let mut v = example("walker");
+    let root = v.as_object_mut().unwrap().remove("root").unwrap();
+    v["clips"] = serde_json::json!([{ "name": "walk", "root": root }]);
+    bad(&v, &["ground", "clips"]);
+}
+
+#[test]
+fn ground_with_a_one_shot_clip() {
+    let mut v = example("walker");
+    v["play"] = "once".into();
+    bad(&v, &["ground", "looping"]);
+}
