@@ -84,19 +84,32 @@ pub fn keys_at(times: &[f64], f: &dyn Fn(f64) -> f64, fit: Fit) -> Vec<Key> {
 
 /// [`keys_at`] from precomputed exact `(value, slope)` pairs at `times`.
 pub fn keys_from(times: &[f64], samples: &[(f64, f64)], fit: Fit) -> Vec<Key> {
+    let sided: Vec<(f64, f64, f64)> = samples.iter().map(|&(v, m)| (v, m, m)).collect();
+    keys_from_sided(times, &sided, fit, DEG_DECIMALS)
+}
+
+/// Keys from exact `(value, slope in, slope out)` triples at `times`, values
+/// rounded to `decimals`: a key at a corner of the curve (a kink, where the
+/// slopes from the left and from the right differ) gives the segment before
+/// it the left slope and the segment after it the right one.
+pub fn keys_from_sided(
+    times: &[f64],
+    samples: &[(f64, f64, f64)],
+    fit: Fit,
+    decimals: u32,
+) -> Vec<Key> {
     let values: Vec<f64> = samples
         .iter()
-        .map(|&(v, _)| quantize(v, DEG_DECIMALS))
+        .map(|&(v, _, _)| quantize(v, decimals))
         .collect();
-    let slopes: Vec<f64> = samples.iter().map(|&(_, m)| m).collect();
     (0..times.len())
         .map(|i| {
             let ease = if fit == Fit::Cubic && i + 1 < times.len() {
                 cubic_ease(
                     times[i + 1] - times[i],
                     values[i + 1] - values[i],
-                    slopes[i],
-                    slopes[i + 1],
+                    samples[i].2,
+                    samples[i + 1].1,
                 )
             } else {
                 Ease::Linear
@@ -151,6 +164,27 @@ pub fn eval_keys_from(keys: &[Key], u: f64, seg: &mut usize) -> f64 {
         }
     };
     a.value + (b.value - a.value) * y
+}
+
+/// One-sided slopes `(from the left, from the right)` of a curve on [0, 1]
+/// at t (second-order differences), extended periodically as [`slope`]
+/// does. They agree where the curve is smooth and differ at a corner.
+pub fn sided_slopes(f: &dyn Fn(f64) -> f64, t: f64) -> (f64, f64) {
+    const H: f64 = 1.0e-5;
+    let wind = f(1.0) - f(0.0);
+    let ext = |x: f64| {
+        if x < 0.0 {
+            f(x + 1.0) - wind
+        } else if x > 1.0 {
+            f(x - 1.0) + wind
+        } else {
+            f(x)
+        }
+    };
+    let f0 = ext(t);
+    let left = (3.0 * f0 - 4.0 * ext(t - H) + ext(t - 2.0 * H)) / (2.0 * H);
+    let right = (-3.0 * f0 + 4.0 * ext(t + H) - ext(t + 2.0 * H)) / (2.0 * H);
+    (left, right)
 }
 
 /// Times in (0, 1) where a curve's slope changes sign (local extrema), found
@@ -251,7 +285,7 @@ pub fn uniform_times(n: usize) -> Vec<f64> {
         .collect()
 }
 
-fn insert_sorted(v: &mut Vec<f64>, t: f64) -> bool {
+pub(crate) fn insert_sorted(v: &mut Vec<f64>, t: f64) -> bool {
     let t = quantize(t, T_DECIMALS);
     let i = v.partition_point(|&x| x < t);
     let ok_left = i == 0 || t - v[i - 1] >= MIN_GAP;
