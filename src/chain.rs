@@ -1390,4 +1390,49 @@ mod tests {
             }
         }
     }
+
+    /// A random reachable chain rig: bobbing or circling root, a gait or
+    /// an ellipse target, pulled or exact reach.
+    fn random_rig(bob: f64, stride: f64, duty: f64, gait: bool, pull: bool, rx: f64) -> String {
+        let target = if gait {
+            format!(
+                r#"{{ "gait": {{ "origin": [200, 228], "stride": {stride}, "step_height": 10, "duty": {duty} }} }}"#
+            )
+        } else {
+            format!(r#"{{ "ellipse": {{ "center": [210, 212], "rx": {rx}, "ry": 9 }} }}"#)
+        };
+        let reach = if pull { "pull" } else { "clamp" };
+        format!(
+            r#"{{ "name": "p", "view_box": [0, 0, 400, 300], "period_s": 0.7, "keys": 8,
+              "ik_chains": [
+                {{ "name": "one", "root": {{ "bob": {{ "center": [200, 164], "amp": {bob} }} }},
+                  "target": {target}, "thigh": 38, "shin": 38, "reach": "{reach}" }},
+                {{ "name": "two", "root": {{ "circle": {{ "center": [200, 166], "radius": {bob} }} }},
+                  "target": {target}, "thigh": 38, "shin": 38, "knee": "backward",
+                  "reach": "{reach}", "depth_offset": [-3, -2] }}
+              ]}}"#
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 10, .. Default::default() })]
+        /// The measure stage (not the fitter) confirms every fitted chain bake.
+        #[test]
+        fn fitted_chain_bakes_never_exceed_the_tolerance(
+            bob in 0.5..5.0f64, stride in 20.0..50.0f64, duty in 0.35..0.7f64,
+            gait: bool, pull: bool, rx in 5.0..25.0f64, tol in 0.1..1.0f64,
+        ) {
+            let rig = crate::rig::load(&random_rig(bob, stride, duty, gait, pull, rx)).unwrap();
+            for route in [Route::Css, Route::Smil] {
+                let opts = crate::bake::BakeOptions::resolve(&rig, route, None, Some(tol), None);
+                let b = bake_chain_rig(&rig, &opts);
+                let m = crate::measure::measure(&b.clip);
+                for l in &m.legs {
+                    proptest::prop_assert!(l.max_error_px <= tol, "{route:?} {}: {} > {tol}", l.name, l.max_error_px);
+                }
+                let marker = marker_error_px(&b.clip);
+                proptest::prop_assert!(marker <= MARKER_PX.max(tol), "{route:?} marker {marker}");
+            }
+        }
+    }
 }
