@@ -471,6 +471,53 @@ mod tests {
     }
 
     #[test]
+    fn sided_slopes_split_at_a_corner_and_agree_elsewhere() {
+        // |sin(2πt)| bounces at t = 0.5: slope −2π from the left, +2π from the right
+        let f = |t: f64| (std::f64::consts::TAU * t).sin().abs();
+        let (l, r) = sided_slopes(&f, 0.5);
+        assert!((l + std::f64::consts::TAU).abs() < 1e-6, "{l}");
+        assert!((r - std::f64::consts::TAU).abs() < 1e-6, "{r}");
+        // at the loop boundary the curve is read across the wrap
+        let (l0, r0) = sided_slopes(&f, 0.0);
+        assert!(
+            (l0 + std::f64::consts::TAU).abs() < 1e-6 && (r0 - std::f64::consts::TAU).abs() < 1e-6
+        );
+        for t in [0.1, 0.3, 0.7] {
+            let (l, r) = sided_slopes(&f, t);
+            assert!(
+                (l - slope(&f, t)).abs() < 1e-6 && (r - slope(&f, t)).abs() < 1e-6,
+                "{t}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_at_a_corner_reproduces_both_sides_exactly() {
+        // two cubics meeting at 0.4 with different slopes there
+        let f = |t: f64| {
+            let s = t - 0.4;
+            if s <= 0.0 {
+                10.0 * t * t * t + 5.0 * t
+            } else {
+                2.64 - 30.0 * s + 50.0 * s * s + 40.0 * s * s * s
+            }
+        };
+        let times = [0.0, 0.4, 1.0];
+        let sided: Vec<(f64, f64, f64)> = times
+            .iter()
+            .map(|&t| {
+                let (l, r) = sided_slopes(&f, t);
+                (f(t), l, r)
+            })
+            .collect();
+        let keys = keys_from_sided(&times, &sided, Fit::Cubic, DEG_DECIMALS);
+        for k in 0..=100 {
+            let u = k as f64 / 100.0;
+            assert!((eval_keys(&keys, u) - f(u)).abs() < 2e-3, "u={u}");
+        }
+    }
+
+    #[test]
     fn extrema_of_a_sine_are_found() {
         let f = |t: f64| (std::f64::consts::TAU * t).sin();
         let e = extrema(&f);
