@@ -88,10 +88,11 @@ pub fn keys_from(times: &[f64], samples: &[(f64, f64)], fit: Fit) -> Vec<Key> {
     keys_from_sided(times, &sided, fit, DEG_DECIMALS)
 }
 
-/// [`keys_from`] with one-sided slopes: `(value, slope into the key, slope
-/// out of it)`, for curves with corners (velocity jumps) at key times;
-/// values rounded to `decimals` as written.
-fn keys_from_sided(
+/// Keys from exact `(value, slope in, slope out)` triples at `times`, values
+/// rounded to `decimals`: a key at a corner of the curve (a kink, where the
+/// slopes from the left and from the right differ) gives the segment before
+/// it the left slope and the segment after it the right one.
+pub fn keys_from_sided(
     times: &[f64],
     samples: &[(f64, f64, f64)],
     fit: Fit,
@@ -268,6 +269,27 @@ pub fn eval_keys_from(keys: &[Key], u: f64, seg: &mut usize) -> f64 {
     a.value + (b.value - a.value) * y
 }
 
+/// One-sided slopes `(from the left, from the right)` of a curve on [0, 1]
+/// at t (second-order differences), extended periodically as [`slope`]
+/// does. They agree where the curve is smooth and differ at a corner.
+pub fn sided_slopes(f: &dyn Fn(f64) -> f64, t: f64) -> (f64, f64) {
+    const H: f64 = 1.0e-5;
+    let wind = f(1.0) - f(0.0);
+    let ext = |x: f64| {
+        if x < 0.0 {
+            f(x + 1.0) - wind
+        } else if x > 1.0 {
+            f(x - 1.0) + wind
+        } else {
+            f(x)
+        }
+    };
+    let f0 = ext(t);
+    let left = (3.0 * f0 - 4.0 * ext(t - H) + ext(t - 2.0 * H)) / (2.0 * H);
+    let right = (-3.0 * f0 + 4.0 * ext(t + H) - ext(t + 2.0 * H)) / (2.0 * H);
+    (left, right)
+}
+
 /// Times in (0, 1) where a curve's slope changes sign (local extrema), found
 /// on a uniform grid and rounded as written.
 pub fn extrema(f: &dyn Fn(f64) -> f64) -> Vec<f64> {
@@ -366,7 +388,7 @@ pub fn uniform_times(n: usize) -> Vec<f64> {
         .collect()
 }
 
-fn insert_sorted(v: &mut Vec<f64>, t: f64) -> bool {
+pub(crate) fn insert_sorted(v: &mut Vec<f64>, t: f64) -> bool {
     let t = quantize(t, T_DECIMALS);
     let i = v.partition_point(|&x| x < t);
     let ok_left = i == 0 || t - v[i - 1] >= MIN_GAP;
@@ -548,6 +570,53 @@ mod tests {
             if let Ease::CubicBezier(b) = k.ease {
                 assert!(b[1].abs() <= MAX_ABS_Y && b[3].abs() <= MAX_ABS_Y);
             }
+        }
+    }
+
+    #[test]
+    fn sided_slopes_split_at_a_corner_and_agree_elsewhere() {
+        // |sin(2πt)| bounces at t = 0.5: slope −2π from the left, +2π from the right
+        let f = |t: f64| (std::f64::consts::TAU * t).sin().abs();
+        let (l, r) = sided_slopes(&f, 0.5);
+        assert!((l + std::f64::consts::TAU).abs() < 1e-6, "{l}");
+        assert!((r - std::f64::consts::TAU).abs() < 1e-6, "{r}");
+        // at the loop boundary the curve is read across the wrap
+        let (l0, r0) = sided_slopes(&f, 0.0);
+        assert!(
+            (l0 + std::f64::consts::TAU).abs() < 1e-6 && (r0 - std::f64::consts::TAU).abs() < 1e-6
+        );
+        for t in [0.1, 0.3, 0.7] {
+            let (l, r) = sided_slopes(&f, t);
+            assert!(
+                (l - slope(&f, t)).abs() < 1e-6 && (r - slope(&f, t)).abs() < 1e-6,
+                "{t}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_at_a_corner_reproduces_both_sides_exactly() {
+        // two cubics meeting at 0.4 with different slopes there
+        let f = |t: f64| {
+            let s = t - 0.4;
+            if s <= 0.0 {
+                10.0 * t * t * t + 5.0 * t
+            } else {
+                2.64 - 30.0 * s + 50.0 * s * s + 40.0 * s * s * s
+            }
+        };
+        let times = [0.0, 0.4, 1.0];
+        let sided: Vec<(f64, f64, f64)> = times
+            .iter()
+            .map(|&t| {
+                let (l, r) = sided_slopes(&f, t);
+                (f(t), l, r)
+            })
+            .collect();
+        let keys = keys_from_sided(&times, &sided, Fit::Cubic, DEG_DECIMALS);
+        for k in 0..=100 {
+            let u = k as f64 / 100.0;
+            assert!((eval_keys(&keys, u) - f(u)).abs() < 2e-3, "u={u}");
         }
     }
 

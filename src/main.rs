@@ -535,7 +535,7 @@ fn cmd_sweep(
     let rig = load_rig(path)?;
     if rig.legs.is_empty() {
         bail!(
-            "{}: sweep compares key placements for cycling rigs (crank + legs); bone-tree and chain rigs bake uniform or fixed keys",
+            "{}: sweep compares key placements for cycling rigs (crank + legs); bone-tree and chain rigs are not swept",
             path.display()
         );
     }

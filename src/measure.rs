@@ -242,6 +242,9 @@ pub fn morph_points_at(clip: &Clip, probe: &str, t_s: f64) -> Option<Vec<Vec2>> 
     found
 }
 
+/// Morphs with at most this many points are interpolated on the stack.
+const STACK_POINTS: usize = 8;
+
 fn walk(
     clip: &Clip,
     node: &Node,
@@ -262,12 +265,100 @@ fn walk(
                     let u = progress(t_s, 0.0, clip.period_s);
                     let (i, f) = segment(mo.keys.len(), |i| mo.keys[i].0, u);
                     let (a, b) = (&mo.keys[i].1, &mo.keys[i + 1].1);
-                    let pts: Vec<Vec2> = a.iter().zip(b).map(|(p, q)| *p + (*q - *p) * f).collect();
-                    visit(name, &pts, m);
+                    let lerp = |(p, q): (&Vec2, &Vec2)| *p + (*q - *p) * f;
+                    let n = a.len().min(b.len());
+                    if n <= STACK_POINTS {
+                        let mut buf = [Vec2::ZERO; STACK_POINTS];
+                        for (o, pq) in buf.iter_mut().zip(a.iter().zip(b)) {
+                            *o = lerp(pq);
+                        }
+                        visit(name, &buf[..n], m);
+                    } else {
+                        let pts: Vec<Vec2> = a.iter().zip(b).map(lerp).collect();
+                        visit(name, &pts, m);
+                    }
                 }
             }
             Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } => {}
         }
+    }
+}
+
+/// The probes of a clip resolved to their place in the tree walk, so the
+/// hot loops of the measure stage read positions by index into reused
+/// buffers instead of building a map of names per sample.
+struct ProbeWalk {
+    /// Name of every probe visit, in walk order (the same at every time).
+    names: Vec<String>,
+    /// Whether the visit carries points (a morph may have none).
+    some: Vec<bool>,
+    /// Whether the visit is a morph with more than one point.
+    multi: Vec<bool>,
+    /// Per visit at the last time walked: position (a morph's last point).
+    at: Vec<Vec2>,
+    /// Per visit: range of its points in `points` (morphs of > 1 point).
+    range: Vec<(usize, usize)>,
+    points: Vec<Vec2>,
+}
+
+impl ProbeWalk {
+    fn new(clip: &Clip) -> Self {
+        let (mut names, mut some, mut multi) = (Vec::new(), Vec::new(), Vec::new());
+        walk(
+            clip,
+            &clip.root,
+            Affine::IDENTITY,
+            0.0,
+            &mut |name, pts, _| {
+                names.push(name.to_string());
+                some.push(!pts.is_empty());
+                multi.push(pts.len() > 1);
+            },
+        );
+        let n = names.len();
+        ProbeWalk {
+            names,
+            some,
+            multi,
+            at: Vec::with_capacity(n),
+            range: Vec::with_capacity(n),
+            points: Vec::new(),
+        }
+    }
+
+    /// The visit [`probes_at`] reports under `name` (the last with points).
+    fn index(&self, name: &str) -> Option<usize> {
+        (0..self.names.len())
+            .rev()
+            .find(|&i| self.some[i] && self.names[i] == name)
+    }
+
+    /// The visit [`morph_points_at`] reports for `probe`.
+    fn morph_index(&self, probe: &str) -> Option<usize> {
+        (0..self.names.len())
+            .rev()
+            .find(|&i| self.multi[i] && self.names[i] == probe)
+    }
+
+    /// Walk the tree at `t_s`, filling the buffers (no allocation once warm).
+    fn at_time(&mut self, clip: &Clip, t_s: f64) {
+        self.at.clear();
+        self.range.clear();
+        self.points.clear();
+        let (at, range, points) = (&mut self.at, &mut self.range, &mut self.points);
+        walk(clip, &clip.root, Affine::IDENTITY, t_s, &mut |_, pts, m| {
+            at.push(pts.last().map_or(Vec2::ZERO, |p| m.apply(*p)));
+            let start = points.len();
+            if pts.len() > 1 {
+                points.extend(pts.iter().map(|p| m.apply(*p)));
+            }
+            range.push((start, points.len()));
+        });
+    }
+
+    fn morph_points(&self, i: usize) -> &[Vec2] {
+        let (a, b) = self.range[i];
+        &self.points[a..b]
     }
 }
 
@@ -336,17 +427,44 @@ pub fn measure(clip: &Clip) -> Measurement {
     let ts = sample_times(clip);
     let mut errs: Vec<Vec<f64>> = vec![Vec::with_capacity(ts.len()); clip.legs.len()];
     let mut stretch: Vec<Option<f64>> = vec![None; clip.legs.len()];
+    let mut pw = ProbeWalk::new(clip);
+    let missing = |name: &str| -> usize { panic!("the clip has no probe {name:?}") };
+    let ankle: Vec<usize> = clip
+        .legs
+        .iter()
+        .map(|l| {
+            pw.index(&l.ankle_probe)
+                .unwrap_or_else(|| missing(&l.ankle_probe))
+        })
+        .collect();
+    let target: Vec<Option<usize>> = clip
+        .legs
+        .iter()
+        .map(|l| match l.ideal {
+            Some(_) => None,
+            None => Some(
+                pw.index(&l.target_probe)
+                    .unwrap_or_else(|| missing(&l.target_probe)),
+            ),
+        })
+        .collect();
+    let morph: Vec<Option<usize>> = clip
+        .legs
+        .iter()
+        .map(|l| pw.morph_index(&l.ankle_probe))
+        .collect();
     for &t in &ts {
-        let probes = probes_at(clip, t);
+        pw.at_time(clip, t);
         for (i, leg) in clip.legs.iter().enumerate() {
-            let a = probes[&leg.ankle_probe];
+            let a = pw.at[ankle[i]];
             // a chain is measured against its ideal target, not the drawn marker
-            let g = match &leg.ideal {
-                Some(ideal) => ideal.world_at(t / clip.period_s),
-                None => probes[&leg.target_probe],
+            let g = match (&leg.ideal, target[i]) {
+                (Some(ideal), _) => ideal.world_at(t / clip.period_s),
+                (None, Some(j)) => pw.at[j],
+                (None, None) => unreachable!("resolved above"),
             };
             errs[i].push(a.dist(g));
-            if let Some(pts) = morph_points_at(clip, &leg.ankle_probe, t) {
+            if let Some(pts) = morph[i].map(|j| pw.morph_points(j)) {
                 let s = (pts[0].dist(pts[1]) - leg.thigh)
                     .abs()
                     .max((pts[1].dist(pts[2]) - leg.shin).abs());
@@ -409,11 +527,19 @@ pub fn measure_probes(
 ) -> (Vec<LegMeasure>, usize) {
     let ts = sample_times(clip);
     let mut errs: Vec<Vec<f64>> = vec![Vec::with_capacity(ts.len()); probes.len()];
+    let mut pw = ProbeWalk::new(clip);
+    let index: Vec<usize> = probes
+        .iter()
+        .map(|name| {
+            pw.index(name)
+                .unwrap_or_else(|| panic!("the clip has no probe {name:?}"))
+        })
+        .collect();
     for &t in &ts {
-        let got = probes_at(clip, t);
+        pw.at_time(clip, t);
         let want = ideal(t);
-        for (i, name) in probes.iter().enumerate() {
-            errs[i].push(got[name].dist(want[i]));
+        for (i, &j) in index.iter().enumerate() {
+            errs[i].push(pw.at[j].dist(want[i]));
         }
     }
     let out = probes
@@ -510,6 +636,35 @@ mod tests {
         );
         // the knee (thigh group alone) is unaffected, so this is the ankle's error
         assert!(bad.legs[1].max_error_px > 50.0, "far reuses the same keys");
+    }
+
+    /// The indexed walk of the hot loops reads exactly what the map of
+    /// names reads, points of morphs included.
+    #[test]
+    fn indexed_probes_match_the_map() {
+        for route in [crate::Route::Css, crate::Route::Smil] {
+            let clip = seed_clip(route);
+            let mut pw = ProbeWalk::new(&clip);
+            for k in 0..=37 {
+                let t = clip.period_s * k as f64 / 37.0;
+                let map = probes_at(&clip, t);
+                pw.at_time(&clip, t);
+                assert!(!map.is_empty());
+                for (name, p) in &map {
+                    assert_eq!(
+                        pw.at[pw.index(name).unwrap()],
+                        *p,
+                        "{route:?} {name} at {t}"
+                    );
+                    let pts = morph_points_at(&clip, name, t);
+                    let idx = pw.morph_index(name);
+                    assert_eq!(pts.is_some(), idx.is_some(), "{name}");
+                    if let (Some(pts), Some(j)) = (pts, idx) {
+                        assert_eq!(pw.morph_points(j), &pts[..]);
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -517,31 +517,34 @@ impl Trajectory {
         }
     }
 
-    /// Times in [0, 1) where the velocity may jump (track keys, path joins,
-    /// gait stance and swing starts, the bob's touch-downs): key fitters
-    /// place keys there and take one-sided slopes.
+    /// Normalised times in [0, 1) where the motion may have a corner (its
+    /// velocity jumps): track keys, path segment joins, gait stance start
+    /// and end, the bob's bounce. Key placement puts keys there.
     pub fn corners(&self) -> Vec<f64> {
-        let mut v = match self {
+        let mut out = match self {
             Trajectory::Fixed(_) | Trajectory::Ellipse { .. } => Vec::new(),
             Trajectory::Track { keys, .. } => keys.iter().map(|k| k.0).collect(),
             Trajectory::Path {
                 cum, start, sign, ..
             } => {
-                let total = cum[cum.len() - 1];
+                let total = *cum.last().expect("validated: at least one segment");
                 std::iter::once(0.0)
-                    .chain(cum.iter().copied())
-                    .map(|c| ((c / total - start) * sign).rem_euclid(1.0))
+                    .chain(cum.iter().map(|c| c / total))
+                    .map(|s| (sign * (s - start)).rem_euclid(1.0))
                     .collect()
             }
-            Trajectory::Gait { duty, phase, .. } => vec![-phase, duty - phase],
-            Trajectory::Bob { phase, .. } => vec![-phase, 0.5 - phase],
+            Trajectory::Gait { duty, phase, .. } => {
+                vec![(-phase).rem_euclid(1.0), (duty - phase).rem_euclid(1.0)]
+            }
+            Trajectory::Bob { phase, .. } => {
+                let a = (-phase).rem_euclid(0.5);
+                vec![a, a + 0.5]
+            }
         };
-        for t in &mut v {
-            *t = t.rem_euclid(1.0);
-        }
-        v.sort_by(f64::total_cmp);
-        v.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
-        v
+        out.retain(|t| (0.0..1.0).contains(t));
+        out.sort_by(f64::total_cmp);
+        out.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
+        out
     }
 
     /// Whether the point is on the ground (gait stance) at t; always false
@@ -676,6 +679,55 @@ mod tests {
         assert!((b.at(0.25).y - 161.0).abs() < 1e-12);
         assert!((b.at(0.75).y - 161.0).abs() < 1e-12);
         assert!((b.at(0.5).y - 164.0).abs() < 1e-12);
+    }
+
+    /// Velocity from the left and from the right at t (one-sided differences).
+    fn sided_velocity(tr: &Trajectory, t: f64) -> (Vec2, Vec2) {
+        let h = 1e-4;
+        (
+            (tr.at(t) - tr.at(t - h)) * (1.0 / h),
+            (tr.at(t + h) - tr.at(t)) * (1.0 / h),
+        )
+    }
+
+    #[test]
+    fn corners_are_where_the_velocity_jumps_and_nowhere_else() {
+        for tr in all() {
+            let corners = tr.corners();
+            // the gait, the bob and this path (its joins are not smooth) have corners
+            let kinked = matches!(
+                tr,
+                Trajectory::Gait { .. } | Trajectory::Bob { .. } | Trajectory::Path { .. }
+            );
+            if kinked {
+                assert!(!corners.is_empty(), "{tr:?}");
+            }
+            let mut jumps = 0;
+            for &c in &corners {
+                let (l, r) = sided_velocity(&tr, c);
+                if l.dist(r) > 0.2 * l.len().max(r.len()) {
+                    jumps += 1;
+                }
+            }
+            if kinked {
+                assert!(jumps >= 1, "{tr:?}: no corner has a velocity jump");
+            }
+            // away from the listed corners the velocity is continuous
+            for k in 0..997 {
+                let t = (k as f64 + 0.5) / 997.0;
+                if corners
+                    .iter()
+                    .any(|&c| (c - t).abs().min(1.0 - (c - t).abs()) < 1e-3)
+                {
+                    continue;
+                }
+                let (l, r) = sided_velocity(&tr, t);
+                assert!(
+                    l.dist(r) < 0.02 * l.len().max(r.len()) + 0.5,
+                    "{tr:?} at t = {t}: {l:?} vs {r:?}"
+                );
+            }
+        }
     }
 
     #[test]

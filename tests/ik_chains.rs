@@ -240,3 +240,73 @@ fn ground_without_chains() {
     v["ground"] = serde_json::json!({ "y": 260, "from_x": 0, "to_x": 400, "dots_per_period": 4, "speed_px_s": 10 });
     bad(&v, &["ground"]);
 }
+
+#[test]
+fn tolerance_fits_few_cubic_keys_per_track_on_css() {
+    // uniform linear keys needed 130 (walker) and 224 (runner) on every track
+    for name in ["walker", "runner", "rower", "path-foot"] {
+        let v = example(name);
+        let tol = v["tolerance_px"].as_f64().unwrap();
+        let b = bake(&v, Route::Css);
+        assert!(
+            b.svg.contains("cubic-bezier(0.333333,"),
+            "{name}: cubic segments"
+        );
+        for l in &b.report.legs {
+            assert!(
+                l.max_error_px <= tol,
+                "{name} {}: {}",
+                l.name,
+                l.max_error_px
+            );
+            // thigh, shin and every moving root and marker translation
+            assert!(l.tracks.len() >= 3, "{name} {}: {:?}", l.name, l.tracks);
+            for t in &l.tracks {
+                assert!(t.keys <= 12, "{name} {}: {} keys", t.name, t.keys);
+            }
+            // key times differ between tracks: they are placed per track
+            let times: Vec<&Vec<f64>> = l.tracks.iter().map(|t| &t.key_times).collect();
+            assert!(times.iter().any(|t| *t != times[0]), "{name} {}", l.name);
+        }
+    }
+}
+
+#[test]
+fn smil_keeps_fitted_morph_times_when_they_beat_uniform() {
+    for name in ["walker", "runner"] {
+        let b = bake(&example(name), Route::Smil);
+        let note = b.report.notes.join(" ");
+        assert!(note.contains("fitted key times"), "{name}: {note}");
+        assert!(note.contains("beat the fewest uniform"), "{name}: {note}");
+        for l in &b.report.legs {
+            assert!(l.keys < 40, "{name} {}: {} keys", l.name, l.keys);
+            assert!(
+                l.max_error_px <= 0.2,
+                "{name} {}: {}",
+                l.name,
+                l.max_error_px
+            );
+            // the morph's knee is fitted too: bones barely stretch
+            assert!(l.max_bone_stretch_px.unwrap() < 0.5, "{name} {}", l.name);
+        }
+    }
+}
+
+#[test]
+fn keys_option_still_gives_uniform_linear_keys_on_every_track() {
+    let v = example("walker");
+    let rig = rig::load(&v.to_string()).unwrap();
+    for route in [Route::Css, Route::Smil] {
+        let b = bake_rig(
+            &rig,
+            &BakeOptions::resolve(&rig, route, Some(30), None, None),
+        );
+        assert!(!b.svg.contains("cubic-bezier"), "{route:?}");
+        for l in &b.report.legs {
+            for t in &l.tracks {
+                assert_eq!(t.keys, 30, "{route:?} {}", t.name);
+            }
+        }
+        assert!(b.report.notes[0].contains("uniform linear keys"));
+    }
+}
