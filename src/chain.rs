@@ -597,6 +597,7 @@ pub fn bake_chains(
                         class: colour.clone(),
                         width,
                         probe: Some(format!("{}-ankle", c.name)),
+                        cubic: false,
                         keys,
                     })],
                 }

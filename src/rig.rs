@@ -108,6 +108,9 @@ pub struct RigFile {
     /// Verlet chains (hair, ponytail) pinned to bones, simulated into a loop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chains: Vec<crate::figure::chain::ChainFile>,
+    /// Bones whose subtree follows its joint through a damped spring.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub springs: Vec<crate::figure::spring::SpringFile>,
     /// Two-bone chains whose root and target follow trajectories (instead
     /// of `crank` + `legs` or `bones`), front to back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -468,6 +471,7 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         (file.root.is_some(), "root"),
         (!file.clips.is_empty(), "clips"),
         (!file.chains.is_empty(), "chains"),
+        (!file.springs.is_empty(), "springs"),
     ] {
         if set {
             return Err(invalid(path, "belongs to a bone tree: add `bones`"));
@@ -603,6 +607,7 @@ fn validate_figure(
         &file.clips,
         period_s,
     )?;
+    figure.springs = crate::figure::spring::validate(&file.springs, &figure)?;
     figure.chains = crate::figure::chain::validate(&file.chains, &figure)?;
     Ok(Rig {
         name: file.name.clone(),
@@ -633,6 +638,7 @@ fn validate_chains(
         (file.root.is_some(), "root"),
         (!file.clips.is_empty(), "clips"),
         (!file.chains.is_empty(), "chains"),
+        (!file.springs.is_empty(), "springs"),
     ] {
         if set {
             return Err(invalid(path, "cannot be combined with `ik_chains`"));

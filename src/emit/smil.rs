@@ -6,7 +6,7 @@
 //! writes `M x y L x y …` with the same number of points. Unlike CSS, SMIL
 //! ignores `prefers-reduced-motion`.
 
-use super::{fmt_s, fmt_t, polyline_d};
+use super::{fmt_s, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Morph, Node, Play, Track};
 use crate::geom::{fmt_deg, fmt_len};
 use svg::Node as _;
@@ -145,7 +145,7 @@ pub fn animate_d(clip: &Clip, m: &Morph) -> Element {
         "values",
         m.keys
             .iter()
-            .map(|(_, pts)| polyline_d(pts))
+            .map(|(_, pts)| super::morph_d(m, pts))
             .collect::<Vec<_>>()
             .join(";"),
     );

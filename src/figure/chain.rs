@@ -122,7 +122,24 @@ pub struct ChainStyleFile {
     /// `#rgb` or `#rrggbb` at the tip (default `#f59e0b`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color_tip: Option<String>,
+    /// `"near"` (default: drawn over the figure) or `"far"` (drawn first,
+    /// behind it, [`FAR_WIDTH`] times as wide and [`FAR_SHADE`] as bright).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<Side>,
 }
+
+/// Which side of the figure a chain hangs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Near,
+    Far,
+}
+
+/// Width factor of a far-side chain (seed 000: far limbs are thinner).
+pub const FAR_WIDTH: f64 = 0.75;
+/// Brightness factor of a far-side chain's colours (seed 000: darker).
+pub const FAR_SHADE: f64 = 0.58;
 
 fn default_iterations() -> usize {
     6
@@ -167,6 +184,8 @@ pub struct Chain {
     /// Per segment (root first): stroke width and colour `#rrggbb`.
     pub widths: Vec<f64>,
     pub colours: Vec<String>,
+    /// Drawn behind the figure (see [`Side`]).
+    pub far: bool,
     /// The recorded loop of the figure's clip.
     pub recording: Recording,
 }
@@ -348,6 +367,12 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
             &format!("{p}.style.color_tip"),
             style.color_tip.as_deref().unwrap_or("#f59e0b"),
         )?;
+        let far = style.side == Some(Side::Far);
+        let (wf, shade) = if far {
+            (FAR_WIDTH, FAR_SHADE)
+        } else {
+            (1.0, 1.0)
+        };
         let n = cf.segments;
         let frac = |k: usize| {
             if n == 1 {
@@ -357,11 +382,13 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
             }
         };
         let widths = (0..n)
-            .map(|k| quantize(w0 + (w1 - w0) * frac(k), LEN_DECIMALS))
+            .map(|k| quantize((w0 + (w1 - w0) * frac(k)) * wf, LEN_DECIMALS))
             .collect();
         let colours = (0..n)
             .map(|k| {
-                let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * frac(k)).round() as u8;
+                let mix = |a: u8, b: u8| {
+                    ((a as f64 + (b as f64 - a as f64) * frac(k)) * shade).round() as u8
+                };
                 format!(
                     "#{:02x}{:02x}{:02x}",
                     mix(c0[0], c1[0]),
@@ -397,7 +424,9 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
             seam_eps_px: 1e-4,
             max_periods,
         };
-        let anchor = |t: f64| anchor_at(fig, clip, bone, local, t);
+        // a spring above the anchor bone moves the anchor too
+        let anchor =
+            |t: f64| anchor_at(fig, clip, bone, local, t) + super::spring::offset(fig, bone, t);
         let comp = |(o, a, h, ph): (f64, f64, f64, f64), t: f64| o + a * (TAU * h * t + ph).sin();
         let wind_at = |t: f64| Vec2::new(comp(wx, t), comp(wy, t));
         let recording = loop_chain(&params, &lp, &anchor, &wind_at);
@@ -421,6 +450,7 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
             params,
             widths,
             colours,
+            far,
             recording,
         });
     }
@@ -445,30 +475,221 @@ pub fn key_counts() -> Vec<usize> {
     (4..=FRAMES).filter(|n| FRAMES.is_multiple_of(*n)).collect()
 }
 
-/// The drawn items of a chain with `n` uniform keys (n divides [`FRAMES`]):
-/// one morphed segment path per segment, in world space.
-pub fn items(chain: &Chain, n: usize, class_of: &dyn Fn(&str) -> String) -> Vec<crate::clip::Item> {
+fn q(p: Vec2) -> Vec2 {
+    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
+}
+
+/// The Bézier points of a uniform Catmull-Rom curve through `knots`:
+/// `[k0, c, c, k1, c, c, k2, …]`. Segment i from `k_i` to `k_(i+1)` has
+/// controls `k_i + (k_(i+1) − k_(i−1))/6` and `k_(i+1) − (k_(i+2) − k_i)/6`;
+/// the missing outer knots are reflections (`k_(−1) = 2·k_0 − k_1`), so the
+/// end tangents point along the first and last segment. The curve passes
+/// through every knot (the particles), so a morph of these points has the
+/// knots' interpolation error exactly. Uniform and centripetal
+/// parametrisations coincide for equal knot spacing, which the distance
+/// constraints keep within 1 %.
+pub fn catmull_rom(knots: &[Vec2]) -> Vec<Vec2> {
+    let n = knots.len();
+    let at = |i: isize| -> Vec2 {
+        if i < 0 {
+            knots[0] * 2.0 - knots[1]
+        } else if i as usize >= n {
+            knots[n - 1] * 2.0 - knots[n - 2]
+        } else {
+            knots[i as usize]
+        }
+    };
+    let mut out = vec![knots[0]];
+    for i in 0..n as isize - 1 {
+        let (p0, p1, p2, p3) = (at(i - 1), at(i), at(i + 1), at(i + 2));
+        out.push(p1 + (p2 - p0) * (1.0 / 6.0));
+        out.push(p2 - (p3 - p1) * (1.0 / 6.0));
+        out.push(p2);
+    }
+    out
+}
+
+/// The smil form with `n` uniform keys (n divides [`FRAMES`]): one
+/// morphed cubic path per segment, cut from the Catmull-Rom curve through
+/// all particles (same commands in every value, so SMIL interpolates
+/// every number linearly between keys), in world space.
+pub fn morph_items(
+    chain: &Chain,
+    n: usize,
+    class_of: &dyn Fn(&str) -> String,
+) -> Vec<crate::clip::Item> {
     let step = FRAMES / n;
-    let q = |p: Vec2| Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS));
+    let curves: Vec<(f64, Vec<Vec2>)> = (0..=n)
+        .map(|k| {
+            let f = &chain.recording.frames[k * step];
+            (
+                quantize(k as f64 / n as f64, crate::geom::T_DECIMALS),
+                catmull_rom(f).into_iter().map(q).collect(),
+            )
+        })
+        .collect();
     (0..chain.params.count - 1)
         .map(|s| {
-            let keys = (0..=n)
-                .map(|k| {
-                    let f = &chain.recording.frames[k * step];
-                    (
-                        quantize(k as f64 / n as f64, crate::geom::T_DECIMALS),
-                        vec![q(f[s]), q(f[s + 1])],
-                    )
-                })
+            let keys = curves
+                .iter()
+                .map(|(t, c)| (*t, c[3 * s..=3 * s + 3].to_vec()))
                 .collect();
             crate::clip::Item::Morph(crate::clip::Morph {
                 class: class_of(&chain.colours[s]),
                 width: chain.widths[s],
                 probe: Some(probe(chain, s + 1)),
+                cubic: true,
                 keys,
             })
         })
         .collect()
+}
+
+/// The css form with `n` uniform keys (n divides [`FRAMES`]): a nested
+/// rotation chain in world space.
+///
+/// The chain is drawn once as straight segments through the particles of
+/// recorded frame 0 (rounded), `d_0 … d_m`. Two translate groups move the
+/// anchor by `particle_0(t) − d_0`; inside them segment group j rotates
+/// about its drawn joint `d_j` and holds segment j's line, the probe of
+/// particle j + 1 and group j + 1, so it turns by the sum of the local
+/// angles of groups 0..=j: the world→local rule of the bone tree
+/// (`local_j = world_j − world_(j−1)`). Drawn lengths are constant; the
+/// world angle of segment j at a key points from the *written* joint j
+/// (after segments 0..j) at the simulated particle j + 1, so a length
+/// difference is not carried down the chain. World angles are rounded
+/// first and the local keys are differences of rounded world angles, so
+/// rounding does not add up along the chain either.
+///
+/// World space, not nested in the anchor bone: a bone's group can carry
+/// the root squash (a non-uniform scale), which would stretch the
+/// segments; in world space only rigid rotations and the anchor's
+/// translation act on the chain.
+///
+/// `base` is the index the first returned track will have in the clip.
+pub fn rotation_items(
+    chain: &Chain,
+    n: usize,
+    clip_name: &str,
+    base: usize,
+    class_of: &dyn Fn(&str) -> String,
+) -> (Vec<crate::clip::Track>, Vec<crate::clip::Item>) {
+    use crate::clip::{Anim, Axis, Ease, Item, Key, Node, Track};
+    use crate::geom::{DEG_DECIMALS, T_DECIMALS};
+    use std::f64::consts::PI;
+    let step = FRAMES / n;
+    let m = chain.params.count - 1;
+    let drawn: Vec<Vec2> = chain.recording.frames[0].iter().map(|p| q(*p)).collect();
+    let phi: Vec<f64> = (0..m)
+        .map(|j| {
+            let d = drawn[j + 1] - drawn[j];
+            d.y.atan2(d.x)
+        })
+        .collect();
+    let len: Vec<f64> = (0..m).map(|j| drawn[j].dist(drawn[j + 1])).collect();
+    let mut ax = Vec::with_capacity(n + 1);
+    let mut ay = Vec::with_capacity(n + 1);
+    let mut local: Vec<Vec<f64>> = vec![Vec::with_capacity(n + 1); m];
+    let mut unwrapped = vec![0.0f64; m];
+    for k in 0..=n {
+        let f = &chain.recording.frames[k * step];
+        let dx = quantize(f[0].x - drawn[0].x, LEN_DECIMALS);
+        let dy = quantize(f[0].y - drawn[0].y, LEN_DECIMALS);
+        ax.push(dx);
+        ay.push(dy);
+        let mut w = drawn[0] + Vec2::new(dx, dy);
+        let mut prev_q = 0.0;
+        for j in 0..m {
+            let d = f[j + 1] - w;
+            let raw = d.y.atan2(d.x) - phi[j];
+            // continuous in time: the nearest turn to the previous key
+            let delta = raw - ((raw - unwrapped[j]) / (2.0 * PI)).round() * 2.0 * PI;
+            unwrapped[j] = delta;
+            let world_q = quantize(delta.to_degrees(), DEG_DECIMALS);
+            local[j].push(quantize(world_q - prev_q, DEG_DECIMALS));
+            prev_q = world_q;
+            w = w + Vec2::from_angle(phi[j] + world_q.to_radians()) * len[j];
+        }
+    }
+    let t_of = |k: usize| quantize(k as f64 / n as f64, T_DECIMALS);
+    let keys = |vals: &[f64]| -> Vec<Key> {
+        vals.iter()
+            .enumerate()
+            .map(|(k, &value)| Key {
+                t: t_of(k),
+                value,
+                ease: Ease::Linear,
+            })
+            .collect()
+    };
+    let mut tracks = Vec::new();
+    let mut inner: Option<Node> = None;
+    for j in (0..m).rev() {
+        let mut children = vec![
+            Item::Line {
+                from: drawn[j],
+                to: drawn[j + 1],
+                class: class_of(&chain.colours[j]),
+                width: chain.widths[j],
+            },
+            Item::Probe {
+                name: probe(chain, j + 1),
+                at: drawn[j + 1],
+            },
+        ];
+        if let Some(g) = inner.take() {
+            children.push(Item::Group(g));
+        }
+        let anim = local[j].iter().any(|v| *v != 0.0).then(|| {
+            tracks.push(Track {
+                name: format!("rb-{clip_name}-{}-r{j}", chain.name),
+                keys: keys(&local[j]),
+            });
+            Anim::Rotate {
+                track: base + tracks.len() - 1,
+                origin: drawn[j],
+                delay_s: 0.0,
+            }
+        });
+        inner = Some(Node {
+            class: Some(format!("rb-c-{}-{j}", chain.name)),
+            translate: Vec2::ZERO,
+            anim,
+            children,
+        });
+    }
+    let mut node = inner.expect("a chain has at least one segment");
+    for (axis, vals, tag) in [(Axis::Y, &ay, "y"), (Axis::X, &ax, "x")] {
+        if vals.iter().all(|v| *v == 0.0) {
+            continue;
+        }
+        tracks.push(Track {
+            name: format!("rb-{clip_name}-{}-{tag}", chain.name),
+            keys: keys(vals),
+        });
+        node = Node {
+            class: Some(format!("rb-c-{}-{tag}", chain.name)),
+            translate: Vec2::ZERO,
+            anim: Some(Anim::Translate {
+                track: base + tracks.len() - 1,
+                axis,
+                delay_s: 0.0,
+            }),
+            children: vec![Item::Group(node)],
+        };
+    }
+    (tracks, vec![Item::Group(node)])
+}
+
+/// Largest `|length − segment| / segment` of any segment on any recorded frame.
+pub fn max_length_error(chain: &Chain) -> f64 {
+    let l = chain.params.segment;
+    chain
+        .recording
+        .frames
+        .iter()
+        .flat_map(|f| f.windows(2).map(move |w| (w[0].dist(w[1]) - l).abs() / l))
+        .fold(0.0, f64::max)
 }
 
 /// The probe name of particle i.
@@ -519,17 +740,87 @@ mod tests {
                 assert!((w[0].dist(w[1]) - 9.0).abs() < 0.09);
             }
         }
-        let items = items(ch, 24, &|c: &str| c.to_string());
+        let items = morph_items(ch, 24, &|c: &str| c.to_string());
         assert_eq!(items.len(), 4);
         let crate::clip::Item::Morph(m) = &items[3] else {
             panic!("not a morph")
         };
         assert_eq!(m.probe.as_deref(), Some("hair-p4"));
+        assert!(m.cubic);
         assert_eq!(m.keys.len(), 25);
         assert_eq!(m.keys[24].0, 1.0);
+        // a cubic through two knots: the particles themselves at both ends
+        for (k, (_, pts)) in m.keys.iter().enumerate() {
+            assert_eq!(pts.len(), 4);
+            let f = &ch.recording.frames[k * FRAMES / 24];
+            assert!(pts[0].dist(f[3]) < 0.01 && pts[3].dist(f[4]) < 0.01);
+        }
         assert_eq!(m.width, 2.0);
         assert_eq!(ch.colours[0], "#7c2d12");
         assert_eq!(ch.colours[3], "#f59e0b");
+    }
+
+    #[test]
+    fn catmull_rom_passes_through_its_knots_with_smooth_joins() {
+        let k = [
+            Vec2::new(0.0, 0.0),
+            Vec2::new(10.0, 2.0),
+            Vec2::new(18.0, 9.0),
+            Vec2::new(21.0, 19.0),
+        ];
+        let c = catmull_rom(&k);
+        assert_eq!(c.len(), 10);
+        for i in 0..4 {
+            assert_eq!(c[3 * i], k[i]);
+        }
+        // C1 at inner knots: incoming and outgoing handles are collinear and equal
+        for i in 1..3 {
+            let d_in = c[3 * i] - c[3 * i - 1];
+            let d_out = c[3 * i + 1] - c[3 * i];
+            assert!(d_in.dist(d_out) < 1e-12);
+        }
+        // the first tangent points along the first segment
+        let t0 = c[1] - c[0];
+        assert!((t0.x * 2.0 - t0.y * 10.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rotation_chain_keeps_lengths_and_follows_the_particles() {
+        use crate::clip::{Clip, Node, Route};
+        let fig = figure();
+        let ch = &validate(&[hair()], &fig).unwrap()[0];
+        let n = 180;
+        let (tracks, items) = rotation_items(ch, n, "main", 0, &|c: &str| c.to_string());
+        // one rotation per segment, the anchor translates on both axes
+        assert_eq!(tracks.len(), 4 + 2);
+        let clip = Clip {
+            name: "t".into(),
+            route: Route::Css,
+            period_s: 1.0,
+            view_box: [0.0, 0.0, 200.0, 200.0],
+            tracks,
+            root: Node {
+                children: items,
+                ..Default::default()
+            },
+            legs: Vec::new(),
+            figure: None,
+        };
+        let step = FRAMES / n;
+        for k in 0..n {
+            let t = k as f64 / n as f64;
+            let got = crate::measure::probes_at(&clip, t);
+            let f = &ch.recording.frames[k * step];
+            let mut prev = f[0];
+            for i in 1..=4 {
+                let p = got[&probe(ch, i)];
+                // on a key: the written particle is the simulated one
+                assert!(p.dist(f[i]) < 0.05, "key {k} p{i}: {}", p.dist(f[i]));
+                // every written segment is as long as the drawn one
+                assert!((p.dist(prev) - 9.0).abs() < 0.09);
+                prev = p;
+            }
+        }
     }
 
     #[test]

@@ -176,6 +176,8 @@ pub struct Figure {
     pub switched: bool,
     /// Verlet chains pinned to bones, already simulated (see [`super::chain`]).
     pub chains: Vec<super::chain::Chain>,
+    /// Spring-follow bones, already simulated (see [`super::spring`]).
+    pub springs: Vec<super::spring::Spring>,
 }
 
 fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
@@ -514,6 +516,7 @@ pub fn validate(
         clips: figs,
         switched: !clips.is_empty(),
         chains: Vec::new(),
+        springs: Vec::new(),
     })
 }
 
