@@ -131,6 +131,22 @@ pub struct ChainReport {
     pub max_length_error_pct: f64,
 }
 
+impl ChainReport {
+    /// The report line of a measured chain (figures rounded for the report).
+    pub fn from_measure(c: &crate::figure::ChainMeasure) -> ChainReport {
+        let q = |x: f64| quantize(x, REPORT_DECIMALS);
+        ChainReport {
+            name: c.name.clone(),
+            keys: c.keys,
+            max_deviation_px: q(c.max_deviation_px),
+            seam_error_px: q(c.seam_error_px),
+            converged: c.converged,
+            warmup_periods: c.warmup_periods,
+            max_length_error_pct: q(c.max_length_error * 100.0),
+        }
+    }
+}
+
 fn track_reports(clip: &Clip, info: &crate::clip::LegInfo) -> Vec<TrackReport> {
     let distinct = |times: &[f64]| times.len() - 1;
     if let Some(m) = clip.morph(&info.ankle_probe) {
@@ -230,19 +246,7 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
         notes: fb.notes.clone(),
         bytes: fb.svg.len(),
         samples: fb.samples,
-        chains: fb
-            .chains
-            .iter()
-            .map(|c| ChainReport {
-                name: c.name.clone(),
-                keys: c.keys,
-                max_deviation_px: q(c.max_deviation_px),
-                seam_error_px: q(c.seam_error_px),
-                converged: c.converged,
-                warmup_periods: c.warmup_periods,
-                max_length_error_pct: q(c.max_length_error * 100.0),
-            })
-            .collect(),
+        chains: fb.chains.iter().map(ChainReport::from_measure).collect(),
         springs: fb
             .springs
             .iter()

@@ -38,7 +38,20 @@ pub(crate) fn fmt_s(s: f64) -> String {
 
 /// Emit the clip as SVG text.
 pub fn emit(clip: &Clip) -> String {
+    emit_with_chains(clip, &[])
+}
+
+/// Emit a cycling clip that also holds Verlet chains whose segments carry
+/// the classes `rb-chain rb-k<i>`, `colours[i]` the stroke of `rb-k<i>`
+/// (without colours the bytes are those of [`emit`]).
+pub fn emit_with_chains(clip: &Clip, colours: &[String]) -> String {
     let mut style = String::from(BASE_CSS);
+    if !colours.is_empty() {
+        style.push_str(".rb-chain{fill:none;stroke-linecap:round}");
+        for (i, c) in colours.iter().enumerate() {
+            style.push_str(&format!(".rb-k{i}{{stroke:{c}}}"));
+        }
+    }
     if clip.route == Route::Css {
         style.push_str(&css::style(clip));
     }

@@ -1,10 +1,13 @@
-//! Verlet chains (hair, ponytail, scarf) pinned to a bone, simulated offline
-//! into a seamless loop and baked as per-segment `d` morphs.
+//! Verlet chains (hair, ponytail, scarf) pinned to a bone or a fixed
+//! point, simulated offline into a seamless loop and baked as a nested
+//! rotation chain (css route) or Catmull-Rom `d` morphs (smil route).
 //!
-//! **Input.** A `chains` entry names an anchor point on a bone (`"tip"`,
-//! `"origin"` or `[x, y]` in the bone's frame). The anchor's world position
-//! over the loop comes from the figure's FK ([`super::fk`], root motion
-//! included), so it is periodic in t.
+//! **Input.** On a bone-tree rig a `chains` entry names an anchor point on a
+//! bone (`"tip"`, `"origin"` or `[x, y]` in the bone's frame). The anchor's
+//! world position over the loop comes from the figure's FK ([`super::fk`],
+//! root motion and springs above the bone included), so it is periodic in
+//! t. On a cycling rig (`crank` + `legs`) the anchor is a fixed `[x, y]` in
+//! user space ([`validate_fixed`]), optionally with a static [`Torso`].
 //!
 //! **Units.** `gravity` and `wind` are accelerations in px/s² (seed 004's
 //! per-frame figures at 60 fps times 3600). `damping` is the fraction of
@@ -17,16 +20,18 @@
 //! frames over one period. Validation fails when the seam error exceeds
 //! [`SEAM_TOLERANCE_PX`].
 //!
-//! **Bake.** Segment i is one path `M p_i L p_(i+1)` whose points are
-//! morphed (SMIL `<animate attributeName="d">` on the smil route, CSS
-//! `d: path()` keyframes on the css route), stroke width and colour
-//! interpolated from root to tip (a tapered, graded chain). Keys are uniform
-//! on recorded frames: the fewest among the divisors of [`FRAMES`] whose
-//! measured particle deviation (the written morph against the recorded
-//! frames, interpolated linearly) is within [`SEAM_TOLERANCE_PX`]. The probe
-//! `<chain>-p<i>` is particle i (i ≥ 1; particle 0 is the anchor).
-//!
-//! Not done here: springs, the nested-rotation css form, Catmull-Rom curves.
+//! **Bake.** css route: [`rotation_items`], a nested rotation chain (one
+//! group per segment, local angle = world angle − previous segment's),
+//! which every browser animates (Safari does not animate CSS `d`). smil
+//! route: [`morph_items`], one cubic path per segment cut from the
+//! Catmull-Rom curve through the particles, the same commands in every
+//! value. Both: stroke width and colour interpolated from root to tip (a
+//! tapered, graded chain; `"side": "far"` draws it first, thinner and
+//! darker). Keys are uniform on recorded frames: the fewest among the
+//! divisors of [`FRAMES`] whose measured particle deviation (the written
+//! clip against the recorded frames, interpolated linearly) is within
+//! [`KEY_BUDGET_PX`]. The probe `<chain>-p<i>` is particle i (i ≥ 1;
+//! particle 0 is the anchor).
 
 use super::file::{AtFile, AtName};
 use super::fk;
@@ -44,6 +49,9 @@ pub const MAX_DT_S: f64 = 1.0 / 3600.0;
 pub const FRAMES: usize = 720;
 /// Largest allowed seam error and baked particle deviation, px.
 pub const SEAM_TOLERANCE_PX: f64 = 0.1;
+/// Particle deviation the keys are picked for on the measure stage, px:
+/// [`SEAM_TOLERANCE_PX`] less 0.01 px left to a browser's own arithmetic.
+pub const KEY_BUDGET_PX: f64 = 0.09;
 /// Default warm-up cap, periods.
 pub const DEFAULT_WARMUP: usize = 400;
 /// Largest warm-up cap a rig may ask for, periods.
@@ -90,9 +98,12 @@ pub struct WindFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnchorFile {
-    /// A bone's name.
-    pub bone: String,
-    /// `"tip"` (default), `"origin"` or `[x, y]` in the bone's frame.
+    /// A bone's name (bone-tree rigs). Absent on a cycling (`crank` +
+    /// `legs`) rig, where `at` is a fixed `[x, y]` in user space.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bone: Option<String>,
+    /// `"tip"` (default), `"origin"` or `[x, y]` in the bone's frame; in
+    /// user space without a bone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<AtFile>,
 }
@@ -174,6 +185,74 @@ pub struct ChainFile {
     /// Warm-up cap, periods (default 400, at most 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_warmup_periods: Option<usize>,
+}
+
+/// A static torso line and head for a cycling rig that carries a chain (a
+/// scarf needs a neck to hang from): drawn under the legs' hips.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TorsoFile {
+    /// Bottom of the torso line (usually the hip), user space.
+    pub hip: [f64; 2],
+    /// Top of the torso line, user space.
+    pub neck: [f64; 2],
+    /// Head circle radius, > 0; the head sits on the line's extension above the neck.
+    pub head_radius: f64,
+    /// Torso stroke width, > 0 (default 14).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<f64>,
+}
+
+/// A validated torso: line `hip → neck`, head centre and radius.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Torso {
+    pub hip: Vec2,
+    pub neck: Vec2,
+    pub head: Vec2,
+    pub head_radius: f64,
+    pub width: f64,
+}
+
+/// Validate `torso` (JSON path `torso`).
+pub fn validate_torso(t: &TorsoFile) -> Result<Torso, RigError> {
+    let pt = |name: &str, p: [f64; 2]| -> Result<Vec2, RigError> {
+        Ok(Vec2::new(
+            finite(&format!("torso.{name}[0]"), p[0])?,
+            finite(&format!("torso.{name}[1]"), p[1])?,
+        ))
+    };
+    let hip = pt("hip", t.hip)?;
+    let neck = pt("neck", t.neck)?;
+    let r = positive("torso.head_radius", t.head_radius)?;
+    let width = positive("torso.width", t.width.unwrap_or(14.0))?;
+    let d = neck - hip;
+    if d.len() < 1e-9 {
+        return Err(invalid("torso.neck", "must differ from `hip`"));
+    }
+    Ok(Torso {
+        hip,
+        neck,
+        head: neck + d * ((r + width * 0.5) / d.len()),
+        head_radius: r,
+        width,
+    })
+}
+
+/// The torso's drawing: a line and a head circle (classes of the legs).
+pub fn torso_items(t: &Torso) -> Vec<crate::clip::Item> {
+    vec![
+        crate::clip::Item::Line {
+            from: q(t.hip),
+            to: q(t.neck),
+            class: "rb-leg".into(),
+            width: quantize(t.width, LEN_DECIMALS),
+        },
+        crate::clip::Item::Circle {
+            center: q(t.head),
+            r: quantize(t.head_radius, LEN_DECIMALS),
+            class: "rb-hip".into(),
+        },
+    ]
 }
 
 /// A validated, simulated chain.
@@ -293,10 +372,16 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
                 format!("{:?} is already the name of a bone or chain", cf.name),
             ));
         }
-        let Some(bone) = fig.bones.iter().position(|b| b.name == cf.anchor.bone) else {
+        let Some(name) = cf.anchor.bone.as_deref() else {
             return Err(invalid(
                 format!("{p}.anchor.bone"),
-                format!("no bone is named {:?}", cf.anchor.bone),
+                "a chain on a bone tree needs the name of the bone it hangs from",
+            ));
+        };
+        let Some(bone) = fig.bones.iter().position(|b| b.name == name) else {
+            return Err(invalid(
+                format!("{p}.anchor.bone"),
+                format!("no bone is named {name:?}"),
             ));
         };
         let local = match cf.anchor.at {
@@ -307,154 +392,199 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
                 finite(&format!("{p}.anchor.at[1]"), y)?,
             ),
         };
-        if !(1..MAX_PARTICLES).contains(&cf.segments) {
-            return Err(invalid(
-                format!("{p}.segments"),
-                format!(
-                    "must be within 1..={}, got {}",
-                    MAX_PARTICLES - 1,
-                    cf.segments
-                ),
-            ));
-        }
-        let segment = positive(&format!("{p}.segment"), cf.segment)?;
-        if !(1..=MAX_ITERATIONS).contains(&cf.iterations) {
-            return Err(invalid(
-                format!("{p}.iterations"),
-                format!("must be within 1..={MAX_ITERATIONS}, got {}", cf.iterations),
-            ));
-        }
-        let damping60 = cf.damping.unwrap_or(0.97);
-        if !(damping60.is_finite() && damping60 > 0.0 && damping60 < 1.0) {
-            return Err(invalid(
-                format!("{p}.damping"),
-                format!("must be within (0, 1): the velocity kept per 1/60 s, got {damping60}"),
-            ));
-        }
-        let [gx, gy] = cf.gravity.unwrap_or([0.0, 1260.0]);
-        let gravity = Vec2::new(
-            finite(&format!("{p}.gravity[0]"), gx)?,
-            finite(&format!("{p}.gravity[1]"), gy)?,
-        );
-        let wind = cf.wind.clone().unwrap_or_default();
-        let wx = wind_fn(&format!("{p}.wind.x"), &wind.x)?;
-        let wy = wind_fn(&format!("{p}.wind.y"), &wind.y)?;
-        let mut colliders = Vec::with_capacity(cf.colliders.len());
-        for (j, c) in cf.colliders.iter().enumerate() {
-            let cp = format!("{p}.colliders[{j}]");
-            colliders.push((
-                Vec2::new(
-                    finite(&format!("{cp}.center[0]"), c.center[0])?,
-                    finite(&format!("{cp}.center[1]"), c.center[1])?,
-                ),
-                positive(&format!("{cp}.radius"), c.radius)?,
-            ));
-        }
-        let style = cf.style.clone().unwrap_or_default();
-        let w0 = positive(
-            &format!("{p}.style.width_root"),
-            style.width_root.unwrap_or(8.0),
-        )?;
-        let w1 = positive(
-            &format!("{p}.style.width_tip"),
-            style.width_tip.unwrap_or(2.0),
-        )?;
-        let c0 = rgb(
-            &format!("{p}.style.color_root"),
-            style.color_root.as_deref().unwrap_or("#7c2d12"),
-        )?;
-        let c1 = rgb(
-            &format!("{p}.style.color_tip"),
-            style.color_tip.as_deref().unwrap_or("#f59e0b"),
-        )?;
-        let far = style.side == Some(Side::Far);
-        let (wf, shade) = if far {
-            (FAR_WIDTH, FAR_SHADE)
-        } else {
-            (1.0, 1.0)
-        };
-        let n = cf.segments;
-        let frac = |k: usize| {
-            if n == 1 {
-                0.0
-            } else {
-                k as f64 / (n - 1) as f64
-            }
-        };
-        let widths = (0..n)
-            .map(|k| quantize((w0 + (w1 - w0) * frac(k)) * wf, LEN_DECIMALS))
-            .collect();
-        let colours = (0..n)
-            .map(|k| {
-                let mix = |a: u8, b: u8| {
-                    ((a as f64 + (b as f64 - a as f64) * frac(k)) * shade).round() as u8
-                };
-                format!(
-                    "#{:02x}{:02x}{:02x}",
-                    mix(c0[0], c1[0]),
-                    mix(c0[1], c1[1]),
-                    mix(c0[2], c1[2])
-                )
-            })
-            .collect();
-
-        let max_periods = cf.max_warmup_periods.unwrap_or(DEFAULT_WARMUP);
-        if !(1..=MAX_WARMUP).contains(&max_periods) {
-            return Err(invalid(
-                format!("{p}.max_warmup_periods"),
-                format!("must be within 1..={MAX_WARMUP}, got {max_periods}"),
-            ));
-        }
-        let period_s = clip.period_s;
-        let per_frame = (period_s / MAX_DT_S / FRAMES as f64).ceil().max(1.0) as usize;
-        let substeps = FRAMES * per_frame;
-        let dt = period_s / substeps as f64;
-        let params = ChainParams {
-            count: n + 1,
-            segment,
-            iterations: cf.iterations,
-            damping: damping60.powf(60.0 * dt),
-            gravity,
-            colliders,
-        };
-        let lp = LoopParams {
-            period_s,
-            substeps,
-            frames: FRAMES,
-            seam_eps_px: 1e-4,
-            max_periods,
-        };
         // a spring above the anchor bone moves the anchor too
         let anchor =
             |t: f64| anchor_at(fig, clip, bone, local, t) + super::spring::offset(fig, bone, t);
-        let comp = |(o, a, h, ph): (f64, f64, f64, f64), t: f64| o + a * (TAU * h * t + ph).sin();
-        let wind_at = |t: f64| Vec2::new(comp(wx, t), comp(wy, t));
-        let recording = loop_chain(&params, &lp, &anchor, &wind_at);
-        if recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX {
+        out.push(simulate(&p, cf, clip.period_s, &anchor)?);
+    }
+    Ok(out)
+}
+
+/// Validate `chains` of a cycling rig (no bones): each anchored at a fixed
+/// `[x, y]` in user space, looped over the rig's period.
+pub fn validate_fixed(files: &[ChainFile], period_s: f64) -> Result<Vec<Chain>, RigError> {
+    let mut out: Vec<Chain> = Vec::with_capacity(files.len());
+    for (i, cf) in files.iter().enumerate() {
+        let p = format!("chains[{i}]");
+        crate::rig::check_name(&format!("{p}.name"), &cf.name)?;
+        if out.iter().any(|c| c.name == cf.name) {
             return Err(invalid(
-                p,
+                format!("{p}.name"),
+                format!("{:?} is already the name of a chain", cf.name),
+            ));
+        }
+        if let Some(b) = &cf.anchor.bone {
+            return Err(invalid(
+                format!("{p}.anchor.bone"),
                 format!(
-                    "the simulated loop does not close: seam error {:.3} px > {SEAM_TOLERANCE_PX} px after {} warm-up periods{}; add damping (lower `damping`) or a longer warm-up (raise `max_warmup_periods`)",
-                    recording.seam_error_px,
-                    recording.warmup_periods,
-                    if recording.converged {
-                        ""
-                    } else {
-                        " (not converged)"
-                    }
+                    "a cycling rig has no bones (got {b:?}); anchor the chain with \"at\": [x, y]"
                 ),
             ));
         }
-        out.push(Chain {
-            name: cf.name.clone(),
-            params,
-            widths,
-            colours,
-            far,
-            recording,
-        });
+        let Some(AtFile::Offset([x, y])) = cf.anchor.at else {
+            return Err(invalid(
+                format!("{p}.anchor.at"),
+                "a chain on a cycling rig needs a fixed point [x, y] in user space",
+            ));
+        };
+        let at = Vec2::new(
+            finite(&format!("{p}.anchor.at[0]"), x)?,
+            finite(&format!("{p}.anchor.at[1]"), y)?,
+        );
+        out.push(simulate(&p, cf, period_s, &|_| at)?);
     }
     Ok(out)
+}
+
+/// Check the rest of a chain entry at JSON path `p` and simulate it into a
+/// loop of `period_s` with the root particle pinned to `anchor(t)`.
+fn simulate(
+    p: &str,
+    cf: &ChainFile,
+    period_s: f64,
+    anchor: &dyn Fn(f64) -> Vec2,
+) -> Result<Chain, RigError> {
+    if !(1..MAX_PARTICLES).contains(&cf.segments) {
+        return Err(invalid(
+            format!("{p}.segments"),
+            format!(
+                "must be within 1..={}, got {}",
+                MAX_PARTICLES - 1,
+                cf.segments
+            ),
+        ));
+    }
+    let segment = positive(&format!("{p}.segment"), cf.segment)?;
+    if !(1..=MAX_ITERATIONS).contains(&cf.iterations) {
+        return Err(invalid(
+            format!("{p}.iterations"),
+            format!("must be within 1..={MAX_ITERATIONS}, got {}", cf.iterations),
+        ));
+    }
+    let damping60 = cf.damping.unwrap_or(0.97);
+    if !(damping60.is_finite() && damping60 > 0.0 && damping60 < 1.0) {
+        return Err(invalid(
+            format!("{p}.damping"),
+            format!("must be within (0, 1): the velocity kept per 1/60 s, got {damping60}"),
+        ));
+    }
+    let [gx, gy] = cf.gravity.unwrap_or([0.0, 1260.0]);
+    let gravity = Vec2::new(
+        finite(&format!("{p}.gravity[0]"), gx)?,
+        finite(&format!("{p}.gravity[1]"), gy)?,
+    );
+    let wind = cf.wind.clone().unwrap_or_default();
+    let wx = wind_fn(&format!("{p}.wind.x"), &wind.x)?;
+    let wy = wind_fn(&format!("{p}.wind.y"), &wind.y)?;
+    let mut colliders = Vec::with_capacity(cf.colliders.len());
+    for (j, c) in cf.colliders.iter().enumerate() {
+        let cp = format!("{p}.colliders[{j}]");
+        colliders.push((
+            Vec2::new(
+                finite(&format!("{cp}.center[0]"), c.center[0])?,
+                finite(&format!("{cp}.center[1]"), c.center[1])?,
+            ),
+            positive(&format!("{cp}.radius"), c.radius)?,
+        ));
+    }
+    let style = cf.style.clone().unwrap_or_default();
+    let w0 = positive(
+        &format!("{p}.style.width_root"),
+        style.width_root.unwrap_or(8.0),
+    )?;
+    let w1 = positive(
+        &format!("{p}.style.width_tip"),
+        style.width_tip.unwrap_or(2.0),
+    )?;
+    let c0 = rgb(
+        &format!("{p}.style.color_root"),
+        style.color_root.as_deref().unwrap_or("#7c2d12"),
+    )?;
+    let c1 = rgb(
+        &format!("{p}.style.color_tip"),
+        style.color_tip.as_deref().unwrap_or("#f59e0b"),
+    )?;
+    let far = style.side == Some(Side::Far);
+    let (wf, shade) = if far {
+        (FAR_WIDTH, FAR_SHADE)
+    } else {
+        (1.0, 1.0)
+    };
+    let n = cf.segments;
+    let frac = |k: usize| {
+        if n == 1 {
+            0.0
+        } else {
+            k as f64 / (n - 1) as f64
+        }
+    };
+    let widths = (0..n)
+        .map(|k| quantize((w0 + (w1 - w0) * frac(k)) * wf, LEN_DECIMALS))
+        .collect();
+    let colours = (0..n)
+        .map(|k| {
+            let mix =
+                |a: u8, b: u8| ((a as f64 + (b as f64 - a as f64) * frac(k)) * shade).round() as u8;
+            format!(
+                "#{:02x}{:02x}{:02x}",
+                mix(c0[0], c1[0]),
+                mix(c0[1], c1[1]),
+                mix(c0[2], c1[2])
+            )
+        })
+        .collect();
+
+    let max_periods = cf.max_warmup_periods.unwrap_or(DEFAULT_WARMUP);
+    if !(1..=MAX_WARMUP).contains(&max_periods) {
+        return Err(invalid(
+            format!("{p}.max_warmup_periods"),
+            format!("must be within 1..={MAX_WARMUP}, got {max_periods}"),
+        ));
+    }
+    let per_frame = (period_s / MAX_DT_S / FRAMES as f64).ceil().max(1.0) as usize;
+    let substeps = FRAMES * per_frame;
+    let dt = period_s / substeps as f64;
+    let params = ChainParams {
+        count: n + 1,
+        segment,
+        iterations: cf.iterations,
+        damping: damping60.powf(60.0 * dt),
+        gravity,
+        colliders,
+    };
+    let lp = LoopParams {
+        period_s,
+        substeps,
+        frames: FRAMES,
+        seam_eps_px: 1e-4,
+        max_periods,
+    };
+    let comp = |(o, a, h, ph): (f64, f64, f64, f64), t: f64| o + a * (TAU * h * t + ph).sin();
+    let wind_at = |t: f64| Vec2::new(comp(wx, t), comp(wy, t));
+    let recording = loop_chain(&params, &lp, anchor, &wind_at);
+    if recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX {
+        return Err(invalid(
+            p,
+            format!(
+                "the simulated loop does not close: seam error {:.3} px > {SEAM_TOLERANCE_PX} px after {} warm-up periods{}; add damping (lower `damping`) or a longer warm-up (raise `max_warmup_periods`)",
+                recording.seam_error_px,
+                recording.warmup_periods,
+                if recording.converged {
+                    ""
+                } else {
+                    " (not converged)"
+                }
+            ),
+        ));
+    }
+    Ok(Chain {
+        name: cf.name.clone(),
+        params,
+        widths,
+        colours,
+        far,
+        recording,
+    })
 }
 
 /// The recorded particles at normalised time u ∈ [0, 1], interpolated
@@ -826,7 +956,7 @@ mod tests {
     #[test]
     fn a_missing_anchor_bone_names_its_path() {
         let mut h = hair();
-        h.anchor.bone = "hat".into();
+        h.anchor.bone = Some("hat".into());
         let err = validate(&[h], &figure()).unwrap_err().to_string();
         assert!(err.contains("chains[0].anchor.bone"), "{err}");
     }

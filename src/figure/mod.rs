@@ -155,15 +155,21 @@ pub struct ChainMeasure {
 /// rotation chain ([`chain::rotation_items`]), on the smil route as
 /// Catmull-Rom `d` morphs ([`chain::morph_items`]), each with the fewest
 /// uniform keys (see [`chain`]) whose measured particle deviation is within
-/// [`chain::SEAM_TOLERANCE_PX`]; extends `colours` with the chains'
-/// gradient colours.
-fn add_chains(clip: &mut Clip, fig: &Figure, colours: &mut Vec<String>) -> Vec<ChainMeasure> {
+/// [`chain::KEY_BUDGET_PX`]; extends `colours` with the chains'
+/// gradient colours; a segment's class is `class_prefix` followed by its
+/// colour's index in `colours`.
+pub fn add_chains(
+    clip: &mut Clip,
+    chains: &[chain::Chain],
+    colours: &mut Vec<String>,
+    class_prefix: &str,
+) -> Vec<ChainMeasure> {
     let mut out = Vec::new();
     let clip_name = clip
         .figure
         .as_ref()
         .map_or_else(|| model::DEFAULT_CLIP.to_string(), |f| f.clip.clone());
-    for ch in &fig.chains {
+    for ch in chains {
         for c in &ch.colours {
             if !colours.contains(c) {
                 colours.push(c.clone());
@@ -171,7 +177,7 @@ fn add_chains(clip: &mut Clip, fig: &Figure, colours: &mut Vec<String>) -> Vec<C
         }
         let class_of = |c: &str| {
             format!(
-                "rb-bone rb-s{}",
+                "{class_prefix}{}",
                 colours.iter().position(|x| x == c).unwrap_or(0)
             )
         };
@@ -199,7 +205,7 @@ fn add_chains(clip: &mut Clip, fig: &Figure, colours: &mut Vec<String>) -> Vec<C
             };
             let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
             let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
-            if worst <= chain::SEAM_TOLERANCE_PX {
+            if worst <= chain::KEY_BUDGET_PX {
                 chosen = n;
                 break;
             }
@@ -247,7 +253,9 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
         _ => Vec::new(),
     };
     let chains = match clips.first_mut() {
-        Some(c) if !fig.chains.is_empty() => add_chains(c, fig, &mut colours),
+        Some(c) if !fig.chains.is_empty() => {
+            add_chains(c, &fig.chains, &mut colours, "rb-bone rb-s")
+        }
         _ => Vec::new(),
     };
     let svg = crate::emit::figure::emit_figure(&clips, switched, &colours);
