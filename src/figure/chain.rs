@@ -27,10 +27,11 @@
 //! Catmull-Rom curve through the particles, the same commands in every
 //! value. Both: stroke width and colour interpolated from root to tip (a
 //! tapered, graded chain; `"side": "far"` draws it first, thinner and
-//! darker). Keys are uniform on recorded frames: the fewest among the
-//! divisors of [`FRAMES`] whose measured particle deviation (the written
-//! clip against the recorded frames, interpolated linearly) is within
-//! [`KEY_BUDGET_PX`]. The probe `<chain>-p<i>` is particle i (i ≥ 1;
+//! darker). Keys are uniform on recorded frames (cubic Hermite on the css
+//! route, linear on the smil route, where a keySpline would retime every
+//! number of a `d` value at once): the fewest among the divisors of
+//! [`FRAMES`] whose measured particle deviation (the written clip against
+//! the recorded frames, interpolated linearly) is within [`KEY_BUDGET_PX`]. The probe `<chain>-p<i>` is particle i (i ≥ 1;
 //! particle 0 is the anchor).
 
 use super::file::{AtFile, AtName};
@@ -696,15 +697,23 @@ pub fn morph_items(
 /// segments; in world space only rigid rotations and the anchor's
 /// translation act on the chain.
 ///
+/// Keys sit on `n` uniform recorded frames. With [`crate::fit::Fit::Cubic`]
+/// each track is a cubic Hermite through them ([`crate::fit::keys_from`]:
+/// exact `cubic-bezier(1/3, y1, 2/3, y2)` timing functions), its slopes
+/// from the recorded frames either side of each key (segment angles and the
+/// anchor; a local slope is the difference of world slopes, so the nested
+/// sum is the world angle's Hermite); with `Linear`, straight segments.
+///
 /// `base` is the index the first returned track will have in the clip.
 pub fn rotation_items(
     chain: &Chain,
     n: usize,
     clip_name: &str,
     base: usize,
+    fit: crate::fit::Fit,
     class_of: &dyn Fn(&str) -> String,
 ) -> (Vec<crate::clip::Track>, Vec<crate::clip::Item>) {
-    use crate::clip::{Anim, Axis, Ease, Item, Key, Node, Track};
+    use crate::clip::{Anim, Axis, Item, Key, Node, Track};
     use crate::geom::{DEG_DECIMALS, T_DECIMALS};
     use std::f64::consts::PI;
     let step = FRAMES / n;
@@ -741,16 +750,43 @@ pub fn rotation_items(
             w = w + Vec2::from_angle(phi[j] + world_q.to_radians()) * len[j];
         }
     }
-    let t_of = |k: usize| quantize(k as f64 / n as f64, T_DECIMALS);
-    let keys = |vals: &[f64]| -> Vec<Key> {
-        vals.iter()
+    // Slopes per unit t at each key for the cubic form, from the recorded
+    // frames either side (periodic): segment angles and the anchor.
+    let frames = &chain.recording.frames;
+    let around = |k: usize| {
+        let fi = k * step;
+        let prev = if fi == 0 { FRAMES - 1 } else { fi - 1 };
+        let next = if fi == FRAMES { 1 } else { fi + 1 };
+        (&frames[prev], &frames[next])
+    };
+    let per_t = FRAMES as f64 / 2.0;
+    let seg_angle = |f: &[Vec2], j: usize| {
+        let d = f[j + 1] - f[j];
+        d.y.atan2(d.x)
+    };
+    let world_slope = |k: usize, j: usize| {
+        let (a, b) = around(k);
+        crate::geom::wrap_pi(seg_angle(b, j) - seg_angle(a, j)).to_degrees() * per_t
+    };
+    let times: Vec<f64> = (0..=n)
+        .map(|k| quantize(k as f64 / n as f64, T_DECIMALS))
+        .collect();
+    let keys = |vals: &[f64], slope: &dyn Fn(usize) -> f64| -> Vec<Key> {
+        let samples: Vec<(f64, f64)> = vals
+            .iter()
             .enumerate()
-            .map(|(k, &value)| Key {
-                t: t_of(k),
-                value,
-                ease: Ease::Linear,
+            .map(|(k, &v)| {
+                (
+                    v,
+                    if fit == crate::fit::Fit::Cubic {
+                        slope(k)
+                    } else {
+                        0.0
+                    },
+                )
             })
-            .collect()
+            .collect();
+        crate::fit::keys_from(&times, &samples, fit)
     };
     let mut tracks = Vec::new();
     let mut inner: Option<Node> = None;
@@ -773,7 +809,9 @@ pub fn rotation_items(
         let anim = local[j].iter().any(|v| *v != 0.0).then(|| {
             tracks.push(Track {
                 name: format!("rb-{clip_name}-{}-r{j}", chain.name),
-                keys: keys(&local[j]),
+                keys: keys(&local[j], &|k| {
+                    world_slope(k, j) - if j == 0 { 0.0 } else { world_slope(k, j - 1) }
+                }),
             });
             Anim::Rotate {
                 track: base + tracks.len() - 1,
@@ -793,9 +831,14 @@ pub fn rotation_items(
         if vals.iter().all(|v| *v == 0.0) {
             continue;
         }
+        let anchor_slope = |k: usize| {
+            let (a, b) = around(k);
+            let d = (b[0] - a[0]) * per_t;
+            if axis == Axis::X { d.x } else { d.y }
+        };
         tracks.push(Track {
             name: format!("rb-{clip_name}-{}-{tag}", chain.name),
-            keys: keys(vals),
+            keys: keys(vals, &anchor_slope),
         });
         node = Node {
             class: Some(format!("rb-c-{}-{tag}", chain.name)),
@@ -920,7 +963,10 @@ mod tests {
         let fig = figure();
         let ch = &validate(&[hair()], &fig).unwrap()[0];
         let n = 180;
-        let (tracks, items) = rotation_items(ch, n, "main", 0, &|c: &str| c.to_string());
+        let (tracks, items) =
+            rotation_items(ch, n, "main", 0, crate::fit::Fit::Linear, &|c: &str| {
+                c.to_string()
+            });
         // one rotation per segment, the anchor translates on both axes
         assert_eq!(tracks.len(), 4 + 2);
         let clip = Clip {

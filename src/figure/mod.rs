@@ -182,7 +182,9 @@ pub fn add_chains(
             )
         };
         let build = |n: usize, base: usize| match clip.route {
-            Route::Css => chain::rotation_items(ch, n, &clip_name, base, &class_of),
+            Route::Css => {
+                chain::rotation_items(ch, n, &clip_name, base, crate::fit::Fit::Cubic, &class_of)
+            }
             Route::Smil => (Vec::new(), chain::morph_items(ch, n, &class_of)),
         };
         let probes: Vec<String> = (1..ch.params.count).map(|i| chain::probe(ch, i)).collect();
