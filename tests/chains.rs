@@ -366,3 +366,44 @@ fn cli_refuses_a_chain_whose_loop_does_not_close() {
     }
     assert!(!dir.path().join("out").join("ponytail.svg").exists());
 }
+
+/// `"side": "far"` draws the chain first (under the bones), thinner and
+/// darker than the same chain on the near side.
+#[test]
+fn far_side_chain_is_drawn_first_thinner_and_darker() {
+    let near = rig::load(&ponytail_text()).unwrap();
+    let far = rig::load(&edited(|v| v["chains"][0]["style"]["side"] = json!("far"))).unwrap();
+    let (n, f) = (
+        &near.figure.as_ref().unwrap().chains[0],
+        &far.figure.as_ref().unwrap().chains[0],
+    );
+    assert!(!n.far && f.far);
+    for (a, b) in n.widths.iter().zip(&f.widths) {
+        assert!(b < a, "{b} !< {a}");
+    }
+    let lum = |c: &str| {
+        (1..7)
+            .step_by(2)
+            .map(|i| u32::from_str_radix(&c[i..i + 2], 16).unwrap())
+            .sum::<u32>()
+    };
+    for (a, b) in n.colours.iter().zip(&f.colours) {
+        assert!(lum(b) < lum(a), "{b} not darker than {a}");
+    }
+    for route in [Route::Css, Route::Smil] {
+        let first = |r: &Rig| {
+            let baked = bake_rig(r, &opts(r, route));
+            match &baked.clip.root.children[0] {
+                Item::Group(g) => g.class.clone().unwrap_or_default(),
+                Item::Morph(m) => m.probe.clone().unwrap_or_default(),
+                _ => String::new(),
+            }
+        };
+        assert!(
+            first(&far).contains("ponytail"),
+            "{route:?}: {}",
+            first(&far)
+        );
+        assert!(!first(&near).contains("ponytail"), "{route:?}");
+    }
+}
