@@ -6,6 +6,9 @@
 //!   eased track with exact easings).
 //! - [`fk`]: forward kinematics, `M_b = M_parent · translate(at) · rotate(θ)`.
 //! - [`bake`]: drivers → parent-relative keys → [`crate::clip::Clip`]s.
+//! - [`chain`]: Verlet chains (hair, ponytail, scarf) looped and baked as a
+//!   nested rotation chain (css) or Catmull-Rom `d` morphs (smil).
+//! - [`spring`]: spring-follow bones (a lagging, overshooting head).
 //!
 //! Angles are radians after validation (degrees in the file), positive
 //! clockwise on screen (y down); lengths are user units.
