@@ -2,8 +2,9 @@
 //! groups and `<animate attributeName="d">` for morphed paths.
 //!
 //! A `d` morph must carry the same command list in every value or browsers
-//! snap between values instead of interpolating; [`super::polyline_d`] always
-//! writes `M x y L x y …` with the same number of points. Unlike CSS, SMIL
+//! snap between values instead of interpolating; [`super::morph_d`] always
+//! writes `M x y L x y …` (or `M x y C …` for a cubic morph) with the same
+//! number of points. Unlike CSS, SMIL
 //! ignores `prefers-reduced-motion`.
 
 use super::{fmt_s, fmt_t};

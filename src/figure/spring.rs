@@ -272,7 +272,7 @@ fn wrap_group(node: &mut Node, class: &str, wrap: &mut dyn FnMut(Node) -> Node) 
 }
 
 /// Put spring `s`'s translate groups (x outside y) around its bone's group
-/// in `clip` with the given keys; returns the tracks' names.
+/// in `clip` with the given keys (the tracks are appended to the clip's).
 pub fn apply(clip: &mut crate::clip::Clip, fig: &Figure, s: &Spring, keys: [Vec<Key>; 2]) {
     let bone = &fig.bones[s.bone].name;
     let clip_name = clip.figure.as_ref().map_or_else(
