@@ -369,6 +369,46 @@ mod tests {
         }
     }
 
+    /// A spring on a root bone under a root squash (a non-uniform scale):
+    /// the written translate is un-scaled, and the written tips are FK +
+    /// the simulated offset.
+    #[test]
+    fn a_root_spring_under_squash_is_unscaled() {
+        let bones: Vec<BoneFile> = serde_json::from_str(
+            r#"[{ "name": "body", "at": [100, 150], "length": 40, "angle": { "const_deg": -90 } },
+                { "name": "arm", "parent": "body", "length": 30,
+                  "angle": { "sine": { "amp_deg": 30, "harmonic": 1, "offset_deg": 90 } } }]"#,
+        )
+        .unwrap();
+        let root: RootFile = serde_json::from_str(
+            r#"{ "x": { "keys": [[0, 0], [0.5, 30], [1, 0]], "ease": "smoothstep" },
+                 "squash": { "sy": { "keys": [[0, 1], [0.25, 0.7], [0.5, 1]] }, "pivot": [100, 190] } }"#,
+        )
+        .unwrap();
+        let mut fig =
+            super::super::model::validate(&bones, Some(&root), Default::default(), &[], 0.6)
+                .unwrap();
+        let files: Vec<SpringFile> =
+            serde_json::from_str(r#"[{ "bone": "body", "stiffness": 200, "damping": 18 }]"#)
+                .unwrap();
+        fig.springs = validate(&files, &fig).unwrap();
+        let s = &fig.springs[0];
+        assert!(s.max_lag_px() > 1.0, "lag {}", s.max_lag_px());
+        for route in [crate::clip::Route::Css, crate::clip::Route::Smil] {
+            let fb = super::super::bake_figure("t", [0.0, 0.0, 300.0, 300.0], &fig, route);
+            let clip = &fb.clips[0];
+            for k in (0..=FRAMES).step_by(11) {
+                let u = k as f64 / FRAMES as f64;
+                let got = crate::measure::probes_at(clip, u * clip.period_s);
+                let fk = fk::tips(&fig, &fig.clips[0], u);
+                for (b, name) in [(0, "body-tip"), (1, "arm-tip")] {
+                    let e = got[name].dist(fk[b] + s.offsets[k]);
+                    assert!(e <= SEAM_TOLERANCE_PX, "{route:?} {name} frame {k}: {e}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_translate_in_a_rotating_frame_is_unrotated() {
         let fig = figure(HEAD);
