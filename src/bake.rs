@@ -592,6 +592,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                     class: leg_class.into(),
                     width,
                     probe: Some(ankle_probe.clone()),
+                    cubic: false,
                     keys,
                 }));
                 (Vec::new(), None)

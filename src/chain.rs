@@ -1111,6 +1111,7 @@ pub fn bake_chains_with(
                         class: colour.clone(),
                         width,
                         probe: Some(format!("{}-ankle", c.name)),
+                        cubic: false,
                         keys,
                     })],
                 }

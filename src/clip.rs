@@ -126,13 +126,16 @@ pub struct Node {
 }
 
 /// A path whose points are morphed by SMIL `<animate attributeName="d">`:
-/// `M p0 L p1 L p2 …`, the same commands in every value.
+/// `M p0 L p1 L p2 …` (or, when `cubic`, `M p0 C p1 p2 p3 …`: one cubic
+/// Bézier per three points after the first), the same commands in every value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Morph {
     pub class: String,
     pub width: f64,
     /// `data-probe` on the path: its last point is the probed position.
     pub probe: Option<String>,
+    /// Cubic Bézier commands instead of lines (the point count is 1 + 3k).
+    pub cubic: bool,
     /// Key times (normalised) and the points at each, all the same length.
     pub keys: Vec<(f64, Vec<Vec2>)>,
 }

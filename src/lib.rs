@@ -112,8 +112,22 @@ pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
         let met = tolerance.is_none_or(|px| worst <= px);
         tries += 1;
         if met || tries > TOLERANCE_RETRIES {
-            let svg = emit::emit(&clip);
-            let report = report::build(&clip, &m, svg.len(), tolerance, notes);
+            let mut clip = clip;
+            if let Some(t) = &rig.torso {
+                clip.root
+                    .children
+                    .splice(0..0, figure::chain::torso_items(t));
+            }
+            let mut colours = Vec::new();
+            // a cycling rig's Verlet chains (fixed anchors), drawn over the legs
+            let chains =
+                figure::add_chains(&mut clip, &rig.fixed_chains, &mut colours, "rb-chain rb-k");
+            let svg = emit::emit_with_chains(&clip, &colours);
+            let mut report = report::build(&clip, &m, svg.len(), tolerance, notes);
+            report.chains = chains
+                .iter()
+                .map(report::ChainReport::from_measure)
+                .collect();
             return Baked { clip, svg, report };
         }
         internal = internal.map(|px| px * 0.8);

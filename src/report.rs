@@ -89,6 +89,26 @@ pub struct Report {
     /// Bone-tree rigs: one line per Verlet chain.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub chains: Vec<ChainReport>,
+    /// Bone-tree rigs: one line per spring.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub springs: Vec<SpringReport>,
+}
+
+/// One spring's line in a bone-tree report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SpringReport {
+    pub bone: String,
+    /// Uniform keys per period of each translate track.
+    pub keys: usize,
+    /// Max distance of a written subtree tip from FK + the simulated
+    /// offset, px, measured on the written clip.
+    pub max_tip_error_px: f64,
+    /// Largest distance between the spring point and its target (the lag), px.
+    pub max_lag_px: f64,
+    /// Spring point distance between the first and last frame of the loop, px.
+    pub seam_error_px: f64,
+    pub converged: bool,
+    pub warmup_periods: usize,
 }
 
 /// One Verlet chain's line in a bone-tree report.
@@ -106,6 +126,25 @@ pub struct ChainReport {
     pub converged: bool,
     /// Periods simulated before the recorded one.
     pub warmup_periods: usize,
+    /// Largest segment length deviation from the rest length on any
+    /// recorded frame, % of the rest length.
+    pub max_length_error_pct: f64,
+}
+
+impl ChainReport {
+    /// The report line of a measured chain (figures rounded for the report).
+    pub fn from_measure(c: &crate::figure::ChainMeasure) -> ChainReport {
+        let q = |x: f64| quantize(x, REPORT_DECIMALS);
+        ChainReport {
+            name: c.name.clone(),
+            keys: c.keys,
+            max_deviation_px: q(c.max_deviation_px),
+            seam_error_px: q(c.seam_error_px),
+            converged: c.converged,
+            warmup_periods: c.warmup_periods,
+            max_length_error_pct: q(c.max_length_error * 100.0),
+        }
+    }
 }
 
 fn track_reports(clip: &Clip, info: &crate::clip::LegInfo) -> Vec<TrackReport> {
@@ -199,6 +238,7 @@ pub fn build(
         bytes,
         samples: m.samples,
         chains: Vec::new(),
+        springs: Vec::new(),
     }
 }
 
@@ -251,16 +291,18 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
         notes: fb.notes.clone(),
         bytes: fb.svg.len(),
         samples: fb.samples,
-        chains: fb
-            .chains
+        chains: fb.chains.iter().map(ChainReport::from_measure).collect(),
+        springs: fb
+            .springs
             .iter()
-            .map(|c| ChainReport {
-                name: c.name.clone(),
-                keys: c.keys,
-                max_deviation_px: q(c.max_deviation_px),
-                seam_error_px: q(c.seam_error_px),
-                converged: c.converged,
-                warmup_periods: c.warmup_periods,
+            .map(|s| SpringReport {
+                bone: s.bone.clone(),
+                keys: s.keys,
+                max_tip_error_px: q(s.max_tip_error_px),
+                max_lag_px: q(s.max_lag_px),
+                seam_error_px: q(s.seam_error_px),
+                converged: s.converged,
+                warmup_periods: s.warmup_periods,
             })
             .collect(),
     }
@@ -323,13 +365,27 @@ impl Report {
         for c in &self.chains {
             let _ = writeln!(
                 s,
-                "  chain {:<10} keys {:>5}  max deviation {:>7.4} px  seam {:.4} px  converged {} after {} warm-up periods",
+                "  chain {:<10} keys {:>5}  max deviation {:>7.4} px  seam {:.4} px  converged {} after {} warm-up periods  segment length within {:.3} %",
                 c.name,
                 c.keys,
                 c.max_deviation_px,
                 c.seam_error_px,
                 if c.converged { "yes" } else { "no" },
-                c.warmup_periods
+                c.warmup_periods,
+                c.max_length_error_pct
+            );
+        }
+        for sp in &self.springs {
+            let _ = writeln!(
+                s,
+                "  spring {:<9} keys {:>5}  max tip error {:>7.4} px  lag up to {:.3} px  seam {:.4} px  converged {} after {} warm-up periods",
+                sp.bone,
+                sp.keys,
+                sp.max_tip_error_px,
+                sp.max_lag_px,
+                sp.seam_error_px,
+                if sp.converged { "yes" } else { "no" },
+                sp.warmup_periods
             );
         }
         for n in &self.notes {

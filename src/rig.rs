@@ -112,6 +112,12 @@ pub struct RigFile {
     /// handle), solved every frame after their parents.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ik: Vec<crate::figure::file::IkFile>,
+    /// Bones whose subtree follows its joint through a damped spring.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub springs: Vec<crate::figure::spring::SpringFile>,
+    /// A static torso line and head on a cycling rig (for a scarf to hang from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torso: Option<crate::figure::chain::TorsoFile>,
     /// Two-bone chains whose root and target follow trajectories (instead
     /// of `crank` + `legs` or `bones`), front to back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -238,6 +244,11 @@ pub struct Rig {
     pub chains: Vec<crate::chain::IkChain>,
     /// The scrolling ground of a chain rig.
     pub ground: Option<crate::chain::Ground>,
+    /// Verlet chains of a cycling rig (`crank` + `legs`), pinned to fixed
+    /// points and already simulated; bone-tree chains live in `figure`.
+    pub fixed_chains: Vec<crate::figure::chain::Chain>,
+    /// The static torso of a cycling rig.
+    pub torso: Option<crate::figure::chain::Torso>,
 }
 
 /// Everything that can be wrong with a rig file. Messages carry the JSON path.
@@ -498,8 +509,8 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     for (set, path) in [
         (file.root.is_some(), "root"),
         (!file.clips.is_empty(), "clips"),
-        (!file.chains.is_empty(), "chains"),
         (!file.ik.is_empty(), "ik"),
+        (!file.springs.is_empty(), "springs"),
     ] {
         if set {
             return Err(invalid(path, "belongs to a bone tree: add `bones`"));
@@ -604,6 +615,12 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         figure: None,
         chains: Vec::new(),
         ground: None,
+        fixed_chains: crate::figure::chain::validate_fixed(&file.chains, period_s)?,
+        torso: file
+            .torso
+            .as_ref()
+            .map(crate::figure::chain::validate_torso)
+            .transpose()?,
     })
 }
 
@@ -628,6 +645,12 @@ fn validate_figure(
             "a rig holds either `crank` + `legs` or `bones`, not both",
         ));
     }
+    if file.torso.is_some() {
+        return Err(invalid(
+            "torso",
+            "belongs to a cycling rig (`crank` + `legs`); a bone tree draws its own body",
+        ));
+    }
     let mut figure = crate::figure::model::validate(
         &file.bones,
         file.root.as_ref(),
@@ -636,6 +659,7 @@ fn validate_figure(
         &file.ik,
         period_s,
     )?;
+    figure.springs = crate::figure::spring::validate(&file.springs, &figure)?;
     figure.chains = crate::figure::chain::validate(&file.chains, &figure)?;
     if let Some(g) = &file.ground {
         if figure.switched || figure.clips[0].play != crate::figure::file::Play::Loop {
@@ -672,6 +696,8 @@ fn validate_figure(
         figure: Some(figure),
         chains: Vec::new(),
         ground: None,
+        fixed_chains: Vec::new(),
+        torso: None,
     })
 }
 
@@ -691,6 +717,8 @@ fn validate_chains(
         (!file.clips.is_empty(), "clips"),
         (!file.chains.is_empty(), "chains"),
         (!file.ik.is_empty(), "ik"),
+        (!file.springs.is_empty(), "springs"),
+        (file.torso.is_some(), "torso"),
     ] {
         if set {
             return Err(invalid(path, "cannot be combined with `ik_chains`"));
@@ -708,6 +736,8 @@ fn validate_chains(
         figure: None,
         chains,
         ground,
+        fixed_chains: Vec::new(),
+        torso: None,
     })
 }
 

@@ -1,6 +1,7 @@
-//! Verlet chains on bone trees (`chains`): the example ponytail's
-//! acceptance figures (deterministic bytes, segment lengths, seam error,
-//! baked deviation) and bad-input cases that exit 2 naming the JSON path.
+//! Verlet chains (`chains`) and springs (`springs`): the example ponytail's
+//! and cyclist scarf's acceptance figures (deterministic bytes, segment
+//! lengths, seam error, baked deviation) and bad-input cases that exit 2
+//! naming the JSON path.
 
 use assert_cmd::Command;
 use rigbake::bake::{BakeOptions, Keying};
@@ -56,9 +57,77 @@ fn ponytail_is_deterministic_seamless_and_within_tolerance() {
     }
 }
 
+fn scarf_text() -> String {
+    std::fs::read_to_string(root().join("rigs/cyclist-scarf.json")).unwrap()
+}
+
+#[test]
+fn cyclist_scarf_is_deterministic_seamless_and_within_tolerance() {
+    let rig = rig::load(&scarf_text()).unwrap();
+    assert_eq!(rig.fixed_chains.len(), 1);
+    for route in [Route::Css, Route::Smil] {
+        let a = bake_rig(&rig, &opts(&rig, route));
+        let b = bake_rig(&rig::load(&scarf_text()).unwrap(), &opts(&rig, route));
+        assert_eq!(a.svg, b.svg, "{route:?}: bytes differ between runs");
+        let c = &a.report.chains[0];
+        assert!(c.converged && c.seam_error_px <= 0.1, "{c:?}");
+        assert!(c.max_deviation_px <= 0.1, "{c:?}");
+        assert!(c.max_length_error_pct < 1.0, "{c:?}");
+        // the legs are baked exactly as without the scarf
+        let mut plain: Value = serde_json::from_str(&scarf_text()).unwrap();
+        plain.as_object_mut().unwrap().remove("chains");
+        plain.as_object_mut().unwrap().remove("torso");
+        let plain = rig::load(&plain.to_string()).unwrap();
+        let p = bake_rig(&plain, &opts(&plain, route));
+        assert_eq!(a.report.legs, p.report.legs);
+        assert!(!p.svg.contains(".rb-chain{") && a.svg.contains(".rb-chain{"));
+    }
+}
+
+/// On the css route the chain is a nested rotation chain: no `d`
+/// keyframes, one rotating group per segment, each nested in the previous.
+#[test]
+fn css_route_writes_a_nested_rotation_chain() {
+    let rig = rig::load(&ponytail_text()).unwrap();
+    let baked = bake_rig(&rig, &opts(&rig, Route::Css));
+    assert!(!baked.svg.contains("d:path("));
+    let mut depth = 0;
+    let mut node = baked
+        .clip
+        .groups()
+        .into_iter()
+        .find(|g| g.class.as_deref() == Some("rb-c-ponytail-0"))
+        .expect("segment 0 group");
+    loop {
+        depth += 1;
+        let next = node.children.iter().find_map(|c| match c {
+            Item::Group(g) if g.class.as_deref() == Some(&format!("rb-c-ponytail-{depth}")) => {
+                Some(g)
+            }
+            _ => None,
+        });
+        match next {
+            Some(g) => node = g,
+            None => break,
+        }
+    }
+    assert_eq!(depth, 18);
+}
+
 #[test]
 fn segment_lengths_hold_within_one_percent_on_every_baked_frame() {
     let rig = rig::load(&ponytail_text()).unwrap();
+    // css: written particles read back at every key and between keys
+    let baked = bake_rig(&rig, &opts(&rig, Route::Css));
+    for k in 0..=480 {
+        let t = baked.clip.period_s * k as f64 / 480.0;
+        let p = rigbake::measure::probes_at(&baked.clip, t);
+        for i in 1..18 {
+            let len = p[&format!("ponytail-p{i}")].dist(p[&format!("ponytail-p{}", i + 1)]);
+            assert!((len - 12.0).abs() / 12.0 < 0.01, "p{i} at {t}: {len}");
+        }
+    }
+    // smil: the knots of every key of every segment's cubic
     let baked = bake_rig(&rig, &opts(&rig, Route::Smil));
     let mut morphs = 0;
     for g in baked.clip.groups() {
@@ -68,8 +137,9 @@ fn segment_lengths_hold_within_one_percent_on_every_baked_frame() {
                     continue;
                 }
                 morphs += 1;
+                assert!(m.cubic);
                 for (t, pts) in &m.keys {
-                    let len = pts[0].dist(pts[1]);
+                    let len = pts[0].dist(pts[3]);
                     assert!(
                         (len - 12.0).abs() / 12.0 < 0.01,
                         "{:?} at t = {t}: {len}",
@@ -143,17 +213,121 @@ fn bad_chain_inputs_name_their_path() {
         &["chains[0].wind.x.harmonic"],
     );
     bad(
-        &edited(|v| v["play"] = json!("once")),
+        &edited(|v| {
+            v["play"] = json!("once");
+            v.as_object_mut().unwrap().remove("springs");
+        }),
         &["chains", "looping"],
     );
+    bad(&edited(|v| v["play"] = json!("once")), &["springs", "loop"]);
     bad(
         &edited(|v| {
             v.as_object_mut().unwrap().remove("bones");
             v.as_object_mut().unwrap().remove("root");
             v["crank"] = json!({"center": [0, 0], "radius": 10});
         }),
-        &["chains"],
+        &["springs", "bone tree"],
     );
+    bad(
+        &edited(|v| {
+            v["chains"][0]["anchor"]
+                .as_object_mut()
+                .unwrap()
+                .remove("bone");
+        }),
+        &["chains[0].anchor.bone", "needs"],
+    );
+    bad(
+        &edited(|v| v["torso"] = json!({"hip": [0, 0], "neck": [0, -10], "head_radius": 5})),
+        &["torso", "cycling rig"],
+    );
+}
+
+fn scarf_edited(edit: impl FnOnce(&mut Value)) -> String {
+    let mut v: Value = serde_json::from_str(&scarf_text()).unwrap();
+    edit(&mut v);
+    v.to_string()
+}
+
+#[test]
+fn bad_scarf_and_spring_inputs_name_their_path() {
+    bad(
+        &scarf_edited(|v| v["chains"][0]["anchor"] = json!({"bone": "hip", "at": [0, 0]})),
+        &["chains[0].anchor.bone", "cycling rig has no bones"],
+    );
+    bad(
+        &scarf_edited(|v| v["chains"][0]["anchor"] = json!({"at": "tip"})),
+        &["chains[0].anchor.at", "[x, y]"],
+    );
+    bad(
+        &scarf_edited(|v| v["torso"]["head_radius"] = json!(0)),
+        &["torso.head_radius", "> 0"],
+    );
+    bad(
+        &scarf_edited(|v| v["springs"] = json!([{"bone": "near", "stiffness": 1, "damping": 1}])),
+        &["springs", "bone tree"],
+    );
+    bad(
+        &edited(|v| v["springs"][0]["bone"] = json!("hat")),
+        &["springs[0].bone", "no bone"],
+    );
+    bad(
+        &edited(|v| v["springs"][0]["damping"] = json!(-2)),
+        &["springs[0].damping", "> 0"],
+    );
+    bad(
+        &edited(|v| v["springs"][0]["stiffness"] = json!(1e9)),
+        &["springs[0].stiffness", "100000"],
+    );
+}
+
+/// The spring head is reported with its lag and seam; the ponytail's
+/// anchor follows the spring (its root particle moves with the head's
+/// offset, not with the bare FK point).
+#[test]
+fn ponytail_spring_head_lags_and_loops() {
+    let rig = rig::load(&ponytail_text()).unwrap();
+    for route in [Route::Css, Route::Smil] {
+        let a = bake_rig(&rig, &opts(&rig, route));
+        let s = &a.report.springs[0];
+        assert_eq!(s.bone, "head");
+        assert!(s.converged && s.seam_error_px <= 0.1, "{s:?}");
+        assert!(s.max_tip_error_px <= 0.1, "{s:?}");
+        assert!(s.max_lag_px > 0.5, "{s:?}");
+    }
+    let fig = rig.figure.as_ref().unwrap();
+    let sp = &fig.springs[0];
+    let ch = &fig.chains[0];
+    let fk = rigbake::figure::chain::anchor_at(
+        fig,
+        &fig.clips[0],
+        1,
+        rigbake::geom::Vec2::new(36.0, 14.0),
+        0.25,
+    );
+    let f = &ch.recording.frames[ch.recording.frames.len() / 4];
+    assert!(f[0].dist(fk + sp.offset_at(0.25)) < 1e-9);
+    assert!(sp.offset_at(0.25).len() > 0.1);
+}
+
+/// A spring that cannot loop: exit 2 naming the file and the spring.
+#[test]
+fn cli_refuses_a_bad_spring() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spring.json");
+    std::fs::write(&path, edited(|v| v["springs"][0]["bone"] = json!("tail"))).unwrap();
+    let out = Command::cargo_bin("rigbake")
+        .unwrap()
+        .args(["bake", path.to_str().unwrap(), "-o"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for w in ["spring.json", "springs[0].bone", "tail"] {
+        assert!(err.contains(w), "{err} lacks {w}");
+    }
 }
 
 /// An almost undamped short chain cannot settle into a loop: exit 2, one
@@ -191,4 +365,45 @@ fn cli_refuses_a_chain_whose_loop_does_not_close() {
         assert!(err.contains(w), "{err} lacks {w}");
     }
     assert!(!dir.path().join("out").join("ponytail.svg").exists());
+}
+
+/// `"side": "far"` draws the chain first (under the bones), thinner and
+/// darker than the same chain on the near side.
+#[test]
+fn far_side_chain_is_drawn_first_thinner_and_darker() {
+    let near = rig::load(&ponytail_text()).unwrap();
+    let far = rig::load(&edited(|v| v["chains"][0]["style"]["side"] = json!("far"))).unwrap();
+    let (n, f) = (
+        &near.figure.as_ref().unwrap().chains[0],
+        &far.figure.as_ref().unwrap().chains[0],
+    );
+    assert!(!n.far && f.far);
+    for (a, b) in n.widths.iter().zip(&f.widths) {
+        assert!(b < a, "{b} !< {a}");
+    }
+    let lum = |c: &str| {
+        (1..7)
+            .step_by(2)
+            .map(|i| u32::from_str_radix(&c[i..i + 2], 16).unwrap())
+            .sum::<u32>()
+    };
+    for (a, b) in n.colours.iter().zip(&f.colours) {
+        assert!(lum(b) < lum(a), "{b} not darker than {a}");
+    }
+    for route in [Route::Css, Route::Smil] {
+        let first = |r: &Rig| {
+            let baked = bake_rig(r, &opts(r, route));
+            match &baked.clip.root.children[0] {
+                Item::Group(g) => g.class.clone().unwrap_or_default(),
+                Item::Morph(m) => m.probe.clone().unwrap_or_default(),
+                _ => String::new(),
+            }
+        };
+        assert!(
+            first(&far).contains("ponytail"),
+            "{route:?}: {}",
+            first(&far)
+        );
+        assert!(!first(&near).contains("ponytail"), "{route:?}");
+    }
 }

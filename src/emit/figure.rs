@@ -153,7 +153,7 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
                     frames,
                     "{}%{{d:path(\"{}\")}}",
                     fmt_num(t * 100.0, 4),
-                    super::polyline_d(pts)
+                    super::morph_d(m, pts)
                 );
             }
             frames.push('}');

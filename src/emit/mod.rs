@@ -38,7 +38,20 @@ pub(crate) fn fmt_s(s: f64) -> String {
 
 /// Emit the clip as SVG text.
 pub fn emit(clip: &Clip) -> String {
+    emit_with_chains(clip, &[])
+}
+
+/// Emit a cycling clip that also holds Verlet chains whose segments carry
+/// the classes `rb-chain rb-k<i>`, `colours[i]` the stroke of `rb-k<i>`
+/// (without colours the bytes are those of [`emit`]).
+pub fn emit_with_chains(clip: &Clip, colours: &[String]) -> String {
     let mut style = String::from(BASE_CSS);
+    if !colours.is_empty() {
+        style.push_str(".rb-chain{fill:none;stroke-linecap:round}");
+        for (i, c) in colours.iter().enumerate() {
+            style.push_str(&format!(".rb-k{i}{{stroke:{c}}}"));
+        }
+    }
     if clip.route == Route::Css {
         style.push_str(&css::style(clip));
     }
@@ -102,6 +115,30 @@ pub(crate) fn polyline_d(points: &[Vec2]) -> String {
         d.push_str(&pt(*p));
     }
     d
+}
+
+/// `M p0 C p1 p2 p3 C p4 p5 p6 …` (1 + 3k points).
+pub(crate) fn cubic_d(points: &[Vec2]) -> String {
+    let mut d = String::new();
+    for (i, p) in points.iter().enumerate() {
+        d.push_str(match i {
+            0 => "M",
+            i if i % 3 == 1 => " C",
+            _ => "",
+        });
+        d.push(' ');
+        d.push_str(&pt(*p));
+    }
+    d
+}
+
+/// The `d` of a morph's value: lines or cubic Béziers (see [`Morph`]).
+pub(crate) fn morph_d(m: &Morph, points: &[Vec2]) -> String {
+    if m.cubic {
+        cubic_d(points)
+    } else {
+        polyline_d(points)
+    }
 }
 
 fn group(clip: &Clip, node: &Node) -> Element {
@@ -190,7 +227,7 @@ fn morph(clip: &Clip, m: &Morph) -> Element {
     if let Some(p) = &m.probe {
         e.assign("data-probe", p.clone());
     }
-    e.assign("d", polyline_d(&m.keys[0].1));
+    e.assign("d", morph_d(m, &m.keys[0].1));
     // css route: `d: path()` keyframes in the style sheet (see
     // [`figure::css_rules`]) animate the path instead
     if clip.route == Route::Smil {
@@ -207,5 +244,12 @@ mod tests {
     fn polyline_has_identical_commands() {
         let d = polyline_d(&[Vec2::new(1.0, 2.0), Vec2::new(-0.001, 3.456), Vec2::ZERO]);
         assert_eq!(d, "M 1 2 L 0 3.46 L 0 0");
+    }
+
+    #[test]
+    fn cubic_path_groups_three_points_per_command() {
+        let p = |x: f64| Vec2::new(x, 0.0);
+        let d = cubic_d(&[p(0.0), p(1.0), p(2.0), p(3.0), p(4.0), p(5.0), p(6.0)]);
+        assert_eq!(d, "M 0 0 C 1 0 2 0 3 0 C 4 0 5 0 6 0");
     }
 }

@@ -2,11 +2,12 @@
 //! groups and `<animate attributeName="d">` for morphed paths.
 //!
 //! A `d` morph must carry the same command list in every value or browsers
-//! snap between values instead of interpolating; [`super::polyline_d`] always
-//! writes `M x y L x y …` with the same number of points. Unlike CSS, SMIL
+//! snap between values instead of interpolating; [`super::morph_d`] always
+//! writes `M x y L x y …` (or `M x y C …` for a cubic morph) with the same
+//! number of points. Unlike CSS, SMIL
 //! ignores `prefers-reduced-motion`.
 
-use super::{fmt_s, fmt_t, polyline_d};
+use super::{fmt_s, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Morph, Node, Play, Track};
 use crate::geom::{fmt_deg, fmt_len};
 use svg::Node as _;
@@ -145,7 +146,7 @@ pub fn animate_d(clip: &Clip, m: &Morph) -> Element {
         "values",
         m.keys
             .iter()
-            .map(|(_, pts)| polyline_d(pts))
+            .map(|(_, pts)| super::morph_d(m, pts))
             .collect::<Vec<_>>()
             .join(";"),
     );

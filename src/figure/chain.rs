@@ -1,10 +1,13 @@
-//! Verlet chains (hair, ponytail, scarf) pinned to a bone, simulated offline
-//! into a seamless loop and baked as per-segment `d` morphs.
+//! Verlet chains (hair, ponytail, scarf) pinned to a bone or a fixed
+//! point, simulated offline into a seamless loop and baked as a nested
+//! rotation chain (css route) or Catmull-Rom `d` morphs (smil route).
 //!
-//! **Input.** A `chains` entry names an anchor point on a bone (`"tip"`,
-//! `"origin"` or `[x, y]` in the bone's frame). The anchor's world position
-//! over the loop comes from the figure's FK ([`super::fk`], root motion
-//! included), so it is periodic in t.
+//! **Input.** On a bone-tree rig a `chains` entry names an anchor point on a
+//! bone (`"tip"`, `"origin"` or `[x, y]` in the bone's frame). The anchor's
+//! world position over the loop comes from the figure's FK ([`super::fk`],
+//! root motion and springs above the bone included), so it is periodic in
+//! t. On a cycling rig (`crank` + `legs`) the anchor is a fixed `[x, y]` in
+//! user space ([`validate_fixed`]), optionally with a static [`Torso`].
 //!
 //! **Units.** `gravity` and `wind` are accelerations in px/s² (seed 004's
 //! per-frame figures at 60 fps times 3600). `damping` is the fraction of
@@ -17,16 +20,19 @@
 //! frames over one period. Validation fails when the seam error exceeds
 //! [`SEAM_TOLERANCE_PX`].
 //!
-//! **Bake.** Segment i is one path `M p_i L p_(i+1)` whose points are
-//! morphed (SMIL `<animate attributeName="d">` on the smil route, CSS
-//! `d: path()` keyframes on the css route), stroke width and colour
-//! interpolated from root to tip (a tapered, graded chain). Keys are uniform
-//! on recorded frames: the fewest among the divisors of [`FRAMES`] whose
-//! measured particle deviation (the written morph against the recorded
-//! frames, interpolated linearly) is within [`SEAM_TOLERANCE_PX`]. The probe
-//! `<chain>-p<i>` is particle i (i ≥ 1; particle 0 is the anchor).
-//!
-//! Not done here: springs, the nested-rotation css form, Catmull-Rom curves.
+//! **Bake.** css route: [`rotation_items`], a nested rotation chain (one
+//! group per segment, local angle = world angle − previous segment's),
+//! which every browser animates (Safari does not animate CSS `d`). smil
+//! route: [`morph_items`], one cubic path per segment cut from the
+//! Catmull-Rom curve through the particles, the same commands in every
+//! value. Both: stroke width and colour interpolated from root to tip (a
+//! tapered, graded chain; `"side": "far"` draws it first, thinner and
+//! darker). Keys are uniform on recorded frames (cubic Hermite on the css
+//! route, linear on the smil route, where a keySpline would retime every
+//! number of a `d` value at once): the fewest among the divisors of
+//! [`FRAMES`] whose measured particle deviation (the written clip against
+//! the recorded frames, interpolated linearly) is within [`KEY_BUDGET_PX`]. The probe `<chain>-p<i>` is particle i (i ≥ 1;
+//! particle 0 is the anchor).
 
 use super::file::{AtFile, AtName};
 use super::fk;
@@ -44,6 +50,9 @@ pub const MAX_DT_S: f64 = 1.0 / 3600.0;
 pub const FRAMES: usize = 720;
 /// Largest allowed seam error and baked particle deviation, px.
 pub const SEAM_TOLERANCE_PX: f64 = 0.1;
+/// Particle deviation the keys are picked for on the measure stage, px:
+/// [`SEAM_TOLERANCE_PX`] less 0.01 px left to a browser's own arithmetic.
+pub const KEY_BUDGET_PX: f64 = 0.09;
 /// Default warm-up cap, periods.
 pub const DEFAULT_WARMUP: usize = 400;
 /// Largest warm-up cap a rig may ask for, periods.
@@ -90,9 +99,12 @@ pub struct WindFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnchorFile {
-    /// A bone's name.
-    pub bone: String,
-    /// `"tip"` (default), `"origin"` or `[x, y]` in the bone's frame.
+    /// A bone's name (bone-tree rigs). Absent on a cycling (`crank` +
+    /// `legs`) rig, where `at` is a fixed `[x, y]` in user space.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bone: Option<String>,
+    /// `"tip"` (default), `"origin"` or `[x, y]` in the bone's frame; in
+    /// user space without a bone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<AtFile>,
 }
@@ -122,7 +134,24 @@ pub struct ChainStyleFile {
     /// `#rgb` or `#rrggbb` at the tip (default `#f59e0b`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color_tip: Option<String>,
+    /// `"near"` (default: drawn over the figure) or `"far"` (drawn first,
+    /// behind it, [`FAR_WIDTH`] times as wide and [`FAR_SHADE`] as bright).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<Side>,
 }
+
+/// Which side of the figure a chain hangs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Near,
+    Far,
+}
+
+/// Width factor of a far-side chain (seed 000: far limbs are thinner).
+pub const FAR_WIDTH: f64 = 0.75;
+/// Brightness factor of a far-side chain's colours (seed 000: darker).
+pub const FAR_SHADE: f64 = 0.58;
 
 fn default_iterations() -> usize {
     6
@@ -159,6 +188,74 @@ pub struct ChainFile {
     pub max_warmup_periods: Option<usize>,
 }
 
+/// A static torso line and head for a cycling rig that carries a chain (a
+/// scarf needs a neck to hang from): drawn under the legs' hips.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TorsoFile {
+    /// Bottom of the torso line (usually the hip), user space.
+    pub hip: [f64; 2],
+    /// Top of the torso line, user space.
+    pub neck: [f64; 2],
+    /// Head circle radius, > 0; the head sits on the line's extension above the neck.
+    pub head_radius: f64,
+    /// Torso stroke width, > 0 (default 14).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<f64>,
+}
+
+/// A validated torso: line `hip → neck`, head centre and radius.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Torso {
+    pub hip: Vec2,
+    pub neck: Vec2,
+    pub head: Vec2,
+    pub head_radius: f64,
+    pub width: f64,
+}
+
+/// Validate `torso` (JSON path `torso`).
+pub fn validate_torso(t: &TorsoFile) -> Result<Torso, RigError> {
+    let pt = |name: &str, p: [f64; 2]| -> Result<Vec2, RigError> {
+        Ok(Vec2::new(
+            finite(&format!("torso.{name}[0]"), p[0])?,
+            finite(&format!("torso.{name}[1]"), p[1])?,
+        ))
+    };
+    let hip = pt("hip", t.hip)?;
+    let neck = pt("neck", t.neck)?;
+    let r = positive("torso.head_radius", t.head_radius)?;
+    let width = positive("torso.width", t.width.unwrap_or(14.0))?;
+    let d = neck - hip;
+    if d.len() < 1e-9 {
+        return Err(invalid("torso.neck", "must differ from `hip`"));
+    }
+    Ok(Torso {
+        hip,
+        neck,
+        head: neck + d * ((r + width * 0.5) / d.len()),
+        head_radius: r,
+        width,
+    })
+}
+
+/// The torso's drawing: a line and a head circle (classes of the legs).
+pub fn torso_items(t: &Torso) -> Vec<crate::clip::Item> {
+    vec![
+        crate::clip::Item::Line {
+            from: q(t.hip),
+            to: q(t.neck),
+            class: "rb-leg".into(),
+            width: quantize(t.width, LEN_DECIMALS),
+        },
+        crate::clip::Item::Circle {
+            center: q(t.head),
+            r: quantize(t.head_radius, LEN_DECIMALS),
+            class: "rb-hip".into(),
+        },
+    ]
+}
+
 /// A validated, simulated chain.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chain {
@@ -167,6 +264,8 @@ pub struct Chain {
     /// Per segment (root first): stroke width and colour `#rrggbb`.
     pub widths: Vec<f64>,
     pub colours: Vec<String>,
+    /// Drawn behind the figure (see [`Side`]).
+    pub far: bool,
     /// The recorded loop of the figure's clip.
     pub recording: Recording,
 }
@@ -274,10 +373,16 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
                 format!("{:?} is already the name of a bone or chain", cf.name),
             ));
         }
-        let Some(bone) = fig.bones.iter().position(|b| b.name == cf.anchor.bone) else {
+        let Some(name) = cf.anchor.bone.as_deref() else {
             return Err(invalid(
                 format!("{p}.anchor.bone"),
-                format!("no bone is named {:?}", cf.anchor.bone),
+                "a chain on a bone tree needs the name of the bone it hangs from",
+            ));
+        };
+        let Some(bone) = fig.bones.iter().position(|b| b.name == name) else {
+            return Err(invalid(
+                format!("{p}.anchor.bone"),
+                format!("no bone is named {name:?}"),
             ));
         };
         let local = match cf.anchor.at {
@@ -288,143 +393,199 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
                 finite(&format!("{p}.anchor.at[1]"), y)?,
             ),
         };
-        if !(1..MAX_PARTICLES).contains(&cf.segments) {
-            return Err(invalid(
-                format!("{p}.segments"),
-                format!(
-                    "must be within 1..={}, got {}",
-                    MAX_PARTICLES - 1,
-                    cf.segments
-                ),
-            ));
-        }
-        let segment = positive(&format!("{p}.segment"), cf.segment)?;
-        if !(1..=MAX_ITERATIONS).contains(&cf.iterations) {
-            return Err(invalid(
-                format!("{p}.iterations"),
-                format!("must be within 1..={MAX_ITERATIONS}, got {}", cf.iterations),
-            ));
-        }
-        let damping60 = cf.damping.unwrap_or(0.97);
-        if !(damping60.is_finite() && damping60 > 0.0 && damping60 < 1.0) {
-            return Err(invalid(
-                format!("{p}.damping"),
-                format!("must be within (0, 1): the velocity kept per 1/60 s, got {damping60}"),
-            ));
-        }
-        let [gx, gy] = cf.gravity.unwrap_or([0.0, 1260.0]);
-        let gravity = Vec2::new(
-            finite(&format!("{p}.gravity[0]"), gx)?,
-            finite(&format!("{p}.gravity[1]"), gy)?,
-        );
-        let wind = cf.wind.clone().unwrap_or_default();
-        let wx = wind_fn(&format!("{p}.wind.x"), &wind.x)?;
-        let wy = wind_fn(&format!("{p}.wind.y"), &wind.y)?;
-        let mut colliders = Vec::with_capacity(cf.colliders.len());
-        for (j, c) in cf.colliders.iter().enumerate() {
-            let cp = format!("{p}.colliders[{j}]");
-            colliders.push((
-                Vec2::new(
-                    finite(&format!("{cp}.center[0]"), c.center[0])?,
-                    finite(&format!("{cp}.center[1]"), c.center[1])?,
-                ),
-                positive(&format!("{cp}.radius"), c.radius)?,
-            ));
-        }
-        let style = cf.style.clone().unwrap_or_default();
-        let w0 = positive(
-            &format!("{p}.style.width_root"),
-            style.width_root.unwrap_or(8.0),
-        )?;
-        let w1 = positive(
-            &format!("{p}.style.width_tip"),
-            style.width_tip.unwrap_or(2.0),
-        )?;
-        let c0 = rgb(
-            &format!("{p}.style.color_root"),
-            style.color_root.as_deref().unwrap_or("#7c2d12"),
-        )?;
-        let c1 = rgb(
-            &format!("{p}.style.color_tip"),
-            style.color_tip.as_deref().unwrap_or("#f59e0b"),
-        )?;
-        let n = cf.segments;
-        let frac = |k: usize| {
-            if n == 1 {
-                0.0
-            } else {
-                k as f64 / (n - 1) as f64
-            }
-        };
-        let widths = (0..n)
-            .map(|k| quantize(w0 + (w1 - w0) * frac(k), LEN_DECIMALS))
-            .collect();
-        let colours = (0..n)
-            .map(|k| {
-                let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * frac(k)).round() as u8;
-                format!(
-                    "#{:02x}{:02x}{:02x}",
-                    mix(c0[0], c1[0]),
-                    mix(c0[1], c1[1]),
-                    mix(c0[2], c1[2])
-                )
-            })
-            .collect();
-
-        let max_periods = cf.max_warmup_periods.unwrap_or(DEFAULT_WARMUP);
-        if !(1..=MAX_WARMUP).contains(&max_periods) {
-            return Err(invalid(
-                format!("{p}.max_warmup_periods"),
-                format!("must be within 1..={MAX_WARMUP}, got {max_periods}"),
-            ));
-        }
-        let period_s = clip.period_s;
-        let per_frame = (period_s / MAX_DT_S / FRAMES as f64).ceil().max(1.0) as usize;
-        let substeps = FRAMES * per_frame;
-        let dt = period_s / substeps as f64;
-        let params = ChainParams {
-            count: n + 1,
-            segment,
-            iterations: cf.iterations,
-            damping: damping60.powf(60.0 * dt),
-            gravity,
-            colliders,
-        };
-        let lp = LoopParams {
-            period_s,
-            substeps,
-            frames: FRAMES,
-            seam_eps_px: 1e-4,
-            max_periods,
-        };
-        let anchor = |t: f64| anchor_at(fig, clip, bone, local, t);
-        let comp = |(o, a, h, ph): (f64, f64, f64, f64), t: f64| o + a * (TAU * h * t + ph).sin();
-        let wind_at = |t: f64| Vec2::new(comp(wx, t), comp(wy, t));
-        let recording = loop_chain(&params, &lp, &anchor, &wind_at);
-        if recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX {
-            return Err(invalid(
-                p,
-                format!(
-                    "the simulated loop does not close: seam error {:.3} px > {SEAM_TOLERANCE_PX} px after {} warm-up periods{}; add damping (lower `damping`) or a longer warm-up (raise `max_warmup_periods`)",
-                    recording.seam_error_px,
-                    recording.warmup_periods,
-                    if recording.converged {
-                        ""
-                    } else {
-                        " (not converged)"
-                    }
-                ),
-            ));
-        }
-        out.push(Chain {
-            name: cf.name.clone(),
-            params,
-            widths,
-            colours,
-            recording,
-        });
+        // a spring above the anchor bone moves the anchor too
+        let anchor =
+            |t: f64| anchor_at(fig, clip, bone, local, t) + super::spring::offset(fig, bone, t);
+        out.push(simulate(&p, cf, clip.period_s, &anchor)?);
     }
     Ok(out)
+}
+
+/// Validate `chains` of a cycling rig (no bones): each anchored at a fixed
+/// `[x, y]` in user space, looped over the rig's period.
+pub fn validate_fixed(files: &[ChainFile], period_s: f64) -> Result<Vec<Chain>, RigError> {
+    let mut out: Vec<Chain> = Vec::with_capacity(files.len());
+    for (i, cf) in files.iter().enumerate() {
+        let p = format!("chains[{i}]");
+        crate::rig::check_name(&format!("{p}.name"), &cf.name)?;
+        if out.iter().any(|c| c.name == cf.name) {
+            return Err(invalid(
+                format!("{p}.name"),
+                format!("{:?} is already the name of a chain", cf.name),
+            ));
+        }
+        if let Some(b) = &cf.anchor.bone {
+            return Err(invalid(
+                format!("{p}.anchor.bone"),
+                format!(
+                    "a cycling rig has no bones (got {b:?}); anchor the chain with \"at\": [x, y]"
+                ),
+            ));
+        }
+        let Some(AtFile::Offset([x, y])) = cf.anchor.at else {
+            return Err(invalid(
+                format!("{p}.anchor.at"),
+                "a chain on a cycling rig needs a fixed point [x, y] in user space",
+            ));
+        };
+        let at = Vec2::new(
+            finite(&format!("{p}.anchor.at[0]"), x)?,
+            finite(&format!("{p}.anchor.at[1]"), y)?,
+        );
+        out.push(simulate(&p, cf, period_s, &|_| at)?);
+    }
+    Ok(out)
+}
+
+/// Check the rest of a chain entry at JSON path `p` and simulate it into a
+/// loop of `period_s` with the root particle pinned to `anchor(t)`.
+fn simulate(
+    p: &str,
+    cf: &ChainFile,
+    period_s: f64,
+    anchor: &dyn Fn(f64) -> Vec2,
+) -> Result<Chain, RigError> {
+    if !(1..MAX_PARTICLES).contains(&cf.segments) {
+        return Err(invalid(
+            format!("{p}.segments"),
+            format!(
+                "must be within 1..={}, got {}",
+                MAX_PARTICLES - 1,
+                cf.segments
+            ),
+        ));
+    }
+    let segment = positive(&format!("{p}.segment"), cf.segment)?;
+    if !(1..=MAX_ITERATIONS).contains(&cf.iterations) {
+        return Err(invalid(
+            format!("{p}.iterations"),
+            format!("must be within 1..={MAX_ITERATIONS}, got {}", cf.iterations),
+        ));
+    }
+    let damping60 = cf.damping.unwrap_or(0.97);
+    if !(damping60.is_finite() && damping60 > 0.0 && damping60 < 1.0) {
+        return Err(invalid(
+            format!("{p}.damping"),
+            format!("must be within (0, 1): the velocity kept per 1/60 s, got {damping60}"),
+        ));
+    }
+    let [gx, gy] = cf.gravity.unwrap_or([0.0, 1260.0]);
+    let gravity = Vec2::new(
+        finite(&format!("{p}.gravity[0]"), gx)?,
+        finite(&format!("{p}.gravity[1]"), gy)?,
+    );
+    let wind = cf.wind.clone().unwrap_or_default();
+    let wx = wind_fn(&format!("{p}.wind.x"), &wind.x)?;
+    let wy = wind_fn(&format!("{p}.wind.y"), &wind.y)?;
+    let mut colliders = Vec::with_capacity(cf.colliders.len());
+    for (j, c) in cf.colliders.iter().enumerate() {
+        let cp = format!("{p}.colliders[{j}]");
+        colliders.push((
+            Vec2::new(
+                finite(&format!("{cp}.center[0]"), c.center[0])?,
+                finite(&format!("{cp}.center[1]"), c.center[1])?,
+            ),
+            positive(&format!("{cp}.radius"), c.radius)?,
+        ));
+    }
+    let style = cf.style.clone().unwrap_or_default();
+    let w0 = positive(
+        &format!("{p}.style.width_root"),
+        style.width_root.unwrap_or(8.0),
+    )?;
+    let w1 = positive(
+        &format!("{p}.style.width_tip"),
+        style.width_tip.unwrap_or(2.0),
+    )?;
+    let c0 = rgb(
+        &format!("{p}.style.color_root"),
+        style.color_root.as_deref().unwrap_or("#7c2d12"),
+    )?;
+    let c1 = rgb(
+        &format!("{p}.style.color_tip"),
+        style.color_tip.as_deref().unwrap_or("#f59e0b"),
+    )?;
+    let far = style.side == Some(Side::Far);
+    let (wf, shade) = if far {
+        (FAR_WIDTH, FAR_SHADE)
+    } else {
+        (1.0, 1.0)
+    };
+    let n = cf.segments;
+    let frac = |k: usize| {
+        if n == 1 {
+            0.0
+        } else {
+            k as f64 / (n - 1) as f64
+        }
+    };
+    let widths = (0..n)
+        .map(|k| quantize((w0 + (w1 - w0) * frac(k)) * wf, LEN_DECIMALS))
+        .collect();
+    let colours = (0..n)
+        .map(|k| {
+            let mix =
+                |a: u8, b: u8| ((a as f64 + (b as f64 - a as f64) * frac(k)) * shade).round() as u8;
+            format!(
+                "#{:02x}{:02x}{:02x}",
+                mix(c0[0], c1[0]),
+                mix(c0[1], c1[1]),
+                mix(c0[2], c1[2])
+            )
+        })
+        .collect();
+
+    let max_periods = cf.max_warmup_periods.unwrap_or(DEFAULT_WARMUP);
+    if !(1..=MAX_WARMUP).contains(&max_periods) {
+        return Err(invalid(
+            format!("{p}.max_warmup_periods"),
+            format!("must be within 1..={MAX_WARMUP}, got {max_periods}"),
+        ));
+    }
+    let per_frame = (period_s / MAX_DT_S / FRAMES as f64).ceil().max(1.0) as usize;
+    let substeps = FRAMES * per_frame;
+    let dt = period_s / substeps as f64;
+    let params = ChainParams {
+        count: n + 1,
+        segment,
+        iterations: cf.iterations,
+        damping: damping60.powf(60.0 * dt),
+        gravity,
+        colliders,
+    };
+    let lp = LoopParams {
+        period_s,
+        substeps,
+        frames: FRAMES,
+        seam_eps_px: 1e-4,
+        max_periods,
+    };
+    let comp = |(o, a, h, ph): (f64, f64, f64, f64), t: f64| o + a * (TAU * h * t + ph).sin();
+    let wind_at = |t: f64| Vec2::new(comp(wx, t), comp(wy, t));
+    let recording = loop_chain(&params, &lp, anchor, &wind_at);
+    if recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX {
+        return Err(invalid(
+            p,
+            format!(
+                "the simulated loop does not close: seam error {:.3} px > {SEAM_TOLERANCE_PX} px after {} warm-up periods{}; add damping (lower `damping`) or a longer warm-up (raise `max_warmup_periods`)",
+                recording.seam_error_px,
+                recording.warmup_periods,
+                if recording.converged {
+                    ""
+                } else {
+                    " (not converged)"
+                }
+            ),
+        ));
+    }
+    Ok(Chain {
+        name: cf.name.clone(),
+        params,
+        widths,
+        colours,
+        far,
+        recording,
+    })
 }
 
 /// The recorded particles at normalised time u ∈ [0, 1], interpolated
@@ -445,30 +606,263 @@ pub fn key_counts() -> Vec<usize> {
     (4..=FRAMES).filter(|n| FRAMES.is_multiple_of(*n)).collect()
 }
 
-/// The drawn items of a chain with `n` uniform keys (n divides [`FRAMES`]):
-/// one morphed segment path per segment, in world space.
-pub fn items(chain: &Chain, n: usize, class_of: &dyn Fn(&str) -> String) -> Vec<crate::clip::Item> {
+fn q(p: Vec2) -> Vec2 {
+    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
+}
+
+/// The Bézier points of a uniform Catmull-Rom curve through `knots`:
+/// `[k0, c, c, k1, c, c, k2, …]`. Segment i from `k_i` to `k_(i+1)` has
+/// controls `k_i + (k_(i+1) − k_(i−1))/6` and `k_(i+1) − (k_(i+2) − k_i)/6`;
+/// the missing outer knots are reflections (`k_(−1) = 2·k_0 − k_1`), so the
+/// end tangents point along the first and last segment. The curve passes
+/// through every knot (the particles), so a morph of these points has the
+/// knots' interpolation error exactly. Uniform and centripetal
+/// parametrisations coincide for equal knot spacing, which the distance
+/// constraints keep within 1 %.
+pub fn catmull_rom(knots: &[Vec2]) -> Vec<Vec2> {
+    let n = knots.len();
+    let at = |i: isize| -> Vec2 {
+        if i < 0 {
+            knots[0] * 2.0 - knots[1]
+        } else if i as usize >= n {
+            knots[n - 1] * 2.0 - knots[n - 2]
+        } else {
+            knots[i as usize]
+        }
+    };
+    let mut out = vec![knots[0]];
+    for i in 0..n as isize - 1 {
+        let (p0, p1, p2, p3) = (at(i - 1), at(i), at(i + 1), at(i + 2));
+        out.push(p1 + (p2 - p0) * (1.0 / 6.0));
+        out.push(p2 - (p3 - p1) * (1.0 / 6.0));
+        out.push(p2);
+    }
+    out
+}
+
+/// The smil form with `n` uniform keys (n divides [`FRAMES`]): one
+/// morphed cubic path per segment, cut from the Catmull-Rom curve through
+/// all particles (same commands in every value, so SMIL interpolates
+/// every number linearly between keys), in world space.
+pub fn morph_items(
+    chain: &Chain,
+    n: usize,
+    class_of: &dyn Fn(&str) -> String,
+) -> Vec<crate::clip::Item> {
     let step = FRAMES / n;
-    let q = |p: Vec2| Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS));
+    let curves: Vec<(f64, Vec<Vec2>)> = (0..=n)
+        .map(|k| {
+            let f = &chain.recording.frames[k * step];
+            (
+                quantize(k as f64 / n as f64, crate::geom::T_DECIMALS),
+                catmull_rom(f).into_iter().map(q).collect(),
+            )
+        })
+        .collect();
     (0..chain.params.count - 1)
         .map(|s| {
-            let keys = (0..=n)
-                .map(|k| {
-                    let f = &chain.recording.frames[k * step];
-                    (
-                        quantize(k as f64 / n as f64, crate::geom::T_DECIMALS),
-                        vec![q(f[s]), q(f[s + 1])],
-                    )
-                })
+            let keys = curves
+                .iter()
+                .map(|(t, c)| (*t, c[3 * s..=3 * s + 3].to_vec()))
                 .collect();
             crate::clip::Item::Morph(crate::clip::Morph {
                 class: class_of(&chain.colours[s]),
                 width: chain.widths[s],
                 probe: Some(probe(chain, s + 1)),
+                cubic: true,
                 keys,
             })
         })
         .collect()
+}
+
+/// The css form with `n` uniform keys (n divides [`FRAMES`]): a nested
+/// rotation chain in world space.
+///
+/// The chain is drawn once as straight segments through the particles of
+/// recorded frame 0 (rounded), `d_0 … d_m`. Two translate groups move the
+/// anchor by `particle_0(t) − d_0`; inside them segment group j rotates
+/// about its drawn joint `d_j` and holds segment j's line, the probe of
+/// particle j + 1 and group j + 1, so it turns by the sum of the local
+/// angles of groups 0..=j: the world→local rule of the bone tree
+/// (`local_j = world_j − world_(j−1)`). Drawn lengths are constant; the
+/// world angle of segment j at a key points from the *written* joint j
+/// (after segments 0..j) at the simulated particle j + 1, so a length
+/// difference is not carried down the chain. World angles are rounded
+/// first and the local keys are differences of rounded world angles, so
+/// rounding does not add up along the chain either.
+///
+/// World space, not nested in the anchor bone: a bone's group can carry
+/// the root squash (a non-uniform scale), which would stretch the
+/// segments; in world space only rigid rotations and the anchor's
+/// translation act on the chain.
+///
+/// Keys sit on `n` uniform recorded frames. With [`crate::fit::Fit::Cubic`]
+/// each track is a cubic Hermite through them ([`crate::fit::keys_from`]:
+/// exact `cubic-bezier(1/3, y1, 2/3, y2)` timing functions), its slopes
+/// from the recorded frames either side of each key (segment angles and the
+/// anchor; a local slope is the difference of world slopes, so the nested
+/// sum is the world angle's Hermite); with `Linear`, straight segments.
+///
+/// `base` is the index the first returned track will have in the clip.
+pub fn rotation_items(
+    chain: &Chain,
+    n: usize,
+    clip_name: &str,
+    base: usize,
+    fit: crate::fit::Fit,
+    class_of: &dyn Fn(&str) -> String,
+) -> (Vec<crate::clip::Track>, Vec<crate::clip::Item>) {
+    use crate::clip::{Anim, Axis, Item, Key, Node, Track};
+    use crate::geom::{DEG_DECIMALS, T_DECIMALS};
+    use std::f64::consts::PI;
+    let step = FRAMES / n;
+    let m = chain.params.count - 1;
+    let drawn: Vec<Vec2> = chain.recording.frames[0].iter().map(|p| q(*p)).collect();
+    let phi: Vec<f64> = (0..m)
+        .map(|j| {
+            let d = drawn[j + 1] - drawn[j];
+            d.y.atan2(d.x)
+        })
+        .collect();
+    let len: Vec<f64> = (0..m).map(|j| drawn[j].dist(drawn[j + 1])).collect();
+    let mut ax = Vec::with_capacity(n + 1);
+    let mut ay = Vec::with_capacity(n + 1);
+    let mut local: Vec<Vec<f64>> = vec![Vec::with_capacity(n + 1); m];
+    let mut unwrapped = vec![0.0f64; m];
+    for k in 0..=n {
+        let f = &chain.recording.frames[k * step];
+        let dx = quantize(f[0].x - drawn[0].x, LEN_DECIMALS);
+        let dy = quantize(f[0].y - drawn[0].y, LEN_DECIMALS);
+        ax.push(dx);
+        ay.push(dy);
+        let mut w = drawn[0] + Vec2::new(dx, dy);
+        let mut prev_q = 0.0;
+        for j in 0..m {
+            let d = f[j + 1] - w;
+            let raw = d.y.atan2(d.x) - phi[j];
+            // continuous in time: the nearest turn to the previous key
+            let delta = raw - ((raw - unwrapped[j]) / (2.0 * PI)).round() * 2.0 * PI;
+            unwrapped[j] = delta;
+            let world_q = quantize(delta.to_degrees(), DEG_DECIMALS);
+            local[j].push(quantize(world_q - prev_q, DEG_DECIMALS));
+            prev_q = world_q;
+            w = w + Vec2::from_angle(phi[j] + world_q.to_radians()) * len[j];
+        }
+    }
+    // Slopes per unit t at each key for the cubic form, from the recorded
+    // frames either side (periodic): segment angles and the anchor.
+    let frames = &chain.recording.frames;
+    let around = |k: usize| {
+        let fi = k * step;
+        let prev = if fi == 0 { FRAMES - 1 } else { fi - 1 };
+        let next = if fi == FRAMES { 1 } else { fi + 1 };
+        (&frames[prev], &frames[next])
+    };
+    let per_t = FRAMES as f64 / 2.0;
+    let seg_angle = |f: &[Vec2], j: usize| {
+        let d = f[j + 1] - f[j];
+        d.y.atan2(d.x)
+    };
+    let world_slope = |k: usize, j: usize| {
+        let (a, b) = around(k);
+        crate::geom::wrap_pi(seg_angle(b, j) - seg_angle(a, j)).to_degrees() * per_t
+    };
+    let times: Vec<f64> = (0..=n)
+        .map(|k| quantize(k as f64 / n as f64, T_DECIMALS))
+        .collect();
+    let keys = |vals: &[f64], slope: &dyn Fn(usize) -> f64| -> Vec<Key> {
+        let samples: Vec<(f64, f64)> = vals
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| {
+                (
+                    v,
+                    if fit == crate::fit::Fit::Cubic {
+                        slope(k)
+                    } else {
+                        0.0
+                    },
+                )
+            })
+            .collect();
+        crate::fit::keys_from(&times, &samples, fit)
+    };
+    let mut tracks = Vec::new();
+    let mut inner: Option<Node> = None;
+    for j in (0..m).rev() {
+        let mut children = vec![
+            Item::Line {
+                from: drawn[j],
+                to: drawn[j + 1],
+                class: class_of(&chain.colours[j]),
+                width: chain.widths[j],
+            },
+            Item::Probe {
+                name: probe(chain, j + 1),
+                at: drawn[j + 1],
+            },
+        ];
+        if let Some(g) = inner.take() {
+            children.push(Item::Group(g));
+        }
+        let anim = local[j].iter().any(|v| *v != 0.0).then(|| {
+            tracks.push(Track {
+                name: format!("rb-{clip_name}-{}-r{j}", chain.name),
+                keys: keys(&local[j], &|k| {
+                    world_slope(k, j) - if j == 0 { 0.0 } else { world_slope(k, j - 1) }
+                }),
+            });
+            Anim::Rotate {
+                track: base + tracks.len() - 1,
+                origin: drawn[j],
+                delay_s: 0.0,
+            }
+        });
+        inner = Some(Node {
+            class: Some(format!("rb-c-{}-{j}", chain.name)),
+            translate: Vec2::ZERO,
+            anim,
+            children,
+        });
+    }
+    let mut node = inner.expect("a chain has at least one segment");
+    for (axis, vals, tag) in [(Axis::Y, &ay, "y"), (Axis::X, &ax, "x")] {
+        if vals.iter().all(|v| *v == 0.0) {
+            continue;
+        }
+        let anchor_slope = |k: usize| {
+            let (a, b) = around(k);
+            let d = (b[0] - a[0]) * per_t;
+            if axis == Axis::X { d.x } else { d.y }
+        };
+        tracks.push(Track {
+            name: format!("rb-{clip_name}-{}-{tag}", chain.name),
+            keys: keys(vals, &anchor_slope),
+        });
+        node = Node {
+            class: Some(format!("rb-c-{}-{tag}", chain.name)),
+            translate: Vec2::ZERO,
+            anim: Some(Anim::Translate {
+                track: base + tracks.len() - 1,
+                axis,
+                delay_s: 0.0,
+            }),
+            children: vec![Item::Group(node)],
+        };
+    }
+    (tracks, vec![Item::Group(node)])
+}
+
+/// Largest `|length − segment| / segment` of any segment on any recorded frame.
+pub fn max_length_error(chain: &Chain) -> f64 {
+    let l = chain.params.segment;
+    chain
+        .recording
+        .frames
+        .iter()
+        .flat_map(|f| f.windows(2).map(move |w| (w[0].dist(w[1]) - l).abs() / l))
+        .fold(0.0, f64::max)
 }
 
 /// The probe name of particle i.
@@ -519,23 +913,96 @@ mod tests {
                 assert!((w[0].dist(w[1]) - 9.0).abs() < 0.09);
             }
         }
-        let items = items(ch, 24, &|c: &str| c.to_string());
+        let items = morph_items(ch, 24, &|c: &str| c.to_string());
         assert_eq!(items.len(), 4);
         let crate::clip::Item::Morph(m) = &items[3] else {
             panic!("not a morph")
         };
         assert_eq!(m.probe.as_deref(), Some("hair-p4"));
+        assert!(m.cubic);
         assert_eq!(m.keys.len(), 25);
         assert_eq!(m.keys[24].0, 1.0);
+        // a cubic through two knots: the particles themselves at both ends
+        for (k, (_, pts)) in m.keys.iter().enumerate() {
+            assert_eq!(pts.len(), 4);
+            let f = &ch.recording.frames[k * FRAMES / 24];
+            assert!(pts[0].dist(f[3]) < 0.01 && pts[3].dist(f[4]) < 0.01);
+        }
         assert_eq!(m.width, 2.0);
         assert_eq!(ch.colours[0], "#7c2d12");
         assert_eq!(ch.colours[3], "#f59e0b");
     }
 
     #[test]
+    fn catmull_rom_passes_through_its_knots_with_smooth_joins() {
+        let k = [
+            Vec2::new(0.0, 0.0),
+            Vec2::new(10.0, 2.0),
+            Vec2::new(18.0, 9.0),
+            Vec2::new(21.0, 19.0),
+        ];
+        let c = catmull_rom(&k);
+        assert_eq!(c.len(), 10);
+        for i in 0..4 {
+            assert_eq!(c[3 * i], k[i]);
+        }
+        // C1 at inner knots: incoming and outgoing handles are collinear and equal
+        for i in 1..3 {
+            let d_in = c[3 * i] - c[3 * i - 1];
+            let d_out = c[3 * i + 1] - c[3 * i];
+            assert!(d_in.dist(d_out) < 1e-12);
+        }
+        // the first tangent points along the first segment
+        let t0 = c[1] - c[0];
+        assert!((t0.x * 2.0 - t0.y * 10.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rotation_chain_keeps_lengths_and_follows_the_particles() {
+        use crate::clip::{Clip, Node, Route};
+        let fig = figure();
+        let ch = &validate(&[hair()], &fig).unwrap()[0];
+        let n = 180;
+        let (tracks, items) =
+            rotation_items(ch, n, "main", 0, crate::fit::Fit::Linear, &|c: &str| {
+                c.to_string()
+            });
+        // one rotation per segment, the anchor translates on both axes
+        assert_eq!(tracks.len(), 4 + 2);
+        let clip = Clip {
+            name: "t".into(),
+            route: Route::Css,
+            period_s: 1.0,
+            view_box: [0.0, 0.0, 200.0, 200.0],
+            tracks,
+            root: Node {
+                children: items,
+                ..Default::default()
+            },
+            legs: Vec::new(),
+            figure: None,
+        };
+        let step = FRAMES / n;
+        for k in 0..n {
+            let t = k as f64 / n as f64;
+            let got = crate::measure::probes_at(&clip, t);
+            let f = &ch.recording.frames[k * step];
+            let mut prev = f[0];
+            for i in 1..=4 {
+                let p = got[&probe(ch, i)];
+                // on a key: the written particle is the simulated one
+                assert!(p.dist(f[i]) < 0.05, "key {k} p{i}: {}", p.dist(f[i]));
+                // every written segment is as long as the drawn one
+                assert!((p.dist(prev) - 9.0).abs() < 0.09);
+                prev = p;
+            }
+        }
+    }
+
+    #[test]
     fn a_missing_anchor_bone_names_its_path() {
         let mut h = hair();
-        h.anchor.bone = "hat".into();
+        h.anchor.bone = Some("hat".into());
         let err = validate(&[h], &figure()).unwrap_err().to_string();
         assert!(err.contains("chains[0].anchor.bone"), "{err}");
     }

@@ -259,6 +259,7 @@ mod tests {
                 chains: Vec::new(),
                 ik: Vec::new(),
                 ground: None,
+                springs: Vec::new(),
             };
             let angles: Vec<f64> = (0..12)
                 .map(|_| (rng.next() - 0.5) * 4.0 * std::f64::consts::PI)
@@ -315,6 +316,7 @@ mod tests {
             chains: Vec::new(),
             ik: Vec::new(),
             ground: None,
+            springs: Vec::new(),
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);
         let w = world_matrices(&fig, &[a, b, c]);

@@ -7,6 +7,9 @@
 //! - [`fk`]: forward kinematics, `M_b = M_parent · translate(at) · rotate(θ)`,
 //!   with `ik` bones solved on the way down the tree.
 //! - [`bake`]: drivers → parent-relative keys → [`crate::clip::Clip`]s.
+//! - [`chain`]: Verlet chains (hair, ponytail, scarf) looped and baked as a
+//!   nested rotation chain (css) or Catmull-Rom `d` morphs (smil).
+//! - [`spring`]: spring-follow bones (a lagging, overshooting head).
 //!
 //! Angles are radians after validation (degrees in the file), positive
 //! clockwise on screen (y down); lengths are user units.
@@ -16,6 +19,7 @@ pub mod chain;
 pub mod file;
 pub mod fk;
 pub mod model;
+pub mod spring;
 
 pub use model::Figure;
 
@@ -39,6 +43,100 @@ pub struct FigureBake {
     /// Per written clip and `ik` entry: the effector (lower tip) against
     /// its ideal target, with foot slip over a ground.
     pub ik: Vec<IkMeasure>,
+    /// One line per spring (first clip).
+    pub springs: Vec<SpringMeasure>,
+}
+
+/// What the bake of one spring measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpringMeasure {
+    /// The bone.
+    pub bone: String,
+    /// Uniform keys per period of each translate track.
+    pub keys: usize,
+    /// Max distance of a written bone tip of the subtree from FK + the
+    /// simulated offset, px, measured on the written clip.
+    pub max_tip_error_px: f64,
+    /// Largest `|spring − target|` over the loop (the lag), px.
+    pub max_lag_px: f64,
+    pub seam_error_px: f64,
+    pub converged: bool,
+    pub warmup_periods: usize,
+}
+
+/// The ideal tips of every bone: FK plus the offsets of the springs in
+/// `applied` (indices into `fig.springs`) at or above each bone.
+fn ideal_tips(
+    fig: &Figure,
+    fc: &model::FigClip,
+    period: f64,
+    t_s: f64,
+    applied: &[usize],
+) -> Vec<crate::geom::Vec2> {
+    let mut tips = bake::ideal_tips(fig, fc, period, t_s);
+    if !applied.is_empty() {
+        let u = (t_s / period).rem_euclid(1.0);
+        for (b, tip) in tips.iter_mut().enumerate() {
+            for &i in applied {
+                let s = &fig.springs[i];
+                if spring::in_subtree(fig, s.bone, b) {
+                    *tip = *tip + s.offset_at(u);
+                }
+            }
+        }
+    }
+    tips
+}
+
+/// Wrap every spring's bone in its translate groups (parents' springs
+/// first), each with the fewest uniform keys whose measured subtree tip
+/// error is within [`spring::SPRING_BUDGET_PX`].
+fn add_springs(clip: &mut Clip, fig: &Figure) -> Vec<SpringMeasure> {
+    let fc = &fig.clips[0];
+    let mut order: Vec<usize> = (0..fig.springs.len()).collect();
+    order.sort_by_key(|&i| fig.springs[i].bone);
+    let mut applied = Vec::new();
+    let mut out = Vec::new();
+    let period = clip.period_s;
+    for i in order {
+        let s = &fig.springs[i];
+        applied.push(i);
+        let subtree: Vec<usize> = (0..fig.bones.len())
+            .filter(|&b| spring::in_subtree(fig, s.bone, b))
+            .collect();
+        let probes: Vec<String> = subtree
+            .iter()
+            .map(|&b| format!("{}-tip", fig.bones[b].name))
+            .collect();
+        let ideal = |t_s: f64| {
+            let all = ideal_tips(fig, fc, period, t_s, &applied);
+            subtree.iter().map(|&b| all[b]).collect()
+        };
+        let counts = chain::key_counts();
+        let mut best = None;
+        for &n in &counts {
+            let mut trial = clip.clone();
+            spring::apply(&mut trial, fig, s, spring::keys(fig, fc, s, n));
+            let (m, _) = measure::measure_probes(&trial, &probes, &ideal);
+            let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
+            if worst <= spring::SPRING_BUDGET_PX || n == counts[counts.len() - 1] {
+                best = Some((n, trial, worst));
+                break;
+            }
+        }
+        let (n, trial, worst) = best.expect("at least one key count");
+        *clip = trial;
+        out.push(SpringMeasure {
+            bone: fig.bones[s.bone].name.clone(),
+            keys: n,
+            max_tip_error_px: worst,
+            max_lag_px: s.max_lag_px(),
+            seam_error_px: s.recording.seam_error_px,
+            converged: s.recording.converged,
+            warmup_periods: s.recording.warmup_periods,
+        });
+    }
+    out
 }
 
 /// What was measured for one `ik` entry in one clip.
@@ -66,15 +164,31 @@ pub struct ChainMeasure {
     pub seam_error_px: f64,
     pub converged: bool,
     pub warmup_periods: usize,
+    /// Largest relative deviation of a simulated segment length from the
+    /// rest length over the recorded frames (0.01 = 1 %).
+    pub max_length_error: f64,
 }
 
-/// Add every chain of `fig` to `clip` (world space, drawn over the bones),
-/// each with the fewest uniform keys (see [`chain`]) whose measured
-/// particle deviation is within [`chain::SEAM_TOLERANCE_PX`]; extends
-/// `colours` with the chains' gradient colours.
-fn add_chains(clip: &mut Clip, fig: &Figure, colours: &mut Vec<String>) -> Vec<ChainMeasure> {
+/// Add every chain of `fig` to `clip` (world space; a near chain is drawn
+/// over the bones, a far one under them): on the css route as a nested
+/// rotation chain ([`chain::rotation_items`]), on the smil route as
+/// Catmull-Rom `d` morphs ([`chain::morph_items`]), each with the fewest
+/// uniform keys (see [`chain`]) whose measured particle deviation is within
+/// [`chain::KEY_BUDGET_PX`]; extends `colours` with the chains'
+/// gradient colours; a segment's class is `class_prefix` followed by its
+/// colour's index in `colours`.
+pub fn add_chains(
+    clip: &mut Clip,
+    chains: &[chain::Chain],
+    colours: &mut Vec<String>,
+    class_prefix: &str,
+) -> Vec<ChainMeasure> {
     let mut out = Vec::new();
-    for ch in &fig.chains {
+    let clip_name = clip
+        .figure
+        .as_ref()
+        .map_or_else(|| model::DEFAULT_CLIP.to_string(), |f| f.clip.clone());
+    for ch in chains {
         for c in &ch.colours {
             if !colours.contains(c) {
                 colours.push(c.clone());
@@ -82,22 +196,28 @@ fn add_chains(clip: &mut Clip, fig: &Figure, colours: &mut Vec<String>) -> Vec<C
         }
         let class_of = |c: &str| {
             format!(
-                "rb-bone rb-s{}",
+                "{class_prefix}{}",
                 colours.iter().position(|x| x == c).unwrap_or(0)
             )
+        };
+        let build = |n: usize, base: usize| match clip.route {
+            Route::Css => {
+                chain::rotation_items(ch, n, &clip_name, base, crate::fit::Fit::Cubic, &class_of)
+            }
+            Route::Smil => (Vec::new(), chain::morph_items(ch, n, &class_of)),
         };
         let probes: Vec<String> = (1..ch.params.count).map(|i| chain::probe(ch, i)).collect();
         let period = clip.period_s;
         let ideal =
             |t_s: f64| chain::particles_at(ch, (t_s / period).rem_euclid(1.0))[1..].to_vec();
         let counts = chain::key_counts();
-        let mut chosen = None;
-        for (k, &n) in counts.iter().enumerate() {
-            let items = chain::items(ch, n, &class_of);
+        let mut chosen = counts[counts.len() - 1];
+        for &n in &counts {
+            let (tracks, items) = build(n, 0);
             let mini = Clip {
-                tracks: Vec::new(),
+                tracks,
                 root: crate::clip::Node {
-                    children: items.clone(),
+                    children: items,
                     ..Default::default()
                 },
                 legs: Vec::new(),
@@ -106,21 +226,27 @@ fn add_chains(clip: &mut Clip, fig: &Figure, colours: &mut Vec<String>) -> Vec<C
             };
             let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
             let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
-            if worst <= chain::SEAM_TOLERANCE_PX || k + 1 == counts.len() {
-                chosen = Some((n, items));
+            if worst <= chain::KEY_BUDGET_PX {
+                chosen = n;
                 break;
             }
         }
-        let (n, items) = chosen.expect("at least one key count");
-        clip.root.children.extend(items);
+        let (tracks, items) = build(chosen, clip.tracks.len());
+        clip.tracks.extend(tracks);
+        if ch.far {
+            clip.root.children.splice(0..0, items);
+        } else {
+            clip.root.children.extend(items);
+        }
         let (m, _) = measure::measure_probes(clip, &probes, &ideal);
         out.push(ChainMeasure {
             name: ch.name.clone(),
-            keys: n,
+            keys: chosen,
             max_deviation_px: m.iter().map(|x| x.max_error_px).fold(0.0, f64::max),
             seam_error_px: ch.recording.seam_error_px,
             converged: ch.recording.converged,
             warmup_periods: ch.recording.warmup_periods,
+            max_length_error: chain::max_length_error(ch),
         });
     }
     out
@@ -143,8 +269,14 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
         ));
     }
     let mut colours = bake::colours(fig);
+    let springs = match clips.first_mut() {
+        Some(c) if !fig.springs.is_empty() => add_springs(c, fig),
+        _ => Vec::new(),
+    };
     let chains = match clips.first_mut() {
-        Some(c) if !fig.chains.is_empty() => add_chains(c, fig, &mut colours),
+        Some(c) if !fig.chains.is_empty() => {
+            add_chains(c, &fig.chains, &mut colours, "rb-bone rb-s")
+        }
         _ => Vec::new(),
     };
     let svg = crate::emit::figure::emit_figure(&clips, switched, &colours);
@@ -157,8 +289,9 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
             .map(|b| format!("{}-tip", b.name))
             .collect();
         let period = clip.period_s;
+        let all: Vec<usize> = (0..fig.springs.len()).collect();
         let (m, n) =
-            measure::measure_probes(clip, &probes, &|t_s| bake::ideal_tips(fig, fc, period, t_s));
+            measure::measure_probes(clip, &probes, &|t_s| ideal_tips(fig, fc, period, t_s, &all));
         samples = samples.max(n);
         measures.push((fc.name.clone(), m));
     }
@@ -171,6 +304,7 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
         notes,
         chains,
         ik,
+        springs,
     }
 }
 

@@ -207,6 +207,8 @@ pub struct Figure {
     pub ik: Vec<IkBone>,
     /// A scrolling ground (single-clip rigs), drawn behind the figure.
     pub ground: Option<crate::chain::Ground>,
+    /// Spring-follow bones, already simulated (see [`super::spring`]).
+    pub springs: Vec<super::spring::Spring>,
 }
 
 fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
@@ -553,6 +555,7 @@ pub fn validate(
         chains: Vec::new(),
         ik,
         ground: None,
+        springs: Vec::new(),
     };
     if !fig.ik.is_empty() {
         // the drawn pose of IK bones: solved at t = 0 of the first clip
