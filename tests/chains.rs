@@ -407,3 +407,48 @@ fn far_side_chain_is_drawn_first_thinner_and_darker() {
         assert!(!first(&near).contains("ponytail"), "{route:?}");
     }
 }
+
+fn runner_text() -> String {
+    std::fs::read_to_string(root().join("rigs/runner.json")).unwrap()
+}
+
+/// The runner carries seed 000's secondary motion: a 4-point hair lock and
+/// a spring head, both looping, within tolerance, without moving the feet
+/// off their gait (the legs' effector error stays tiny).
+#[test]
+fn runner_hair_and_spring_head_loop_within_tolerance() {
+    let rig = rig::load(&runner_text()).unwrap();
+    let fig = rig.figure.as_ref().unwrap();
+    assert_eq!(fig.chains.len(), 1);
+    assert_eq!(fig.chains[0].params.count, 4, "4-point hair lock");
+    for route in [Route::Css, Route::Smil] {
+        let b = bake_rig(&rig, &opts(&rig, route));
+        let r = &b.report;
+        let hair = &r.chains[0];
+        assert!(hair.converged && hair.seam_error_px <= 0.1, "{hair:?}");
+        assert!(hair.max_deviation_px <= 0.1, "{hair:?}");
+        let s = &r.springs[0];
+        assert_eq!(s.bone, "head");
+        assert!(s.converged && s.seam_error_px <= 0.1, "{s:?}");
+        assert!(s.max_tip_error_px <= 0.1 && s.max_lag_px > 0.5, "{s:?}");
+        for l in &r.legs {
+            assert!(
+                l.max_error_px <= 0.05,
+                "{route:?} {}: {}",
+                l.name,
+                l.max_error_px
+            );
+        }
+    }
+}
+
+/// A spring above IK bones would carry the effector off its target: refused.
+#[test]
+fn a_spring_carrying_ik_bones_is_refused() {
+    let mut v: Value = serde_json::from_str(&runner_text()).unwrap();
+    v["springs"][0]["bone"] = json!("spine");
+    bad(
+        &v.to_string(),
+        &["springs[0].bone", "\"spine\"", "ik bones"],
+    );
+}
