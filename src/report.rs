@@ -115,7 +115,8 @@ pub struct SpringReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChainReport {
     pub name: String,
-    /// Uniform keys per period of each segment's `d` morph.
+    /// Uniform keys per period of the chain's rotation tracks (css) or
+    /// `d` morphs (smil).
     pub keys: usize,
     /// Max distance of a written particle from the simulated one (recorded
     /// frames interpolated linearly), px, measured on the written clip.

@@ -452,3 +452,25 @@ fn a_spring_carrying_ik_bones_is_refused() {
         &["springs[0].bone", "\"spine\"", "ik bones"],
     );
 }
+
+/// `check` fails on a chain's particle deviation like on an ankle: the
+/// ponytail's chain deviation (about 0.07 px) passes 0.1 px and fails 0.05 px.
+#[test]
+fn check_fails_on_chain_deviation() {
+    let path = root().join("rigs/ponytail.json");
+    let run = |max: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rigbake"))
+            .args(["check", path.to_str().unwrap(), "--max-error", max])
+            .output()
+            .unwrap()
+    };
+    let ok = run("0.1");
+    assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+    let bad = run("0.05");
+    assert_eq!(bad.status.code(), Some(1), "{bad:?}");
+    let err = String::from_utf8(bad.stderr).unwrap();
+    assert!(
+        err.contains("chain ponytail: max particle deviation"),
+        "{err}"
+    );
+}
