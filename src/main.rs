@@ -575,52 +575,12 @@ fn cmd_check(rigs: &[PathBuf], max_error: f64, args: &BakeArgs, format: Format) 
     let reports: Vec<Report> = baked.into_iter().map(|b| b.report).collect();
     let mut failures = Vec::new();
     for r in &reports {
-        for l in &r.legs {
-            if l.max_error_px > max_error {
+        for (what, px) in r.measured() {
+            if px > max_error {
                 failures.push(format!(
-                    "{} ({}) leg {}: max error {} px > {} px",
+                    "{} ({}) {what} {px} px > {max_error} px",
                     r.rig,
-                    r.route.as_str(),
-                    l.name,
-                    l.max_error_px,
-                    max_error
-                ));
-            }
-        }
-        for c in &r.chains {
-            if c.max_deviation_px > max_error {
-                failures.push(format!(
-                    "{} ({}) chain {}: max particle deviation {} px > {} px",
-                    r.rig,
-                    r.route.as_str(),
-                    c.name,
-                    c.max_deviation_px,
-                    max_error
-                ));
-            }
-        }
-        for sp in &r.springs {
-            if sp.max_tip_error_px > max_error {
-                failures.push(format!(
-                    "{} ({}) spring {}: max tip error {} px > {} px",
-                    r.rig,
-                    r.route.as_str(),
-                    sp.bone,
-                    sp.max_tip_error_px,
-                    max_error
-                ));
-            }
-        }
-        for b in &r.bones {
-            if b.max_error_px > max_error {
-                failures.push(format!(
-                    "{} ({}) clip {} bone {}: max tip error {} px > {} px",
-                    r.rig,
-                    r.route.as_str(),
-                    b.clip,
-                    b.name,
-                    b.max_error_px,
-                    max_error
+                    r.route.as_str()
                 ));
             }
         }

@@ -310,6 +310,34 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
 }
 
 impl Report {
+    /// Every max error this report measured, labelled as `check` names it:
+    /// legs (ankles, IK effectors), chain particles, spring tips, bone tips.
+    pub fn measured(&self) -> Vec<(String, f64)> {
+        let legs = self
+            .legs
+            .iter()
+            .map(|l| (format!("leg {}: max error", l.name), l.max_error_px));
+        let chains = self.chains.iter().map(|c| {
+            (
+                format!("chain {}: max particle deviation", c.name),
+                c.max_deviation_px,
+            )
+        });
+        let springs = self.springs.iter().map(|s| {
+            (
+                format!("spring {}: max tip error", s.bone),
+                s.max_tip_error_px,
+            )
+        });
+        let bones = self.bones.iter().map(|b| {
+            (
+                format!("clip {} bone {}: max tip error", b.clip, b.name),
+                b.max_error_px,
+            )
+        });
+        legs.chain(chains).chain(springs).chain(bones).collect()
+    }
+
     /// The worst leg's max error.
     pub fn max_error_px(&self) -> f64 {
         self.legs

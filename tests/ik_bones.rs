@@ -3,50 +3,16 @@
 //! do not slip, and bad input exits 2 with one line naming file and path.
 
 use assert_cmd::Command;
-use rigbake::bake::BakeOptions;
-use rigbake::{Route, bake_rig, rig};
+use rigbake::Route;
 use serde_json::Value;
 use std::fs;
-use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
+mod common;
+use common::{bad, bake, repo};
 
 fn example(name: &str) -> Value {
     serde_json::from_str(&fs::read_to_string(repo(&format!("rigs/{name}.json"))).unwrap()).unwrap()
-}
-
-fn bake(v: &Value, route: Route) -> rigbake::Baked {
-    let rig = rig::load(&v.to_string()).unwrap();
-    bake_rig(&rig, &BakeOptions::resolve(&rig, route, None, None, None))
-}
-
-/// `rigbake bake` on `v` written as `bad.json`: exit 2, one stderr line
-/// naming the file and every needle.
-fn bad(v: &Value, needles: &[&str]) {
-    let tmp = TempDir::new().unwrap();
-    let path = tmp.path().join("bad.json");
-    fs::write(&path, v.to_string()).unwrap();
-    let out = Command::cargo_bin("rigbake")
-        .unwrap()
-        .arg("bake")
-        .arg(&path)
-        .arg("-o")
-        .arg(tmp.path().join("out"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
-    let line = stderr.trim_end();
-    assert!(
-        !line.contains('\n') && !line.contains("panicked"),
-        "{stderr}"
-    );
-    for n in ["bad.json"].iter().chain(needles) {
-        assert!(line.contains(n), "message lacks {n:?}: {line}");
-    }
 }
 
 #[test]

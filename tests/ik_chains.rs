@@ -7,15 +7,13 @@ use rigbake::bake::BakeOptions;
 use rigbake::{Route, bake_rig, rig};
 use serde_json::Value;
 use std::fs;
-use std::path::{Path, PathBuf};
-use tempfile::TempDir;
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
+use std::path::PathBuf;
 
 /// An example rig; `walker`, `runner` and `rower` are the chain versions
 /// kept in tests/fixtures/ik_chains (rigs/ holds their bone-tree successors).
+mod common;
+use common::{bad, bake, repo};
+
 fn example(name: &str) -> Value {
     serde_json::from_str(&fs::read_to_string(example_path(name)).unwrap()).unwrap()
 }
@@ -25,44 +23,6 @@ fn example_path(name: &str) -> PathBuf {
         "walker" | "runner" | "rower" => repo(&format!("tests/fixtures/ik_chains/{name}.json")),
         _ => repo(&format!("rigs/{name}.json")),
     }
-}
-
-fn bake(v: &Value, route: Route) -> rigbake::Baked {
-    let rig = rig::load(&v.to_string()).unwrap();
-    bake_rig(&rig, &BakeOptions::resolve(&rig, route, None, None, None))
-}
-
-/// `rigbake bake` on `v` written as `bad.json`: exit 2, one stderr line
-/// naming the file and every needle.
-fn bad(v: &Value, needles: &[&str]) {
-    let tmp = TempDir::new().unwrap();
-    let path = tmp.path().join("bad.json");
-    fs::write(&path, v.to_string()).unwrap();
-    let out = Command::cargo_bin("rigbake")
-        .unwrap()
-        .arg("bake")
-        .arg(&path)
-        .arg("-o")
-        .arg(tmp.path().join("out"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
-    let line = stderr.trim_end();
-    assert!(
-        !line.contains('\n') && !line.contains("panicked"),
-        "{stderr}"
-    );
-    for n in ["bad.json"].iter().chain(needles) {
-        assert!(line.contains(n), "message lacks {n:?}: {line}");
-    }
-    assert!(
-        !tmp.path().join("out").exists()
-            || fs::read_dir(tmp.path().join("out"))
-                .unwrap()
-                .next()
-                .is_none()
-    );
 }
 
 #[test]
