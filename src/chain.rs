@@ -580,18 +580,7 @@ impl Problem for PointProblem<'_> {
 
     fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64 {
         let keys = self.keys(&times[set], set);
-        let mut at = worst_t;
-        let mut worst = -1.0;
-        for (i, &t) in self.ts.iter().enumerate() {
-            if t > lo && t < hi {
-                let e = (fit::eval_keys(&keys, t) - self.ideal[set][i]).abs();
-                if e > worst {
-                    worst = e;
-                    at = t;
-                }
-            }
-        }
-        at
+        fit::worst_between(&keys, &self.ts, &self.ideal[set], lo, hi).unwrap_or(worst_t)
     }
 
     fn initial(&self, set: usize) -> Vec<f64> {

@@ -290,6 +290,24 @@ pub fn sided_slopes(f: &dyn Fn(f64) -> f64, t: f64) -> (f64, f64) {
     (left, right)
 }
 
+/// The sample time strictly inside `(lo, hi)` where `keys` stray farthest
+/// from `ideal` (sampled at `ts`), if any sample lies there: where a
+/// refinement splits a segment.
+pub fn worst_between(keys: &[Key], ts: &[f64], ideal: &[f64], lo: f64, hi: f64) -> Option<f64> {
+    let mut at = None;
+    let mut worst = -1.0;
+    for (&t, &want) in ts.iter().zip(ideal) {
+        if t > lo && t < hi {
+            let e = (eval_keys(keys, t) - want).abs();
+            if e > worst {
+                worst = e;
+                at = Some(t);
+            }
+        }
+    }
+    at
+}
+
 /// Times in (0, 1) where a curve's slope changes sign (local extrema), found
 /// on a uniform grid and rounded as written.
 pub fn extrema(f: &dyn Fn(f64) -> f64) -> Vec<f64> {
