@@ -290,9 +290,27 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
             .collect();
         let period = clip.period_s;
         let all: Vec<usize> = (0..fig.springs.len()).collect();
-        let (m, n) =
+        let (mut m, n) =
             measure::measure_probes(clip, &probes, &|t_s| ideal_tips(fig, fc, period, t_s, &all));
         samples = samples.max(n);
+        for (name, rim) in measure_heads(fig, fc, clip, &all) {
+            let keys = |suffix: &str| {
+                let want = format!("rb-{}-{name}-head-{suffix}", fc.name);
+                clip.tracks
+                    .iter()
+                    .find(|t| t.name == want)
+                    .map_or(0, |t| t.keys.len())
+            };
+            notes.push(format!(
+                "head {name} ({}): counter-rotation {} keys, counter-scale {}/{} keys (x/y); max rim error {:.4} px against the ideal rim (FK + root motion centre, radius r·(sx+sy)/2)",
+                fc.name,
+                keys("turn"),
+                keys("x"),
+                keys("y-sy"),
+                rim.max_error_px
+            ));
+            m.push(rim);
+        }
         measures.push((fc.name.clone(), m));
     }
     let ik = measure_ik(fig, &clips);
@@ -306,6 +324,68 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
         ik,
         springs,
     }
+}
+
+/// Measure every head (`head_radius`) of a written clip: its rim probes
+/// `<bone>-rim-x`, `<bone>-rim-y` against `W(c) + m · r · (1, 0)` and
+/// `W(c) + m · r · (0, 1)`, W(c) the ideal tip (FK, root motion, springs
+/// in `applied`) and `m = (sx + sy)/2` of the ideal squash (1 without).
+/// A figure without any squash draws a plain circle whose rim probes turn
+/// with the bone: they are measured against `W(c) + R(Φ) · r · e` instead
+/// (Φ the bone's ideal world turn). One line per head, named
+/// `<bone>-rim`, the worse of the two probes.
+pub fn measure_heads(
+    fig: &Figure,
+    fc: &model::FigClip,
+    clip: &Clip,
+    applied: &[usize],
+) -> Vec<(String, LegMeasure)> {
+    use crate::geom::Vec2;
+    let period = clip.period_s;
+    // the written structure has the counter groups (see bake::head_items)
+    let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
+    let mut out = Vec::new();
+    for (b, bone) in fig.bones.iter().enumerate() {
+        let Some(r) = bone.head_radius else { continue };
+        let probes = [
+            format!("{}-rim-x", bone.name),
+            format!("{}-rim-y", bone.name),
+        ];
+        let ideal = |t_s: f64| {
+            let u = match fc.play {
+                file::Play::Once => (t_s / period).clamp(0.0, 1.0),
+                file::Play::Loop => (t_s / period).rem_euclid(1.0),
+            };
+            let m = fc.root.squash.as_ref().map_or(1.0, |s| {
+                let sy = s.sy.eval(u);
+                (1.0 + (1.0 - sy) * s.k + sy) / 2.0
+            });
+            let c = ideal_tips(fig, fc, period, t_s, applied)[b];
+            let (ex, ey) = if squashed {
+                (Vec2::new(m * r, 0.0), Vec2::new(0.0, m * r))
+            } else {
+                // linear part of root motion · FK, applied to the rim offsets
+                let w = fk::root_matrix(&fc.root, u)
+                    * fk::world_matrices(fig, &fk::local_angles(fig, fc, u))[b];
+                let lin = |v: Vec2| w.apply(v) - w.apply(Vec2::ZERO);
+                (lin(Vec2::new(r, 0.0)), lin(Vec2::new(0.0, r)))
+            };
+            vec![c + ex, c + ey]
+        };
+        let (ms, _) = measure::measure_probes(clip, &probes, &ideal);
+        let worst = ms
+            .into_iter()
+            .max_by(|a, b| a.max_error_px.total_cmp(&b.max_error_px))
+            .expect("two probes");
+        out.push((
+            bone.name.clone(),
+            LegMeasure {
+                name: format!("{}-rim", bone.name),
+                ..worst
+            },
+        ));
+    }
+    out
 }
 
 /// Measure every `ik` entry of every written clip: the lower bone's tip
