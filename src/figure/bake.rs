@@ -23,6 +23,10 @@
 //!
 //! **Root motion.** `squash pivot ▸ scale ▸ unpivot ▸ lift x ▸ lift y ▸
 //! bones`: `world = S · T · FK` as in [`super::fk`].
+//!
+//! **Heads.** A bone with `head_radius` draws a circle at its tip that
+//! stays round under the squash: counter-rotation and counter-scale groups
+//! around it (see `head_items`).
 
 use super::fk;
 use super::model::{Driver, EasedTrack, FigClip, Figure};
@@ -567,7 +571,10 @@ struct Head<'a> {
 /// ([`crate::fit::fewest_uniform_cubic`], their key times as corners)
 /// within its share of [`HEAD_BUDGET_PX`]. Each scale group animates one
 /// axis: the other axis' track holds 1 with the same keys and easings (a
-/// `scale:` keyframe writes both values with one timing function).
+/// `scale:` keyframe writes both values with one timing function). The
+/// groups are shared by every clip: a clip without a squash still turns
+/// back by −Φ (so its rim probes stay axis-aligned) and leaves the scale
+/// groups still.
 fn head_items(h: Head) -> Vec<Item> {
     let c = h.center;
     let circle = |at: Vec2| Item::Circle {
