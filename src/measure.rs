@@ -148,7 +148,7 @@ fn segment(n: usize, t_at: impl Fn(usize) -> f64, u: f64) -> (usize, f64) {
 }
 
 /// A track's value at progress u.
-fn track_value(keys: &[Key], u: f64) -> f64 {
+pub fn track_value(keys: &[Key], u: f64) -> f64 {
     let (i, s) = segment(keys.len(), |i| keys[i].t, u);
     let (a, b) = (&keys[i], &keys[i + 1]);
     a.value + (b.value - a.value) * ease(a.ease, s)

@@ -260,6 +260,17 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
                 worst_t_s: q(m.worst_t_s),
             });
         }
+        // after the bones: head rims (`<bone>-rim`, see figure::measure_heads)
+        for m in ms.iter().skip(infos.len()) {
+            bones.push(BoneReport {
+                clip: name.clone(),
+                name: m.name.clone(),
+                keys: 0,
+                max_error_px: q(m.max_error_px),
+                rms_error_px: q(m.rms_error_px),
+                worst_t_s: q(m.worst_t_s),
+            });
+        }
     }
     // ik entries report as legs: effector vs ideal target, slip, tracks
     let legs = fb

@@ -1278,3 +1278,43 @@ fn regression_bone_name_with_hyphen_is_rejected() {
     );
     assert!(!dir.path().join("out").exists());
 }
+
+/// `head_radius` must be > 0: exit 2 naming the file, `bones[i].head_radius`
+/// and the value.
+#[test]
+fn head_radius_not_positive_is_refused() {
+    for r in [0.0, -4.0] {
+        let text = fs::read_to_string(repo("rigs/jump.json")).unwrap();
+        let mut v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["bones"][6]["name"], "head");
+        v["bones"][6]["head_radius"] = serde_json::json!(r);
+        let scene = Scene::text("head.json", &v.to_string());
+        bad_rig(&scene, &["bones[6].head_radius", "> 0", &format!("{r}")]);
+    }
+}
+
+/// The measured head rim is a report line (`head-rim`), and `check
+/// --max-error` fails on it.
+#[test]
+fn check_fails_on_the_head_rim() {
+    let out = rigbake()
+        .args([
+            "check",
+            "rigs/jump.json",
+            "--route",
+            "css",
+            "--max-error",
+            "0",
+        ])
+        .current_dir(repo("."))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("head-rim"), "{stdout}");
+    assert!(
+        stderr.contains("clip jump bone head-rim: max tip error"),
+        "{stderr}"
+    );
+}

@@ -39,6 +39,17 @@ pub fn emit_figure(clips: &[Clip], switched: bool, colours: &[String]) -> String
     for (i, c) in colours.iter().enumerate() {
         let _ = write!(style, ".rb-s{i}{{stroke:{c}}}");
     }
+    // heads (`head_radius`) are filled circles, `rb-head rb-f<i>`
+    let heads = first.groups().iter().any(|g| {
+        g.children.iter().any(
+            |c| matches!(c, crate::clip::Item::Circle { class, .. } if class.starts_with("rb-head")),
+        )
+    });
+    if heads {
+        for (i, c) in colours.iter().enumerate() {
+            let _ = write!(style, ".rb-f{i}{{fill:{c}}}");
+        }
+    }
     let scope = |c: &Clip| -> String {
         if switched {
             format!(".clip-{} ", clip_name(c))

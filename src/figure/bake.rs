@@ -23,6 +23,10 @@
 //!
 //! **Root motion.** `squash pivot ▸ scale ▸ unpivot ▸ lift x ▸ lift y ▸
 //! bones`: `world = S · T · FK` as in [`super::fk`].
+//!
+//! **Heads.** A bone with `head_radius` draws a circle at its tip that
+//! stays round under the squash: counter-rotation and counter-scale groups
+//! around it (see `head_items`).
 
 use super::fk;
 use super::model::{Driver, EasedTrack, FigClip, Figure};
@@ -312,6 +316,7 @@ fn bake_clip(
     } else {
         clip_corners(fig, clip)
     };
+    let squash_keys = clip.root.squash.as_ref().map(squash_keys);
     let mut tracks: Vec<Track> = Vec::new();
     let mut infos: Vec<BoneInfo> = Vec::new();
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
@@ -353,6 +358,30 @@ fn bake_clip(
             name: tip_probe.clone(),
             at: tip,
         });
+        if let Some(r) = bone.head_radius {
+            // ancestors' rotation tracks (this bone's own included)
+            let mut turns: Vec<usize> = track.into_iter().collect();
+            let mut a = bone.parent;
+            while let Some(p) = a {
+                turns.extend(infos[p].track);
+                a = fig.bones[p].parent;
+            }
+            children.extend(head_items(Head {
+                clip: &clip.name,
+                bone: &bone.name,
+                center: tip,
+                r: quantize(r, LEN_DECIMALS),
+                class: format!(
+                    "rb-head rb-f{}",
+                    colours.iter().position(|c| *c == bone.stroke).unwrap_or(0)
+                ),
+                squashed: shape.squash.is_some(),
+                squash: squash_keys.as_ref(),
+                turns: &turns,
+                route,
+                tracks: &mut tracks,
+            }));
+        }
         nodes.push(Some(Node {
             class: Some(format!("rb-b-{}", bone.name)),
             translate: Vec2::ZERO,
@@ -437,15 +466,7 @@ fn bake_clip(
         inner = wrap("rb-lift-x", anim, inner);
     }
     if let Some(pivot) = shape.squash {
-        let anim = clip.root.squash.as_ref().map(|s| {
-            let sy = eased_keys(&s.sy, |v| v, T_DECIMALS);
-            let sx = sy
-                .iter()
-                .map(|k| Key {
-                    value: quantize(1.0 + (1.0 - k.value) * s.k, T_DECIMALS),
-                    ..*k
-                })
-                .collect();
+        let anim = squash_keys.map(|(sx, sy)| {
             tracks.push(Track {
                 name: format!("rb-{}-squash-x", clip.name),
                 keys: sx,
@@ -494,6 +515,191 @@ fn bake_clip(
             bones: infos,
         }),
     }
+}
+
+/// The written squash tracks `(sx, sy)`: sy's eased keys, and
+/// `sx = 1 + (1 − sy) · k` at the same times with the same easings.
+fn squash_keys(s: &super::model::Squash) -> (Vec<Key>, Vec<Key>) {
+    let sy = eased_keys(&s.sy, |v| v, T_DECIMALS);
+    let sx = sy
+        .iter()
+        .map(|k| Key {
+            value: quantize(1.0 + (1.0 - k.value) * s.k, T_DECIMALS),
+            ..*k
+        })
+        .collect();
+    (sx, sy)
+}
+
+/// Rim error allowed to a head's fitted counter-rotation and counter-scale
+/// keys together, px (the fitter's dense estimates; half to the rotation, a
+/// quarter to each axis' scale). The measure stage re-checks the rim probes.
+pub const HEAD_BUDGET_PX: f64 = 0.02;
+
+/// What [`head_items`] needs.
+struct Head<'a> {
+    clip: &'a str,
+    bone: &'a str,
+    /// The drawn tip (rest pose, user space), the circle's centre.
+    center: Vec2,
+    r: f64,
+    class: String,
+    /// The shared structure has a squash (any clip).
+    squashed: bool,
+    /// This clip's written squash tracks `(sx, sy)`.
+    squash: Option<&'a (Vec<Key>, Vec<Key>)>,
+    /// Rotation tracks (degrees, relative to the drawn pose) of the head
+    /// bone and all its ancestors: their sum is the total turn Φ.
+    turns: &'a [usize],
+    route: Route,
+    tracks: &'a mut Vec<Track>,
+}
+
+/// A round head: a filled circle at `center` with probes `<bone>-rim-x`
+/// and `<bone>-rim-y` at `center + (r, 0)` and `center + (0, r)`.
+///
+/// Without a squash in the structure that is all (a rotation leaves a
+/// circle a circle). Under a squash `S = diag(sx, sy)` the circle sits in
+/// the bone's innermost group, whose linear part is `S · R(Φ)`; it is
+/// wrapped in `rotate(−Φ)` about the centre, then (placed by a static
+/// translate to the centre) `scale(m/sx, 1)` and `scale(1, m/sy)`,
+/// `m = (sx + sy)/2`, so the circle's linear part is
+/// `S · R(Φ) · R(−Φ) · diag(m/sx, m/sy) = m · I`: round, radius `m · r`,
+/// centre fixed. Φ is the sum of the written rotation tracks and sx, sy
+/// the written squash tracks; none of the three curves has an exact
+/// timing-function form, so each is fitted
+/// ([`crate::fit::fewest_uniform_cubic`], their key times as corners)
+/// within its share of [`HEAD_BUDGET_PX`]. Each scale group animates one
+/// axis: the other axis' track holds 1 with the same keys and easings (a
+/// `scale:` keyframe writes both values with one timing function). The
+/// groups are shared by every clip: a clip without a squash still turns
+/// back by −Φ (so its rim probes stay axis-aligned) and leaves the scale
+/// groups still.
+fn head_items(h: Head) -> Vec<Item> {
+    let c = h.center;
+    let circle = |at: Vec2| Item::Circle {
+        center: at,
+        r: h.r,
+        class: h.class.clone(),
+    };
+    let rim = |at: Vec2| {
+        [
+            Item::Probe {
+                name: format!("{}-rim-x", h.bone),
+                at: at + Vec2::new(h.r, 0.0),
+            },
+            Item::Probe {
+                name: format!("{}-rim-y", h.bone),
+                at: at + Vec2::new(0.0, h.r),
+            },
+        ]
+    };
+    if !h.squashed {
+        let mut v = vec![circle(c)];
+        v.extend(rim(c));
+        return v;
+    }
+    // the written rotation tracks, summed and negated: −Φ(u), degrees
+    let turns: Vec<Vec<Key>> = h.turns.iter().map(|&i| h.tracks[i].keys.clone()).collect();
+    let phi = |u: f64| -> f64 {
+        -turns
+            .iter()
+            .map(|k| crate::measure::track_value(k, u))
+            .sum::<f64>()
+    };
+    let s_at = |u: f64| {
+        h.squash.map_or((1.0, 1.0), |(sxk, syk)| {
+            (
+                crate::measure::track_value(sxk, u),
+                crate::measure::track_value(syk, u),
+            )
+        })
+    };
+    // rim displacement per unit of error: a turn ε of the counter rotation
+    // moves the rim by about r · m · max(sx/sy, sy/sx) · ε, a scale error δ
+    // on one axis by r · s · δ
+    let (mut g_rot, mut g_x, mut g_y) = (0.0f64, 0.0f64, 0.0f64);
+    for k in 0..=fit::FIT_SAMPLES {
+        let (sx, sy) = s_at(k as f64 / fit::FIT_SAMPLES as f64);
+        g_rot = g_rot.max((sx + sy) / 2.0 * (sx / sy).max(sy / sx));
+        g_x = g_x.max(sx);
+        g_y = g_y.max(sy);
+    }
+    let sorted = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v
+    };
+    let corners = sorted(turns.iter().flatten().map(|k| k.t).collect());
+    let rot_budget = (0.5 * HEAD_BUDGET_PX / (h.r * g_rot)).to_degrees();
+    let rot_keys = fitted_keys(&phi, &corners, rot_budget, h.route, DEG_DECIMALS);
+    let rot = rot_keys.iter().any(|k| k.value != 0.0).then(|| {
+        h.tracks.push(Track {
+            name: format!("rb-{}-{}-head-turn", h.clip, h.bone),
+            keys: rot_keys,
+        });
+        Anim::Rotate {
+            track: h.tracks.len() - 1,
+            origin: c,
+            delay_s: 0.0,
+        }
+    });
+    let (scale_x, scale_y) = match h.squash {
+        None => (None, None),
+        Some((sxk, _)) => {
+            let corners = sorted(sxk.iter().map(|k| k.t).collect());
+            let fx = |u: f64| {
+                let (sx, sy) = s_at(u);
+                (sx + sy) / (2.0 * sx)
+            };
+            let fy = |u: f64| {
+                let (sx, sy) = s_at(u);
+                (sx + sy) / (2.0 * sy)
+            };
+            let share = 0.25 * HEAD_BUDGET_PX / h.r;
+            let kx = fitted_keys(&fx, &corners, share / g_x, h.route, T_DECIMALS);
+            let ky = fitted_keys(&fy, &corners, share / g_y, h.route, T_DECIMALS);
+            let ones = |keys: &[Key]| -> Vec<Key> {
+                keys.iter().map(|k| Key { value: 1.0, ..*k }).collect()
+            };
+            let (ox, oy) = (ones(&kx), ones(&ky));
+            let mut push = |name: &str, keys: Vec<Key>| {
+                h.tracks.push(Track {
+                    name: format!("rb-{}-{}-{name}", h.clip, h.bone),
+                    keys,
+                });
+                h.tracks.len() - 1
+            };
+            // a scale's first track names its keyframes and gives the easings
+            let x = push("head-x", kx);
+            let scale_x = Anim::Scale {
+                sx: x,
+                sy: push("head-x-sy", ox),
+                delay_s: 0.0,
+            };
+            let y1 = push("head-y", oy);
+            let scale_y = Anim::Scale {
+                sx: y1,
+                sy: push("head-y-sy", ky),
+                delay_s: 0.0,
+            };
+            (Some(scale_x), Some(scale_y))
+        }
+    };
+    let group = |class: &str, anim: Option<Anim>, translate: Vec2, children: Vec<Item>| {
+        Item::Group(Node {
+            class: (!class.is_empty()).then(|| format!("rb-h{class}-{}", h.bone)),
+            translate,
+            anim,
+            children,
+        })
+    };
+    let mut drawn = vec![circle(Vec2::ZERO)];
+    drawn.extend(rim(Vec2::ZERO));
+    let sy = group("y", scale_y, Vec2::ZERO, drawn);
+    let sx = group("x", scale_x, Vec2::ZERO, vec![sy]);
+    let place = group("", None, c, vec![sx]);
+    vec![group("r", rot, Vec2::ZERO, vec![place])]
 }
 
 /// Distinct stroke colours in bone order (`rb-s<i>` classes).

@@ -146,6 +146,13 @@ pub struct BoneFile {
     pub angle: DriverFile,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<StyleFile>,
+    /// Draws a filled head: a circle of this radius (user units, > 0)
+    /// centred at the bone's tip, in the bone's stroke colour. Under a root
+    /// `squash` it stays round, radius `r · (sx + sy) / 2`, centred where
+    /// FK and the root motion put the tip (probes `<name>-rim-x`,
+    /// `<name>-rim-y` on its rim).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_radius: Option<f64>,
 }
 
 /// Squash and stretch of the whole figure about `pivot`:

@@ -248,6 +248,7 @@ mod tests {
                     at: Vec2::new(rng.next() * 200.0 - 100.0, rng.next() * 200.0 - 100.0),
                     length: rng.next() * 100.0,
                     width: 1.0,
+                    head_radius: None,
                     stroke: "#000".into(),
                 });
             }
@@ -303,6 +304,7 @@ mod tests {
             length,
             width: 6.0,
             stroke: "#000".into(),
+            head_radius: None,
         };
         let fig = Figure {
             bones: vec![

@@ -290,9 +290,27 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
             .collect();
         let period = clip.period_s;
         let all: Vec<usize> = (0..fig.springs.len()).collect();
-        let (m, n) =
+        let (mut m, n) =
             measure::measure_probes(clip, &probes, &|t_s| ideal_tips(fig, fc, period, t_s, &all));
         samples = samples.max(n);
+        for (name, rim) in measure_heads(fig, fc, clip, &all) {
+            let keys = |suffix: &str| {
+                let want = format!("rb-{}-{name}-head-{suffix}", fc.name);
+                clip.tracks
+                    .iter()
+                    .find(|t| t.name == want)
+                    .map_or(0, |t| t.keys.len())
+            };
+            notes.push(format!(
+                "head {name} ({}): counter-rotation {} keys, counter-scale {}/{} keys (x/y); max rim error {:.4} px against the ideal rim (FK + root motion centre, radius r·(sx+sy)/2)",
+                fc.name,
+                keys("turn"),
+                keys("x"),
+                keys("y-sy"),
+                rim.max_error_px
+            ));
+            m.push(rim);
+        }
         measures.push((fc.name.clone(), m));
     }
     let ik = measure_ik(fig, &clips);
@@ -306,6 +324,70 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
         ik,
         springs,
     }
+}
+
+/// Measure every head (`head_radius`) of a written clip: its rim probes
+/// `<bone>-rim-x`, `<bone>-rim-y` against `W(c) + m · r · (1, 0)` and
+/// `W(c) + m · r · (0, 1)`, W(c) the ideal tip (FK, root motion, springs
+/// in `applied`) and `m = (sx + sy)/2` of the ideal squash (1 without).
+/// A figure without any squash draws a plain circle whose rim probes turn
+/// with the bone: they are measured against `W(c) + R(Φ) · r · e` instead
+/// (Φ the bone's ideal world turn). One line per head, named
+/// `<bone>-rim`, the worse of the two probes.
+pub fn measure_heads(
+    fig: &Figure,
+    fc: &model::FigClip,
+    clip: &Clip,
+    applied: &[usize],
+) -> Vec<(String, LegMeasure)> {
+    use crate::geom::Vec2;
+    let period = clip.period_s;
+    // the written structure has the counter groups (see bake::head_items)
+    let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
+    let mut out = Vec::new();
+    for (b, bone) in fig.bones.iter().enumerate() {
+        let Some(r) = bone.head_radius else { continue };
+        let rest = fk::world_matrices(fig, &fig.rest_rad)[b];
+        let probes = [
+            format!("{}-rim-x", bone.name),
+            format!("{}-rim-y", bone.name),
+        ];
+        let ideal = |t_s: f64| {
+            let u = match fc.play {
+                file::Play::Once => (t_s / period).clamp(0.0, 1.0),
+                file::Play::Loop => (t_s / period).rem_euclid(1.0),
+            };
+            let m = fc.root.squash.as_ref().map_or(1.0, |s| {
+                let sy = s.sy.eval(u);
+                (1.0 + (1.0 - sy) * s.k + sy) / 2.0
+            });
+            let c = ideal_tips(fig, fc, period, t_s, applied)[b];
+            let (ex, ey) = if squashed {
+                (Vec2::new(m * r, 0.0), Vec2::new(0.0, m * r))
+            } else {
+                // the bone's world turn since the drawn pose (no squash:
+                // root motion only translates)
+                let w = fk::world_matrices(fig, &fk::local_angles(fig, fc, u))[b];
+                let phi = w.b.atan2(w.a) - rest.b.atan2(rest.a);
+                let (sin, cos) = phi.sin_cos();
+                (Vec2::new(r * cos, r * sin), Vec2::new(-r * sin, r * cos))
+            };
+            vec![c + ex, c + ey]
+        };
+        let (ms, _) = measure::measure_probes(clip, &probes, &ideal);
+        let worst = ms
+            .into_iter()
+            .max_by(|a, b| a.max_error_px.total_cmp(&b.max_error_px))
+            .expect("two probes");
+        out.push((
+            bone.name.clone(),
+            LegMeasure {
+                name: format!("{}-rim", bone.name),
+                ..worst
+            },
+        ));
+    }
+    out
 }
 
 /// Measure every `ik` entry of every written clip: the lower bone's tip
@@ -404,5 +486,104 @@ mod tests {
                 assert!(im.measure.max_error_px < 0.1, "{}", im.measure.max_error_px);
             }
         }
+    }
+
+    /// A head under a rotating ancestor (a sine, fitted keys), its own eased
+    /// neck and a root squash: on both routes, at many times, the written
+    /// rim probes sit at the written centre plus `m·r·(1, 0)` and
+    /// `m·r·(0, 1)` (round, axis-aligned, radius by the mean scale) within
+    /// the budget, and the measured rim line agrees.
+    #[test]
+    fn head_stays_round_under_squash_and_rotation() {
+        let text = r#"{
+            "name": "heady", "view_box": [0, 0, 400, 400], "period_s": 1.5,
+            "bones": [
+                {"name": "spine", "at": [200, 300], "length": 60,
+                 "angle": {"sine": {"amp_deg": 25, "harmonic": 1, "offset_deg": -90}}},
+                {"name": "neck", "parent": "spine", "length": 15,
+                 "angle": {"track": {"keys": [[0, 0], [0.3, 30], [0.7, -20], [1, 0]]}}},
+                {"name": "head", "parent": "neck", "length": 4, "head_radius": 14}
+            ],
+            "root": {
+                "y": {"keys": [[0, 0], [0.5, -40], [1, 0]]},
+                "squash": {"sy": {"keys": [[0, 1], [0.2, 0.6], [0.45, 1.3], [0.8, 0.9], [1, 1]],
+                                   "ease": ["easeOutCubic", "smoothstep", "easeInCubic", "linear"]},
+                           "pivot": [200, 300], "k": 0.8}
+            }
+        }"#;
+        let rig = crate::rig::load(text).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        let fc = &fig.clips[0];
+        let s = fc.root.squash.as_ref().unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route);
+            let clip = &fb.clips[0];
+            let mut worst = 0.0f64;
+            for k in 0..=600 {
+                let t_s = clip.period_s * k as f64 / 600.0;
+                let u = k as f64 / 600.0;
+                let sy = s.sy.eval(u);
+                let m = (1.0 + (1.0 - sy) * s.k + sy) / 2.0;
+                let p = measure::probes_at(clip, t_s);
+                let c = p["head-tip"];
+                let dx = p["head-rim-x"] - c - crate::geom::Vec2::new(m * 14.0, 0.0);
+                let dy = p["head-rim-y"] - c - crate::geom::Vec2::new(0.0, m * 14.0);
+                worst = worst.max(dx.len()).max(dy.len());
+            }
+            assert!(
+                worst <= bake::HEAD_BUDGET_PX,
+                "{route:?}: rim off by {worst} px"
+            );
+            let rim = fb.measures[0]
+                .1
+                .iter()
+                .find(|m| m.name == "head-rim")
+                .unwrap();
+            let tip = fb.measures[0]
+                .1
+                .iter()
+                .find(|m| m.name == "head-tip")
+                .unwrap();
+            assert!(
+                rim.max_error_px <= bake::HEAD_BUDGET_PX + tip.max_error_px,
+                "{route:?}: measured rim {} tip {}",
+                rim.max_error_px,
+                tip.max_error_px
+            );
+            // the squash is strong: without the counter groups the rim would be far off
+            assert!(
+                clip.tracks
+                    .iter()
+                    .any(|t| t.name == "rb-main-head-head-turn")
+            );
+        }
+    }
+
+    /// Without a squash a head is a plain circle: no counter groups, and the
+    /// rim probes (turning with the bone) are measured against FK.
+    #[test]
+    fn head_without_squash_is_a_plain_circle() {
+        let text = r#"{
+            "name": "nod", "view_box": [0, 0, 400, 400], "period_s": 1,
+            "bones": [
+                {"name": "neck", "at": [200, 300], "length": 20,
+                 "angle": {"track": {"keys": [[0, -90], [0.5, -60], [1, -90]]}}},
+                {"name": "head", "parent": "neck", "length": 0, "head_radius": 9}
+            ]
+        }"#;
+        let rig = crate::rig::load(text).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        let fb = bake_figure(&rig.name, rig.view_box, fig, Route::Css);
+        assert!(!fb.svg.contains("rb-hr-"), "{}", fb.svg);
+        assert!(
+            fb.svg
+                .contains(r#"class="rb-head rb-f0" cx="200" cy="280" r="9""#)
+        );
+        let rim = fb.measures[0]
+            .1
+            .iter()
+            .find(|m| m.name == "head-rim")
+            .unwrap();
+        assert!(rim.max_error_px < 0.01, "{}", rim.max_error_px);
     }
 }

@@ -138,6 +138,8 @@ pub struct Bone {
     pub width: f64,
     /// `#rgb` or `#rrggbb`.
     pub stroke: String,
+    /// A filled head circle of this radius at the tip, user units, > 0.
+    pub head_radius: Option<f64>,
 }
 
 /// Squash and stretch about `pivot`: `sx = 1 + (1 − sy) · k`.
@@ -477,6 +479,19 @@ pub fn validate(
             &format!("{p}.style.stroke"),
             style.stroke.as_deref().unwrap_or(DEFAULT_STROKE),
         )?;
+        let head_radius = match bf.head_radius {
+            Some(r) => {
+                let r = num(&format!("{p}.head_radius"), r)?;
+                if r <= 0.0 {
+                    return Err(invalid(
+                        format!("{p}.head_radius"),
+                        format!("must be > 0, got {r}"),
+                    ));
+                }
+                Some(r)
+            }
+            None => None,
+        };
         defaults.push(driver(&format!("{p}.angle"), &bf.angle)?);
         out.push(Bone {
             name: bf.name.clone(),
@@ -485,6 +500,7 @@ pub fn validate(
             length,
             width,
             stroke,
+            head_radius,
         });
     }
     let rest_rad: Vec<f64> = defaults.iter().map(|d| d.eval(0.0)).collect();
