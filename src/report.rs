@@ -341,8 +341,14 @@ impl Report {
             )
         });
         let bones = self.bones.iter().map(|b| {
+            // bone names have no `-`: `<head>-rim` is a round head's rim line
+            let what = if b.name.ends_with("-rim") {
+                "rim"
+            } else {
+                "tip"
+            };
             (
-                format!("clip {} bone {}: max tip error", b.clip, b.name),
+                format!("clip {} bone {}: max {what} error", b.clip, b.name),
                 b.max_error_px,
             )
         });

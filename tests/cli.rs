@@ -1314,7 +1314,7 @@ fn check_fails_on_the_head_rim() {
     assert_ne!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stdout.contains("head-rim"), "{stdout}");
     assert!(
-        stderr.contains("clip jump bone head-rim: max tip error"),
+        stderr.contains("clip jump bone head-rim: max rim error"),
         "{stderr}"
     );
 }
