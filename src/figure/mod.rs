@@ -116,7 +116,11 @@ fn add_springs(clip: &mut Clip, fig: &Figure) -> Vec<SpringMeasure> {
         let mut best = None;
         for &n in &counts {
             let mut trial = clip.clone();
-            spring::apply(&mut trial, fig, s, spring::keys(fig, fc, s, n));
+            let fit = match clip.route {
+                Route::Css => crate::fit::Fit::Cubic,
+                Route::Smil => crate::fit::Fit::Linear,
+            };
+            spring::apply(&mut trial, fig, s, spring::keys(fig, fc, s, n, fit));
             let (m, _) = measure::measure_probes(&trial, &probes, &ideal);
             let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
             if worst <= spring::SPRING_BUDGET_PX || n == counts[counts.len() - 1] {

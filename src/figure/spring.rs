@@ -27,7 +27,8 @@
 use super::chain::{FRAMES, MAX_DT_S, SEAM_TOLERANCE_PX};
 use super::fk;
 use super::model::{FigClip, Figure};
-use crate::clip::{Anim, Axis, Ease, Item, Key, Node, Track};
+use crate::clip::{Anim, Axis, Item, Key, Node, Track};
+use crate::fit::Fit;
 use crate::geom::{Affine, LEN_DECIMALS, T_DECIMALS, Vec2, quantize};
 use crate::rig::RigError;
 use crate::solve::physics::{LoopParams, Recording, loop_spring};
@@ -245,25 +246,36 @@ pub fn local_offset(fig: &Figure, clip: &FigClip, s: &Spring, k: usize) -> Vec2 
 }
 
 /// Translate keys (x and y tracks) of spring `s` with `n` uniform keys
-/// (n divides [`FRAMES`]), linear, rounded.
-pub fn keys(fig: &Figure, clip: &FigClip, s: &Spring, n: usize) -> [Vec<Key>; 2] {
+/// (n divides [`FRAMES`]), rounded as written. `Fit::Cubic` (css) makes
+/// each segment the Hermite cubic through the key values with one-sided
+/// slopes from the neighbouring recorded frames (exact `cubic-bezier(1/3, y1, 2/3, y2)`
+/// timing functions); `Fit::Linear` (smil, whose keySplines cannot leave
+/// [0, 1]) draws straight segments.
+pub fn keys(fig: &Figure, clip: &FigClip, s: &Spring, n: usize, fit: Fit) -> [Vec<Key>; 2] {
     let step = FRAMES / n;
-    let pts: Vec<(f64, Vec2)> = (0..=n)
+    let at = |k: usize| local_offset(fig, clip, s, k);
+    let times: Vec<f64> = (0..=n)
+        .map(|k| quantize(k as f64 / n as f64, T_DECIMALS))
+        .collect();
+    // one-sided slopes: the offset has corners where the driven joint's
+    // velocity jumps (a bob's touch-down), and a key on one keeps both sides
+    let pts: Vec<(Vec2, Vec2, Vec2)> = (0..=n)
         .map(|k| {
-            (
-                quantize(k as f64 / n as f64, T_DECIMALS),
-                local_offset(fig, clip, s, k * step),
-            )
+            let f = k * step;
+            // the loop is closed (seam ≤ tolerance): wrap the neighbours
+            let next = at(if f == FRAMES { 1 } else { f + 1 });
+            let prev = at(if f == 0 { FRAMES - 1 } else { f - 1 });
+            let here = at(f);
+            let per = FRAMES as f64;
+            (here, (here - prev) * per, (next - here) * per)
         })
         .collect();
-    let axis = |f: &dyn Fn(Vec2) -> f64| {
-        pts.iter()
-            .map(|&(t, v)| Key {
-                t,
-                value: quantize(f(v), LEN_DECIMALS),
-                ease: Ease::Linear,
-            })
-            .collect()
+    let axis = |f: &dyn Fn(Vec2) -> f64| -> Vec<Key> {
+        let samples: Vec<(f64, f64, f64)> = pts
+            .iter()
+            .map(|&(v, din, dout)| (f(v), f(din), f(dout)))
+            .collect();
+        crate::fit::keys_from_sided(&times, &samples, fit, LEN_DECIMALS)
     };
     [axis(&|v| v.x), axis(&|v| v.y)]
 }
