@@ -439,6 +439,22 @@ fn runner_hair_and_spring_head_loop_within_tolerance() {
                 l.max_error_px
             );
         }
+        // css: the spring's translate tracks are exact cubic segments
+        // (fewer keys than linear); smil keySplines stay linear
+        let spring_tracks: Vec<_> = b
+            .clip
+            .tracks
+            .iter()
+            .filter(|t| t.name.contains("-head-spring-"))
+            .collect();
+        assert_eq!(spring_tracks.len(), 2);
+        let cubic = spring_tracks.iter().any(|t| {
+            t.keys
+                .iter()
+                .any(|k| matches!(k.ease, rigbake::clip::Ease::CubicBezier(_)))
+        });
+        assert_eq!(cubic, route == Route::Css, "{route:?}");
+        assert_eq!(spring_tracks[0].keys.len() - 1, s.keys);
     }
 }
 
