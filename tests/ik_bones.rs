@@ -17,7 +17,7 @@ fn example(name: &str) -> Value {
 
 #[test]
 fn stick_figures_pass_check_max_error_1_on_both_routes() {
-    for name in ["walker", "runner", "rower"] {
+    for name in ["walker", "jogger", "runner", "rower"] {
         Command::cargo_bin("rigbake")
             .unwrap()
             .args(["check", "--max-error", "1", "--route", "both"])
@@ -65,7 +65,12 @@ fn every_ik_entry_is_reported_as_a_leg_and_fails_check_when_off_target() {
 
 #[test]
 fn feet_do_not_slip_at_the_gait_speed_and_do_at_the_wrong_one() {
-    for (name, stride, cadence) in [("walker", 44.0, 1.5), ("runner", 60.0, 2.55)] {
+    for (name, stride, cadence) in [
+        ("walker", 44.0, 1.5),
+        // blend 0.5: every gait parameter half way, the ground speed too
+        ("jogger", 52.0, 2.025),
+        ("runner", 60.0, 2.55),
+    ] {
         for route in [Route::Css, Route::Smil] {
             let good = bake(&example(name), route);
             assert_eq!(good.report.legs.len(), 2);
