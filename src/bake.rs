@@ -312,25 +312,10 @@ impl Problem for SmilLegProblem<'_> {
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
         let tk = &times[0];
         let ankles: Vec<Vec2> = tk.iter().map(|&t| q_len(self.lm.pose_at(t).end)).collect();
-        let mut best = Estimate {
-            max_px: -1.0,
-            worst_t: 0.0,
-            blame: 0,
-        };
-        let mut seg = 0;
-        for (i, &t) in self.ts.iter().enumerate() {
-            while seg + 2 < tk.len() && t >= tk[seg + 1] {
-                seg += 1;
-            }
-            let f = ((t - tk[seg]) / (tk[seg + 1] - tk[seg])).clamp(0.0, 1.0);
+        fit::linear_estimate(&self.ts, tk, |i, seg, f| {
             let p = ankles[seg] + (ankles[seg + 1] - ankles[seg]) * f;
-            let e = p.dist(self.targets[i]);
-            if e > best.max_px {
-                best.max_px = e;
-                best.worst_t = t;
-            }
-        }
-        best
+            p.dist(self.targets[i])
+        })
     }
 
     fn split_at(&self, _: &[Vec<f64>], _: usize, _: f64, _: f64, worst_t: f64) -> f64 {

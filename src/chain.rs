@@ -610,26 +610,11 @@ impl Problem for MorphProblem<'_> {
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
         let tk = &times[0];
         let keyed: Vec<Points> = tk.iter().map(|&t| (self.pose)(t).map(q)).collect();
-        let mut best = Estimate {
-            max_px: -1.0,
-            worst_t: 0.0,
-            blame: 0,
-        };
-        let mut seg = 0;
-        for (i, &t) in self.ts.iter().enumerate() {
-            while seg + 2 < tk.len() && t >= tk[seg + 1] {
-                seg += 1;
-            }
-            let f = ((t - tk[seg]) / (tk[seg + 1] - tk[seg])).clamp(0.0, 1.0);
+        fit::linear_estimate(&self.ts, tk, |i, seg, f| {
             let (a, b) = (&keyed[seg], &keyed[seg + 1]);
             let p = [0, 1, 2].map(|j| a[j] + (b[j] - a[j]) * f);
-            let e = farthest(&p, &self.targets[i]);
-            if e > best.max_px {
-                best.max_px = e;
-                best.worst_t = t;
-            }
-        }
-        best
+            farthest(&p, &self.targets[i])
+        })
     }
 
     fn split_at(&self, _: &[Vec<f64>], _: usize, _: f64, _: f64, worst_t: f64) -> f64 {

@@ -52,12 +52,11 @@ impl Fit {
     }
 }
 
-/// Slope of a curve on [0, 1] by a central difference, extended periodically
-/// (`f(t + 1) = f(t) + (f(1) − f(0))`, so whole turns carry over).
-pub fn slope(f: &dyn Fn(f64) -> f64, t: f64) -> f64 {
-    const H: f64 = 1.0e-5;
+/// A curve on [0, 1] extended periodically to [−1, 2]:
+/// `f(t + 1) = f(t) + (f(1) − f(0))`, so whole turns carry over.
+fn periodic<'a>(f: &'a dyn Fn(f64) -> f64) -> impl Fn(f64) -> f64 + 'a {
     let wind = f(1.0) - f(0.0);
-    let ext = |x: f64| {
+    move |x: f64| {
         if x < 0.0 {
             f(x + 1.0) - wind
         } else if x > 1.0 {
@@ -65,7 +64,14 @@ pub fn slope(f: &dyn Fn(f64) -> f64, t: f64) -> f64 {
         } else {
             f(x)
         }
-    };
+    }
+}
+
+/// Slope of a curve on [0, 1] by a central difference, extended periodically
+/// (`f(t + 1) = f(t) + (f(1) − f(0))`, so whole turns carry over).
+pub fn slope(f: &dyn Fn(f64) -> f64, t: f64) -> f64 {
+    const H: f64 = 1.0e-5;
+    let ext = periodic(f);
     (ext(t + H) - ext(t - H)) / (2.0 * H)
 }
 
@@ -145,16 +151,7 @@ fn cubic_ease(dt: f64, dv: f64, m0: f64, m1: f64) -> Ease {
 /// backward differences (whole turns carry over as in [`slope`]).
 fn sided_slope(f: &dyn Fn(f64) -> f64, t: f64) -> (f64, f64) {
     const H: f64 = 1.0e-6;
-    let wind = f(1.0) - f(0.0);
-    let ext = |x: f64| {
-        if x < 0.0 {
-            f(x + 1.0) - wind
-        } else if x > 1.0 {
-            f(x - 1.0) + wind
-        } else {
-            f(x)
-        }
-    };
+    let ext = periodic(f);
     let v = ext(t);
     ((v - ext(t - H)) / H, (ext(t + H) - v) / H)
 }
@@ -274,16 +271,7 @@ pub fn eval_keys_from(keys: &[Key], u: f64, seg: &mut usize) -> f64 {
 /// does. They agree where the curve is smooth and differ at a corner.
 pub fn sided_slopes(f: &dyn Fn(f64) -> f64, t: f64) -> (f64, f64) {
     const H: f64 = 1.0e-5;
-    let wind = f(1.0) - f(0.0);
-    let ext = |x: f64| {
-        if x < 0.0 {
-            f(x + 1.0) - wind
-        } else if x > 1.0 {
-            f(x - 1.0) + wind
-        } else {
-            f(x)
-        }
-    };
+    let ext = periodic(f);
     let f0 = ext(t);
     let left = (3.0 * f0 - 4.0 * ext(t - H) + ext(t - 2.0 * H)) / (2.0 * H);
     let right = (-3.0 * f0 + 4.0 * ext(t + H) - ext(t + 2.0 * H)) / (2.0 * H);
@@ -360,6 +348,30 @@ pub struct Estimate {
     pub worst_t: f64,
     /// Index of the key set to refine at `worst_t`.
     pub blame: usize,
+}
+
+/// The estimate of one key set whose segments are straight (a smil morph):
+/// at each sample time `ts[i]`, `err(i, seg, f)` is the error of the point
+/// a fraction `f` along segment `seg` of the key times `tk`.
+pub fn linear_estimate(ts: &[f64], tk: &[f64], err: impl Fn(usize, usize, f64) -> f64) -> Estimate {
+    let mut best = Estimate {
+        max_px: -1.0,
+        worst_t: 0.0,
+        blame: 0,
+    };
+    let mut seg = 0;
+    for (i, &t) in ts.iter().enumerate() {
+        while seg + 2 < tk.len() && t >= tk[seg + 1] {
+            seg += 1;
+        }
+        let f = ((t - tk[seg]) / (tk[seg + 1] - tk[seg])).clamp(0.0, 1.0);
+        let e = err(i, seg, f);
+        if e > best.max_px {
+            best.max_px = e;
+            best.worst_t = t;
+        }
+    }
+    best
 }
 
 /// A fitting problem: several key-time sets (one per track) evaluated jointly.

@@ -94,22 +94,9 @@ pub struct Report {
     pub springs: Vec<SpringReport>,
 }
 
-/// One spring's line in a bone-tree report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SpringReport {
-    pub bone: String,
-    /// Uniform keys per period of each translate track.
-    pub keys: usize,
-    /// Max distance of a written subtree tip from FK + the simulated
-    /// offset, px, measured on the written clip.
-    pub max_tip_error_px: f64,
-    /// Largest distance between the spring point and its target (the lag), px.
-    pub max_lag_px: f64,
-    /// Spring point distance between the first and last frame of the loop, px.
-    pub seam_error_px: f64,
-    pub converged: bool,
-    pub warmup_periods: usize,
-}
+/// One spring's line in a bone-tree report: what the bake measured, with
+/// the distances rounded as reported.
+pub type SpringReport = crate::figure::SpringMeasure;
 
 /// One Verlet chain's line in a bone-tree report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -308,13 +295,10 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
             .springs
             .iter()
             .map(|s| SpringReport {
-                bone: s.bone.clone(),
-                keys: s.keys,
                 max_tip_error_px: q(s.max_tip_error_px),
                 max_lag_px: q(s.max_lag_px),
                 seam_error_px: q(s.seam_error_px),
-                converged: s.converged,
-                warmup_periods: s.warmup_periods,
+                ..s.clone()
             })
             .collect(),
     }

@@ -256,13 +256,9 @@ fn moved(samples: &[browser::TimedProbes]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// A free-running document changes with time; under
-/// `prefers-reduced-motion: reduce` the CSS route stops (the fixture's media
-/// query and every baked CSS file), while SMIL ignores the preference (why
-/// rotations prefer CSS).
-#[test]
-fn reduced_motion_freezes_the_css_route_but_not_smil() {
-    let Some(chromium) = chromium() else { return };
+/// The two hand-written fixtures (a css spin, smil legs) and every looping
+/// bake of the examples: documents that must animate when left running.
+fn looping_docs() -> Vec<(Route, String, String)> {
     let mut docs = vec![
         (
             Route::Css,
@@ -276,6 +272,17 @@ fn reduced_motion_freezes_the_css_route_but_not_smil() {
         ),
     ];
     docs.extend(looping_bakes());
+    docs
+}
+
+/// A free-running document changes with time; under
+/// `prefers-reduced-motion: reduce` the CSS route stops (the fixture's media
+/// query and every baked CSS file), while SMIL ignores the preference (why
+/// rotations prefer CSS).
+#[test]
+fn reduced_motion_freezes_the_css_route_but_not_smil() {
+    let Some(chromium) = chromium() else { return };
+    let docs = looping_docs();
     let svgs: Vec<&str> = docs.iter().map(|d| d.2.as_str()).collect();
 
     let playing = browser::probe_free_running(&chromium, &svgs, 300, 3, false).unwrap();
@@ -308,19 +315,7 @@ fn reduced_motion_freezes_the_css_route_but_not_smil() {
 #[test]
 fn img_embedding_animates_and_honours_reduced_motion() {
     let Some(chromium) = chromium() else { return };
-    let mut docs = vec![
-        (
-            Route::Css,
-            "fixture css_spin.svg".to_string(),
-            fixture("css_spin.svg"),
-        ),
-        (
-            Route::Smil,
-            "fixture smil_legs.svg".to_string(),
-            fixture("smil_legs.svg"),
-        ),
-    ];
-    docs.extend(looping_bakes());
+    let docs = looping_docs();
     let svgs: Vec<&str> = docs.iter().map(|d| d.2.as_str()).collect();
 
     let playing = img_frames(&chromium, &svgs, 100, 20, false).unwrap();

@@ -71,24 +71,10 @@ fn feet_do_not_slip_at_the_gait_speed_and_do_at_the_wrong_one() {
         ("jogger", 52.0, 2.025),
         ("runner", 60.0, 2.55),
     ] {
-        for route in [Route::Css, Route::Smil] {
-            let good = bake(&example(name), route);
-            assert_eq!(good.report.legs.len(), 2);
-            for l in &good.report.legs {
-                let s = l.slip_px.expect("slip reported");
-                assert!(s <= 0.5, "{name} {route:?} {}: slip {s}", l.name);
-            }
-            // the common bug: stride × cadence, forgetting ÷ duty
-            let mut v = example(name);
-            let g = v["ground"].as_object_mut().unwrap();
-            g.remove("follow");
-            g.insert("speed_px_s".into(), (stride * cadence).into());
-            let wrong = bake(&v, route);
-            for l in &wrong.report.legs {
-                let s = l.slip_px.unwrap();
-                assert!(s > 5.0, "{name} {route:?} {}: slip {s}", l.name);
-            }
-        }
+        assert_eq!(
+            common::assert_slip_caught(name, &example(name), stride, cadence),
+            2
+        );
     }
 }
 

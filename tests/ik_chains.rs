@@ -82,26 +82,8 @@ fn pull_reach_measures_against_the_pulled_target() {
 
 #[test]
 fn foot_slip_is_small_at_the_right_ground_speed_and_caught_at_the_wrong_one() {
-    for (name, stride, duty, cadence) in [("walker", 44.0, 0.62, 1.5), ("runner", 60.0, 0.40, 2.55)]
-    {
-        for route in [Route::Css, Route::Smil] {
-            let good = bake(&example(name), route);
-            for l in &good.report.legs {
-                let s = l.slip_px.expect("slip reported");
-                assert!(s <= 0.5, "{name} {route:?} {}: slip {s}", l.name);
-            }
-            // the common bug: stride × cadence, forgetting ÷ duty
-            let mut v = example(name);
-            let g = v["ground"].as_object_mut().unwrap();
-            g.remove("follow");
-            g.insert("speed_px_s".into(), (stride * cadence).into());
-            let _ = duty;
-            let wrong = bake(&v, route);
-            for l in &wrong.report.legs {
-                let s = l.slip_px.unwrap();
-                assert!(s > 5.0, "{name} {route:?} {}: slip {s}", l.name);
-            }
-        }
+    for (name, stride, cadence) in [("walker", 44.0, 1.5), ("runner", 60.0, 2.55)] {
+        common::assert_slip_caught(name, &example(name), stride, cadence);
     }
 }
 

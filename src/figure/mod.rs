@@ -47,8 +47,8 @@ pub struct FigureBake {
     pub springs: Vec<SpringMeasure>,
 }
 
-/// What the bake of one spring measured.
-#[derive(Debug, Clone, PartialEq)]
+/// What the bake of one spring measured (also its report line).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SpringMeasure {
     /// The bone.
     pub bone: String,
@@ -59,6 +59,7 @@ pub struct SpringMeasure {
     pub max_tip_error_px: f64,
     /// Largest `|spring − target|` over the loop (the lag), px.
     pub max_lag_px: f64,
+    /// Spring point distance between the first and last frame of the loop, px.
     pub seam_error_px: f64,
     pub converged: bool,
     pub warmup_periods: usize,

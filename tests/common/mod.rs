@@ -1,4 +1,6 @@
-//! Helpers shared by the rig-kind test files (`mod common;`).
+//! Helpers shared by the rig-kind test files (`mod common;`); a file
+//! that uses only some of them would otherwise warn about the rest.
+#![allow(dead_code)]
 
 use assert_cmd::Command;
 use rigbake::bake::BakeOptions;
@@ -50,4 +52,29 @@ pub fn bad(v: &Value, needles: &[&str]) {
                 .next()
                 .is_none()
     );
+}
+
+/// Foot slip of the rig `v` (a gait over a `ground` that follows it), on
+/// both routes: every leg reports slip ≤ 0.5 px per step, and with the
+/// common bug, a ground at stride × cadence (forgetting ÷ duty), > 5 px.
+/// Returns the number of legs of the good bake.
+pub fn assert_slip_caught(name: &str, v: &Value, stride: f64, cadence: f64) -> usize {
+    let mut legs = 0;
+    for route in [Route::Css, Route::Smil] {
+        let good = bake(v, route);
+        legs = good.report.legs.len();
+        for l in &good.report.legs {
+            let s = l.slip_px.expect("slip reported");
+            assert!(s <= 0.5, "{name} {route:?} {}: slip {s}", l.name);
+        }
+        let mut wrong = v.clone();
+        let g = wrong["ground"].as_object_mut().unwrap();
+        g.remove("follow");
+        g.insert("speed_px_s".into(), (stride * cadence).into());
+        for l in &bake(&wrong, route).report.legs {
+            let s = l.slip_px.unwrap();
+            assert!(s > 5.0, "{name} {route:?} {}: slip {s}", l.name);
+        }
+    }
+    legs
 }
