@@ -147,7 +147,7 @@ pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()>
 pub(crate) fn write_all(outputs: &[Output], inputs: &[Input]) -> Result<()> {
     check_distinct(outputs, inputs)?;
     let mut created: Vec<(PathBuf, interrupt::Registered)> = Vec::new();
-    let result = stage_all(outputs, &mut created).and_then(|staged| commit(&staged));
+    let result = stage_all(outputs, &mut created).and_then(commit);
     if result.is_err() {
         // The temporaries are gone (dropped); remove the directories this
         // call created, innermost first, and only if nothing else is in them.
@@ -251,11 +251,11 @@ fn create_dirs(dir: &Path, created: &mut Vec<(PathBuf, interrupt::Registered)>) 
 
 /// Puts every staged file in place, or restores every target (see module
 /// docs). Runs as one critical section.
-fn commit(staged: &[Staged]) -> Result<()> {
+fn commit(staged: Vec<Staged>) -> Result<()> {
     let _gate = interrupt::critical();
     let mut done: Vec<(&Path, Option<tempfile::NamedTempFile<()>>)> = Vec::new();
     let mut failure = None;
-    for (tmp, _, path) in staged {
+    for (tmp, _, path) in &staged {
         let backup = match backup(path) {
             Ok(b) => b,
             Err(e) => {
@@ -272,7 +272,12 @@ fn commit(staged: &[Staged]) -> Result<()> {
         }
     }
     let Some(failure) = failure else {
-        return Ok(()); // backups are removed as they drop
+        // The temporaries are the outputs now: forget their names (the
+        // backups are removed as they drop).
+        for (tmp, _, _) in staged {
+            let _ = tmp.into_temp_path().keep();
+        }
+        return Ok(());
     };
     for (path, backup) in done.into_iter().rev() {
         let _ = match backup {
