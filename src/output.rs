@@ -189,20 +189,42 @@ fn stage_all<'a>(
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        create_dirs(&dir, created)?;
+        if dir.exists() && !dir.is_dir() {
+            bail!("{}: is not a directory", dir.display());
+        }
         let mut builder = tempfile::Builder::new();
         builder.prefix(".rigbake-");
         match std::fs::metadata(path) {
             Ok(m) => builder.permissions(m.permissions()),
             Err(_) => builder.permissions(new_file_permissions()),
         };
-        let (mut tmp, reg) = {
-            let _gate = interrupt::critical();
-            let tmp = builder
-                .tempfile_in(&dir)
-                .with_context(|| format!("{}: cannot write in this directory", dir.display()))?;
-            let reg = interrupt::remove_on_signal(tmp.path());
-            (tmp, reg)
+        // Another bake may remove an empty directory it created just as
+        // this one starts using it (ENOENT): make the path again, a few times.
+        let mut attempt = 0;
+        let (mut tmp, reg) = loop {
+            attempt += 1;
+            let made = create_dirs(&dir, created).and_then(|()| {
+                let _gate = interrupt::critical();
+                // (tempfile's error names the temporary; keep only the cause)
+                let tmp = builder
+                    .tempfile_in(&dir)
+                    .map_err(|e| (dir.clone(), std::io::Error::from(e.kind())))?;
+                let reg = interrupt::remove_on_signal(tmp.path());
+                Ok((tmp, reg))
+            });
+            match made {
+                Ok(t) => break t,
+                Err((_, e)) if e.kind() == std::io::ErrorKind::NotFound && attempt < 8 => {}
+                Err((d, e)) if d == dir && dir.is_dir() => {
+                    return Err(anyhow!(e)).with_context(|| {
+                        format!("{}: cannot write in this directory", d.display())
+                    });
+                }
+                Err((d, e)) => {
+                    return Err(anyhow!(e))
+                        .with_context(|| format!("{}: cannot create directory", d.display()));
+                }
+            }
         };
         stall_for_tests();
         tmp.write_all(o.bytes)
@@ -216,7 +238,10 @@ fn stage_all<'a>(
 /// Creates `dir` and its missing ancestors one at a time, recording each
 /// one this process created (a directory someone else creates meanwhile is
 /// not ours).
-fn create_dirs(dir: &Path, created: &mut Vec<(PathBuf, interrupt::Registered)>) -> Result<()> {
+fn create_dirs(
+    dir: &Path,
+    created: &mut Vec<(PathBuf, interrupt::Registered)>,
+) -> Result<(), (PathBuf, std::io::Error)> {
     if dir.is_dir() {
         return Ok(());
     }
@@ -240,10 +265,7 @@ fn create_dirs(dir: &Path, created: &mut Vec<(PathBuf, interrupt::Registered)>) 
                 created.push((d, reg));
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
-            Err(e) => {
-                return Err(anyhow!(e))
-                    .with_context(|| format!("{}: cannot create directory", d.display()));
-            }
+            Err(e) => return Err((d, e)),
         }
     }
     Ok(())

@@ -447,6 +447,38 @@ fn a_failed_bake_keeps_what_another_wrote_into_a_directory_it_created() {
     assert!(!d.join("new/deeper/seed-nested.svg").exists());
     assert!(temporaries(d).is_empty(), "{:?}", temporaries(d));
 
+    // Without the stall, many rounds: B never fails (A may remove an empty
+    // directory B is about to use: B makes it again) and never loses its file.
+    for round in 0..40 {
+        let _ = fs::remove_dir_all(d.join("race"));
+        let mut a = rigbake()
+            .current_dir(d)
+            .args([
+                "bake",
+                "rig.json",
+                "-o",
+                "race/d",
+                "--report",
+                "plain-file/r.json",
+                "-q",
+            ])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let b = rigbake()
+            .current_dir(d)
+            .args(["bake", "two.json", "-o", "race/d", "-q"])
+            .output()
+            .unwrap();
+        assert_eq!(b.status.code(), Some(0), "round {round}: {b:?}");
+        assert_eq!(kill_after(&mut a, Duration::from_secs(20)).code(), Some(2));
+        assert!(
+            d.join("race/d/two.svg").is_file(),
+            "round {round}: B's output deleted"
+        );
+        assert!(temporaries(d).is_empty(), "round {round}");
+    }
+
     // Alone, the same failure removes every directory it created.
     let out = rigbake()
         .current_dir(d)
