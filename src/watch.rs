@@ -232,6 +232,30 @@ mod tests {
     }
 
     #[test]
+    fn only_writes_count_as_changes() {
+        use notify::event::{CreateKind, DataChange, MetadataKind, RemoveKind, RenameMode};
+        for k in [
+            EventKind::Access(AccessKind::Open(AccessMode::Any)),
+            EventKind::Access(AccessKind::Close(AccessMode::Read)),
+            EventKind::Access(AccessKind::Read),
+            EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime)),
+            EventKind::Modify(ModifyKind::Metadata(MetadataKind::Any)),
+            EventKind::Other,
+        ] {
+            assert!(!is_content_change(&k), "{k:?}");
+        }
+        for k in [
+            EventKind::Create(CreateKind::File),
+            EventKind::Modify(ModifyKind::Data(DataChange::Any)),
+            EventKind::Modify(ModifyKind::Name(RenameMode::To)),
+            EventKind::Access(AccessKind::Close(AccessMode::Write)),
+            EventKind::Remove(RemoveKind::File),
+        ] {
+            assert!(is_content_change(&k), "{k:?}");
+        }
+    }
+
+    #[test]
     fn missing_directory_is_an_error() {
         let stop = AtomicBool::new(true);
         let err = watch_files(

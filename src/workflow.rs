@@ -216,12 +216,15 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
             eprintln!("rigbake: error: {e:#}");
         }
     };
-    let mut last = contents();
-    once();
+    // The first bake runs once the watches are in place (so a directory
+    // that cannot be watched is the one error), the rest on changes.
+    let last = std::cell::RefCell::new(Vec::new());
     rigbake::watch::watch_files(
         &files,
         &stop,
         || {
+            *last.borrow_mut() = contents();
+            once();
             eprintln!(
                 "rigbake: watching {} file(s) for changes; Ctrl-C to stop",
                 files.len()
@@ -229,10 +232,10 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
         },
         |changed| {
             let now = contents();
-            if now == last {
+            if now == *last.borrow() {
                 return;
             }
-            last = now;
+            *last.borrow_mut() = now;
             let names: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
             eprintln!("rigbake: {} changed, baking", names.join(", "));
             once();

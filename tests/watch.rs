@@ -349,3 +349,23 @@ fn a_removed_and_recreated_directory_is_watched_again() {
     assert_eq!(more, 0, "{err:?}");
     assert!(w.guard.0.try_wait().unwrap().is_none(), "watch exited");
 }
+
+/// A rig in a directory that does not exist: one error line, exit 2,
+/// nothing written (the watch is set up before the first bake).
+#[test]
+fn a_missing_directory_is_one_error_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .args(["bake", "--watch", "-o"])
+        .arg(dir.path().join("out.svg"))
+        .arg(dir.path().join("gone/rig.json"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("gone: cannot watch: "), "{err}");
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
