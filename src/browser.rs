@@ -73,7 +73,8 @@
 //!   Seeking avoids all of this; [`probe_free_running`] documents its
 //!   workarounds.
 //! - Unix only in practice: on timeout the whole Chromium process group is
-//!   killed with `SIGKILL`.
+//!   killed with `SIGKILL`; so is it, and its temporary directory removed,
+//!   when the process is interrupted ([`crate::interrupt`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

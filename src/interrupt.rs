@@ -35,7 +35,6 @@ enum Item {
     Group(u32),
 }
 
-#[derive(Default)]
 struct Registry {
     next: u64,
     items: Vec<(u64, Item)>,
