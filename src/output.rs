@@ -313,7 +313,8 @@ fn commit(staged: Vec<Staged>) -> Result<()> {
 /// Keeps the current content of `path` (if it exists) under a temporary
 /// name beside it: a hard link, else a copy. Removed when dropped.
 fn backup(path: &Path) -> Result<Option<tempfile::NamedTempFile<()>>> {
-    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+    // (a symbolic link is kept as a link: hard_link does not follow it)
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()) {
         return Ok(None);
     }
     let dir = match path.parent() {

@@ -366,8 +366,10 @@ fn a_failed_rename_restores_every_output_already_replaced() {
     let d = dir.path();
     let out_dir = d.join("out");
     fs::create_dir(&out_dir).unwrap();
+    // The first target is a symbolic link: it must come back as the link.
+    fs::write(d.join("kept.svg"), "old seed").unwrap();
+    std::os::unix::fs::symlink("../kept.svg", out_dir.join("seed-nested.svg")).unwrap();
     for (name, old) in [
-        ("seed-nested.svg", "old seed"),
         ("seed-nested.smil.svg", "old seed smil"),
         ("two.svg", "old two"),
         ("two.smil.svg", "old two smil"),
@@ -402,6 +404,8 @@ fn a_failed_rename_restores_every_output_already_replaced() {
             ],
         );
         assert_eq!(snapshot(d), before, "outputs changed or temporaries left");
+        let link = fs::symlink_metadata(out_dir.join("seed-nested.svg")).unwrap();
+        assert!(link.file_type().is_symlink(), "the link was not restored");
         assert!(temporaries(d).is_empty());
     }
 }
