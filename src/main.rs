@@ -37,8 +37,10 @@ enum Command {
     ///
     /// Output names: <name>.svg (css route), <name>.smil.svg (smil route),
     /// where <name> is the rig's "name" field. All rigs are baked in memory
-    /// first; nothing is written unless every rig bakes, and each file is
-    /// replaced atomically (temporary file + rename).
+    /// first; nothing is written unless every rig bakes, and the files are
+    /// replaced atomically and all together (temporary files + rename; if
+    /// one cannot be replaced, the others keep their old bytes). A file that
+    /// already holds the new bytes is not rewritten.
     Bake {
         /// Rig files (JSON).
         #[arg(required = true, value_name = "RIG")]
