@@ -73,7 +73,8 @@
 //!   Seeking avoids all of this; [`probe_free_running`] documents its
 //!   workarounds.
 //! - Unix only in practice: on timeout the whole Chromium process group is
-//!   killed with `SIGKILL`.
+//!   killed with `SIGKILL`; so is it, and its temporary directory removed,
+//!   when the process is interrupted ([`crate::interrupt`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -806,9 +807,15 @@ fn launch(
     budget_ms: u64,
     opts: &Options,
 ) -> Result<Dumped, BrowserError> {
-    let dir = tempfile::Builder::new()
-        .prefix("rigbake-browser-")
-        .tempdir()?;
+    // Created and registered in one step, so an interrupt removes it.
+    let (dir, _dir_on_signal) = {
+        let _gate = crate::interrupt::critical();
+        let dir = tempfile::Builder::new()
+            .prefix("rigbake-browser-")
+            .tempdir()?;
+        let reg = crate::interrupt::remove_on_signal(dir.path());
+        (dir, reg)
+    };
     let page_path = dir.path().join("page.html");
     std::fs::write(&page_path, page)?;
     let profile = dir.path().join("profile");
@@ -849,10 +856,17 @@ fn launch(
         cmd.process_group(0);
     }
 
-    let mut child = cmd.spawn().map_err(|source| BrowserError::Launch {
-        path: chromium.to_path_buf(),
-        source,
-    })?;
+    // Started and registered in one step: an interrupt kills its group
+    // (a terminal's Ctrl-C does not reach it, it has a group of its own).
+    let (mut child, _child_on_signal) = {
+        let _gate = crate::interrupt::critical();
+        let child = cmd.spawn().map_err(|source| BrowserError::Launch {
+            path: chromium.to_path_buf(),
+            source,
+        })?;
+        let reg = crate::interrupt::kill_on_signal(child.id());
+        (child, reg)
+    };
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
 
@@ -893,25 +907,8 @@ fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<String
     })
 }
 
-#[cfg(unix)]
 fn kill_group(child: &mut std::process::Child) {
-    unsafe extern "C" {
-        fn kill(pid: i32, sig: i32) -> i32;
-    }
-    const SIGKILL: i32 = 9;
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) with a negative pid signals the process group we
-        // created for this child (process_group(0) makes its pgid == pid);
-        // it has no memory-safety preconditions.
-        unsafe {
-            kill(-pid, SIGKILL);
-        }
-    }
-    let _ = child.kill();
-}
-
-#[cfg(not(unix))]
-fn kill_group(child: &mut std::process::Child) {
+    crate::interrupt::kill_group(child.id());
     let _ = child.kill();
 }
 

@@ -38,6 +38,7 @@
 //! - [`browser`]: headless Chromium driver used by the browser tests and previews.
 //! - [`schema`]: the JSON Schema (draft-07) of the rig format.
 //! - [`watch`]: debounced file watching for `bake --watch`.
+//! - [`interrupt`]: what SIGINT/SIGTERM cleans up (temporaries, child processes).
 //! - [`art`]: animate an illustrator's drawing with a baked css clip (`bake --art`).
 
 pub mod art;
@@ -49,6 +50,7 @@ pub mod emit;
 pub mod figure;
 pub mod fit;
 pub mod geom;
+pub mod interrupt;
 pub mod measure;
 pub mod motion;
 pub mod plot;

@@ -1,16 +1,17 @@
 //! The `rigbake` command line: parse arguments, read rig files, call the
 //! library, write outputs atomically, map outcomes to exit codes.
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use output::{Input, Output};
 use rigbake::bake::BakeOptions;
 use rigbake::fit::Fit;
 use rigbake::report::{self, Report};
 use rigbake::{Baked, Route, rig};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod output;
 mod workflow;
 
 /// Bake procedural 2D character motion (a cyclist's legs on the pedals,
@@ -36,8 +37,10 @@ enum Command {
     ///
     /// Output names: <name>.svg (css route), <name>.smil.svg (smil route),
     /// where <name> is the rig's "name" field. All rigs are baked in memory
-    /// first; nothing is written unless every rig bakes, and each file is
-    /// replaced atomically (temporary file + rename).
+    /// first; nothing is written unless every rig bakes, and the files are
+    /// replaced atomically and all together (temporary files + rename; if
+    /// one cannot be replaced, the others keep their old bytes). A file that
+    /// already holds the new bytes is not rewritten.
     Bake {
         /// Rig files (JSON).
         #[arg(required = true, value_name = "RIG")]
@@ -249,17 +252,6 @@ enum Exit {
     BadInput = 2,
 }
 
-/// Write to standard output. A closed pipe (`rigbake ... | head`) is not an
-/// error worth a panic: the rest of the output is dropped quietly.
-fn stdout(text: &str) {
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        eprintln!("rigbake: error: writing to standard output: {e}");
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match run(cli) {
@@ -273,6 +265,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<Exit> {
+    rigbake::interrupt::install().context("cannot install the signal handler")?;
     match cli.command {
         Command::Bake {
             rigs,
@@ -312,7 +305,7 @@ fn run(cli: Cli) -> Result<Exit> {
             format,
         } => cmd_check(&rigs, max_error, &bake, format),
         Command::Schema => {
-            stdout(&rigbake::schema::rig_schema_text());
+            output::stdout(&rigbake::schema::rig_schema_text())?;
             Ok(Exit::Ok)
         }
         Command::Preview {
@@ -329,7 +322,7 @@ fn run(cli: Cli) -> Result<Exit> {
             };
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "rigbake", &mut buf);
-            stdout(&String::from_utf8_lossy(&buf));
+            output::stdout(&String::from_utf8_lossy(&buf))?;
             Ok(Exit::Ok)
         }
     }
@@ -393,10 +386,10 @@ fn cmd_bake(
             baked.len()
         );
     }
-    let mut writes: Vec<(PathBuf, &[u8])> = Vec::new();
+    let mut writes = Vec::new();
     if !to_stdout {
         if single_file {
-            writes.push((output.to_path_buf(), baked[0].svg.as_bytes()));
+            writes.push(Output::new("-o", output, baked[0].svg.as_bytes()));
         } else {
             if output.exists() && !output.is_dir() {
                 bail!(
@@ -406,117 +399,39 @@ fn cmd_bake(
                 );
             }
             for b in &baked {
-                writes.push((output.join(file_name(b)), b.svg.as_bytes()));
+                writes.push(Output::new(
+                    "-o",
+                    output.join(file_name(b)),
+                    b.svg.as_bytes(),
+                ));
             }
         }
     }
     let reports: Vec<Report> = baked.iter().map(|b| b.report.clone()).collect();
     let json = report::to_json(&reports);
     if let Some(p) = report_path {
-        writes.push((p.to_path_buf(), json.as_bytes()));
+        writes.push(Output::new("--report", p, json.as_bytes()));
     }
-    write_all_atomically(&writes)?;
+    let inputs: Vec<Input> = rigs
+        .iter()
+        .map(|p| Input {
+            what: "rig",
+            path: p,
+        })
+        .collect();
+    output::write_all(&writes, &inputs)?;
     if to_stdout {
-        stdout(&baked[0].svg);
+        output::stdout(&baked[0].svg)?;
     }
     if !quiet {
         let text: String = reports.iter().map(Report::to_text).collect();
         if to_stdout {
             eprint!("{text}");
         } else {
-            stdout(&text);
+            output::stdout(&text)?;
         }
     }
     Ok(Exit::Ok)
-}
-
-/// Write every file or none: all temporary files are written first (in each
-/// target's directory), then renamed into place. A failure before the renames
-/// leaves every existing file untouched, no temporary behind, and removes any
-/// directory this call created. A new output gets the ordinary mode of a new
-/// file (0666 less the umask); a replaced one keeps its mode.
-fn write_all_atomically(writes: &[(PathBuf, &[u8])]) -> Result<()> {
-    let mut seen = std::collections::BTreeSet::new();
-    for (path, _) in writes {
-        if !seen.insert(path) {
-            bail!(
-                "{}: two outputs would be written to this one file (do two rigs share a \"name\"?); nothing written",
-                path.display()
-            );
-        }
-    }
-    let mut created: Vec<PathBuf> = Vec::new();
-    let result = stage_all(writes, &mut created).and_then(|staged| {
-        for (tmp, path) in staged {
-            tmp.persist(path)
-                .map_err(|e| anyhow!("{}: cannot replace: {}", path.display(), e.error))?;
-        }
-        Ok(())
-    });
-    if result.is_err() {
-        // Temporaries are gone (dropped); remove the directories we made.
-        for dir in created.iter().rev() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
-    result
-}
-
-/// Write each output to a temporary file beside it; `created` collects the
-/// outermost directories that had to be created.
-fn stage_all<'a>(
-    writes: &'a [(PathBuf, &[u8])],
-    created: &mut Vec<PathBuf>,
-) -> Result<Vec<(tempfile::NamedTempFile, &'a PathBuf)>> {
-    let mut staged = Vec::with_capacity(writes.len());
-    for (path, bytes) in writes {
-        if path.is_dir() {
-            bail!("{}: is a directory, expected a file path", path.display());
-        }
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if !dir.exists() {
-            let mut top = dir.clone();
-            while let Some(parent) = top.parent() {
-                if parent.as_os_str().is_empty() || parent.exists() {
-                    break;
-                }
-                top = parent.to_path_buf();
-            }
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("{}: cannot create directory", dir.display()))?;
-            created.push(top);
-        }
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".rigbake-");
-        match std::fs::metadata(path) {
-            Ok(m) => builder.permissions(m.permissions()),
-            Err(_) => builder.permissions(new_file_permissions()),
-        };
-        let mut tmp = builder
-            .tempfile_in(&dir)
-            .with_context(|| format!("{}: cannot write in this directory", dir.display()))?;
-        tmp.write_all(bytes)
-            .and_then(|_| tmp.flush())
-            .with_context(|| format!("{}: cannot write", path.display()))?;
-        staged.push((tmp, path));
-    }
-    Ok(staged)
-}
-
-/// What a newly created file gets: 0666, which the OS masks with the umask.
-#[cfg(unix)]
-fn new_file_permissions() -> std::fs::Permissions {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::Permissions::from_mode(0o666)
-}
-
-#[cfg(not(unix))]
-fn new_file_permissions() -> std::fs::Permissions {
-    let f = tempfile::tempfile().expect("a temporary file for default permissions");
-    f.metadata().expect("its metadata").permissions()
 }
 
 fn read_rig(path: &Path) -> Result<String> {
@@ -555,14 +470,17 @@ fn cmd_sweep(
     let table = rigbake::sweep::sweep(&rig, route, &keys, &fits);
     if let Some(p) = plot {
         let svg = table.to_svg();
-        write_all_atomically(&[(p.to_path_buf(), svg.as_bytes())])?;
+        output::write_all(
+            &[Output::new("--plot", p, svg.as_bytes())],
+            &[Input { what: "rig", path }],
+        )?;
     }
     match format {
-        Format::Text => stdout(&table.to_text()),
-        Format::Json => stdout(&format!(
+        Format::Text => output::stdout(&table.to_text())?,
+        Format::Json => output::stdout(&format!(
             "{}\n",
             serde_json::to_string_pretty(&table).expect("sweep serialises")
-        )),
+        ))?,
     }
     Ok(Exit::Ok)
 }
@@ -586,16 +504,16 @@ fn cmd_check(rigs: &[PathBuf], max_error: f64, args: &BakeArgs, format: Format) 
         }
     }
     match format {
-        Format::Json => stdout(&report::to_json(&reports)),
+        Format::Json => output::stdout(&report::to_json(&reports))?,
         Format::Text => {
             for r in &reports {
-                stdout(&r.to_text());
+                output::stdout(&r.to_text())?;
             }
         }
     }
     if failures.is_empty() {
         if format == Format::Text {
-            stdout(&format!("ok: every measured error within {max_error} px\n"));
+            output::stdout(&format!("ok: every measured error within {max_error} px\n"))?;
         }
         Ok(Exit::Ok)
     } else {

@@ -3,52 +3,60 @@
 //! # Method
 //!
 //! Each watched file's *directory* is watched (non-recursively) through
-//! `notify-debouncer-mini`, and events are filtered down to the watched file
-//! names. Watching the directory rather than the file keeps working when an
-//! editor saves by writing a new file and renaming it over the old one (the
-//! old inode, and a watch on it, is gone after the first save). Events for
-//! one file within [`DEBOUNCE`] of each other are merged into one, so an
-//! editor's write-truncate-write or write-rename sequence triggers one
-//! re-bake, not several.
+//! `notify`, and events are filtered down to the watched file names and to
+//! content changes: a file created, written (data modified, or closed after
+//! writing), renamed or removed. Reading a file (opening, closing after
+//! reading, access times) and metadata changes are not changes, so a bake's
+//! own read of its inputs, or a `cat` of them, reports nothing. Watching
+//! the directory rather than the file keeps working when an editor saves by
+//! writing a new file and renaming it over the old one (the old inode, and a
+//! watch on it, is gone after the first save). Events for one file within
+//! [`DEBOUNCE`] of each other are merged into one, so an editor's
+//! write-truncate-write or write-rename sequence is reported once.
+//!
+//! A watched directory that is removed is watched again as soon as it
+//! exists again (checked every [`POLL`]); its files are then reported as
+//! changed (and, while it is gone, as changed once when it goes).
 //!
 //! # Limits
 //!
 //! - A file is matched by its directory's canonical path plus its file name;
 //!   a file reached through a symbolic link to another directory is not
 //!   followed (the link's own directory is watched).
-//! - The debouncer reports "something changed", not what: the callback
-//!   re-reads every input. A save that leaves the bytes unchanged still
-//!   triggers a re-bake.
+//! - A report means "written", not "different": a save of the same bytes is
+//!   reported; the caller compares contents (`bake --watch` does, and skips
+//!   the bake).
 //! - Relies on the platform's file notification (inotify on Linux); on
 //!   network file systems without notifications nothing is reported.
 
-use notify_debouncer_mini::notify::RecursiveMode;
-use notify_debouncer_mini::{DebounceEventResult, new_debouncer};
-use std::collections::BTreeSet;
+use notify::event::{AccessKind, AccessMode, ModifyKind};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Quiet time after the last event for a file before it is reported.
 pub const DEBOUNCE: Duration = Duration::from_millis(150);
 
-/// How often the loop checks the stop flag while no event arrives.
-const POLL: Duration = Duration::from_millis(100);
+/// How often the loop checks the stop flag and the watched directories
+/// while no event arrives.
+pub const POLL: Duration = Duration::from_millis(100);
 
 /// What can go wrong while setting up or running a watch.
 #[derive(Debug, thiserror::Error)]
 pub enum WatchError {
     /// A watched file's directory does not exist or cannot be resolved.
-    #[error("{}: cannot watch: {source}", path.display())]
+    #[error("{}: cannot watch: {error}", path.display())]
     Path {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The file-notification backend failed (for example the inotify watch
     /// limit was reached).
     #[error("file watching failed: {0}")]
-    Notify(#[from] notify_debouncer_mini::notify::Error),
+    Notify(#[from] notify::Error),
 }
 
 /// The absolute path a watched file's events arrive under: canonical
@@ -56,24 +64,50 @@ pub enum WatchError {
 fn event_path(file: &Path) -> Result<(PathBuf, PathBuf), WatchError> {
     let name = file.file_name().ok_or_else(|| WatchError::Path {
         path: file.to_path_buf(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path"),
+        error: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path"),
     })?;
     let dir = match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let dir = dir.canonicalize().map_err(|source| WatchError::Path {
+    let dir = dir.canonicalize().map_err(|error| WatchError::Path {
         path: dir.to_path_buf(),
-        source,
+        error,
     })?;
     Ok((dir.join(name), dir))
 }
 
+/// Whether an event of this kind can mean the file's bytes changed.
+fn is_content_change(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) | EventKind::Any => true,
+        EventKind::Modify(m) => !matches!(m, ModifyKind::Metadata(_)),
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Other => false,
+    }
+}
+
+/// A directory's identity, `None` while it does not exist.
+fn dir_id(dir: &Path) -> Option<(u64, u64)> {
+    let m = std::fs::metadata(dir).ok().filter(|m| m.is_dir())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        Some((0, 0))
+    }
+}
+
 /// Calls `on_ready` once the watches are in place, then `on_change` with
-/// the watched files that changed (as given in `files`, in their order)
-/// after every debounced burst of changes, until `stop` becomes true
-/// (checked at least every 100 ms). Returns `Ok(())` when stopped; a
-/// notification backend error ends the watch with [`WatchError::Notify`].
+/// the watched files whose content may have changed (as given in `files`,
+/// in their order) after every debounced burst of changes, until `stop`
+/// becomes true (checked at least every [`POLL`]). Returns `Ok(())` when
+/// stopped; a notification backend error ends the watch with
+/// [`WatchError::Notify`].
 pub fn watch_files(
     files: &[PathBuf],
     stop: &AtomicBool,
@@ -81,32 +115,72 @@ pub fn watch_files(
     mut on_change: impl FnMut(&[PathBuf]),
 ) -> Result<(), WatchError> {
     let mut targets = Vec::with_capacity(files.len());
-    let mut dirs = BTreeSet::new();
+    // canonical directory -> identity when last armed
+    let mut dirs: BTreeMap<PathBuf, Option<(u64, u64)>> = BTreeMap::new();
     for f in files {
         let (abs, dir) = event_path(f)?;
-        targets.push((abs, f.clone()));
-        dirs.insert(dir);
+        targets.push((abs, dir.clone(), f.clone()));
+        dirs.insert(dir, None);
     }
-    let (tx, rx) = mpsc::channel::<DebounceEventResult>();
-    let mut debouncer = new_debouncer(DEBOUNCE, tx)?;
-    for dir in &dirs {
-        debouncer
-            .watcher()
-            .watch(dir, RecursiveMode::NonRecursive)?;
+    let (tx, rx) = mpsc::channel::<notify::Result<Event>>();
+    let mut watcher = RecommendedWatcher::new(tx, notify::Config::default())?;
+    for (dir, id) in dirs.iter_mut() {
+        watcher.watch(dir, RecursiveMode::NonRecursive)?;
+        *id = dir_id(dir);
     }
     on_ready();
+    // target index -> time of its latest event
+    let mut pending: BTreeMap<usize, Instant> = BTreeMap::new();
     while !stop.load(Ordering::SeqCst) {
-        let events = match rx.recv_timeout(POLL) {
-            Ok(r) => r?,
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+        let now = Instant::now();
+        let wait = pending
+            .values()
+            .map(|&t| (t + DEBOUNCE).saturating_duration_since(now))
+            .min()
+            .map_or(POLL, |d| d.min(POLL));
+        match rx.recv_timeout(wait) {
+            Ok(event) => {
+                let event = event?;
+                let all = event.need_rescan();
+                if all || is_content_change(&event.kind) {
+                    for (i, (abs, _, _)) in targets.iter().enumerate() {
+                        if all || event.paths.iter().any(|p| p == abs) {
+                            pending.insert(i, Instant::now());
+                        }
+                    }
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        };
-        let changed: Vec<PathBuf> = targets
+        }
+        // A directory removed, or removed and made again: re-arm.
+        for (dir, armed) in dirs.iter_mut() {
+            let id = dir_id(dir);
+            if id == *armed {
+                continue;
+            }
+            let _ = watcher.unwatch(dir);
+            if id.is_some() {
+                watcher.watch(dir, RecursiveMode::NonRecursive)?;
+            }
+            *armed = id;
+            for (i, (_, d, _)) in targets.iter().enumerate() {
+                if d == dir {
+                    pending.insert(i, Instant::now());
+                }
+            }
+        }
+        let now = Instant::now();
+        let due: Vec<usize> = pending
             .iter()
-            .filter(|(abs, _)| events.iter().any(|e| &e.path == abs))
-            .map(|(_, given)| given.clone())
+            .filter(|&(_, &t)| now.duration_since(t) >= DEBOUNCE)
+            .map(|(&i, _)| i)
             .collect();
-        if !changed.is_empty() {
+        if !due.is_empty() {
+            for i in &due {
+                pending.remove(i);
+            }
+            let changed: Vec<PathBuf> = due.iter().map(|&i| targets[i].2.clone()).collect();
             on_change(&changed);
         }
     }
@@ -155,6 +229,30 @@ mod tests {
         }
         stop.store(true, Ordering::SeqCst);
         handle.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn only_writes_count_as_changes() {
+        use notify::event::{CreateKind, DataChange, MetadataKind, RemoveKind, RenameMode};
+        for k in [
+            EventKind::Access(AccessKind::Open(AccessMode::Any)),
+            EventKind::Access(AccessKind::Close(AccessMode::Read)),
+            EventKind::Access(AccessKind::Read),
+            EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime)),
+            EventKind::Modify(ModifyKind::Metadata(MetadataKind::Any)),
+            EventKind::Other,
+        ] {
+            assert!(!is_content_change(&k), "{k:?}");
+        }
+        for k in [
+            EventKind::Create(CreateKind::File),
+            EventKind::Modify(ModifyKind::Data(DataChange::Any)),
+            EventKind::Modify(ModifyKind::Name(RenameMode::To)),
+            EventKind::Access(AccessKind::Close(AccessMode::Write)),
+            EventKind::Remove(RemoveKind::File),
+        ] {
+            assert!(is_content_change(&k), "{k:?}");
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! library and writes outputs atomically; the work itself is in
 //! [`rigbake::art`], [`rigbake::browser`] and [`rigbake::watch`].
 
+use super::output::{self, Input, Output};
 use super::{BakeArgs, Exit, RouteArg, SweepRoute, load_rig};
 use anyhow::{Context, Result, anyhow, bail};
 use rigbake::Route;
@@ -11,7 +12,7 @@ use rigbake::browser::{self, SeekMode};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// Most frames `preview` renders (the strip is 240 px per frame wide).
 const MAX_PREVIEW_FRAMES: usize = 32;
@@ -35,6 +36,11 @@ pub(crate) fn cmd_preview(
             output.display()
         );
     }
+    let inputs = [Input {
+        what: "rig",
+        path: rig_path,
+    }];
+    output::check_distinct(&[Output::new("-o", output, &[])], &inputs)?;
     let rig = load_rig(rig_path)?;
     let (route, mode) = match route {
         SweepRoute::Css => (Route::Css, SeekMode::WebAnimations),
@@ -54,28 +60,30 @@ pub(crate) fn cmd_preview(
              (install chromium, or set RIGBAKE_CHROMIUM to its executable)"
         )
     })?;
-    let dir = match output.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
+    // Chromium writes the strip into a private temporary directory (removed
+    // on return or interrupt); the PNG is then written like any output.
+    let (scratch, _on_signal) = {
+        let _gate = rigbake::interrupt::critical();
+        let scratch = tempfile::Builder::new()
+            .prefix("rigbake-preview-")
+            .tempdir()
+            .context("cannot create a temporary directory")?;
+        let reg = rigbake::interrupt::remove_on_signal(scratch.path());
+        (scratch, reg)
     };
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("{}: cannot create directory", dir.display()))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".rigbake-preview-")
-        .suffix(".png")
-        .tempfile_in(&dir)
-        .with_context(|| format!("{}: cannot write in this directory", dir.display()))?;
+    let png_path = scratch.path().join("strip.png");
     browser::frame_strip(
         &chromium,
         &baked.svg,
         mode,
         baked.clip.period_s,
         frames,
-        tmp.path(),
+        &png_path,
     )
     .with_context(|| format!("{}: preview failed", rig_path.display()))?;
-    tmp.persist(output)
-        .map_err(|e| anyhow!("{}: cannot replace: {}", output.display(), e.error))?;
+    let png = std::fs::read(&png_path)
+        .with_context(|| format!("{}: cannot read the rendered strip", png_path.display()))?;
+    output::write_all(&[Output::new("-o", output, &png)], &inputs)?;
     Ok(Exit::Ok)
 }
 
@@ -143,25 +151,27 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
         }
         Some(run.output.join(format!("{}.svg", baked.clip.name)))
     };
-    if let Some(t) = &target
-        && same_file(t, art_path)
-    {
-        bail!(
-            "-o {}: would overwrite the drawing itself; write the animated copy elsewhere",
-            t.display()
-        );
-    }
     let json = rigbake::report::to_json(std::slice::from_ref(&baked.report));
-    let mut writes: Vec<(PathBuf, &[u8])> = Vec::new();
+    let mut writes = Vec::new();
     if let Some(t) = &target {
-        writes.push((t.clone(), animated.svg.as_bytes()));
+        writes.push(Output::new("-o", t, animated.svg.as_bytes()));
     }
     if let Some(p) = run.report {
-        writes.push((p.to_path_buf(), json.as_bytes()));
+        writes.push(Output::new("--report", p, json.as_bytes()));
     }
-    super::write_all_atomically(&writes)?;
+    let inputs = [
+        Input {
+            what: "rig",
+            path: rig_path,
+        },
+        Input {
+            what: "drawing",
+            path: art_path,
+        },
+    ];
+    output::write_all(&writes, &inputs)?;
     if to_stdout {
-        super::stdout(&animated.svg);
+        output::stdout(&animated.svg)?;
     }
     if !run.quiet {
         let mut text = baked.report.to_text();
@@ -178,52 +188,54 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
         if to_stdout {
             eprint!("{text}");
         } else {
-            super::stdout(&text);
+            output::stdout(&text)?;
         }
     }
     Ok(Exit::Ok)
 }
 
-/// Whether two paths name the same existing file.
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
-}
-
 /// `bake --watch`: bake once, then again after every debounced save of a
-/// rig or the drawing ([`rigbake::watch::watch_files`]). A failing bake
-/// prints its error and writes nothing, so the last good output stays.
-/// Ctrl-C (SIGINT) or SIGTERM ends the watch with exit 0.
+/// rig or the drawing ([`rigbake::watch::watch_files`]) that changed the
+/// bytes of an input since the last bake (a save of the same bytes, or a
+/// read, bakes nothing). A failing bake prints its error and writes nothing,
+/// so the last good output stays; an output whose bytes a bake would not
+/// change is not rewritten. Ctrl-C (SIGINT) or SIGTERM ends the watch with
+/// exit 0.
 pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
     if run.output == Path::new("-") {
         bail!("--watch: cannot write to standard output (-o -); name a file or directory");
     }
     let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
-            .context("--watch: cannot install the Ctrl-C handler")?;
-    }
+    rigbake::interrupt::stop_on_signal(stop.clone());
     let mut files: Vec<PathBuf> = run.rigs.to_vec();
     files.extend(run.art.map(Path::to_path_buf));
+    let contents =
+        || -> Vec<Option<Vec<u8>>> { files.iter().map(|f| std::fs::read(f).ok()).collect() };
     let once = || {
         if let Err(e) = bake_once(run) {
             eprintln!("rigbake: error: {e:#}");
         }
     };
-    once();
+    // The first bake runs once the watches are in place (so a directory
+    // that cannot be watched is the one error), the rest on changes.
+    let last = std::cell::RefCell::new(Vec::new());
     rigbake::watch::watch_files(
         &files,
         &stop,
         || {
+            *last.borrow_mut() = contents();
+            once();
             eprintln!(
                 "rigbake: watching {} file(s) for changes; Ctrl-C to stop",
                 files.len()
             )
         },
         |changed| {
+            let now = contents();
+            if now == *last.borrow() {
+                return;
+            }
+            *last.borrow_mut() = now;
             let names: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
             eprintln!("rigbake: {} changed, baking", names.join(", "));
             once();

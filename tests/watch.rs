@@ -189,3 +189,183 @@ fn saving_the_drawing_rebakes_with_art() {
         "watch process exited"
     );
 }
+
+/// Every line that arrives within `d`.
+fn drain(rx: &Receiver<String>, d: Duration) -> Vec<String> {
+    let deadline = Instant::now() + d;
+    let mut got = Vec::new();
+    while let Ok(l) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        got.push(l);
+    }
+    got
+}
+
+/// A running `bake --watch` of `rig` into `out`, after its first bake.
+struct Watching {
+    guard: Guard,
+    stdout: Receiver<String>,
+    stderr: Receiver<String>,
+}
+
+fn start_watch(rig: &Path, out: &Path) -> Watching {
+    let child = Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .args(["bake", "--watch", "-o"])
+        .arg(out)
+        .arg(rig)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut guard = Guard(child);
+    let stdout = lines(guard.0.stdout.take().unwrap());
+    let stderr = lines(guard.0.stderr.take().unwrap());
+    wait_line(&stdout, "seed-nested (css", Duration::from_secs(20));
+    wait_line(&stderr, "watching 1 file", Duration::from_secs(20));
+    Watching {
+        guard,
+        stdout,
+        stderr,
+    }
+}
+
+impl Watching {
+    /// Bakes (summary lines) and bake announcements within `d`.
+    fn bakes_within(&self, d: Duration) -> (usize, Vec<String>) {
+        let err = drain(&self.stderr, d);
+        let bakes = drain(&self.stdout, Duration::from_millis(50))
+            .iter()
+            .filter(|l| l.starts_with("seed-nested (css"))
+            .count();
+        (bakes, err)
+    }
+}
+
+fn seed_text() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs/seed-nested.json"))
+        .unwrap()
+}
+
+/// Identity and mtime of a file: unchanged means not rewritten.
+fn stamp(p: &Path) -> (u64, std::time::SystemTime) {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(p).unwrap();
+    (m.ino(), m.modified().unwrap())
+}
+
+/// One save bakes exactly once; reading the rig afterwards (20 `cat`s,
+/// the bake's own read) bakes nothing and leaves the output alone.
+#[test]
+fn one_save_bakes_once_and_reads_bake_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("rig.json");
+    let out = dir.path().join("out.svg");
+    let seed = seed_text();
+    std::fs::write(&rig, &seed).unwrap();
+    let mut w = start_watch(&rig, &out);
+    let (bakes, err) = w.bakes_within(Duration::from_millis(800));
+    assert_eq!(bakes, 0, "baked without a save: {err:?}");
+
+    std::fs::write(&rig, seed.replace("\"thigh\": 128", "\"thigh\": 131")).unwrap();
+    let (bakes, err) = w.bakes_within(Duration::from_millis(1500));
+    assert_eq!(bakes, 1, "{err:?}");
+    assert_eq!(
+        err.iter().filter(|l| l.contains("changed, baking")).count(),
+        1
+    );
+    let after_save = stamp(&out);
+
+    for _ in 0..20 {
+        let st = Command::new("cat")
+            .arg(&rig)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (bakes, err) = w.bakes_within(Duration::from_millis(1500));
+    assert_eq!(bakes, 0, "reading the rig baked: {err:?}");
+    assert!(err.is_empty(), "{err:?}");
+    assert_eq!(stamp(&out), after_save, "output rewritten");
+    assert!(w.guard.0.try_wait().unwrap().is_none(), "watch exited");
+}
+
+/// A save of the same bytes bakes nothing; a save that changes the rig but
+/// not the output (spacing) bakes, and leaves the output file alone.
+#[test]
+fn same_bytes_bake_nothing_and_same_output_is_not_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("rig.json");
+    let out = dir.path().join("out.svg");
+    let seed = seed_text();
+    std::fs::write(&rig, &seed).unwrap();
+    let w = start_watch(&rig, &out);
+    let first = stamp(&out);
+
+    std::fs::write(&rig, &seed).unwrap();
+    let (bakes, err) = w.bakes_within(Duration::from_millis(1000));
+    assert_eq!(bakes, 0, "{err:?}");
+
+    std::fs::write(&rig, format!("{seed}\n\n")).unwrap();
+    let (bakes, err) = w.bakes_within(Duration::from_millis(1500));
+    assert_eq!(bakes, 1, "{err:?}");
+    assert_eq!(stamp(&out), first, "identical output rewritten");
+}
+
+/// The rig's directory removed and made again: the watch re-arms, and the
+/// next save there bakes (once).
+#[test]
+fn a_removed_and_recreated_directory_is_watched_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let rigs = dir.path().join("rigs");
+    std::fs::create_dir(&rigs).unwrap();
+    let rig = rigs.join("rig.json");
+    let out = dir.path().join("out.svg");
+    let seed = seed_text();
+    std::fs::write(&rig, &seed).unwrap();
+    let mut w = start_watch(&rig, &out);
+    let first = std::fs::read_to_string(&out).unwrap();
+
+    std::fs::remove_dir_all(&rigs).unwrap();
+    let (bakes, err) = w.bakes_within(Duration::from_millis(800));
+    assert_eq!(bakes, 0);
+    assert!(
+        err.iter()
+            .any(|l| l.contains("rigbake: error:") && l.contains("rig.json")),
+        "{err:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), first, "output lost");
+
+    std::fs::create_dir(&rigs).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::write(&rig, seed.replace("\"thigh\": 128", "\"thigh\": 131")).unwrap();
+    let (second, _) = wait_change(&out, &first, Duration::from_secs(3))
+        .expect("no bake after the directory came back");
+    assert!(second.contains("@keyframes"));
+    let (bakes, err) = w.bakes_within(Duration::from_millis(1000));
+    assert!(bakes <= 1, "{err:?}");
+    let (more, err) = w.bakes_within(Duration::from_millis(1000));
+    assert_eq!(more, 0, "{err:?}");
+    assert!(w.guard.0.try_wait().unwrap().is_none(), "watch exited");
+}
+
+/// A rig in a directory that does not exist: one error line, exit 2,
+/// nothing written (the watch is set up before the first bake).
+#[test]
+fn a_missing_directory_is_one_error_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .args(["bake", "--watch", "-o"])
+        .arg(dir.path().join("out.svg"))
+        .arg(dir.path().join("gone/rig.json"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("gone: cannot watch: "), "{err}");
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

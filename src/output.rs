@@ -1,0 +1,453 @@
+//! Everything the binary writes: output files (all or nothing, never over
+//! an input, never rewritten when unchanged) and standard output.
+//!
+//! # Method
+//!
+//! [`write_all`] first refuses an output that is the same file as an input
+//! or as another output (same device and inode when the file exists, else
+//! the same canonical directory and name). An output whose file already
+//! holds exactly these bytes is left alone (not even its mtime changes).
+//! Every other output is written to a temporary `.rigbake-*` file beside it;
+//! then, under [`interrupt::critical`], each existing target is kept as a
+//! backup (a hard link, or a copy where links are refused) and the temporary
+//! renamed over it. If any step fails, every target already replaced gets
+//! its backup back (or is removed if it is new), so either every output is
+//! replaced or none is. Temporaries and backups never outlive the call, and
+//! a failed call removes the directories it created (one by one, only if
+//! empty). SIGINT/SIGTERM during the staging removes the temporaries and the
+//! created directories ([`interrupt`]); the renames are not interrupted.
+
+use anyhow::{Context, Result, anyhow, bail};
+use rigbake::interrupt;
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+
+/// One file to write: which option named it (`-o`, `--report`, `--plot`).
+pub(crate) struct Output<'a> {
+    pub what: &'static str,
+    pub path: PathBuf,
+    pub bytes: &'a [u8],
+}
+
+/// One file read: what it is (`rig`, `drawing`). Standard input (`-`) is
+/// not a file and never conflicts.
+pub(crate) struct Input<'a> {
+    pub what: &'static str,
+    pub path: &'a Path,
+}
+
+impl<'a> Output<'a> {
+    pub(crate) fn new(what: &'static str, path: impl Into<PathBuf>, bytes: &'a [u8]) -> Self {
+        Output {
+            what,
+            path: path.into(),
+            bytes,
+        }
+    }
+}
+
+/// Where a path leads: the file's identity when it exists, and its
+/// canonical directory joined with its name (resolving `.`, `..` and links
+/// of every directory that exists).
+#[derive(Debug, PartialEq)]
+struct Resolved {
+    id: Option<(u64, u64)>,
+    name: Option<PathBuf>,
+}
+
+impl Resolved {
+    fn of(path: &Path) -> Self {
+        Resolved {
+            id: file_id(path),
+            name: canonical_name(path),
+        }
+    }
+
+    fn same(&self, other: &Resolved) -> bool {
+        (self.id.is_some() && self.id == other.id)
+            || (self.name.is_some() && self.name == other.name)
+    }
+}
+
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_path: &Path) -> Option<(u64, u64)> {
+    None
+}
+
+/// The longest existing ancestor canonicalised, then the rest of the path
+/// applied lexically.
+fn canonical_name(path: &Path) -> Option<PathBuf> {
+    let abs = std::path::absolute(path).ok()?;
+    let comps: Vec<Component> = abs.components().collect();
+    for split in (1..=comps.len()).rev() {
+        let head: PathBuf = comps[..split].iter().collect();
+        if let Ok(mut out) = head.canonicalize() {
+            for c in &comps[split..] {
+                match c {
+                    Component::CurDir => {}
+                    Component::ParentDir => {
+                        out.pop();
+                    }
+                    other => out.push(other),
+                }
+            }
+            return Some(out);
+        }
+    }
+    None
+}
+
+/// Refuses an output that is an input or another output (see module docs).
+pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()> {
+    let ins: Vec<(&Input, Resolved)> = inputs
+        .iter()
+        .filter(|i| i.path != Path::new("-"))
+        .map(|i| (i, Resolved::of(i.path)))
+        .collect();
+    let mut outs: Vec<(&Output, Resolved)> = Vec::with_capacity(outputs.len());
+    for o in outputs {
+        let r = Resolved::of(&o.path);
+        if let Some((i, _)) = ins.iter().find(|(_, ir)| ir.same(&r)) {
+            bail!(
+                "{}: {}: would overwrite the {} {}; nothing written",
+                o.path.display(),
+                o.what,
+                i.what,
+                i.path.display()
+            );
+        }
+        if let Some((first, _)) = outs.iter().find(|(_, or)| or.same(&r)) {
+            if first.what == o.what {
+                bail!(
+                    "{}: {}: two outputs would be written to this one file (do two rigs share a \"name\"?); nothing written",
+                    o.path.display(),
+                    o.what
+                );
+            }
+            bail!(
+                "{}: {}: would overwrite the output of {} ({}); nothing written",
+                o.path.display(),
+                o.what,
+                first.what,
+                first.path.display()
+            );
+        }
+        outs.push((o, r));
+    }
+    Ok(())
+}
+
+/// Writes every output or none (see the module docs).
+pub(crate) fn write_all(outputs: &[Output], inputs: &[Input]) -> Result<()> {
+    check_distinct(outputs, inputs)?;
+    let mut created: Vec<(PathBuf, interrupt::Registered)> = Vec::new();
+    let result = stage_all(outputs, &mut created).and_then(commit);
+    if result.is_err() {
+        // The temporaries are gone (dropped); remove the directories this
+        // call created, innermost first, and only if nothing else is in them.
+        for (dir, _) in created.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+    result
+}
+
+/// Whether `path` is a file that already holds exactly `bytes`.
+fn unchanged(path: &Path, bytes: &[u8]) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() == bytes.len() as u64 => {
+            std::fs::read(path).is_ok_and(|old| old == bytes)
+        }
+        _ => false,
+    }
+}
+
+type Staged<'a> = (tempfile::NamedTempFile, interrupt::Registered, &'a Path);
+
+/// Writes each changed output to a registered temporary file beside it;
+/// `created` collects every directory this call made (outermost first).
+fn stage_all<'a>(
+    outputs: &'a [Output],
+    created: &mut Vec<(PathBuf, interrupt::Registered)>,
+) -> Result<Vec<Staged<'a>>> {
+    let mut staged = Vec::with_capacity(outputs.len());
+    for o in outputs {
+        let path = o.path.as_path();
+        if path.is_dir() {
+            bail!("{}: is a directory, expected a file path", path.display());
+        }
+        if unchanged(path, o.bytes) {
+            continue;
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if dir.exists() && !dir.is_dir() {
+            bail!("{}: is not a directory", dir.display());
+        }
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".rigbake-");
+        match std::fs::metadata(path) {
+            Ok(m) => builder.permissions(m.permissions()),
+            Err(_) => builder.permissions(new_file_permissions()),
+        };
+        // Another bake may remove an empty directory it created just as
+        // this one starts using it (ENOENT): make the path again, a few times.
+        let mut attempt = 0;
+        let (mut tmp, reg) = loop {
+            attempt += 1;
+            let made = create_dirs(&dir, created).and_then(|()| {
+                let _gate = interrupt::critical();
+                // (tempfile's error names the temporary; keep only the cause)
+                let tmp = builder
+                    .tempfile_in(&dir)
+                    .map_err(|e| (dir.clone(), std::io::Error::from(e.kind())))?;
+                let reg = interrupt::remove_on_signal(tmp.path());
+                Ok((tmp, reg))
+            });
+            match made {
+                Ok(t) => break t,
+                Err((_, e)) if e.kind() == std::io::ErrorKind::NotFound && attempt < 8 => {}
+                Err((d, e)) if d == dir && dir.is_dir() => {
+                    return Err(anyhow!(e)).with_context(|| {
+                        format!("{}: cannot write in this directory", d.display())
+                    });
+                }
+                Err((d, e)) => {
+                    return Err(anyhow!(e))
+                        .with_context(|| format!("{}: cannot create directory", d.display()));
+                }
+            }
+        };
+        stall_for_tests();
+        tmp.write_all(o.bytes)
+            .and_then(|_| tmp.flush())
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        staged.push((tmp, reg, path));
+    }
+    Ok(staged)
+}
+
+/// Creates `dir` and its missing ancestors one at a time, recording each
+/// one this process created (a directory someone else creates meanwhile is
+/// not ours).
+fn create_dirs(
+    dir: &Path,
+    created: &mut Vec<(PathBuf, interrupt::Registered)>,
+) -> Result<(), (PathBuf, std::io::Error)> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut missing = Vec::new();
+    let mut cur = dir;
+    loop {
+        if cur.as_os_str().is_empty() || cur.exists() {
+            break;
+        }
+        missing.push(cur.to_path_buf());
+        match cur.parent() {
+            Some(p) => cur = p,
+            None => break,
+        }
+    }
+    for d in missing.into_iter().rev() {
+        let _gate = interrupt::critical();
+        match std::fs::create_dir(&d) {
+            Ok(()) => {
+                let reg = interrupt::remove_dir_on_signal(&d);
+                created.push((d, reg));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
+            Err(e) => return Err((d, e)),
+        }
+    }
+    Ok(())
+}
+
+/// Puts every staged file in place, or restores every target (see module
+/// docs). Runs as one critical section.
+fn commit(staged: Vec<Staged>) -> Result<()> {
+    let _gate = interrupt::critical();
+    let mut done: Vec<(&Path, Option<tempfile::NamedTempFile<()>>)> = Vec::new();
+    let mut failure = None;
+    for (tmp, _, path) in &staged {
+        let backup = match backup(path) {
+            Ok(b) => b,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
+        match std::fs::rename(tmp.path(), path) {
+            Ok(()) => done.push((path, backup)),
+            Err(e) => {
+                failure = Some(anyhow!("{}: cannot replace: {e}", path.display()));
+                break;
+            }
+        }
+    }
+    let Some(failure) = failure else {
+        // The temporaries are the outputs now: forget their names (the
+        // backups are removed as they drop).
+        for (tmp, _, _) in staged {
+            let _ = tmp.into_temp_path().keep();
+        }
+        return Ok(());
+    };
+    for (path, backup) in done.into_iter().rev() {
+        let _ = match backup {
+            Some(b) => std::fs::rename(b.path(), path),
+            None => std::fs::remove_file(path),
+        };
+    }
+    Err(failure)
+}
+
+/// Keeps the current content of `path` (if it exists) under a temporary
+/// name beside it: a hard link, else a copy. Removed when dropped.
+fn backup(path: &Path) -> Result<Option<tempfile::NamedTempFile<()>>> {
+    // (a symbolic link is kept as a link: hard_link does not follow it)
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()) {
+        return Ok(None);
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    tempfile::Builder::new()
+        .prefix(".rigbake-old-")
+        .make_in(dir, |p| match std::fs::hard_link(path, p) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                std::fs::copy(path, p).map(|_| ())
+            }
+            other => other,
+        })
+        .map(Some)
+        .with_context(|| format!("{}: cannot keep a backup while replacing", path.display()))
+}
+
+/// What a newly created file gets: 0666, which the OS masks with the umask.
+#[cfg(unix)]
+fn new_file_permissions() -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::Permissions::from_mode(0o666)
+}
+
+#[cfg(not(unix))]
+fn new_file_permissions() -> std::fs::Permissions {
+    let f = tempfile::tempfile().expect("a temporary file for default permissions");
+    f.metadata().expect("its metadata").permissions()
+}
+
+/// Test hook (debug builds only): `RIGBAKE_TEST_STALL_MS` sleeps after each
+/// temporary file is created, so a test can signal the process mid-write.
+fn stall_for_tests() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("RIGBAKE_TEST_STALL_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+/// Writes `text` to standard output. A closed pipe (`rigbake ... | head`)
+/// drops the rest quietly; any other failure (a full disk, standard output
+/// closed) is an error.
+pub(crate) fn stdout(text: &str) -> Result<()> {
+    if stdout_closed() {
+        bail!("standard output: cannot write: it is closed");
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(anyhow!("standard output: cannot write: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether the process was started with standard output closed. The Rust
+/// runtime then opens /dev/null read-write on descriptor 1 before `main`
+/// (a shell's `>/dev/null` opens it write-only), and writes would vanish.
+#[cfg(unix)]
+fn stdout_closed() -> bool {
+    static CLOSED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CLOSED.get_or_init(|| {
+        // SAFETY: fstat and fcntl only read the descriptor's state into
+        // the zeroed struct we own.
+        unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(1, &mut st) != 0 {
+                return true;
+            }
+            let flags = libc::fcntl(1, libc::F_GETFL);
+            (st.st_mode & libc::S_IFMT) == libc::S_IFCHR
+                && st.st_rdev == libc::makedev(1, 3)
+                && flags >= 0
+                && (flags & libc::O_ACCMODE) == libc::O_RDWR
+        }
+    })
+}
+
+#[cfg(not(unix))]
+fn stdout_closed() -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spellings_of_one_file_resolve_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        std::fs::write(d.join("rig.json"), "{}").unwrap();
+        let rig = Resolved::of(&d.join("rig.json"));
+        for other in [
+            d.join("sub/../rig.json"),
+            d.join("./rig.json"),
+            d.join("sub/./../sub/../rig.json"),
+        ] {
+            assert!(rig.same(&Resolved::of(&other)), "{}", other.display());
+        }
+        // not yet existing files: same canonical directory and name
+        let a = Resolved::of(&d.join("new/x/../o.svg"));
+        assert!(a.same(&Resolved::of(&d.join("new/o.svg"))));
+        assert!(!a.same(&Resolved::of(&d.join("new/p.svg"))));
+        assert!(!rig.same(&a));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hard_link_is_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        std::fs::write(&a, "{}").unwrap();
+        std::fs::hard_link(&a, dir.path().join("b.json")).unwrap();
+        assert!(Resolved::of(&a).same(&Resolved::of(&dir.path().join("b.json"))));
+    }
+
+    #[test]
+    fn an_unchanged_output_keeps_its_mtime() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("o.svg");
+        std::fs::write(&p, "same").unwrap();
+        let old = std::fs::File::open(&p).unwrap();
+        let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        old.set_modified(t).unwrap();
+        write_all(&[Output::new("-o", &p, b"same")], &[]).unwrap();
+        assert_eq!(std::fs::metadata(&p).unwrap().modified().unwrap(), t);
+        write_all(&[Output::new("-o", &p, b"new")], &[]).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"new");
+    }
+}

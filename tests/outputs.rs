@@ -1,0 +1,623 @@
+//! What rigbake writes, and what it leaves when writing fails or is cut
+//! short: standard output failures exit 2; no output may be an input or
+//! another output; several outputs are replaced all together or not at all;
+//! a failed bake removes only directories it created and that are empty;
+//! SIGINT/SIGTERM leave no temporary file, no created directory and no
+//! child process behind, and end the process by that signal.
+//!
+//! The stall hook (`RIGBAKE_TEST_STALL_MS`) exists only in debug builds,
+//! which is what `cargo test` runs.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn rigbake() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rigbake"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// A scratch directory holding `rig.json` (the seed rig, named
+/// `seed-nested`) and `two.json` (the same rig named `two`).
+fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = fs::read_to_string(repo("rigs/seed-nested.json")).unwrap();
+    fs::write(dir.path().join("rig.json"), &seed).unwrap();
+    fs::write(
+        dir.path().join("two.json"),
+        seed.replace("\"seed-nested\"", "\"two\""),
+    )
+    .unwrap();
+    dir
+}
+
+/// Exit 2 and exactly one stderr line, which contains every needle.
+fn refused(out: &Output, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("rigbake: error: "), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "message lacks {n:?}: {err}");
+    }
+    err
+}
+
+/// Every file below `dir` (relative paths, sorted) with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    fs::read(&p).unwrap_or_default(),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Names starting with `.rigbake-` anywhere below `dir`.
+fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    snapshot(dir)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".rigbake-"))
+        })
+        .collect()
+}
+
+/// The commands that print on standard output, run in `dir`.
+fn printing_commands() -> Vec<Vec<&'static str>> {
+    vec![
+        vec!["schema"],
+        vec!["completions", "bash"],
+        vec!["bake", "rig.json", "-o", "-"],
+        vec!["bake", "rig.json", "-o", "out"],
+        vec!["check", "rig.json", "--max-error", "100"],
+        vec![
+            "check",
+            "rig.json",
+            "--max-error",
+            "100",
+            "--format",
+            "json",
+        ],
+        vec!["sweep", "rig.json", "--keys", "4..5"],
+        vec!["sweep", "rig.json", "--keys", "4..5", "--format", "json"],
+    ]
+}
+
+#[test]
+fn a_full_standard_output_is_an_error_for_every_printing_command() {
+    let dir = scratch();
+    for args in printing_commands() {
+        let full = fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = rigbake()
+            .current_dir(dir.path())
+            .args(&args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = refused(&out, &["standard output", "No space left"]);
+        eprintln!("{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_closed_standard_output_is_an_error_for_every_printing_command() {
+    let dir = scratch();
+    for args in printing_commands() {
+        let out = Command::new("sh")
+            .current_dir(dir.path())
+            .arg("-c")
+            .arg("exec \"$0\" \"$@\" >&-")
+            .arg(env!("CARGO_BIN_EXE_rigbake"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        refused(&out, &["standard output", "closed"]);
+    }
+}
+
+#[test]
+fn a_broken_pipe_and_dev_null_stay_quiet_with_exit_0() {
+    let dir = scratch();
+    for args in printing_commands() {
+        let mut child = rigbake()
+            .current_dir(dir.path())
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away at once
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("rigbake: error"), "{args:?}: {err}");
+
+        let out = rigbake()
+            .current_dir(dir.path())
+            .args(&args)
+            .stdout(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+    }
+}
+
+/// Runs `args` in `dir` and asserts a refusal naming `needles` that
+/// changed nothing in `dir`.
+fn refused_untouched(dir: &Path, args: &[&str], needles: &[&str]) {
+    let before = snapshot(dir);
+    let out = rigbake().current_dir(dir).args(args).output().unwrap();
+    refused(&out, needles);
+    assert_eq!(snapshot(dir), before, "{args:?} changed files");
+}
+
+#[test]
+fn no_output_may_be_an_input_however_it_is_spelled() {
+    let dir = scratch();
+    let d = dir.path();
+    fs::create_dir(d.join("sub")).unwrap();
+    fs::hard_link(d.join("rig.json"), d.join("hard.json")).unwrap();
+    std::os::unix::fs::symlink(d.join("rig.json"), d.join("soft.json")).unwrap();
+    let abs = d.join("rig.json");
+    let abs = abs.to_str().unwrap();
+    for spelling in [
+        "rig.json",
+        "./rig.json",
+        "sub/../rig.json",
+        "hard.json",
+        "soft.json",
+        abs,
+    ] {
+        refused_untouched(
+            d,
+            &["bake", "rig.json", "-o", "o.svg", "--report", spelling],
+            &["--report", "would overwrite the rig", spelling],
+        );
+        // (-o naming a file that is not .svg is refused as not a directory)
+        refused_untouched(d, &["bake", "rig.json", "-o", spelling], &["-o"]);
+        refused_untouched(
+            d,
+            &["sweep", "rig.json", "--keys", "4..5", "--plot", spelling],
+            &["--plot", "would overwrite the rig"],
+        );
+        refused_untouched(
+            d,
+            &["preview", "rig.json", "-o", spelling],
+            &["-o", "would overwrite the rig"],
+        );
+    }
+    // A rig saved with an .svg name, as the single output.
+    fs::copy(d.join("rig.json"), d.join("rig.svg")).unwrap();
+    refused_untouched(
+        d,
+        &["bake", "rig.svg", "-o", "sub/../rig.svg"],
+        &["-o", "would overwrite the rig"],
+    );
+    // The second rig of several.
+    refused_untouched(
+        d,
+        &[
+            "bake",
+            "rig.json",
+            "two.json",
+            "-o",
+            "out",
+            "--report",
+            "./two.json",
+        ],
+        &["would overwrite the rig", "two.json"],
+    );
+    // The drawing of --art, as -o or as --report.
+    fs::copy(repo("tests/fixtures/art/cyclist.svg"), d.join("art.svg")).unwrap();
+    refused_untouched(
+        d,
+        &[
+            "bake",
+            "rig.json",
+            "--art",
+            "art.svg",
+            "-o",
+            "./sub/../art.svg",
+        ],
+        &["would overwrite the drawing"],
+    );
+    refused_untouched(
+        d,
+        &[
+            "bake", "rig.json", "--art", "art.svg", "-o", "a.svg", "--report", "art.svg",
+        ],
+        &["--report", "would overwrite the drawing"],
+    );
+}
+
+#[test]
+fn no_output_may_be_another_output() {
+    let dir = scratch();
+    let d = dir.path();
+    refused_untouched(
+        d,
+        &[
+            "bake",
+            "rig.json",
+            "-o",
+            "rep",
+            "--report",
+            "./rep/seed-nested.svg",
+        ],
+        &["--report", "would overwrite the output of -o"],
+    );
+    refused_untouched(
+        d,
+        &["bake", "rig.json", "-o", "o.svg", "--report", "x/../o.svg"],
+        &["--report", "would overwrite the output of -o"],
+    );
+    refused_untouched(
+        d,
+        &[
+            "bake",
+            "rig.json",
+            "--route",
+            "both",
+            "-o",
+            "rep",
+            "--report",
+            "rep/seed-nested.smil.svg",
+        ],
+        &["--report", "would overwrite the output of -o"],
+    );
+    // Two rigs with one name.
+    fs::copy(d.join("rig.json"), d.join("same.json")).unwrap();
+    refused_untouched(
+        d,
+        &["bake", "rig.json", "same.json", "-o", "out"],
+        &["two outputs would be written to this one file"],
+    );
+    // Existing outputs, same file through a hard link.
+    fs::write(d.join("o.svg"), "old").unwrap();
+    fs::hard_link(d.join("o.svg"), d.join("link.json")).unwrap();
+    refused_untouched(
+        d,
+        &["bake", "rig.json", "-o", "o.svg", "--report", "link.json"],
+        &["would overwrite the output of -o"],
+    );
+}
+
+/// An output whose file already holds the new bytes is not rewritten:
+/// same inode, same mtime.
+#[test]
+fn an_unchanged_output_is_not_rewritten() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = scratch();
+    let d = dir.path();
+    let bake = || {
+        let out = rigbake()
+            .current_dir(d)
+            .args([
+                "bake", "rig.json", "two.json", "-o", "out", "--report", "r.json",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+    };
+    bake();
+    let old = fs::FileTimes::new().set_modified(std::time::UNIX_EPOCH + Duration::from_secs(7));
+    let files = ["out/seed-nested.svg", "out/two.svg", "r.json"];
+    let before: Vec<(u64, std::time::SystemTime)> = files
+        .iter()
+        .map(|f| {
+            let p = d.join(f);
+            fs::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_times(old)
+                .unwrap();
+            let m = fs::metadata(&p).unwrap();
+            (m.ino(), m.modified().unwrap())
+        })
+        .collect();
+    bake();
+    for (f, b) in files.iter().zip(&before) {
+        let m = fs::metadata(d.join(f)).unwrap();
+        assert_eq!((m.ino(), m.modified().unwrap()), *b, "{f} was rewritten");
+    }
+}
+
+/// Whether `chattr +i` works here (root on a file system that supports it).
+fn immutable(path: &Path, on: bool) -> bool {
+    Command::new("chattr")
+        .arg(if on { "+i" } else { "-i" })
+        .arg(path)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn a_failed_rename_restores_every_output_already_replaced() {
+    let dir = scratch();
+    let d = dir.path();
+    let out_dir = d.join("out");
+    fs::create_dir(&out_dir).unwrap();
+    // The first target is a symbolic link: it must come back as the link.
+    fs::write(d.join("kept.svg"), "old seed").unwrap();
+    std::os::unix::fs::symlink("../kept.svg", out_dir.join("seed-nested.svg")).unwrap();
+    for (name, old) in [
+        ("seed-nested.smil.svg", "old seed smil"),
+        ("two.svg", "old two"),
+        ("two.smil.svg", "old two smil"),
+    ] {
+        fs::write(out_dir.join(name), old).unwrap();
+    }
+    fs::write(d.join("r.json"), "old report").unwrap();
+    // The rename order follows the rigs and routes: make the third target,
+    // and then the last one (the report), refuse to be replaced.
+    for blocked in [out_dir.join("two.svg"), d.join("r.json")] {
+        if !immutable(&blocked, true) {
+            eprintln!(
+                "skipped: chattr +i is not supported here (needs root and ext2/3/4-like file system)"
+            );
+            return;
+        }
+        let before = snapshot(d);
+        let out = rigbake()
+            .current_dir(d)
+            .args([
+                "bake", "rig.json", "two.json", "--route", "both", "-o", "out", "--report",
+                "r.json",
+            ])
+            .output()
+            .unwrap();
+        immutable(&blocked, false);
+        refused(
+            &out,
+            &[
+                "cannot replace",
+                blocked.file_name().unwrap().to_str().unwrap(),
+            ],
+        );
+        assert_eq!(snapshot(d), before, "outputs changed or temporaries left");
+        let link = fs::symlink_metadata(out_dir.join("seed-nested.svg")).unwrap();
+        assert!(link.file_type().is_symlink(), "the link was not restored");
+        assert!(temporaries(d).is_empty());
+    }
+}
+
+/// A failed bake removes the directories it created only if empty: a
+/// concurrent bake that wrote into one keeps its file.
+#[test]
+fn a_failed_bake_keeps_what_another_wrote_into_a_directory_it_created() {
+    let dir = scratch();
+    let d = dir.path();
+    fs::write(d.join("plain-file"), "x").unwrap();
+    // A: creates new/deeper, stalls, then fails on the report (its parent
+    // is a file).
+    let mut a = rigbake()
+        .current_dir(d)
+        .env("RIGBAKE_TEST_STALL_MS", "1500")
+        .args([
+            "bake",
+            "rig.json",
+            "-o",
+            "new/deeper",
+            "--report",
+            "plain-file/r.json",
+            "-q",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(|| d.join("new/deeper").is_dir(), "A to create new/deeper");
+    // B: writes into the directory A created, and succeeds.
+    let b = rigbake()
+        .current_dir(d)
+        .args(["bake", "two.json", "-o", "new/deeper", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(b.status.code(), Some(0));
+    let a = kill_after(&mut a, Duration::from_secs(20));
+    assert_eq!(a.code(), Some(2));
+    assert!(
+        d.join("new/deeper/two.svg").is_file(),
+        "B's output was deleted"
+    );
+    assert!(!d.join("new/deeper/seed-nested.svg").exists());
+    assert!(temporaries(d).is_empty(), "{:?}", temporaries(d));
+
+    // Without the stall, many rounds: B never fails (A may remove an empty
+    // directory B is about to use: B makes it again) and never loses its file.
+    for round in 0..40 {
+        let _ = fs::remove_dir_all(d.join("race"));
+        let mut a = rigbake()
+            .current_dir(d)
+            .args([
+                "bake",
+                "rig.json",
+                "-o",
+                "race/d",
+                "--report",
+                "plain-file/r.json",
+                "-q",
+            ])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let b = rigbake()
+            .current_dir(d)
+            .args(["bake", "two.json", "-o", "race/d", "-q"])
+            .output()
+            .unwrap();
+        assert_eq!(b.status.code(), Some(0), "round {round}: {b:?}");
+        assert_eq!(kill_after(&mut a, Duration::from_secs(20)).code(), Some(2));
+        assert!(
+            d.join("race/d/two.svg").is_file(),
+            "round {round}: B's output deleted"
+        );
+        assert!(temporaries(d).is_empty(), "round {round}");
+    }
+
+    // Alone, the same failure removes every directory it created.
+    let out = rigbake()
+        .current_dir(d)
+        .args([
+            "bake",
+            "rig.json",
+            "-o",
+            "fresh/a/b",
+            "--report",
+            "plain-file/r.json",
+        ])
+        .output()
+        .unwrap();
+    refused(&out, &["plain-file"]);
+    assert!(!d.join("fresh").exists());
+}
+
+fn wait_for(mut cond: impl FnMut() -> bool, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Waits for the child (killing it after `limit`).
+fn kill_after(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{sig}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+/// SIGINT or SIGTERM while the outputs are being written: no temporary
+/// left, no created directory left, old outputs intact, and the process
+/// ends by that signal (a shell shows 130 or 143).
+#[test]
+fn a_signal_during_the_write_leaves_old_outputs_and_no_temporaries() {
+    for (sig, num) in [("INT", 2), ("TERM", 15)] {
+        let dir = scratch();
+        let d = dir.path();
+        fs::write(d.join("r.json"), "old report").unwrap();
+        let before = snapshot(d);
+        let mut child = rigbake()
+            .current_dir(d)
+            .env("RIGBAKE_TEST_STALL_MS", "30000")
+            .args([
+                "bake",
+                "rig.json",
+                "-o",
+                "new/dir/o.svg",
+                "--report",
+                "r.json",
+            ])
+            .spawn()
+            .unwrap();
+        wait_for(|| !temporaries(d).is_empty(), "a temporary file");
+        signal(&child, sig);
+        let status = kill_after(&mut child, Duration::from_secs(10));
+        assert_eq!(status.signal(), Some(num), "{sig}: {status:?}");
+        assert_eq!(snapshot(d), before, "{sig}: files changed");
+        assert!(!d.join("new").exists(), "{sig}: created directory left");
+    }
+}
+
+/// The state letter of a process in /proc, None once it is gone (a zombie
+/// whose parent is gone counts as ended too).
+fn alive(pid: &str) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit(')').next().map(|r| r.trim().to_string()))
+        .is_some_and(|r| !r.starts_with('Z') && !r.starts_with('X'))
+}
+
+/// `preview` interrupted while "Chromium" runs: the fake browser and its
+/// child (same process group) are killed, the browser's temporary
+/// directory and the preview's scratch directory are removed.
+#[test]
+fn an_interrupted_preview_ends_its_browser_and_removes_its_temporaries() {
+    let dir = scratch();
+    let d = dir.path();
+    let tmp = d.join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let fake = d.join("fake-chromium");
+    fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nsleep 60 &\necho \"$$ $!\" > {}/pids\nwait\n",
+            d.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    for sig in ["INT", "TERM"] {
+        let _ = fs::remove_file(d.join("pids"));
+        let mut child = rigbake()
+            .current_dir(d)
+            .env("RIGBAKE_CHROMIUM", &fake)
+            .env("TMPDIR", &tmp)
+            .args(["preview", "rig.json", "-o", "strip.png"])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for(
+            || fs::read_to_string(d.join("pids")).is_ok_and(|s| s.ends_with('\n')),
+            "the fake browser to start",
+        );
+        let pids = fs::read_to_string(d.join("pids")).unwrap();
+        assert!(fs::read_dir(&tmp).unwrap().next().is_some());
+        signal(&child, sig);
+        kill_after(&mut child, Duration::from_secs(10));
+        for pid in pids.split_whitespace() {
+            wait_for(|| !alive(pid), "the browser's process group to end");
+        }
+        let left: Vec<_> = fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert!(left.is_empty(), "{sig}: left {left:?}");
+        assert!(!d.join("strip.png").exists());
+        assert!(temporaries(d).is_empty());
+    }
+}
