@@ -6,7 +6,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use rigbake::bake::BakeOptions;
 use rigbake::fit::Fit;
 use rigbake::report::{self, Report};
-use rigbake::{Baked, Route, rig};
+use rigbake::{Baked, Route, input, rig};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -204,7 +204,7 @@ impl BakeArgs {
             None => load_rig(path),
             Some(clip) => {
                 let text = read_rig(path)?;
-                rig::load_clip(&text, clip).with_context(|| path.display().to_string())
+                rig::load_clip(&text, clip).with_context(|| input::shown_path(path))
             }
         }
     }
@@ -265,7 +265,7 @@ fn main() -> ExitCode {
     let code = match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("rigbake: error: {e:#}");
+            eprintln!("rigbake: error: {}", input::escaped(&format!("{e:#}")));
             Exit::BadInput
         }
     };
@@ -520,11 +520,11 @@ fn new_file_permissions() -> std::fs::Permissions {
 }
 
 fn read_rig(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))
+    Ok(input::read_text(path, input::Input::Rig)?)
 }
 
 fn load_rig(path: &Path) -> Result<rig::Rig> {
-    rig::load(&read_rig(path)?).with_context(|| path.display().to_string())
+    rig::load(&read_rig(path)?).with_context(|| input::shown_path(path))
 }
 
 fn cmd_sweep(

@@ -115,8 +115,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     }
     let rig_path = &run.rigs[0];
     let rig = run.bake.load(rig_path)?;
-    let art_text = std::fs::read_to_string(art_path)
-        .with_context(|| format!("{}: cannot read as UTF-8 text", art_path.display()))?;
+    let art_text = rigbake::input::read_text(art_path, rigbake::input::Input::Drawing)?;
     let baked = rigbake::bake_rig(&rig, &run.bake.options(&rig, Route::Css));
     let r = &baked.report;
     if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
@@ -210,7 +209,10 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
     files.extend(run.art.map(Path::to_path_buf));
     let once = || {
         if let Err(e) = bake_once(run) {
-            eprintln!("rigbake: error: {e:#}");
+            eprintln!(
+                "rigbake: error: {}",
+                rigbake::input::escaped(&format!("{e:#}"))
+            );
         }
     };
     once();
