@@ -177,7 +177,7 @@ struct BakeArgs {
     #[arg(long, value_name = "N", conflicts_with = "tolerance")]
     keys: Option<usize>,
     /// Place the fewest keys found that keep every ankle within PX of its
-    /// pedal (overrides the rig's "tolerance_px"; at least 0.01).
+    /// pedal (overrides the rig's "tolerance_px"; 0.01 to 1000000).
     #[arg(long, value_name = "PX")]
     tolerance: Option<f64>,
     /// Segment shape: linear, or exact cubic via cubic-bezier(1/3,y1,2/3,y2)

@@ -226,7 +226,10 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
             )
         },
         |changed| {
-            let names: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
+            let names: Vec<String> = changed
+                .iter()
+                .map(|p| rigbake::input::shown_path(p))
+                .collect();
             eprintln!("rigbake: {} changed, baking", names.join(", "));
             once();
         },
@@ -260,7 +263,7 @@ impl Progress {
                 "\r\x1b[2Kbaking {}/{}: {}",
                 self.done,
                 self.total,
-                path.display()
+                rigbake::input::shown_path(path)
             );
         }
     }
