@@ -1065,7 +1065,7 @@ mod tests {
                 let e = load(&text).unwrap_err().to_string();
                 assert!(
                     !e.chars()
-                        .any(|c| c.is_control() || c >= '\u{2028}' && c <= '\u{202e}'),
+                        .any(|c| c.is_control() || ('\u{2028}'..='\u{202e}').contains(&c)),
                     "{e:?}"
                 );
             }
