@@ -71,7 +71,7 @@ pub enum ReadError {
     },
     /// Not a regular file (a directory, named pipe, device or socket).
     #[error(
-        "{}: is {kind}, not a regular file; a {} is read from a regular file only",
+        "{}: cannot read: is {kind}, not a regular file (a {} is read from a regular file only)",
         shown_path(path),
         input.noun()
     )]
@@ -82,7 +82,7 @@ pub enum ReadError {
     },
     /// Larger than the input's limit.
     #[error(
-        "{}: larger than the {} MiB limit for a {} ({} bytes)",
+        "{}: cannot read: larger than the {} MiB limit for a {} ({} bytes)",
         shown_path(path),
         input.limit() / (1024 * 1024),
         input.noun(),
@@ -94,7 +94,7 @@ pub enum ReadError {
     },
     /// Not UTF-8 text.
     #[error(
-        "{}: not UTF-8 text (invalid byte at line {line}, column {column}); save the {} as UTF-8",
+        "{}: cannot read: not UTF-8 text (invalid byte at line {line}, column {column}); save the {} as UTF-8",
         shown_path(path),
         input.noun()
     )]
@@ -287,7 +287,7 @@ mod tests {
         let e = read_text(dir.path(), Input::Rig).unwrap_err().to_string();
         assert!(
             e.ends_with(
-                ": is a directory, not a regular file; a rig file is read from a regular file only"
+                ": cannot read: is a directory, not a regular file (a rig file is read from a regular file only)"
             ),
             "{e}"
         );
@@ -306,7 +306,9 @@ mod tests {
         std::fs::write(&f, vec![b' '; MAX_RIG_BYTES as usize + 1]).unwrap();
         let e = read_text(&f, Input::Rig).unwrap_err().to_string();
         assert!(
-            e.ends_with(": larger than the 16 MiB limit for a rig file (16777216 bytes)"),
+            e.ends_with(
+                ": cannot read: larger than the 16 MiB limit for a rig file (16777216 bytes)"
+            ),
             "{e}"
         );
         assert!(read_text(&f, Input::Drawing).is_ok());

@@ -328,7 +328,7 @@ fn file_names_with_control_characters_are_escaped() {
         fs::create_dir(&malformed).unwrap();
         refused(
             &s.bake(&malformed, &[]),
-            &[&format!("r{shown}ig.json: is a directory")],
+            &[&format!("r{shown}ig.json: cannot read: is a directory")],
         );
         fs::remove_dir(&malformed).unwrap();
         s.untouched();
@@ -376,7 +376,7 @@ fn an_oversized_rig_or_drawing_is_refused_naming_the_limit() {
     let rig = s.write("big.json", &big);
     refused(
         &s.bake(&rig, &[]),
-        &["big.json: larger than the 16 MiB limit for a rig file (16777216 bytes)"],
+        &["big.json: cannot read: larger than the 16 MiB limit for a rig file (16777216 bytes)"],
     );
     // exactly at the limit it bakes
     big.pop();
@@ -388,7 +388,7 @@ fn an_oversized_rig_or_drawing_is_refused_naming_the_limit() {
     let t = Instant::now();
     refused(
         &s.bake(&sparse, &[]),
-        &["sparse.json: larger than the 16 MiB limit"],
+        &["sparse.json: cannot read: larger than the 16 MiB limit"],
     );
     assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
     let art = s.path("big.svg");
@@ -398,7 +398,7 @@ fn an_oversized_rig_or_drawing_is_refused_naming_the_limit() {
         .unwrap();
     refused(
         &s.bake(&repo(SEED), &["--art", art.to_str().unwrap()]),
-        &["big.svg: larger than the 64 MiB limit for a drawing (67108864 bytes)"],
+        &["big.svg: cannot read: larger than the 64 MiB limit for a drawing (67108864 bytes)"],
     );
     s.untouched();
 }
@@ -421,14 +421,14 @@ fn pipes_devices_and_directories_are_refused_at_once() {
         (s.dir.path(), "a directory"),
     ] {
         let want = format!(
-            "{}: is {kind}, not a regular file; a rig file is read from a regular file only",
+            "{}: cannot read: is {kind}, not a regular file (a rig file is read from a regular file only)",
             path.display()
         );
         refused(&s.bake(path, &[]), &[&want]);
         refused(
             &s.bake(&repo(SEED), &["--art", path.to_str().unwrap()]),
             &[&format!(
-                "{}: is {kind}, not a regular file; a drawing",
+                "{}: cannot read: is {kind}, not a regular file (a drawing",
                 path.display()
             )],
         );
@@ -456,7 +456,7 @@ fn a_rig_that_is_not_utf8_names_the_line_and_column() {
     let rig = s.write("latin1.json", b"{\n  \"name\": \"caf\xe9\"\n}");
     refused(
         &s.bake(&rig, &[]),
-        &["latin1.json: not UTF-8 text (invalid byte at line 2, column 15)"],
+        &["latin1.json: cannot read: not UTF-8 text (invalid byte at line 2, column 15)"],
     );
     s.untouched();
 }
