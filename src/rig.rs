@@ -293,14 +293,6 @@ pub enum RigError {
 /// text: anything but whitespace after it is an error at its line and column.
 pub fn parse(text: &str) -> Result<RigFile, RigError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if text.trim().is_empty() {
-        return Err(RigError::Json {
-            path: "(root)".into(),
-            msg: "the file is empty; expected a rig (a JSON object)".into(),
-            line: 1,
-            column: 1,
-        });
-    }
     let de = &mut serde_json::Deserializer::from_str(text);
     let file: RigFile = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
@@ -322,7 +314,10 @@ fn json_error(text: &str, path: &str, inner: serde_json::Error) -> RigError {
     let mut msg = strip_position(&inner.to_string());
     // serde_path_to_error writes "." for the top level and ends a path with
     // "?" when a key was being read; only a text that ended early is "end of file"
-    let path = if inner.is_eof() {
+    let path = if inner.is_eof() && text.trim().is_empty() {
+        msg = "the file is empty; expected a rig (a JSON object)".into();
+        "(root)".to_string()
+    } else if inner.is_eof() {
         "(end of file)".to_string()
     } else {
         match path.strip_suffix('?').map(|p| p.trim_end_matches('.')) {
