@@ -538,6 +538,31 @@ fn a_fixed_length_array_with_too_many_entries_says_how_many() {
         let line = refused(&s.bake(&rig, &[]), &[want]);
         assert!(!line.contains("trailing"), "{line}");
     }
+    // inside lists of keys: a track key [t, value], a trajectory key [t, [x, y]]
+    let mut v = clips_rig();
+    v["clips"][1]["angles"]["arm"]["track"]["keys"][1] = json!([0.5, 30, 1]);
+    let rig = s.write("long.json", v.to_string());
+    refused(
+        &s.bake(&rig, &[]),
+        &["clips[1].angles.arm.track.keys[1]: expected 2 numbers, got 3"],
+    );
+    let path_foot: Value =
+        serde_json::from_str(&fs::read_to_string(repo("rigs/path-foot.json")).unwrap()).unwrap();
+    for (key, want) in [
+        (
+            json!([1, [160, 250], 7]),
+            "ik_chains[0].target.track.keys[1]: expected 2 entries, got 3",
+        ),
+        (
+            json!([1, [160, 250, 9]]),
+            "ik_chains[0].target.track.keys[1][1]: expected 2 numbers, got 3",
+        ),
+    ] {
+        let mut v = path_foot.clone();
+        v["ik_chains"][0]["target"] = json!({ "track": { "keys": [[0, [160, 250]], key] } });
+        let rig = s.write("long.json", v.to_string());
+        refused(&s.bake(&rig, &[]), &[want]);
+    }
     s.untouched();
 }
 
