@@ -191,7 +191,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// `bake --watch`: bake once, then again after every debounced save of a
+/// `bake --watch`: once the watches are in place, bake once, then again after every debounced save of a
 /// rig or the drawing ([`rigbake::watch::watch_files`]). A failing bake
 /// prints its error and writes nothing, so the last good output stays.
 /// Ctrl-C (SIGINT) or SIGTERM ends the watch with exit 0.
@@ -215,11 +215,13 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
             );
         }
     };
-    once();
+    // the first bake runs once the watches are in place: a directory that
+    // cannot be watched is then the one error, before any bake
     rigbake::watch::watch_files(
         &files,
         &stop,
         || {
+            once();
             eprintln!(
                 "rigbake: watching {} file(s) for changes; Ctrl-C to stop",
                 files.len()
