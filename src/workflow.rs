@@ -191,8 +191,9 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// `bake --watch`: once the watches are in place, bake once, then again after every debounced save of a
-/// rig or the drawing ([`rigbake::watch::watch_files`]). A failing bake
+/// `bake --watch`: once the watches are in place, bake once, then again
+/// after every debounced save of a rig or the drawing
+/// ([`rigbake::watch::watch_files`]). A failing bake
 /// prints its error and writes nothing, so the last good output stays.
 /// Ctrl-C (SIGINT) or SIGTERM ends the watch with exit 0.
 pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
