@@ -22,7 +22,8 @@
 //! an escape sequence to the terminal. Values quoted with `{:?}` are already
 //! escaped the same way (this function escapes exactly the characters
 //! `Debug` does, except `\`, `"` and `'`, so applying it to a message that
-//! quotes values with `{:?}` changes nothing there).
+//! quotes values with `{:?}` changes nothing there). [`error_line`] is how
+//! the binary prints an error: its chain of causes, each named once, escaped.
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -191,6 +192,23 @@ fn not_a_file(meta: &std::fs::Metadata) -> Option<&'static str> {
     Some("a special file")
 }
 
+/// An error and its chain of causes as one message line: `top: cause:
+/// cause …`, each cause left out when the message before it already ends
+/// with it (an error type that prints its source in its own message), and
+/// [`escaped`], so the line is one line whatever the input held.
+pub fn error_line(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(err);
+    while let Some(e) = next {
+        let text = e.to_string();
+        if !parts.last().is_some_and(|p| p.ends_with(&text)) {
+            parts.push(text);
+        }
+        next = e.source();
+    }
+    escaped(&parts.join(": ")).into_owned()
+}
+
 /// A path as shown in messages: [`escaped`] (a non-UTF-8 byte shows as U+FFFD).
 pub fn shown_path(path: &Path) -> String {
     escaped(&path.to_string_lossy()).into_owned()
@@ -276,6 +294,29 @@ mod tests {
                 "{c:?} -> {e:?}"
             );
         }
+    }
+
+    #[test]
+    fn an_error_line_names_each_cause_once_on_one_line() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("{path}: cannot start: {source}")]
+        struct Repeats {
+            path: String,
+            source: std::io::Error,
+        }
+        let os = || std::io::Error::new(std::io::ErrorKind::NotFound, "no such\nfile");
+        let e = Repeats {
+            path: "a\u{1b}b".into(),
+            source: os(),
+        };
+        assert_eq!(error_line(&e), r"a\u{1b}b: cannot start: no such\nfile");
+        let chained = anyhow::Error::new(e).context("x.json");
+        assert_eq!(
+            error_line(&*chained),
+            r"x.json: a\u{1b}b: cannot start: no such\nfile"
+        );
+        let plain = anyhow::Error::new(os()).context("y.json: cannot read");
+        assert_eq!(error_line(&*plain), r"y.json: cannot read: no such\nfile");
     }
 
     #[test]

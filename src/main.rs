@@ -265,7 +265,7 @@ fn main() -> ExitCode {
     let code = match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("rigbake: error: {}", input::escaped(&format!("{e:#}")));
+            eprintln!("rigbake: error: {}", input::error_line(&*e));
             Exit::BadInput
         }
     };

@@ -210,10 +210,7 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
     files.extend(run.art.map(Path::to_path_buf));
     let once = || {
         if let Err(e) = bake_once(run) {
-            eprintln!(
-                "rigbake: error: {}",
-                rigbake::input::escaped(&format!("{e:#}"))
-            );
+            eprintln!("rigbake: error: {}", rigbake::input::error_line(&*e));
         }
     };
     // the first bake runs once the watches are in place: a directory that

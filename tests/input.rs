@@ -588,6 +588,26 @@ fn a_missing_watch_directory_names_the_os_error_once() {
 }
 
 #[test]
+fn an_os_error_in_a_cause_is_named_once() {
+    // preview's browser error carries the OS error as its source and in its
+    // own message; the error line names it once (no browser is started)
+    let s = Scratch::new();
+    let out = rigbake()
+        .env("RIGBAKE_CHROMIUM", s.path("no-such-chromium"))
+        .args(["preview", SEED, "-o"])
+        .arg(s.path("out/strip.png"))
+        .output()
+        .unwrap();
+    let line = refused(&out, &["could not start ", "no-such-chromium: "]);
+    assert_eq!(
+        line.matches("No such file or directory").count(),
+        1,
+        "{line}"
+    );
+    s.untouched();
+}
+
+#[test]
 fn help_states_the_tolerance_range() {
     let out = rigbake().args(["bake", "--help"]).output().unwrap();
     let help = String::from_utf8(out.stdout).unwrap();
