@@ -70,6 +70,12 @@ fn event_path(file: &Path) -> Result<(PathBuf, PathBuf), WatchError> {
     Ok((dir.join(name), dir))
 }
 
+/// Checks that every file's directory can be resolved (what
+/// [`watch_files`] needs first), so a caller can refuse before other work.
+pub fn check_paths(files: &[PathBuf]) -> Result<(), WatchError> {
+    files.iter().try_for_each(|f| event_path(f).map(|_| ()))
+}
+
 /// Calls `on_ready` once the watches are in place, then `on_change` with
 /// the watched files that changed (as given in `files`, in their order)
 /// after every debounced burst of changes, until `stop` becomes true

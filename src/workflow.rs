@@ -191,9 +191,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// `bake --watch`: once the watches are in place, bake once, then again
-/// after every debounced save of a rig or the drawing
-/// ([`rigbake::watch::watch_files`]). A failing bake
+/// `bake --watch`: bake once, then again after every debounced save of a
+/// rig or the drawing ([`rigbake::watch::watch_files`]). A failing bake
 /// prints its error and writes nothing, so the last good output stays.
 /// Ctrl-C (SIGINT) or SIGTERM ends the watch with exit 0.
 pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
@@ -213,13 +212,13 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
             eprintln!("rigbake: error: {}", rigbake::input::error_line(&*e));
         }
     };
-    // the first bake runs once the watches are in place: a directory that
-    // cannot be watched is then the one error, before any bake
+    // a directory that cannot be watched is the one error, before any bake
+    rigbake::watch::check_paths(&files)?;
+    once();
     rigbake::watch::watch_files(
         &files,
         &stop,
         || {
-            once();
             eprintln!(
                 "rigbake: watching {} file(s) for changes; Ctrl-C to stop",
                 files.len()
