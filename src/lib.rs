@@ -23,6 +23,8 @@
 //! # Modules
 //!
 //! - [`geom`]: `Vec2`, `Affine`, angle wrap/unwrap, the one number formatter.
+//! - [`input`]: reading rig and drawing files (size limit, regular files
+//!   only); escaping input text shown in messages.
 //! - [`rig`]: the JSON format, validation, `RigError`.
 //! - [`motion`]: crank trajectories and the ideal (unwrapped) IK motion.
 //! - [`solve`]: two-bone IK.
@@ -50,6 +52,7 @@ pub mod emit;
 pub mod figure;
 pub mod fit;
 pub mod geom;
+pub mod input;
 pub mod interrupt;
 pub mod measure;
 pub mod motion;

@@ -7,7 +7,7 @@ use output::{Input, Output};
 use rigbake::bake::BakeOptions;
 use rigbake::fit::Fit;
 use rigbake::report::{self, Report};
-use rigbake::{Baked, Route, rig};
+use rigbake::{Baked, Route, input, rig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -180,7 +180,7 @@ struct BakeArgs {
     #[arg(long, value_name = "N", conflicts_with = "tolerance")]
     keys: Option<usize>,
     /// Place the fewest keys found that keep every ankle within PX of its
-    /// pedal (overrides the rig's "tolerance_px"; at least 0.01).
+    /// pedal (overrides the rig's "tolerance_px"; 0.01 to 1000000).
     #[arg(long, value_name = "PX")]
     tolerance: Option<f64>,
     /// Segment shape: linear, or exact cubic via cubic-bezier(1/3,y1,2/3,y2)
@@ -207,7 +207,7 @@ impl BakeArgs {
             None => load_rig(path),
             Some(clip) => {
                 let text = read_rig(path)?;
-                rig::load_clip(&text, clip).with_context(|| path.display().to_string())
+                rig::load_clip(&text, clip).with_context(|| input::shown_path(path))
             }
         }
     }
@@ -257,7 +257,7 @@ fn main() -> ExitCode {
     let code = match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("rigbake: error: {e:#}");
+            eprintln!("rigbake: error: {}", input::error_line(&*e));
             Exit::BadInput
         }
     };
@@ -435,11 +435,11 @@ fn cmd_bake(
 }
 
 fn read_rig(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))
+    Ok(input::read_text(path, input::Input::Rig)?)
 }
 
 fn load_rig(path: &Path) -> Result<rig::Rig> {
-    rig::load(&read_rig(path)?).with_context(|| path.display().to_string())
+    rig::load(&read_rig(path)?).with_context(|| input::shown_path(path))
 }
 
 fn cmd_sweep(

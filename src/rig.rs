@@ -7,6 +7,7 @@
 //! opted into `"reach": "clamp"`), so later stages have no error paths.
 
 use crate::geom::Vec2;
+use crate::input::escaped;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
@@ -251,12 +252,16 @@ pub struct Rig {
     pub torso: Option<crate::figure::chain::Torso>,
 }
 
-/// Everything that can be wrong with a rig file. Messages carry the JSON path.
+/// Everything that can be wrong with a rig file. Messages carry the JSON
+/// path; input text in a path or message is shown through
+/// [`crate::input::escaped`], so no variant can print a control character.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RigError {
     /// The text is not JSON, or does not fit the format (unknown or missing
-    /// field, wrong type). `path` is the JSON path where serde stopped.
-    #[error("{path}: {msg} (line {line}, column {column})")]
+    /// field, wrong type, trailing data). `path` is the JSON path where
+    /// serde stopped, `(root)` at the top level, `(end of file)` when the
+    /// text ended too early.
+    #[error("{}: {} (line {line}, column {column})", escaped(path), escaped(msg))]
     Json {
         path: String,
         msg: String,
@@ -264,12 +269,13 @@ pub enum RigError {
         column: usize,
     },
     /// A field parsed but its value is not allowed (non-positive length, too many keys, …).
-    #[error("{path}: {msg}")]
+    #[error("{}: {}", escaped(path), escaped(msg))]
     Invalid { path: String, msg: String },
     /// A leg's pedal target leaves the reachable annulus `[|thigh−shin|, thigh+shin]`
     /// around its hip at some crank angle and the leg did not opt into `"reach": "clamp"`.
     #[error(
-        "{path}: leg \"{leg}\" cannot reach its pedal at crank angle {crank_deg:.1}°: hip-to-target distance {dist:.2} is {why} by {by:.2} px (move the hip or the crank, change the bone lengths, or set \"reach\": \"clamp\")"
+        "{}: leg {leg:?} cannot reach its pedal at crank angle {crank_deg:.1}°: hip-to-target distance {dist:.2} is {why} by {by:.2} px (move the hip or the crank, change the bone lengths, or set \"reach\": \"clamp\")",
+        escaped(path)
     )]
     Unreachable {
         path: String,
@@ -282,25 +288,112 @@ pub enum RigError {
 }
 
 /// Parse rig JSON text into a [`RigFile`], with the JSON path of any error.
+///
+/// A leading UTF-8 byte order mark is skipped. The rig must be the whole
+/// text: anything but whitespace after it is an error at its line and column.
 pub fn parse(text: &str) -> Result<RigFile, RigError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let de = &mut serde_json::Deserializer::from_str(text);
-    let file: RigFile = serde_path_to_error::deserialize(de).map_err(|e| {
+    let file: RigFile = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
-        RigError::Json {
-            // serde_path_to_error says "." at the top level and "?" when
-            // the text ended before any field (truncated file)
-            path: match path.as_str() {
-                "." => "(root)".into(),
-                "?" => "(end of file)".into(),
-                _ => path,
-            },
-            msg: strip_position(&inner.to_string()),
-            line: inner.line(),
-            column: inner.column(),
-        }
+        json_error(text, &path, e.into_inner())
+    })?;
+    de.end().map_err(|e| RigError::Json {
+        path: "(root)".into(),
+        msg: "trailing characters after the rig (a file holds one rig object)".into(),
+        line: e.line(),
+        column: e.column(),
     })?;
     Ok(file)
+}
+
+/// A serde_json error at `path` (as serde_path_to_error writes it) as a
+/// [`RigError::Json`] in our words.
+fn json_error(text: &str, path: &str, inner: serde_json::Error) -> RigError {
+    let (line, column) = (inner.line(), inner.column());
+    let mut msg = strip_position(&inner.to_string());
+    // serde_path_to_error writes "." for the top level and ends a path with
+    // "?" when a key was being read; only a text that ended early is "end of file"
+    let path = if inner.is_eof() && text.trim().is_empty() {
+        msg = "the file is empty; expected a rig (a JSON object)".into();
+        "(root)".to_string()
+    } else if inner.is_eof() {
+        "(end of file)".to_string()
+    } else {
+        match path.strip_suffix('?').map(|p| p.trim_end_matches('.')) {
+            Some("") => "(root)".into(),
+            Some(p) => p.into(),
+            None if path == "." => "(root)".into(),
+            None => path.into(),
+        }
+    };
+    // serde_json says "trailing characters" when a fixed-length array
+    // (a point, the view box) holds more entries than it takes
+    if msg == "trailing characters"
+        && let Some(m) = too_many_entries(text, line, column)
+    {
+        msg = m;
+    }
+    RigError::Json {
+        path,
+        msg,
+        line,
+        column,
+    }
+}
+
+/// The message for an array holding more entries than its fixed length,
+/// when serde_json stopped at (`line`, `column`) on the first extra entry:
+/// the entries before it are counted back to the array's `[` (they parsed
+/// as numbers or arrays of numbers, so they hold no strings), and the whole
+/// array is counted when it is well-formed JSON.
+fn too_many_entries(text: &str, line: usize, column: usize) -> Option<String> {
+    let line_start = match line {
+        0 => return None,
+        1 => 0,
+        _ => text.match_indices('\n').nth(line - 2)?.0 + 1,
+    };
+    let at = (line_start + column.checked_sub(1)?).min(text.len());
+    let head = text.get(..at)?.trim_end();
+    // without a comma before it, the entry is a syntax error, not one too many
+    let Some(head) = head.strip_suffix(',') else {
+        return Some("expected `,` or `]`".into());
+    };
+    let (mut depth, mut commas, mut nested) = (0usize, 0usize, false);
+    let mut open = None;
+    for (i, b) in head.bytes().enumerate().rev() {
+        match b {
+            b']' => {
+                depth += 1;
+                nested = true;
+            }
+            b'[' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            b'[' => depth -= 1,
+            b',' if depth == 0 => commas += 1,
+            b'"' | b'{' | b'}' => return None,
+            _ => {}
+        }
+    }
+    let open = open?;
+    let expected = commas + 1;
+    let noun = match (nested, expected) {
+        (true, 1) => "entry",
+        (true, _) => "entries",
+        (false, 1) => "number",
+        (false, _) => "numbers",
+    };
+    let got = serde_json::Deserializer::from_str(&text[open..])
+        .into_iter::<serde_json::Value>()
+        .next()
+        .and_then(|v| v.ok())
+        .and_then(|v| v.as_array().map(Vec::len));
+    Some(match got {
+        Some(n) => format!("expected {expected} {noun}, got {n}"),
+        None => format!("expected {expected} {noun}, got more"),
+    })
 }
 
 /// serde_json appends " at line L column C" to its messages; we print it once, our way.
@@ -335,7 +428,7 @@ pub fn load_clip(text: &str, clip: &str) -> Result<Rig, RigError> {
             "clips",
             format!(
                 "--clip {clip:?} names no clip (this rig has: {})",
-                names.join(", ")
+                escaped(&names.join(", "))
             ),
         ));
     };
@@ -864,6 +957,114 @@ mod tests {
             assert!(e.starts_with("bones[1].name: "), "{e}");
         }
         assert!(check_name("n", "spine").is_ok());
+    }
+
+    fn json_err(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn text_after_the_rig_is_an_error_at_its_position() {
+        let one = with(|_| {});
+        assert!(parse(&format!("{one}\n \t\r\n")).is_ok());
+        for (tail, at) in [
+            ("x", "(line 1, column"),
+            ("\n{}", "(line 2, column 1)"),
+            ("\n\n  ]", "(line 3, column 3)"),
+            (&*one, "(line 1, column"),
+        ] {
+            let e = json_err(&format!("{one}{tail}"));
+            assert!(
+                e.starts_with("(root): trailing characters after the rig"),
+                "{e}"
+            );
+            assert!(e.contains(at), "{tail:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_an_empty_file_named() {
+        assert!(load(&format!("\u{feff}{SEED}")).is_ok());
+        for empty in ["", "  \n", "\u{feff}"] {
+            assert!(json_err(empty).starts_with("(root): the file is empty"));
+        }
+    }
+
+    #[test]
+    fn end_of_file_only_when_the_text_ended() {
+        let cut = &SEED[..SEED.find("\"period_s\"").unwrap()];
+        assert!(
+            json_err(cut).starts_with("(end of file): "),
+            "{}",
+            json_err(cut)
+        );
+        // a syntax error while reading a key, at the top level and deeper
+        let e = json_err(r#"{"name": "x" "view_box": [0, 0, 1, 1]}"#);
+        assert!(e.starts_with("(root): expected `,` or `}`"), "{e}");
+        let e = json_err(r#"{"crank": {"radius": 1 "center": [0, 0]}}"#);
+        assert!(e.starts_with("crank: expected `,` or `}`"), "{e}");
+    }
+
+    #[test]
+    fn a_fixed_length_array_with_more_entries_says_how_many() {
+        let e = load(&with(|v| {
+            v["view_box"] = serde_json::json!([0, 0, 8, 6, 5, 4])
+        }))
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("view_box: expected 4 numbers, got 6 (line 1"),
+            "{e}"
+        );
+        let e = load(&with(|v| {
+            v["legs"][1]["hip"] = serde_json::json!([1, 2, 3])
+        }))
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("legs[1].hip: expected 2 numbers, got 3"),
+            "{e}"
+        );
+        // spread over lines, and a missing comma is a syntax error, not an extra entry
+        let text = SEED.replace("[0, 0, 800, 600]", "[0,\n 0,\n 800,\n 600,\n 7]");
+        assert!(
+            json_err(&text).starts_with("view_box: expected 4 numbers, got 5 (line 6, column 2)"),
+            "{}",
+            json_err(&text)
+        );
+        let text = SEED.replace("[0, 0, 800, 600]", "[0, 0, 800, 600 7]");
+        assert!(
+            json_err(&text).starts_with("view_box: expected `,` or `]`"),
+            "{}",
+            json_err(&text)
+        );
+    }
+
+    #[test]
+    fn messages_escape_control_characters_from_the_input() {
+        for bad in [
+            "a\nb",
+            "\u{1b}[2J",
+            "\r",
+            "\t",
+            "\u{7f}",
+            "\u{2028}",
+            "\u{202e}",
+        ] {
+            for text in [
+                with(|v| v[bad] = 1.into()),
+                with(|v| v["crank"]["direction"] = bad.into()),
+                with(|v| v["legs"][0]["name"] = bad.into()),
+                with(|v| v["name"] = bad.into()),
+            ] {
+                let e = load(&text).unwrap_err().to_string();
+                assert!(
+                    !e.chars()
+                        .any(|c| c.is_control() || ('\u{2028}'..='\u{202e}').contains(&c)),
+                    "{e:?}"
+                );
+            }
+        }
     }
 
     #[test]

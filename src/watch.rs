@@ -48,14 +48,16 @@ pub const POLL: Duration = Duration::from_millis(100);
 #[derive(Debug, thiserror::Error)]
 pub enum WatchError {
     /// A watched file's directory does not exist or cannot be resolved.
-    #[error("{}: cannot watch: {error}", path.display())]
+    /// The OS error is the source (shown once, after this message).
+    #[error("{}: cannot watch this directory", crate::input::shown_path(path))]
     Path {
         path: PathBuf,
+        #[source]
         error: std::io::Error,
     },
     /// The file-notification backend failed (for example the inotify watch
-    /// limit was reached).
-    #[error("file watching failed: {0}")]
+    /// limit was reached); the backend's error is the source.
+    #[error("file watching failed")]
     Notify(#[from] notify::Error),
 }
 

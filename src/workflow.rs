@@ -123,8 +123,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     }
     let rig_path = &run.rigs[0];
     let rig = run.bake.load(rig_path)?;
-    let art_text = std::fs::read_to_string(art_path)
-        .with_context(|| format!("{}: cannot read as UTF-8 text", art_path.display()))?;
+    let art_text = rigbake::input::read_text(art_path, rigbake::input::Input::Drawing)?;
     let baked = rigbake::bake_rig(&rig, &run.bake.options(&rig, Route::Css));
     let r = &baked.report;
     if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
@@ -213,7 +212,7 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
         || -> Vec<Option<Vec<u8>>> { files.iter().map(|f| std::fs::read(f).ok()).collect() };
     let once = || {
         if let Err(e) = bake_once(run) {
-            eprintln!("rigbake: error: {e:#}");
+            eprintln!("rigbake: error: {}", rigbake::input::error_line(&*e));
         }
     };
     // The first bake runs once the watches are in place (so a directory
@@ -236,7 +235,10 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
                 return;
             }
             *last.borrow_mut() = now;
-            let names: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
+            let names: Vec<String> = changed
+                .iter()
+                .map(|p| rigbake::input::shown_path(p))
+                .collect();
             eprintln!("rigbake: {} changed, baking", names.join(", "));
             once();
         },
@@ -270,7 +272,7 @@ impl Progress {
                 "\r\x1b[2Kbaking {}/{}: {}",
                 self.done,
                 self.total,
-                path.display()
+                rigbake::input::shown_path(path)
             );
         }
     }

@@ -365,7 +365,7 @@ fn a_missing_directory_is_one_error_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("gone: cannot watch: "), "{err}");
+    assert!(err.contains("gone: cannot watch this directory: "), "{err}");
     assert_eq!(err.matches("No such file").count(), 1, "{err}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

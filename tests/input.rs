@@ -1,0 +1,629 @@
+//! Reading input files and echoing input in messages, at the CLI: a rig is
+//! the whole file (trailing text is refused with its line and column), input
+//! text never reaches stderr raw (no forged lines, no terminal escapes),
+//! inputs are regular files within a size limit (no blocking on a pipe, no
+//! unbounded read), and the messages for truncated files, byte order marks,
+//! over-long arrays and missing watch directories say what is wrong.
+//!
+//! Every refusal is checked the same way ([`refused`]): exit 2, exactly one
+//! stderr line without a control character, the named file in it, the
+//! previous output untouched and no `.rigbake-*` temporary left.
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+const SEED: &str = "rigs/seed-nested.json";
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn seed_text() -> String {
+    fs::read_to_string(repo(SEED)).unwrap()
+}
+
+fn seed() -> Value {
+    serde_json::from_str(&seed_text()).unwrap()
+}
+
+/// A bone-tree rig with two clips, for `--clip` and `clips[].angles` keys.
+fn clips_rig() -> Value {
+    json!({
+        "name": "wave", "view_box": [0, 0, 200, 200], "period_s": 1,
+        "bones": [
+            { "name": "arm", "at": [100, 100], "length": 40, "angle": { "const_deg": 0 } }
+        ],
+        "clips": [
+            { "name": "idle", "angles": { "arm": { "const_deg": 10 } } },
+            { "name": "wave", "angles": { "arm": { "track": { "keys": [[0, 0], [0.5, 30], [1, 0]] } } } }
+        ]
+    })
+}
+
+/// The binary, run with a 20 s timeout (a read that blocks fails the test).
+fn rigbake() -> Command {
+    let mut c = Command::cargo_bin("rigbake").unwrap();
+    c.current_dir(repo("."));
+    c.timeout(Duration::from_secs(20));
+    c
+}
+
+/// A scratch directory with `out/` holding an old `seed-nested.svg` that no
+/// refusal may touch.
+struct Scratch {
+    dir: TempDir,
+}
+
+const OLD: &str = "<svg>old output</svg>";
+
+impl Scratch {
+    fn new() -> Self {
+        let dir = TempDir::new().unwrap();
+        fs::create_dir(dir.path().join("out")).unwrap();
+        fs::write(dir.path().join("out/seed-nested.svg"), OLD).unwrap();
+        Scratch { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    fn out(&self) -> PathBuf {
+        self.path("out")
+    }
+
+    /// `bake RIG -o out/` plus `extra`.
+    fn bake(&self, rig: &Path, extra: &[&str]) -> Output {
+        rigbake()
+            .arg("bake")
+            .arg(rig)
+            .arg("-o")
+            .arg(self.out())
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+
+    /// `bake RIG -o - -q`: the SVG on standard output.
+    fn bake_stdout(&self, rig: &Path) -> Output {
+        rigbake()
+            .arg("bake")
+            .arg(rig)
+            .args(["-o", "-", "-q"])
+            .output()
+            .unwrap()
+    }
+
+    /// The old output is still there, alone, and nothing else was written.
+    fn untouched(&self) {
+        let names: Vec<String> = fs::read_dir(self.out())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["seed-nested.svg"], "out/ holds {names:?}");
+        assert_eq!(
+            fs::read_to_string(self.path("out/seed-nested.svg")).unwrap(),
+            OLD
+        );
+        let temps: Vec<_> = fs::read_dir(self.dir.path())
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(".rigbake-")
+            })
+            .collect();
+        assert!(temps.is_empty(), "temporaries left: {temps:?}");
+    }
+}
+
+/// Exit 2 and exactly one stderr line `rigbake: error: …` holding every
+/// needle and no control character (nor a line or paragraph separator or
+/// bidirectional override); returns the line.
+fn refused(out: &Output, needles: &[&str]) -> String {
+    let stderr = String::from_utf8(out.stderr.clone()).expect("stderr is UTF-8");
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr:?}");
+    let line = stderr
+        .strip_suffix('\n')
+        .unwrap_or_else(|| panic!("stderr does not end in a newline: {stderr:?}"));
+    assert!(line.starts_with("rigbake: error: "), "{stderr:?}");
+    assert!(
+        !line
+            .chars()
+            .any(|c| c.is_control() || ('\u{2028}'..='\u{202e}').contains(&c)),
+        "raw control character in {line:?}"
+    );
+    assert!(!line.contains("panicked"), "{line}");
+    for n in needles {
+        assert!(line.contains(n), "message lacks {n:?}: {line}");
+    }
+    line.to_string()
+}
+
+// ---- item 5: trailing data ----
+
+#[test]
+fn text_after_the_rig_is_refused_with_its_line_and_column() {
+    let s = Scratch::new();
+    let text = seed_text();
+    let lines = text.lines().count();
+    for (tail, at) in [
+        ("garbage", format!("(line {}, column 1)", lines + 1)),
+        (text.as_str(), format!("(line {}, column 1)", lines + 1)),
+        ("\n\n   }", format!("(line {}, column 4)", lines + 3)),
+        ("]", format!("(line {}, column 1)", lines + 1)),
+        ("  // comment", format!("(line {}, column 3)", lines + 1)),
+        ("\u{0}", format!("(line {}, column 1)", lines + 1)),
+    ] {
+        let rig = s.write("seed-nested.json", format!("{text}{tail}"));
+        refused(
+            &s.bake(&rig, &[]),
+            &[
+                "seed-nested.json: (root): trailing characters after the rig",
+                &at,
+            ],
+        );
+        s.untouched();
+    }
+    // whitespace after the rig is fine
+    let rig = s.write("ws.json", format!("{text} \n\t\r\n\n"));
+    let out = s.bake_stdout(&rig);
+    assert!(out.status.success(), "{:?}", out);
+}
+
+#[test]
+fn trailing_text_is_refused_by_sweep_check_and_preview() {
+    let s = Scratch::new();
+    let rig = s.write("two.json", format!("{0}{0}", seed_text()));
+    let rig = rig.to_str().unwrap();
+    let want = ["two.json: (root): trailing characters after the rig"];
+    refused(&rigbake().args(["sweep", rig]).output().unwrap(), &want);
+    refused(
+        &rigbake()
+            .args(["check", rig, "--max-error", "9"])
+            .output()
+            .unwrap(),
+        &want,
+    );
+    let png = s.path("out/strip.png");
+    refused(
+        &rigbake()
+            .args(["preview", rig, "-o"])
+            .arg(&png)
+            .output()
+            .unwrap(),
+        &want,
+    );
+    assert!(!png.exists());
+    s.untouched();
+}
+
+// ---- item 10: input text is escaped in every message ----
+
+/// The characters that must never reach stderr raw, with their escapes.
+const HOSTILE: [(&str, &str); 8] = [
+    ("\n", r"\n"),
+    ("\r", r"\r"),
+    ("\t", r"\t"),
+    ("\u{1b}[31m", r"\u{1b}[31m"),
+    ("\u{7f}", r"\u{7f}"),
+    ("\u{85}", r"\u{85}"),
+    ("\u{2028}", r"\u{2028}"),
+    ("\u{202e}", r"\u{202e}"),
+];
+
+/// Every position of a rig file where serde or validation echoes a string.
+fn hostile_rigs(bad: &str) -> Vec<(&'static str, Value)> {
+    let forged = format!("a{bad}rigbake: error: forged line");
+    let mut cases = Vec::new();
+    let mut add = |what: &'static str, edit: &dyn Fn(&mut Value)| {
+        let mut v = seed();
+        edit(&mut v);
+        cases.push((what, v));
+    };
+    add("unknown top-level field", &|v| v[&forged] = 1.into());
+    add("unknown nested field", &|v| {
+        v["legs"][0][&forged] = 1.into()
+    });
+    add("unknown enum variant", &|v| {
+        v["crank"]["direction"] = forged.clone().into()
+    });
+    add("string where a number goes", &|v| {
+        v["legs"][1]["thigh"] = forged.clone().into()
+    });
+    add("rig name", &|v| v["name"] = forged.clone().into());
+    add("leg name", &|v| {
+        v["legs"][1]["name"] = forged.clone().into()
+    });
+    let mut c = clips_rig();
+    c["clips"][0]["angles"][&forged] = json!({ "const_deg": 5 });
+    cases.push(("clips[].angles key", c));
+    let mut c = clips_rig();
+    c["clips"][1]["name"] = forged.clone().into();
+    cases.push(("clip name", c));
+    cases
+}
+
+#[test]
+fn control_characters_in_a_rig_are_escaped_in_the_one_error_line() {
+    let s = Scratch::new();
+    for (bad, shown) in HOSTILE {
+        for (what, v) in hostile_rigs(bad) {
+            let rig = s.write("hostile.json", v.to_string());
+            let line = refused(&s.bake(&rig, &[]), &["hostile.json: "]);
+            assert!(
+                line.contains(shown) || what == "clip name" && line.contains("clips[1].name"),
+                "{what} with {bad:?}: {line}"
+            );
+            s.untouched();
+        }
+    }
+}
+
+#[test]
+fn clip_names_and_the_clip_flag_are_escaped() {
+    let s = Scratch::new();
+    for (bad, shown) in HOSTILE {
+        // a --clip value the rig does not have, listing clip names that
+        // are not validated yet
+        let mut v = clips_rig();
+        v["clips"][1]["name"] = format!("w{bad}ave").into();
+        let rig = s.write("clips.json", v.to_string());
+        let flag = format!("x{bad}y");
+        let line = refused(
+            &s.bake(&rig, &["--clip", &flag]),
+            &["clips.json: clips: --clip", "names no clip"],
+        );
+        assert_eq!(line.matches(shown).count(), 2, "{line}");
+        // the same through check
+        let line = refused(
+            &rigbake()
+                .args([
+                    "check",
+                    rig.to_str().unwrap(),
+                    "--max-error",
+                    "1",
+                    "--clip",
+                    &flag,
+                ])
+                .output()
+                .unwrap(),
+            &["names no clip"],
+        );
+        assert_eq!(line.matches(shown).count(), 2, "{line}");
+        s.untouched();
+    }
+}
+
+#[test]
+fn file_names_with_control_characters_are_escaped() {
+    let s = Scratch::new();
+    for (bad, shown) in HOSTILE {
+        let name = format!("r{bad}ig.json");
+        // missing, malformed, and as a directory
+        let missing = s.path(&name);
+        refused(
+            &s.bake(&missing, &[]),
+            &[&format!("r{shown}ig.json: cannot read")],
+        );
+        let malformed = s.write(&name, "{");
+        refused(
+            &s.bake(&malformed, &[]),
+            &[&format!("r{shown}ig.json: (end of file)")],
+        );
+        fs::remove_file(&malformed).unwrap();
+        fs::create_dir(&malformed).unwrap();
+        refused(
+            &s.bake(&malformed, &[]),
+            &[&format!("r{shown}ig.json: cannot read: is a directory")],
+        );
+        fs::remove_dir(&malformed).unwrap();
+        s.untouched();
+    }
+}
+
+#[test]
+fn drawing_ids_with_control_characters_are_escaped() {
+    let s = Scratch::new();
+    // XML allows \t, \n, \r (as character references), DEL, NEL and U+2028
+    // in attribute values; a near-miss part name is echoed in the error
+    for (xml, shown) in [
+        ("&#10;", r"\n"),
+        ("&#13;", r"\r"),
+        ("&#9;", r"\t"),
+        ("&#127;", r"\u{7f}"),
+        ("&#133;", r"\u{85}"),
+        ("&#8232;", r"\u{2028}"),
+        ("&#8238;", r"\u{202e}"),
+    ] {
+        let svg = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 800 600">
+  <g id="thigh-nea{xml}rigbake: error: forged line"><g id="shin-near"/></g>
+  <g id="pedal-near"/>
+</svg>"#
+        );
+        let art = s.write("drawing.svg", svg);
+        let line = refused(
+            &s.bake(&repo(SEED), &["--art", art.to_str().unwrap()]),
+            &["drawing.svg: "],
+        );
+        assert!(line.contains(shown), "{line}");
+        s.untouched();
+    }
+}
+
+// ---- item 13: regular files only, within a size limit ----
+
+#[test]
+fn an_oversized_rig_or_drawing_is_refused_naming_the_limit() {
+    let s = Scratch::new();
+    // one byte over: whitespace, so only the limit can refuse it
+    let mut big = seed_text().into_bytes();
+    big.resize(16 * 1024 * 1024 + 1, b' ');
+    let rig = s.write("big.json", &big);
+    refused(
+        &s.bake(&rig, &[]),
+        &["big.json: cannot read: larger than the 16 MiB limit for a rig file (16777216 bytes)"],
+    );
+    // exactly at the limit it bakes
+    big.pop();
+    let rig = s.write("at-limit.json", &big);
+    assert!(s.bake_stdout(&rig).status.success());
+    // a sparse file of 4 GiB is refused after reading just past the limit
+    let sparse = s.path("sparse.json");
+    fs::File::create(&sparse).unwrap().set_len(4 << 30).unwrap();
+    let t = Instant::now();
+    refused(
+        &s.bake(&sparse, &[]),
+        &["sparse.json: cannot read: larger than the 16 MiB limit"],
+    );
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    let art = s.path("big.svg");
+    fs::File::create(&art)
+        .unwrap()
+        .set_len(64 * 1024 * 1024 + 1)
+        .unwrap();
+    refused(
+        &s.bake(&repo(SEED), &["--art", art.to_str().unwrap()]),
+        &["big.svg: cannot read: larger than the 64 MiB limit for a drawing (67108864 bytes)"],
+    );
+    s.untouched();
+}
+
+#[cfg(unix)]
+#[test]
+fn pipes_devices_and_directories_are_refused_at_once() {
+    let s = Scratch::new();
+    let fifo = s.path("rig.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let t = Instant::now();
+    for (path, kind) in [
+        (fifo.as_path(), "a named pipe"),
+        (Path::new("/dev/zero"), "a character device"),
+        (Path::new("/dev/null"), "a character device"),
+        (s.dir.path(), "a directory"),
+    ] {
+        let want = format!(
+            "{}: cannot read: is {kind}, not a regular file (a rig file is read from a regular file only)",
+            path.display()
+        );
+        refused(&s.bake(path, &[]), &[&want]);
+        refused(
+            &s.bake(&repo(SEED), &["--art", path.to_str().unwrap()]),
+            &[&format!(
+                "{}: cannot read: is {kind}, not a regular file (a drawing",
+                path.display()
+            )],
+        );
+    }
+    // nothing blocked: eight runs well within the per-run timeout
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    // the shared loader: sweep, check and preview refuse the pipe too
+    let f = fifo.to_str().unwrap();
+    for args in [
+        vec!["sweep", f],
+        vec!["check", f, "--max-error", "1"],
+        vec!["preview", f, "-o", "strip.png"],
+    ] {
+        refused(
+            &rigbake().args(&args).output().unwrap(),
+            &["is a named pipe"],
+        );
+    }
+    s.untouched();
+}
+
+#[test]
+fn a_rig_that_is_not_utf8_names_the_line_and_column() {
+    let s = Scratch::new();
+    let rig = s.write("latin1.json", b"{\n  \"name\": \"caf\xe9\"\n}");
+    refused(
+        &s.bake(&rig, &[]),
+        &["latin1.json: cannot read: not UTF-8 text (invalid byte at line 2, column 15)"],
+    );
+    s.untouched();
+}
+
+// ---- item 14: messages ----
+
+#[test]
+fn end_of_file_is_named_only_when_the_file_ended() {
+    let s = Scratch::new();
+    let text = seed_text();
+    let cut = s.write("cut.json", &text[..text.find("\"crank\"").unwrap()]);
+    refused(&s.bake(&cut, &[]), &["cut.json: (end of file): "]);
+    let mid = s.write(
+        "mid.json",
+        text.replacen("\"period_s\"", "\"period_s\" \"keys\"", 1),
+    );
+    let line = refused(&s.bake(&mid, &[]), &["mid.json: (root): expected `:`"]);
+    assert!(!line.contains("end of file"), "{line}");
+    let mid = s.write("mid.json", text.replacen(",", "", 1));
+    let line = refused(
+        &s.bake(&mid, &[]),
+        &["mid.json: (root): expected `,` or `}`"],
+    );
+    assert!(!line.contains("end of file"), "{line}");
+    let empty = s.write("empty.json", "\n");
+    refused(
+        &s.bake(&empty, &[]),
+        &["empty.json: (root): the file is empty"],
+    );
+    s.untouched();
+}
+
+#[test]
+fn a_byte_order_mark_is_accepted_and_changes_nothing() {
+    let s = Scratch::new();
+    let plain = rigbake()
+        .args(["bake", SEED, "-o", "-", "-q"])
+        .output()
+        .unwrap();
+    let rig = s.write("bom.json", format!("\u{feff}{}", seed_text()));
+    let bom = s.bake_stdout(&rig);
+    assert!(bom.status.success(), "{bom:?}");
+    assert_eq!(bom.stdout, plain.stdout);
+    // after the mark, a position is where an editor shows it
+    let rig = s.write("bom-bad.json", "\u{feff}{\"name\": 1}");
+    refused(
+        &s.bake(&rig, &[]),
+        &["name: invalid type: integer `1`, expected a string (line 1, column 10)"],
+    );
+}
+
+#[test]
+fn a_fixed_length_array_with_too_many_entries_says_how_many() {
+    let s = Scratch::new();
+    for (path, edit, want) in [
+        (
+            "view_box",
+            json!([0, 0, 800, 600, 5]),
+            "view_box: expected 4 numbers, got 5",
+        ),
+        (
+            "crank.center",
+            json!([420, 420, 0, 1]),
+            "crank.center: expected 2 numbers, got 4",
+        ),
+        (
+            "legs[1].depth_offset",
+            json!([1, 2, 3]),
+            "legs[1].depth_offset: expected 2 numbers, got 3",
+        ),
+    ] {
+        let mut v = seed();
+        match path {
+            "view_box" => v["view_box"] = edit,
+            "crank.center" => v["crank"]["center"] = edit,
+            _ => v["legs"][1]["depth_offset"] = edit,
+        }
+        let rig = s.write("long.json", v.to_string());
+        let line = refused(&s.bake(&rig, &[]), &[want]);
+        assert!(!line.contains("trailing"), "{line}");
+    }
+    // inside lists of keys: a track key [t, value], a trajectory key [t, [x, y]]
+    let mut v = clips_rig();
+    v["clips"][1]["angles"]["arm"]["track"]["keys"][1] = json!([0.5, 30, 1]);
+    let rig = s.write("long.json", v.to_string());
+    refused(
+        &s.bake(&rig, &[]),
+        &["clips[1].angles.arm.track.keys[1]: expected 2 numbers, got 3"],
+    );
+    let path_foot: Value =
+        serde_json::from_str(&fs::read_to_string(repo("rigs/path-foot.json")).unwrap()).unwrap();
+    for (key, want) in [
+        (
+            json!([1, [160, 250], 7]),
+            "ik_chains[0].target.track.keys[1]: expected 2 entries, got 3",
+        ),
+        (
+            json!([1, [160, 250, 9]]),
+            "ik_chains[0].target.track.keys[1][1]: expected 2 numbers, got 3",
+        ),
+    ] {
+        let mut v = path_foot.clone();
+        v["ik_chains"][0]["target"] = json!({ "track": { "keys": [[0, [160, 250]], key] } });
+        let rig = s.write("long.json", v.to_string());
+        refused(&s.bake(&rig, &[]), &[want]);
+    }
+    s.untouched();
+}
+
+#[test]
+fn a_missing_watch_directory_names_the_os_error_once() {
+    let s = Scratch::new();
+    let rig = s.path("gone/rig.json");
+    let out = rigbake()
+        .args(["bake", "--watch"])
+        .arg(&rig)
+        .arg("-o")
+        .arg(s.out())
+        .output()
+        .unwrap();
+    // one line: the watch is set up before the first bake
+    let line = refused(&out, &["gone: cannot watch this directory: "]);
+    assert_eq!(
+        line.matches("No such file or directory").count(),
+        1,
+        "{line}"
+    );
+    s.untouched();
+}
+
+#[test]
+fn an_os_error_in_a_cause_is_named_once() {
+    // preview's browser error carries the OS error as its source and in its
+    // own message; the error line names it once (no browser is started)
+    let s = Scratch::new();
+    let out = rigbake()
+        .env("RIGBAKE_CHROMIUM", s.path("no-such-chromium"))
+        .args(["preview", SEED, "-o"])
+        .arg(s.path("out/strip.png"))
+        .output()
+        .unwrap();
+    let line = refused(&out, &["could not start ", "no-such-chromium: "]);
+    assert_eq!(
+        line.matches("No such file or directory").count(),
+        1,
+        "{line}"
+    );
+    s.untouched();
+}
+
+#[test]
+fn help_states_the_tolerance_range() {
+    let out = rigbake().args(["bake", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(help.contains("0.01 to 1000000"), "{help}");
+    let readme = fs::read_to_string(repo("README.md")).unwrap();
+    assert!(readme.contains("`--tolerance PX` takes 0.01 to 1000000 px"));
+    // and the limit is the one enforced
+    for (px, ok) in [("1000000", true), ("1000000.5", false)] {
+        let out = rigbake()
+            .args(["check", SEED, "--max-error", "1e9", "--tolerance", px])
+            .output()
+            .unwrap();
+        if ok {
+            assert!(out.status.success(), "{out:?}");
+        } else {
+            refused(&out, &["--tolerance: must be between 0.01 and 1000000 px"]);
+        }
+    }
+}
