@@ -52,8 +52,10 @@ enum Command {
         output: PathBuf,
         #[command(flatten)]
         bake: BakeArgs,
-        /// Also write the JSON report here (one object for one output, an array otherwise).
-        #[arg(long, value_name = "FILE.json")]
+        /// Also write the JSON report here (one object for one output, an
+        /// array otherwise); `-` prints it on standard output (the summary
+        /// then goes to stderr; not with `-o -`).
+        #[arg(long, value_name = "FILE.json|-")]
         report: Option<PathBuf>,
         /// Print nothing on success (also no progress line).
         #[arg(short, long)]
@@ -379,6 +381,7 @@ fn cmd_bake(
     report_path: Option<&Path>,
     quiet: bool,
 ) -> Result<Exit> {
+    let report_stdout = report_to_stdout(output, report_path)?;
     let baked = bake_all(rigs, args, !quiet)?;
     for b in &baked {
         let r = &b.report;
@@ -424,7 +427,7 @@ fn cmd_bake(
     }
     let reports: Vec<Report> = baked.iter().map(|b| b.report.clone()).collect();
     let json = report::to_json(&reports);
-    if let Some(p) = report_path {
+    if let Some(p) = report_path.filter(|_| !report_stdout) {
         writes.push(Output::new("--report", p, json.as_bytes()));
     }
     let inputs: Vec<Input> = rigs
@@ -438,15 +441,30 @@ fn cmd_bake(
     if to_stdout {
         output::stdout(&baked[0].svg)?;
     }
+    if report_stdout {
+        output::stdout(&json)?;
+    }
     if !quiet {
         let text: String = reports.iter().map(Report::to_text).collect();
-        if to_stdout {
+        if to_stdout || report_stdout {
             eprint!("{text}");
         } else {
             output::stdout(&text)?;
         }
     }
     Ok(Exit::Ok)
+}
+
+/// Whether `--report` names standard output (`-`). Refused with `-o -`:
+/// the SVG and the JSON would mix on one stream.
+fn report_to_stdout(output: &Path, report: Option<&Path>) -> Result<bool> {
+    let to_stdout = report == Some(Path::new("-"));
+    if to_stdout && output == Path::new("-") {
+        bail!(
+            "--report -: standard output already carries the SVG (-o -); name a file for the report"
+        );
+    }
+    Ok(to_stdout)
 }
 
 fn read_rig(path: &Path) -> Result<String> {
