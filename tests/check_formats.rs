@@ -266,7 +266,7 @@ fn junit_escapes_the_file_path() {
     let path = dir.path().join(name);
     fs::copy(repo("rigs/seed-nested.json"), &path).unwrap();
     let p = path.to_str().unwrap().to_string();
-    let out = check(&[p.clone()], "1", &["--format", "junit"]);
+    let out = check(std::slice::from_ref(&p), "1", &["--format", "junit"]);
     assert_eq!(out.status.code(), Some(1));
     let xml = String::from_utf8(out.stdout).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));

@@ -154,7 +154,7 @@ impl Check {
                 let failures: Vec<Failure> = probes
                     .iter()
                     // (a NaN is no number within the threshold)
-                    .filter(|p| !(p.max_error_px <= thresholds.max_error_px))
+                    .filter(|p| p.max_error_px.is_nan() || p.max_error_px > thresholds.max_error_px)
                     .map(|p| Failure {
                         kind: p.kind,
                         clip: p.clip.clone(),
