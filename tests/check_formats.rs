@@ -474,3 +474,33 @@ fn preview_png_honours_the_umask() {
         assert!(png.starts_with(b"\x89PNG"));
     }
 }
+
+/// The new stdout writers fail like every other: standard output full is
+/// exit 2 with one line naming it.
+#[test]
+fn a_full_standard_output_is_an_error_for_the_ci_formats_and_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = repo("rigs/seed-nested.json");
+    let seed = seed.to_str().unwrap();
+    for args in [
+        vec!["check", seed, "--max-error", "100", "--format", "junit"],
+        vec!["check", seed, "--max-error", "1", "--format", "json"],
+        vec!["bake", seed, "-o", "out", "--report", "-", "-q"],
+    ] {
+        let full = fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigbake"))
+            .current_dir(dir.path())
+            .args(&args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("rigbake: error: standard output"), "{err}");
+        assert!(err.contains("No space left"), "{err}");
+    }
+}
