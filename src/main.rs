@@ -6,6 +6,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use output::{Input, Output};
 use rigbake::bake::BakeOptions;
 use rigbake::fit::Fit;
+use rigbake::report::check::{Check, Thresholds};
 use rigbake::report::{self, Report};
 use rigbake::{Baked, Route, input, rig};
 use std::path::{Path, PathBuf};
@@ -51,8 +52,10 @@ enum Command {
         output: PathBuf,
         #[command(flatten)]
         bake: BakeArgs,
-        /// Also write the JSON report here (one object for one output, an array otherwise).
-        #[arg(long, value_name = "FILE.json")]
+        /// Also write the JSON report here (one object for one output, an
+        /// array otherwise); `-` prints it on standard output (the summary
+        /// then goes to stderr; not with `-o -`).
+        #[arg(long, value_name = "FILE.json|-")]
         report: Option<PathBuf>,
         /// Print nothing on success (also no progress line).
         #[arg(short, long)]
@@ -101,9 +104,15 @@ enum Command {
         max_error: f64,
         #[command(flatten)]
         bake: BakeArgs,
-        /// Output format of the measurements.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        /// Output format: text (the measurements, then `ok: …`), json (one
+        /// object, schema/check.schema.json) or junit (JUnit XML). Exceeded
+        /// thresholds are also listed on stderr.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+        /// Print nothing (not even the exceeded thresholds): the exit code
+        /// says it all (bad input is still reported on stderr).
+        #[arg(short, long, conflicts_with = "format")]
+        quiet: bool,
     },
     /// Print the JSON Schema (draft-07) of the rig file format.
     ///
@@ -242,6 +251,13 @@ enum Format {
     Json,
 }
 
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum CheckFormat {
+    Text,
+    Json,
+    Junit,
+}
+
 /// Process exit codes.
 #[repr(u8)]
 enum Exit {
@@ -303,7 +319,8 @@ fn run(cli: Cli) -> Result<Exit> {
             max_error,
             bake,
             format,
-        } => cmd_check(&rigs, max_error, &bake, format),
+            quiet,
+        } => cmd_check(&rigs, max_error, &bake, format, quiet),
         Command::Schema => {
             output::stdout(&rigbake::schema::rig_schema_text())?;
             Ok(Exit::Ok)
@@ -364,6 +381,7 @@ fn cmd_bake(
     report_path: Option<&Path>,
     quiet: bool,
 ) -> Result<Exit> {
+    let report_stdout = report_to_stdout(output, report_path)?;
     let baked = bake_all(rigs, args, !quiet)?;
     for b in &baked {
         let r = &b.report;
@@ -409,7 +427,7 @@ fn cmd_bake(
     }
     let reports: Vec<Report> = baked.iter().map(|b| b.report.clone()).collect();
     let json = report::to_json(&reports);
-    if let Some(p) = report_path {
+    if let Some(p) = report_path.filter(|_| !report_stdout) {
         writes.push(Output::new("--report", p, json.as_bytes()));
     }
     let inputs: Vec<Input> = rigs
@@ -423,15 +441,30 @@ fn cmd_bake(
     if to_stdout {
         output::stdout(&baked[0].svg)?;
     }
+    if report_stdout {
+        output::stdout(&json)?;
+    }
     if !quiet {
         let text: String = reports.iter().map(Report::to_text).collect();
-        if to_stdout {
+        if to_stdout || report_stdout {
             eprint!("{text}");
         } else {
             output::stdout(&text)?;
         }
     }
     Ok(Exit::Ok)
+}
+
+/// Whether `--report` names standard output (`-`). Refused with `-o -`:
+/// the SVG and the JSON would mix on one stream.
+fn report_to_stdout(output: &Path, report: Option<&Path>) -> Result<bool> {
+    let to_stdout = report == Some(Path::new("-"));
+    if to_stdout && output == Path::new("-") {
+        bail!(
+            "--report -: standard output already carries the SVG (-o -); name a file for the report"
+        );
+    }
+    Ok(to_stdout)
 }
 
 fn read_rig(path: &Path) -> Result<String> {
@@ -485,43 +518,60 @@ fn cmd_sweep(
     Ok(Exit::Ok)
 }
 
-fn cmd_check(rigs: &[PathBuf], max_error: f64, args: &BakeArgs, format: Format) -> Result<Exit> {
+/// `check`: bake every rig and route in memory, compare every probe with
+/// the threshold ([`report::check::Check`]), print the result in `format`
+/// (nothing when `quiet`), list exceeded thresholds on stderr (not when
+/// `quiet`); exit 1 when any threshold is exceeded.
+fn cmd_check(
+    rigs: &[PathBuf],
+    max_error: f64,
+    args: &BakeArgs,
+    format: CheckFormat,
+    quiet: bool,
+) -> Result<Exit> {
     if !max_error.is_finite() || max_error < 0.0 {
         bail!("--max-error: must be a finite number >= 0, got {max_error}");
     }
-    let baked = bake_all(rigs, args, true)?;
-    let reports: Vec<Report> = baked.into_iter().map(|b| b.report).collect();
-    let mut failures = Vec::new();
-    for r in &reports {
-        for (what, px) in r.measured() {
-            if px > max_error {
-                failures.push(format!(
-                    "{} ({}) {what} {px} px > {max_error} px",
-                    r.rig,
-                    r.route.as_str()
-                ));
+    let baked = bake_all(rigs, args, !quiet)?;
+    // bake_all yields every route of one rig before the next rig
+    let routes = args.route.routes().len();
+    let files = rigs.iter().flat_map(|p| std::iter::repeat_n(p, routes));
+    debug_assert_eq!(baked.len(), rigs.len() * routes);
+    let check = Check::new(
+        Thresholds {
+            max_error_px: max_error,
+        },
+        files
+            .zip(&baked)
+            .map(|(p, b)| (p.display().to_string(), &b.report)),
+    );
+    if !quiet {
+        let text = match format {
+            CheckFormat::Json => check.to_json(),
+            CheckFormat::Junit => check.to_junit(),
+            CheckFormat::Text => {
+                let mut t: String = baked.iter().map(|b| b.report.to_text()).collect();
+                if check.ok {
+                    t.push_str(&format!("ok: every measured error within {max_error} px\n"));
+                }
+                t
             }
+        };
+        output::stdout(&text)?;
+        for (case, f) in check.failures() {
+            eprintln!(
+                "rigbake: check failed: {} ({}) {}",
+                case.rig,
+                case.route.as_str(),
+                f.message
+            );
         }
     }
-    match format {
-        Format::Json => output::stdout(&report::to_json(&reports))?,
-        Format::Text => {
-            for r in &reports {
-                output::stdout(&r.to_text())?;
-            }
-        }
-    }
-    if failures.is_empty() {
-        if format == Format::Text {
-            output::stdout(&format!("ok: every measured error within {max_error} px\n"))?;
-        }
-        Ok(Exit::Ok)
+    Ok(if check.ok {
+        Exit::Ok
     } else {
-        for f in &failures {
-            eprintln!("rigbake: check failed: {f}");
-        }
-        Ok(Exit::CheckFailed)
-    }
+        Exit::CheckFailed
+    })
 }
 
 #[cfg(test)]

@@ -8,6 +8,10 @@ use crate::measure::Measurement;
 use serde::Serialize;
 use std::fmt::Write;
 
+pub mod check;
+
+pub use check::{Probe, ProbeKind};
+
 /// Decimal places kept for reported distances.
 const REPORT_DECIMALS: u32 = 4;
 
@@ -305,36 +309,42 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
 }
 
 impl Report {
-    /// Every max error this report measured, labelled as `check` names it:
-    /// legs (ankles, IK effectors), chain particles, spring tips, bone tips.
-    pub fn measured(&self) -> Vec<(String, f64)> {
-        let legs = self
-            .legs
-            .iter()
-            .map(|l| (format!("leg {}: max error", l.name), l.max_error_px));
-        let chains = self.chains.iter().map(|c| {
-            (
-                format!("chain {}: max particle deviation", c.name),
-                c.max_deviation_px,
-            )
+    /// Every max error this report measured, one [`Probe`] each, in
+    /// report order: legs (ankles, IK effectors), chain particles, spring
+    /// tips, bone tips and head rims.
+    pub fn probes(&self) -> Vec<Probe> {
+        let legs = self.legs.iter().map(|l| Probe {
+            kind: ProbeKind::Leg,
+            clip: None,
+            name: l.name.clone(),
+            max_error_px: l.max_error_px,
+            rms_error_px: Some(l.rms_error_px),
         });
-        let springs = self.springs.iter().map(|s| {
-            (
-                format!("spring {}: max tip error", s.bone),
-                s.max_tip_error_px,
-            )
+        let chains = self.chains.iter().map(|c| Probe {
+            kind: ProbeKind::Chain,
+            clip: None,
+            name: c.name.clone(),
+            max_error_px: c.max_deviation_px,
+            rms_error_px: None,
         });
-        let bones = self.bones.iter().map(|b| {
+        let springs = self.springs.iter().map(|s| Probe {
+            kind: ProbeKind::Spring,
+            clip: None,
+            name: s.bone.clone(),
+            max_error_px: s.max_tip_error_px,
+            rms_error_px: None,
+        });
+        let bones = self.bones.iter().map(|b| Probe {
             // bone names have no `-`: `<head>-rim` is a round head's rim line
-            let what = if b.name.ends_with("-rim") {
-                "rim"
+            kind: if b.name.ends_with("-rim") {
+                ProbeKind::Rim
             } else {
-                "tip"
-            };
-            (
-                format!("clip {} bone {}: max {what} error", b.clip, b.name),
-                b.max_error_px,
-            )
+                ProbeKind::Bone
+            },
+            clip: Some(b.clip.clone()),
+            name: b.name.clone(),
+            max_error_px: b.max_error_px,
+            rms_error_px: Some(b.rms_error_px),
         });
         legs.chain(chains).chain(springs).chain(bones).collect()
     }

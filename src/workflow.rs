@@ -121,6 +121,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     if let Some(px) = run.bake.tolerance {
         rigbake::rig::check_tolerance("--tolerance", px)?;
     }
+    let report_stdout = super::report_to_stdout(run.output, run.report)?;
     let rig_path = &run.rigs[0];
     let rig = run.bake.load(rig_path)?;
     let art_text = rigbake::input::read_text(art_path, rigbake::input::Input::Drawing)?;
@@ -155,7 +156,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     if let Some(t) = &target {
         writes.push(Output::new("-o", t, animated.svg.as_bytes()));
     }
-    if let Some(p) = run.report {
+    if let Some(p) = run.report.filter(|_| !report_stdout) {
         writes.push(Output::new("--report", p, json.as_bytes()));
     }
     let inputs = [
@@ -172,6 +173,9 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     if to_stdout {
         output::stdout(&animated.svg)?;
     }
+    if report_stdout {
+        output::stdout(&json)?;
+    }
     if !run.quiet {
         let mut text = baked.report.to_text();
         for m in &animated.markers {
@@ -184,7 +188,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
                 rigbake::geom::fmt_len(m.rig.y),
             ));
         }
-        if to_stdout {
+        if to_stdout || report_stdout {
             eprint!("{text}");
         } else {
             output::stdout(&text)?;
@@ -203,6 +207,9 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
 pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
     if run.output == Path::new("-") {
         bail!("--watch: cannot write to standard output (-o -); name a file or directory");
+    }
+    if run.report == Some(Path::new("-")) {
+        bail!("--watch: cannot write the report to standard output (--report -); name a file");
     }
     let stop = Arc::new(AtomicBool::new(false));
     rigbake::interrupt::stop_on_signal(stop.clone());

@@ -947,10 +947,11 @@ fn check_format_json_is_valid_json() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["results"][0];
     assert_eq!(r["rig"], "seed-nested");
-    assert_eq!(r["legs"][0]["name"], "near");
-    assert!(r["legs"][0]["max_error_px"].as_f64().unwrap() > 0.0);
+    assert_eq!(r["probes"][0]["name"], "near");
+    assert!(r["probes"][0]["max_error_px"].as_f64().unwrap() > 0.0);
 
     // failing check: still valid JSON on stdout, the verdict on stderr
     let out = rigbake()
@@ -960,8 +961,8 @@ fn check_format_json_is_valid_json() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r.as_array().unwrap().len(), 2);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("leg near"));
 }
 

@@ -1,0 +1,375 @@
+//! What `check` reports: every measured max error of a set of bakes under
+//! one vocabulary, compared with the thresholds, as JSON (the format
+//! published in `schema/check.schema.json`, described in `docs/ci.md`) or
+//! as JUnit XML.
+//!
+//! # One vocabulary
+//!
+//! The bake report names each figure after what it measures: a leg's
+//! `max_error_px`, a chain's `max_deviation_px`, a spring's
+//! `max_tip_error_px`. `check` holds them all to the same threshold, so here
+//! each is a [`Probe`] `{kind, clip, name, max_error_px, rms_error_px}`: the
+//! kind says which point was measured, and `max_error_px` always means the
+//! largest distance, px, between where the written file puts that point and
+//! where the ideal motion puts it. A CI script then compares one field with
+//! one threshold whatever the rig; the bake report (`bake --report`) keeps
+//! the kind-specific figures (slip, seam, lag, key times).
+
+use super::Report;
+use crate::clip::Route;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// The `version` of the JSON format. Any change to its fields (added,
+/// removed, renamed or with a new meaning) increments it, and
+/// `schema/check.schema.json` describes exactly this version.
+pub const VERSION: u32 = 1;
+
+/// What a [`Probe`] measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProbeKind {
+    /// A leg's ankle against its pedal or target (an IK effector too).
+    Leg,
+    /// A Verlet chain's particles against the simulation.
+    Chain,
+    /// The bone tips below a spring against FK plus the simulated offset.
+    Spring,
+    /// A bone's tip against FK, in one clip.
+    Bone,
+    /// A round head's rim against FK, in one clip (`<bone>-rim`).
+    Rim,
+}
+
+impl ProbeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeKind::Leg => "leg",
+            ProbeKind::Chain => "chain",
+            ProbeKind::Spring => "spring",
+            ProbeKind::Bone => "bone",
+            ProbeKind::Rim => "rim",
+        }
+    }
+}
+
+/// One measured point of a bake and its largest error.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Probe {
+    pub kind: ProbeKind,
+    /// The clip, for bone and rim probes (`null` otherwise).
+    pub clip: Option<String>,
+    /// The leg, chain, spring bone or bone (`<bone>-rim` for a rim).
+    pub name: String,
+    /// Largest distance between the written point and the ideal one, px.
+    pub max_error_px: f64,
+    /// RMS of that distance over the period, px, where it is measured
+    /// (legs, bones, rims; `null` otherwise).
+    pub rms_error_px: Option<f64>,
+}
+
+impl Probe {
+    /// How messages name it: `leg near: max error`, `chain hair: max
+    /// particle deviation`, `spring tail: max tip error`, `clip idle bone
+    /// arm: max tip error`, `clip jump bone head-rim: max rim error`.
+    pub fn label(&self) -> String {
+        match self.kind {
+            ProbeKind::Leg => format!("leg {}: max error", self.name),
+            ProbeKind::Chain => format!("chain {}: max particle deviation", self.name),
+            ProbeKind::Spring => format!("spring {}: max tip error", self.name),
+            ProbeKind::Bone | ProbeKind::Rim => format!(
+                "clip {} bone {}: max {} error",
+                self.clip.as_deref().unwrap_or(""),
+                self.name,
+                if self.kind == ProbeKind::Rim {
+                    "rim"
+                } else {
+                    "tip"
+                }
+            ),
+        }
+    }
+}
+
+/// The limits `check` applies.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Thresholds {
+    /// `--max-error`: the largest acceptable `max_error_px` of any probe.
+    pub max_error_px: f64,
+}
+
+/// One exceeded threshold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Failure {
+    pub kind: ProbeKind,
+    pub clip: Option<String>,
+    pub name: String,
+    /// The probe field compared (`max_error_px`).
+    pub metric: &'static str,
+    /// Its value (`null` when it is not a finite number, which fails too).
+    pub value: f64,
+    pub threshold: f64,
+    /// One line for people: `leg near: max error 3.5293 px > 1 px`.
+    pub message: String,
+}
+
+/// One rig file baked for one route.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Case {
+    /// The rig's `name` (with `-<clip>` under `--clip`).
+    pub rig: String,
+    /// The rig file as given on the command line.
+    pub file: String,
+    pub route: Route,
+    /// No threshold exceeded.
+    pub ok: bool,
+    /// The largest `max_error_px` of its probes (0 when it has none).
+    pub max_error_px: f64,
+    pub failures: Vec<Failure>,
+    pub probes: Vec<Probe>,
+}
+
+/// A whole `check` run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    pub version: u32,
+    /// Every case passed (the exit code is 0).
+    pub ok: bool,
+    pub thresholds: Thresholds,
+    /// One per rig file and route, in command-line order.
+    pub results: Vec<Case>,
+}
+
+impl Check {
+    /// Compares every probe of every report with the thresholds; `bakes`
+    /// pairs each report with the rig file it came from.
+    pub fn new<'a>(
+        thresholds: Thresholds,
+        bakes: impl IntoIterator<Item = (String, &'a Report)>,
+    ) -> Check {
+        let results: Vec<Case> = bakes
+            .into_iter()
+            .map(|(file, r)| {
+                let probes = r.probes();
+                let failures: Vec<Failure> = probes
+                    .iter()
+                    // (a NaN is no number within the threshold)
+                    .filter(|p| p.max_error_px.is_nan() || p.max_error_px > thresholds.max_error_px)
+                    .map(|p| Failure {
+                        kind: p.kind,
+                        clip: p.clip.clone(),
+                        name: p.name.clone(),
+                        metric: "max_error_px",
+                        value: p.max_error_px,
+                        threshold: thresholds.max_error_px,
+                        message: format!(
+                            "{} {} px > {} px",
+                            p.label(),
+                            p.max_error_px,
+                            thresholds.max_error_px
+                        ),
+                    })
+                    .collect();
+                Case {
+                    rig: r.rig.clone(),
+                    file,
+                    route: r.route,
+                    ok: failures.is_empty(),
+                    max_error_px: probes.iter().map(|p| p.max_error_px).fold(0.0, f64::max),
+                    failures,
+                    probes,
+                }
+            })
+            .collect();
+        Check {
+            version: VERSION,
+            ok: results.iter().all(|c| c.ok),
+            thresholds,
+            results,
+        }
+    }
+
+    /// Every failure with its case, in order.
+    pub fn failures(&self) -> impl Iterator<Item = (&Case, &Failure)> {
+        self.results
+            .iter()
+            .flat_map(|c| c.failures.iter().map(move |f| (c, f)))
+    }
+
+    /// The JSON document (pretty-printed, one object, newline-terminated).
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a check serialises");
+        s.push('\n');
+        s
+    }
+
+    /// JUnit XML: a `<testsuites>` root, a `<testsuite>` per rig file, a
+    /// `<testcase>` per rig file and route (named `<rig> (<route>)`, class
+    /// name the rig), a `<failure>` per exceeded threshold, and every probe
+    /// in the test case's `<system-out>`.
+    pub fn to_junit(&self) -> String {
+        let failed = self.results.iter().filter(|c| !c.ok).count();
+        let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let _ = writeln!(
+            s,
+            "<testsuites name=\"rigbake check\" tests=\"{}\" failures=\"{failed}\" errors=\"0\">",
+            self.results.len()
+        );
+        // cases of one file are adjacent (one per route)
+        for suite in self.results.chunk_by(|a, b| a.file == b.file) {
+            let _ = writeln!(
+                s,
+                "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">",
+                xml_attr(&suite[0].file),
+                suite.len(),
+                suite.iter().filter(|c| !c.ok).count()
+            );
+            let _ = writeln!(
+                s,
+                "    <properties>\n      <property name=\"max_error_px\" value=\"{}\"/>\n    </properties>",
+                self.thresholds.max_error_px
+            );
+            for c in suite {
+                let _ = writeln!(
+                    s,
+                    "    <testcase name=\"{} ({})\" classname=\"{}\" file=\"{}\">",
+                    xml_attr(&c.rig),
+                    c.route.as_str(),
+                    xml_attr(&c.rig),
+                    xml_attr(&c.file)
+                );
+                for f in &c.failures {
+                    let _ = writeln!(
+                        s,
+                        "      <failure type=\"{}\" message=\"{}\">{} ({}) {}</failure>",
+                        f.metric,
+                        xml_attr(&f.message),
+                        xml_text(&c.rig),
+                        c.route.as_str(),
+                        xml_text(&f.message)
+                    );
+                }
+                let mut out = String::new();
+                for p in &c.probes {
+                    let _ = write!(out, "{} {} px", p.label(), p.max_error_px);
+                    if let Some(rms) = p.rms_error_px {
+                        let _ = write!(out, " (rms {rms} px)");
+                    }
+                    out.push('\n');
+                }
+                let _ = writeln!(s, "      <system-out>{}</system-out>", xml_text(&out));
+                s.push_str("    </testcase>\n");
+            }
+            s.push_str("  </testsuite>\n");
+        }
+        s.push_str("</testsuites>\n");
+        s
+    }
+}
+
+/// `text` escaped for XML character data: `&`, `<`, `>` as entities, and
+/// every character XML 1.0 cannot hold at all (controls other than tab,
+/// newline and carriage return; U+FFFE, U+FFFF) as U+FFFD.
+pub fn xml_text(text: &str) -> String {
+    escape(text, false)
+}
+
+/// `text` escaped for a double- or single-quoted XML attribute value: as
+/// [`xml_text`], plus both quotes, and tab, newline and carriage return as
+/// character references (a parser would turn them into spaces).
+pub fn xml_attr(text: &str) -> String {
+    escape(text, true)
+}
+
+fn escape(text: &str, attr: bool) -> String {
+    let mut s = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => s.push_str("&amp;"),
+            '<' => s.push_str("&lt;"),
+            '>' => s.push_str("&gt;"),
+            '"' if attr => s.push_str("&quot;"),
+            '\'' if attr => s.push_str("&apos;"),
+            '\t' | '\n' | '\r' if attr => {
+                let _ = write!(s, "&#{};", u32::from(c));
+            }
+            '\t' | '\n' | '\r' => s.push(c),
+            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => s.push('\u{fffd}'),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind of awkward string survives a round trip through a real
+    /// XML parser, in an attribute and in text (controls become U+FFFD).
+    #[test]
+    fn escaped_strings_parse_back() {
+        let nasty = "a&b<c>d\"e'f\tg\nh\ri\u{1}j\u{1f}k\u{fffe}l]]>m&amp;";
+        let want = "a&b<c>d\"e'f\tg\nh\ri\u{fffd}j\u{fffd}k\u{fffd}l]]>m&amp;";
+        for q in ['"', '\''] {
+            let doc = format!("<r a={q}{}{q}>{}</r>", xml_attr(nasty), xml_text(nasty));
+            let x = roxmltree::Document::parse(&doc).unwrap_or_else(|e| panic!("{e}: {doc}"));
+            let r = x.root_element();
+            assert_eq!(r.attribute("a"), Some(want));
+            // (a parser reports a carriage return in text as a newline)
+            assert_eq!(r.text(), Some(want.replace('\r', "\n").as_str()));
+        }
+    }
+
+    fn probe(kind: ProbeKind, name: &str, px: f64) -> Probe {
+        Probe {
+            kind,
+            clip: None,
+            name: name.into(),
+            max_error_px: px,
+            rms_error_px: None,
+        }
+    }
+
+    /// Over the threshold fails, at it passes, and a NaN fails.
+    #[test]
+    fn thresholds_are_inclusive_and_nan_fails() {
+        let mut r = Report {
+            rig: "r".into(),
+            route: Route::Css,
+            period_s: 1.0,
+            tolerance_px: None,
+            legs: Vec::new(),
+            bones: Vec::new(),
+            notes: Vec::new(),
+            bytes: 0,
+            samples: 0,
+            chains: Vec::new(),
+            springs: Vec::new(),
+        };
+        r.bones = [("a", 1.0), ("b", 1.5), ("c", f64::NAN)]
+            .into_iter()
+            .map(|(n, px)| super::super::BoneReport {
+                clip: "main".into(),
+                name: n.into(),
+                keys: 2,
+                max_error_px: px,
+                rms_error_px: px,
+                worst_t_s: 0.0,
+            })
+            .collect();
+        let c = Check::new(Thresholds { max_error_px: 1.0 }, [("r.json".into(), &r)]);
+        assert!(!c.ok);
+        let failed: Vec<&str> = c.failures().map(|(_, f)| f.name.as_str()).collect();
+        assert_eq!(failed, ["b", "c"]);
+        assert_eq!(c.results[0].max_error_px, 1.5);
+        assert_eq!(
+            c.results[0].failures[0].message,
+            "clip main bone b: max tip error 1.5 px > 1 px"
+        );
+        assert_eq!(
+            probe(ProbeKind::Chain, "hair", 0.0).label(),
+            "chain hair: max particle deviation"
+        );
+    }
+}
