@@ -299,12 +299,19 @@ fn anchor_of(def: &str) -> String {
     title(def).to_lowercase()
 }
 
-/// One line of prose from a description (tables take no line breaks).
+/// One line of prose from a description (tables take no line breaks);
+/// rustdoc's intra-doc links (`` [`NAME`] ``) become plain code spans.
 fn one_line(s: &str) -> String {
-    s.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace('|', "\\|")
+    let mut text = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    while let Some(start) = text.find("[`") {
+        let Some(len) = text[start..].find("`]") else {
+            break;
+        };
+        let end = start + len;
+        let inner = text[start + 1..end + 1].to_string();
+        text.replace_range(start..end + 2, &inner);
+    }
+    text.replace('|', "\\|")
 }
 
 fn description(v: &Value) -> String {
@@ -392,14 +399,6 @@ fn type_of(v: &Value) -> String {
                 && a <= 4
             {
                 let t = type_of(items);
-                let names = match a {
-                    2 => "[x, y]",
-                    4 => "[x, y, w, h]",
-                    _ => "",
-                };
-                if t == "number" && !names.is_empty() {
-                    return format!("`{names}` numbers");
-                }
                 return format!("[{}]", vec![t; a as usize].join(", "));
             }
             if items == &Value::Bool(true) || items.is_null() {
@@ -411,7 +410,12 @@ fn type_of(v: &Value) -> String {
         ["number"] => "number".into(),
         ["string"] => "string".into(),
         ["boolean"] => "boolean".into(),
-        ["object"] => "object".into(),
+        ["object"] => match v.get("additionalProperties") {
+            Some(values) if values.is_object() => {
+                format!("object: name → {}", type_of(values))
+            }
+            _ => "object".into(),
+        },
         [] => "any JSON (see the description)".into(),
         many => many.join(" or "),
     }
