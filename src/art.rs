@@ -67,6 +67,9 @@
 //!   `prefers-reduced-motion: reduce`, including the drawing's own.
 //! - A drawing that already carries `data-rigbake` additions is refused:
 //!   bake from the original drawing.
+//! - At most [`MAX_NODES`] XML nodes. Work is linear in the drawing's size
+//!   (line numbers come from one index of the line breaks) and nothing
+//!   walks the tree recursively, so any nesting depth is fine.
 
 use crate::clip::{Anim, Clip, Item, Node, Route};
 use crate::geom::{Affine, LEN_DECIMALS, Vec2, fmt_len, fmt_num, quantize};
@@ -74,6 +77,10 @@ use crate::rig::Rig;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::ops::Range;
+
+/// Most XML nodes a drawing may hold (roxmltree's `nodes_limit`): about a
+/// million elements with the whitespace between them.
+pub const MAX_NODES: u32 = 2_000_000;
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
 const INKSCAPE_NS: &str = "http://www.inkscape.org/namespaces/inkscape";
@@ -110,6 +117,11 @@ pub enum ArtError {
     /// The drawing is not well-formed XML.
     #[error("not well-formed XML: {0}")]
     Xml(String),
+    /// The drawing holds more XML nodes than [`MAX_NODES`].
+    #[error(
+        "more than {MAX_NODES} XML nodes (elements, text runs, comments): simplify the drawing or bake a part of it"
+    )]
+    TooManyNodes,
     /// The root element is not an SVG `<svg>`, or the default namespace
     /// where rigbake inserts elements is not SVG's.
     #[error("{0}")]
@@ -260,11 +272,15 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     }
     let opts = roxmltree::ParsingOptions {
         allow_dtd: true,
+        nodes_limit: MAX_NODES,
         ..roxmltree::ParsingOptions::default()
     };
-    let doc = roxmltree::Document::parse_with_options(art, opts)
-        .map_err(|e| ArtError::Xml(e.to_string()))?;
-    let line = |pos: usize| doc.text_pos_at(pos).row;
+    let doc = roxmltree::Document::parse_with_options(art, opts).map_err(|e| match e {
+        roxmltree::Error::NodesLimitReached => ArtError::TooManyNodes,
+        e => ArtError::Xml(e.to_string()),
+    })?;
+    let lines = LineIndex::new(art);
+    let line = |pos: usize| lines.row(pos);
     let root = doc.root_element();
     if root.tag_name().name() != "svg" || root.tag_name().namespace() != Some(SVG_NS) {
         return Err(ArtError::NotSvg(format!(
@@ -305,15 +321,15 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
                 names.push(name);
             }
         }
-        let here = line(node.range().start);
         if let [a, b, ..] = names[..] {
             return Err(ArtError::TwoRoles {
-                line: here,
+                line: line(node.range().start),
                 a: a.into(),
                 b: b.into(),
             });
         }
         let Some(name) = names.first() else { continue };
+        let here = line(node.range().start);
         let (role, leg) = role_of(name).expect("filtered above");
         if let Some(leg) = leg
             && !leg_names.contains(&leg)
@@ -649,6 +665,28 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     }
     out.push_str(&art[last..]);
     Ok(Animated { svg: out, markers })
+}
+
+/// Line numbers of byte positions, as roxmltree counts them (`\n` only),
+/// by binary search instead of a scan from the start for every question.
+struct LineIndex {
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        let newlines = text
+            .bytes()
+            .enumerate()
+            .filter_map(|(i, b)| (b == b'\n').then_some(i))
+            .collect();
+        LineIndex { newlines }
+    }
+
+    fn row(&self, pos: usize) -> u32 {
+        let n = self.newlines.partition_point(|&nl| nl < pos);
+        u32::try_from(n + 1).unwrap_or(u32::MAX)
+    }
 }
 
 /// Text to insert at a byte position of the drawing.
