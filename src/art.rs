@@ -27,7 +27,10 @@
 //! The drawing is parsed with roxmltree only to locate the parts; the output
 //! is the original text with new text *inserted* at element boundaries, so
 //! every byte of the drawing (elements, attributes, `<defs>`, gradients,
-//! text, comments, whitespace) is kept exactly. For an animated part with
+//! text, comments, whitespace) is kept exactly. The one exception is a
+//! DOCTYPE's internal subset: rigbake reads it first, writes the drawing's
+//! references to its entities out as text and leaves the subset out
+//! (module `dtd`), so neither the parser nor the output expands entities. For an animated part with
 //! static parent transform `P` (the product of the `transform` attributes
 //! of its ancestors below the root `<svg>`, mapping the parent's
 //! coordinates to root user space) the element is wrapped as
@@ -67,6 +70,10 @@
 //!   `prefers-reduced-motion: reduce`, including the drawing's own.
 //! - A drawing that already carries `data-rigbake` additions is refused:
 //!   bake from the original drawing.
+//! - Entity references may expand to no more text than the drawing holds
+//!   (at least [`ENTITY_FLOOR`]) and nest at most [`MAX_ENTITY_DEPTH`]
+//!   deep; entities holding markup, external and parameter entities are
+//!   refused.
 //! - At most [`MAX_NODES`] XML nodes. Work is linear in the drawing's size
 //!   (line numbers come from one index of the line breaks) and nothing
 //!   walks the tree recursively, so any nesting depth is fine.
@@ -77,6 +84,9 @@ use crate::rig::Rig;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::ops::Range;
+
+mod dtd;
+pub use dtd::{ENTITY_FLOOR, MAX_ENTITY_DEPTH};
 
 /// Most XML nodes a drawing may hold (roxmltree's `nodes_limit`): about a
 /// million elements with the whitespace between them.
@@ -122,6 +132,9 @@ pub enum ArtError {
         "more than {MAX_NODES} XML nodes (elements, text runs, comments): simplify the drawing or bake a part of it"
     )]
     TooManyNodes,
+    /// An entity of the DOCTYPE rigbake will not expand (see the module's limits).
+    #[error("line {line}: {why}")]
+    Entity { line: u32, why: String },
     /// The root element is not an SVG `<svg>`, or the default namespace
     /// where rigbake inserts elements is not SVG's.
     #[error("{0}")]
@@ -270,6 +283,9 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     if clip.route != Route::Css {
         return Err(ArtError::Route);
     }
+    // The internal subset is resolved here, so the parser expands nothing.
+    let resolved = dtd::resolve(art)?;
+    let art: &str = &resolved;
     let opts = roxmltree::ParsingOptions {
         allow_dtd: true,
         nodes_limit: MAX_NODES,

@@ -170,3 +170,260 @@ fn more_nodes_than_the_parser_limit_are_refused() {
     );
     assert!(r.elapsed() < BOUND);
 }
+
+// ---- DOCTYPE entities: expanded by rigbake, within a budget, never copied --
+
+const ILLUSTRATOR: &str = "tests/fixtures/art/cyclist-illustrator.svg";
+
+/// Bakes `art`, expecting success; returns the output.
+fn bake_ok(art: &str) -> String {
+    let r = bake(art);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    r.out.expect("output written")
+}
+
+/// No entity declaration, no internal subset, no reference to a declared
+/// entity: the output cannot expand to anything.
+fn assert_no_entities(out: &str) {
+    assert!(!out.contains("<!ENTITY"), "entity declaration written");
+    if let Some(i) = out.find("<!DOCTYPE") {
+        let decl = &out[i..i + out[i..].find('>').unwrap()];
+        assert!(!decl.contains('['), "internal subset written: {decl}");
+    }
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    roxmltree::Document::parse_with_options(out, opts).expect("output is well-formed");
+}
+
+/// A drawing: the cyclist with `decls` as its internal subset and `extra`
+/// before `</svg>`.
+fn with_entities(decls: &str, extra: &str) -> String {
+    let body = with_before_end(extra);
+    let at = body.find("<!-- A hand-drawn").unwrap();
+    format!(
+        "{}<!DOCTYPE svg [\n{decls}\n]>\n{}",
+        &body[..at],
+        &body[at..]
+    )
+}
+
+#[test]
+fn an_illustrator_drawing_with_namespace_entities_bakes() {
+    let art = fs::read_to_string(root().join(ILLUSTRATOR)).unwrap();
+    assert!(art.contains("xmlns=\"&ns_svg;\"") && art.contains("<!ENTITY ns_ai"));
+    let out = bake_ok(&art);
+    assert_no_entities(&out);
+    // the references are written out, the rest is the drawing
+    assert!(out.contains(
+        "<svg version=\"1.1\" id=\"Layer_1\" xmlns:x=\"http://ns.adobe.com/Extensibility/1.0/\" xmlns:i=\"http://ns.adobe.com/AdobeIllustrator/10.0/\""
+    ));
+    assert!(out.contains("<sfw  xmlns=\"http://ns.adobe.com/SaveForWeb/1.0/\">"));
+    assert!(out.starts_with(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- Generator: Adobe Illustrator 15.0.0, SVG Export Plug-In . SVG Version: 6.00 Build 0)  -->\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\" \n"
+    ));
+    for needle in [
+        "class=\"rb-near-thigh\"",
+        "class=\"rb-far-shin\"",
+        "data-probe=\"far-target\"",
+    ] {
+        assert!(out.contains(needle), "missing {needle}");
+    }
+    // Line numbers in messages are the drawing's own.
+    let broken = art.replace("id=\"pedal-far\"", "id=\"pedal-fra\"");
+    let line = 1 + broken[..broken.find("pedal-fra").unwrap()]
+        .matches('\n')
+        .count();
+    refused(&broken, &[&format!("\"pedal-fra\" (line {line})")]);
+}
+
+#[test]
+fn a_doctype_without_internal_subset_is_kept_byte_for_byte() {
+    let art = art_text().replace(
+        "<!-- A hand-drawn",
+        "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n<!-- A hand-drawn",
+    );
+    let out = bake_ok(&art);
+    let root_at = art.find("<svg").unwrap();
+    assert!(out.starts_with(&art[..root_at]));
+    assert!(out.ends_with(&art[art.find("  <![CDATA[").unwrap()..]));
+}
+
+#[test]
+fn entities_in_text_and_attributes_are_written_out_escaped() {
+    let art = with_entities(
+        "<!ENTITY who 'Rider \"R\" &amp; &lt;bike&gt;'>\n\
+         <!ENTITY ink \"#1d3557\">\n\
+         <!ENTITY tint \"&ink;\">\n\
+         <!ENTITY lines \"a\nb\">",
+        "<text id=\"t1\" x=\"5\" y=\"5\" fill=\"&tint;\" data-who=\"&who;\">&who;</text>\
+         <desc id=\"d1\" data-l=\"&lines;\">&lines;</desc>",
+    );
+    let out = bake_ok(&art);
+    assert_no_entities(&out);
+    assert!(out.contains(
+        "<text id=\"t1\" x=\"5\" y=\"5\" fill=\"#1d3557\" data-who=\"Rider &quot;R&quot; &amp; &lt;bike>\">Rider \"R\" &amp; &lt;bike&gt;</text>"
+    ), "{out}");
+    // a line break written in an entity: a space in an attribute, kept
+    // (as a reference, so lines still count as in the drawing) in text
+    assert!(
+        out.contains("<desc id=\"d1\" data-l=\"a b\">a&#10;b</desc>"),
+        "{out}"
+    );
+    // and a parser reads the same values the entities gave
+    let doc = roxmltree::Document::parse_with_options(
+        &out,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let t = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("t1"))
+        .unwrap();
+    assert_eq!(t.attribute("data-who"), Some("Rider \"R\" & <bike>"));
+    assert_eq!(t.text(), Some("Rider \"R\" & <bike>"));
+}
+
+#[test]
+fn one_big_entity_referenced_many_times_is_refused_before_expanding() {
+    // The reported case: a 100 KB entity referenced 10,000 times (1 GB).
+    let big = "x".repeat(102_400);
+    let art = with_entities(
+        &format!("<!ENTITY big \"{big}\">"),
+        &format!("<text>{}</text>", "&big;".repeat(10_000)),
+    );
+    let t0 = Instant::now();
+    let line = refused(
+        &art,
+        &[
+            "line 2: the DOCTYPE's entities expand to 1024000000 characters",
+            "(10000 references in the drawing; \"big\" alone is 102400)",
+            &format!("more than the limit of {}", art.len()),
+        ],
+    );
+    assert!(t0.elapsed() < BOUND, "{line}");
+    // the same in an attribute
+    let art = with_entities(
+        &format!("<!ENTITY big \"{big}\">"),
+        &format!("<g data-x=\"{}\"/>", "&big;".repeat(10_000)),
+    );
+    refused(&art, &["expand to 1024000000 characters"]);
+    // while an expansion within the drawing's size bakes
+    let art = with_entities(&format!("<!ENTITY big \"{big}\">"), "<desc>&big;</desc>");
+    assert!(bake_ok(&art).contains(&format!("<desc>{big}</desc>")));
+}
+
+#[test]
+fn nested_entities_are_counted_not_expanded() {
+    // billion laughs, and its cheaper cousin of references to empty entities
+    let mut lol = String::from("<!ENTITY l0 \"lol\">");
+    for i in 1..10 {
+        lol.push_str(&format!(
+            "<!ENTITY l{i} \"{}\">",
+            format!("&l{};", i - 1).repeat(10)
+        ));
+    }
+    refused(
+        &with_entities(&lol, "<desc>&l9;</desc>"),
+        &["expand to 4111111110 characters"],
+    );
+    let mut empty = String::from("<!ENTITY e0 \"\">");
+    for i in 1..5 {
+        empty.push_str(&format!(
+            "<!ENTITY e{i} \"{}\">",
+            format!("&e{};", i - 1).repeat(60)
+        ));
+    }
+    refused(
+        &with_entities(&empty, "<desc>&e4;</desc>"),
+        &["\"e4\" alone is 13179660"],
+    );
+    // loops and depth
+    refused(
+        &with_entities("<!ENTITY a \"&b;\"><!ENTITY b \"&a;\">", "<desc>&a;</desc>"),
+        &["entity \"", "refers to itself"],
+    );
+    let mut chain = String::from("<!ENTITY c0 \"x\">");
+    for i in 1..=16 {
+        chain.push_str(&format!("<!ENTITY c{i} \"&c{};\">", i - 1));
+    }
+    refused(
+        &with_entities(&chain, "<desc>&c16;</desc>"),
+        &["entity references nest deeper than 16 levels"],
+    );
+    assert!(bake_ok(&with_entities(&chain, "<desc>&c15;</desc>")).contains("<desc>x</desc>"));
+}
+
+#[test]
+fn external_and_parameter_entities_are_refused_never_fetched() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret.txt");
+    fs::write(&secret, "TOP-SECRET").unwrap();
+    let sys = format!("<!ENTITY ext SYSTEM \"file://{}\">", secret.display());
+    for (decls, body, needle) in [
+        (
+            sys.as_str(),
+            "<desc>&ext;</desc>",
+            "&ext; is an external entity",
+        ),
+        (
+            sys.as_str(),
+            "<g data-x=\"&ext;\"/>",
+            "&ext; is an external entity",
+        ),
+        (
+            "<!ENTITY ext PUBLIC \"-//Evil//X//EN\" \"http://127.0.0.1:9/x.xml\">",
+            "<desc>&ext;</desc>",
+            "&ext; is an external entity",
+        ),
+        (
+            "<!ENTITY % pe SYSTEM \"http://127.0.0.1:9/x.dtd\">\n%pe;",
+            "",
+            "line 4: parameter entity reference %pe; in the DOCTYPE: not supported",
+        ),
+        (
+            "<!ENTITY % pe \"x\"><!ENTITY g \"%pe;\">",
+            "<desc>&g;</desc>",
+            "entity \"g\" uses the parameter entity %pe;",
+        ),
+        (
+            "<!ENTITY % pe \"x\">",
+            "<desc>&pe;</desc>",
+            "undeclared entity &pe;",
+        ),
+    ] {
+        let line = refused(&with_entities(decls, body), &[needle]);
+        assert!(!line.contains("TOP-SECRET"), "{line}");
+    }
+    // declared but unused: dropped with the subset, nothing fetched
+    let out = bake_ok(&with_entities(&sys, ""));
+    assert!(!out.contains("TOP-SECRET") && !out.contains("secret.txt"));
+    assert_no_entities(&out);
+}
+
+#[test]
+fn entities_holding_markup_are_refused() {
+    // an element (even a part) smuggled in through an entity
+    for (decls, body) in [
+        ("<!ENTITY part '<g id=\"crank-near\"/>'>", "&part;"),
+        ("<!ENTITY part '&#60;g/>'>", "<desc>&part;</desc>"),
+        ("<!ENTITY cd '<![CDATA[x]]>'>", "<desc>&cd;</desc>"),
+    ] {
+        refused(
+            &with_entities(decls, body),
+            &["holds markup ('<'); only text entities are supported"],
+        );
+    }
+    // a malformed subset is not well-formed XML
+    refused(
+        &with_entities("<!ENTITY a \"x\"", ""),
+        &[
+            "not well-formed XML: line 4: the DOCTYPE's internal subset: expected '>' to end <!ENTITY",
+        ],
+    );
+}
