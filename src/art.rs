@@ -74,6 +74,10 @@
 //!   (at least [`ENTITY_FLOOR`]) and nest at most [`MAX_ENTITY_DEPTH`]
 //!   deep; entities holding markup, external and parameter entities are
 //!   refused.
+//! - The XML parser's work that grows with the square of the attributes of
+//!   one element or of the namespaces in scope is counted first (module
+//!   `prescan`) and refused beyond [`WORK_PER_BYTE`] per byte of drawing
+//!   (at least [`WORK_FLOOR`]).
 //! - At most [`MAX_NODES`] XML nodes. Work is linear in the drawing's size
 //!   (line numbers come from one index of the line breaks) and nothing
 //!   walks the tree recursively, so any nesting depth is fine.
@@ -86,7 +90,9 @@ use std::fmt::Write as _;
 use std::ops::Range;
 
 mod dtd;
+mod prescan;
 pub use dtd::{ENTITY_FLOOR, MAX_ENTITY_DEPTH};
+pub use prescan::{WORK_FLOOR, WORK_PER_BYTE};
 
 /// Most XML nodes a drawing may hold (roxmltree's `nodes_limit`): about a
 /// million elements with the whitespace between them.
@@ -132,6 +138,10 @@ pub enum ArtError {
         "more than {MAX_NODES} XML nodes (elements, text runs, comments): simplify the drawing or bake a part of it"
     )]
     TooManyNodes,
+    /// Attributes or namespace declarations the XML parser would spend
+    /// more than linear time on (see the module's limits).
+    #[error("line {line}: {why}")]
+    ParserWork { line: u32, why: String },
     /// An entity of the DOCTYPE rigbake will not expand (see the module's limits).
     #[error("line {line}: {why}")]
     Entity { line: u32, why: String },
@@ -286,6 +296,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     // The internal subset is resolved here, so the parser expands nothing.
     let resolved = dtd::resolve(art)?;
     let art: &str = &resolved;
+    prescan::check(art)?;
     let opts = roxmltree::ParsingOptions {
         allow_dtd: true,
         nodes_limit: MAX_NODES,

@@ -427,3 +427,58 @@ fn entities_holding_markup_are_refused() {
         ],
     );
 }
+
+// ---- attributes and namespaces: the parser's squares are counted first ----
+
+#[test]
+fn the_parsers_quadratic_attribute_and_namespace_work_is_refused_up_front() {
+    // one element with 50,000 attributes (5 s in a release build before)
+    let attrs: String = (0..50_000).map(|i| format!(" a{i}=\"1\"")).collect();
+    let t0 = Instant::now();
+    refused(
+        &with_before_end(&format!("<g{attrs}/>")),
+        &[
+            "line 48: an element with 50000 attributes",
+            "8 per byte of drawing",
+        ],
+    );
+    // 20,000 nested groups that each declare a namespace (over a minute)
+    let n = 20_000;
+    let nest: String = (0..n)
+        .map(|i| format!("<g xmlns:p{i}=\"urn:x:{i}\">"))
+        .collect();
+    refused(
+        &with_before_end(&format!("{nest}{}", "</g>".repeat(n))),
+        &[
+            "1 namespace declarations and ",
+            "namespaces in scope",
+            "grows with their square",
+        ],
+    );
+    // 20,000 namespaces declared on the root (each checked against the
+    // others), and 3,000 declared on a group, looked up by 200,000 elements
+    let decls: String = (0..n)
+        .map(|i| format!(" xmlns:p{i}=\"urn:x:{i}\""))
+        .collect();
+    let art = art_text().replacen("<svg\n", &format!("<svg{decls}\n"), 1);
+    refused(
+        &art,
+        &[
+            "line 3: an element with 3 attributes, 20003 namespace declarations and 20004 namespaces in scope",
+        ],
+    );
+    let decls: String = (0..3000)
+        .map(|i| format!(" xmlns:p{i}=\"urn:x:{i}\""))
+        .collect();
+    let art = with_before_end(&format!("<g{decls}>{}</g>", "<g/>".repeat(200_000)));
+    refused(
+        &art,
+        &["an element with 0 attributes, 0 namespace declarations and 3004 namespaces in scope"],
+    );
+    assert!(t0.elapsed() < BOUND);
+    // siblings that declare namespaces (pasted icons) are fine
+    let icons: String = (0..n)
+        .map(|_| "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\"><path d=\"M0 0\"/></svg>\n")
+        .collect();
+    bake_ok(&with_before_end(&icons));
+}
