@@ -479,13 +479,20 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
             (!matches!(role, Role::Marker(_))).then_some((n, f, role, leg))
         })
         .collect();
+    // One walk up from each part (not one per pair of parts): parts × depth.
+    let by_node: std::collections::HashMap<roxmltree::NodeId, usize> = animated
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.1.node, i))
+        .collect();
     for &(name, f, role, leg) in &animated {
         let node = node_of(f);
         let mut inside_own_thigh = false;
-        for &(outer, of, orole, oleg) in &animated {
-            if of.node == f.node || !node.ancestors().skip(1).any(|a| a.id() == of.node) {
+        for anc in node.ancestors().skip(1) {
+            let Some(&k) = by_node.get(&anc.id()) else {
                 continue;
-            }
+            };
+            let (outer, _, orole, oleg) = animated[k];
             if role == Role::Shin && orole == Role::Thigh && oleg == leg {
                 inside_own_thigh = true;
                 continue;

@@ -482,3 +482,62 @@ fn the_parsers_quadratic_attribute_and_namespace_work_is_refused_up_front() {
         .collect();
     bake_ok(&with_before_end(&icons));
 }
+
+#[test]
+fn many_legs_deep_in_the_drawing_are_checked_in_parts_times_depth() {
+    // 64 legs (the rig maximum), every part under 50,000 nested groups:
+    // the nesting rules walk up once per part, not once per pair of parts.
+    let legs: Vec<serde_json::Value> = (0..64)
+        .map(|i| {
+            serde_json::json!({
+                "name": format!("l{i}"), "hip": [352, 255], "thigh": 128, "shin": 112,
+                "knee": "forward", "phase_deg": (i * 45) % 360
+            })
+        })
+        .collect();
+    let rig = serde_json::json!({
+        "name": "many", "view_box": [0, 0, 800, 600], "period_s": 1.2, "keys": 10,
+        "crank": { "center": [420, 420], "radius": 50, "start_deg": 0, "direction": "cw" },
+        "legs": legs
+    });
+    let parts: String = (0..64)
+        .map(|i| {
+            format!(
+                "<g id=\"thigh-l{i}\"><path d=\"M0 0\"/><g id=\"shin-l{i}\"><path d=\"M0 0\"/></g></g>\
+                 <g id=\"pedal-l{i}\"><rect width=\"1\" height=\"1\"/></g>\n"
+            )
+        })
+        .collect();
+    let n = 50_000;
+    let art = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 800 600\">{}{parts}{}</svg>",
+        "<g>".repeat(n),
+        "</g>".repeat(n)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("many.json"), rig.to_string()).unwrap();
+    fs::write(dir.path().join("drawing.svg"), &art).unwrap();
+    let t0 = Instant::now();
+    let res = rigbake()
+        .current_dir(dir.path())
+        .args([
+            "bake",
+            "many.json",
+            "-q",
+            "--art",
+            "drawing.svg",
+            "-o",
+            "out.svg",
+        ])
+        .output()
+        .unwrap();
+    let took = t0.elapsed();
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    assert!(took < BOUND, "took {took:?}");
+    let out = fs::read_to_string(dir.path().join("out.svg")).unwrap();
+    assert_eq!(out.matches("class=\"rb-l").count(), 64 * 3);
+}
