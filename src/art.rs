@@ -389,11 +389,17 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         ] {
             if !parts.contains_key(&part) {
                 let role = role_of(&part).map(|r| r.0);
-                let similar: Vec<String> = unmatched
-                    .iter()
-                    .filter(|u| Some(u.1) == role)
+                // At most a few hints, so the message stays one short line.
+                const HINTS: usize = 5;
+                let same_role = unmatched.iter().filter(|u| Some(u.1) == role);
+                let more = same_role.clone().count().saturating_sub(HINTS);
+                let mut similar: Vec<String> = same_role
+                    .take(HINTS)
                     .map(|(n, _, l)| format!("\"{n}\" (line {l})"))
                     .collect();
+                if more > 0 {
+                    similar.push(format!("{more} more"));
+                }
                 return Err(ArtError::Missing {
                     part,
                     leg: leg.to_string(),

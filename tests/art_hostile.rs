@@ -541,3 +541,20 @@ fn many_legs_deep_in_the_drawing_are_checked_in_parts_times_depth() {
     let out = fs::read_to_string(dir.path().join("out.svg")).unwrap();
     assert_eq!(out.matches("class=\"rb-l").count(), 64 * 3);
 }
+
+#[test]
+fn near_miss_hints_stay_a_short_line() {
+    let decoys: String = (0..100_000)
+        .map(|i| format!("<g id=\"pedal-fa{i}\"/>\n"))
+        .collect();
+    let art = with_before_end(&decoys).replace("id=\"pedal-far\"", "id=\"pedal-fra\"");
+    let line = refused(
+        &art,
+        &[
+            "\"pedal-far\"",
+            "\"pedal-fra\" (line 28), \"pedal-fa0\" (line 48)",
+            ", 99996 more, but the rig's legs are",
+        ],
+    );
+    assert!(line.len() < 500, "{line}");
+}
