@@ -294,11 +294,11 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         return Err(ArtError::Route);
     }
     // The internal subset is resolved here, so the parser expands nothing.
-    let resolved = dtd::resolve(art)?;
+    let (resolved, has_doctype) = dtd::resolve(art)?;
     let art: &str = &resolved;
     prescan::check(art)?;
     let opts = roxmltree::ParsingOptions {
-        allow_dtd: true,
+        allow_dtd: has_doctype,
         nodes_limit: MAX_NODES,
         ..roxmltree::ParsingOptions::default()
     };

@@ -41,10 +41,13 @@ pub const ENTITY_FLOOR: u64 = 64 * 1024;
 pub const MAX_ENTITY_DEPTH: usize = 16;
 
 /// The drawing's text with its internal subset left out and its entity
-/// references expanded; borrowed unchanged when it has no internal subset.
-pub(super) fn resolve(art: &str) -> Result<Cow<'_, str>, ArtError> {
-    let Some(dt) = doctype(art)? else {
-        return Ok(Cow::Borrowed(art));
+/// references expanded (borrowed unchanged when it has no internal subset),
+/// and whether it has a DOCTYPE: the XML parser must allow one only then,
+/// so that a DOCTYPE this scan did not see cannot reach it.
+pub(super) fn resolve(art: &str) -> Result<(Cow<'_, str>, bool), ArtError> {
+    let (has_doctype, subset) = doctype(art)?;
+    let Some(dt) = subset else {
+        return Ok((Cow::Borrowed(art), has_doctype));
     };
     let mut ex = Expander {
         text: art,
@@ -95,7 +98,7 @@ pub(super) fn resolve(art: &str) -> Result<Cow<'_, str>, ArtError> {
         Ok(())
     })?;
     out.push_str(&art[last..]);
-    Ok(Cow::Owned(out))
+    Ok((Cow::Owned(out), true))
 }
 
 /// Where a reference stands, which decides how its expansion is escaped.
@@ -213,9 +216,9 @@ impl<'a> Cursor<'a> {
 }
 
 /// Finds the DOCTYPE (after a BOM, the XML declaration, comments and
-/// processing instructions) and reads its internal subset; `None` when there
-/// is no DOCTYPE or it has no internal subset.
-fn doctype(text: &str) -> Result<Option<Doctype<'_>>, ArtError> {
+/// processing instructions) and reads its internal subset: whether there is
+/// a DOCTYPE, and its internal subset if it has one.
+fn doctype(text: &str) -> Result<(bool, Option<Doctype<'_>>), ArtError> {
     let mut c = Cursor { s: text, pos: 0 };
     c.eat("\u{FEFF}");
     loop {
@@ -229,7 +232,7 @@ fn doctype(text: &str) -> Result<Option<Doctype<'_>>, ArtError> {
         }
     }
     if !c.eat("<!DOCTYPE") {
-        return Ok(None);
+        return Ok((false, None));
     }
     let bad = |c: &Cursor, what: &str| malformed(text, c.pos, what);
     if !c.space() || c.name().is_none() {
@@ -239,7 +242,7 @@ fn doctype(text: &str) -> Result<Option<Doctype<'_>>, ArtError> {
     external_id(&mut c).map_err(|what| bad(&c, what))?;
     c.space();
     if c.eat(">") {
-        return Ok(None);
+        return Ok((true, None));
     }
     let start = c.pos;
     if !c.eat("[") {
@@ -255,11 +258,14 @@ fn doctype(text: &str) -> Result<Option<Doctype<'_>>, ArtError> {
             if !c.eat(">") {
                 return Err(bad(&c, "expected '>' after ']'"));
             }
-            return Ok(Some(Doctype {
-                range,
-                end: c.pos,
-                entities,
-            }));
+            return Ok((
+                true,
+                Some(Doctype {
+                    range,
+                    end: c.pos,
+                    entities,
+                }),
+            ));
         } else if c.eat("<!ENTITY") {
             if !c.space() {
                 return Err(bad(&c, "expected a space after <!ENTITY"));
@@ -683,7 +689,7 @@ mod tests {
     use super::*;
 
     fn ok(s: &str) -> String {
-        resolve(s).unwrap_or_else(|e| panic!("{e}")).into_owned()
+        resolve(s).unwrap_or_else(|e| panic!("{e}")).0.into_owned()
     }
 
     fn err(s: &str) -> String {
@@ -692,11 +698,16 @@ mod tests {
 
     #[test]
     fn no_subset_is_borrowed_unchanged() {
-        for s in [
-            "<svg/>",
-            "<?xml version=\"1.0\"?>\n<!-- c -->\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n<svg>&amp;</svg>",
+        for (s, has_doctype) in [
+            ("<svg/>", false),
+            (
+                "<?xml version=\"1.0\"?>\n<!-- c -->\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n<svg>&amp;</svg>",
+                true,
+            ),
         ] {
-            assert!(matches!(resolve(s).unwrap(), Cow::Borrowed(t) if t == s));
+            assert!(
+                matches!(resolve(s).unwrap(), (Cow::Borrowed(t), d) if t == s && d == has_doctype)
+            );
         }
     }
 
@@ -717,6 +728,15 @@ mod tests {
             ok(s),
             "<!DOCTYPE s >\
              <s x=\"a&lt;b c&#10;d\">a&lt;b\tc&#10;d</s>"
+        );
+    }
+
+    #[test]
+    fn a_bom_xml_declaration_and_comments_may_precede_the_doctype() {
+        let s = "\u{FEFF}<?xml version=\"1.0\"?>\r\n<!-- [ -->\r\n<!DOCTYPE s [\r\n<!ENTITY a \"1\">\r\n]>\r\n<s>&a;</s>";
+        assert_eq!(
+            ok(s),
+            "\u{FEFF}<?xml version=\"1.0\"?>\r\n<!-- [ -->\r\n<!DOCTYPE s \n\n>\r\n<s>1</s>"
         );
     }
 
