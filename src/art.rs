@@ -27,7 +27,10 @@
 //! The drawing is parsed with roxmltree only to locate the parts; the output
 //! is the original text with new text *inserted* at element boundaries, so
 //! every byte of the drawing (elements, attributes, `<defs>`, gradients,
-//! text, comments, whitespace) is kept exactly. For an animated part with
+//! text, comments, whitespace) is kept exactly. The one exception is a
+//! DOCTYPE's internal subset: rigbake reads it first, writes the drawing's
+//! references to its entities out as text and leaves the subset out
+//! (module `dtd`), so neither the parser nor the output expands entities. For an animated part with
 //! static parent transform `P` (the product of the `transform` attributes
 //! of its ancestors below the root `<svg>`, mapping the parent's
 //! coordinates to root user space) the element is wrapped as
@@ -67,6 +70,17 @@
 //!   `prefers-reduced-motion: reduce`, including the drawing's own.
 //! - A drawing that already carries `data-rigbake` additions is refused:
 //!   bake from the original drawing.
+//! - Entity references may expand to no more text than the drawing holds
+//!   (at least [`ENTITY_FLOOR`]) and nest at most [`MAX_ENTITY_DEPTH`]
+//!   deep; entities holding markup, external and parameter entities are
+//!   refused.
+//! - The XML parser's work that grows with the square of the attributes of
+//!   one element or of the namespaces in scope is counted first (module
+//!   `prescan`) and refused beyond [`WORK_PER_BYTE`] per byte of drawing
+//!   (at least [`WORK_FLOOR`]).
+//! - At most [`MAX_NODES`] XML nodes. Work is linear in the drawing's size
+//!   (line numbers come from one index of the line breaks) and nothing
+//!   walks the tree recursively, so any nesting depth is fine.
 
 use crate::clip::{Anim, Clip, Item, Node, Route};
 use crate::geom::{Affine, LEN_DECIMALS, Vec2, fmt_len, fmt_num, quantize};
@@ -74,6 +88,15 @@ use crate::rig::Rig;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::ops::Range;
+
+mod dtd;
+mod prescan;
+pub use dtd::{ENTITY_FLOOR, MAX_ENTITY_DEPTH};
+pub use prescan::{WORK_FLOOR, WORK_PER_BYTE};
+
+/// Most XML nodes a drawing may hold (roxmltree's `nodes_limit`): about a
+/// million elements with the whitespace between them.
+pub const MAX_NODES: u32 = 2_000_000;
 
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
 const INKSCAPE_NS: &str = "http://www.inkscape.org/namespaces/inkscape";
@@ -110,6 +133,18 @@ pub enum ArtError {
     /// The drawing is not well-formed XML.
     #[error("not well-formed XML: {0}")]
     Xml(String),
+    /// The drawing holds more XML nodes than [`MAX_NODES`].
+    #[error(
+        "more than {MAX_NODES} XML nodes (elements, text runs, comments): simplify the drawing or bake a part of it"
+    )]
+    TooManyNodes,
+    /// Attributes or namespace declarations the XML parser would spend
+    /// more than linear time on (see the module's limits).
+    #[error("line {line}: {why}")]
+    ParserWork { line: u32, why: String },
+    /// An entity of the DOCTYPE rigbake will not expand (see the module's limits).
+    #[error("line {line}: {why}")]
+    Entity { line: u32, why: String },
     /// The root element is not an SVG `<svg>`, or the default namespace
     /// where rigbake inserts elements is not SVG's.
     #[error("{0}")]
@@ -258,13 +293,21 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     if clip.route != Route::Css {
         return Err(ArtError::Route);
     }
+    // The internal subset is resolved here, so the parser expands nothing.
+    let (resolved, has_doctype) = dtd::resolve(art)?;
+    let art: &str = &resolved;
+    prescan::check(art)?;
     let opts = roxmltree::ParsingOptions {
-        allow_dtd: true,
+        allow_dtd: has_doctype,
+        nodes_limit: MAX_NODES,
         ..roxmltree::ParsingOptions::default()
     };
-    let doc = roxmltree::Document::parse_with_options(art, opts)
-        .map_err(|e| ArtError::Xml(e.to_string()))?;
-    let line = |pos: usize| doc.text_pos_at(pos).row;
+    let doc = roxmltree::Document::parse_with_options(art, opts).map_err(|e| match e {
+        roxmltree::Error::NodesLimitReached => ArtError::TooManyNodes,
+        e => ArtError::Xml(e.to_string()),
+    })?;
+    let lines = LineIndex::new(art);
+    let line = |pos: usize| lines.row(pos);
     let root = doc.root_element();
     if root.tag_name().name() != "svg" || root.tag_name().namespace() != Some(SVG_NS) {
         return Err(ArtError::NotSvg(format!(
@@ -305,15 +348,15 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
                 names.push(name);
             }
         }
-        let here = line(node.range().start);
         if let [a, b, ..] = names[..] {
             return Err(ArtError::TwoRoles {
-                line: here,
+                line: line(node.range().start),
                 a: a.into(),
                 b: b.into(),
             });
         }
         let Some(name) = names.first() else { continue };
+        let here = line(node.range().start);
         let (role, leg) = role_of(name).expect("filtered above");
         if let Some(leg) = leg
             && !leg_names.contains(&leg)
@@ -346,11 +389,17 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         ] {
             if !parts.contains_key(&part) {
                 let role = role_of(&part).map(|r| r.0);
-                let similar: Vec<String> = unmatched
-                    .iter()
-                    .filter(|u| Some(u.1) == role)
+                // At most a few hints, so the message stays one short line.
+                const HINTS: usize = 5;
+                let same_role = unmatched.iter().filter(|u| Some(u.1) == role);
+                let more = same_role.clone().count().saturating_sub(HINTS);
+                let mut similar: Vec<String> = same_role
+                    .take(HINTS)
                     .map(|(n, _, l)| format!("\"{n}\" (line {l})"))
                     .collect();
+                if more > 0 {
+                    similar.push(format!("{more} more"));
+                }
                 return Err(ArtError::Missing {
                     part,
                     leg: leg.to_string(),
@@ -436,13 +485,20 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
             (!matches!(role, Role::Marker(_))).then_some((n, f, role, leg))
         })
         .collect();
+    // One walk up from each part (not one per pair of parts): parts × depth.
+    let by_node: std::collections::HashMap<roxmltree::NodeId, usize> = animated
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.1.node, i))
+        .collect();
     for &(name, f, role, leg) in &animated {
         let node = node_of(f);
         let mut inside_own_thigh = false;
-        for &(outer, of, orole, oleg) in &animated {
-            if of.node == f.node || !node.ancestors().skip(1).any(|a| a.id() == of.node) {
+        for anc in node.ancestors().skip(1) {
+            let Some(&k) = by_node.get(&anc.id()) else {
                 continue;
-            }
+            };
+            let (outer, _, orole, oleg) = animated[k];
             if role == Role::Shin && orole == Role::Thigh && oleg == leg {
                 inside_own_thigh = true;
                 continue;
@@ -649,6 +705,28 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     }
     out.push_str(&art[last..]);
     Ok(Animated { svg: out, markers })
+}
+
+/// Line numbers of byte positions, as roxmltree counts them (`\n` only),
+/// by binary search instead of a scan from the start for every question.
+struct LineIndex {
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        let newlines = text
+            .bytes()
+            .enumerate()
+            .filter_map(|(i, b)| (b == b'\n').then_some(i))
+            .collect();
+        LineIndex { newlines }
+    }
+
+    fn row(&self, pos: usize) -> u32 {
+        let n = self.newlines.partition_point(|&nl| nl < pos);
+        u32::try_from(n + 1).unwrap_or(u32::MAX)
+    }
 }
 
 /// Text to insert at a byte position of the drawing.

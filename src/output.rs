@@ -194,10 +194,11 @@ fn stage_all<'a>(
         }
         let mut builder = tempfile::Builder::new();
         builder.prefix(".rigbake-");
-        match std::fs::metadata(path) {
-            Ok(m) => builder.permissions(m.permissions()),
-            Err(_) => builder.permissions(new_file_permissions()),
-        };
+        // A replaced file keeps its mode exactly (set on the open file after
+        // creation, which the umask does not mask); a new one gets 0666
+        // less the umask.
+        let kept_mode = std::fs::metadata(path).ok().map(|m| m.permissions());
+        builder.permissions(new_file_permissions());
         // Another bake may remove an empty directory it created just as
         // this one starts using it (ENOENT): make the path again, a few times.
         let mut attempt = 0;
@@ -226,6 +227,11 @@ fn stage_all<'a>(
                 }
             }
         };
+        if let Some(mode) = kept_mode {
+            tmp.as_file()
+                .set_permissions(mode)
+                .with_context(|| format!("{}: cannot keep its mode", path.display()))?;
+        }
         stall_for_tests();
         tmp.write_all(o.bytes)
             .and_then(|_| tmp.flush())

@@ -350,6 +350,54 @@ fn an_unchanged_output_is_not_rewritten() {
     }
 }
 
+/// A replaced output keeps its exact mode, whatever the umask (bits the
+/// umask would clear included); a new one gets 0666 less the umask.
+#[test]
+fn a_replaced_output_keeps_its_mode_whatever_the_umask() {
+    let dir = scratch();
+    let d = dir.path();
+    let bake = |umask: &str, keys: &str| {
+        let out = Command::new("sh")
+            .current_dir(d)
+            .arg("-c")
+            .arg(format!("umask {umask} && exec \"$@\""))
+            .arg("sh")
+            .arg(env!("CARGO_BIN_EXE_rigbake"))
+            .args(["bake", "rig.json", "-o", "out.svg", "--report", "r.json"])
+            .args(["--keys", keys])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    bake("022", "10");
+    for f in ["out.svg", "r.json"] {
+        let m = fs::metadata(d.join(f)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(m, 0o644, "new {f} under umask 022: {m:o}");
+    }
+    for (mode, umask, keys) in [
+        (0o666, "022", "11"),
+        (0o640, "077", "12"),
+        (0o604, "002", "13"),
+    ] {
+        for f in ["out.svg", "r.json"] {
+            fs::set_permissions(d.join(f), fs::Permissions::from_mode(mode)).unwrap();
+        }
+        let before = fs::read(d.join("out.svg")).unwrap();
+        bake(umask, keys);
+        assert_ne!(fs::read(d.join("out.svg")).unwrap(), before, "not replaced");
+        for f in ["out.svg", "r.json"] {
+            let m = fs::metadata(d.join(f)).unwrap().permissions().mode() & 0o777;
+            assert_eq!(m, mode, "{f} replaced under umask {umask}: {m:o}");
+        }
+    }
+}
+
 /// Whether `chattr +i` works here (root on a file system that supports it).
 fn immutable(path: &Path, on: bool) -> bool {
     Command::new("chattr")
