@@ -1,0 +1,666 @@
+//! The documentation: README.md stays short, every relative link in
+//! README.md and docs/*.md resolves (files and `#anchors`), and
+//! `docs/rig-format.md` is the rig-format reference generated from the JSON
+//! Schema that `rigbake schema` prints.
+//!
+//! Regenerate the reference with:
+//!
+//! ```text
+//! RIGBAKE_BLESS=1 cargo test --test docs
+//! ```
+
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// README.md's size limit, bytes.
+const README_MAX_BYTES: u64 = 10_240;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn bless() -> bool {
+    std::env::var_os("RIGBAKE_BLESS").is_some_and(|v| v == "1")
+}
+
+// ---------------------------------------------------------------------------
+// Size
+
+#[test]
+fn readme_is_at_most_10_kib() {
+    let len = fs::metadata(root().join("README.md")).unwrap().len();
+    assert!(
+        len <= README_MAX_BYTES,
+        "README.md is {len} bytes, over {README_MAX_BYTES}: move detail into docs/"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Links
+
+/// README.md and every Markdown file under docs/.
+fn doc_files() -> Vec<PathBuf> {
+    let mut v = vec![root().join("README.md")];
+    let mut docs: Vec<PathBuf> = fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    v.extend(docs);
+    v
+}
+
+/// Text outside fenced code blocks, line by line (code blocks hold JSON and
+/// shell, whose brackets are no links).
+fn prose_lines(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// Inline link targets `[text](target)` in prose, skipping code spans.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in prose_lines(text) {
+        // drop code spans so `[x, y](…)`-like text in code is not a link
+        let mut plain = String::new();
+        let mut in_code = false;
+        for c in line.chars() {
+            if c == '`' {
+                in_code = !in_code;
+            } else if !in_code {
+                plain.push(c);
+            }
+        }
+        let b = plain.as_bytes();
+        let mut i = 0;
+        while let Some(off) = plain[i..].find("](") {
+            let start = i + off + 2;
+            let mut depth = 0usize;
+            let mut end = start;
+            while end < b.len() {
+                match b[end] {
+                    b'(' => depth += 1,
+                    b')' if depth == 0 => break,
+                    b')' => depth -= 1,
+                    _ => {}
+                }
+                end += 1;
+            }
+            let target = plain[start..end].trim();
+            let target = target.split_whitespace().next().unwrap_or("");
+            out.push(target.to_string());
+            i = end.min(b.len());
+            if i >= b.len() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// GitHub's anchor for a heading: lower case, punctuation other than `-`
+/// and `_` dropped, spaces to `-`; repeated headings get `-1`, `-2`, ….
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = BTreeSet::new();
+    for line in prose_lines(text) {
+        let t = line.trim_start();
+        if !t.starts_with('#') {
+            continue;
+        }
+        let heading = t.trim_start_matches('#');
+        if !heading.starts_with(' ') {
+            continue;
+        }
+        let slug: String = heading
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                '-' | '_' => Some(c),
+                c if c.is_alphanumeric() => Some(c),
+                _ => None,
+            })
+            .collect();
+        let n = seen.entry(slug.clone()).or_insert(0);
+        let anchor = if *n == 0 {
+            slug.clone()
+        } else {
+            format!("{slug}-{n}")
+        };
+        *n += 1;
+        out.insert(anchor);
+    }
+    out
+}
+
+#[test]
+fn relative_links_and_anchors_resolve() {
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for file in doc_files() {
+        let text = fs::read_to_string(&file).unwrap();
+        let dir = file.parent().unwrap();
+        let name = file.strip_prefix(root()).unwrap().display().to_string();
+        for target in link_targets(&text) {
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (path, anchor) = match target.split_once('#') {
+                Some((p, a)) => (p, Some(a)),
+                None => (target.as_str(), None),
+            };
+            let resolved = if path.is_empty() {
+                file.clone()
+            } else {
+                dir.join(path)
+            };
+            if !resolved.exists() {
+                bad.push(format!("{name}: {target}: no such file"));
+                continue;
+            }
+            if let Some(anchor) = anchor {
+                let ok = resolved.extension().is_some_and(|e| e == "md")
+                    && anchors(&fs::read_to_string(&resolved).unwrap()).contains(anchor);
+                if !ok {
+                    bad.push(format!("{name}: {target}: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 10,
+        "only {checked} links found: is the parser broken?"
+    );
+    assert!(bad.is_empty(), "broken links:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn link_parser_finds_links_and_anchors() {
+    let md = "# A title\n\nSee [x](docs/a.md#b-c) and `[no](link)`.\n```\n[no](x)\n```\n## B `c`\n## B c\n";
+    assert_eq!(link_targets(md), vec!["docs/a.md#b-c".to_string()]);
+    let a = anchors(md);
+    assert!(
+        a.contains("a-title") && a.contains("b-c") && a.contains("b-c-1"),
+        "{a:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The rig-format reference
+
+const REFERENCE: &str = "docs/rig-format.md";
+
+#[test]
+fn rig_format_reference_is_fresh() {
+    let want = rig_format_markdown(&rigbake::schema::rig_schema());
+    let path = root().join(REFERENCE);
+    if bless() {
+        fs::write(&path, &want).unwrap();
+    }
+    let have = fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "{REFERENCE} is stale (the rig schema changed): regenerate it with \
+         `RIGBAKE_BLESS=1 cargo test --test docs`"
+    );
+}
+
+#[test]
+fn rig_format_reference_names_every_field_and_enum_value() {
+    let schema = rigbake::schema::rig_schema();
+    let text = rig_format_markdown(&schema);
+    let mut objects: Vec<&Value> = vec![&schema];
+    objects.extend(schema["definitions"].as_object().unwrap().values());
+    for obj in objects {
+        for field in obj["properties"].as_object().into_iter().flatten() {
+            assert!(
+                text.contains(&format!("`{}`", field.0)),
+                "field {}",
+                field.0
+            );
+        }
+        for v in obj["oneOf"].as_array().into_iter().flatten() {
+            if let Some(c) = v["const"].as_str() {
+                assert!(text.contains(&format!("`\"{c}\"`")), "value {c}");
+            }
+        }
+    }
+}
+
+/// Definitions in the order a reader meets them: breadth first from the
+/// top-level fields, then any not reached.
+fn definition_order(schema: &Value) -> Vec<String> {
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+                    out.push(r.trim_start_matches("#/definitions/").to_string());
+                }
+                // properties in name order, as serde_json keeps them
+                for (k, x) in m {
+                    if k != "definitions" {
+                        refs(x, out);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+            _ => {}
+        }
+    }
+    let defs = schema["definitions"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let mut order = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut queue = VecDeque::new();
+    let mut first = Vec::new();
+    refs(&schema["properties"], &mut first);
+    queue.extend(first);
+    while let Some(name) = queue.pop_front() {
+        if !defs.contains_key(&name) || !seen.insert(name.clone()) {
+            continue;
+        }
+        let mut next = Vec::new();
+        refs(&defs[&name], &mut next);
+        queue.extend(next);
+        order.push(name);
+    }
+    for name in defs.keys() {
+        if seen.insert(name.clone()) {
+            order.push(name.clone());
+        }
+    }
+    order
+}
+
+/// The heading a definition gets: its type name without the `File` suffix.
+fn title(def: &str) -> &str {
+    def.strip_suffix("File").unwrap_or(def)
+}
+
+fn anchor_of(def: &str) -> String {
+    title(def).to_lowercase()
+}
+
+/// One line of prose from a description (tables take no line breaks);
+/// rustdoc's intra-doc links (`` [`NAME`] ``) become plain code spans.
+fn one_line(s: &str) -> String {
+    let mut text = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    while let Some(start) = text.find("[`") {
+        let Some(len) = text[start..].find("`]") else {
+            break;
+        };
+        let end = start + len;
+        let inner = text[start + 1..end + 1].to_string();
+        text.replace_range(start..end + 2, &inner);
+    }
+    text.replace('|', "\\|")
+}
+
+fn description(v: &Value) -> String {
+    v["description"].as_str().map(one_line).unwrap_or_default()
+}
+
+fn ref_name(v: &Value) -> Option<&str> {
+    v["$ref"]
+        .as_str()
+        .map(|r| r.trim_start_matches("#/definitions/"))
+}
+
+/// The schema of `v` without an `Option`'s `null` branch or a lone `allOf`.
+fn unwrap_optional(v: &Value) -> &Value {
+    if let Some(all) = v["allOf"].as_array()
+        && all.len() == 1
+    {
+        return unwrap_optional(&all[0]);
+    }
+    if let Some(any) = v["anyOf"].as_array() {
+        let non_null: Vec<&Value> = any.iter().filter(|x| x["type"] != "null").collect();
+        if non_null.len() == 1 && any.len() == 2 {
+            return unwrap_optional(non_null[0]);
+        }
+    }
+    v
+}
+
+fn json_inline(v: &Value) -> String {
+    /// `1.0` reads better as `1`.
+    fn whole(v: &Value) -> Value {
+        match v {
+            Value::Number(n) => match n.as_f64() {
+                Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => Value::from(f as i64),
+                _ => v.clone(),
+            },
+            Value::Array(a) => Value::Array(a.iter().map(whole).collect()),
+            Value::Object(m) => {
+                Value::Object(m.iter().map(|(k, x)| (k.clone(), whole(x))).collect())
+            }
+            _ => v.clone(),
+        }
+    }
+    let s = serde_json::to_string(&whole(v)).unwrap();
+    format!("`{}`", s.replace('|', "\\|"))
+}
+
+/// The type of a field, as Markdown (definitions linked).
+fn type_of(v: &Value) -> String {
+    let v = unwrap_optional(v);
+    if let Some(name) = ref_name(v) {
+        return format!("[{}](#{})", title(name), anchor_of(name));
+    }
+    if let Some(c) = v.get("const") {
+        return json_inline(c);
+    }
+    if let Some(e) = v["enum"].as_array() {
+        return e.iter().map(json_inline).collect::<Vec<_>>().join(" \\| ");
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(alts) = v[key].as_array() {
+            return alts
+                .iter()
+                .filter(|x| x["type"] != "null")
+                .map(type_of)
+                .collect::<Vec<_>>()
+                .join(" or ");
+        }
+    }
+    let types: Vec<&str> = match &v["type"] {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(a) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect(),
+        _ => vec![],
+    };
+    match types.as_slice() {
+        ["array"] => {
+            let items = &v["items"];
+            let (min, max) = (v["minItems"].as_u64(), v["maxItems"].as_u64());
+            if let (Some(a), Some(b)) = (min, max)
+                && a == b
+                && a <= 4
+            {
+                let t = type_of(items);
+                return format!("[{}]", vec![t; a as usize].join(", "));
+            }
+            if items == &Value::Bool(true) || items.is_null() {
+                return "array".into();
+            }
+            format!("array of {}", type_of(items))
+        }
+        ["integer"] => "integer".into(),
+        ["number"] => "number".into(),
+        ["string"] => "string".into(),
+        ["boolean"] => "boolean".into(),
+        ["object"] => match v.get("additionalProperties") {
+            Some(values) if values.is_object() => {
+                format!("object: name → {}", type_of(values))
+            }
+            _ => "object".into(),
+        },
+        [] => "any JSON (see the description)".into(),
+        many => many.join(" or "),
+    }
+}
+
+/// Default and range notes of a field.
+fn constraints(v: &Value, required: bool) -> String {
+    let mut parts = Vec::new();
+    if required {
+        parts.push("required".to_string());
+    } else if let Some(d) = v.get("default").filter(|d| !d.is_null()) {
+        parts.push(format!("default {}", json_inline(d)));
+    } else {
+        parts.push("optional".to_string());
+    }
+    let inner = unwrap_optional(v);
+    for (key, word) in [
+        ("minimum", "≥"),
+        ("exclusiveMinimum", ">"),
+        ("maximum", "≤"),
+        ("exclusiveMaximum", "<"),
+    ] {
+        if let Some(n) = inner.get(key) {
+            parts.push(format!("{word} {n}"));
+        }
+    }
+    if inner["type"] == "array" && inner["minItems"] != inner["maxItems"] {
+        if let Some(n) = inner["minItems"].as_u64() {
+            parts.push(format!("at least {n} entries"));
+        }
+        if let Some(n) = inner["maxItems"].as_u64() {
+            parts.push(format!("at most {n} entries"));
+        }
+    }
+    parts.join(", ")
+}
+
+fn field_table(out: &mut String, obj: &Value) {
+    let props: &Map<String, Value> = match obj["properties"].as_object() {
+        Some(p) => p,
+        None => return,
+    };
+    let required: BTreeSet<&str> = obj["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    out.push_str("| field | type | required / default | description |\n|---|---|---|---|\n");
+    for (name, v) in props {
+        out.push_str(&format!(
+            "| `{name}` | {} | {} | {} |\n",
+            type_of(v),
+            constraints(v, required.contains(name.as_str())),
+            description(v)
+        ));
+    }
+    out.push('\n');
+}
+
+/// A definition that is a choice: enum values, tagged objects or shapes.
+fn alternatives(out: &mut String, alts: &[Value]) {
+    if alts.iter().all(|a| a.get("const").is_some()) {
+        out.push_str("| value | meaning |\n|---|---|\n");
+        for a in alts {
+            out.push_str(&format!(
+                "| {} | {} |\n",
+                json_inline(&a["const"]),
+                description(a)
+            ));
+        }
+        out.push('\n');
+        return;
+    }
+    out.push_str("One of:\n\n");
+    for a in alts {
+        let props = a["properties"].as_object();
+        let line = match props {
+            Some(p) if p.len() == 1 && a["type"] == "object" => {
+                let (k, v) = p.iter().next().unwrap();
+                format!("an object `{{\"{k}\": …}}` holding {}", type_of(v))
+            }
+            _ => type_of(a),
+        };
+        let d = description(a);
+        if d.is_empty() {
+            out.push_str(&format!("- {line}\n"));
+        } else {
+            out.push_str(&format!("- {line}: {d}\n"));
+        }
+    }
+    out.push('\n');
+}
+
+/// `docs/rig-format.md`: every section, field, type, description, enum
+/// value, default and range the schema holds.
+fn rig_format_markdown(schema: &Value) -> String {
+    let mut out = String::new();
+    out.push_str(
+        "# Rig format reference\n\n\
+         <!-- Generated from the JSON Schema printed by `rigbake schema`; do not edit.\n     \
+         Regenerate: RIGBAKE_BLESS=1 cargo test --test docs -->\n\n\
+         Generated from the JSON Schema that `rigbake schema` prints (the repository keeps a \
+         copy in [`schema/rig.schema.json`](../schema/rig.schema.json)); regenerate this page \
+         with `RIGBAKE_BLESS=1 cargo test --test docs`. The schema gives the shape of a rig \
+         file: field names, types, enum values and defaults. Unknown fields are errors. Value \
+         rules (lengths > 0, unique names, reachable targets, coordinate bounds) are checked \
+         by `rigbake` itself and reported as one error line naming the field. Fields whose \
+         type reads *any JSON* (trajectories in `ik_chains`, `ground`, `root.move`, `ik[].target`) \
+         are described in [the walker guide](walker.md) and \
+         [how it works](how-it-works.md#trajectories).\n\n",
+    );
+    if let Some(d) = schema["description"].as_str() {
+        out.push_str(&one_line(d));
+        out.push_str("\n\n");
+    }
+    let order = definition_order(schema);
+    out.push_str("## Rig file\n\nThe top-level object.\n\n");
+    field_table(&mut out, schema);
+    out.push_str("Types used above, in the order they appear:\n\n");
+    for name in &order {
+        out.push_str(&format!("- [{}](#{})\n", title(name), anchor_of(name)));
+    }
+    out.push('\n');
+    for name in &order {
+        let def = &schema["definitions"][name];
+        out.push_str(&format!("## {}\n\n", title(name)));
+        let d = description(def);
+        if !d.is_empty() {
+            out.push_str(&d);
+            out.push_str("\n\n");
+        }
+        if def["properties"].is_object() {
+            field_table(&mut out, def);
+        } else if let Some(alts) = def["oneOf"].as_array().or(def["anyOf"].as_array()) {
+            alternatives(&mut out, alts);
+        } else {
+            out.push_str(&format!("Type: {}.\n\n", type_of(def)));
+        }
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Examples in the guides
+
+/// Fenced ```json blocks of a Markdown text.
+fn json_blocks(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Option<String> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        match &mut cur {
+            None if t.starts_with("```json") => cur = Some(String::new()),
+            Some(block) if t.starts_with("```") => {
+                out.push(std::mem::take(block));
+                cur = None;
+            }
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// `rigbake bake` in a fresh directory: the exit code, stdout and stderr.
+fn bake_in_tmp(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let out = assert_cmd::Command::cargo_bin("rigbake")
+        .unwrap()
+        .current_dir(tmp.path())
+        .arg("bake")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every complete rig shown in the guides (a JSON object with a `name`
+/// and a `view_box`) bakes on both routes; fragments are skipped.
+#[test]
+fn rigs_shown_in_the_docs_bake() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let mut baked = Vec::new();
+    for file in doc_files() {
+        let text = fs::read_to_string(&file).unwrap();
+        for (i, block) in json_blocks(&text).into_iter().enumerate() {
+            let Ok(v) = serde_json::from_str::<Value>(&block) else {
+                continue;
+            };
+            if v.get("name").is_none() || v.get("view_box").is_none() {
+                continue;
+            }
+            let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+            let path = tmp.path().join(format!("{stem}-{i}.json"));
+            fs::write(&path, &block).unwrap();
+            let (code, _, stderr) = bake_in_tmp(&[
+                path.as_os_str(),
+                "--route".as_ref(),
+                "both".as_ref(),
+                "-o".as_ref(),
+                tmp.path().join("out").as_os_str(),
+            ]);
+            assert_eq!(code, Some(0), "{stem} block {i}: {stderr}");
+            baked.push(format!("{stem}/{}", v["name"]));
+        }
+    }
+    for want in ["walker/\"step1\"", "walker/\"step2\"", "walker/\"step3\""] {
+        assert!(
+            baked.iter().any(|b| b == want),
+            "{want} not found in {baked:?}"
+        );
+    }
+}
+
+/// The drawing of the rider guide animates with the example rig, its knee
+/// marker on the rig's knee, as the guide shows.
+#[test]
+fn rider_guide_example_bakes() {
+    let rig = root().join("rigs/seed-nested.json");
+    let art = root().join("docs/examples/rider.svg");
+    let (code, stdout, stderr) = bake_in_tmp(&[
+        rig.as_os_str(),
+        "--art".as_ref(),
+        art.as_os_str(),
+        "-o".as_ref(),
+        "rider.svg".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("max    3.529 px"), "{stdout}");
+    assert!(
+        stderr.contains("art: joint-knee-near is 0 px")
+            || stdout.contains("art: joint-knee-near is 0 px"),
+        "{stdout}{stderr}"
+    );
+    let guide = fs::read_to_string(root().join("docs/draw-your-rider.md")).unwrap();
+    assert!(guide.contains("--art docs/examples/rider.svg"));
+}
