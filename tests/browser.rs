@@ -441,7 +441,7 @@ fn page_errors_are_reported() {
 // Baked files: every example rig, both routes, and the committed `out/`.
 
 /// Fallback bound on the browser's ankle–target distance, px, for rigs
-/// without `tolerance_px` (the README's `rigbake check --max-error 4`).
+/// without `tolerance_px` (the README's quick start: `rigbake check --max-error 4`).
 const MAX_ANKLE_ERROR_PX: f64 = 4.0;
 
 /// Uniform seek times per period for baked files (the report's worst times

@@ -1,5 +1,5 @@
 //! Error-bounded keys: the fitter's output, as measured independently, never
-//! exceeds the tolerance, and the figures the README quotes hold.
+//! exceeds the tolerance, and the figures docs/how-it-works.md quotes hold.
 
 use proptest::prelude::*;
 use rigbake::bake::{BakeOptions, Keying};

@@ -612,7 +612,7 @@ fn help_states_the_tolerance_range() {
     let out = rigbake().args(["bake", "--help"]).output().unwrap();
     let help = String::from_utf8(out.stdout).unwrap();
     assert!(help.contains("0.01 to 1000000"), "{help}");
-    let readme = fs::read_to_string(repo("README.md")).unwrap();
+    let readme = fs::read_to_string(repo("docs/cli.md")).unwrap();
     assert!(readme.contains("`--tolerance PX` takes 0.01 to 1000000 px"));
     // and the limit is the one enforced
     for (px, ok) in [("1000000", true), ("1000000.5", false)] {

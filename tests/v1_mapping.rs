@@ -1,5 +1,5 @@
 //! The documented mapping from a v1 cycling rig (`crank` + `legs`) to an
-//! `ik_chains` rig (README, "A cycling rig as chains") is exact: every leg
+//! `ik_chains` rig (docs/how-it-works.md, "A cycling rig as chains") is exact: every leg
 //! becomes a chain with a fixed root at the hip and a circle target, and the
 //! two describe the same ideal ankle at every time.
 
@@ -14,7 +14,7 @@ fn repo(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
-/// The README's mapping, applied to a v1 rig file.
+/// The documented mapping, applied to a v1 rig file.
 fn as_chains(v1: &Value) -> Value {
     let crank = &v1["crank"];
     let num = |v: &Value, d: f64| v.as_f64().unwrap_or(d);
