@@ -615,7 +615,11 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         figure: None,
         chains: Vec::new(),
         ground: None,
-        fixed_chains: crate::figure::chain::validate_fixed(&file.chains, period_s)?,
+        fixed_chains: crate::figure::chain::validate_fixed(
+            &file.chains,
+            period_s,
+            &mut crate::solve::physics::Budget::default(),
+        )?,
         torso: file
             .torso
             .as_ref()
@@ -659,8 +663,10 @@ fn validate_figure(
         &file.ik,
         period_s,
     )?;
-    figure.springs = crate::figure::spring::validate(&file.springs, &figure)?;
-    figure.chains = crate::figure::chain::validate(&file.chains, &figure)?;
+    // springs and chains share one simulation budget
+    let mut budget = crate::solve::physics::Budget::default();
+    figure.springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
+    figure.chains = crate::figure::chain::validate(&file.chains, &figure, &mut budget)?;
     if let Some(g) = &file.ground {
         if figure.switched || figure.clips[0].play != crate::figure::file::Play::Loop {
             return Err(invalid(

@@ -131,9 +131,11 @@ fn zero_length_path_segments_anywhere_bake_exactly_as_without_them() {
         )
     };
     type Place = fn(&mut Value, &str);
+    /// (rig, path start, its two curves, which variants, where it goes)
+    type Case<'a> = (&'a str, &'a str, (&'a str, &'a str), &'a [usize], Place);
     // (every position on the foot loop; the first and the closing one on
     // the other two, whose bakes are slower)
-    let cases: [(&str, &str, (&str, &str), &[usize], Place); 3] = [
+    let cases: [Case; 3] = [
         (
             "path-foot",
             "M 160 250",
