@@ -56,10 +56,10 @@ fn bake(v: &Value, dir: &Path) -> (Option<i32>, String, Vec<(String, String)>) {
 
 /// A number token that is not finite (the writer spells them NaN / inf).
 fn non_finite(svg: &str) -> bool {
-    svg.contains("NaN")
-        || svg
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
-            .any(|w| w == "inf" || w == "-inf")
+    // whole tokens only: a rig may name a leg or bone "NaN" (then it shows
+    // up inside class and probe names, as rb-NaN-thigh or NaN-ankle)
+    svg.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+        .any(|w| matches!(w, "NaN" | "-NaN" | "inf" | "-inf"))
 }
 
 /// Bake `v` and hold the result to `want`; returns the files written.
