@@ -63,7 +63,7 @@ pub const MAX_PARTICLES: usize = 64;
 /// Most constraint passes per sub-step.
 pub const MAX_ITERATIONS: usize = 50;
 /// Most chains in one rig.
-pub const MAX_CHAINS: usize = 16;
+pub const MAX_CHAINS: usize = 4;
 /// Most colliders per chain.
 pub const MAX_COLLIDERS: usize = 16;
 
