@@ -263,3 +263,41 @@ fn a_slow_single_bake_is_announced_on_a_terminal_only() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&o.stdout).contains("baking"));
 }
+
+/// A bone tree's measuring cost grows as (keys of all tracks) × (bones):
+/// beyond the documented product it is refused up front, with the figures.
+#[test]
+fn a_bone_tree_beyond_the_keys_times_bones_limit_is_refused_up_front() {
+    let mut v = rig("robot-arm");
+    for k in ["root", "clips", "ik", "springs", "chains"] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    let track = |i: usize| {
+        let mut keys = vec![json!([0, 0])];
+        keys.extend((1..999).map(|k| json!([(k as f64 + i as f64 / 20.0) / 1000.0, k % 90])));
+        keys.push(json!([1, 0]));
+        json!({"track": {"keys": keys}})
+    };
+    let mut bones = vec![json!({"name": "b0", "at": [200, 150], "length": 4, "angle": track(0)})];
+    for i in 1..16 {
+        bones.push(json!({"name": format!("b{i}"), "parent": format!("b{}", i - 1), "length": 4, "angle": track(i)}));
+    }
+    v["bones"] = bones.into();
+    refused(
+        &v,
+        &[
+            "bones: 16000 keyframes",
+            "× 16 bones = 256000 is more than the 64000",
+        ],
+        Duration::from_secs(5),
+    );
+    // sines count 8 keys per cycle
+    for b in v["bones"].as_array_mut().unwrap() {
+        b["angle"] = json!({"sine": {"amp_deg": 10, "harmonic": 64}});
+    }
+    refused(
+        &v,
+        &["bones: 8192 keyframes", "× 16 bones = 131072"],
+        Duration::from_secs(5),
+    );
+}
