@@ -301,3 +301,51 @@ fn a_bone_tree_beyond_the_keys_times_bones_limit_is_refused_up_front() {
         Duration::from_secs(5),
     );
 }
+
+/// Uniform keys times legs (or ik_chains) is bounded, from the rig and
+/// from `--keys`: 64 legs × 10000 keys took 144 s and 5 GB.
+#[test]
+fn keys_times_legs_beyond_the_limit_is_refused_up_front() {
+    let mut v = rig("seed-nested");
+    let leg = v["legs"][0].clone();
+    v["legs"] = (0..64)
+        .map(|i| {
+            let mut l = leg.clone();
+            l["name"] = format!("l{i}x").into();
+            l
+        })
+        .collect();
+    v["keys"] = 10_000.into();
+    refused(
+        &v,
+        &["keys: 10000 keys × 64 legs = 640000 is more than the 10000"],
+        Duration::from_secs(5),
+    );
+    let mut v = rig("path-foot");
+    v.as_object_mut().unwrap().remove("tolerance_px");
+    v["keys"] = 5001.into();
+    refused(
+        &v,
+        &["keys: 5001 keys × 2 ik_chains = 10002"],
+        Duration::from_secs(5),
+    );
+    // --keys is held to the same limit, per rig
+    let tmp = TempDir::new().unwrap();
+    let o = Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("bake")
+        .arg(repo("rigs/seed-nested.json"))
+        .args(["--keys", "5001", "-o"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.trim_end().ends_with(
+            "seed-nested.json: --keys: 5001 keys × 2 legs = 10002 is more than the 10000 keys a bake writes and measures in a few seconds; use fewer keys, or a tolerance"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
