@@ -161,7 +161,8 @@ fn a_chain_that_does_not_converge_stops_at_the_budget() {
     );
 }
 
-/// Documented maxima: warm-up cap, chains per rig, colliders per chain.
+/// Documented maxima: warm-up cap, Verlet chains and IK chains per rig,
+/// colliders per chain.
 #[test]
 fn counts_beyond_the_documented_maxima_are_refused() {
     let mut v = rig("cyclist-scarf");
@@ -183,6 +184,20 @@ fn counts_beyond_the_documented_maxima_are_refused() {
     refused(
         &v,
         &["chains: at most 4 chains, got 5"],
+        Duration::from_secs(5),
+    );
+    let mut v = rig("path-foot");
+    let chain = v["ik_chains"][0].clone();
+    v["ik_chains"] = (0..9)
+        .map(|i| {
+            let mut c = chain.clone();
+            c["name"] = format!("c{i}x").into();
+            c
+        })
+        .collect();
+    refused(
+        &v,
+        &["ik_chains: at most 8 chains, got 9"],
         Duration::from_secs(5),
     );
     let mut v = rig("ponytail");

@@ -1117,6 +1117,29 @@ mod tests {
     }
 
     #[test]
+    fn the_budget_caps_the_warm_up_and_refuses_what_cannot_loop() {
+        // 1 s: 3600 sub-steps; 10 updates each: 36,000 per period
+        let mut b = Budget::default();
+        assert_eq!(substeps(1.0), 3600);
+        let per_period = 36_000;
+        let fit = (SIM_BUDGET / per_period) as usize;
+        assert_eq!(budget_warmup("c", 1.0, 10, "x", 400, &b).unwrap(), 400);
+        assert_eq!(
+            budget_warmup("c", 1.0, 10, "x", 100_000, &b).unwrap(),
+            fit - 1
+        );
+        b.spend(fit - 1, per_period);
+        // one period left: no warm-up and recording
+        let e = budget_warmup("c", 1.0, 10, "(x)", 400, &b)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("c: simulating one period takes period_s 1 s = 3600 sub-steps × (x) = 36000 particle updates"), "{e}");
+        assert!(e.contains("left after the simulations before it"), "{e}");
+        // the shortest period still runs whole frames
+        assert_eq!(substeps(0.001), FRAMES);
+    }
+
+    #[test]
     fn a_missing_anchor_bone_names_its_path() {
         let mut h = hair();
         h.anchor.bone = Some("hat".into());
