@@ -364,3 +364,28 @@ fn keys_times_legs_beyond_the_limit_is_refused_up_front() {
     );
     assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
 }
+
+/// Springs × bones is bounded (fitting cost grows as its square: 8
+/// springs on 250 bones took a minute).
+#[test]
+fn springs_times_bones_beyond_the_limit_is_refused_up_front() {
+    let mut v = rig("ponytail");
+    v.as_object_mut().unwrap().remove("chains");
+    for i in 0..40 {
+        v["bones"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": format!("b{i}"), "parent": "neck", "length": 0}));
+    }
+    for i in 0..9 {
+        v["springs"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"bone": format!("b{i}"), "stiffness": 260, "damping": 26}));
+    }
+    refused(
+        &v,
+        &["springs: 10 springs × 42 bones = 420 is more than the 400"],
+        Duration::from_secs(5),
+    );
+}

@@ -44,6 +44,11 @@ pub const MAX_DAMPING: f64 = 1.0e4;
 pub const SPRING_BUDGET_PX: f64 = 0.05;
 /// Warm-up cap, periods.
 pub const SPRING_WARMUP: usize = 2000;
+/// Most springs × bones in one rig: fitting a spring's keys measures its
+/// subtree against FK with every spring above, so the cost grows as the
+/// square of this product (1 spring on 250 bones, or 8 on 40, about a
+/// second; 8 on 250 took a minute).
+pub const MAX_SPRING_WORK: usize = 400;
 
 /// One entry of `springs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -128,6 +133,17 @@ pub fn validate(
         return Err(invalid(
             "springs",
             "springs need a rig without `clips` whose clip loops (`play` \"loop\")",
+        ));
+    }
+    if files.len() * fig.bones.len() > MAX_SPRING_WORK {
+        return Err(invalid(
+            "springs",
+            format!(
+                "{} springs × {} bones = {} is more than the {MAX_SPRING_WORK} a bake fits in a few seconds; use fewer springs or bones",
+                files.len(),
+                fig.bones.len(),
+                files.len() * fig.bones.len()
+            ),
         ));
     }
     let clip = &fig.clips[0];
