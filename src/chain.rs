@@ -276,15 +276,18 @@ fn len(path: &str, x: f64) -> Result<f64, RigError> {
     Ok(x)
 }
 
+/// Most `ik_chains` in one rig (each fitted to a tolerance costs up to
+/// about a third of a second).
+pub const MAX_IK_CHAINS: usize = 8;
+
 /// Validate `ik_chains` (non-empty) and `ground` of a rig file.
 pub fn validate(file: &RigFile, period_s: f64) -> Result<(Vec<IkChain>, Option<Ground>), RigError> {
     let mut chains: Vec<IkChain> = Vec::new();
-    if file.ik_chains.len() > crate::rig::MAX_LEGS {
+    if file.ik_chains.len() > MAX_IK_CHAINS {
         return Err(invalid(
             "ik_chains",
             format!(
-                "at most {} chains, got {}",
-                crate::rig::MAX_LEGS,
+                "at most {MAX_IK_CHAINS} chains, got {}",
                 file.ik_chains.len()
             ),
         ));

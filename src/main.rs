@@ -212,13 +212,17 @@ impl BakeArgs {
 
     /// Read and validate one rig, keeping only `--clip` when given.
     fn load(&self, path: &Path) -> Result<rig::Rig> {
-        match &self.clip {
-            None => load_rig(path),
+        let rig = match &self.clip {
+            None => load_rig(path)?,
             Some(clip) => {
                 let text = read_rig(path)?;
-                rig::load_clip(&text, clip).with_context(|| input::shown_path(path))
+                rig::load_clip(&text, clip).with_context(|| input::shown_path(path))?
             }
+        };
+        if let Some(k) = self.keys {
+            rig::check_key_work("--keys", k, &rig).with_context(|| input::shown_path(path))?;
         }
+        Ok(rig)
     }
 }
 

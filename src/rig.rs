@@ -531,6 +531,30 @@ pub fn check_keys(path: &str, keys: usize) -> Result<usize, RigError> {
     Ok(keys)
 }
 
+/// Most uniform keys times legs (or `ik_chains`) one bake writes and
+/// measures: about two seconds of a release build.
+pub const MAX_KEY_WORK: usize = 10_000;
+
+/// Check uniform `keys` against the rig's leg or chain count (bone trees
+/// fit their own keys); shared by the rig field and `--keys`.
+pub fn check_key_work(path: &str, keys: usize, rig: &Rig) -> Result<(), RigError> {
+    let (n, what) = if rig.chains.is_empty() {
+        (rig.legs.len(), "legs")
+    } else {
+        (rig.chains.len(), "ik_chains")
+    };
+    if keys.saturating_mul(n) > MAX_KEY_WORK {
+        return Err(invalid(
+            path,
+            format!(
+                "{keys} keys × {n} {what} = {} is more than the {MAX_KEY_WORK} keys a bake writes and measures in a few seconds; use fewer keys, or a tolerance",
+                keys * n
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Check a tolerance; shared by the rig field and `--tolerance`.
 pub fn check_tolerance(path: &str, px: f64) -> Result<f64, RigError> {
     if !px.is_finite() || !(MIN_TOLERANCE_PX..=MAX_COORD).contains(&px) {
@@ -547,6 +571,14 @@ pub fn check_tolerance(path: &str, px: f64) -> Result<f64, RigError> {
 
 /// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
 pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
+    let rig = validate_parts(file)?;
+    if rig.tolerance_px.is_none() {
+        check_key_work("keys", rig.keys, &rig)?;
+    }
+    Ok(rig)
+}
+
+fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
     if file.name.len() > 64 || !is_ident(&file.name, &['.']) {
         return Err(invalid(
             "name",
@@ -708,7 +740,11 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
         figure: None,
         chains: Vec::new(),
         ground: None,
-        fixed_chains: crate::figure::chain::validate_fixed(&file.chains, period_s)?,
+        fixed_chains: crate::figure::chain::validate_fixed(
+            &file.chains,
+            period_s,
+            &mut crate::solve::physics::Budget::default(),
+        )?,
         torso: file
             .torso
             .as_ref()
@@ -752,8 +788,10 @@ fn validate_figure(
         &file.ik,
         period_s,
     )?;
-    figure.springs = crate::figure::spring::validate(&file.springs, &figure)?;
-    figure.chains = crate::figure::chain::validate(&file.chains, &figure)?;
+    // springs and chains share one simulation budget
+    let mut budget = crate::solve::physics::Budget::default();
+    figure.springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
+    figure.chains = crate::figure::chain::validate(&file.chains, &figure, &mut budget)?;
     if let Some(g) = &file.ground {
         if figure.switched || figure.clips[0].play != crate::figure::file::Play::Loop {
             return Err(invalid(

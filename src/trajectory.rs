@@ -10,7 +10,9 @@
 //!   smoothstep, easeInCubic, easeOutCubic).
 //! - `path`: a closed SVG path string traversed at constant speed by arc
 //!   length (kurbo's arc length, accurate to [`ARCLEN_ACCURACY`] px), from
-//!   `start` (fraction of the length) forward or in reverse.
+//!   `start` (fraction of the length) forward or in reverse. Segments of
+//!   zero length (repeated points, a `Z` back onto the start) take no time
+//!   and are dropped.
 //! - `gait`: seed 000's foot path relative to `origin` (the point under the
 //!   hip): for the first `duty` of the cycle the foot slides linearly on the
 //!   ground from `+stride/2` to `−stride/2` (stance); then it swings back
@@ -28,6 +30,10 @@ use std::f64::consts::{PI, TAU};
 
 /// Arc-length accuracy for `path` trajectories, px.
 pub const ARCLEN_ACCURACY: f64 = 1e-6;
+
+/// Path segments no longer than this (px) are dropped from a `path`
+/// trajectory: a point, or a curve far shorter than the written precision.
+pub const MIN_SEGMENT_PX: f64 = 1e-9;
 
 /// A trajectory as written in a rig file (externally tagged: `{"circle": {…}}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -401,39 +407,56 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
 fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
     let bez = BezPath::from_svg(&pf.d)
         .map_err(|e| invalid(&format!("{p}.d"), format!("not valid SVG path data: {e}")))?;
-    let segs: Vec<PathSeg> = bez.segments().collect();
-    if segs.is_empty() {
+    let all: Vec<PathSeg> = bez.segments().collect();
+    if all.is_empty() {
         return Err(invalid(&format!("{p}.d"), "has no segments"));
     }
-    let first = segs[0].start();
-    let last = segs[segs.len() - 1].end();
+    for s in &all {
+        let points: &[kurbo::Point] = match s {
+            PathSeg::Line(l) => &[l.p0, l.p1],
+            PathSeg::Quad(q) => &[q.p0, q.p1, q.p2],
+            PathSeg::Cubic(c) => &[c.p0, c.p1, c.p2, c.p3],
+        };
+        if let Some(q) = points.iter().find(|q| {
+            !(q.x.is_finite() && q.y.is_finite()) || q.x.abs() > MAX_COORD || q.y.abs() > MAX_COORD
+        }) {
+            return Err(invalid(
+                &format!("{p}.d"),
+                format!(
+                    "coordinates must be finite and within ±{MAX_COORD}, got ({}, {})",
+                    crate::rig::shown(q.x),
+                    crate::rig::shown(q.y)
+                ),
+            ));
+        }
+    }
+    let first = all[0].start();
+    let last = all[all.len() - 1].end();
     if (first - last).hypot() > 1e-9 {
         return Err(invalid(
             &format!("{p}.d"),
             "must be closed (end where it starts, e.g. with Z) so the loop is seamless",
         ));
     }
-    for s in &segs {
-        for q in [s.start(), s.end()] {
-            if !(q.x.is_finite() && q.y.is_finite())
-                || q.x.abs() > MAX_COORD
-                || q.y.abs() > MAX_COORD
-            {
-                return Err(invalid(
-                    &format!("{p}.d"),
-                    "coordinates must be finite and within ±1e6",
-                ));
-            }
+    // Segments of (next to) zero length are dropped: they take no time at
+    // constant speed, so the parametrisation is the same without them, and
+    // inverting the arc length of a point is undefined.
+    let mut segs = Vec::with_capacity(all.len());
+    let mut cum = Vec::with_capacity(all.len());
+    let mut total = 0.0;
+    for s in all {
+        let len = s.arclen(ARCLEN_ACCURACY);
+        if len > MIN_SEGMENT_PX {
+            total += len;
+            segs.push(s);
+            cum.push(total);
         }
     }
-    let mut cum = Vec::with_capacity(segs.len());
-    let mut total = 0.0;
-    for s in &segs {
-        total += s.arclen(ARCLEN_ACCURACY);
-        cum.push(total);
-    }
-    if total <= 0.0 {
-        return Err(invalid(&format!("{p}.d"), "has zero length"));
+    if segs.is_empty() {
+        return Err(invalid(
+            &format!("{p}.d"),
+            "has zero length (every point is the same)",
+        ));
     }
     let start = num(&format!("{p}.start"), pf.start)?.rem_euclid(1.0);
     Ok(Trajectory::Path {
@@ -761,6 +784,44 @@ mod tests {
         for s in steps {
             assert!((s - mean).abs() / mean < 0.01, "{s} vs {mean}");
         }
+    }
+
+    #[test]
+    fn zero_length_path_segments_are_dropped_exactly() {
+        // the same triangle with a repeated point first, in the middle, last,
+        // a closing Z onto the end point, and a degenerate curve
+        let plain = parse(r#"{"path": {"d": "M 160 250 L 200 250 L 200 280 Z", "start": 0.3}}"#);
+        for d in [
+            "M 160 250 L 160 250 L 200 250 L 200 280 Z",
+            "M 160 250 L 200 250 L 200 250 L 200 280 Z",
+            "M 160 250 L 200 250 L 200 280 L 160 250 Z",
+            "M 160 250 L 200 250 L 200 280 L 160 250 L 160 250",
+            "M 160 250 C 160 250 160 250 160 250 Q 160 250 160 250 L 200 250 L 200 280 Z",
+        ] {
+            let tr = parse(&format!(r#"{{"path": {{"d": "{d}", "start": 0.3}}}}"#));
+            for k in 0..=100 {
+                let t = k as f64 / 100.0;
+                let (a, b) = (tr.at(t), plain.at(t));
+                assert!(a.x.is_finite() && a.y.is_finite(), "{d} at {t}");
+                assert!(a.dist(b) < 1e-9, "{d} at {t}: {a:?} vs {b:?}");
+            }
+            assert_eq!(tr.corners(), plain.corners(), "{d}");
+        }
+        for d in [
+            "M 1 1 L 1 1 Z",
+            "M 1 1 C 1 1 1 1 1 1 Z",
+            "M 5 5 L 5 5 L 5 5",
+        ] {
+            let f: TrajectoryFile =
+                serde_json::from_str(&format!(r#"{{"path": {{"d": "{d}"}}}}"#)).unwrap();
+            let e = f.validate("t").unwrap_err().to_string();
+            assert!(e.starts_with("t.path.d: has zero length"), "{e}");
+        }
+        // a control point out of range is named, not turned into NaN
+        let f: TrajectoryFile =
+            serde_json::from_str(r#"{"path": {"d": "M 0 0 C 1e300 0 10 10 0 10 Z"}}"#).unwrap();
+        let e = f.validate("t").unwrap_err().to_string();
+        assert!(e.starts_with("t.path.d: coordinates must be finite"), "{e}");
     }
 
     #[test]

@@ -255,26 +255,74 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
 
 /// A one-line "baking i/n: path" counter on stderr, redrawn in place; only
 /// drawn when enabled, for more than one rig, and when stderr is a terminal
-/// (so pipes, logs and CI see nothing). The line is erased when dropped.
+/// (so pipes, logs and CI see nothing). A single rig whose bake takes more
+/// than [`SLOW_BAKE`] gets a "baking path…" line instead, from a timer
+/// thread. The line is erased when dropped.
 pub(crate) struct Progress {
     total: usize,
     done: usize,
     on: bool,
+    /// One rig on a terminal: time it.
+    timed: bool,
+    slow: Option<SlowNotice>,
+}
+
+/// How long a single bake runs before it is announced on a terminal.
+const SLOW_BAKE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The timer thread of a single slow bake: it prints after [`SLOW_BAKE`]
+/// unless told (by the channel closing) that the bake is over, and erases
+/// its line when it is.
+struct SlowNotice {
+    done: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl SlowNotice {
+    fn start(path: &Path) -> Self {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let name = path.display().to_string();
+        let thread = std::thread::spawn(move || {
+            if rx.recv_timeout(SLOW_BAKE) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                eprint!("baking {name}…");
+                let _ = rx.recv();
+                eprint!("\r\x1b[2K");
+            }
+        });
+        SlowNotice {
+            done: Some(tx),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for SlowNotice {
+    fn drop(&mut self) {
+        drop(self.done.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 impl Progress {
     pub(crate) fn new(total: usize, enabled: bool) -> Self {
+        let terminal = enabled && std::io::stderr().is_terminal();
         Progress {
             total,
             done: 0,
-            on: enabled && total > 1 && std::io::stderr().is_terminal(),
+            on: terminal && total > 1,
+            timed: terminal && total == 1,
+            slow: None,
         }
     }
 
     /// Announce the next rig.
     pub(crate) fn step(&mut self, path: &Path) {
         self.done += 1;
-        if self.on {
+        if self.timed {
+            self.slow = Some(SlowNotice::start(path));
+        } else if self.on {
             eprint!(
                 "\r\x1b[2Kbaking {}/{}: {}",
                 self.done,
@@ -287,6 +335,7 @@ impl Progress {
 
 impl Drop for Progress {
     fn drop(&mut self) {
+        drop(self.slow.take());
         if self.on {
             eprint!("\r\x1b[2K");
         }

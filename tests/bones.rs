@@ -256,7 +256,7 @@ fn bad_bone_inputs_name_their_path() {
     );
     bad(
         &arm(|v| v["clips"] = json!([{"name": "a", "period_s": 0}])),
-        &["clips[0].period_s", "> 0"],
+        &["clips[0].period_s", "between 0.001 and 3600"],
     );
     bad(
         &arm(|v| v["crank"] = json!({"center": [0, 0], "radius": 5})),

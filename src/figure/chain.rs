@@ -39,7 +39,7 @@ use super::fk;
 use super::model::{FigClip, Figure};
 use crate::geom::{LEN_DECIMALS, Vec2, quantize};
 use crate::rig::{MAX_COORD, RigError};
-use crate::solve::physics::{ChainParams, LoopParams, Recording, loop_chain};
+use crate::solve::physics::{Budget, ChainParams, LoopParams, Recording, SIM_BUDGET, loop_chain};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
@@ -55,12 +55,28 @@ pub const SEAM_TOLERANCE_PX: f64 = 0.1;
 pub const KEY_BUDGET_PX: f64 = 0.09;
 /// Default warm-up cap, periods.
 pub const DEFAULT_WARMUP: usize = 400;
-/// Largest warm-up cap a rig may ask for, periods.
-pub const MAX_WARMUP: usize = 10_000;
+/// Largest warm-up cap a rig may ask for, periods (the rig's simulation
+/// budget, [`SIM_BUDGET`], may allow fewer).
+pub const MAX_WARMUP: usize = 1000;
 /// Most particles per chain.
 pub const MAX_PARTICLES: usize = 64;
 /// Most constraint passes per sub-step.
 pub const MAX_ITERATIONS: usize = 50;
+/// Most chains in one rig.
+pub const MAX_CHAINS: usize = 4;
+/// Most colliders per chain.
+pub const MAX_COLLIDERS: usize = 16;
+
+/// `chains` holds at most [`MAX_CHAINS`] entries.
+fn check_count(files: &[ChainFile]) -> Result<(), RigError> {
+    if files.len() > MAX_CHAINS {
+        return Err(invalid(
+            "chains",
+            format!("at most {MAX_CHAINS} chains, got {}", files.len()),
+        ));
+    }
+    Ok(())
+}
 
 /// One wind component: a constant, or `offset + amp · sin(2π·harmonic·t + phase)`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -183,7 +199,8 @@ pub struct ChainFile {
     pub colliders: Vec<ColliderFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<ChainStyleFile>,
-    /// Warm-up cap, periods (default 400, at most 10000).
+    /// Warm-up cap, periods (default 400, at most 1000; the rig's
+    /// simulation budget may allow fewer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_warmup_periods: Option<usize>,
 }
@@ -346,7 +363,11 @@ pub fn anchor_at(fig: &Figure, clip: &FigClip, bone: usize, local: Vec2, t: f64)
 
 /// Validate `chains` against a validated figure and simulate each into a
 /// loop of the figure's (single, looping) clip.
-pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigError> {
+pub fn validate(
+    files: &[ChainFile],
+    fig: &Figure,
+    budget: &mut Budget,
+) -> Result<Vec<Chain>, RigError> {
     if files.is_empty() {
         return Ok(Vec::new());
     }
@@ -356,6 +377,7 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
             "chains need a rig without `clips` (one looping clip)",
         ));
     }
+    check_count(files)?;
     let clip = &fig.clips[0];
     if clip.play != super::file::Play::Loop {
         return Err(invalid(
@@ -396,14 +418,21 @@ pub fn validate(files: &[ChainFile], fig: &Figure) -> Result<Vec<Chain>, RigErro
         // a spring above the anchor bone moves the anchor too
         let anchor =
             |t: f64| anchor_at(fig, clip, bone, local, t) + super::spring::offset(fig, bone, t);
-        out.push(simulate(&p, cf, clip.period_s, &anchor)?);
+        // FK of every bone, and every spring's offset, at each sub-step
+        let fk_cost = Some((fig.bones.len() + fig.springs.len()) as u64);
+        out.push(simulate(&p, cf, clip.period_s, &anchor, fk_cost, budget)?);
     }
     Ok(out)
 }
 
 /// Validate `chains` of a cycling rig (no bones): each anchored at a fixed
 /// `[x, y]` in user space, looped over the rig's period.
-pub fn validate_fixed(files: &[ChainFile], period_s: f64) -> Result<Vec<Chain>, RigError> {
+pub fn validate_fixed(
+    files: &[ChainFile],
+    period_s: f64,
+    budget: &mut Budget,
+) -> Result<Vec<Chain>, RigError> {
+    check_count(files)?;
     let mut out: Vec<Chain> = Vec::with_capacity(files.len());
     for (i, cf) in files.iter().enumerate() {
         let p = format!("chains[{i}]");
@@ -432,18 +461,71 @@ pub fn validate_fixed(files: &[ChainFile], period_s: f64) -> Result<Vec<Chain>, 
             finite(&format!("{p}.anchor.at[0]"), x)?,
             finite(&format!("{p}.anchor.at[1]"), y)?,
         );
-        out.push(simulate(&p, cf, period_s, &|_| at)?);
+        out.push(simulate(&p, cf, period_s, &|_| at, None, budget)?);
     }
     Ok(out)
 }
 
+/// Sub-steps per period: at most [`MAX_DT_S`] each, a whole number per
+/// recorded frame.
+pub fn substeps(period_s: f64) -> usize {
+    let per_frame = (period_s / MAX_DT_S / FRAMES as f64).ceil().max(1.0) as usize;
+    FRAMES * per_frame
+}
+
+/// The warm-up cap a simulation at JSON path `p` gets from the rig's
+/// `budget`: `cap`, or fewer when the budget allows fewer. `per_step` is its
+/// cost in particle updates per sub-step and `why` spells it out. Refused
+/// when the budget cannot pay for one warm-up period and the recorded one.
+pub fn budget_warmup(
+    p: &str,
+    period_s: f64,
+    per_step: u64,
+    why: &str,
+    cap: usize,
+    budget: &Budget,
+) -> Result<usize, RigError> {
+    let steps = substeps(period_s) as u64;
+    let per_period = steps.saturating_mul(per_step);
+    let periods = budget.periods(per_period);
+    if periods < 2 {
+        let left = if budget.left() < SIM_BUDGET {
+            format!(
+                " ({} left after the simulations before it)",
+                crate::rig::shown(budget.left() as f64)
+            )
+        } else {
+            String::new()
+        };
+        return Err(invalid(
+            p,
+            format!(
+                "simulating one period takes period_s {} s = {steps} sub-steps × {why} = {} particle updates; a warm-up period and the recorded one are more than the rig's simulation budget of {}{left}; shorten period_s, or make each sub-step cheaper ({})",
+                crate::rig::shown(period_s),
+                crate::rig::shown(per_period as f64),
+                crate::rig::shown(SIM_BUDGET as f64),
+                if why.contains("particles") {
+                    "fewer `segments`, `iterations` or `colliders`"
+                } else {
+                    "fewer bones"
+                }
+            ),
+        ));
+    }
+    Ok(cap.min((periods - 1).min(usize::MAX as u64) as usize))
+}
+
 /// Check the rest of a chain entry at JSON path `p` and simulate it into a
-/// loop of `period_s` with the root particle pinned to `anchor(t)`.
+/// loop of `period_s` with the root particle pinned to `anchor(t)`, which
+/// costs `fk_cost` particle updates to evaluate (FK), if any; the work is
+/// taken from the rig's `budget`.
 fn simulate(
     p: &str,
     cf: &ChainFile,
     period_s: f64,
     anchor: &dyn Fn(f64) -> Vec2,
+    fk_cost: Option<u64>,
+    budget: &mut Budget,
 ) -> Result<Chain, RigError> {
     if !(1..MAX_PARTICLES).contains(&cf.segments) {
         return Err(invalid(
@@ -477,6 +559,15 @@ fn simulate(
     let wind = cf.wind.clone().unwrap_or_default();
     let wx = wind_fn(&format!("{p}.wind.x"), &wind.x)?;
     let wy = wind_fn(&format!("{p}.wind.y"), &wind.y)?;
+    if cf.colliders.len() > MAX_COLLIDERS {
+        return Err(invalid(
+            format!("{p}.colliders"),
+            format!(
+                "at most {MAX_COLLIDERS} colliders, got {}",
+                cf.colliders.len()
+            ),
+        ));
+    }
     let mut colliders = Vec::with_capacity(cf.colliders.len());
     for (j, c) in cf.colliders.iter().enumerate() {
         let cp = format!("{p}.colliders[{j}]");
@@ -542,8 +633,25 @@ fn simulate(
             format!("must be within 1..={MAX_WARMUP}, got {max_periods}"),
         ));
     }
-    let per_frame = (period_s / MAX_DT_S / FRAMES as f64).ceil().max(1.0) as usize;
-    let substeps = FRAMES * per_frame;
+    let passes = cf.iterations * (1 + cf.colliders.len());
+    let per_step = ((n + 1) * passes) as u64 + fk_cost.unwrap_or(0);
+    let why = format!(
+        "({} particles × {} passes{}{})",
+        n + 1,
+        cf.iterations,
+        match cf.colliders.len() {
+            0 => String::new(),
+            1 => " × (1 + 1 collider)".to_string(),
+            c => format!(" × (1 + {c} colliders)"),
+        },
+        match fk_cost {
+            Some(b) => format!(" + {b} for the anchor's FK"),
+            None => String::new(),
+        }
+    );
+    let asked = max_periods;
+    let max_periods = budget_warmup(p, period_s, per_step, &why, asked, budget)?;
+    let substeps = substeps(period_s);
     let dt = period_s / substeps as f64;
     let params = ChainParams {
         count: n + 1,
@@ -563,17 +671,26 @@ fn simulate(
     let comp = |(o, a, h, ph): (f64, f64, f64, f64), t: f64| o + a * (TAU * h * t + ph).sin();
     let wind_at = |t: f64| Vec2::new(comp(wx, t), comp(wy, t));
     let recording = loop_chain(&params, &lp, anchor, &wind_at);
+    budget.spend(recording.warmup_periods + 1, substeps as u64 * per_step);
     if recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX {
+        let cut = max_periods < asked && !recording.converged;
         return Err(invalid(
             p,
             format!(
-                "the simulated loop does not close: seam error {:.3} px > {SEAM_TOLERANCE_PX} px after {} warm-up periods{}; add damping (lower `damping`) or a longer warm-up (raise `max_warmup_periods`)",
+                "the simulated loop does not close: seam error {:.3} px > {SEAM_TOLERANCE_PX} px after {} warm-up periods{}; {}",
                 recording.seam_error_px,
                 recording.warmup_periods,
                 if recording.converged {
                     ""
+                } else if cut {
+                    " (not converged; the rig's simulation budget allows no more periods of this chain)"
                 } else {
                     " (not converged)"
+                },
+                if cut {
+                    "add damping (lower `damping`), or make a period cheaper (shorter period_s, fewer `segments` or `iterations`)"
+                } else {
+                    "add damping (lower `damping`) or a longer warm-up (raise `max_warmup_periods`)"
                 }
             ),
         ));
@@ -895,7 +1012,7 @@ mod tests {
     #[test]
     fn a_short_lock_loops_keeps_its_segments_and_bakes_on_recorded_frames() {
         let fig = figure();
-        let chains = validate(&[hair()], &fig).unwrap();
+        let chains = validate(&[hair()], &fig, &mut Budget::default()).unwrap();
         let ch = &chains[0];
         assert!(ch.recording.converged && ch.recording.seam_error_px <= SEAM_TOLERANCE_PX);
         assert_eq!(ch.recording.frames.len(), FRAMES + 1);
@@ -961,7 +1078,7 @@ mod tests {
     fn rotation_chain_keeps_lengths_and_follows_the_particles() {
         use crate::clip::{Clip, Node, Route};
         let fig = figure();
-        let ch = &validate(&[hair()], &fig).unwrap()[0];
+        let ch = &validate(&[hair()], &fig, &mut Budget::default()).unwrap()[0];
         let n = 180;
         let (tracks, items) =
             rotation_items(ch, n, "main", 0, crate::fit::Fit::Linear, &|c: &str| {
@@ -1000,10 +1117,35 @@ mod tests {
     }
 
     #[test]
+    fn the_budget_caps_the_warm_up_and_refuses_what_cannot_loop() {
+        // 1 s: 3600 sub-steps; 10 updates each: 36,000 per period
+        let mut b = Budget::default();
+        assert_eq!(substeps(1.0), 3600);
+        let per_period = 36_000;
+        let fit = (SIM_BUDGET / per_period) as usize;
+        assert_eq!(budget_warmup("c", 1.0, 10, "x", 400, &b).unwrap(), 400);
+        assert_eq!(
+            budget_warmup("c", 1.0, 10, "x", 100_000, &b).unwrap(),
+            fit - 1
+        );
+        b.spend(fit - 1, per_period);
+        // one period left: no warm-up and recording
+        let e = budget_warmup("c", 1.0, 10, "(x)", 400, &b)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("c: simulating one period takes period_s 1 s = 3600 sub-steps × (x) = 36000 particle updates"), "{e}");
+        assert!(e.contains("left after the simulations before it"), "{e}");
+        // the shortest period still runs whole frames
+        assert_eq!(substeps(0.001), FRAMES);
+    }
+
+    #[test]
     fn a_missing_anchor_bone_names_its_path() {
         let mut h = hair();
         h.anchor.bone = Some("hat".into());
-        let err = validate(&[h], &figure()).unwrap_err().to_string();
+        let err = validate(&[h], &figure(), &mut Budget::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("chains[0].anchor.bone"), "{err}");
     }
 }

@@ -13,7 +13,7 @@ use super::file::{
 use crate::chain::ChainReach;
 use crate::geom::Vec2;
 use crate::rig::Knee;
-use crate::rig::{MAX_COORD, MAX_PERIOD_S, RigError};
+use crate::rig::{MAX_COORD, MAX_PERIOD_S, MIN_PERIOD_S, RigError};
 use crate::trajectory::Trajectory;
 use std::f64::consts::TAU;
 
@@ -378,10 +378,13 @@ fn root_motion(path: &str, r: &RootFile) -> Result<RootMotion, RigError> {
 }
 
 fn period(path: &str, p: f64) -> Result<f64, RigError> {
-    if !p.is_finite() || p <= 0.0 || p > MAX_PERIOD_S {
+    if !(MIN_PERIOD_S..=MAX_PERIOD_S).contains(&p) {
         return Err(invalid(
             path,
-            format!("must be > 0 and at most {MAX_PERIOD_S} seconds, got {p}"),
+            format!(
+                "must be between {MIN_PERIOD_S} and {MAX_PERIOD_S} seconds, got {}",
+                crate::rig::shown(p)
+            ),
         ));
     }
     Ok(p)
@@ -562,6 +565,7 @@ pub fn validate(
             });
         }
     }
+    check_work(&figs, out.len())?;
     let ik = ik_entries(ik, bones, &out, clips)?;
     let mut fig = Figure {
         bones: out,
@@ -583,6 +587,48 @@ pub fn validate(
         check_ik_reach(&fig)?;
     }
     Ok(fig)
+}
+
+/// Largest [`check_work`] estimate a rig may have: keyframes times bones,
+/// about two seconds of measuring in a release build.
+pub const MAX_FIGURE_WORK: usize = 64_000;
+
+/// Keys a fitted sine gets per cycle (upper estimate used by [`check_work`]).
+const SINE_KEYS_PER_CYCLE: usize = 8;
+
+/// The measure stage evaluates every bone's tip at samples between every
+/// key time of every track, so its cost grows as (keys in all tracks) ×
+/// (bones). Refuse a rig whose product exceeds [`MAX_FIGURE_WORK`], with
+/// the figures, before any work is done. A sine counts
+/// [`SINE_KEYS_PER_CYCLE`] keys per cycle.
+fn check_work(clips: &[FigClip], bones: usize) -> Result<(), RigError> {
+    let track = |t: &Option<EasedTrack>| t.as_ref().map_or(0, |t| t.keys.len());
+    let keys: usize = clips
+        .iter()
+        .map(|c| {
+            c.drivers
+                .iter()
+                .map(|d| match d {
+                    Driver::Const(_) => 0,
+                    Driver::Sine { harmonic, .. } => SINE_KEYS_PER_CYCLE * *harmonic as usize,
+                    Driver::Track(t) => t.keys.len(),
+                })
+                .sum::<usize>()
+                + track(&c.root.x)
+                + track(&c.root.y)
+                + c.root.squash.as_ref().map_or(0, |q| q.sy.keys.len())
+        })
+        .sum();
+    if keys.saturating_mul(bones) > MAX_FIGURE_WORK {
+        return Err(invalid(
+            "bones",
+            format!(
+                "{keys} keyframes (tracks' keys, {SINE_KEYS_PER_CYCLE} per sine cycle, over all clips) × {bones} bones = {} is more than the {MAX_FIGURE_WORK} a bake measures in a few seconds; use fewer keys, lower harmonics or fewer bones",
+                keys * bones
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Times per clip at which `"reach": "error"` IK entries are checked.

@@ -24,7 +24,7 @@
 //! [`super::chain::FRAMES`] whose measured tip error (every bone of the
 //! subtree against FK + offset) is within [`SPRING_BUDGET_PX`].
 
-use super::chain::{FRAMES, MAX_DT_S, SEAM_TOLERANCE_PX};
+use super::chain::{FRAMES, SEAM_TOLERANCE_PX};
 use super::fk;
 use super::model::{FigClip, Figure};
 use crate::clip::{Anim, Axis, Item, Key, Node, Track};
@@ -44,6 +44,11 @@ pub const MAX_DAMPING: f64 = 1.0e4;
 pub const SPRING_BUDGET_PX: f64 = 0.05;
 /// Warm-up cap, periods.
 pub const SPRING_WARMUP: usize = 2000;
+/// Most springs × bones in one rig: fitting a spring's keys measures its
+/// subtree against FK with every spring above, so the cost grows as the
+/// square of this product (1 spring on 250 bones, or 8 on 40, about a
+/// second; 8 on 250 took a minute).
+pub const MAX_SPRING_WORK: usize = 400;
 
 /// One entry of `springs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -116,7 +121,11 @@ pub fn offset(fig: &Figure, b: usize, u: f64) -> Vec2 {
 
 /// Validate `springs` against a validated figure and simulate each into a
 /// loop of the figure's (single, looping) clip.
-pub fn validate(files: &[SpringFile], fig: &Figure) -> Result<Vec<Spring>, RigError> {
+pub fn validate(
+    files: &[SpringFile],
+    fig: &Figure,
+    budget: &mut crate::solve::physics::Budget,
+) -> Result<Vec<Spring>, RigError> {
     if files.is_empty() {
         return Ok(Vec::new());
     }
@@ -124,6 +133,17 @@ pub fn validate(files: &[SpringFile], fig: &Figure) -> Result<Vec<Spring>, RigEr
         return Err(invalid(
             "springs",
             "springs need a rig without `clips` whose clip loops (`play` \"loop\")",
+        ));
+    }
+    if files.len() * fig.bones.len() > MAX_SPRING_WORK {
+        return Err(invalid(
+            "springs",
+            format!(
+                "{} springs × {} bones = {} is more than the {MAX_SPRING_WORK} a bake fits in a few seconds; use fewer springs or bones",
+                files.len(),
+                fig.bones.len(),
+                files.len() * fig.bones.len()
+            ),
         ));
     }
     let clip = &fig.clips[0];
@@ -170,22 +190,33 @@ pub fn validate(files: &[SpringFile], fig: &Figure) -> Result<Vec<Spring>, RigEr
         let stiffness = range("stiffness", sf.stiffness, MAX_STIFFNESS)?;
         let damping = range("damping", sf.damping, MAX_DAMPING)?;
         let period_s = clip.period_s;
-        let per_frame = (period_s / MAX_DT_S / FRAMES as f64).ceil().max(1.0) as usize;
+        // the target is FK of every bone (and the springs above) per sub-step
+        let per_step = (1 + fig.bones.len() + out.len()) as u64;
+        let why = format!("(1 spring + {} for its target's FK)", per_step - 1);
+        let max_periods =
+            super::chain::budget_warmup(&p, period_s, per_step, &why, SPRING_WARMUP, budget)?;
         let lp = LoopParams {
             period_s,
-            substeps: FRAMES * per_frame,
+            substeps: super::chain::substeps(period_s),
             frames: FRAMES,
             seam_eps_px: 1e-5,
-            max_periods: SPRING_WARMUP,
+            max_periods,
         };
         let target = |t: f64| joint_at(fig, clip, bone, t);
         let recording = loop_spring(stiffness, damping, &lp, &target);
+        budget.spend(recording.warmup_periods + 1, lp.substeps as u64 * per_step);
         if recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX {
             return Err(invalid(
                 p,
                 format!(
-                    "the simulated loop does not close: seam error {:.3} px > {SEAM_TOLERANCE_PX} px after {} warm-up periods; raise `damping`",
-                    recording.seam_error_px, recording.warmup_periods
+                    "the simulated loop does not close: seam error {:.3} px > {SEAM_TOLERANCE_PX} px after {} warm-up periods{}; raise `damping`",
+                    recording.seam_error_px,
+                    recording.warmup_periods,
+                    if max_periods < SPRING_WARMUP && !recording.converged {
+                        " (the rig's simulation budget allows no more)"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -361,7 +392,7 @@ mod tests {
             super::super::model::validate(&bones, Some(&root), Default::default(), &[], &[], 0.8)
                 .unwrap();
         let files: Vec<SpringFile> = serde_json::from_str(springs).unwrap();
-        fig.springs = validate(&files, &fig).unwrap();
+        fig.springs = validate(&files, &fig, &mut Default::default()).unwrap();
         fig
     }
 
@@ -418,7 +449,7 @@ mod tests {
         let files: Vec<SpringFile> =
             serde_json::from_str(r#"[{ "bone": "body", "stiffness": 200, "damping": 18 }]"#)
                 .unwrap();
-        fig.springs = validate(&files, &fig).unwrap();
+        fig.springs = validate(&files, &fig, &mut Default::default()).unwrap();
         let s = &fig.springs[0];
         assert!(s.max_lag_px() > 1.0, "lag {}", s.max_lag_px());
         for route in [crate::clip::Route::Css, crate::clip::Route::Smil] {
@@ -486,7 +517,9 @@ mod tests {
         let fig = figure("[]");
         let bad = |json: &str| {
             let files: Vec<SpringFile> = serde_json::from_str(json).unwrap();
-            validate(&files, &fig).unwrap_err().to_string()
+            validate(&files, &fig, &mut Default::default())
+                .unwrap_err()
+                .to_string()
         };
         let e = bad(r#"[{ "bone": "tail", "stiffness": 260, "damping": 26 }]"#);
         assert!(e.contains("springs[0].bone"), "{e}");

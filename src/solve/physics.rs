@@ -27,6 +27,44 @@
 
 use crate::geom::Vec2;
 
+/// Simulation work one rig may take, in particle updates (one particle
+/// moved by one constraint pass, or pushed out of one collider, in one
+/// sub-step; an anchor or spring target found by FK counts one per bone).
+/// About a second or two of a release build; every chain and spring of a
+/// rig draws on the same budget, checked before each simulation starts.
+pub const SIM_BUDGET: u64 = 100_000_000;
+
+/// The simulation work still left to one rig (see [`SIM_BUDGET`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    left: u64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget { left: SIM_BUDGET }
+    }
+}
+
+impl Budget {
+    /// Particle updates left.
+    pub fn left(&self) -> u64 {
+        self.left
+    }
+
+    /// Whole periods of `per_period` particle updates that still fit.
+    pub fn periods(&self, per_period: u64) -> u64 {
+        self.left / per_period.max(1)
+    }
+
+    /// Take `periods` periods of `per_period` updates (a finished simulation).
+    pub fn spend(&mut self, periods: usize, per_period: u64) {
+        self.left = self
+            .left
+            .saturating_sub((periods as u64).saturating_mul(per_period));
+    }
+}
+
 /// A periodic input: a value at normalised loop time `t ∈ [0, 1)`.
 pub type Periodic<'a, T> = &'a dyn Fn(f64) -> T;
 

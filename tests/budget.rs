@@ -1,0 +1,391 @@
+//! Bounded cost: every rig's simulations (Verlet chains, springs) share one
+//! budget of particle updates, checked before each simulation starts, so a
+//! rig within the documented limits is baked or refused in seconds; and a
+//! single slow bake is announced on a terminal only.
+
+mod common;
+
+use assert_cmd::Command;
+use common::repo;
+use serde_json::{Value, json};
+use std::fs;
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+fn rig(name: &str) -> Value {
+    serde_json::from_str(&fs::read_to_string(repo(&format!("rigs/{name}.json"))).unwrap()).unwrap()
+}
+
+/// `rigbake bake` on `v`: exit 2 within `limit`, one stderr line holding
+/// every needle, the previous output untouched and no temp file left.
+fn refused(v: &Value, needles: &[&str], limit: Duration) -> String {
+    let tmp = TempDir::new().unwrap();
+    let path = tmp.path().join("r.json");
+    fs::write(&path, v.to_string()).unwrap();
+    let out = tmp.path().join("out");
+    fs::create_dir(&out).unwrap();
+    let old = out.join(format!("{}.svg", v["name"].as_str().unwrap()));
+    fs::write(&old, "previous").unwrap();
+    let t0 = Instant::now();
+    let o = Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("bake")
+        .arg(&path)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let took = t0.elapsed();
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    let line = stderr.trim_end();
+    assert!(!line.contains('\n'), "{stderr}");
+    let head = format!("rigbake: error: {}: ", path.display());
+    assert!(line.starts_with(&head), "{line}");
+    for n in needles {
+        assert!(line.contains(n), "lacks {n:?}: {line}");
+    }
+    assert!(took < limit, "took {took:?}: {line}");
+    assert_eq!(fs::read_to_string(&old).unwrap(), "previous");
+    let names: Vec<String> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    line.to_string()
+}
+
+/// The case: the scarf at the documented maximum period is refused
+/// before any simulation, with the sum that exceeds the budget.
+#[test]
+fn the_longest_period_with_a_chain_is_refused_up_front() {
+    let mut v = rig("cyclist-scarf");
+    v["period_s"] = 3600.into();
+    refused(
+        &v,
+        &[
+            "chains[0]: simulating one period takes period_s 3600 s = 12960000 sub-steps × (11 particles × 8 passes) = 1.14048e9 particle updates",
+            "simulation budget of 1e8",
+            "shorten period_s",
+        ],
+        Duration::from_secs(5),
+    );
+}
+
+/// The class: every simulated kind at a long period, with FK-driven
+/// anchors and targets, and a second chain that finds the budget spent.
+#[test]
+fn long_periods_are_refused_for_every_simulation() {
+    // the ponytail with 8 more (zero-length) bones, each costing FK work
+    let mut v = rig("ponytail");
+    v["period_s"] = 3600.into();
+    for i in 0..8 {
+        v["bones"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": format!("b{i}"), "parent": "neck", "length": 0}));
+    }
+    refused(
+        &v,
+        &[
+            "springs[0]: simulating one period takes period_s 3600 s",
+            "(1 spring + 10 for its target's FK)",
+        ],
+        Duration::from_secs(5),
+    );
+    v.as_object_mut().unwrap().remove("springs");
+    refused(
+        &v,
+        &[
+            "chains[0]: simulating one period",
+            "(19 particles × 6 passes + 10 for the anchor's FK)",
+        ],
+        Duration::from_secs(5),
+    );
+    // colliders multiply the passes
+    let mut v = rig("cyclist-scarf");
+    v["period_s"] = 200.into();
+    v["chains"][0]["colliders"] =
+        json!([{"center": [0, 0], "radius": 1}, {"center": [5, 0], "radius": 1}]);
+    refused(
+        &v,
+        &[
+            "chains[0]:",
+            "(11 particles × 8 passes × (1 + 2 colliders))",
+        ],
+        Duration::from_secs(5),
+    );
+    // two chains that each fit alone, but not together
+    let mut v = rig("cyclist-scarf");
+    v["period_s"] = 100.into();
+    let mut second = v["chains"][0].clone();
+    second["name"] = "scarf2".into();
+    v["chains"].as_array_mut().unwrap().push(second);
+    refused(
+        &v,
+        &[
+            "chains[1]: simulating one period",
+            "left after the simulations before it",
+        ],
+        Duration::from_secs(60),
+    );
+}
+
+/// A chain that never settles stops when the budget is spent (about a
+/// second or two of work, not 400 warm-up periods), with a message saying so.
+#[test]
+fn a_chain_that_does_not_converge_stops_at_the_budget() {
+    let mut v = rig("cyclist-scarf");
+    v["chains"][0]["damping"] = 0.9999.into();
+    refused(
+        &v,
+        &[
+            "chains[0]: the simulated loop does not close",
+            "after 262 warm-up periods",
+            "the rig's simulation budget allows no more periods of this chain",
+            "lower `damping`",
+        ],
+        Duration::from_secs(60),
+    );
+    // an undamped spring stops there too
+    let mut v = rig("ponytail");
+    v["springs"][0]["damping"] = 1e-9.into();
+    v.as_object_mut().unwrap().remove("chains");
+    refused(
+        &v,
+        &[
+            "springs[0]: the simulated loop does not close",
+            "raise `damping`",
+        ],
+        Duration::from_secs(60),
+    );
+}
+
+/// Documented maxima: warm-up cap, Verlet chains and IK chains per rig,
+/// colliders per chain.
+#[test]
+fn counts_beyond_the_documented_maxima_are_refused() {
+    let mut v = rig("cyclist-scarf");
+    v["chains"][0]["max_warmup_periods"] = 10_000.into();
+    refused(
+        &v,
+        &["chains[0].max_warmup_periods: must be within 1..=1000, got 10000"],
+        Duration::from_secs(5),
+    );
+    let mut v = rig("cyclist-scarf");
+    let chain = v["chains"][0].clone();
+    v["chains"] = (0..5)
+        .map(|i| {
+            let mut c = chain.clone();
+            c["name"] = format!("s{i}x").into();
+            c
+        })
+        .collect();
+    refused(
+        &v,
+        &["chains: at most 4 chains, got 5"],
+        Duration::from_secs(5),
+    );
+    let mut v = rig("path-foot");
+    let chain = v["ik_chains"][0].clone();
+    v["ik_chains"] = (0..9)
+        .map(|i| {
+            let mut c = chain.clone();
+            c["name"] = format!("c{i}x").into();
+            c
+        })
+        .collect();
+    refused(
+        &v,
+        &["ik_chains: at most 8 chains, got 9"],
+        Duration::from_secs(5),
+    );
+    let mut v = rig("ponytail");
+    v["chains"][0]["colliders"] = (0..17)
+        .map(|i| json!({"center": [i, 0], "radius": 1}))
+        .collect();
+    refused(
+        &v,
+        &["chains[0].colliders: at most 16 colliders, got 17"],
+        Duration::from_secs(5),
+    );
+}
+
+/// A single bake that takes more than a second says "baking <file>…" on a
+/// terminal (erased before the summary), and nothing in a pipe.
+#[test]
+fn a_slow_single_bake_is_announced_on_a_terminal_only() {
+    let tmp = TempDir::new().unwrap();
+    // two scarves at 45 s: about 86 % of the simulation budget
+    let mut v = rig("cyclist-scarf");
+    v["period_s"] = 45.into();
+    let mut second = v["chains"][0].clone();
+    second["name"] = "scarf2".into();
+    v["chains"].as_array_mut().unwrap().push(second);
+    let path = tmp.path().join("slow.json");
+    fs::write(&path, v.to_string()).unwrap();
+    let piped = Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("bake")
+        .arg(&path)
+        .arg("-o")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    assert!(piped.stderr.is_empty(), "{:?}", piped.stderr);
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipping the terminal half: `script` (util-linux) not found");
+        return;
+    }
+    let cmd = format!(
+        "{} bake {} -o {}",
+        env!("CARGO_BIN_EXE_rigbake"),
+        path.display(),
+        tmp.path().display()
+    );
+    let t0 = Instant::now();
+    let o = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    if t0.elapsed() > Duration::from_millis(1500) {
+        let at = text.find(&format!("baking {}…", path.display()));
+        let summary = text.find("cyclist-scarf (css");
+        assert!(at.is_some() && summary.is_some(), "{text:?}");
+        // erased before the summary
+        assert!(
+            text[at.unwrap()..summary.unwrap()].contains("\r\x1b[2K"),
+            "{text:?}"
+        );
+    }
+    // a quick one says nothing
+    let quick = format!(
+        "{} bake {} -o {}",
+        env!("CARGO_BIN_EXE_rigbake"),
+        repo("rigs/seed-nested.json").display(),
+        tmp.path().display()
+    );
+    let o = std::process::Command::new("script")
+        .args(["-qec", &quick, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("baking"));
+}
+
+/// A bone tree's measuring cost grows as (keys of all tracks) × (bones):
+/// beyond the documented product it is refused up front, with the figures.
+#[test]
+fn a_bone_tree_beyond_the_keys_times_bones_limit_is_refused_up_front() {
+    let mut v = rig("robot-arm");
+    for k in ["root", "clips", "ik", "springs", "chains"] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    let track = |i: usize| {
+        let mut keys = vec![json!([0, 0])];
+        keys.extend((1..999).map(|k| json!([(k as f64 + i as f64 / 20.0) / 1000.0, k % 90])));
+        keys.push(json!([1, 0]));
+        json!({"track": {"keys": keys}})
+    };
+    let mut bones = vec![json!({"name": "b0", "at": [200, 150], "length": 4, "angle": track(0)})];
+    for i in 1..16 {
+        bones.push(json!({"name": format!("b{i}"), "parent": format!("b{}", i - 1), "length": 4, "angle": track(i)}));
+    }
+    v["bones"] = bones.into();
+    refused(
+        &v,
+        &[
+            "bones: 16000 keyframes",
+            "× 16 bones = 256000 is more than the 64000",
+        ],
+        Duration::from_secs(5),
+    );
+    // sines count 8 keys per cycle
+    for b in v["bones"].as_array_mut().unwrap() {
+        b["angle"] = json!({"sine": {"amp_deg": 10, "harmonic": 64}});
+    }
+    refused(
+        &v,
+        &["bones: 8192 keyframes", "× 16 bones = 131072"],
+        Duration::from_secs(5),
+    );
+}
+
+/// Uniform keys times legs (or ik_chains) is bounded, from the rig and
+/// from `--keys`: 64 legs × 10000 keys took 144 s and 5 GB.
+#[test]
+fn keys_times_legs_beyond_the_limit_is_refused_up_front() {
+    let mut v = rig("seed-nested");
+    let leg = v["legs"][0].clone();
+    v["legs"] = (0..64)
+        .map(|i| {
+            let mut l = leg.clone();
+            l["name"] = format!("l{i}x").into();
+            l
+        })
+        .collect();
+    v["keys"] = 10_000.into();
+    refused(
+        &v,
+        &["keys: 10000 keys × 64 legs = 640000 is more than the 10000"],
+        Duration::from_secs(5),
+    );
+    let mut v = rig("path-foot");
+    v.as_object_mut().unwrap().remove("tolerance_px");
+    v["keys"] = 5001.into();
+    refused(
+        &v,
+        &["keys: 5001 keys × 2 ik_chains = 10002"],
+        Duration::from_secs(5),
+    );
+    // --keys is held to the same limit, per rig
+    let tmp = TempDir::new().unwrap();
+    let o = Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("bake")
+        .arg(repo("rigs/seed-nested.json"))
+        .args(["--keys", "5001", "-o"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.trim_end().ends_with(
+            "seed-nested.json: --keys: 5001 keys × 2 legs = 10002 is more than the 10000 keys a bake writes and measures in a few seconds; use fewer keys, or a tolerance"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+/// Springs × bones is bounded (fitting cost grows as its square: 8
+/// springs on 250 bones took a minute).
+#[test]
+fn springs_times_bones_beyond_the_limit_is_refused_up_front() {
+    let mut v = rig("ponytail");
+    v.as_object_mut().unwrap().remove("chains");
+    for i in 0..40 {
+        v["bones"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": format!("b{i}"), "parent": "neck", "length": 0}));
+    }
+    for i in 0..9 {
+        v["springs"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"bone": format!("b{i}"), "stiffness": 260, "damping": 26}));
+    }
+    refused(
+        &v,
+        &["springs: 10 springs × 42 bones = 420 is more than the 400"],
+        Duration::from_secs(5),
+    );
+}

@@ -1,0 +1,669 @@
+//! Degenerate geometry at the CLI: every geometry input of the rig format
+//! in its degenerate forms (zero-length path segments at any position,
+//! coincident points, zero and vanishing radii, lengths and periods,
+//! coincident IK roots and targets, zero-length bones) either bakes with
+//! exit 0 and only finite numbers in the files, or is refused with exit 2
+//! and one stderr line naming the JSON path. Never a panic (101), never
+//! NaN in a file, nothing written on a refusal.
+
+mod common;
+
+use assert_cmd::Command;
+use common::repo;
+use serde_json::{Value, json};
+use std::fs;
+use std::path::Path;
+use tempfile::TempDir;
+
+fn rig(name: &str) -> Value {
+    serde_json::from_str(&fs::read_to_string(repo(&format!("rigs/{name}.json"))).unwrap()).unwrap()
+}
+
+/// What a case must give.
+enum Want {
+    /// Exit 0 on both routes; every number in the files finite.
+    Ok,
+    /// Exit 2, one line naming the file and this JSON path; nothing written.
+    Refused(&'static str),
+}
+
+/// `rigbake bake r.json --route both -o out/`: (exit code, stderr, files written).
+fn bake(v: &Value, dir: &Path) -> (Option<i32>, String, Vec<(String, String)>) {
+    let path = dir.join("r.json");
+    fs::write(&path, v.to_string()).unwrap();
+    let out = dir.join("out");
+    let o = Command::cargo_bin("rigbake")
+        .unwrap()
+        .args(["bake", "--route", "both", "-q"])
+        .arg(&path)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let mut files = Vec::new();
+    if out.exists() {
+        for e in fs::read_dir(&out).unwrap() {
+            let e = e.unwrap();
+            files.push((
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read_to_string(e.path()).unwrap(),
+            ));
+        }
+    }
+    files.sort();
+    (o.status.code(), String::from_utf8(o.stderr).unwrap(), files)
+}
+
+/// A number token that is not finite (the writer spells them NaN / inf).
+fn non_finite(svg: &str) -> bool {
+    // whole tokens only: a rig may name a leg or bone "NaN" (then it shows
+    // up inside class and probe names, as rb-NaN-thigh or NaN-ankle)
+    svg.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+        .any(|w| matches!(w, "NaN" | "-NaN" | "inf" | "-inf"))
+}
+
+/// Bake `v` and hold the result to `want`; returns the files written.
+fn check(name: &str, v: &Value, want: &Want) -> Vec<(String, String)> {
+    let tmp = TempDir::new().unwrap();
+    let (code, stderr, files) = bake(v, tmp.path());
+    assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+    match want {
+        Want::Ok => {
+            assert_eq!(code, Some(0), "{name}: {stderr}");
+            assert_eq!(files.len(), 2, "{name}: {files:?}");
+            for (f, svg) in &files {
+                assert!(!non_finite(svg), "{name}: non-finite number in {f}");
+            }
+        }
+        Want::Refused(path) => {
+            assert_eq!(code, Some(2), "{name}: {stderr}");
+            let line = stderr.trim_end();
+            assert!(!line.contains('\n'), "{name}: more than one line: {stderr}");
+            let head = format!(
+                "rigbake: error: {}: {path}",
+                tmp.path().join("r.json").display()
+            );
+            assert!(line.starts_with(&head), "{name}: want {head:?}, got {line}");
+            assert!(files.is_empty(), "{name}: wrote {files:?}");
+        }
+    }
+    let left: Vec<_> = fs::read_dir(tmp.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".rigbake-"))
+        .collect();
+    assert!(left.is_empty(), "{name}: temp files left: {left:?}");
+    files
+}
+
+fn edit(base: &str, f: impl FnOnce(&mut Value)) -> Value {
+    let mut v = rig(base);
+    f(&mut v);
+    v
+}
+
+/// path-foot's foot loop, the rower's seat slide as a path, and a closed
+/// path for an `ik` target of the rower's hands, each with a zero-length
+/// segment first, in the middle, last, as the closing `Z`, and as a
+/// degenerate curve: the SVG written is byte-identical to the path
+/// without it (dropping a segment that takes no time is exact).
+#[test]
+fn zero_length_path_segments_anywhere_bake_exactly_as_without_them() {
+    let foot = ("C 190 222 260 222 280 250", "C 260 278 190 278 160 250");
+    let variants = |m: &str, a: &str, b: &str| {
+        let start = m.split(' ').skip(1).collect::<Vec<_>>().join(" ");
+        let end = b.rsplit(' ').take(2).collect::<Vec<_>>();
+        let (ex, ey) = (end[1], end[0]);
+        let (ax, ay) = {
+            let w: Vec<&str> = a.rsplit(' ').take(2).collect();
+            (w[1], w[0])
+        };
+        (
+            format!("{m} {a} {b} Z"),
+            vec![
+                format!("{m} L {start} {a} {b} Z"),
+                format!("{m} {a} L {ax} {ay} {b} Z"),
+                format!("{m} {a} {b} L {ex} {ey} Z"),
+                format!("{m} {a} {b} L {start}"),
+                format!("{m} {a} Q {ax} {ay} {ax} {ay} {b} Z"),
+                format!("{m} C {start} {start} {start} {a} {b} Z"),
+            ],
+        )
+    };
+    type Place = fn(&mut Value, &str);
+    /// (rig, path start, its two curves, which variants, where it goes)
+    type Case<'a> = (&'a str, &'a str, (&'a str, &'a str), &'a [usize], Place);
+    // (every position on the foot loop; the first and the closing one on
+    // the other two, whose bakes are slower)
+    let cases: [Case; 3] = [
+        (
+            "path-foot",
+            "M 160 250",
+            foot,
+            &[0, 1, 2, 3, 4, 5],
+            |v, d| {
+                v["ik_chains"][0]["target"] = json!({"path": {"d": d}});
+            },
+        ),
+        (
+            "rower",
+            "M 0 0",
+            ("L -20 0", "C -12 3 -5 3 0 0"),
+            &[0, 3],
+            |v, d| {
+                v["root"]["move"] = json!({"path": {"d": d}});
+            },
+        ),
+        (
+            "rower",
+            "M 272 200",
+            ("C 240 190 190 200 175 205", "C 200 215 240 215 272 200"),
+            &[1, 2],
+            |v, d| {
+                v["ik"][1]["target"] = json!({"path": {"d": d, "start": 0.2}});
+                v["ik"][1]["reach"] = "clamp".into();
+            },
+        ),
+    ];
+    for (base, m, (a, b), which, place) in cases {
+        let (plain, degenerate) = variants(m, a, b);
+        let tmp = TempDir::new().unwrap();
+        let (code, stderr, want) = bake(&edit(base, |v| place(v, &plain)), tmp.path());
+        assert_eq!(want.len(), 2, "{base} {plain}: {stderr}");
+        assert_eq!(code, Some(0), "{base} {plain}: {stderr}");
+        for d in which.iter().map(|&i| &degenerate[i]) {
+            let v = edit(base, |v| place(v, d));
+            let got = check(&format!("{base} {d}"), &v, &Want::Ok);
+            assert!(got == want, "{base} {d}: output differs from {plain}");
+        }
+    }
+}
+
+/// The exact case: a first segment of zero length, in an
+/// `ik_chains` target and in a bone tree's `root.move`.
+#[test]
+fn the_reported_zero_length_first_segment_bakes() {
+    let d = "M 160 250 L 160 250 L 200 250 Z";
+    check(
+        "ik_chains target",
+        &edit("path-foot", |v| {
+            v["ik_chains"][0]["target"] = json!({"path": {"d": d}});
+            v.as_object_mut().unwrap().remove("tolerance_px");
+        }),
+        &Want::Ok,
+    );
+    check(
+        "root.move",
+        &edit("rower", |v| {
+            v["root"]["move"] = json!({"path": {"d": "M 0 0 L 0 0 L -30 0 Z"}});
+        }),
+        &Want::Ok,
+    );
+}
+
+/// Trajectories (`ik_chains` roots and targets, `ik` targets, `root.move`)
+/// whose every point coincides, or whose size is zero: refused at the
+/// field; vanishing but positive sizes and constant motions bake.
+#[test]
+fn degenerate_trajectories() {
+    let t = |tr: Value| {
+        move |v: &mut Value| {
+            v["ik_chains"][0]["target"] = tr;
+            v.as_object_mut().unwrap().remove("tolerance_px");
+        }
+    };
+    let cases: Vec<(&str, Value, Want)> = vec![
+        (
+            "path, one point",
+            edit(
+                "path-foot",
+                t(json!({"path": {"d": "M 200 250 L 200 250 Z"}})),
+            ),
+            Want::Refused("ik_chains[0].target.path.d: has zero length"),
+        ),
+        (
+            "path, a degenerate curve",
+            edit(
+                "path-foot",
+                t(json!({"path": {"d": "M 200 250 C 200 250 200 250 200 250 Z"}})),
+            ),
+            Want::Refused("ik_chains[0].target.path.d: has zero length"),
+        ),
+        (
+            "path, only a move",
+            edit("path-foot", t(json!({"path": {"d": "M 200 250 Z"}}))),
+            Want::Refused("ik_chains[0].target.path.d: has no segments"),
+        ),
+        (
+            "path, control point out of range",
+            edit(
+                "path-foot",
+                t(json!({"path": {"d": "M 200 250 C 1e300 250 210 260 200 250 Z"}})),
+            ),
+            Want::Refused("ik_chains[0].target.path.d: coordinates must be finite"),
+        ),
+        (
+            "root.move path, one point",
+            edit("rower", |v| {
+                v["root"]["move"] = json!({"path": {"d": "M 0 0 L 0 0 L 0 0 Z"}})
+            }),
+            Want::Refused("root.move.path.d: has zero length"),
+        ),
+        (
+            "ik target path, one point",
+            edit("rower", |v| {
+                v["ik"][1]["target"] = json!({"path": {"d": "M 240 205 L 240 205 Z"}})
+            }),
+            Want::Refused("ik[1].target.path.d: has zero length"),
+        ),
+        (
+            "circle radius 0",
+            edit(
+                "path-foot",
+                t(json!({"circle": {"center": [220, 250], "radius": 0}})),
+            ),
+            Want::Refused("ik_chains[0].target.circle.radius: must be > 0"),
+        ),
+        (
+            "ellipse of zero area",
+            edit(
+                "path-foot",
+                t(json!({"ellipse": {"center": [220, 250], "rx": 30, "ry": 0}})),
+            ),
+            Want::Refused("ik_chains[0].target.ellipse.ry: must be > 0"),
+        ),
+        (
+            "gait stride 0",
+            edit(
+                "path-foot",
+                t(
+                    json!({"gait": {"origin": [220, 250], "stride": 0, "step_height": 0, "duty": 0.5}}),
+                ),
+            ),
+            Want::Refused("ik_chains[0].target.gait.stride: must be > 0"),
+        ),
+        (
+            "gait duty 0",
+            edit(
+                "path-foot",
+                t(
+                    json!({"gait": {"origin": [220, 250], "stride": 20, "step_height": 5, "duty": 0}}),
+                ),
+            ),
+            Want::Refused("ik_chains[0].target.gait.duty"),
+        ),
+        (
+            "gait run stride 0",
+            edit(
+                "path-foot",
+                t(
+                    json!({"gait": {"origin": [220, 250], "stride": 20, "step_height": 5, "duty": 0.5,
+                    "run": {"stride": 0, "step_height": 5, "duty": 0.4}, "blend": 0.5}}),
+                ),
+            ),
+            Want::Refused("ik_chains[0].target.gait.run.stride: must be > 0"),
+        ),
+        (
+            "track keys all one point",
+            edit(
+                "path-foot",
+                t(
+                    json!({"track": {"keys": [[0, [220, 250]], [0.5, [220, 250]], [1, [220, 250]]]}}),
+                ),
+            ),
+            Want::Ok,
+        ),
+        (
+            "track key times equal",
+            edit(
+                "path-foot",
+                t(json!({"track": {"keys": [[0, [220, 250]], [0, [230, 250]], [1, [220, 250]]]}})),
+            ),
+            Want::Refused("ik_chains[0].target.track.keys[1][0]: key times must increase"),
+        ),
+        (
+            "bob amp 0",
+            edit(
+                "path-foot",
+                t(json!({"bob": {"center": [220, 250], "amp": 0}})),
+            ),
+            Want::Ok,
+        ),
+        (
+            "circle radius 1e-300",
+            edit(
+                "path-foot",
+                t(json!({"circle": {"center": [220, 250], "radius": 1e-300}})),
+            ),
+            Want::Ok,
+        ),
+        (
+            "ellipse 1e-300 by 1e-300",
+            edit(
+                "path-foot",
+                t(json!({"ellipse": {"center": [220, 250], "rx": 1e-300, "ry": 1e-300}})),
+            ),
+            Want::Ok,
+        ),
+        (
+            "gait stride 1e-300, no lift",
+            edit(
+                "path-foot",
+                t(
+                    json!({"gait": {"origin": [220, 250], "stride": 1e-300, "step_height": 0, "duty": 0.5}}),
+                ),
+            ),
+            Want::Ok,
+        ),
+    ];
+    for (name, v, want) in &cases {
+        check(name, v, want);
+    }
+}
+
+/// IK with coincident root and target (a direction of zero length), and
+/// bones of zero or vanishing length.
+#[test]
+fn coincident_ik_points_and_zero_lengths() {
+    let mut cases: Vec<(String, Value, Want)> = Vec::new();
+    for reach in ["error", "clamp", "pull"] {
+        let want = |p: &'static str| {
+            if reach == "error" {
+                Want::Refused(p)
+            } else {
+                Want::Ok
+            }
+        };
+        cases.push((
+            format!("ik_chains target on its root, {reach}"),
+            edit("path-foot", |v| {
+                v["ik_chains"][0]["target"] = json!({"fixed": [200, 100]});
+                v["ik_chains"][0]["reach"] = reach.into();
+                v.as_object_mut().unwrap().remove("tolerance_px");
+            }),
+            want("ik_chains[0]: chain \"near\" cannot reach"),
+        ));
+        cases.push((
+            format!("ik target on its joint, {reach}"),
+            edit("rower", |v| {
+                v["ik"][0]["target"] = json!({"fixed": [200, 240]});
+                v["ik"][0]["reach"] = reach.into();
+            }),
+            want("ik[0]: clip \"main\" cannot reach"),
+        ));
+        cases.push((
+            format!("ik upper bone of length 0, {reach}"),
+            edit("rower", |v| {
+                v["bones"][1]["length"] = 0.into();
+                v["ik"][0]["reach"] = reach.into();
+            }),
+            Want::Refused("ik[0].upper: bone \"thigh\" needs a length > 0"),
+        ));
+        cases.push((
+            format!("ik lower bone of length 0, {reach}"),
+            edit("rower", |v| {
+                v["bones"][2]["length"] = 0.into();
+                v["ik"][0]["reach"] = reach.into();
+            }),
+            Want::Refused("ik[0].lower: bone \"shin\" needs a length > 0"),
+        ));
+    }
+    for (name, base, f, want) in [
+        (
+            "ik_chains thigh 0",
+            "path-foot",
+            (|v: &mut Value| v["ik_chains"][0]["thigh"] = 0.into()) as fn(&mut Value),
+            Want::Refused("ik_chains[0].thigh: must be > 0"),
+        ),
+        (
+            "ik_chains thigh 1e-300, clamp",
+            "path-foot",
+            |v| {
+                v["ik_chains"][0]["thigh"] = 1e-300.into();
+                v["ik_chains"][0]["reach"] = "clamp".into();
+                v.as_object_mut().unwrap().remove("tolerance_px");
+            },
+            Want::Ok,
+        ),
+        (
+            "ik_chains root and target the same circle",
+            "path-foot",
+            |v| {
+                let c = json!({"circle": {"center": [220, 250], "radius": 20}});
+                v["ik_chains"][0]["root"] = c.clone();
+                v["ik_chains"][0]["target"] = c;
+            },
+            Want::Refused("ik_chains[0]: chain \"near\" cannot reach"),
+        ),
+        (
+            "legs thigh 0",
+            "seed-nested",
+            |v| v["legs"][0]["thigh"] = 0.into(),
+            Want::Refused("legs[0].thigh: must be > 0"),
+        ),
+        (
+            "legs shin 0",
+            "seed-nested",
+            |v| v["legs"][1]["shin"] = 0.into(),
+            Want::Refused("legs[1].shin: must be > 0"),
+        ),
+        (
+            "every bone of length 0",
+            "robot-arm",
+            |v| {
+                for b in v["bones"].as_array_mut().unwrap() {
+                    b["length"] = 0.into();
+                }
+            },
+            Want::Ok,
+        ),
+        (
+            "bone length -0",
+            "robot-arm",
+            |v| v["bones"][0]["length"] = json!(-0.0),
+            Want::Ok,
+        ),
+        (
+            "bone length negative",
+            "robot-arm",
+            |v| v["bones"][1]["length"] = json!(-1),
+            Want::Refused("bones[1].length"),
+        ),
+        (
+            "head radius 0",
+            "rower",
+            |v| v["bones"][4]["head_radius"] = 0.into(),
+            Want::Refused("bones[4].head_radius"),
+        ),
+        (
+            "head radius 1e-300",
+            "rower",
+            |v| v["bones"][4]["head_radius"] = 1e-300.into(),
+            Want::Ok,
+        ),
+        (
+            "stroke width 0",
+            "rower",
+            |v| v["bones"][4]["style"]["width"] = 0.into(),
+            Want::Refused("bones[4].style.width: must be > 0"),
+        ),
+    ] {
+        cases.push((name.to_string(), edit(base, f), want));
+    }
+    for (name, v, want) in &cases {
+        check(name, v, want);
+    }
+}
+
+/// Cranks, legs and the cycling rig's torso; view boxes and periods.
+#[test]
+fn degenerate_cranks_torsos_boxes_and_periods() {
+    type Edit = fn(&mut Value);
+    let cases: Vec<(&str, &str, Edit, Want)> = vec![
+        (
+            "crank radius 0",
+            "seed-nested",
+            |v| v["crank"]["radius"] = 0.into(),
+            Want::Refused("crank.radius: must be > 0"),
+        ),
+        (
+            "crank radius 1e-300",
+            "seed-nested",
+            |v| v["crank"]["radius"] = 1e-300.into(),
+            Want::Ok,
+        ),
+        (
+            "pedal through the hip",
+            "seed-nested",
+            |v| v["crank"]["center"] = json!([352, 305]),
+            Want::Refused("legs[0]: leg \"near\" cannot reach"),
+        ),
+        (
+            "pedal through the hip, clamp",
+            "seed-nested",
+            |v| {
+                v["crank"]["center"] = json!([352, 305]);
+                for l in v["legs"].as_array_mut().unwrap() {
+                    l["reach"] = "clamp".into();
+                }
+            },
+            Want::Ok,
+        ),
+        (
+            "torso neck on the hip",
+            "cyclist-scarf",
+            |v| v["torso"]["neck"] = json!([352, 255]),
+            Want::Refused("torso.neck: must differ from `hip`"),
+        ),
+        (
+            "torso head radius 0",
+            "cyclist-scarf",
+            |v| v["torso"]["head_radius"] = 0.into(),
+            Want::Refused("torso.head_radius: must be > 0"),
+        ),
+        (
+            "view box of zero width",
+            "seed-nested",
+            |v| v["view_box"] = json!([0, 0, 0, 600]),
+            Want::Refused("view_box: width and height must be > 0"),
+        ),
+        (
+            "view box 1e-300 wide",
+            "seed-nested",
+            |v| v["view_box"] = json!([0, 0, 1e-300, 1e-300]),
+            Want::Ok,
+        ),
+        (
+            "period 0",
+            "seed-nested",
+            |v| v["period_s"] = 0.into(),
+            Want::Refused("period_s: must be between"),
+        ),
+        (
+            "period -0",
+            "walker",
+            |v| v["period_s"] = json!(-0.0),
+            Want::Refused("period_s: must be between"),
+        ),
+        (
+            "shortest period, cycling",
+            "seed-nested",
+            |v| v["period_s"] = 0.001.into(),
+            Want::Ok,
+        ),
+        (
+            "shortest period, gait and ground",
+            "walker",
+            |v| v["period_s"] = 0.001.into(),
+            Want::Ok,
+        ),
+        (
+            "clip period 0",
+            "jump",
+            |v| v["clips"][0]["period_s"] = 0.into(),
+            Want::Refused("clips[0].period_s"),
+        ),
+        (
+            "clip period 1e-300",
+            "jump",
+            |v| v["clips"][0]["period_s"] = 1e-300.into(),
+            Want::Refused("clips[0].period_s"),
+        ),
+        (
+            "ground of zero width",
+            "walker",
+            |v| v["ground"]["to_x"] = v["ground"]["from_x"].clone(),
+            Want::Refused("ground.to_x"),
+        ),
+    ];
+    for (name, base, f, want) in &cases {
+        check(name, &edit(base, f), want);
+    }
+}
+
+/// Verlet chains: zero and vanishing segments, colliders, a chain anchored
+/// on zero-length bones, no forces at all.
+#[test]
+fn degenerate_verlet_chains() {
+    type Edit = fn(&mut Value);
+    let cases: Vec<(&str, &str, Edit, Want)> = vec![
+        (
+            "segment 0",
+            "ponytail",
+            |v| v["chains"][0]["segment"] = 0.into(),
+            Want::Refused("chains[0].segment: must be > 0"),
+        ),
+        (
+            "segments 0",
+            "ponytail",
+            |v| v["chains"][0]["segments"] = 0.into(),
+            Want::Refused("chains[0].segments"),
+        ),
+        (
+            "segment 1e-300",
+            "ponytail",
+            |v| v["chains"][0]["segment"] = 1e-300.into(),
+            Want::Ok,
+        ),
+        (
+            "anchored on bones of length 0",
+            "ponytail",
+            |v| {
+                for b in v["bones"].as_array_mut().unwrap() {
+                    b["length"] = 0.into();
+                }
+            },
+            Want::Ok,
+        ),
+        (
+            "collider radius 0",
+            "cyclist-scarf",
+            |v| v["chains"][0]["colliders"] = json!([{"center": [390, 170], "radius": 0}]),
+            Want::Refused("chains[0].colliders[0].radius: must be > 0"),
+        ),
+        (
+            "collider centred on the anchor",
+            "cyclist-scarf",
+            |v| v["chains"][0]["colliders"] = json!([{"center": [390, 156], "radius": 30}]),
+            Want::Ok,
+        ),
+        (
+            "collider radius 1e-300",
+            "cyclist-scarf",
+            |v| v["chains"][0]["colliders"] = json!([{"center": [390, 170], "radius": 1e-300}]),
+            Want::Ok,
+        ),
+        (
+            "no gravity, no wind",
+            "cyclist-scarf",
+            |v| {
+                v["chains"][0]["gravity"] = json!([0, 0]);
+                v["chains"][0].as_object_mut().unwrap().remove("wind");
+            },
+            Want::Ok,
+        ),
+    ];
+    for (name, base, f, want) in &cases {
+        check(name, &edit(base, f), want);
+    }
+}
