@@ -579,7 +579,7 @@ fn cmd_check(
                 let mut t: String = baked.iter().map(|b| b.report.to_text()).collect();
                 if check.ok {
                     t.push_str(&format!(
-                        "ok: every measured error within {} px, foot slip within {} px/step, targets within {} px of reach\n",
+                        "ok: every measured error within {} px, foot slip within {} px/step, every target within {} px of reach\n",
                         thresholds.max_error_px, thresholds.max_slip_px, thresholds.max_reach_px
                     ));
                 }
