@@ -169,6 +169,19 @@ impl IdealTarget {
         }
     }
 
+    /// Largest distance between the target the rig asked for and the point
+    /// aimed at ([`Self::at`]) at document times `ts_s` of a clip of
+    /// `period_s`, px: how far a `"reach": "pull"` target was pulled back
+    /// (0 for `"error"` and `"clamp"`, which aim at the target itself).
+    pub fn reach_px(&self, ts_s: &[f64], period_s: f64) -> f64 {
+        ts_s.iter()
+            .map(|&t| {
+                let u = t / period_s;
+                self.target.at(u).dist(self.at(u))
+            })
+            .fold(0.0, f64::max)
+    }
+
     /// Where the written ankle should be at normalised time t: [`Self::at`]
     /// moved by the chain's `depth_offset`.
     pub fn world_at(&self, t: f64) -> Vec2 {

@@ -102,6 +102,15 @@ enum Command {
         /// Largest acceptable ankle–pedal distance, px (user units).
         #[arg(long, value_name = "PX")]
         max_error: f64,
+        /// Largest acceptable foot slip over the ground, px per step, of a
+        /// leg with a gait target and a ground.
+        #[arg(long, value_name = "PX", default_value_t = Thresholds::DEFAULT_MAX_SLIP_PX)]
+        max_slip: f64,
+        /// Largest acceptable distance between the target a leg's gait asks
+        /// for and the point its solver aims at (a `"reach": "pull"` target
+        /// pulled back), px [default: --max-error].
+        #[arg(long, value_name = "PX")]
+        max_reach: Option<f64>,
         #[command(flatten)]
         bake: BakeArgs,
         /// Output format: text (the measurements, then `ok: …`), json (one
@@ -321,10 +330,19 @@ fn run(cli: Cli) -> Result<Exit> {
         Command::Check {
             rigs,
             max_error,
+            max_slip,
+            max_reach,
             bake,
             format,
             quiet,
-        } => cmd_check(&rigs, max_error, &bake, format, quiet),
+        } => {
+            let thresholds = Thresholds {
+                max_error_px: max_error,
+                max_slip_px: max_slip,
+                max_reach_px: max_reach.unwrap_or(max_error),
+            };
+            cmd_check(&rigs, thresholds, &bake, format, quiet)
+        }
         Command::Schema => {
             output::stdout(&rigbake::schema::rig_schema_text())?;
             Ok(Exit::Ok)
@@ -528,13 +546,19 @@ fn cmd_sweep(
 /// `quiet`); exit 1 when any threshold is exceeded.
 fn cmd_check(
     rigs: &[PathBuf],
-    max_error: f64,
+    thresholds: Thresholds,
     args: &BakeArgs,
     format: CheckFormat,
     quiet: bool,
 ) -> Result<Exit> {
-    if !max_error.is_finite() || max_error < 0.0 {
-        bail!("--max-error: must be a finite number >= 0, got {max_error}");
+    for (flag, v) in [
+        ("--max-error", thresholds.max_error_px),
+        ("--max-slip", thresholds.max_slip_px),
+        ("--max-reach", thresholds.max_reach_px),
+    ] {
+        if !v.is_finite() || v < 0.0 {
+            bail!("{flag}: must be a finite number >= 0, got {v}");
+        }
     }
     let baked = bake_all(rigs, args, !quiet)?;
     // bake_all yields every route of one rig before the next rig
@@ -542,9 +566,7 @@ fn cmd_check(
     let files = rigs.iter().flat_map(|p| std::iter::repeat_n(p, routes));
     debug_assert_eq!(baked.len(), rigs.len() * routes);
     let check = Check::new(
-        Thresholds {
-            max_error_px: max_error,
-        },
+        thresholds,
         files
             .zip(&baked)
             .map(|(p, b)| (p.display().to_string(), &b.report)),
@@ -556,7 +578,10 @@ fn cmd_check(
             CheckFormat::Text => {
                 let mut t: String = baked.iter().map(|b| b.report.to_text()).collect();
                 if check.ok {
-                    t.push_str(&format!("ok: every measured error within {max_error} px\n"));
+                    t.push_str(&format!(
+                        "ok: every measured error within {} px, foot slip within {} px/step, every target within {} px of reach\n",
+                        thresholds.max_error_px, thresholds.max_slip_px, thresholds.max_reach_px
+                    ));
                 }
                 t
             }

@@ -37,6 +37,11 @@ pub struct LegMeasure {
     /// Chains with a gait target over a scrolling ground: worst foot slip
     /// per step, px ([`foot_slip_px`]).
     pub slip_px: Option<f64>,
+    /// Largest distance over the period between the target the rig asked
+    /// for and the point the solver aimed at (a `"reach": "pull"` target
+    /// pulled back), px ([`IdealTarget::reach_px`](crate::chain::IdealTarget::reach_px));
+    /// `None` where the measured target is the drawn one (cycling pedals).
+    pub reach_px: Option<f64>,
 }
 
 /// A clip's measurement.
@@ -485,6 +490,7 @@ pub fn measure(clip: &Clip) -> Measurement {
                 worst_t_s: worst_t,
                 max_bone_stretch_px: stretch[i],
                 slip_px: foot_slip_px(clip, leg),
+                reach_px: leg.ideal.as_ref().map(|i| i.reach_px(&ts, clip.period_s)),
             }
         })
         .collect();
@@ -554,6 +560,7 @@ pub fn measure_probes(
                 worst_t_s: worst_t,
                 max_bone_stretch_px: None,
                 slip_px: None,
+                reach_px: None,
             }
         })
         .collect();

@@ -50,6 +50,13 @@ pub struct LegReport {
     /// step, px (stance displacement of the written foot minus the ground's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slip_px: Option<f64>,
+    /// Legs aimed at a target trajectory (`ik_chains`, bone-tree `ik`):
+    /// the largest distance, px, between the target the rig asked for and
+    /// the point the solver aimed at (non-zero only where `"reach":
+    /// "pull"` pulled the target back). `max_error_px` is measured against
+    /// the aimed point; this is what it leaves out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reach_px: Option<f64>,
     /// The leg's tracks. A reused track is listed under the leg that owns it too.
     pub tracks: Vec<TrackReport>,
 }
@@ -221,6 +228,7 @@ pub fn build(
                     reuses: info.reuses.clone(),
                     max_bone_stretch_px: lm.max_bone_stretch_px.map(q),
                     slip_px: lm.slip_px.map(q),
+                    reach_px: lm.reach_px.map(q),
                     tracks,
                 }
             })
@@ -280,6 +288,7 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
                 reuses: None,
                 max_bone_stretch_px: None,
                 slip_px: lm.slip_px.map(q),
+                reach_px: lm.reach_px.map(q),
                 tracks,
             }
         })
@@ -319,6 +328,8 @@ impl Report {
             name: l.name.clone(),
             max_error_px: l.max_error_px,
             rms_error_px: Some(l.rms_error_px),
+            max_slip_px: l.slip_px,
+            max_reach_px: l.reach_px,
         });
         let chains = self.chains.iter().map(|c| Probe {
             kind: ProbeKind::Chain,
@@ -326,6 +337,8 @@ impl Report {
             name: c.name.clone(),
             max_error_px: c.max_deviation_px,
             rms_error_px: None,
+            max_slip_px: None,
+            max_reach_px: None,
         });
         let springs = self.springs.iter().map(|s| Probe {
             kind: ProbeKind::Spring,
@@ -333,6 +346,8 @@ impl Report {
             name: s.bone.clone(),
             max_error_px: s.max_tip_error_px,
             rms_error_px: None,
+            max_slip_px: None,
+            max_reach_px: None,
         });
         let bones = self.bones.iter().map(|b| Probe {
             // bone names have no `-`: `<head>-rim` is a round head's rim line
@@ -345,6 +360,8 @@ impl Report {
             name: b.name.clone(),
             max_error_px: b.max_error_px,
             rms_error_px: Some(b.rms_error_px),
+            max_slip_px: None,
+            max_reach_px: None,
         });
         legs.chain(chains).chain(springs).chain(bones).collect()
     }
@@ -389,6 +406,9 @@ impl Report {
             }
             if let Some(sl) = l.slip_px {
                 let _ = write!(s, "  slip {sl:.3} px/step");
+            }
+            if let Some(r) = l.reach_px.filter(|&r| r > 0.0) {
+                let _ = write!(s, "  target out of reach by {r:.3} px");
             }
             if let Some(r) = &l.reuses {
                 let _ = write!(s, "  (reuses {r})");

@@ -91,7 +91,7 @@ fn json_check(rigs: &[String], max_error: f64, routes: &[&str]) -> Value {
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr: {}", stderr(&out)));
     Schema::load().validate(&v);
-    assert_eq!(v["version"], 1);
+    assert_eq!(v["version"], 2);
     assert_eq!(v["thresholds"]["max_error_px"], max_error);
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), rigs.len() * routes.len());

@@ -152,7 +152,7 @@ pub struct IkMeasure {
     /// The entry as a leg: name `<upper>-<lower>` (prefixed `<clip>:` when
     /// clips are switched), effector probe, the two bones' tracks.
     pub leg: crate::clip::LegInfo,
-    /// `slip_px` is set with a ground and a gait target.
+    /// `slip_px` is set with a ground and a gait target; `reach_px` always.
     pub measure: LegMeasure,
 }
 
@@ -420,7 +420,8 @@ pub fn measure_heads(
 /// Measure every `ik` entry of every written clip: the lower bone's tip
 /// probe against [`fk::ik_ideal`] (the target, pulled for `"pull"`), and
 /// with a ground and a gait target the foot slip per step
-/// ([`measure::foot_slip_px`], as for `ik_chains`).
+/// ([`measure::foot_slip_px`], as for `ik_chains`), and how far the aimed
+/// point ever is from the target the rig asked for (`reach_px`).
 fn measure_ik(fig: &Figure, clips: &[Clip]) -> Vec<IkMeasure> {
     let mut out = Vec::new();
     for (ci, (clip, fc)) in clips.iter().zip(&fig.clips).enumerate() {
@@ -429,13 +430,11 @@ fn measure_ik(fig: &Figure, clips: &[Clip]) -> Vec<IkMeasure> {
         for (i, k) in fig.ik.iter().enumerate() {
             let (up, lo) = (&fig.bones[k.upper], &fig.bones[k.lower]);
             let probe = format!("{}-tip", lo.name);
-            let ideal = |t_s: f64| {
-                let u = match fc.play {
-                    file::Play::Once => (t_s / period).clamp(0.0, 1.0),
-                    file::Play::Loop => (t_s / period).rem_euclid(1.0),
-                };
-                vec![fk::ik_ideal(fig, fc, u)[i]]
+            let unit = |t_s: f64| match fc.play {
+                file::Play::Once => (t_s / period).clamp(0.0, 1.0),
+                file::Play::Loop => (t_s / period).rem_euclid(1.0),
             };
+            let ideal = |t_s: f64| vec![fk::ik_ideal(fig, fc, unit(t_s))[i]];
             let (mut m, _) = measure::measure_probes(clip, std::slice::from_ref(&probe), &ideal);
             let mut m = m.remove(0);
             let prefix = if fig.switched {
@@ -464,6 +463,16 @@ fn measure_ik(fig: &Figure, clips: &[Clip]) -> Vec<IkMeasure> {
             };
             m.name = leg.name.clone();
             m.slip_px = measure::foot_slip_px(clip, &leg);
+            // how far the aim (pulled for "pull") is from the target asked for
+            m.reach_px = Some(
+                measure::sample_times(clip)
+                    .into_iter()
+                    .map(|t_s| {
+                        let u = unit(t_s);
+                        k.target.at(u).dist(fk::ik_ideal(fig, fc, u)[i])
+                    })
+                    .fold(0.0, f64::max),
+            );
             out.push(IkMeasure {
                 clip: ci,
                 leg,

@@ -13,7 +13,15 @@
 //! largest distance, px, between where the written file puts that point and
 //! where the ideal motion puts it. A CI script then compares one field with
 //! one threshold whatever the rig; the bake report (`bake --report`) keeps
-//! the kind-specific figures (slip, seam, lag, key times).
+//! the kind-specific figures (seam, lag, key times).
+//!
+//! A leg carries two more figures that its `max_error_px` cannot show,
+//! each with its own threshold: `max_slip_px`, how far a foot slides over
+//! the ground per step (a bake can hit its pulled-back target exactly and
+//! still skate), and `max_reach_px`, how far the point the solver aimed at
+//! is from the target the rig asked for (`"reach": "pull"` moves an
+//! unreachable target back, so `max_error_px` alone passes a foot that
+//! hovers short of the ground). Both are `null` where they do not apply.
 
 use super::Report;
 use crate::clip::Route;
@@ -23,7 +31,7 @@ use std::fmt::Write;
 /// The `version` of the JSON format. Any change to its fields (added,
 /// removed, renamed or with a new meaning) increments it, and
 /// `schema/check.schema.json` describes exactly this version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// What a [`Probe`] measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -66,9 +74,63 @@ pub struct Probe {
     /// RMS of that distance over the period, px, where it is measured
     /// (legs, bones, rims; `null` otherwise).
     pub rms_error_px: Option<f64>,
+    /// Legs with a gait target over a ground: foot slip per step, px
+    /// (`null` otherwise).
+    pub max_slip_px: Option<f64>,
+    /// Legs aimed at a target trajectory: the largest distance between the
+    /// target asked for and the point aimed at, px (`null` otherwise).
+    pub max_reach_px: Option<f64>,
 }
 
 impl Probe {
+    /// Every threshold this probe exceeds, in field order (a NaN is no
+    /// number within a threshold).
+    pub fn failures(&self, th: &Thresholds) -> Vec<Failure> {
+        // (only legs have slip and reach figures)
+        let leg = format!("leg {}:", self.name);
+        let checks = [
+            (
+                "max_error_px",
+                Some(self.max_error_px),
+                th.max_error_px,
+                format!("{} {} px", self.label(), self.max_error_px),
+            ),
+            (
+                "max_slip_px",
+                self.max_slip_px,
+                th.max_slip_px,
+                format!(
+                    "{leg} foot slip {} px/step",
+                    self.max_slip_px.unwrap_or(0.0)
+                ),
+            ),
+            (
+                "max_reach_px",
+                self.max_reach_px,
+                th.max_reach_px,
+                format!(
+                    "{leg} target out of reach by {} px",
+                    self.max_reach_px.unwrap_or(0.0)
+                ),
+            ),
+        ];
+        checks
+            .into_iter()
+            .filter_map(|(metric, value, threshold, what)| {
+                let v = value?;
+                (v.is_nan() || v > threshold).then(|| Failure {
+                    kind: self.kind,
+                    clip: self.clip.clone(),
+                    name: self.name.clone(),
+                    metric,
+                    value: v,
+                    threshold,
+                    message: format!("{what} > {threshold} px"),
+                })
+            })
+            .collect()
+    }
+
     /// How messages name it: `leg near: max error`, `chain hair: max
     /// particle deviation`, `spring tail: max tip error`, `clip idle bone
     /// arm: max tip error`, `clip jump bone head-rim: max rim error`.
@@ -91,11 +153,21 @@ impl Probe {
     }
 }
 
-/// The limits `check` applies.
+/// The limits `check` applies; each is named as the probe field it bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Thresholds {
     /// `--max-error`: the largest acceptable `max_error_px` of any probe.
     pub max_error_px: f64,
+    /// `--max-slip`: the largest acceptable `max_slip_px` of any leg.
+    pub max_slip_px: f64,
+    /// `--max-reach`: the largest acceptable `max_reach_px` of any leg.
+    pub max_reach_px: f64,
+}
+
+impl Thresholds {
+    /// `--max-slip`'s default, px per step: a foot that slides less than
+    /// half a pixel a step reads as planted.
+    pub const DEFAULT_MAX_SLIP_PX: f64 = 0.5;
 }
 
 /// One exceeded threshold.
@@ -104,12 +176,15 @@ pub struct Failure {
     pub kind: ProbeKind,
     pub clip: Option<String>,
     pub name: String,
-    /// The probe field compared (`max_error_px`).
+    /// The probe field compared (`max_error_px`, `max_slip_px` or
+    /// `max_reach_px`); its threshold has the same name in [`Thresholds`].
     pub metric: &'static str,
     /// Its value (`null` when it is not a finite number, which fails too).
     pub value: f64,
     pub threshold: f64,
-    /// One line for people: `leg near: max error 3.5293 px > 1 px`.
+    /// One line for people: `leg near: max error 3.5293 px > 1 px`,
+    /// `leg thigh_n-shin_n: foot slip 7.739 px/step > 0.5 px`,
+    /// `leg thigh_n-shin_n: target out of reach by 6.2 px > 1 px`.
     pub message: String,
 }
 
@@ -153,22 +228,7 @@ impl Check {
                 let probes = r.probes();
                 let failures: Vec<Failure> = probes
                     .iter()
-                    // (a NaN is no number within the threshold)
-                    .filter(|p| p.max_error_px.is_nan() || p.max_error_px > thresholds.max_error_px)
-                    .map(|p| Failure {
-                        kind: p.kind,
-                        clip: p.clip.clone(),
-                        name: p.name.clone(),
-                        metric: "max_error_px",
-                        value: p.max_error_px,
-                        threshold: thresholds.max_error_px,
-                        message: format!(
-                            "{} {} px > {} px",
-                            p.label(),
-                            p.max_error_px,
-                            thresholds.max_error_px
-                        ),
-                    })
+                    .flat_map(|p| p.failures(&thresholds))
                     .collect();
                 Case {
                     rig: r.rig.clone(),
@@ -224,10 +284,11 @@ impl Check {
                 suite.len(),
                 suite.iter().filter(|c| !c.ok).count()
             );
+            let th = &self.thresholds;
             let _ = writeln!(
                 s,
-                "    <properties>\n      <property name=\"max_error_px\" value=\"{}\"/>\n    </properties>",
-                self.thresholds.max_error_px
+                "    <properties>\n      <property name=\"max_error_px\" value=\"{}\"/>\n      <property name=\"max_slip_px\" value=\"{}\"/>\n      <property name=\"max_reach_px\" value=\"{}\"/>\n    </properties>",
+                th.max_error_px, th.max_slip_px, th.max_reach_px
             );
             for c in suite {
                 let _ = writeln!(
@@ -254,6 +315,12 @@ impl Check {
                     let _ = write!(out, "{} {} px", p.label(), p.max_error_px);
                     if let Some(rms) = p.rms_error_px {
                         let _ = write!(out, " (rms {rms} px)");
+                    }
+                    if let Some(slip) = p.max_slip_px {
+                        let _ = write!(out, ", foot slip {slip} px/step");
+                    }
+                    if let Some(reach) = p.max_reach_px {
+                        let _ = write!(out, ", out of reach by {reach} px");
                     }
                     out.push('\n');
                 }
@@ -328,6 +395,8 @@ mod tests {
             name: name.into(),
             max_error_px: px,
             rms_error_px: None,
+            max_slip_px: None,
+            max_reach_px: None,
         }
     }
 
@@ -358,7 +427,12 @@ mod tests {
                 worst_t_s: 0.0,
             })
             .collect();
-        let c = Check::new(Thresholds { max_error_px: 1.0 }, [("r.json".into(), &r)]);
+        let th = Thresholds {
+            max_error_px: 1.0,
+            max_slip_px: 0.5,
+            max_reach_px: 1.0,
+        };
+        let c = Check::new(th, [("r.json".into(), &r)]);
         assert!(!c.ok);
         let failed: Vec<&str> = c.failures().map(|(_, f)| f.name.as_str()).collect();
         assert_eq!(failed, ["b", "c"]);
@@ -371,5 +445,39 @@ mod tests {
             probe(ProbeKind::Chain, "hair", 0.0).label(),
             "chain hair: max particle deviation"
         );
+    }
+
+    /// Slip and reach are held to their own thresholds, inclusively; a NaN
+    /// fails and a figure that does not apply (`None`) never does.
+    #[test]
+    fn slip_and_reach_have_their_own_inclusive_thresholds() {
+        let th = Thresholds {
+            max_error_px: 1.0,
+            max_slip_px: 0.5,
+            max_reach_px: 2.0,
+        };
+        let leg = |slip: Option<f64>, reach: Option<f64>| Probe {
+            max_slip_px: slip,
+            max_reach_px: reach,
+            ..probe(ProbeKind::Leg, "near", 1.0)
+        };
+        let metrics = |p: Probe| -> Vec<&'static str> {
+            p.failures(&th).into_iter().map(|f| f.metric).collect()
+        };
+        assert!(metrics(leg(None, None)).is_empty());
+        assert!(metrics(leg(Some(0.5), Some(2.0))).is_empty());
+        assert_eq!(metrics(leg(Some(0.51), Some(2.0))), ["max_slip_px"]);
+        assert_eq!(metrics(leg(Some(0.0), Some(2.01))), ["max_reach_px"]);
+        assert_eq!(
+            metrics(leg(Some(f64::NAN), Some(f64::NAN))),
+            ["max_slip_px", "max_reach_px"]
+        );
+        let f = &leg(Some(7.7387), Some(13.0213)).failures(&th);
+        assert_eq!(f[0].message, "leg near: foot slip 7.7387 px/step > 0.5 px");
+        assert_eq!(
+            f[1].message,
+            "leg near: target out of reach by 13.0213 px > 2 px"
+        );
+        assert_eq!((f[1].value, f[1].threshold), (13.0213, 2.0));
     }
 }
