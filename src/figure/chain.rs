@@ -184,7 +184,10 @@ pub struct ChainFile {
     pub segments: usize,
     /// Segment rest length, user units, > 0.
     pub segment: f64,
-    /// Constraint passes per sub-step (default 6).
+    /// Constraint passes per sub-step of at most 1/3600 s (default 6). At that
+    /// sub-step the chain stays within 0.02 % of its length for any value
+    /// from 1 up, so this barely changes the motion (seed 004 counts passes
+    /// per 1/60 s frame, where fewer passes stretch the chain).
     #[serde(default = "default_iterations")]
     pub iterations: usize,
     /// Velocity kept per 1/60 s, in (0, 1) (default 0.97).
