@@ -21,6 +21,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use rigbake::interrupt;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
 
 /// One file to write: which option named it (`-o`, `--report`, `--plot`).
 pub(crate) struct Output<'a> {
@@ -146,16 +147,12 @@ pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()>
 /// Writes every output or none (see the module docs).
 pub(crate) fn write_all(outputs: &[Output], inputs: &[Input]) -> Result<()> {
     check_distinct(outputs, inputs)?;
-    let mut created: Vec<(PathBuf, interrupt::Registered)> = Vec::new();
-    let result = stage_all(outputs, &mut created).and_then(commit);
-    if result.is_err() {
-        // The temporaries are gone (dropped); remove the directories this
-        // call created, innermost first, and only if nothing else is in them.
-        for (dir, _) in created.iter().rev() {
-            let _ = std::fs::remove_dir(dir);
-        }
+    let tx = Transaction::new();
+    let mut staged = Vec::with_capacity(outputs.len());
+    for o in outputs {
+        staged.extend(tx.stage(o)?);
     }
-    result
+    tx.commit(staged)
 }
 
 /// Whether `path` is a file that already holds exactly `bytes`.
@@ -168,22 +165,56 @@ fn unchanged(path: &Path, bytes: &[u8]) -> bool {
     }
 }
 
-type Staged<'a> = (tempfile::NamedTempFile, interrupt::Registered, &'a Path);
+/// One output written to its temporary file (closed, so a batch of
+/// thousands holds no descriptors), waiting for [`Transaction::commit`].
+/// Dropping it removes the temporary.
+pub(crate) struct Staged {
+    tmp: tempfile::TempPath,
+    _on_signal: interrupt::Registered,
+    path: PathBuf,
+}
 
-/// Writes each changed output to a registered temporary file beside it;
-/// `created` collects every directory this call made (outermost first).
-fn stage_all<'a>(
-    outputs: &'a [Output],
-    created: &mut Vec<(PathBuf, interrupt::Registered)>,
-) -> Result<Vec<Staged<'a>>> {
-    let mut staged = Vec::with_capacity(outputs.len());
-    for o in outputs {
+/// Outputs written all or nothing, one at a time: [`Transaction::stage`]
+/// each output as soon as its bytes exist (from any thread; the bytes can
+/// then be dropped), then [`Transaction::commit`] them all. [`write_all`]
+/// is the one-call form. A transaction dropped without a successful commit
+/// removes the directories it created (innermost first, only if empty);
+/// drop its [`Staged`] files first (their temporaries are in them).
+pub(crate) struct Transaction {
+    /// Every directory this transaction made, outermost first.
+    created: Mutex<Vec<(PathBuf, interrupt::Registered)>>,
+    committed: bool,
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        if self.committed {
+            return;
+        }
+        let created = self.created.get_mut().unwrap_or_else(|e| e.into_inner());
+        for (dir, _) in created.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+impl Transaction {
+    pub(crate) fn new() -> Self {
+        Transaction {
+            created: Mutex::new(Vec::new()),
+            committed: false,
+        }
+    }
+
+    /// Writes `o` to a registered temporary file beside its target, or
+    /// nothing (`None`) when the target already holds exactly these bytes.
+    pub(crate) fn stage(&self, o: &Output) -> Result<Option<Staged>> {
         let path = o.path.as_path();
         if path.is_dir() {
             bail!("{}: is a directory, expected a file path", path.display());
         }
         if unchanged(path, o.bytes) {
-            continue;
+            return Ok(None);
         }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -204,7 +235,7 @@ fn stage_all<'a>(
         let mut attempt = 0;
         let (mut tmp, reg) = loop {
             attempt += 1;
-            let made = create_dirs(&dir, created).and_then(|()| {
+            let made = self.create_dirs(&dir).and_then(|()| {
                 let _gate = interrupt::critical();
                 // (tempfile's error names the temporary; keep only the cause)
                 let tmp = builder
@@ -236,45 +267,56 @@ fn stage_all<'a>(
         tmp.write_all(o.bytes)
             .and_then(|_| tmp.flush())
             .with_context(|| format!("{}: cannot write", path.display()))?;
-        staged.push((tmp, reg, path));
+        Ok(Some(Staged {
+            tmp: tmp.into_temp_path(),
+            _on_signal: reg,
+            path: path.to_path_buf(),
+        }))
     }
-    Ok(staged)
-}
 
-/// Creates `dir` and its missing ancestors one at a time, recording each
-/// one this process created (a directory someone else creates meanwhile is
-/// not ours).
-fn create_dirs(
-    dir: &Path,
-    created: &mut Vec<(PathBuf, interrupt::Registered)>,
-) -> Result<(), (PathBuf, std::io::Error)> {
-    if dir.is_dir() {
-        return Ok(());
+    /// Puts every staged file in place in the given order, or none (see
+    /// the module docs); on failure also removes the directories made.
+    pub(crate) fn commit(mut self, staged: Vec<Staged>) -> Result<()> {
+        commit(staged)?;
+        self.committed = true;
+        Ok(())
     }
-    let mut missing = Vec::new();
-    let mut cur = dir;
-    loop {
-        if cur.as_os_str().is_empty() || cur.exists() {
-            break;
+
+    /// Creates `dir` and its missing ancestors one at a time, recording
+    /// each one this process created (a directory someone else, or another
+    /// thread, creates meanwhile is not recorded twice).
+    fn create_dirs(&self, dir: &Path) -> Result<(), (PathBuf, std::io::Error)> {
+        if dir.is_dir() {
+            return Ok(());
         }
-        missing.push(cur.to_path_buf());
-        match cur.parent() {
-            Some(p) => cur = p,
-            None => break,
-        }
-    }
-    for d in missing.into_iter().rev() {
-        let _gate = interrupt::critical();
-        match std::fs::create_dir(&d) {
-            Ok(()) => {
-                let reg = interrupt::remove_dir_on_signal(&d);
-                created.push((d, reg));
+        let mut missing = Vec::new();
+        let mut cur = dir;
+        loop {
+            if cur.as_os_str().is_empty() || cur.exists() {
+                break;
             }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
-            Err(e) => return Err((d, e)),
+            missing.push(cur.to_path_buf());
+            match cur.parent() {
+                Some(p) => cur = p,
+                None => break,
+            }
         }
+        for d in missing.into_iter().rev() {
+            let _gate = interrupt::critical();
+            match std::fs::create_dir(&d) {
+                Ok(()) => {
+                    let reg = interrupt::remove_dir_on_signal(&d);
+                    self.created
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((d, reg));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                Err(e) => return Err((d, e)),
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Puts every staged file in place, or restores every target (see module
@@ -283,7 +325,7 @@ fn commit(staged: Vec<Staged>) -> Result<()> {
     let _gate = interrupt::critical();
     let mut done: Vec<(&Path, Option<tempfile::NamedTempFile<()>>)> = Vec::new();
     let mut failure = None;
-    for (tmp, _, path) in &staged {
+    for Staged { tmp, path, .. } in &staged {
         let backup = match backup(path) {
             Ok(b) => b,
             Err(e) => {
@@ -291,7 +333,7 @@ fn commit(staged: Vec<Staged>) -> Result<()> {
                 break;
             }
         };
-        match std::fs::rename(tmp.path(), path) {
+        match std::fs::rename(&**tmp, path) {
             Ok(()) => done.push((path, backup)),
             Err(e) => {
                 failure = Some(anyhow!("{}: cannot replace: {e}", path.display()));
@@ -302,8 +344,8 @@ fn commit(staged: Vec<Staged>) -> Result<()> {
     let Some(failure) = failure else {
         // The temporaries are the outputs now: forget their names (the
         // backups are removed as they drop).
-        for (tmp, _, _) in staged {
-            let _ = tmp.into_temp_path().keep();
+        for s in staged {
+            let _ = s.tmp.keep();
         }
         return Ok(());
     };
