@@ -38,9 +38,11 @@ enum Command {
     /// Bake rigs into animated SVG files and print a per-leg error summary.
     ///
     /// Output names: <name>.svg (css route), <name>.smil.svg (smil route),
-    /// where <name> is the rig's "name" field. All rigs are baked in memory
-    /// first; nothing is written unless every rig bakes, and the files are
-    /// replaced atomically and all together (temporary files + rename; if
+    /// where <name> is the rig's "name" field. Every rig is validated first,
+    /// then the rigs are baked in parallel (RAYON_NUM_THREADS sets the thread
+    /// count); nothing is written unless every rig bakes (the error names the
+    /// first bad rig in input order), and the files are replaced atomically
+    /// and all together (temporary files + rename; if
     /// one cannot be replaced, the others keep their old bytes). A file that
     /// already holds the new bytes is not rewritten.
     Bake {

@@ -7,7 +7,9 @@
 //! or as another output (same device and inode when the file exists, else
 //! the same canonical directory and name). An output whose file already
 //! holds exactly these bytes is left alone (not even its mtime changes).
-//! Every other output is written to a temporary `.rigbake-*` file beside it;
+//! Every other output is written to a temporary `.rigbake-*` file beside it
+//! (one at a time, possibly from several threads, through a [`Transaction`],
+//! so a batch need not hold every output's bytes at once);
 //! then, under [`interrupt::critical`], each existing target is kept as a
 //! backup (a hard link, or a copy where links are refused) and the temporary
 //! renamed over it. If any step fails, every target already replaced gets
