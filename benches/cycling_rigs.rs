@@ -58,7 +58,7 @@ fn cycling_rig(rng: &mut Rng, i: usize) -> String {
     ];
     let period = rng.range(0.6, 1.8);
     let phase = rng.range(150.0, 210.0);
-    let knee = if rng.next() % 8 == 0 {
+    let knee = if rng.next().is_multiple_of(8) {
         "backward"
     } else {
         "forward"
