@@ -34,7 +34,8 @@ fn batch(c: &mut Criterion) {
     let rigs = cycling_rigs::write_cycling_rigs(&dir.path().join("rigs"), 1000).expect("rigs");
     let mut group = c.benchmark_group("batch");
     group.sample_size(10);
-    group.measurement_time(Duration::from_secs(20));
+    // (ten whole calls: about 25 s on 2 idle cores)
+    group.measurement_time(Duration::from_secs(30));
     // A fresh output directory per run: every file is written, none skipped
     // as unchanged.
     let mut run = 0;
@@ -44,6 +45,7 @@ fn batch(c: &mut Criterion) {
             bake(&rigs, &dir.path().join(format!("out-{run}")), &[]);
         })
     });
+    group.measurement_time(Duration::from_secs(100));
     group.bench_function("bake 100 cycling rigs (--tolerance 0.25)", |b| {
         b.iter(|| {
             run += 1;

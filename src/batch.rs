@@ -77,9 +77,9 @@ pub(crate) fn load_all(paths: &[PathBuf], args: &BakeArgs) -> Result<Vec<rig::Ri
 /// Bakes every rig for every asked route in parallel and passes each bake
 /// to `sink(k, bake)` on the worker that made it, `k` counting outputs in
 /// input order (rig by rig, each rig's routes in order); returns the sink's
-/// results in that order. With `progress`,
-/// several rigs and stderr a terminal, a one-line counter is redrawn on
-/// stderr while baking (and erased afterwards).
+/// results in that order. With `progress`, several rigs and stderr a
+/// terminal, a one-line counter of the rigs started is redrawn on stderr
+/// while baking (and erased afterwards).
 pub(crate) fn bake_each<T: Send>(
     paths: &[PathBuf],
     rigs: &[rig::Rig],
