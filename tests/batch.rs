@@ -392,3 +392,59 @@ fn a_failed_batch_removes_the_output_directory_it_created() {
         assert!(temporaries(dir).is_empty());
     }
 }
+
+/// SIGINT or SIGTERM while several workers are staging their SVGs: no
+/// temporary left, the previous outputs keep their bytes, the directory
+/// the call created is gone, and the process ends by that signal. (The
+/// stall hook `RIGBAKE_TEST_STALL_MS` exists only in debug builds, which
+/// is what `cargo test` runs.)
+#[test]
+fn a_signal_while_workers_stage_leaves_previous_outputs_and_no_temporaries() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    // over the previous outputs, and into a directory the call creates
+    for (sig, num, out) in [("INT", 2, "out"), ("TERM", 15, "new/out")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let rigs = baked_once(dir, 12);
+        let before = snapshot(dir);
+        let mut child = rigbake(Some(3))
+            .env("RIGBAKE_TEST_STALL_MS", "30000")
+            .arg("bake")
+            .args(&rigs)
+            .arg("-o")
+            .arg(dir.join(out))
+            .arg("--report")
+            .arg(dir.join("r.json"))
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while temporaries(dir).len() < 3 {
+            assert!(
+                Instant::now() < deadline,
+                "{sig}: no three temporaries at once"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let sent = Command::new("kill")
+            .args([format!("-{sig}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{sig}: still running");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status.signal(), Some(num), "{sig}: {status:?}");
+        assert!(snapshot(dir) == before, "{sig}: files changed");
+        assert!(temporaries(dir).is_empty(), "{sig}");
+    }
+}
