@@ -21,6 +21,7 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use rigbake::interrupt;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
@@ -66,6 +67,8 @@ impl Resolved {
         }
     }
 
+    /// Whether two paths are the same file (the rule [`Seen`] applies).
+    #[cfg(test)]
     fn same(&self, other: &Resolved) -> bool {
         (self.id.is_some() && self.id == other.id)
             || (self.name.is_some() && self.name == other.name)
@@ -106,17 +109,48 @@ fn canonical_name(path: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The paths seen so far, by file identity and by canonical name, each
+/// with the index of the first path that had it. Two paths are the same
+/// file when both have an identity and it is equal, or both have a name and
+/// it is equal; finding the first earlier path that is the same file as a
+/// new one takes two lookups, so thousands of outputs are checked in linear
+/// time.
+#[derive(Default)]
+struct Seen {
+    by_id: HashMap<(u64, u64), usize>,
+    by_name: HashMap<PathBuf, usize>,
+}
+
+impl Seen {
+    fn add(&mut self, r: Resolved, index: usize) {
+        if let Some(id) = r.id {
+            self.by_id.entry(id).or_insert(index);
+        }
+        if let Some(name) = r.name {
+            self.by_name.entry(name).or_insert(index);
+        }
+    }
+
+    /// The first path added that is the same file as `r`.
+    fn first_same(&self, r: &Resolved) -> Option<usize> {
+        let by_id = r.id.and_then(|id| self.by_id.get(&id));
+        let by_name = r.name.as_ref().and_then(|n| self.by_name.get(n));
+        by_id.into_iter().chain(by_name).min().copied()
+    }
+}
+
 /// Refuses an output that is an input or another output (see module docs).
 pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()> {
-    let ins: Vec<(&Input, Resolved)> = inputs
-        .iter()
-        .filter(|i| i.path != Path::new("-"))
-        .map(|i| (i, Resolved::of(i.path)))
-        .collect();
-    let mut outs: Vec<(&Output, Resolved)> = Vec::with_capacity(outputs.len());
-    for o in outputs {
+    let mut ins = Seen::default();
+    for (k, i) in inputs.iter().enumerate() {
+        if i.path != Path::new("-") {
+            ins.add(Resolved::of(i.path), k);
+        }
+    }
+    let mut outs = Seen::default();
+    for (k, o) in outputs.iter().enumerate() {
         let r = Resolved::of(&o.path);
-        if let Some((i, _)) = ins.iter().find(|(_, ir)| ir.same(&r)) {
+        if let Some(i) = ins.first_same(&r).map(|k| &inputs[k]) {
             bail!(
                 "{}: {}: would overwrite the {} {}; nothing written",
                 o.path.display(),
@@ -125,7 +159,7 @@ pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()>
                 i.path.display()
             );
         }
-        if let Some((first, _)) = outs.iter().find(|(_, or)| or.same(&r)) {
+        if let Some(first) = outs.first_same(&r).map(|k| &outputs[k]) {
             if first.what == o.what {
                 bail!(
                     "{}: {}: two outputs would be written to this one file (do two rigs share a \"name\"?); nothing written",
@@ -141,7 +175,7 @@ pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()>
                 first.path.display()
             );
         }
-        outs.push((o, r));
+        outs.add(r, k);
     }
     Ok(())
 }
@@ -475,6 +509,38 @@ mod tests {
         assert!(a.same(&Resolved::of(&d.join("new/o.svg"))));
         assert!(!a.same(&Resolved::of(&d.join("new/p.svg"))));
         assert!(!rig.same(&a));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn seen_finds_the_first_earlier_path_that_is_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        std::fs::write(d.join("a.svg"), "a").unwrap();
+        std::fs::hard_link(d.join("a.svg"), d.join("sub/link.svg")).unwrap();
+        let paths = [
+            d.join("new.svg"),
+            d.join("a.svg"),
+            d.join("sub/../new.svg"),
+            d.join("sub/link.svg"),
+            d.join("other.svg"),
+            d.join("./a.svg"),
+            d.join("sub/x/../../other.svg"),
+        ];
+        let resolved: Vec<Resolved> = paths.iter().map(|p| Resolved::of(p)).collect();
+        let mut seen = Seen::default();
+        for (k, r) in resolved.iter().enumerate() {
+            let linear = resolved[..k].iter().position(|e| e.same(r));
+            assert_eq!(seen.first_same(r), linear, "{}", paths[k].display());
+            seen.add(Resolved::of(&paths[k]), k);
+        }
+        // (new.svg twice, a.svg through a link and a spelling, other.svg)
+        assert_eq!(seen.first_same(&Resolved::of(&d.join("new.svg"))), Some(0));
+        assert_eq!(
+            seen.first_same(&Resolved::of(&d.join("sub/link.svg"))),
+            Some(1)
+        );
     }
 
     #[cfg(unix)]
