@@ -42,9 +42,9 @@ enum Command {
     /// then the rigs are baked in parallel (RAYON_NUM_THREADS sets the thread
     /// count); nothing is written unless every rig bakes (the error names the
     /// first bad rig in input order), and the files are replaced atomically
-    /// and all together (temporary files + rename; if
-    /// one cannot be replaced, the others keep their old bytes). A file that
-    /// already holds the new bytes is not rewritten.
+    /// and all together (temporary files + rename; if one cannot be
+    /// replaced, the others keep their old bytes). A file that already holds
+    /// the new bytes is not rewritten.
     Bake {
         /// Rig files (JSON).
         #[arg(required = true, value_name = "RIG")]
