@@ -6,12 +6,13 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use output::{Input, Output};
 use rigbake::bake::BakeOptions;
 use rigbake::fit::Fit;
+use rigbake::report::Report;
 use rigbake::report::check::{Check, Thresholds};
-use rigbake::report::{self, Report};
-use rigbake::{Baked, Route, input, rig};
+use rigbake::{Route, input, rig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod batch;
 mod output;
 mod workflow;
 
@@ -37,11 +38,13 @@ enum Command {
     /// Bake rigs into animated SVG files and print a per-leg error summary.
     ///
     /// Output names: <name>.svg (css route), <name>.smil.svg (smil route),
-    /// where <name> is the rig's "name" field. All rigs are baked in memory
-    /// first; nothing is written unless every rig bakes, and the files are
-    /// replaced atomically and all together (temporary files + rename; if
-    /// one cannot be replaced, the others keep their old bytes). A file that
-    /// already holds the new bytes is not rewritten.
+    /// where <name> is the rig's "name" field. Every rig is validated first,
+    /// then the rigs are baked in parallel (RAYON_NUM_THREADS sets the thread
+    /// count); nothing is written unless every rig bakes (the error names the
+    /// first bad rig in input order), and the files are replaced atomically
+    /// and all together (temporary files + rename; if one cannot be
+    /// replaced, the others keep their old bytes). A file that already holds
+    /// the new bytes is not rewritten.
     Bake {
         /// Rig files (JSON).
         #[arg(required = true, value_name = "RIG")]
@@ -367,116 +370,6 @@ fn run(cli: Cli) -> Result<Exit> {
     }
 }
 
-/// Read, validate and bake every rig for every asked route (in memory).
-/// With `progress`, several rigs and stderr a terminal, a one-line counter
-/// is redrawn on stderr while baking (and erased afterwards).
-fn bake_all(paths: &[PathBuf], args: &BakeArgs, progress: bool) -> Result<Vec<Baked>> {
-    if let Some(k) = args.keys {
-        rig::check_keys("--keys", k)?;
-    }
-    if let Some(px) = args.tolerance {
-        rig::check_tolerance("--tolerance", px)?;
-    }
-    let mut out = Vec::new();
-    let mut bar = workflow::Progress::new(paths.len(), progress);
-    for path in paths {
-        bar.step(path);
-        let rig = args.load(path)?;
-        for route in args.route.routes() {
-            out.push(rigbake::bake_rig(&rig, &args.options(&rig, route)));
-        }
-    }
-    Ok(out)
-}
-
-fn file_name(b: &Baked) -> String {
-    match b.clip.route {
-        Route::Css => format!("{}.svg", b.clip.name),
-        Route::Smil => format!("{}.smil.svg", b.clip.name),
-    }
-}
-
-fn cmd_bake(
-    rigs: &[PathBuf],
-    output: &Path,
-    args: &BakeArgs,
-    report_path: Option<&Path>,
-    quiet: bool,
-) -> Result<Exit> {
-    let report_stdout = report_to_stdout(output, report_path)?;
-    let baked = bake_all(rigs, args, !quiet)?;
-    for b in &baked {
-        let r = &b.report;
-        if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
-            bail!(
-                "{} ({}): could not keep the ankles within {tol} px: best found {} px; nothing written",
-                r.rig,
-                r.route.as_str(),
-                r.max_error_px()
-            );
-        }
-    }
-    let to_stdout = output == Path::new("-");
-    let single_file =
-        !to_stdout && output.extension().is_some_and(|e| e == "svg") && !output.is_dir();
-    if (to_stdout || single_file) && baked.len() != 1 {
-        bail!(
-            "-o {}: {} outputs (rigs x routes) need a directory, not a single file",
-            output.display(),
-            baked.len()
-        );
-    }
-    let mut writes = Vec::new();
-    if !to_stdout {
-        if single_file {
-            writes.push(Output::new("-o", output, baked[0].svg.as_bytes()));
-        } else {
-            if output.exists() && !output.is_dir() {
-                bail!(
-                    "-o {}: is a file, but {} outputs need a directory (name a .svg file for one output)",
-                    output.display(),
-                    baked.len()
-                );
-            }
-            for b in &baked {
-                writes.push(Output::new(
-                    "-o",
-                    output.join(file_name(b)),
-                    b.svg.as_bytes(),
-                ));
-            }
-        }
-    }
-    let reports: Vec<Report> = baked.iter().map(|b| b.report.clone()).collect();
-    let json = report::to_json(&reports);
-    if let Some(p) = report_path.filter(|_| !report_stdout) {
-        writes.push(Output::new("--report", p, json.as_bytes()));
-    }
-    let inputs: Vec<Input> = rigs
-        .iter()
-        .map(|p| Input {
-            what: "rig",
-            path: p,
-        })
-        .collect();
-    output::write_all(&writes, &inputs)?;
-    if to_stdout {
-        output::stdout(&baked[0].svg)?;
-    }
-    if report_stdout {
-        output::stdout(&json)?;
-    }
-    if !quiet {
-        let text: String = reports.iter().map(Report::to_text).collect();
-        if to_stdout || report_stdout {
-            eprint!("{text}");
-        } else {
-            output::stdout(&text)?;
-        }
-    }
-    Ok(Exit::Ok)
-}
-
 /// Whether `--report` names standard output (`-`). Refused with `-o -`:
 /// the SVG and the JSON would mix on one stream.
 fn report_to_stdout(output: &Path, report: Option<&Path>) -> Result<bool> {
@@ -560,23 +453,24 @@ fn cmd_check(
             bail!("{flag}: must be a finite number >= 0, got {v}");
         }
     }
-    let baked = bake_all(rigs, args, !quiet)?;
-    // bake_all yields every route of one rig before the next rig
+    let loaded = batch::load_all(rigs, args)?;
+    let reports = batch::bake_each(rigs, &loaded, args, !quiet, |_, b| Ok(b.report))?;
+    // bake_each yields every route of one rig before the next rig
     let routes = args.route.routes().len();
     let files = rigs.iter().flat_map(|p| std::iter::repeat_n(p, routes));
-    debug_assert_eq!(baked.len(), rigs.len() * routes);
+    debug_assert_eq!(reports.len(), rigs.len() * routes);
     let check = Check::new(
         thresholds,
         files
-            .zip(&baked)
-            .map(|(p, b)| (p.display().to_string(), &b.report)),
+            .zip(&reports)
+            .map(|(p, r)| (p.display().to_string(), r)),
     );
     if !quiet {
         let text = match format {
             CheckFormat::Json => check.to_json(),
             CheckFormat::Junit => check.to_junit(),
             CheckFormat::Text => {
-                let mut t: String = baked.iter().map(|b| b.report.to_text()).collect();
+                let mut t: String = reports.iter().map(Report::to_text).collect();
                 if check.ok {
                     t.push_str(&format!(
                         "ok: every measured error within {} px, foot slip within {} px/step, every target within {} px of reach\n",

@@ -7,7 +7,9 @@
 //! or as another output (same device and inode when the file exists, else
 //! the same canonical directory and name). An output whose file already
 //! holds exactly these bytes is left alone (not even its mtime changes).
-//! Every other output is written to a temporary `.rigbake-*` file beside it;
+//! Every other output is written to a temporary `.rigbake-*` file beside it
+//! (one at a time, possibly from several threads, through a [`Transaction`],
+//! so a batch need not hold every output's bytes at once);
 //! then, under [`interrupt::critical`], each existing target is kept as a
 //! backup (a hard link, or a copy where links are refused) and the temporary
 //! renamed over it. If any step fails, every target already replaced gets
@@ -19,8 +21,10 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use rigbake::interrupt;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
 
 /// One file to write: which option named it (`-o`, `--report`, `--plot`).
 pub(crate) struct Output<'a> {
@@ -63,6 +67,8 @@ impl Resolved {
         }
     }
 
+    /// Whether two paths are the same file (the rule [`Seen`] applies).
+    #[cfg(test)]
     fn same(&self, other: &Resolved) -> bool {
         (self.id.is_some() && self.id == other.id)
             || (self.name.is_some() && self.name == other.name)
@@ -103,17 +109,48 @@ fn canonical_name(path: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The paths seen so far, by file identity and by canonical name, each
+/// with the index of the first path that had it. Two paths are the same
+/// file when both have an identity and it is equal, or both have a name and
+/// it is equal; finding the first earlier path that is the same file as a
+/// new one takes two lookups, so thousands of outputs are checked in linear
+/// time.
+#[derive(Default)]
+struct Seen {
+    by_id: HashMap<(u64, u64), usize>,
+    by_name: HashMap<PathBuf, usize>,
+}
+
+impl Seen {
+    fn add(&mut self, r: Resolved, index: usize) {
+        if let Some(id) = r.id {
+            self.by_id.entry(id).or_insert(index);
+        }
+        if let Some(name) = r.name {
+            self.by_name.entry(name).or_insert(index);
+        }
+    }
+
+    /// The first path added that is the same file as `r`.
+    fn first_same(&self, r: &Resolved) -> Option<usize> {
+        let by_id = r.id.and_then(|id| self.by_id.get(&id));
+        let by_name = r.name.as_ref().and_then(|n| self.by_name.get(n));
+        by_id.into_iter().chain(by_name).min().copied()
+    }
+}
+
 /// Refuses an output that is an input or another output (see module docs).
 pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()> {
-    let ins: Vec<(&Input, Resolved)> = inputs
-        .iter()
-        .filter(|i| i.path != Path::new("-"))
-        .map(|i| (i, Resolved::of(i.path)))
-        .collect();
-    let mut outs: Vec<(&Output, Resolved)> = Vec::with_capacity(outputs.len());
-    for o in outputs {
+    let mut ins = Seen::default();
+    for (k, i) in inputs.iter().enumerate() {
+        if i.path != Path::new("-") {
+            ins.add(Resolved::of(i.path), k);
+        }
+    }
+    let mut outs = Seen::default();
+    for (k, o) in outputs.iter().enumerate() {
         let r = Resolved::of(&o.path);
-        if let Some((i, _)) = ins.iter().find(|(_, ir)| ir.same(&r)) {
+        if let Some(i) = ins.first_same(&r).map(|k| &inputs[k]) {
             bail!(
                 "{}: {}: would overwrite the {} {}; nothing written",
                 o.path.display(),
@@ -122,7 +159,7 @@ pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()>
                 i.path.display()
             );
         }
-        if let Some((first, _)) = outs.iter().find(|(_, or)| or.same(&r)) {
+        if let Some(first) = outs.first_same(&r).map(|k| &outputs[k]) {
             if first.what == o.what {
                 bail!(
                     "{}: {}: two outputs would be written to this one file (do two rigs share a \"name\"?); nothing written",
@@ -138,7 +175,7 @@ pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()>
                 first.path.display()
             );
         }
-        outs.push((o, r));
+        outs.add(r, k);
     }
     Ok(())
 }
@@ -146,16 +183,12 @@ pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()>
 /// Writes every output or none (see the module docs).
 pub(crate) fn write_all(outputs: &[Output], inputs: &[Input]) -> Result<()> {
     check_distinct(outputs, inputs)?;
-    let mut created: Vec<(PathBuf, interrupt::Registered)> = Vec::new();
-    let result = stage_all(outputs, &mut created).and_then(commit);
-    if result.is_err() {
-        // The temporaries are gone (dropped); remove the directories this
-        // call created, innermost first, and only if nothing else is in them.
-        for (dir, _) in created.iter().rev() {
-            let _ = std::fs::remove_dir(dir);
-        }
+    let tx = Transaction::new();
+    let mut staged = Vec::with_capacity(outputs.len());
+    for o in outputs {
+        staged.extend(tx.stage(o)?);
     }
-    result
+    tx.commit(staged)
 }
 
 /// Whether `path` is a file that already holds exactly `bytes`.
@@ -168,22 +201,56 @@ fn unchanged(path: &Path, bytes: &[u8]) -> bool {
     }
 }
 
-type Staged<'a> = (tempfile::NamedTempFile, interrupt::Registered, &'a Path);
+/// One output written to its temporary file (closed, so a batch of
+/// thousands holds no descriptors), waiting for [`Transaction::commit`].
+/// Dropping it removes the temporary.
+pub(crate) struct Staged {
+    tmp: tempfile::TempPath,
+    _on_signal: interrupt::Registered,
+    path: PathBuf,
+}
 
-/// Writes each changed output to a registered temporary file beside it;
-/// `created` collects every directory this call made (outermost first).
-fn stage_all<'a>(
-    outputs: &'a [Output],
-    created: &mut Vec<(PathBuf, interrupt::Registered)>,
-) -> Result<Vec<Staged<'a>>> {
-    let mut staged = Vec::with_capacity(outputs.len());
-    for o in outputs {
+/// Outputs written all or nothing, one at a time: [`Transaction::stage`]
+/// each output as soon as its bytes exist (from any thread; the bytes can
+/// then be dropped), then [`Transaction::commit`] them all. [`write_all`]
+/// is the one-call form. A transaction dropped without a successful commit
+/// removes the directories it created (innermost first, only if empty);
+/// drop its [`Staged`] files first (their temporaries are in them).
+pub(crate) struct Transaction {
+    /// Every directory this transaction made, outermost first.
+    created: Mutex<Vec<(PathBuf, interrupt::Registered)>>,
+    committed: bool,
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        if self.committed {
+            return;
+        }
+        let created = self.created.get_mut().unwrap_or_else(|e| e.into_inner());
+        for (dir, _) in created.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+impl Transaction {
+    pub(crate) fn new() -> Self {
+        Transaction {
+            created: Mutex::new(Vec::new()),
+            committed: false,
+        }
+    }
+
+    /// Writes `o` to a registered temporary file beside its target, or
+    /// nothing (`None`) when the target already holds exactly these bytes.
+    pub(crate) fn stage(&self, o: &Output) -> Result<Option<Staged>> {
         let path = o.path.as_path();
         if path.is_dir() {
             bail!("{}: is a directory, expected a file path", path.display());
         }
         if unchanged(path, o.bytes) {
-            continue;
+            return Ok(None);
         }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -204,7 +271,7 @@ fn stage_all<'a>(
         let mut attempt = 0;
         let (mut tmp, reg) = loop {
             attempt += 1;
-            let made = create_dirs(&dir, created).and_then(|()| {
+            let made = self.create_dirs(&dir).and_then(|()| {
                 let _gate = interrupt::critical();
                 // (tempfile's error names the temporary; keep only the cause)
                 let tmp = builder
@@ -236,45 +303,56 @@ fn stage_all<'a>(
         tmp.write_all(o.bytes)
             .and_then(|_| tmp.flush())
             .with_context(|| format!("{}: cannot write", path.display()))?;
-        staged.push((tmp, reg, path));
+        Ok(Some(Staged {
+            tmp: tmp.into_temp_path(),
+            _on_signal: reg,
+            path: path.to_path_buf(),
+        }))
     }
-    Ok(staged)
-}
 
-/// Creates `dir` and its missing ancestors one at a time, recording each
-/// one this process created (a directory someone else creates meanwhile is
-/// not ours).
-fn create_dirs(
-    dir: &Path,
-    created: &mut Vec<(PathBuf, interrupt::Registered)>,
-) -> Result<(), (PathBuf, std::io::Error)> {
-    if dir.is_dir() {
-        return Ok(());
+    /// Puts every staged file in place in the given order, or none (see
+    /// the module docs); on failure also removes the directories made.
+    pub(crate) fn commit(mut self, staged: Vec<Staged>) -> Result<()> {
+        commit(staged)?;
+        self.committed = true;
+        Ok(())
     }
-    let mut missing = Vec::new();
-    let mut cur = dir;
-    loop {
-        if cur.as_os_str().is_empty() || cur.exists() {
-            break;
+
+    /// Creates `dir` and its missing ancestors one at a time, recording
+    /// each one this process created (a directory someone else, or another
+    /// thread, creates meanwhile is not recorded twice).
+    fn create_dirs(&self, dir: &Path) -> Result<(), (PathBuf, std::io::Error)> {
+        if dir.is_dir() {
+            return Ok(());
         }
-        missing.push(cur.to_path_buf());
-        match cur.parent() {
-            Some(p) => cur = p,
-            None => break,
-        }
-    }
-    for d in missing.into_iter().rev() {
-        let _gate = interrupt::critical();
-        match std::fs::create_dir(&d) {
-            Ok(()) => {
-                let reg = interrupt::remove_dir_on_signal(&d);
-                created.push((d, reg));
+        let mut missing = Vec::new();
+        let mut cur = dir;
+        loop {
+            if cur.as_os_str().is_empty() || cur.exists() {
+                break;
             }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
-            Err(e) => return Err((d, e)),
+            missing.push(cur.to_path_buf());
+            match cur.parent() {
+                Some(p) => cur = p,
+                None => break,
+            }
         }
+        for d in missing.into_iter().rev() {
+            let _gate = interrupt::critical();
+            match std::fs::create_dir(&d) {
+                Ok(()) => {
+                    let reg = interrupt::remove_dir_on_signal(&d);
+                    self.created
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((d, reg));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                Err(e) => return Err((d, e)),
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Puts every staged file in place, or restores every target (see module
@@ -283,7 +361,7 @@ fn commit(staged: Vec<Staged>) -> Result<()> {
     let _gate = interrupt::critical();
     let mut done: Vec<(&Path, Option<tempfile::NamedTempFile<()>>)> = Vec::new();
     let mut failure = None;
-    for (tmp, _, path) in &staged {
+    for Staged { tmp, path, .. } in &staged {
         let backup = match backup(path) {
             Ok(b) => b,
             Err(e) => {
@@ -291,7 +369,7 @@ fn commit(staged: Vec<Staged>) -> Result<()> {
                 break;
             }
         };
-        match std::fs::rename(tmp.path(), path) {
+        match std::fs::rename(&**tmp, path) {
             Ok(()) => done.push((path, backup)),
             Err(e) => {
                 failure = Some(anyhow!("{}: cannot replace: {e}", path.display()));
@@ -302,8 +380,8 @@ fn commit(staged: Vec<Staged>) -> Result<()> {
     let Some(failure) = failure else {
         // The temporaries are the outputs now: forget their names (the
         // backups are removed as they drop).
-        for (tmp, _, _) in staged {
-            let _ = tmp.into_temp_path().keep();
+        for s in staged {
+            let _ = s.tmp.keep();
         }
         return Ok(());
     };
@@ -431,6 +509,38 @@ mod tests {
         assert!(a.same(&Resolved::of(&d.join("new/o.svg"))));
         assert!(!a.same(&Resolved::of(&d.join("new/p.svg"))));
         assert!(!rig.same(&a));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn seen_finds_the_first_earlier_path_that_is_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        std::fs::write(d.join("a.svg"), "a").unwrap();
+        std::fs::hard_link(d.join("a.svg"), d.join("sub/link.svg")).unwrap();
+        let paths = [
+            d.join("new.svg"),
+            d.join("a.svg"),
+            d.join("sub/../new.svg"),
+            d.join("sub/link.svg"),
+            d.join("other.svg"),
+            d.join("./a.svg"),
+            d.join("sub/x/../../other.svg"),
+        ];
+        let resolved: Vec<Resolved> = paths.iter().map(|p| Resolved::of(p)).collect();
+        let mut seen = Seen::default();
+        for (k, r) in resolved.iter().enumerate() {
+            let linear = resolved[..k].iter().position(|e| e.same(r));
+            assert_eq!(seen.first_same(r), linear, "{}", paths[k].display());
+            seen.add(Resolved::of(&paths[k]), k);
+        }
+        // (new.svg twice, a.svg through a link and a spelling, other.svg)
+        assert_eq!(seen.first_same(&Resolved::of(&d.join("new.svg"))), Some(0));
+        assert_eq!(
+            seen.first_same(&Resolved::of(&d.join("sub/link.svg"))),
+            Some(1)
+        );
     }
 
     #[cfg(unix)]

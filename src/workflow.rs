@@ -100,7 +100,7 @@ pub(crate) struct BakeRun<'a> {
 /// One `bake`: the plain route when no drawing is given, else [`cmd_bake_art`].
 pub(crate) fn bake_once(run: &BakeRun) -> Result<Exit> {
     match run.art {
-        None => super::cmd_bake(run.rigs, run.output, run.bake, run.report, run.quiet),
+        None => super::batch::cmd_bake(run.rigs, run.output, run.bake, run.report, run.quiet),
         Some(art) => cmd_bake_art(run, art),
     }
 }

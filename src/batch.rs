@@ -1,0 +1,280 @@
+//! Several rigs in one `bake` or `check` call: read and validate every rig,
+//! then bake them on all cores, streaming each finished bake to its staged
+//! output instead of holding the batch in memory.
+//!
+//! # Method
+//!
+//! [`load_all`] parses and validates every rig file first (cheap); the
+//! output names follow from the rigs' `name` fields, so `bake` can refuse a
+//! same-file conflict ([`output::check_distinct`]) before anything is baked
+//! or written. [`bake_each`] then bakes rig after rig in parallel (rayon's
+//! global pool: every core, or `RAYON_NUM_THREADS`) and hands each finished
+//! bake to a sink on the worker thread: `bake` stages the SVG into its
+//! temporary file at once ([`output::Transaction::stage`]) and keeps only
+//! the report, `check` keeps the report. So memory holds a few bakes (one
+//! per thread) and one small report per output, whatever the batch size.
+//!
+//! Results come back in input order, and so do errors: the error a user
+//! sees is the first failing rig in input order, whatever the thread count
+//! or completion order ([`ordered`]). Once a rig fails, rigs after it are
+//! skipped; rigs before it still finish (one of them may fail first). A
+//! failed batch drops every staged temporary and commits nothing.
+
+use super::output::{self, Input, Output};
+use super::workflow::Progress;
+use super::{BakeArgs, Exit, report_to_stdout};
+use anyhow::{Result, bail};
+use rayon::prelude::*;
+use rigbake::report::{self, Report};
+use rigbake::{Baked, Route, rig};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// `f(0)`, …, `f(n - 1)` on rayon's pool, returned in index order; the
+/// error of the lowest failing index, if any. Once an index fails, higher
+/// ones that have not started are skipped (lower ones run to the end).
+pub(crate) fn ordered<T: Send>(n: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
+    let first_failure = AtomicUsize::new(usize::MAX);
+    let results: Vec<Option<Result<T>>> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            if i > first_failure.load(Ordering::Relaxed) {
+                return None;
+            }
+            let r = f(i);
+            if r.is_err() {
+                first_failure.fetch_min(i, Ordering::Relaxed);
+            }
+            Some(r)
+        })
+        .collect();
+    // An index is only skipped after a lower one failed, so the first
+    // failure comes before every skipped index.
+    let mut out = Vec::with_capacity(n);
+    for r in results {
+        match r {
+            Some(Ok(t)) => out.push(t),
+            Some(Err(e)) => return Err(e),
+            None => unreachable!("a rig was skipped without an earlier failure"),
+        }
+    }
+    Ok(out)
+}
+
+/// Checks `--keys` and `--tolerance`, then reads and validates every rig
+/// (in parallel); the first bad rig in input order is the error.
+pub(crate) fn load_all(paths: &[PathBuf], args: &BakeArgs) -> Result<Vec<rig::Rig>> {
+    if let Some(k) = args.keys {
+        rig::check_keys("--keys", k)?;
+    }
+    if let Some(px) = args.tolerance {
+        rig::check_tolerance("--tolerance", px)?;
+    }
+    ordered(paths.len(), |i| args.load(&paths[i]))
+}
+
+/// Bakes every rig for every asked route in parallel and passes each bake
+/// to `sink(k, bake)` on the worker that made it, `k` counting outputs in
+/// input order (rig by rig, each rig's routes in order); returns the sink's
+/// results in that order. With `progress`, several rigs and stderr a
+/// terminal, a one-line counter of the rigs started is redrawn on stderr
+/// while baking (and erased afterwards).
+pub(crate) fn bake_each<T: Send>(
+    paths: &[PathBuf],
+    rigs: &[rig::Rig],
+    args: &BakeArgs,
+    progress: bool,
+    sink: impl Fn(usize, Baked) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let bar = Mutex::new(Progress::new(paths.len(), progress));
+    let routes = args.route.routes();
+    let per_rig = ordered(rigs.len(), |i| {
+        bar.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .step(&paths[i]);
+        let rig = &rigs[i];
+        routes
+            .iter()
+            .enumerate()
+            .map(|(j, &route)| {
+                let baked = rigbake::bake_rig(rig, &args.options(rig, route));
+                debug_assert_eq!(
+                    baked.clip.name, rig.name,
+                    "output names follow the rig name"
+                );
+                sink(i * routes.len() + j, baked)
+            })
+            .collect::<Result<Vec<T>>>()
+    })?;
+    Ok(per_rig.into_iter().flatten().collect())
+}
+
+/// The file a bake of rig `name` on `route` is written to in a directory.
+fn file_name(name: &str, route: Route) -> String {
+    match route {
+        Route::Css => format!("{name}.svg"),
+        Route::Smil => format!("{name}.smil.svg"),
+    }
+}
+
+/// Where `bake -o` sends the SVGs.
+enum Dest<'a> {
+    Stdout,
+    File(&'a Path),
+    Dir(&'a Path),
+}
+
+impl<'a> Dest<'a> {
+    /// `-o` for `outputs` SVGs: `-`, one .svg file, or a directory.
+    fn of(output: &'a Path, outputs: usize) -> Result<Self> {
+        let to_stdout = output == Path::new("-");
+        let single_file =
+            !to_stdout && output.extension().is_some_and(|e| e == "svg") && !output.is_dir();
+        if (to_stdout || single_file) && outputs != 1 {
+            bail!(
+                "-o {}: {} outputs (rigs x routes) need a directory, not a single file",
+                output.display(),
+                outputs
+            );
+        }
+        if to_stdout {
+            return Ok(Dest::Stdout);
+        }
+        if single_file {
+            return Ok(Dest::File(output));
+        }
+        if output.exists() && !output.is_dir() {
+            bail!(
+                "-o {}: is a file, but {} outputs need a directory (name a .svg file for one output)",
+                output.display(),
+                outputs
+            );
+        }
+        Ok(Dest::Dir(output))
+    }
+}
+
+/// What `bake` keeps of one finished bake.
+struct Done {
+    report: Report,
+    staged: Option<output::Staged>,
+    /// The SVG itself, only for `-o -` (one output).
+    svg: Option<String>,
+}
+
+/// `bake` (without `--art`): validate every rig, refuse same-file outputs,
+/// bake in parallel staging each SVG as it is made, then commit every
+/// output (and the report) all together; print the summary in input order.
+pub(crate) fn cmd_bake(
+    rigs: &[PathBuf],
+    output: &Path,
+    args: &BakeArgs,
+    report_path: Option<&Path>,
+    quiet: bool,
+) -> Result<Exit> {
+    let report_stdout = report_to_stdout(output, report_path)?;
+    let loaded = load_all(rigs, args)?;
+    let routes = args.route.routes();
+    let dest = Dest::of(output, loaded.len() * routes.len())?;
+    let targets: Vec<PathBuf> = match dest {
+        Dest::Stdout => Vec::new(),
+        Dest::File(p) => vec![p.to_path_buf()],
+        Dest::Dir(d) => loaded
+            .iter()
+            .flat_map(|r| {
+                routes
+                    .iter()
+                    .map(|&route| d.join(file_name(&r.name, route)))
+            })
+            .collect(),
+    };
+    let report_file = report_path.filter(|_| !report_stdout);
+    let inputs: Vec<Input> = rigs
+        .iter()
+        .map(|p| Input {
+            what: "rig",
+            path: p,
+        })
+        .collect();
+    {
+        // (the bytes are not known yet: only the names are compared)
+        let mut planned: Vec<Output> = targets.iter().map(|t| Output::new("-o", t, &[])).collect();
+        planned.extend(report_file.map(|p| Output::new("--report", p, &[])));
+        output::check_distinct(&planned, &inputs)?;
+    }
+    let to_stdout = matches!(dest, Dest::Stdout);
+    let tx = output::Transaction::new();
+    let mut done = bake_each(rigs, &loaded, args, !quiet, |k, b| {
+        let r = &b.report;
+        if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
+            bail!(
+                "{} ({}): could not keep the ankles within {tol} px: best found {} px; nothing written",
+                r.rig,
+                r.route.as_str(),
+                r.max_error_px()
+            );
+        }
+        let staged = match targets.get(k) {
+            Some(t) => tx.stage(&Output::new("-o", t, b.svg.as_bytes()))?,
+            None => None,
+        };
+        let svg = to_stdout.then_some(b.svg);
+        Ok(Done {
+            report: b.report,
+            staged,
+            svg,
+        })
+    })?;
+    let svg = done.first_mut().and_then(|d| d.svg.take());
+    let mut staged = Vec::with_capacity(done.len() + 1);
+    let mut reports = Vec::with_capacity(done.len());
+    for d in done {
+        staged.extend(d.staged);
+        reports.push(d.report);
+    }
+    let json = report::to_json(&reports);
+    if let Some(p) = report_file {
+        staged.extend(tx.stage(&Output::new("--report", p, json.as_bytes()))?);
+    }
+    tx.commit(staged)?;
+    if let Some(svg) = &svg {
+        output::stdout(svg)?;
+    }
+    if report_stdout {
+        output::stdout(&json)?;
+    }
+    if !quiet {
+        let text: String = reports.iter().map(Report::to_text).collect();
+        if to_stdout || report_stdout {
+            eprint!("{text}");
+        } else {
+            output::stdout(&text)?;
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordered_keeps_input_order_and_reports_the_first_failure() {
+        let squares = ordered(100, |i| Ok(i * i)).unwrap();
+        assert_eq!(squares, (0..100).map(|i| i * i).collect::<Vec<_>>());
+        // whatever finishes first, the lowest failing index is the error
+        for _ in 0..20 {
+            let e = ordered(200, |i| {
+                if i % 50 == 37 {
+                    // the later failures finish first
+                    std::thread::sleep(std::time::Duration::from_micros((200 - i) as u64 * 20));
+                    bail!("failed at {i}")
+                }
+                Ok(i)
+            })
+            .unwrap_err();
+            assert_eq!(e.to_string(), "failed at 37");
+        }
+    }
+}

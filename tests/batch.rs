@@ -1,0 +1,450 @@
+//! Several rigs in one `bake` or `check` call are baked in parallel: the
+//! outputs, their order, the summaries and the report are byte for byte
+//! what baking each rig alone gives, whatever the thread count
+//! (`RAYON_NUM_THREADS`); a bad rig anywhere in the batch is the one error
+//! (the first in input order), and then nothing is written, the previous
+//! outputs keep their bytes and no temporary is left.
+
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+#[path = "../benches/cycling_rigs.rs"]
+mod cycling_rigs;
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// `rigbake ARGS` with `threads` rayon threads (None: every core).
+fn rigbake(threads: Option<usize>) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rigbake"));
+    c.stdin(Stdio::null());
+    match threads {
+        Some(n) => c.env("RAYON_NUM_THREADS", n.to_string()),
+        None => c.env_remove("RAYON_NUM_THREADS"),
+    };
+    c
+}
+
+const THREADS: [Option<usize>; 4] = [None, Some(1), Some(2), Some(5)];
+
+/// Every file below `dir` (relative paths, sorted) with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    if !dir.exists() {
+        return out;
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p.clone());
+                out.push((
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    b"<dir>".to_vec(),
+                ));
+            } else {
+                let bytes = fs::read(&p).unwrap();
+                out.push((p.strip_prefix(dir).unwrap().to_path_buf(), bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Names starting with `.rigbake-` anywhere below `dir`.
+fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    snapshot(dir)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".rigbake-"))
+        })
+        .collect()
+}
+
+/// Exit 2 and exactly one stderr line, which contains every needle.
+fn refused(out: &Output, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("rigbake: error: "), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "message lacks {n:?}: {err}");
+    }
+    err
+}
+
+/// A batch of every rig kind: the example rigs (cycling, figures, chains,
+/// clips) and generated cycling rigs, in an order that is not the
+/// alphabetical one of their names.
+fn mixed_batch(dir: &Path) -> Vec<PathBuf> {
+    let mut rigs: Vec<PathBuf> = fs::read_dir(repo("rigs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    rigs.sort();
+    rigs.reverse();
+    let generated = cycling_rigs::write_cycling_rigs(&dir.join("gen"), 8).unwrap();
+    // interleave: example, generated, example, …
+    let mut out = Vec::new();
+    let mut g = generated.into_iter();
+    for r in rigs {
+        out.push(r);
+        out.extend(g.next());
+    }
+    out.extend(g);
+    out
+}
+
+fn name_of(rig: &Path) -> String {
+    let v: Value = serde_json::from_str(&fs::read_to_string(rig).unwrap()).unwrap();
+    v["name"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_batch_is_each_rig_baked_alone_in_input_order_whatever_the_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rigs = mixed_batch(tmp.path());
+    let args = |out: &Path, report: &Path| {
+        let mut a: Vec<std::ffi::OsString> = vec!["bake".into()];
+        a.extend(rigs.iter().map(|r| r.as_os_str().to_owned()));
+        a.extend(["--route".into(), "both".into(), "-o".into()]);
+        a.push(out.as_os_str().to_owned());
+        a.push("--report".into());
+        a.push(report.as_os_str().to_owned());
+        a
+    };
+
+    // each rig alone, one after the other
+    let alone = tmp.path().join("alone");
+    let mut stdout = Vec::new();
+    let mut reports = Vec::new();
+    for (i, rig) in rigs.iter().enumerate() {
+        let report = tmp.path().join(format!("alone-{i}.json"));
+        let out = rigbake(Some(1))
+            .args(["bake", "--route", "both", "-o"])
+            .arg(&alone)
+            .arg(rig)
+            .arg("--report")
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stderr.is_empty());
+        stdout.extend(out.stdout);
+        let v: Value = serde_json::from_slice(&fs::read(&report).unwrap()).unwrap();
+        reports.extend(v.as_array().unwrap().iter().cloned());
+    }
+    let expected_files = snapshot(&alone);
+    assert_eq!(expected_files.len(), rigs.len() * 2);
+    // the report follows input order, each rig's css before its smil
+    let names: Vec<String> = rigs.iter().map(|r| name_of(r)).collect();
+    let order: Vec<&str> = reports.iter().map(|r| r["rig"].as_str().unwrap()).collect();
+    let expected_order: Vec<&str> = names
+        .iter()
+        .flat_map(|n| [n.as_str(), n.as_str()])
+        .collect();
+    assert_eq!(order, expected_order);
+
+    let mut first_report = None;
+    for threads in THREADS {
+        let out_dir = tmp.path().join(format!("batch-{threads:?}"));
+        let report = tmp.path().join(format!("batch-{threads:?}.json"));
+        let out = rigbake(threads)
+            .args(args(&out_dir, &report))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stderr.is_empty(), "{threads:?}");
+        assert!(
+            out.stdout == stdout,
+            "{threads:?}: the summary differs from the rigs baked alone:\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            snapshot(&out_dir) == expected_files,
+            "{threads:?}: outputs differ"
+        );
+        let batch_report = fs::read(&report).unwrap();
+        let v: Value = serde_json::from_slice(&batch_report).unwrap();
+        assert_eq!(v.as_array().unwrap(), &reports, "{threads:?}");
+        // and the report's bytes do not depend on the thread count
+        match &first_report {
+            None => first_report = Some(batch_report),
+            Some(f) => assert!(*f == batch_report, "{threads:?}"),
+        }
+    }
+}
+
+#[test]
+fn check_prints_in_input_order_whatever_the_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rigs = mixed_batch(tmp.path());
+    for format in ["text", "json", "junit"] {
+        let mut seen: Option<Output> = None;
+        for threads in [Some(1), Some(4)] {
+            let out = rigbake(threads)
+                .arg("check")
+                .args(&rigs)
+                .args(["--max-error", "1", "--format", format])
+                .output()
+                .unwrap();
+            // some example rigs drift more than 1 px: exit 1, listed on stderr
+            assert_eq!(out.status.code(), Some(1), "{format} {threads:?}");
+            match &seen {
+                None => {
+                    if format == "json" {
+                        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+                        let files: Vec<String> = v["results"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|c| c["file"].as_str().unwrap().to_string())
+                            .collect();
+                        let expected: Vec<String> =
+                            rigs.iter().map(|r| r.display().to_string()).collect();
+                        assert_eq!(files, expected);
+                    }
+                    seen = Some(out);
+                }
+                Some(first) => {
+                    assert!(first.stdout == out.stdout, "{format} {threads:?}: stdout");
+                    assert!(first.stderr == out.stderr, "{format} {threads:?}: stderr");
+                }
+            }
+        }
+    }
+}
+
+/// `n` generated rigs in `dir/rigs`, and their outputs from a first bake
+/// into `dir/out`, then overwritten with other bytes (so a second bake
+/// would replace every one of them).
+fn baked_once(dir: &Path, n: usize) -> Vec<PathBuf> {
+    let rigs = cycling_rigs::write_cycling_rigs(&dir.join("rigs"), n).unwrap();
+    let out = rigbake(None)
+        .arg("bake")
+        .args(&rigs)
+        .arg("-o")
+        .arg(dir.join("out"))
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    for e in fs::read_dir(dir.join("out")).unwrap() {
+        fs::write(e.unwrap().path(), "<svg>previous</svg>").unwrap();
+    }
+    rigs
+}
+
+/// Ways to spoil rig `i` of a batch (in its file, or in the place its
+/// output goes); each returns what the one error line must name.
+fn spoil(dir: &Path, rigs: &[PathBuf], i: usize, how: &str) -> Vec<String> {
+    let path = &rigs[i];
+    let file = path.display().to_string();
+    let text = fs::read_to_string(path).unwrap();
+    match how {
+        // not JSON
+        "syntax" => {
+            fs::write(path, &text[..text.len() / 2]).unwrap();
+            vec![file]
+        }
+        // JSON, but no rig
+        "field" => {
+            fs::write(path, text.replace("\"thigh\"", "\"thighs\"")).unwrap();
+            vec![file, "thighs".into()]
+        }
+        // a rig that fails validation (the hip far out of reach)
+        "reach" => {
+            let mut v: Value = serde_json::from_str(&text).unwrap();
+            v["legs"][0]["hip"] = serde_json::json!([420, -400]);
+            fs::write(path, v.to_string()).unwrap();
+            vec![file, "cannot reach".into()]
+        }
+        // a rig that bakes, whose output cannot be written (fails on the
+        // worker, while the others are being staged)
+        "output" => {
+            let target = dir.join("out").join(format!("{}.svg", name_of(path)));
+            fs::remove_file(&target).unwrap();
+            fs::create_dir(&target).unwrap();
+            vec![target.display().to_string(), "is a directory".into()]
+        }
+        // a rig that shares its name with the one before
+        "name" => {
+            let prev = name_of(&rigs[i - 1]);
+            fs::write(path, text.replacen(&name_of(path), &prev, 1)).unwrap();
+            vec!["two outputs would be written to this one file".into(), prev]
+        }
+        other => panic!("no spoil {other}"),
+    }
+}
+
+#[test]
+fn a_bad_rig_in_the_middle_is_the_error_and_nothing_is_written_whatever_the_thread_count() {
+    for how in ["syntax", "field", "reach", "output", "name"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let rigs = baked_once(dir, 24);
+        let needles = spoil(dir, &rigs, 13, how);
+        let before = snapshot(&dir.join("out"));
+        for threads in THREADS {
+            for cmd in ["bake", "check"] {
+                if cmd == "check" && (how == "output" || how == "name") {
+                    continue; // check writes nothing
+                }
+                let mut c = rigbake(threads);
+                c.arg(cmd).args(&rigs);
+                if cmd == "bake" {
+                    c.arg("-o")
+                        .arg(dir.join("out"))
+                        .arg("--report")
+                        .arg(dir.join("r.json"));
+                } else {
+                    c.args(["--max-error", "100"]);
+                }
+                let out = c.output().unwrap();
+                let n: Vec<&str> = needles.iter().map(String::as_str).collect();
+                let line = refused(&out, &n);
+                assert!(out.stdout.is_empty(), "{how} {cmd} {threads:?}");
+                // no other rig is named
+                for (j, r) in rigs.iter().enumerate() {
+                    if j != 13 && how != "name" && how != "output" {
+                        assert!(!line.contains(&r.display().to_string()), "{line}");
+                    }
+                }
+                assert!(
+                    snapshot(&dir.join("out")) == before,
+                    "{how} {threads:?}: outputs changed"
+                );
+                assert!(
+                    temporaries(dir).is_empty(),
+                    "{how} {threads:?}: {:?}",
+                    temporaries(dir)
+                );
+                assert!(!dir.join("r.json").exists());
+            }
+        }
+    }
+}
+
+#[test]
+fn of_several_bad_rigs_the_first_in_input_order_is_the_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rigs = baked_once(dir, 40);
+    // the last spoilt rigs fail first when the batch is split between threads
+    let first = spoil(dir, &rigs, 11, "output");
+    for i in [12, 25, 39] {
+        spoil(dir, &rigs, i, "output");
+    }
+    let before = snapshot(&dir.join("out"));
+    for threads in THREADS {
+        for _ in 0..3 {
+            let out = rigbake(threads)
+                .arg("bake")
+                .args(&rigs)
+                .arg("-o")
+                .arg(dir.join("out"))
+                .output()
+                .unwrap();
+            let n: Vec<&str> = first.iter().map(String::as_str).collect();
+            refused(&out, &n);
+            assert!(snapshot(&dir.join("out")) == before, "{threads:?}");
+            assert!(temporaries(dir).is_empty(), "{threads:?}");
+        }
+    }
+}
+
+#[test]
+fn a_failed_batch_removes_the_output_directory_it_created() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rigs = cycling_rigs::write_cycling_rigs(&dir.join("rigs"), 12).unwrap();
+    fs::write(dir.join("file"), "not a directory").unwrap();
+    for threads in THREADS {
+        // every SVG is staged in new/out before the report fails
+        let out = rigbake(threads)
+            .arg("bake")
+            .args(&rigs)
+            .arg("-o")
+            .arg(dir.join("new/out"))
+            .arg("--report")
+            .arg(dir.join("file/r.json"))
+            .output()
+            .unwrap();
+        refused(&out, &["file", "is not a directory"]);
+        assert!(!dir.join("new").exists(), "{threads:?}");
+        assert!(temporaries(dir).is_empty());
+    }
+}
+
+/// SIGINT or SIGTERM while several workers are staging their SVGs: no
+/// temporary left, the previous outputs keep their bytes, the directory
+/// the call created is gone, and the process ends by that signal. (The
+/// stall hook `RIGBAKE_TEST_STALL_MS` exists only in debug builds, which
+/// is what `cargo test` runs.)
+#[test]
+fn a_signal_while_workers_stage_leaves_previous_outputs_and_no_temporaries() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    // over the previous outputs, and into a directory the call creates
+    for (sig, num, out) in [("INT", 2, "out"), ("TERM", 15, "new/out")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let rigs = baked_once(dir, 12);
+        let before = snapshot(dir);
+        let mut child = rigbake(Some(3))
+            .env("RIGBAKE_TEST_STALL_MS", "30000")
+            .arg("bake")
+            .args(&rigs)
+            .arg("-o")
+            .arg(dir.join(out))
+            .arg("--report")
+            .arg(dir.join("r.json"))
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while temporaries(dir).len() < 3 {
+            assert!(
+                Instant::now() < deadline,
+                "{sig}: no three temporaries at once"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let sent = Command::new("kill")
+            .args([format!("-{sig}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{sig}: still running");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status.signal(), Some(num), "{sig}: {status:?}");
+        assert!(snapshot(dir) == before, "{sig}: files changed");
+        assert!(temporaries(dir).is_empty(), "{sig}");
+    }
+}
