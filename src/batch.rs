@@ -21,7 +21,7 @@
 //! failed batch drops every staged temporary and commits nothing.
 
 use super::output::{self, Input, Output};
-use super::workflow::Progress;
+pub(crate) use super::workflow::Progress;
 use super::{BakeArgs, Exit, report_to_stdout};
 use anyhow::{Result, bail};
 use rayon::prelude::*;
@@ -77,17 +77,16 @@ pub(crate) fn load_all(paths: &[PathBuf], args: &BakeArgs) -> Result<Vec<rig::Ri
 /// Bakes every rig for every asked route in parallel and passes each bake
 /// to `sink(k, bake)` on the worker that made it, `k` counting outputs in
 /// input order (rig by rig, each rig's routes in order); returns the sink's
-/// results in that order. With `progress`, several rigs and stderr a
-/// terminal, a one-line counter of the rigs started is redrawn on stderr
-/// while baking (and erased afterwards).
+/// results in that order. Each rig started steps `bar` (for several rigs
+/// on a terminal, a redrawn counter of the rigs started; see
+/// [`Progress`]), which the caller drops before printing.
 pub(crate) fn bake_each<T: Send>(
     paths: &[PathBuf],
     rigs: &[rig::Rig],
     args: &BakeArgs,
-    progress: bool,
+    bar: &Mutex<Progress>,
     sink: impl Fn(usize, Baked) -> Result<T> + Sync,
 ) -> Result<Vec<T>> {
-    let bar = Mutex::new(Progress::new(paths.len(), progress));
     let routes = args.route.routes();
     let per_rig = ordered(rigs.len(), |i| {
         bar.lock()
@@ -174,6 +173,7 @@ pub(crate) fn cmd_bake(
     quiet: bool,
 ) -> Result<Exit> {
     let report_stdout = report_to_stdout(output, report_path)?;
+    let bar = Mutex::new(Progress::new(rigs, !quiet));
     let loaded = load_all(rigs, args)?;
     let routes = args.route.routes();
     let dest = Dest::of(output, loaded.len() * routes.len())?;
@@ -205,7 +205,7 @@ pub(crate) fn cmd_bake(
     }
     let to_stdout = matches!(dest, Dest::Stdout);
     let tx = output::Transaction::new();
-    let mut done = bake_each(rigs, &loaded, args, !quiet, |k, b| {
+    let mut done = bake_each(rigs, &loaded, args, &bar, |k, b| {
         let r = &b.report;
         if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
             bail!(
@@ -226,6 +226,7 @@ pub(crate) fn cmd_bake(
             svg,
         })
     })?;
+    drop(bar);
     let svg = done.first_mut().and_then(|d| d.svg.take());
     let mut staged = Vec::with_capacity(done.len() + 1);
     let mut reports = Vec::with_capacity(done.len());

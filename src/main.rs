@@ -453,8 +453,10 @@ fn cmd_check(
             bail!("{flag}: must be a finite number >= 0, got {v}");
         }
     }
+    let bar = std::sync::Mutex::new(batch::Progress::new(rigs, !quiet));
     let loaded = batch::load_all(rigs, args)?;
-    let reports = batch::bake_each(rigs, &loaded, args, !quiet, |_, b| Ok(b.report))?;
+    let reports = batch::bake_each(rigs, &loaded, args, &bar, |_, b| Ok(b.report))?;
+    drop(bar);
     // bake_each yields every route of one rig before the next rig
     let routes = args.route.routes().len();
     let files = rigs.iter().flat_map(|p| std::iter::repeat_n(p, routes));

@@ -262,8 +262,6 @@ pub(crate) struct Progress {
     total: usize,
     done: usize,
     on: bool,
-    /// One rig on a terminal: time it.
-    timed: bool,
     slow: Option<SlowNotice>,
 }
 
@@ -306,23 +304,22 @@ impl Drop for SlowNotice {
 }
 
 impl Progress {
-    pub(crate) fn new(total: usize, enabled: bool) -> Self {
+    /// Progress over `paths`. A single rig on a terminal is timed from
+    /// here, so reading and validating it count toward the second.
+    pub(crate) fn new(paths: &[PathBuf], enabled: bool) -> Self {
         let terminal = enabled && std::io::stderr().is_terminal();
         Progress {
-            total,
+            total: paths.len(),
             done: 0,
-            on: terminal && total > 1,
-            timed: terminal && total == 1,
-            slow: None,
+            on: terminal && paths.len() > 1,
+            slow: (terminal && paths.len() == 1).then(|| SlowNotice::start(&paths[0])),
         }
     }
 
     /// Announce the next rig.
     pub(crate) fn step(&mut self, path: &Path) {
         self.done += 1;
-        if self.timed {
-            self.slow = Some(SlowNotice::start(path));
-        } else if self.on {
+        if self.on {
             eprint!(
                 "\r\x1b[2Kbaking {}/{}: {}",
                 self.done,
