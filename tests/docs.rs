@@ -664,3 +664,55 @@ fn rider_guide_example_bakes() {
     let guide = fs::read_to_string(root().join("docs/draw-your-rider.md")).unwrap();
     assert!(guide.contains("--art docs/examples/rider.svg"));
 }
+
+/// The README's examples table quotes each rig's largest css-route error
+/// from `rigbake check rigs/*.json --max-error 4 --format json`
+/// (`results[].max_error_px`, shown to 3 decimals); every row must match
+/// what that command reports now, and every rig in `rigs/` has a row.
+#[test]
+fn readme_examples_figures_are_what_check_reports() {
+    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let mut quoted = BTreeMap::new();
+    for line in readme.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // | `name` | what | 1.234 px |
+        if cells.len() == 5
+            && cells[1].starts_with('`')
+            && let Some(px) = cells[3].strip_suffix(" px")
+        {
+            quoted.insert(cells[1].trim_matches('`').to_string(), px.to_string());
+        }
+    }
+    let mut rigs: Vec<PathBuf> = fs::read_dir(root().join("rigs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    rigs.sort();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .current_dir(root())
+        .arg("check")
+        .args(&rigs)
+        .args(["--max-error", "4", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut measured = BTreeMap::new();
+    for r in v["results"].as_array().unwrap() {
+        if r["route"] == "css" {
+            let px = r["max_error_px"].as_f64().unwrap();
+            measured.insert(r["rig"].as_str().unwrap().to_string(), format!("{px:.3}"));
+        }
+    }
+    assert_eq!(measured.len(), rigs.len());
+    assert_eq!(
+        quoted, measured,
+        "README examples table (left) vs `rigbake check rigs/*.json --max-error 4 --format json` (right)"
+    );
+}
