@@ -450,7 +450,10 @@ fn cmd_check(
         ("--max-reach", thresholds.max_reach_px),
     ] {
         if !v.is_finite() || v < 0.0 {
-            bail!("{flag}: must be a finite number >= 0, got {v}");
+            bail!(
+                "{flag}: must be a finite number >= 0, got {}",
+                rig::shown(v)
+            );
         }
     }
     let bar = std::sync::Mutex::new(batch::Progress::new(rigs, !quiet));

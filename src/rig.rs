@@ -597,7 +597,8 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
             "view_box",
             format!(
                 "width and height must be > 0, got {} x {}",
-                view_box[2], view_box[3]
+                shown(view_box[2]),
+                shown(view_box[3])
             ),
         ));
     }

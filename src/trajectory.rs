@@ -223,7 +223,10 @@ fn num(path: &str, x: f64) -> Result<f64, RigError> {
     if !x.is_finite() || x.abs() > MAX_COORD {
         return Err(invalid(
             path,
-            format!("must be a finite number within ±{MAX_COORD}, got {x}"),
+            format!(
+                "must be a finite number within ±{MAX_COORD}, got {}",
+                crate::rig::shown(x)
+            ),
         ));
     }
     Ok(x)
@@ -239,7 +242,10 @@ fn point(path: &str, p: [f64; 2]) -> Result<Vec2, RigError> {
 fn positive(path: &str, x: f64) -> Result<f64, RigError> {
     let x = num(path, x)?;
     if x <= 0.0 {
-        return Err(invalid(path, format!("must be > 0, got {x}")));
+        return Err(invalid(
+            path,
+            format!("must be > 0, got {}", crate::rig::shown(x)),
+        ));
     }
     Ok(x)
 }
@@ -335,7 +341,10 @@ fn duty(path: &str, d: f64) -> Result<f64, RigError> {
     if !(d > 0.0 && d < 1.0) {
         return Err(invalid(
             path,
-            format!("must be between 0 and 1 (exclusive), got {d}"),
+            format!(
+                "must be between 0 and 1 (exclusive), got {}",
+                crate::rig::shown(d)
+            ),
         ));
     }
     Ok(d)
@@ -345,7 +354,10 @@ fn duty(path: &str, d: f64) -> Result<f64, RigError> {
 fn blend(path: &str, b: f64, has_run: bool) -> Result<f64, RigError> {
     let b = num(path, b)?;
     if !(0.0..=1.0).contains(&b) {
-        return Err(invalid(path, format!("must be within [0, 1], got {b}")));
+        return Err(invalid(
+            path,
+            format!("must be within [0, 1], got {}", crate::rig::shown(b)),
+        ));
     }
     if b != 0.0 && !has_run {
         return Err(invalid(path, "needs `run` parameters to blend toward"));
@@ -370,7 +382,11 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
         {
             return Err(invalid(
                 &format!("{kp}[0]"),
-                format!("key times must increase, got {time} after {prev}"),
+                format!(
+                    "key times must increase, got {} after {}",
+                    crate::rig::shown(time),
+                    crate::rig::shown(prev)
+                ),
             ));
         }
         keys.push((time, point(&format!("{kp}[1]"), *xy)?));
@@ -380,8 +396,8 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
             &format!("{p}.keys"),
             format!(
                 "must run from t = 0 to t = 1, got {} to {}",
-                keys[0].0,
-                keys[n - 1].0
+                crate::rig::shown(keys[0].0),
+                crate::rig::shown(keys[n - 1].0)
             ),
         ));
     }

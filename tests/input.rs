@@ -627,3 +627,66 @@ fn help_states_the_tolerance_range() {
         }
     }
 }
+
+/// A huge number in any numeric field of any example rig is refused, and
+/// the message never spells it out as a 301-digit number (`1e300`): every
+/// validator echoes numbers through one formatter.
+#[test]
+fn a_huge_number_anywhere_is_echoed_in_exponent_form() {
+    fn leaves(v: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        match v {
+            serde_json::Value::Number(_) => out.push(path.clone()),
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    path.push(i.to_string());
+                    leaves(x, path, out);
+                    path.pop();
+                }
+            }
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    path.push(k.clone());
+                    leaves(x, path, out);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut checked = 0;
+    for entry in fs::read_dir(repo("rigs")).unwrap() {
+        let p = entry.unwrap().path();
+        let text = fs::read_to_string(&p).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut all = Vec::new();
+        leaves(&v, &mut Vec::new(), &mut all);
+        for path in all {
+            let mut w = v.clone();
+            let mut at = &mut w;
+            for k in &path {
+                at = match at {
+                    serde_json::Value::Array(a) => &mut a[k.parse::<usize>().unwrap()],
+                    other => &mut other[k.as_str()],
+                };
+            }
+            *at = serde_json::json!(1e300);
+            let err = match rigbake::rig::load(&w.to_string()) {
+                Ok(_) => panic!("{}: {} = 1e300 accepted", p.display(), path.join(".")),
+                Err(e) => e.to_string(),
+            };
+            let longest_digits = err
+                .split(|c: char| !c.is_ascii_digit())
+                .map(str::len)
+                .max()
+                .unwrap_or(0);
+            assert!(
+                longest_digits < 12,
+                "{}: {}: {err}",
+                p.display(),
+                path.join(".")
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} numeric fields");
+}

@@ -301,7 +301,10 @@ fn finite(path: &str, x: f64) -> Result<f64, RigError> {
     if !x.is_finite() || x.abs() > MAX_COORD {
         return Err(invalid(
             path,
-            format!("must be a finite number within ±{MAX_COORD}, got {x}"),
+            format!(
+                "must be a finite number within ±{MAX_COORD}, got {}",
+                crate::rig::shown(x)
+            ),
         ));
     }
     Ok(x)
@@ -310,7 +313,10 @@ fn finite(path: &str, x: f64) -> Result<f64, RigError> {
 fn positive(path: &str, x: f64) -> Result<f64, RigError> {
     let x = finite(path, x)?;
     if x <= 0.0 {
-        return Err(invalid(path, format!("must be > 0, got {x}")));
+        return Err(invalid(
+            path,
+            format!("must be > 0, got {}", crate::rig::shown(x)),
+        ));
     }
     Ok(x)
 }
@@ -551,7 +557,10 @@ fn simulate(
     if !(damping60.is_finite() && damping60 > 0.0 && damping60 < 1.0) {
         return Err(invalid(
             format!("{p}.damping"),
-            format!("must be within (0, 1): the velocity kept per 1/60 s, got {damping60}"),
+            format!(
+                "must be within (0, 1): the velocity kept per 1/60 s, got {}",
+                crate::rig::shown(damping60)
+            ),
         ));
     }
     let [gx, gy] = cf.gravity.unwrap_or([0.0, 1260.0]);

@@ -222,12 +222,15 @@ fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
 
 fn num(path: &str, x: f64) -> Result<f64, RigError> {
     if !x.is_finite() {
-        return Err(invalid(path, format!("must be a finite number, got {x}")));
+        return Err(invalid(
+            path,
+            format!("must be a finite number, got {}", crate::rig::shown(x)),
+        ));
     }
     if x.abs() > MAX_COORD {
         return Err(invalid(
             path,
-            format!("must be within ±{MAX_COORD}, got {x}"),
+            format!("must be within ±{MAX_COORD}, got {}", crate::rig::shown(x)),
         ));
     }
     Ok(x)
@@ -258,7 +261,10 @@ fn track(
         if !t.is_finite() || !(0.0..=1.0).contains(&t) {
             return Err(invalid(
                 format!("{p}[0]"),
-                format!("key time must be within [0, 1], got {t}"),
+                format!(
+                    "key time must be within [0, 1], got {}",
+                    crate::rig::shown(t)
+                ),
             ));
         }
         if let Some(&(prev, _)) = keys.last()
@@ -267,7 +273,9 @@ fn track(
             return Err(invalid(
                 format!("{p}[0]"),
                 format!(
-                    "key times must strictly increase, got {t} after {prev} (repeat the value at a later time for a hold)"
+                    "key times must strictly increase, got {} after {} (repeat the value at a later time for a hold)",
+                    crate::rig::shown(t),
+                    crate::rig::shown(prev)
                 ),
             ));
         }
@@ -332,7 +340,10 @@ fn root_motion(path: &str, r: &RootFile) -> Result<RootMotion, RigError> {
         if v > 0.0 {
             Ok(())
         } else {
-            Err(invalid(p, format!("scale must be > 0, got {v}")))
+            Err(invalid(
+                p,
+                format!("scale must be > 0, got {}", crate::rig::shown(v)),
+            ))
         }
     };
     let squash = match &r.squash {
@@ -461,7 +472,7 @@ pub fn validate(
         if length < 0.0 {
             return Err(invalid(
                 format!("{p}.length"),
-                format!("must be >= 0, got {length}"),
+                format!("must be >= 0, got {}", crate::rig::shown(length)),
             ));
         }
         let style = bf.style.clone().unwrap_or(super::file::StyleFile {
@@ -475,7 +486,7 @@ pub fn validate(
         if width <= 0.0 {
             return Err(invalid(
                 format!("{p}.style.width"),
-                format!("must be > 0, got {width}"),
+                format!("must be > 0, got {}", crate::rig::shown(width)),
             ));
         }
         let stroke = colour(
@@ -488,7 +499,7 @@ pub fn validate(
                 if r <= 0.0 {
                     return Err(invalid(
                         format!("{p}.head_radius"),
-                        format!("must be > 0, got {r}"),
+                        format!("must be > 0, got {}", crate::rig::shown(r)),
                     ));
                 }
                 Some(r)

@@ -183,7 +183,11 @@ pub fn validate(
             } else {
                 Err(invalid(
                     format!("{p}.{name}"),
-                    format!("must be > 0 and at most {max}, got {v}"),
+                    format!(
+                        "must be > 0 and at most {}, got {}",
+                        crate::rig::shown(max),
+                        crate::rig::shown(v)
+                    ),
                 ))
             }
         };
