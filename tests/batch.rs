@@ -6,6 +6,9 @@
 //! outputs keep their bytes and no temporary is left.
 
 use serde_json::Value;
+mod common;
+
+use common::{refused, snapshot, temporaries};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -29,57 +32,6 @@ fn rigbake(threads: Option<usize>) -> Command {
 }
 
 const THREADS: [Option<usize>; 4] = [None, Some(1), Some(2), Some(5)];
-
-/// Every file below `dir` (relative paths, sorted) with its bytes.
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    if !dir.exists() {
-        return out;
-    }
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p.clone());
-                out.push((
-                    p.strip_prefix(dir).unwrap().to_path_buf(),
-                    b"<dir>".to_vec(),
-                ));
-            } else {
-                let bytes = fs::read(&p).unwrap();
-                out.push((p.strip_prefix(dir).unwrap().to_path_buf(), bytes));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// Names starting with `.rigbake-` anywhere below `dir`.
-fn temporaries(dir: &Path) -> Vec<PathBuf> {
-    snapshot(dir)
-        .into_iter()
-        .map(|(p, _)| p)
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(".rigbake-"))
-        })
-        .collect()
-}
-
-/// Exit 2 and exactly one stderr line, which contains every needle.
-fn refused(out: &Output, needles: &[&str]) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("rigbake: error: "), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "message lacks {n:?}: {err}");
-    }
-    err
-}
 
 /// A batch of every rig kind: the example rigs (cycling, figures, chains,
 /// clips) and generated cycling rigs, in an order that is not the

@@ -8,11 +8,14 @@
 //! The stall hook (`RIGBAKE_TEST_STALL_MS`) exists only in debug builds,
 //! which is what `cargo test` runs.
 
+mod common;
+
+use common::{refused, snapshot, temporaries};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn repo(rel: &str) -> PathBuf {
@@ -37,52 +40,6 @@ fn scratch() -> tempfile::TempDir {
     )
     .unwrap();
     dir
-}
-
-/// Exit 2 and exactly one stderr line, which contains every needle.
-fn refused(out: &Output, needles: &[&str]) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("rigbake: error: "), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "message lacks {n:?}: {err}");
-    }
-    err
-}
-
-/// Every file below `dir` (relative paths, sorted) with its bytes.
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((
-                    p.strip_prefix(dir).unwrap().to_path_buf(),
-                    fs::read(&p).unwrap_or_default(),
-                ));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// Names starting with `.rigbake-` anywhere below `dir`.
-fn temporaries(dir: &Path) -> Vec<PathBuf> {
-    snapshot(dir)
-        .into_iter()
-        .map(|(p, _)| p)
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(".rigbake-"))
-        })
-        .collect()
 }
 
 /// The commands that print on standard output, run in `dir`.

@@ -8,6 +8,7 @@ use rigbake::{Route, bake_rig, rig};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use tempfile::TempDir;
 
 /// A path inside the repository.
@@ -77,4 +78,50 @@ pub fn assert_slip_caught(name: &str, v: &Value, stride: f64, cadence: f64) -> u
         }
     }
     legs
+}
+
+/// Every file below `dir` (relative paths, sorted) with its bytes.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    fs::read(&p).unwrap_or_default(),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Names starting with `.rigbake-` anywhere below `dir`.
+pub fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    snapshot(dir)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".rigbake-"))
+        })
+        .collect()
+}
+
+/// Exit 2 and exactly one stderr line, which contains every needle.
+pub fn refused(out: &Output, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("rigbake: error: "), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "message lacks {n:?}: {err}");
+    }
+    err
 }
