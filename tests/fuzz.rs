@@ -122,6 +122,15 @@ fn repeat_first_point(d: &str, pick: u32) -> Option<String> {
     })
 }
 
+/// `base` with every mutation applied in order.
+fn mutate(base: &Value, muts: &[Mutation]) -> Value {
+    let mut v = base.clone();
+    for m in muts {
+        apply(&mut v, *m);
+    }
+    v
+}
+
 fn apply(v: &mut Value, m: Mutation) {
     let mut all = Vec::new();
     pointers(v, String::new(), &mut all);
@@ -261,10 +270,7 @@ fn mutated_rigs_never_panic_in_process() {
     runner
         .run(&mutated(), |(r, muts, smil)| {
             let (name, base) = &rigs[r % rigs.len()];
-            let mut v = base.clone();
-            for m in &muts {
-                apply(&mut v, *m);
-            }
+            let v = mutate(base, &muts);
             let text = v.to_string();
             let route = if smil { Route::Smil } else { Route::Css };
             let got = catch_unwind(AssertUnwindSafe(|| {
@@ -306,10 +312,7 @@ fn mutated_rigs_exit_0_1_or_2_through_the_binary() {
     runner
         .run(&mutated(), |(r, muts, smil)| {
             let (name, base) = &rigs[r % rigs.len()];
-            let mut v = base.clone();
-            for m in &muts {
-                apply(&mut v, *m);
-            }
+            let v = mutate(base, &muts);
             let tmp = tempfile::TempDir::new().unwrap();
             let path = tmp.path().join("r.json");
             fs::write(&path, v.to_string()).unwrap();
