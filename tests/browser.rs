@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 
 use rigbake::bake::BakeOptions;
 use rigbake::browser::{
-    self, BrowserError, ProbeJob, Probes, SeekMode, find_chromium, frame_strip, img_frames,
-    probe_positions,
+    self, Browser, BrowserError, ProbeJob, Probes, SeekMode, find_chromium, frame_strip,
+    img_frames, probe_positions,
 };
 use rigbake::clip::Clip;
 use rigbake::{Baked, Route, bake_rig, emit, measure, rig};
@@ -37,9 +37,9 @@ const SAMPLES: usize = 200;
 
 /// The Chromium to test with, or `None` (after saying so) when the suite is
 /// skipped. Panics under `CI=true` when no browser is found.
-fn chromium() -> Option<PathBuf> {
+fn chromium() -> Option<Browser> {
     if let Some(path) = find_chromium() {
-        return Some(path);
+        return Some(Browser::chromium(path));
     }
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("chromium not found, CI requires it (install the Debian package `chromium`)");
