@@ -82,7 +82,9 @@
 //! - `<circle>`: its centre `(cx, cy)`, read from `animVal` so SMIL
 //!   animation of `cx`/`cy` counts (not `getBBox()`: Firefox returns an
 //!   empty box at (0, 0) for `r="0"`);
-//! - `<path>`: its last point, `getPointAtLength(getTotalLength())`.
+//! - `<path>`: its last point, `getPointAtLength(getTotalLength())`, or
+//!   the end of its computed `d` where the two differ by more than 0.001 px
+//!   (Firefox measures some near-straight cubics short).
 //!
 //! The local point is mapped by `root.getScreenCTM()⁻¹ · probe.getScreenCTM()`,
 //! which composes every `transform` attribute, CSS transform, SMIL
@@ -820,6 +822,24 @@ const rb = {
       await new Promise(r => setTimeout(r, 0));
     };
   },
+  // The last point of a <path> (as animated), in its user space. Firefox
+  // measures some cubics short (a near-straight cubic with an inflection:
+  // getTotalLength() and getPointAtLength() stop before its end), so the
+  // length-based point is checked against the end of the computed `d`
+  // (absolute commands, serialised to about 6 significant digits) and the
+  // latter wins when they differ by more than 0.001 px.
+  pathEnd(p) {
+    const q = p.getPointAtLength(p.getTotalLength());
+    const m = /^path\("(.*)"\)$/.exec(getComputedStyle(p).d || '');
+    const tail = m && /([MLCSQTA])[^A-Za-z]*$/.exec(m[1]);
+    if (tail) {
+      const nums = tail[0].slice(1).trim().split(/[\s,]+/).map(Number);
+      const [ex, ey] = nums.slice(-2);
+      if (nums.length >= 2 && Number.isFinite(ex) && Number.isFinite(ey) &&
+          Math.hypot(q.x - ex, q.y - ey) > 1e-3) return [ex, ey];
+    }
+    return [q.x, q.y];
+  },
   // Every data-probe point in root user space; none is an error unless
   // allowEmpty.
   readProbes(svg, allowEmpty = false) {
@@ -836,8 +856,7 @@ const rb = {
         // an empty box at (0, 0).
         x = p.cx.animVal.value; y = p.cy.animVal.value;
       } else if (p.localName === 'path') {
-        const q = p.getPointAtLength(p.getTotalLength());
-        x = q.x; y = q.y;
+        [x, y] = rb.pathEnd(p);
       } else {
         throw new Error('data-probe "' + name + '" is a <' + p.localName + '>, expected <circle> or <path>');
       }
