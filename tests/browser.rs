@@ -1,4 +1,5 @@
-//! Real-browser checks in headless Chromium (see `rigbake::browser`).
+//! Real-browser checks in headless Chromium and headless Firefox ESR (see
+//! `rigbake::browser`): every check runs once per engine.
 //!
 //! The harness itself is checked against hand-written fixtures in
 //! `tests/fixtures/browser/` whose probe paths are known in closed form:
@@ -14,9 +15,9 @@
 //! broken emit fail. All files also have to animate as `<img>`, and the
 //! CSS route has to stand still under `prefers-reduced-motion: reduce`.
 //!
-//! Without Chromium these tests print a notice and pass, except under CI
-//! (`CI=true`), where a missing browser is a failure. Point
-//! `RIGBAKE_CHROMIUM` at a binary to use a specific one.
+//! An engine that is not installed is skipped with a notice, except under
+//! CI (`CI=true`), where a missing browser is a failure. Point
+//! `RIGBAKE_CHROMIUM` or `RIGBAKE_FIREFOX` at a binary to use a specific one.
 
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
