@@ -1493,6 +1493,85 @@ mod tests {
         assert!(served.is_none());
     }
 
+    /// A stand-in for Firefox: a shell script that exits with `code`
+    /// without loading the page.
+    #[cfg(unix)]
+    fn fake_firefox(dir: &Path, code: u8) -> Browser {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(format!("firefox-exit-{code}"));
+        std::fs::write(&path, format!("#!/bin/sh\necho gone >&2\nexit {code}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Browser::firefox(path)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_firefox_that_exits_without_a_result_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg"/>"#;
+        match probe_positions(&fake_firefox(dir.path(), 0), svg, SeekMode::Smil, &[0.0]) {
+            Err(BrowserError::NoResult { stderr_tail }) => assert_eq!(stderr_tail, "gone"),
+            other => panic!("expected NoResult, got {other:?}"),
+        }
+        match probe_positions(&fake_firefox(dir.path(), 3), svg, SeekMode::Smil, &[0.0]) {
+            Err(e @ BrowserError::Exit { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.starts_with("firefox exited with"), "{msg}");
+                assert!(msg.ends_with("gone"), "{msg}");
+            }
+            other => panic!("expected Exit, got {other:?}"),
+        }
+    }
+
+    /// A Firefox that never posts is killed at the timeout, with the
+    /// children in its process group.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_silent_firefox_is_killed_with_its_group_at_the_timeout() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("child.pid");
+        let path = dir.path().join("firefox-silent");
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\nsleep 30 &\necho $! > {}\nwait\n",
+                pid_file.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let opts = Options {
+            timeout: Duration::from_millis(500),
+            ..Options::default()
+        };
+        let start = Instant::now();
+        match launch_firefox(&path, "<p>", &opts) {
+            Err(BrowserError::Timeout { engine, after }) => {
+                assert_eq!((engine, after), (Engine::Firefox, opts.timeout));
+            }
+            Err(e) => panic!("expected a timeout, got {e}"),
+            Ok(_) => panic!("expected a timeout, got a result"),
+        }
+        assert!(start.elapsed() < Duration::from_secs(10));
+        // Gone, or a zombie waiting for whoever inherited it.
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        let state = stat.as_deref().map_or("gone", |s| {
+            s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+        });
+        assert!(
+            matches!(state, "gone" | "Z" | "X"),
+            "the browser's child {} survived (state {state})",
+            pid.trim()
+        );
+    }
+
     #[test]
     fn bad_arguments_are_rejected_before_launch() {
         let nowhere = &Browser::chromium("/nonexistent/chromium");
