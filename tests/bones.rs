@@ -348,7 +348,9 @@ fn browser_places_robot_arm_tips_where_fk_says() {
         let times: Vec<f64> = (0..24)
             .map(|i| b.clip.period_s * i as f64 / 24.0 + 0.013)
             .collect();
-        let got = browser::probe_positions(&chromium, &b.svg, mode, &times).unwrap();
+        let got =
+            browser::probe_positions(&browser::Browser::chromium(&chromium), &b.svg, mode, &times)
+                .unwrap();
         for (t, probes) in times.iter().zip(&got) {
             let want = figure::bake::ideal_tips(fig, &fig.clips[0], b.clip.period_s, *t);
             for (bone, w) in fig.bones.iter().zip(want) {
@@ -371,8 +373,13 @@ fn browser_class_switch_selects_the_clip() {
     let b = bake(&rig, Route::Css);
     assert!(b.svg.contains("class=\"clip-jump\""));
     let t = 0.6; // mid-air in the jump
-    let (before, after) =
-        browser::probe_class_switch(&chromium, &b.svg, "clip-idle", &[t]).unwrap();
+    let (before, after) = browser::probe_class_switch(
+        &browser::Browser::chromium(&chromium),
+        &b.svg,
+        "clip-idle",
+        &[t],
+    )
+    .unwrap();
     let head = |p: &browser::Probes| {
         let h = p["head-tip"];
         Vec2::new(h[0], h[1])
