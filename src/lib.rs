@@ -127,7 +127,7 @@ pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
             // a cycling rig's Verlet chains (fixed anchors), drawn over the legs
             let chains =
                 figure::add_chains(&mut clip, &rig.fixed_chains, &mut colours, "rb-chain rb-k");
-            let svg = emit::emit_with_chains(&clip, &colours);
+            let svg = emit::emit_with_chains(&clip, &colours, rig.prefix.as_deref());
             let mut report = report::build(&clip, &m, svg.len(), tolerance, notes);
             report.chains = chains
                 .iter()
@@ -144,7 +144,7 @@ pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
 /// tracks are written exactly; sines are fitted to
 /// [`figure::bake::SINE_BUDGET_PX`]); `clip` is the first clip.
 fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, route: Route) -> Baked {
-    let fb = figure::bake_figure(&rig.name, rig.view_box, fig, route);
+    let fb = figure::bake_figure(&rig.name, rig.view_box, fig, route, rig.prefix.as_deref());
     let report = report::build_figure(&fb, route);
     let clip = fb.clips[0].clone();
     Baked {

@@ -185,7 +185,7 @@ fn keyframes_bytes(clip: &Clip, i: usize) -> usize {
     match axis {
         Some(axis) => {
             let mut s = String::new();
-            emit::css::keyframes_with(&mut s, tr, |k| {
+            emit::css::keyframes_with(&mut s, &emit::scope::Scope::local(), tr, |k| {
                 let v = crate::geom::fmt_len(tr.keys[k].value);
                 match axis {
                     crate::clip::Axis::X => format!("translate:{v}px 0px"),
@@ -194,7 +194,7 @@ fn keyframes_bytes(clip: &Clip, i: usize) -> usize {
             });
             s.len()
         }
-        None => emit::css::rotate_keyframes(tr).len(),
+        None => emit::css::rotate_keyframes(tr, &emit::scope::Scope::local()).len(),
     }
 }
 

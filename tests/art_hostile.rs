@@ -60,7 +60,7 @@ fn bake(art: &str) -> Run {
     fs::write(&out, "previous").unwrap();
     let t0 = Instant::now();
     let res = rigbake()
-        .args(["bake", RIG, "-q", "--art"])
+        .args(["bake", RIG, "-q", "--prefix", "rb", "--art"])
         .arg(&art_path)
         .arg("-o")
         .arg(&out)

@@ -8,13 +8,15 @@
 //! Timing is `linear` unless a key carries its own `animation-timing-function`,
 //! which then applies to the segment after that key.
 
+use super::scope::Scope;
 use super::{fmt_s, fmt_t};
 use crate::clip::{Anim, Clip, Ease, Track};
 use crate::geom::{fmt_deg, fmt_len, fmt_num};
 use std::fmt::Write;
 
-/// The animation rules, keyframes and reduced-motion rule for a css clip.
-pub fn style(clip: &Clip) -> String {
+/// The animation rules, keyframes and reduced-motion rule for a css clip,
+/// every name scoped by `sc`.
+pub fn style(clip: &Clip, sc: &Scope) -> String {
     let mut s = String::new();
     let period = fmt_s(clip.period_s);
     let mut used = vec![false; clip.tracks.len()];
@@ -40,8 +42,9 @@ pub fn style(clip: &Clip) -> String {
         };
         let _ = write!(
             s,
-            ".{class}{{animation:{} {period}s linear{delay} infinite",
-            clip.tracks[track].name
+            ".{}{{animation:{} {period}s linear{delay} infinite",
+            sc.name(class),
+            sc.name(&clip.tracks[track].name)
         );
         if let Some(o) = origin {
             let _ = write!(
@@ -62,7 +65,7 @@ pub fn style(clip: &Clip) -> String {
         }) = &node.anim
         {
             let (c, r) = (*center, *radius);
-            keyframes(&mut s, &clip.tracks[*track], |v| {
+            keyframes(&mut s, sc, &clip.tracks[*track], |v| {
                 format!(
                     "translate({}px,{}px) rotate({}deg) translate({}px,0px) rotate({}deg)",
                     fmt_len(c.x),
@@ -77,7 +80,7 @@ pub fn style(clip: &Clip) -> String {
     }
     for (i, track) in clip.tracks.iter().enumerate() {
         if used[i] {
-            s.push_str(&rotate_keyframes(track));
+            s.push_str(&rotate_keyframes(track, sc));
         }
     }
     s.push_str("@media (prefers-reduced-motion:reduce){*{animation-play-state:paused!important}}");
@@ -85,23 +88,28 @@ pub fn style(clip: &Clip) -> String {
 }
 
 /// The `@keyframes` block of a rotation track, as written.
-pub fn rotate_keyframes(track: &Track) -> String {
+pub fn rotate_keyframes(track: &Track, sc: &Scope) -> String {
     let mut s = String::new();
-    keyframes(&mut s, track, |v| format!("rotate({}deg)", fmt_deg(v)));
+    keyframes(&mut s, sc, track, |v| format!("rotate({}deg)", fmt_deg(v)));
     s
 }
 
-fn keyframes(s: &mut String, track: &Track, transform: impl Fn(f64) -> String) {
-    keyframes_with(s, track, |i| {
+fn keyframes(s: &mut String, sc: &Scope, track: &Track, transform: impl Fn(f64) -> String) {
+    keyframes_with(s, sc, track, |i| {
         format!("transform:{}", transform(track.keys[i].value))
     });
 }
 
-/// Write `@keyframes <track name>{…}`: key i at its percentage with the
-/// declaration `decl(i)`, plus its own `animation-timing-function` when its
-/// segment is a cubic-bezier (it applies to the segment after the key).
-pub(crate) fn keyframes_with(s: &mut String, track: &Track, decl: impl Fn(usize) -> String) {
-    let _ = write!(s, "@keyframes {}{{", track.name);
+/// Write `@keyframes <scoped track name>{…}`: key i at its percentage with
+/// the declaration `decl(i)`, plus its own `animation-timing-function` when
+/// its segment is a cubic-bezier (it applies to the segment after the key).
+pub(crate) fn keyframes_with(
+    s: &mut String,
+    sc: &Scope,
+    track: &Track,
+    decl: impl Fn(usize) -> String,
+) {
+    let _ = write!(s, "@keyframes {}{{", sc.name(&track.name));
     for (i, k) in track.keys.iter().enumerate() {
         let _ = write!(s, "{}%{{{}", fmt_num(k.t * 100.0, 4), decl(i));
         if let (Ease::CubicBezier(b), true) = (k.ease, i + 1 < track.keys.len()) {

@@ -11,14 +11,21 @@
 //! clips are `infinite`, one-shot clips `1 forwards` (hold the last frame).
 //!
 //! **Class-switched clips** (a rig with `clips`): the css route writes one
-//! skeleton and scopes every clip's rules under `.clip-<name>`, which the
-//! root `<svg>` carries (the first clip by default); setting another class
-//! on the root starts that clip from its beginning, no script needed. SMIL
+//! skeleton and scopes every clip's rules under the class
+//! `<prefix>-clip-<name>` ([`Scope::clip_class`]), which the root `<svg>`
+//! carries (the first clip by default); setting another such class on the
+//! root starts that clip from its beginning, no script needed. The clip
+//! rules sit in one `@media all{…}` block and select the root by
+//! `[class~="…"]`: svgo inlines only rules outside `@media` (so the current
+//! clip's rules are not frozen into `style` attributes) and drops rules whose
+//! class selectors name a class no element carries (an attribute selector
+//! is not such a class selector), so every clip survives it. SMIL
 //! animations run on the document timeline and a class cannot restart
 //! them, so the smil route is given one clip per file (see
 //! [`crate::figure::bake_figure`]).
 
-use super::{fmt_s, fmt_t, group};
+use super::scope::Scope;
+use super::{Writer, fmt_s, fmt_t, group};
 use crate::clip::{Anim, Axis, Clip, Play, Route};
 use crate::geom::{fmt_deg, fmt_len, fmt_num};
 use std::fmt::Write;
@@ -30,14 +37,26 @@ const FIGURE_CSS: &str = "\
 .rb-joint{fill:#38bdf8}";
 
 /// Emit one or more clips of the same figure as one SVG. `switched`: the
-/// rig listed `clips`, so each clip is selected by a `clip-<name>` class on
-/// the root (css route only). All clips share one route and one group
-/// structure; the drawing is the first clip's.
-pub fn emit_figure(clips: &[Clip], switched: bool, colours: &[String]) -> String {
+/// rig listed `clips`, so each clip is selected by a
+/// [`Scope::clip_class`] class on the root (css route only). All clips
+/// share one route and one group structure; the drawing is the first
+/// clip's. `prefix`: the scope's prefix (`bake --prefix`), else automatic.
+pub fn emit_figure(
+    clips: &[Clip],
+    switched: bool,
+    colours: &[String],
+    prefix: Option<&str>,
+) -> String {
+    super::scope::scoped(&clips[0].name, prefix, |sc| {
+        emit_in(clips, switched, colours, sc)
+    })
+}
+
+fn emit_in(clips: &[Clip], switched: bool, colours: &[String], sc: &Scope) -> String {
     let first = &clips[0];
-    let mut style = String::from(FIGURE_CSS);
+    let mut style = sc.sheet(FIGURE_CSS);
     for (i, c) in colours.iter().enumerate() {
-        let _ = write!(style, ".rb-s{i}{{stroke:{c}}}");
+        let _ = write!(style, ".{}{{stroke:{c}}}", sc.name(&format!("rb-s{i}")));
     }
     // heads (`head_radius`) are filled circles, `rb-head rb-f<i>`
     let heads = first.groups().iter().any(|g| {
@@ -47,34 +66,43 @@ pub fn emit_figure(clips: &[Clip], switched: bool, colours: &[String]) -> String
     });
     if heads {
         for (i, c) in colours.iter().enumerate() {
-            let _ = write!(style, ".rb-f{i}{{fill:{c}}}");
+            let _ = write!(style, ".{}{{fill:{c}}}", sc.name(&format!("rb-f{i}")));
         }
     }
-    let scope = |c: &Clip| -> String {
+    let select = |c: &Clip| -> String {
         if switched {
-            format!(".clip-{} ", clip_name(c))
+            format!("[class~=\"{}\"] ", sc.clip_class(&clip_name(c)))
         } else {
             String::new()
         }
     };
     let mut extra = Vec::new();
     if switched {
-        extra.push(("class", format!("clip-{}", clip_name(first))));
+        extra.push(("class", sc.clip_class(&clip_name(first))));
         extra.push((
             "data-clips",
             clips.iter().map(clip_name).collect::<Vec<_>>().join(" "),
         ));
     }
     if first.route == Route::Css {
+        let (mut rules, mut frames) = (String::new(), String::new());
         for c in clips {
-            style.push_str(&css_rules(c, &scope(c)));
+            let (r, f) = css_rules(c, &select(c), sc);
+            rules.push_str(&r);
+            frames.push_str(&f);
         }
+        if switched {
+            let _ = write!(style, "@media all{{{rules}}}");
+        } else {
+            style.push_str(&rules);
+        }
+        style.push_str(&frames);
         style.push_str(
             "@media (prefers-reduced-motion:reduce){*{animation-play-state:paused!important}}",
         );
     }
     let mut doc = super::document(first, style, extra);
-    doc.append(group(first, &first.root));
+    doc.append(group(&Writer::new(first, sc), &first.root));
     super::finish(doc)
 }
 
@@ -84,8 +112,9 @@ fn clip_name(c: &Clip) -> String {
         .map_or_else(|| "main".to_string(), |f| f.clip.clone())
 }
 
-/// Animation rules and keyframes of one figure clip, selectors prefixed by `scope`.
-pub fn css_rules(clip: &Clip, scope: &str) -> String {
+/// Animation rules and keyframes of one figure clip, selectors prefixed by
+/// `select`, names scoped by `sc`: `(rules, @keyframes blocks)`.
+pub fn css_rules(clip: &Clip, select: &str, sc: &Scope) -> (String, String) {
     let mut s = String::new();
     let mut frames = String::new();
     let period = fmt_s(clip.period_s);
@@ -99,7 +128,7 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
         };
         let (track, extra) = match anim {
             Anim::Rotate { track, origin, .. } => {
-                super::css::keyframes_with(&mut frames, &clip.tracks[*track], |i| {
+                super::css::keyframes_with(&mut frames, sc, &clip.tracks[*track], |i| {
                     format!(
                         "transform:rotate({}deg)",
                         fmt_deg(clip.tracks[*track].keys[i].value)
@@ -115,7 +144,7 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
                 )
             }
             Anim::Translate { track, axis, .. } => {
-                super::css::keyframes_with(&mut frames, &clip.tracks[*track], |i| {
+                super::css::keyframes_with(&mut frames, sc, &clip.tracks[*track], |i| {
                     let v = fmt_len(clip.tracks[*track].keys[i].value);
                     match axis {
                         Axis::X => format!("translate:{v}px 0px"),
@@ -125,7 +154,7 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
                 (*track, String::new())
             }
             Anim::Scale { sx, sy, .. } => {
-                super::css::keyframes_with(&mut frames, &clip.tracks[*sx], |i| {
+                super::css::keyframes_with(&mut frames, sc, &clip.tracks[*sx], |i| {
                     format!(
                         "scale:{} {}",
                         fmt_t(clip.tracks[*sx].keys[i].value),
@@ -141,8 +170,9 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
         };
         let _ = write!(
             s,
-            "{scope}.{class}{{animation:{} {period}s linear {iter}{extra}}}",
-            clip.tracks[track].name
+            "{select}.{}{{animation:{} {period}s linear {iter}{extra}}}",
+            sc.name(class),
+            sc.name(&clip.tracks[track].name)
         );
     }
     // morphed paths (Verlet chain segments): CSS `d: path()` keyframes,
@@ -153,10 +183,11 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
                 continue;
             };
             let Some(probe) = &m.probe else { continue };
-            let name = format!("rb-{}-{probe}", clip_name(clip));
+            let name = sc.name(&format!("rb-{}-{probe}", clip_name(clip)));
             let _ = write!(
                 s,
-                "{scope}[data-probe=\"{probe}\"]{{animation:{name} {period}s linear {iter}}}"
+                "{select}.{}{{animation:{name} {period}s linear {iter}}}",
+                sc.name(&super::morph_class(probe))
             );
             let _ = write!(frames, "@keyframes {name}{{");
             for (t, pts) in &m.keys {
@@ -170,6 +201,5 @@ pub fn css_rules(clip: &Clip, scope: &str) -> String {
             frames.push('}');
         }
     }
-    s.push_str(&frames);
-    s
+    (s, frames)
 }

@@ -6,6 +6,11 @@
 //! writes `M x y L x y …` (or `M x y C …` for a cubic morph) with the same
 //! number of points. Unlike CSS, SMIL
 //! ignores `prefers-reduced-motion`.
+//!
+//! Every `<animateTransform>` is `additive="sum"`: the animated group has
+//! no `transform` of its own (static placement is on a wrapper), so the sum
+//! is the animation alone, and a static transform that an optimiser (svgo)
+//! moves from the wrapper onto the group still applies before it.
 
 use super::{fmt_s, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Morph, Node, Play, Track};
@@ -101,6 +106,8 @@ pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
     let Track { keys, .. } = &clip.tracks[*track];
     let mut a = Element::new("animateTransform");
     a.assign("attributeName", "transform");
+    // composes with any static transform an optimiser moves onto the group
+    a.assign("additive", "sum");
     a.assign("type", "rotate");
     timing(clip, &mut a, *delay_s);
     let (ox, oy) = (fmt_len(origin.x), fmt_len(origin.y));
@@ -128,6 +135,8 @@ fn transform_anim(
 ) -> Element {
     let mut a = Element::new("animateTransform");
     a.assign("attributeName", "transform");
+    // composes with any static transform an optimiser moves onto the group
+    a.assign("additive", "sum");
     a.assign("type", kind);
     timing(clip, &mut a, delay_s);
     a.assign("values", values.collect::<Vec<_>>().join(";"));

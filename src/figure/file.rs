@@ -217,7 +217,7 @@ pub struct IkFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClipFile {
-    /// Identifier; the page selects the clip with class `clip-<name>` on the root `<svg>`.
+    /// Identifier; the page selects the clip with class `<prefix>-clip-<name>` on the root `<svg>`.
     pub name: String,
     /// Duration, seconds (default: the rig's `period_s`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
