@@ -16,7 +16,8 @@
 //! Functions that take several documents ([`probe_batch`],
 //! [`probe_free_running`], [`img_frames`]) still use one launch: each
 //! document gets its own `<iframe>` (or `<img>`), so ids, classes and
-//! `<style>` rules of different documents never meet. A launch costs about
+//! `<style>` rules of different documents never meet — except
+//! [`probe_inline`], which mounts them all in one page on purpose. A launch costs about
 //! 1–2 s of wall-clock time; seeking and reading one time costs well under
 //! a millisecond.
 //!
@@ -47,8 +48,9 @@
 //! Reading probes: every element with a `data-probe` attribute inside the
 //! root `<svg>` is read in **root SVG user space** (the coordinates of the
 //! root's `viewBox`):
-//! - `<circle>`: the centre of `getBBox()` (for `r="0"` this is `(cx, cy)`,
-//!   also when `cx`/`cy` are animated);
+//! - `<circle>`: the centre of `getBBox()` (rigbake's probes have no `r`,
+//!   which defaults to 0, so this is `(cx, cy)`, also when `cx`/`cy` are
+//!   animated);
 //! - `<path>`: its last point, `getPointAtLength(getTotalLength())`.
 //!
 //! The local point is mapped by `root.getScreenCTM()⁻¹ · probe.getScreenCTM()`,
@@ -273,6 +275,56 @@ pub fn probe_batch(
     // on both routes seeks thousands of times
     let opts = Options {
         timeout: LAUNCH_TIMEOUT + Duration::from_millis(20 * (total_times + jobs.len()) as u64),
+        ..Options::default()
+    };
+    let dom = launch(chromium, &page, budget_ms, &opts)?;
+    take_result(&dom.stdout, &dom.stderr)
+}
+
+/// Mounts every document **inline in one HTML page** (no `<iframe>`), the
+/// way a page that pastes several SVG files into its markup does: their
+/// `<style>` rules, classes, `@keyframes` and ids all meet in one document,
+/// so a name two files share makes one drive the other. Then seeks all of
+/// them to each time in `times_s` (seconds) together — CSS animations by
+/// the Web Animations API (every animation of the page gets the same
+/// `currentTime`), SMIL documents by their own root's `setCurrentTime` —
+/// and reads every document's probes **within its own root** (a probe name
+/// may occur in several documents). The result has one entry per document,
+/// in order, each one probe map per time.
+pub fn probe_inline(
+    chromium: &Path,
+    docs: &[(&str, SeekMode)],
+    times_s: &[f64],
+) -> Result<Vec<Vec<Probes>>, BrowserError> {
+    check_finite("times_s", times_s)?;
+    let data: Vec<serde_json::Value> = docs
+        .iter()
+        .map(|(svg, mode)| serde_json::json!({ "svg": svg, "mode": mode.js_name() }))
+        .collect();
+    let body = format!(
+        "const docs = {docs};\n\
+         const svgs = docs.map((d, i) => {{\n\
+           try {{ return rb.mount(document.body, d.svg); }}\n\
+           catch (e) {{ throw new Error('document ' + i + ': ' + (e && e.message || e)); }}\n\
+         }});\n\
+         const seekers = svgs.map((svg, i) => rb.seeker(svg, docs[i].mode));\n\
+         const out = docs.map(() => []);\n\
+         for (const t of {times}) {{\n\
+           for (const seek of seekers) await seek(t);\n\
+           svgs.forEach((svg, i) => {{\n\
+             try {{ out[i].push(rb.readProbes(svg)); }}\n\
+             catch (e) {{ throw new Error('document ' + i + ': ' + (e && e.message || e)); }}\n\
+           }});\n\
+         }}\n\
+         return out;",
+        docs = js_json(&serde_json::Value::Array(data)),
+        times = js_json(&serde_json::json!(times_s)),
+    );
+    let page = page_html("", &body, "");
+    let work = (times_s.len() * docs.len().max(1)) as u64;
+    let budget_ms = 10_000 + 10 * work;
+    let opts = Options {
+        timeout: LAUNCH_TIMEOUT + Duration::from_millis(20 * work),
         ..Options::default()
     };
     let dom = launch(chromium, &page, budget_ms, &opts)?;
