@@ -85,6 +85,12 @@ pub struct Baked {
 /// `max_error_px` is always the independent measurement; callers compare it
 /// with the tolerance (`bake` refuses to write a file that misses it).
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
+    let mut baked = bake_any(rig, opts);
+    baked.report.notes.splice(0..0, rig.notes.iter().cloned());
+    baked
+}
+
+fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
     if let Some(fig) = &rig.figure {
         return bake_figure_rig(rig, fig, opts.route);
     }

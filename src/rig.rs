@@ -78,7 +78,8 @@ pub struct RigFile {
     pub name: String,
     /// SVG viewBox `[min_x, min_y, width, height]` in user units.
     pub view_box: [f64; 4],
-    /// Loop period in seconds (one crank turn).
+    /// Loop period in seconds (one crank turn), snapped to whole milliseconds
+    /// (the report notes a snapped period).
     pub period_s: f64,
     /// Uniform keys per period (default 10); the CLI's `--keys` overrides it.
     #[serde(default = "default_keys")]
@@ -250,6 +251,9 @@ pub struct Rig {
     pub fixed_chains: Vec<crate::figure::chain::Chain>,
     /// The static torso of a cycling rig.
     pub torso: Option<crate::figure::chain::Torso>,
+    /// What loading changed in the user's numbers (a period snapped to
+    /// whole milliseconds); every bake's report carries these first.
+    pub notes: Vec<String>,
     /// Not in the file: `bake --prefix`, the prefix of every class,
     /// `@keyframes` name and id the file defines; `None` for the automatic
     /// one (see [`crate::emit::scope`]).
@@ -574,8 +578,60 @@ pub fn check_tolerance(path: &str, px: f64) -> Result<f64, RigError> {
 }
 
 /// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
+/// Validate a period (`path` names the field) and snap it to whole
+/// milliseconds.
+///
+/// SMIL clocks count whole milliseconds (Firefox plays `dur="0.666667s"`
+/// over 667 ms), and svgo rounds attribute numbers to three decimals, so a
+/// period that is not whole milliseconds cannot be played or read back
+/// exactly. Every period is therefore snapped, and the motion solved for the
+/// snapped period; [`period_notes`] says so in the report.
+pub fn period(path: &str, p: f64) -> Result<f64, RigError> {
+    if !(MIN_PERIOD_S..=MAX_PERIOD_S).contains(&p) {
+        return Err(invalid(
+            path,
+            format!(
+                "must be between {MIN_PERIOD_S} and {MAX_PERIOD_S} seconds, got {}",
+                shown(p)
+            ),
+        ));
+    }
+    Ok(whole_ms(p))
+}
+
+/// `p` seconds rounded to whole milliseconds (exact for a period that
+/// already is: `(1.2 * 1000).round() / 1000 == 1.2`).
+pub fn whole_ms(p: f64) -> f64 {
+    (p * 1000.0).round() / 1000.0
+}
+
+/// One note per period in the file that [`period`] snapped.
+fn period_notes(file: &RigFile) -> Vec<String> {
+    let given = std::iter::once(("period_s".to_string(), Some(file.period_s))).chain(
+        file.clips
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (format!("clips[{i}].period_s"), c.period_s)),
+    );
+    given
+        .filter_map(|(path, p)| {
+            let p = p?;
+            let snapped = whole_ms(p);
+            (snapped != p).then(|| {
+                format!(
+                    "{path} {} s is baked as {} s: periods are whole milliseconds, as SMIL clocks \
+                     count them; the motion is solved for the snapped period",
+                    shown(p),
+                    shown(snapped)
+                )
+            })
+        })
+        .collect()
+}
+
 pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
-    let rig = validate_parts(file)?;
+    let mut rig = validate_parts(file)?;
+    rig.notes = period_notes(file);
     if rig.tolerance_px.is_none() {
         check_key_work("keys", rig.keys, &rig)?;
     }
@@ -606,16 +662,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
             ),
         ));
     }
-    let period_s = file.period_s;
-    if !(MIN_PERIOD_S..=MAX_PERIOD_S).contains(&period_s) {
-        return Err(invalid(
-            "period_s",
-            format!(
-                "must be between {MIN_PERIOD_S} and {MAX_PERIOD_S} seconds, got {}",
-                shown(period_s)
-            ),
-        ));
-    }
+    let period_s = period("period_s", file.period_s)?;
     let keys = check_keys("keys", file.keys)?;
     let tolerance_px = match file.tolerance_px {
         Some(px) => Some(check_tolerance("tolerance_px", px)?),
@@ -756,6 +803,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
             .as_ref()
             .map(crate::figure::chain::validate_torso)
             .transpose()?,
+        notes: Vec::new(),
     })
 }
 
@@ -836,6 +884,7 @@ fn validate_figure(
         ground: None,
         fixed_chains: Vec::new(),
         torso: None,
+        notes: Vec::new(),
     })
 }
 
@@ -877,6 +926,7 @@ fn validate_chains(
         ground,
         fixed_chains: Vec::new(),
         torso: None,
+        notes: Vec::new(),
     })
 }
 
@@ -948,6 +998,31 @@ mod tests {
         let mut v: serde_json::Value = serde_json::from_str(SEED).unwrap();
         edit(&mut v);
         v.to_string()
+    }
+
+    #[test]
+    fn periods_snap_to_whole_milliseconds_with_a_note() {
+        let rig = load(&with(|v| v["period_s"] = serde_json::json!(0.666667))).unwrap();
+        assert_eq!(rig.period_s, 0.667);
+        assert_eq!(rig.notes.len(), 1, "{:?}", rig.notes);
+        assert!(rig.notes[0].contains("period_s 0.666667 s is baked as 0.667 s"));
+        for p in [1.2, 0.001, 4.567, 3600.0] {
+            let rig = load(&with(|v| v["period_s"] = serde_json::json!(p))).unwrap();
+            assert_eq!(rig.period_s, p);
+            assert!(rig.notes.is_empty(), "{p}: {:?}", rig.notes);
+        }
+    }
+
+    #[test]
+    fn clip_periods_snap_like_the_top_level_one() {
+        let text = r#"{"name": "wave", "view_box": [0, 0, 200, 200], "period_s": 1,
+          "bones": [{"name": "arm", "at": [100, 100], "length": 40, "angle": {"const_deg": 0}}],
+          "clips": [{"name": "idle", "period_s": 0.4938271, "angles": {"arm": {"const_deg": 10}}}]}"#;
+        let rig = load(text).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        assert_eq!(fig.clips[0].period_s, 0.494);
+        assert_eq!(rig.notes.len(), 1, "{:?}", rig.notes);
+        assert!(rig.notes[0].starts_with("clips[0].period_s 0.4938271 s is baked as 0.494 s"));
     }
 
     #[test]

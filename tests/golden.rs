@@ -125,3 +125,35 @@ fn out_matches_a_fresh_bake_of_every_rig() {
     }
     assert!(problems.is_empty(), "{STALE}\n  {}", problems.join("\n  "));
 }
+
+/// Every period written in `out/` — `data-period`, SMIL `dur`, and the
+/// duration that opens each CSS `animation` shorthand — is whole
+/// milliseconds, so SMIL clocks that count milliseconds play it exactly.
+#[test]
+fn every_period_in_out_is_whole_milliseconds() {
+    let mut seen = 0;
+    let mut bad = Vec::new();
+    for (name, svg) in expected() {
+        let mut periods: Vec<&str> = Vec::new();
+        for (open, close) in [("data-period=\"", "\""), (" dur=\"", "s\"")] {
+            periods.extend(
+                svg.split(open)
+                    .skip(1)
+                    .filter_map(|r| r.split(close).next()),
+            );
+        }
+        for rule in svg.split("animation:").skip(1) {
+            let first = rule.split([' ', ';', '}']).nth(1).unwrap_or("");
+            periods.extend(first.strip_suffix('s'));
+        }
+        for p in periods {
+            seen += 1;
+            let s: f64 = p.parse().unwrap_or(f64::NAN);
+            if (s * 1000.0).round() / 1000.0 != s {
+                bad.push(format!("{name}: {p}"));
+            }
+        }
+    }
+    assert!(seen > 100, "found only {seen} periods in out/");
+    assert!(bad.is_empty(), "periods that are not whole ms: {bad:?}");
+}

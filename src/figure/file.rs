@@ -219,7 +219,8 @@ pub struct IkFile {
 pub struct ClipFile {
     /// Identifier; the page selects the clip with class `<prefix>-clip-<name>` on the root `<svg>`.
     pub name: String,
-    /// Duration, seconds (default: the rig's `period_s`).
+    /// Duration, seconds (default: the rig's `period_s`), snapped to whole
+    /// milliseconds like it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub period_s: Option<f64>,
     #[serde(default)]

@@ -13,7 +13,7 @@ use super::file::{
 use crate::chain::ChainReach;
 use crate::geom::Vec2;
 use crate::rig::Knee;
-use crate::rig::{MAX_COORD, MAX_PERIOD_S, MIN_PERIOD_S, RigError};
+use crate::rig::{MAX_COORD, RigError};
 use crate::trajectory::Trajectory;
 use std::f64::consts::TAU;
 
@@ -388,18 +388,7 @@ fn root_motion(path: &str, r: &RootFile) -> Result<RootMotion, RigError> {
     })
 }
 
-fn period(path: &str, p: f64) -> Result<f64, RigError> {
-    if !(MIN_PERIOD_S..=MAX_PERIOD_S).contains(&p) {
-        return Err(invalid(
-            path,
-            format!(
-                "must be between {MIN_PERIOD_S} and {MAX_PERIOD_S} seconds, got {}",
-                crate::rig::shown(p)
-            ),
-        ));
-    }
-    Ok(p)
-}
+use crate::rig::period;
 
 fn colour(path: &str, s: &str) -> Result<String, RigError> {
     let hex = s.strip_prefix('#').unwrap_or("");
