@@ -114,7 +114,8 @@ fn check_prefix(run: &BakeRun) -> Result<()> {
         return Ok(());
     };
     rigbake::emit::scope::check_prefix(p).map_err(|why| anyhow!("--prefix: {why}"))?;
-    if run.rigs.len() != 1 || run.bake.route == RouteArg::Both {
+    // --art checks its one rig and css route itself
+    if run.art.is_none() && (run.rigs.len() != 1 || run.bake.route == RouteArg::Both) {
         bail!(
             "--prefix: names one file, give one rig and one route (got {} rigs, --route {})",
             run.rigs.len(),

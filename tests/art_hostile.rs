@@ -524,6 +524,8 @@ fn many_legs_deep_in_the_drawing_are_checked_in_parts_times_depth() {
             "bake",
             "many.json",
             "-q",
+            "--prefix",
+            "rb",
             "--art",
             "drawing.svg",
             "-o",

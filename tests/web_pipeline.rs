@@ -461,3 +461,81 @@ fn svgo_keeps_clip_switching() {
         &after,
     );
 }
+
+fn rigbake_cmd() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rigbake"))
+}
+
+/// `bake --prefix P` names everything `P-…`; a prefix that is not a CSS
+/// identifier, or one prefix for several files, is refused with exit 2,
+/// one stderr line naming the option and value, and nothing written.
+#[test]
+fn bake_prefix_is_exact_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("hero.svg");
+    let seed = repo("rigs/seed-nested.json");
+    let ok = rigbake_cmd()
+        .args(["bake", "-q", "--prefix", "hero", "-o"])
+        .arg(&out)
+        .arg(&seed)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let names = defined_names(&svg);
+    assert!(names.contains("hero-near-thigh"), "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("hero-")), "{names:?}");
+    // the prefix changes names only: the same bake with its own prefix
+    let auto = bake(&load("seed-nested"), Route::Css);
+    let p = auto
+        .svg
+        .split("class=\"")
+        .nth(1)
+        .unwrap()
+        .split("-far")
+        .next()
+        .unwrap();
+    assert_eq!(svg.replace("hero-", &format!("{p}-")), auto.svg);
+
+    let cases: [(&[&str], &str); 4] = [
+        (&["--prefix", "1hero"], "\"1hero\""),
+        (&["--prefix", "he ro"], "\"he ro\""),
+        (&["--prefix", ""], "\"\""),
+        (
+            &["--prefix", "hero", "--route", "both"],
+            "one rig and one route",
+        ),
+    ];
+    for (args, needle) in cases {
+        let target = dir.path().join("bad");
+        let res = rigbake_cmd()
+            .arg("bake")
+            .args(args)
+            .arg("-o")
+            .arg(&target)
+            .arg(&seed)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert_eq!(res.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("--prefix") && err.contains(needle),
+            "{args:?}: {err}"
+        );
+        assert!(!target.exists(), "{args:?} wrote {}", target.display());
+    }
+    let two = rigbake_cmd()
+        .args(["bake", "--prefix", "hero", "-o"])
+        .arg(dir.path())
+        .arg(&seed)
+        .arg(repo("rigs/recumbent.json"))
+        .output()
+        .unwrap();
+    assert_eq!(two.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&two.stderr).contains("got 2 rigs"));
+}
