@@ -32,7 +32,8 @@
 //!   (two-bone chains on trajectories), ground scroll, foot slip.
 //! - [`bake`]: world angles → parent-relative keyframes; far-leg reuse.
 //! - [`clip`]: the written animation as data.
-//! - [`emit`]: clip → SVG (css or smil route).
+//! - [`emit`]: clip → SVG (css or smil route); every name it writes is
+//!   scoped to the file ([`emit::scope`]).
 //! - [`measure`]: independent evaluator of the written clip.
 //! - [`figure`]: bone trees (FK), eased tracks, squash & stretch, clips.
 //! - [`report`]: per-leg figures as text or JSON.
