@@ -333,25 +333,40 @@ fn rig_of(path: &Path) -> (String, Route) {
 /// fresh working directory) over every file in `out/` in one process;
 /// returns (path in out/, optimised text).
 fn svgo_out(svgo: &Path) -> Vec<(PathBuf, String)> {
+    let optimised = svgo_dir(svgo, &repo("out"));
+    committed_outputs()
+        .into_iter()
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let text = optimised
+                .get(&name)
+                .unwrap_or_else(|| panic!("svgo wrote no {name}"))
+                .clone();
+            (p, text)
+        })
+        .collect()
+}
+
+/// Runs the pinned svgo over every `.svg` in `dir`; file name → output.
+fn svgo_dir(svgo: &Path, dir: &Path) -> BTreeMap<String, String> {
     let work = tempfile::tempdir().unwrap();
     let dest = work.path().join("optimised");
     let status = Command::new(svgo)
         .current_dir(work.path())
         .arg("--quiet")
         .arg("--folder")
-        .arg(repo("out"))
+        .arg(dir)
         .arg("--output")
         .arg(&dest)
         .status()
         .unwrap();
     assert!(status.success(), "svgo failed: {status}");
-    committed_outputs()
-        .into_iter()
-        .map(|p| {
-            let o = dest.join(p.file_name().unwrap());
-            let text = std::fs::read_to_string(&o)
-                .unwrap_or_else(|e| panic!("svgo wrote no {}: {e}", o.display()));
-            (p, text)
+    std::fs::read_dir(&dest)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
         })
         .collect()
 }
@@ -538,4 +553,62 @@ fn bake_prefix_is_exact_and_checked() {
         .unwrap();
     assert_eq!(two.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&two.stderr).contains("got 2 rigs"));
+}
+
+/// The guards are what keeps the files intact: the same files without the
+/// css route's ids or the smil route's `additive="sum"` come out of svgo
+/// with parts far from where the report puts them (so the checks above can
+/// fail).
+#[test]
+fn svgo_breaks_files_without_the_structure_guards() {
+    let Some(svgo) = svgo() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut bakes = Vec::new();
+    for (name, route) in [("path-foot", Route::Css), ("jump", Route::Smil)] {
+        let b = bake(&load(name), route);
+        let unguarded = match route {
+            // drop every id="…" attribute
+            Route::Css => b
+                .svg
+                .split(" id=\"")
+                .enumerate()
+                .map(|(i, part)| {
+                    if i == 0 {
+                        part
+                    } else {
+                        part.split_once('"').unwrap().1
+                    }
+                })
+                .collect::<String>(),
+            Route::Smil => b.svg.replace(" additive=\"sum\"", ""),
+        };
+        assert_ne!(unguarded, b.svg);
+        let file = format!("{name}-{}.svg", route.as_str());
+        std::fs::write(dir.path().join(&file), unguarded).unwrap();
+        bakes.push((file, b));
+    }
+    let optimised = svgo_dir(&svgo, dir.path());
+    let Some(chromium) = chromium() else { return };
+    let times: Vec<Vec<f64>> = bakes
+        .iter()
+        .map(|(_, b)| times_for(b.clip.period_s, &[b]))
+        .collect();
+    let jobs: Vec<ProbeJob> = bakes
+        .iter()
+        .zip(&times)
+        .map(|((file, b), times_s)| ProbeJob {
+            svg: &optimised[file],
+            mode: seek_mode(b.clip.route),
+            times_s,
+        })
+        .collect();
+    let got = browser::probe_batch(&chromium, &jobs).unwrap();
+    for (((file, b), times), got) in bakes.iter().zip(&times).zip(&got) {
+        let (worst, at) = deviation(&b.clip, times, got);
+        eprintln!("{file} without guards, after svgo: off by {worst:.2} px ({at})");
+        assert!(
+            worst > 1.0,
+            "{file}: only {worst} px off without the guards"
+        );
+    }
 }
