@@ -240,7 +240,11 @@ impl BakeArgs {
             rig::check_key_work("--keys", k, &rig).with_context(|| input::shown_path(path))?;
         }
         let mut rig = rig;
-        rig.prefix = self.prefix.clone();
+        if let Some(p) = &self.prefix {
+            rigbake::emit::scope::check_prefix(p)
+                .map_err(|why| anyhow::anyhow!("--prefix: {why}"))?;
+            rig.prefix = Some(p.clone());
+        }
         Ok(rig)
     }
 }
