@@ -1,10 +1,14 @@
-//! Real-browser measurement: drives headless Chromium over plain
-//! `std::process` to seek a baked SVG and read its probes back.
+//! Real-browser measurement: drives headless Chromium or Firefox over
+//! plain `std::process` to seek a baked SVG and read its probes back.
 //!
 //! # Method
 //!
-//! Every call writes one generated HTML page into a fresh temporary
-//! directory and starts one Chromium process on it:
+//! Every call generates one HTML page and starts one browser process on it,
+//! in a fresh temporary directory (profile included). The caller picks the
+//! engine ([`Browser`], [`Engine`]); the page and its script are the same
+//! for both, only the way the page gets in and the result gets out differs.
+//!
+//! **Chromium** reads the page from a file and prints the DOM at the end:
 //!
 //! ```text
 //! chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
@@ -13,24 +17,52 @@
 //!          [--screenshot=<png>] file:///…/page.html
 //! ```
 //!
+//! **Firefox** has neither `--dump-dom` nor virtual time, so the driver
+//! serves the page itself: a listener on `127.0.0.1:<free port>` (std::net,
+//! polled by the driver, one short-lived thread per connection) answers
+//! `GET /` with the page, and the page `POST`s its JSON result to `/result`:
+//!
+//! ```text
+//! firefox-esr --headless --no-remote --profile <fresh temp dir> http://127.0.0.1:<port>/
+//!             [--window-size=<w>,<h> --screenshot <png>]
+//! ```
+//!
+//! The profile holds a `user.js` that turns off first-run pages, updates,
+//! telemetry, safe browsing and other background traffic, removes the
+//! 4 ms clamp of nested `setTimeout(0)` (each seek yields a task) and sets
+//! `ui.prefersReducedMotion`. Without a screenshot the driver kills Firefox
+//! as soon as the result is in. With one, `--screenshot` shoots at the load
+//! event, which the page delays by a hidden `<iframe src="/hold">` that the
+//! server answers only after the result arrived; Firefox then exits by
+//! itself. This was chosen over Marionette (Firefox's remote protocol)
+//! because it needs no protocol client or session handshake, keeps one page
+//! script for both engines, and needs nothing beyond the standard library.
+//!
+//! Both engines run in their own process group, bounded by a wall-clock
+//! timeout ([`LAUNCH_TIMEOUT`], more for large batches) after which the
+//! group is killed, and registered with [`crate::interrupt`] so an
+//! interrupted process kills the group and removes the temporary directory.
+//!
 //! Functions that take several documents ([`probe_batch`],
 //! [`probe_free_running`], [`img_frames`]) still use one launch: each
 //! document gets its own `<iframe>` (or `<img>`), so ids, classes and
 //! `<style>` rules of different documents never meet — except
-//! [`probe_inline`], which mounts them all in one page on purpose. A launch costs about
-//! 1–2 s of wall-clock time; seeking and reading one time costs well under
-//! a millisecond.
+//! [`probe_inline`], which mounts them all in one page on purpose. A launch
+//! costs about 1–2 s of wall-clock time in Chromium and 2–4 s in Firefox;
+//! seeking and reading one time costs well under a millisecond.
 //!
 //! The SVG text is passed to the page as a JavaScript string and parsed with
 //! `DOMParser` as `image/svg+xml`, i.e. as XML exactly like a standalone
 //! `.svg` file (a file that is not well-formed XML is reported, not repaired
 //! by the HTML parser), then imported into the HTML document, so it runs
 //! inline. The page script does all of its work in that one launch and
-//! writes a JSON result into a `<pre id="rigbake-out">` element; `--dump-dom`
-//! prints the DOM when the virtual time budget is spent, and the JSON is cut
-//! out of it. Virtual time only advances while the page is idle, so a large
-//! budget costs little wall-clock time; a page that does not finish within
-//! its budget yields [`BrowserError::NoResult`].
+//! writes a JSON result into a `<pre id="rigbake-out">` element (and, when
+//! served over HTTP, posts it). In Chromium `--dump-dom` prints the DOM when
+//! the virtual time budget is spent, and the JSON is cut out of it. Virtual
+//! time only advances while the page is idle, so a large budget costs
+//! little wall-clock time; a page that does not finish within its budget
+//! yields [`BrowserError::NoResult`]. Firefox runs in real time: the budget
+//! is ignored there and only the wall-clock timeout bounds the page.
 //!
 //! Seeking ([`probe_positions`]):
 //! - [`SeekMode::WebAnimations`]: `document.getAnimations()`, then `pause()`
@@ -48,10 +80,13 @@
 //! Reading probes: every element with a `data-probe` attribute inside the
 //! root `<svg>` is read in **root SVG user space** (the coordinates of the
 //! root's `viewBox`):
-//! - `<circle>`: the centre of `getBBox()` (rigbake's probes have no `r`,
-//!   which defaults to 0, so this is `(cx, cy)`, also when `cx`/`cy` are
-//!   animated);
-//! - `<path>`: its last point, `getPointAtLength(getTotalLength())`.
+//! - `<circle>`: its centre `(cx, cy)`, read from `animVal` so SMIL
+//!   animation of `cx`/`cy` counts (not `getBBox()`: Firefox returns an
+//!   empty box at (0, 0) for a zero radius; rigbake's probes have no `r`,
+//!   which defaults to 0);
+//! - `<path>`: its last point, `getPointAtLength(getTotalLength())`, or
+//!   the end of its computed `d` where the two differ by more than 0.001 px
+//!   (Firefox measures some near-straight cubics short).
 //!
 //! The local point is mapped by `root.getScreenCTM()⁻¹ · probe.getScreenCTM()`,
 //! which composes every `transform` attribute, CSS transform, SMIL
@@ -59,9 +94,18 @@
 //!
 //! # Limits
 //!
-//! - Chromium stores SVG lengths, bounding boxes and path points in single
-//!   precision: expect about 1e-6 relative error (≈1e-4 px at a coordinate of
-//!   1000). This is far below the 0.05 px the tests require but is not exact.
+//! - Chromium and Firefox store SVG lengths, bounding boxes and path points
+//!   in single precision: expect about 1e-6 relative error (≈1e-4 px at a
+//!   coordinate of 1000). This is far below the 0.05 px the tests require
+//!   but is not exact.
+//! - Firefox's SMIL clock counts whole milliseconds: `setCurrentTime(t)`
+//!   shows the document at `t` rounded to a millisecond, and a `dur` that is
+//!   not a whole number of milliseconds plays over a rounded duration. Seek
+//!   SMIL documents at whole milliseconds to compare engines.
+//! - In Firefox, an SVG image drawn into a canvas (`drawImage`) follows its
+//!   CSS animations but not its SMIL ones (the page itself shows SMIL motion
+//!   in `<img>`; only the canvas copy does not), so [`img_frames`] sees SMIL
+//!   documents stand still there.
 //! - A probe is a `<circle>` or a `<path>`; any other element, or two probes
 //!   with the same name, fail the page with [`BrowserError::Page`].
 //! - `<img>`-embedded SVG animations run on Chromium's own animation clock,
@@ -74,22 +118,24 @@
 //!   and `requestAnimationFrame` may not fire before the budget runs out.
 //!   Seeking avoids all of this; [`probe_free_running`] documents its
 //!   workarounds.
-//! - Unix only in practice: on timeout the whole Chromium process group is
+//! - Unix only in practice: on timeout the whole browser process group is
 //!   killed with `SIGKILL`; so is it, and its temporary directory removed,
 //!   when the process is interrupted ([`crate::interrupt`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Read;
+use std::io::{Read, Write as _};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-/// Wall-clock limit for one Chromium launch; the process group is killed
+/// Wall-clock limit for one browser launch; the process group is killed
 /// after it.
 pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -115,14 +161,84 @@ impl SeekMode {
     }
 }
 
+/// A browser engine the harness can drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Engine {
+    /// Headless Chromium (or Chrome), driven by `--dump-dom` under virtual
+    /// time.
+    Chromium,
+    /// Headless Firefox (ESR), driven through a local HTTP server that
+    /// serves the page and receives its result.
+    Firefox,
+}
+
+impl Engine {
+    /// Both engines, Chromium first.
+    pub const ALL: [Engine; 2] = [Engine::Chromium, Engine::Firefox];
+
+    /// Lower-case name for messages: `chromium`, `firefox`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Chromium => "chromium",
+            Engine::Firefox => "firefox",
+        }
+    }
+
+    /// The engine's executable: [`find_chromium`] or [`find_firefox`].
+    pub fn find(self) -> Option<PathBuf> {
+        match self {
+            Engine::Chromium => find_chromium(),
+            Engine::Firefox => find_firefox(),
+        }
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A browser to run pages in: which engine, and its executable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Browser {
+    /// How the executable is driven.
+    pub engine: Engine,
+    /// The executable (as found by [`Engine::find`], or any path).
+    pub path: PathBuf,
+}
+
+impl Browser {
+    /// Chromium at `path`.
+    pub fn chromium(path: impl Into<PathBuf>) -> Browser {
+        Browser {
+            engine: Engine::Chromium,
+            path: path.into(),
+        }
+    }
+
+    /// Firefox at `path`.
+    pub fn firefox(path: impl Into<PathBuf>) -> Browser {
+        Browser {
+            engine: Engine::Firefox,
+            path: path.into(),
+        }
+    }
+
+    /// The installed `engine`, or `None` when [`Engine::find`] finds none.
+    pub fn find(engine: Engine) -> Option<Browser> {
+        engine.find().map(|path| Browser { engine, path })
+    }
+}
+
 /// Everything that can go wrong while driving the browser.
 #[derive(Debug, thiserror::Error)]
 pub enum BrowserError {
-    /// The temporary directory, the page file or the screenshot could not be
-    /// written or read.
+    /// The temporary directory, the page file, the profile, the local
+    /// server or the screenshot could not be written or read.
     #[error("browser harness I/O error: {0}")]
     Io(#[from] std::io::Error),
-    /// The Chromium executable could not be started at all.
+    /// The browser executable could not be started at all.
     #[error("could not start {}: {source}", path.display())]
     Launch {
         /// The executable that failed to start.
@@ -130,35 +246,44 @@ pub enum BrowserError {
         /// The operating system's reason.
         source: std::io::Error,
     },
-    /// Chromium ran longer than [`LAUNCH_TIMEOUT`] and was killed.
-    #[error("chromium did not finish within {} s and was killed", .0.as_secs())]
-    Timeout(Duration),
-    /// Chromium exited unsuccessfully; carries the end of its stderr.
-    #[error("chromium exited with {status}; stderr ends with:\n{stderr_tail}")]
+    /// The browser ran longer than its wall-clock limit (at least
+    /// [`LAUNCH_TIMEOUT`]) and was killed.
+    #[error("{engine} did not finish within {} s and was killed", .after.as_secs())]
+    Timeout {
+        /// The engine that was killed.
+        engine: Engine,
+        /// The limit it ran into.
+        after: Duration,
+    },
+    /// The browser exited unsuccessfully; carries the end of its stderr.
+    #[error("{engine} exited with {status}; stderr ends with:\n{stderr_tail}")]
     Exit {
+        /// The engine that exited.
+        engine: Engine,
         /// The exit status.
         status: ExitStatus,
-        /// The last lines Chromium wrote to stderr.
+        /// The last lines the browser wrote to stderr.
         stderr_tail: String,
     },
-    /// The dumped DOM holds no result: the page script did not finish within
-    /// the virtual time budget, or never ran.
+    /// No result came back: the page script did not finish (within
+    /// Chromium's virtual time budget), never ran, or Firefox exited before
+    /// posting it.
     #[error(
-        "no result in the dumped DOM (page script did not finish); stderr ends with:\n{stderr_tail}"
+        "no result from the page (page script did not finish); stderr ends with:\n{stderr_tail}"
     )]
     NoResult {
-        /// The last lines Chromium wrote to stderr.
+        /// The last lines the browser wrote to stderr.
         stderr_tail: String,
     },
-    /// The result element holds text that is not the expected JSON.
+    /// The result holds text that is not the expected JSON.
     #[error("malformed result JSON from the page: {0}")]
     BadJson(#[from] serde_json::Error),
     /// The page script reported an error (bad SVG, unknown probe element,
     /// duplicate probe name, no animations to seek, …).
     #[error("page script failed: {0}")]
     Page(String),
-    /// `--screenshot` did not produce a PNG file.
-    #[error("chromium wrote no PNG to {}", .0.display())]
+    /// The screenshot did not produce a PNG file.
+    #[error("the browser wrote no PNG to {}", .0.display())]
     NoScreenshot(PathBuf),
     /// An argument was rejected before launching (non-finite time, zero
     /// frames, …).
@@ -173,11 +298,28 @@ pub enum BrowserError {
 /// override fails loudly at launch). Otherwise the first of `chromium`,
 /// `chromium-browser`, `google-chrome` found as an executable file on `PATH`.
 pub fn find_chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("RIGBAKE_CHROMIUM").filter(|p| !p.is_empty()) {
+    find_executable(
+        "RIGBAKE_CHROMIUM",
+        &["chromium", "chromium-browser", "google-chrome"],
+    )
+}
+
+/// Locates a Firefox executable, like [`find_chromium`]: `RIGBAKE_FIREFOX`
+/// when set and not empty, otherwise the first of `firefox-esr`, `firefox`
+/// found as an executable file on `PATH`.
+pub fn find_firefox() -> Option<PathBuf> {
+    find_executable("RIGBAKE_FIREFOX", &["firefox-esr", "firefox"])
+}
+
+/// `$var` when set and not empty (as given, even if it does not exist, so a
+/// wrong override fails loudly at launch), else the first of `names` that is
+/// an executable file in a `PATH` directory.
+fn find_executable(var: &str, names: &[&str]) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(var).filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
     let path = std::env::var_os("PATH")?;
-    ["chromium", "chromium-browser", "google-chrome"]
+    names
         .iter()
         .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
         .find(|candidate| is_executable(candidate))
@@ -207,12 +349,12 @@ fn is_executable(path: &Path) -> bool {
 /// seek (no CSS animation for [`SeekMode::WebAnimations`], no SMIL animation
 /// element for [`SeekMode::Smil`]) or when there is no probe at all.
 pub fn probe_positions(
-    chromium: &Path,
+    browser: &Browser,
     svg: &str,
     mode: SeekMode,
     times_s: &[f64],
 ) -> Result<Vec<Probes>, BrowserError> {
-    let mut all = probe_batch(chromium, &[ProbeJob { svg, mode, times_s }])?;
+    let mut all = probe_batch(browser, &[ProbeJob { svg, mode, times_s }])?;
     Ok(all.pop().unwrap_or_default())
 }
 
@@ -237,7 +379,7 @@ pub struct ProbeJob<'a> {
 /// never meet. The result has one entry per job, in order; a failing job
 /// fails the whole batch with [`BrowserError::Page`] naming its index.
 pub fn probe_batch(
-    chromium: &Path,
+    browser: &Browser,
     jobs: &[ProbeJob<'_>],
 ) -> Result<Vec<Vec<Probes>>, BrowserError> {
     let mut data = Vec::with_capacity(jobs.len());
@@ -277,8 +419,7 @@ pub fn probe_batch(
         timeout: LAUNCH_TIMEOUT + Duration::from_millis(20 * (total_times + jobs.len()) as u64),
         ..Options::default()
     };
-    let dom = launch(chromium, &page, budget_ms, &opts)?;
-    take_result(&dom.stdout, &dom.stderr)
+    run_page(browser, &page, budget_ms, &opts)
 }
 
 /// Mounts every document **inline in one HTML page** (no `<iframe>`), the
@@ -292,7 +433,7 @@ pub fn probe_batch(
 /// may occur in several documents). The result has one entry per document,
 /// in order, each one probe map per time.
 pub fn probe_inline(
-    chromium: &Path,
+    browser: &Browser,
     docs: &[(&str, SeekMode)],
     times_s: &[f64],
 ) -> Result<Vec<Vec<Probes>>, BrowserError> {
@@ -327,8 +468,7 @@ pub fn probe_inline(
         timeout: LAUNCH_TIMEOUT + Duration::from_millis(20 * work),
         ..Options::default()
     };
-    let dom = launch(chromium, &page, budget_ms, &opts)?;
-    take_result(&dom.stdout, &dom.stderr)
+    run_page(browser, &page, budget_ms, &opts)
 }
 
 /// Switches clips the way a page would: mounts the CSS-route `svg`, reads
@@ -336,7 +476,7 @@ pub fn probe_inline(
 /// in the live page, lets the new animations start, and reads the probes
 /// again at the same times. Returns (before, after).
 pub fn probe_class_switch(
-    chromium: &Path,
+    browser: &Browser,
     svg: &str,
     class: &str,
     times_s: &[f64],
@@ -364,8 +504,8 @@ pub fn probe_class_switch(
     );
     let page = page_html("", &body, "");
     let budget_ms = 10_000 + 20 * times_s.len() as u64;
-    let dom = launch(chromium, &page, budget_ms, &Options::default())?;
-    let (before, after): (Vec<Probes>, Vec<Probes>) = take_result(&dom.stdout, &dom.stderr)?;
+    let (before, after): (Vec<Probes>, Vec<Probes>) =
+        run_page(browser, &page, budget_ms, &Options::default())?;
     Ok((before, after))
 }
 
@@ -399,11 +539,15 @@ pub struct TimedProbes {
 /// to where the clock already is: it neither pauses nor moves the timeline)
 /// and yields a task, which applies the values for the current time.
 ///
+/// In Firefox, which runs in real time, the same page polls and samples in
+/// wall-clock milliseconds.
+///
 /// This is what a visitor sees. With `reduced_motion` Chromium runs with
-/// `--force-prefers-reduced-motion`, so `@media (prefers-reduced-motion:
+/// `--force-prefers-reduced-motion` (Firefox with the preference
+/// `ui.prefersReducedMotion` = 1), so `@media (prefers-reduced-motion:
 /// reduce)` matches; a document that honours it returns identical samples.
 pub fn probe_free_running(
-    chromium: &Path,
+    browser: &Browser,
     svgs: &[&str],
     interval_ms: u32,
     samples: usize,
@@ -439,8 +583,7 @@ pub fn probe_free_running(
         reduced_motion,
         ..Options::default()
     };
-    let dom = launch(chromium, &page, budget_ms, &opts)?;
-    take_result(&dom.stdout, &dom.stderr)
+    run_page(browser, &page, budget_ms, &opts)
 }
 
 /// One sample of [`img_frames`].
@@ -461,14 +604,15 @@ pub struct ImgFrame {
 /// one launch; the result has one list per image, in order.
 ///
 /// An image animates when some `changed_px > 0`. With `reduced_motion`
-/// (`--force-prefers-reduced-motion`, which Chromium also applies inside
-/// SVG images) a file that honours the preference keeps every `changed_px`
-/// at 0. The images' animation clock is not tied to virtual time, so which
+/// (`--force-prefers-reduced-motion`, or Firefox's `ui.prefersReducedMotion`;
+/// both engines apply it inside SVG images) a file that honours the
+/// preference keeps every `changed_px` at 0. In Firefox the canvas copy of
+/// an image shows CSS motion but not SMIL motion (see the module docs). The images' animation clock is not tied to virtual time, so which
 /// frames are caught varies between runs; only the changed/unchanged
 /// verdict is meaningful, and it needs a sampling span
 /// (`interval_ms · (samples − 1)`) well above one animation frame.
 pub fn img_frames(
-    chromium: &Path,
+    browser: &Browser,
     svgs: &[&str],
     interval_ms: u32,
     samples: usize,
@@ -517,18 +661,18 @@ pub fn img_frames(
         reduced_motion,
         ..Options::default()
     };
-    let dom = launch(chromium, &page, budget_ms, &opts)?;
-    take_result(&dom.stdout, &dom.stderr)
+    run_page(browser, &page, budget_ms, &opts)
 }
 
 /// Renders `html` (a complete HTML document) in a `width`×`height` px
 /// window and writes a PNG screenshot to `out_png`, taken when the virtual
-/// time budget (`budget_ms`) is spent.
+/// time budget (`budget_ms`) is spent in Chromium, at the load event in
+/// Firefox (which ignores `budget_ms`).
 ///
 /// No result is read from the page, so script errors in `html` go unnoticed;
 /// [`frame_strip`] is the checked variant for SVG frames.
 pub fn screenshot(
-    chromium: &Path,
+    browser: &Browser,
     html: &str,
     width: u32,
     height: u32,
@@ -538,9 +682,13 @@ pub fn screenshot(
     let opts = Options {
         window: (width, height),
         screenshot: Some(out_png.to_path_buf()),
+        wants_result: false,
         ..Options::default()
     };
-    launch(chromium, html, budget_ms, &opts)?;
+    match browser.engine {
+        Engine::Chromium => drop(launch_chromium(&browser.path, html, budget_ms, &opts)?),
+        Engine::Firefox => drop(launch_firefox(&browser.path, html, &opts)?),
+    }
     check_png(out_png)
 }
 
@@ -562,7 +710,7 @@ pub const STRIP_FRAME_WIDTH_PX: u32 = 240;
 /// after its seek (empty maps when the file has no probes), so a caller can
 /// check that the picture shows the intended moments.
 pub fn frame_strip(
-    chromium: &Path,
+    browser: &Browser,
     svg: &str,
     mode: SeekMode,
     period_s: f64,
@@ -609,8 +757,7 @@ pub fn frame_strip(
         screenshot: Some(out_png.to_path_buf()),
         ..Options::default()
     };
-    let dom = launch(chromium, &page, 10_000, &opts)?;
-    let probes = take_result(&dom.stdout, &dom.stderr)?;
+    let probes = run_page(browser, &page, 10_000, &opts)?;
     check_png(out_png)?;
     Ok(probes)
 }
@@ -693,6 +840,12 @@ const rb = {
     return [width, width];
   },
   sleep(ms) { return new Promise(r => setTimeout(r, ms)); },
+  // An exception's message and stack (Firefox's stack lacks the message).
+  describe(e) {
+    if (!e || typeof e.message !== 'string') return String(e);
+    const stack = e.stack || '';
+    return stack.includes(e.message) ? stack : e.message + '\n' + stack;
+  },
   // Waits until no CSS animation in `docs` is pending (has a start time).
   async started(docs = [document]) {
     const pending = () => docs.some(d => d.getAnimations().some(a => a.pending));
@@ -720,6 +873,24 @@ const rb = {
       await new Promise(r => setTimeout(r, 0));
     };
   },
+  // The last point of a <path> (as animated), in its user space. Firefox
+  // measures some cubics short (a near-straight cubic with an inflection:
+  // getTotalLength() and getPointAtLength() stop before its end), so the
+  // length-based point is checked against the end of the computed `d`
+  // (absolute commands, serialised to about 6 significant digits) and the
+  // latter wins when they differ by more than 0.001 px.
+  pathEnd(p) {
+    const q = p.getPointAtLength(p.getTotalLength());
+    const m = /^path\("(.*)"\)$/.exec(getComputedStyle(p).d || '');
+    const tail = m && /([MLCSQTA])[^A-Za-z]*$/.exec(m[1]);
+    if (tail) {
+      const nums = tail[0].slice(1).trim().split(/[\s,]+/).map(Number);
+      const [ex, ey] = nums.slice(-2);
+      if (nums.length >= 2 && Number.isFinite(ex) && Number.isFinite(ey) &&
+          Math.hypot(q.x - ex, q.y - ey) > 1e-3) return [ex, ey];
+    }
+    return [q.x, q.y];
+  },
   // Every data-probe point in root user space; none is an error unless
   // allowEmpty.
   readProbes(svg, allowEmpty = false) {
@@ -732,11 +903,11 @@ const rb = {
         throw new Error('duplicate data-probe "' + name + '"');
       let x, y;
       if (p.localName === 'circle') {
-        const b = p.getBBox();
-        x = b.x + b.width / 2; y = b.y + b.height / 2;
+        // cx/cy with SMIL applied; Firefox's getBBox() of an r=0 circle is
+        // an empty box at (0, 0).
+        x = p.cx.animVal.value; y = p.cy.animVal.value;
       } else if (p.localName === 'path') {
-        const q = p.getPointAtLength(p.getTotalLength());
-        x = q.x; y = q.y;
+        [x, y] = rb.pathEnd(p);
       } else {
         throw new Error('data-probe "' + name + '" is a <' + p.localName + '>, expected <circle> or <path>');
       }
@@ -748,15 +919,27 @@ const rb = {
     return out;
   },
   // Writes the result where --dump-dom will show it; <, >, & and U+00A0 are
-  // JSON-escaped so the HTML serialiser leaves the text alone.
-  done(obj) {
+  // JSON-escaped so the HTML serialiser leaves the text alone. A page served
+  // by the harness's HTTP server (Firefox) also posts it to /result.
+  async done(obj) {
+    const text = JSON.stringify(obj).replace(/[<>&\u00a0]/g,
+      c => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
     const pre = document.createElement('pre');
     pre.id = 'rigbake-out';
-    pre.textContent = JSON.stringify(obj).replace(/[<>&\u00a0]/g,
-      c => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+    pre.textContent = text;
     document.body.appendChild(pre);
+    if (location.protocol === 'http:')
+      await fetch('/result', { method: 'POST', body: text });
   },
 };
+// Served over HTTP, a request the server answers only after the result has
+// arrived keeps the load event (and so Firefox's --screenshot) waiting.
+if (location.protocol === 'http:') {
+  const hold = document.createElement('iframe');
+  hold.hidden = true;
+  hold.src = '/hold';
+  document.body.appendChild(hold);
+}
 "#;
 
 /// The HTML page: `extra_body` markup, then a script defining `SVG_TEXT`
@@ -776,7 +959,7 @@ fn page_html(svg: &str, body_js: &str, extra_body: &str) -> String {
     let _ = write!(
         page,
         "(async () => {{\n{body_js}\n}})().then(\n  result => rb.done({{ ok: true, result }}),\n  \
-         e => rb.done({{ ok: false, error: String(e && e.stack || e) }}));\n</script>\n</body></html>\n"
+         e => rb.done({{ ok: false, error: rb.describe(e) }}));\n</script>\n</body></html>\n"
     );
     page
 }
@@ -809,7 +992,12 @@ fn take_result<T: DeserializeOwned>(dom: &str, stderr: &str) -> Result<T, Browse
     };
     let start = dom.rfind(OUT_OPEN).ok_or_else(no_result)? + OUT_OPEN.len();
     let len = dom[start..].find("</pre>").ok_or_else(no_result)?;
-    let parsed: PageResult<T> = serde_json::from_str(&dom[start..start + len])?;
+    decode_result(&dom[start..start + len])
+}
+
+/// Decodes the page's `{ ok, result | error }` JSON.
+fn decode_result<T: DeserializeOwned>(json: &str) -> Result<T, BrowserError> {
+    let parsed: PageResult<T> = serde_json::from_str(json)?;
     match (parsed.ok, parsed.result) {
         (true, Some(result)) => Ok(result),
         (true, None) => Err(BrowserError::Page(
@@ -821,7 +1009,7 @@ fn take_result<T: DeserializeOwned>(dom: &str, stderr: &str) -> Result<T, Browse
     }
 }
 
-/// The last few lines of Chromium's stderr, for error messages.
+/// The last few lines of the browser's stderr, for error messages.
 fn tail(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().collect();
     lines[lines.len().saturating_sub(8)..].join("\n")
@@ -833,6 +1021,9 @@ struct Options {
     window: (u32, u32),
     screenshot: Option<PathBuf>,
     timeout: Duration,
+    /// The page reports a result through `rb.done` (false only for
+    /// [`screenshot`]'s arbitrary HTML).
+    wants_result: bool,
 }
 
 impl Default for Options {
@@ -842,6 +1033,32 @@ impl Default for Options {
             window: (800, 600),
             screenshot: None,
             timeout: LAUNCH_TIMEOUT,
+            wants_result: true,
+        }
+    }
+}
+
+/// Runs `page` once in `browser` and decodes the result its script passed
+/// to `rb.done`.
+fn run_page<T: DeserializeOwned>(
+    browser: &Browser,
+    page: &str,
+    budget_ms: u64,
+    opts: &Options,
+) -> Result<T, BrowserError> {
+    match browser.engine {
+        Engine::Chromium => {
+            let dom = launch_chromium(&browser.path, page, budget_ms, opts)?;
+            take_result(&dom.stdout, &dom.stderr)
+        }
+        Engine::Firefox => {
+            let run = launch_firefox(&browser.path, page, opts)?;
+            match run.result {
+                Some(json) => decode_result(&json),
+                None => Err(BrowserError::NoResult {
+                    stderr_tail: tail(&run.stderr),
+                }),
+            }
         }
     }
 }
@@ -851,23 +1068,80 @@ struct Dumped {
     stderr: String,
 }
 
+/// A fresh temporary directory, removed on drop or interrupt.
+fn temp_dir() -> Result<(tempfile::TempDir, crate::interrupt::Registered), BrowserError> {
+    // Created and registered in one step, so an interrupt removes it.
+    let _gate = crate::interrupt::critical();
+    let dir = tempfile::Builder::new()
+        .prefix("rigbake-browser-")
+        .tempdir()?;
+    let reg = crate::interrupt::remove_on_signal(dir.path());
+    Ok((dir, reg))
+}
+
+/// A browser process in its own process group, registered so an interrupt
+/// kills the group; its stdout and stderr are drained by two threads.
+struct Running {
+    child: std::process::Child,
+    _on_signal: crate::interrupt::Registered,
+    stdout: thread::JoinHandle<String>,
+    stderr: thread::JoinHandle<String>,
+}
+
+impl Running {
+    fn spawn(mut cmd: Command, path: &Path) -> Result<Running, BrowserError> {
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // Own process group, so a timeout can kill the renderer, GPU and
+            // content processes too.
+            cmd.process_group(0);
+        }
+        // Started and registered in one step: an interrupt kills its group
+        // (a terminal's Ctrl-C does not reach it, it has a group of its own).
+        let (mut child, on_signal) = {
+            let _gate = crate::interrupt::critical();
+            let child = cmd.spawn().map_err(|source| BrowserError::Launch {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            let reg = crate::interrupt::kill_on_signal(child.id());
+            (child, reg)
+        };
+        let stdout = drain(child.stdout.take());
+        let stderr = drain(child.stderr.take());
+        Ok(Running {
+            child,
+            _on_signal: on_signal,
+            stdout,
+            stderr,
+        })
+    }
+
+    /// Kills the whole group (helpers that outlive the browser process
+    /// would keep the pipes open) and collects the output.
+    fn finish(mut self) -> Dumped {
+        kill_group(&mut self.child);
+        let _ = self.child.wait();
+        Dumped {
+            stdout: self.stdout.join().unwrap_or_default(),
+            stderr: self.stderr.join().unwrap_or_default(),
+        }
+    }
+}
+
 /// Writes `page` to a fresh temp dir and runs Chromium on it once with
 /// `--dump-dom` (plus `--screenshot` when asked), bounded by `opts.timeout`.
-fn launch(
+fn launch_chromium(
     chromium: &Path,
     page: &str,
     budget_ms: u64,
     opts: &Options,
 ) -> Result<Dumped, BrowserError> {
-    // Created and registered in one step, so an interrupt removes it.
-    let (dir, _dir_on_signal) = {
-        let _gate = crate::interrupt::critical();
-        let dir = tempfile::Builder::new()
-            .prefix("rigbake-browser-")
-            .tempdir()?;
-        let reg = crate::interrupt::remove_on_signal(dir.path());
-        (dir, reg)
-    };
+    let (dir, _dir_on_signal) = temp_dir()?;
     let page_path = dir.path().join("page.html");
     std::fs::write(&page_path, page)?;
     let profile = dir.path().join("profile");
@@ -896,57 +1170,236 @@ fn launch(
     if let Some(png) = &opts.screenshot {
         cmd.arg(format!("--screenshot={}", png.display()));
     }
-    cmd.arg(file_url(&page_path))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // Own process group, so a timeout can kill the renderer and GPU
-        // helpers too.
-        cmd.process_group(0);
-    }
-
-    // Started and registered in one step: an interrupt kills its group
-    // (a terminal's Ctrl-C does not reach it, it has a group of its own).
-    let (mut child, _child_on_signal) = {
-        let _gate = crate::interrupt::critical();
-        let child = cmd.spawn().map_err(|source| BrowserError::Launch {
-            path: chromium.to_path_buf(),
-            source,
-        })?;
-        let reg = crate::interrupt::kill_on_signal(child.id());
-        (child, reg)
-    };
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
+    cmd.arg(file_url(&page_path));
+    let mut run = Running::spawn(cmd, chromium)?;
 
     let deadline = Instant::now() + opts.timeout;
     let status = loop {
-        if let Some(status) = child.try_wait()? {
+        if let Some(status) = run.child.try_wait()? {
             break Some(status);
         }
         if Instant::now() >= deadline {
-            kill_group(&mut child);
-            let _ = child.wait();
             break None;
         }
         thread::sleep(Duration::from_millis(10));
     };
-    // Helpers that outlive the browser process would keep the pipes open.
-    kill_group(&mut child);
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-
+    let dumped = run.finish();
     match status {
-        None => Err(BrowserError::Timeout(opts.timeout)),
-        Some(status) if !status.success() => Err(BrowserError::Exit {
-            status,
-            stderr_tail: tail(&stderr),
+        None => Err(BrowserError::Timeout {
+            engine: Engine::Chromium,
+            after: opts.timeout,
         }),
-        Some(_) => Ok(Dumped { stdout, stderr }),
+        Some(status) if !status.success() => Err(BrowserError::Exit {
+            engine: Engine::Chromium,
+            status,
+            stderr_tail: tail(&dumped.stderr),
+        }),
+        Some(_) => Ok(dumped),
     }
+}
+
+/// Preferences of every Firefox profile the harness creates: no first-run
+/// pages, update checks, telemetry, safe browsing or other background
+/// traffic; no clamping of nested `setTimeout(0)` (the seek loop yields a
+/// task per time); no slow-script dialog; one CSS px per device pixel.
+const FIREFOX_PREFS: &str = r#"user_pref("app.normandy.enabled", false);
+user_pref("app.update.auto", false);
+user_pref("app.update.checkInstallTime", false);
+user_pref("app.update.disabledForTesting", true);
+user_pref("browser.aboutwelcome.enabled", false);
+user_pref("browser.safebrowsing.downloads.enabled", false);
+user_pref("browser.safebrowsing.malware.enabled", false);
+user_pref("browser.safebrowsing.phishing.enabled", false);
+user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("browser.startup.homepage_override.mstone", "ignore");
+user_pref("browser.startup.page", 0);
+user_pref("browser.tabs.warnOnClose", false);
+user_pref("datareporting.healthreport.uploadEnabled", false);
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("dom.max_script_run_time", 0);
+user_pref("dom.min_timeout_value", 0);
+user_pref("extensions.getAddons.cache.enabled", false);
+user_pref("extensions.update.enabled", false);
+user_pref("layout.css.devPixelsPerPx", "1.0");
+user_pref("network.captive-portal-service.enabled", false);
+user_pref("network.connectivity-service.enabled", false);
+user_pref("network.proxy.type", 0);
+user_pref("toolkit.telemetry.enabled", false);
+user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
+"#;
+
+/// What a Firefox run produced: the JSON body the page posted (if any) and
+/// the browser's stderr.
+struct Posted {
+    result: Option<String>,
+    stderr: String,
+}
+
+/// What the connection threads of [`launch_firefox`]'s server report.
+enum Served {
+    /// The page posted its result (the request body).
+    Result(Vec<u8>),
+    /// A `GET /hold`, to be answered once the result is in.
+    Hold(TcpStream),
+}
+
+/// Serves `page` on 127.0.0.1 and runs Firefox on it once, in a fresh
+/// profile, bounded by `opts.timeout`; returns what the page posted to
+/// `/result`. Without a screenshot Firefox is killed as soon as the result
+/// is in; with one, `--screenshot` waits for the load event, which the
+/// page's `/hold` request delays until the result is in, and Firefox then
+/// exits on its own.
+fn launch_firefox(firefox: &Path, page: &str, opts: &Options) -> Result<Posted, BrowserError> {
+    let (dir, _dir_on_signal) = temp_dir()?;
+    let profile = dir.path().join("profile");
+    std::fs::create_dir(&profile)?;
+    let mut prefs = FIREFOX_PREFS.to_string();
+    let _ = writeln!(
+        prefs,
+        "user_pref(\"ui.prefersReducedMotion\", {});",
+        u8::from(opts.reduced_motion)
+    );
+    std::fs::write(profile.join("user.js"), prefs)?;
+
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+    listener.set_nonblocking(true)?;
+    let url = format!("http://{}/", listener.local_addr()?);
+
+    let mut cmd = Command::new(firefox);
+    cmd.args(["--headless", "--no-remote", "--profile"])
+        .arg(&profile)
+        .env("MOZ_CRASHREPORTER_DISABLE", "1")
+        .env("MOZ_HEADLESS_WIDTH", opts.window.0.to_string())
+        .env("MOZ_HEADLESS_HEIGHT", opts.window.1.to_string());
+    if let Some(png) = &opts.screenshot {
+        cmd.arg(format!("--window-size={},{}", opts.window.0, opts.window.1))
+            .arg("--screenshot")
+            .arg(png);
+    }
+    cmd.arg(&url);
+    let mut run = Running::spawn(cmd, firefox)?;
+
+    let page = Arc::new(page.as_bytes().to_vec());
+    let (tx, rx) = mpsc::channel();
+    let mut held = Vec::new();
+    let mut result = None;
+    let deadline = Instant::now() + opts.timeout;
+    let status = loop {
+        loop {
+            match listener.accept() {
+                Ok((stream, _)) => {
+                    let (page, tx) = (Arc::clone(&page), tx.clone());
+                    thread::spawn(move || serve(stream, &page, &tx));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        while let Ok(served) = rx.try_recv() {
+            match served {
+                Served::Hold(stream) => held.push(stream),
+                Served::Result(body) => result = Some(String::from_utf8_lossy(&body).into_owned()),
+            }
+        }
+        if result.is_some() {
+            for stream in held.drain(..) {
+                respond(stream, "200 OK", "text/html", b"");
+            }
+            if opts.screenshot.is_none() {
+                break None;
+            }
+        }
+        if let Some(status) = run.child.try_wait()? {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = run.finish();
+            return Err(BrowserError::Timeout {
+                engine: Engine::Firefox,
+                after: opts.timeout,
+            });
+        }
+        thread::sleep(Duration::from_millis(5));
+    };
+    let dumped = run.finish();
+    if let Some(status) = status.filter(|s| !s.success()) {
+        return Err(BrowserError::Exit {
+            engine: Engine::Firefox,
+            status,
+            stderr_tail: tail(&dumped.stderr),
+        });
+    }
+    if result.is_none() && opts.wants_result {
+        return Err(BrowserError::NoResult {
+            stderr_tail: tail(&dumped.stderr),
+        });
+    }
+    Ok(Posted {
+        result,
+        stderr: dumped.stderr,
+    })
+}
+
+/// Answers one connection of [`launch_firefox`]'s server: `GET /` the page,
+/// `POST /result` (reported, 204), `GET /hold` (handed back, answered
+/// later), anything else 404. Malformed or stalled requests are dropped.
+fn serve(mut stream: TcpStream, page: &[u8], tx: &mpsc::Sender<Served>) {
+    const HEAD_LIMIT: usize = 64 * 1024;
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(30)));
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        match stream.read(&mut chunk) {
+            Ok(n) if n > 0 && buf.len() < HEAD_LIMIT => buf.extend_from_slice(&chunk[..n]),
+            _ => return,
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let mut request_line = head.lines().next().unwrap_or("").split(' ');
+    let (method, target) = (request_line.next(), request_line.next());
+    match (method, target) {
+        (Some("GET"), Some("/")) => {
+            respond(stream, "200 OK", "text/html; charset=utf-8", page);
+        }
+        (Some("GET"), Some("/hold")) => {
+            let _ = tx.send(Served::Hold(stream));
+        }
+        (Some("POST"), Some("/result")) => {
+            let len = head
+                .lines()
+                .filter_map(|l| l.split_once(':'))
+                .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-length"))
+                .and_then(|(_, v)| v.trim().parse::<usize>().ok());
+            let Some(len) = len else { return };
+            let mut body = buf.split_off(head_end);
+            body.truncate(len);
+            let mut rest = vec![0u8; len - body.len()];
+            if stream.read_exact(&mut rest).is_err() {
+                return;
+            }
+            body.extend_from_slice(&rest);
+            respond(stream, "204 No Content", "text/plain", b"");
+            let _ = tx.send(Served::Result(body));
+        }
+        _ => respond(stream, "404 Not Found", "text/plain", b""),
+    }
+}
+
+fn respond(mut stream: TcpStream, status: &str, content_type: &str, body: &[u8]) {
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
+         Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream
+        .write_all(head.as_bytes())
+        .and_then(|()| stream.write_all(body))
+        .and_then(|()| stream.flush());
 }
 
 fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<String> {
@@ -1036,9 +1489,143 @@ mod tests {
         ));
     }
 
+    /// One request to [`serve`] over a real socket; returns the response
+    /// and what the server reported.
+    fn exchange(request: &[u8]) -> (String, Option<Served>) {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (stream, _) = listener.accept().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let server = thread::spawn(move || serve(stream, b"<p>page</p>", &tx));
+        client.write_all(request).unwrap();
+        server.join().unwrap();
+        let served = rx.try_recv().ok();
+        if let Some(Served::Hold(stream)) = served {
+            respond(stream, "200 OK", "text/html", b"");
+            let mut response = String::new();
+            client.read_to_string(&mut response).unwrap();
+            return (response, None);
+        }
+        let mut response = String::new();
+        client.read_to_string(&mut response).unwrap();
+        (response, served)
+    }
+
+    #[test]
+    fn the_firefox_server_serves_the_page_and_takes_the_result() {
+        let (response, served) = exchange(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert!(response.starts_with("HTTP/1.1 200 OK\r\n"), "{response}");
+        assert!(response.ends_with("\r\n\r\n<p>page</p>"), "{response}");
+        assert!(served.is_none());
+
+        // Header names are case-insensitive.
+        let body = br#"{"ok":true,"result":[1.5]}"#;
+        let mut request = format!(
+            "POST /result HTTP/1.1\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        request.extend_from_slice(body);
+        let (response, served) = exchange(&request);
+        assert!(response.starts_with("HTTP/1.1 204 "), "{response}");
+        match served {
+            Some(Served::Result(got)) => {
+                assert_eq!(got, body);
+                let v: Vec<f64> = decode_result(std::str::from_utf8(&got).unwrap()).unwrap();
+                assert_eq!(v, [1.5]);
+            }
+            _ => panic!("no result reported"),
+        }
+
+        let (response, _) = exchange(b"GET /hold HTTP/1.1\r\n\r\n");
+        assert!(response.starts_with("HTTP/1.1 200 OK"), "{response}");
+        let (response, served) = exchange(b"GET /favicon.ico HTTP/1.1\r\n\r\n");
+        assert!(response.starts_with("HTTP/1.1 404 "), "{response}");
+        assert!(served.is_none());
+    }
+
+    /// A stand-in for Firefox: a shell script that exits with `code`
+    /// without loading the page.
+    #[cfg(unix)]
+    fn fake_firefox(dir: &Path, code: u8) -> Browser {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(format!("firefox-exit-{code}"));
+        std::fs::write(&path, format!("#!/bin/sh\necho gone >&2\nexit {code}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Browser::firefox(path)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_firefox_that_exits_without_a_result_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg"/>"#;
+        match probe_positions(&fake_firefox(dir.path(), 0), svg, SeekMode::Smil, &[0.0]) {
+            Err(BrowserError::NoResult { stderr_tail }) => assert_eq!(stderr_tail, "gone"),
+            other => panic!("expected NoResult, got {other:?}"),
+        }
+        match probe_positions(&fake_firefox(dir.path(), 3), svg, SeekMode::Smil, &[0.0]) {
+            Err(e @ BrowserError::Exit { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.starts_with("firefox exited with"), "{msg}");
+                assert!(msg.ends_with("gone"), "{msg}");
+            }
+            other => panic!("expected Exit, got {other:?}"),
+        }
+    }
+
+    /// A Firefox that never posts is killed at the timeout, with the
+    /// children in its process group.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_silent_firefox_is_killed_with_its_group_at_the_timeout() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("child.pid");
+        let path = dir.path().join("firefox-silent");
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\nsleep 30 &\necho $! > {}\nwait\n",
+                pid_file.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let opts = Options {
+            timeout: Duration::from_millis(500),
+            ..Options::default()
+        };
+        let start = Instant::now();
+        match launch_firefox(&path, "<p>", &opts) {
+            Err(BrowserError::Timeout { engine, after }) => {
+                assert_eq!((engine, after), (Engine::Firefox, opts.timeout));
+            }
+            Err(e) => panic!("expected a timeout, got {e}"),
+            Ok(_) => panic!("expected a timeout, got a result"),
+        }
+        assert!(start.elapsed() < Duration::from_secs(10));
+        // Gone, or a zombie waiting for whoever inherited it.
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        let state = stat.as_deref().map_or("gone", |s| {
+            s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+        });
+        assert!(
+            matches!(state, "gone" | "Z" | "X"),
+            "the browser's child {} survived (state {state})",
+            pid.trim()
+        );
+    }
+
     #[test]
     fn bad_arguments_are_rejected_before_launch() {
-        let nowhere = Path::new("/nonexistent/chromium");
+        let nowhere = &Browser::chromium("/nonexistent/chromium");
         assert!(matches!(
             probe_positions(nowhere, "<svg/>", SeekMode::Smil, &[f64::NAN]),
             Err(BrowserError::InvalidArgument(_))
@@ -1054,9 +1641,11 @@ mod tests {
             ),
             Err(BrowserError::InvalidArgument(_))
         ));
-        assert!(matches!(
-            probe_positions(nowhere, "<svg/>", SeekMode::Smil, &[0.0]),
-            Err(BrowserError::Launch { .. })
-        ));
+        for nowhere in [nowhere, &Browser::firefox("/nonexistent/firefox")] {
+            assert!(matches!(
+                probe_positions(nowhere, "<svg/>", SeekMode::Smil, &[0.0]),
+                Err(BrowserError::Launch { .. })
+            ));
+        }
     }
 }

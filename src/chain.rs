@@ -54,6 +54,7 @@
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
 use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize, unwrap_near};
+use crate::rig::check::{check_len as len, check_num as num, invalid};
 use crate::rig::{Knee, RigError, RigFile};
 use crate::solve::ik;
 use crate::trajectory::{Trajectory, TrajectoryFile};
@@ -255,38 +256,6 @@ impl IkChain {
             _ => None,
         }
     }
-}
-
-fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
-    RigError::Invalid {
-        path: path.into(),
-        msg: msg.into(),
-    }
-}
-
-fn num(path: &str, x: f64) -> Result<f64, RigError> {
-    if !x.is_finite() || x.abs() > crate::rig::MAX_COORD {
-        return Err(invalid(
-            path,
-            format!(
-                "must be a finite number within ±{}, got {}",
-                crate::rig::MAX_COORD,
-                crate::rig::shown(x)
-            ),
-        ));
-    }
-    Ok(x)
-}
-
-fn len(path: &str, x: f64) -> Result<f64, RigError> {
-    let x = num(path, x)?;
-    if x <= 0.0 {
-        return Err(invalid(
-            path,
-            format!("must be > 0, got {}", crate::rig::shown(x)),
-        ));
-    }
-    Ok(x)
 }
 
 /// Most `ik_chains` in one rig (each fitted to a tolerance costs up to

@@ -198,6 +198,21 @@ pub fn fmt_num(x: f64, decimals: u32) -> String {
     if s == "-0" { "0".to_string() } else { s }
 }
 
+/// [`fmt_num`] in the shortest form CSS and SVG number grammars accept: a
+/// magnitude below 1 loses its leading zero (`0.5` → `.5`, `-0.25` → `-.25`).
+/// Same digits, same value: only for numbers written into an SVG file, never
+/// for text people read (reports, messages).
+pub fn fmt_short(x: f64, decimals: u32) -> String {
+    let s = fmt_num(x, decimals);
+    if let Some(rest) = s.strip_prefix("0.") {
+        format!(".{rest}")
+    } else if let Some(rest) = s.strip_prefix("-0.") {
+        format!("-.{rest}")
+    } else {
+        s
+    }
+}
+
 /// Format a length / coordinate in user units.
 pub fn fmt_len(x: f64) -> String {
     fmt_num(x, LEN_DECIMALS)
@@ -221,6 +236,25 @@ mod tests {
         assert_eq!(fmt_num(12.0, 2), "12");
         assert_eq!(fmt_num(-1.005, 1), "-1");
         assert_eq!(fmt_num(1234.5678, 2), "1234.57");
+    }
+
+    #[test]
+    fn short_form_drops_only_a_leading_zero_and_keeps_the_value() {
+        assert_eq!(fmt_short(0.5, 2), ".5");
+        assert_eq!(fmt_short(-0.25, 2), "-.25");
+        assert_eq!(fmt_short(0.333333, 6), ".333333");
+        assert_eq!(fmt_short(-0.0001, 3), "0");
+        assert_eq!(fmt_short(10.05, 2), "10.05");
+        assert_eq!(fmt_short(-1.5, 2), "-1.5");
+        assert_eq!(fmt_short(0.0, 2), "0");
+        for &x in &[0.123456, -0.987654, 0.000001, -12.5, 359.9995, 1e-9] {
+            for d in [2, 3, 6] {
+                let short: f64 = fmt_short(x, d).parse().unwrap();
+                let long: f64 = fmt_num(x, d).parse().unwrap();
+                assert_eq!(short, long, "{x} at {d} places");
+                assert!(fmt_short(x, d).len() <= fmt_num(x, d).len());
+            }
+        }
     }
 
     #[test]

@@ -174,28 +174,10 @@ fn track_reports(clip: &Clip, info: &crate::clip::LegInfo) -> Vec<TrackReport> {
         .collect()
 }
 
-/// Bytes of track `i`'s `@keyframes` block: a translation (chain roots and
-/// markers) or a rotation.
+/// Bytes of track `i`'s `@keyframes` block as the css writer writes it: a
+/// translation (chain roots and markers) or a rotation.
 fn keyframes_bytes(clip: &Clip, i: usize) -> usize {
-    let tr = &clip.tracks[i];
-    let axis = clip.groups().into_iter().find_map(|g| match g.anim {
-        Some(crate::clip::Anim::Translate { track, axis, .. }) if track == i => Some(axis),
-        _ => None,
-    });
-    match axis {
-        Some(axis) => {
-            let mut s = String::new();
-            emit::css::keyframes_with(&mut s, &emit::scope::Scope::local(), tr, |k| {
-                let v = crate::geom::fmt_len(tr.keys[k].value);
-                match axis {
-                    crate::clip::Axis::X => format!("translate:{v}px 0px"),
-                    crate::clip::Axis::Y => format!("translate:0px {v}px"),
-                }
-            });
-            s.len()
-        }
-        None => emit::css::rotate_keyframes(tr, &emit::scope::Scope::local()).len(),
-    }
+    emit::css::track_keyframes(clip, i).len()
 }
 
 /// Combine a clip, its measurement and the emitted size into a report.

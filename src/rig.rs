@@ -8,6 +8,13 @@
 
 use crate::geom::Vec2;
 use crate::input::escaped;
+
+pub mod check;
+pub use check::{
+    MAX_KEY_WORK, RESERVED_NAMES, check_key_work, check_keys, check_name, check_tolerance, period,
+    shown, whole_ms,
+};
+use check::{check_len, check_num, check_point, invalid, is_ident};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
@@ -445,166 +452,6 @@ pub fn load_clip(text: &str, clip: &str) -> Result<Rig, RigError> {
     validate(&file)
 }
 
-fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
-    RigError::Invalid {
-        path: path.into(),
-        msg: msg.into(),
-    }
-}
-
-/// A number as shown in messages: plain, or in exponent form when it is very
-/// large or very small (`1e300`, not three hundred digits).
-pub fn shown(x: f64) -> String {
-    if x.is_finite() && x != 0.0 && !(1e-4..1e7).contains(&x.abs()) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
-    }
-}
-
-fn check_num(path: &str, x: f64) -> Result<f64, RigError> {
-    if !x.is_finite() {
-        return Err(invalid(
-            path,
-            format!("must be a finite number, got {}", shown(x)),
-        ));
-    }
-    if x.abs() > MAX_COORD {
-        return Err(invalid(
-            path,
-            format!("must be within ±{MAX_COORD}, got {}", shown(x)),
-        ));
-    }
-    Ok(x)
-}
-
-fn check_point(path: &str, p: [f64; 2]) -> Result<Vec2, RigError> {
-    Ok(Vec2::new(
-        check_num(&format!("{path}[0]"), p[0])?,
-        check_num(&format!("{path}[1]"), p[1])?,
-    ))
-}
-
-fn check_len(path: &str, x: f64) -> Result<f64, RigError> {
-    let x = check_num(path, x)?;
-    if x <= 0.0 {
-        return Err(invalid(path, format!("must be > 0, got {}", shown(x))));
-    }
-    Ok(x)
-}
-
-fn is_ident(s: &str, extra: &[char]) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || extra.contains(&c))
-}
-
-/// Words that bone-tree and chain drawings use in their own class and
-/// keyframes names (`rb-<word>`), besides `rb-s<digits>` colour classes.
-pub const RESERVED_NAMES: [&str; 7] = ["b", "bone", "dot", "ground", "joint", "lift", "squash"];
-
-/// Check a bone, clip or chain name: `[A-Za-z][A-Za-z0-9_]*`, at most 32,
-/// not a [`RESERVED_NAMES`] word. No hyphen: names are joined with `-` into
-/// class and keyframes names (`rb-<clip>-<bone>`), which must stay distinct.
-pub fn check_name(path: &str, s: &str) -> Result<(), RigError> {
-    let mut c = s.chars();
-    let ok = s.len() <= 32
-        && matches!(c.next(), Some(x) if x.is_ascii_alphabetic())
-        && c.all(|x| x.is_ascii_alphanumeric() || x == '_');
-    if !ok {
-        return Err(invalid(
-            path,
-            format!(
-                "must start with a letter and hold only letters, digits and '_' (at most 32), got {s:?}"
-            ),
-        ));
-    }
-    if RESERVED_NAMES.contains(&s) || (s.starts_with('s') && s[1..].parse::<u32>().is_ok()) {
-        return Err(invalid(
-            path,
-            format!("{s:?} is a name the drawing uses for itself; pick another"),
-        ));
-    }
-    Ok(())
-}
-
-/// Check keys against the accepted range; shared by the rig field and `--keys`.
-pub fn check_keys(path: &str, keys: usize) -> Result<usize, RigError> {
-    if !(2..=MAX_KEYS).contains(&keys) {
-        return Err(invalid(
-            path,
-            format!("must be between 2 and {MAX_KEYS}, got {keys}"),
-        ));
-    }
-    Ok(keys)
-}
-
-/// Most uniform keys times legs (or `ik_chains`) one bake writes and
-/// measures: about two seconds of a release build.
-pub const MAX_KEY_WORK: usize = 10_000;
-
-/// Check uniform `keys` against the rig's leg or chain count (bone trees
-/// fit their own keys); shared by the rig field and `--keys`.
-pub fn check_key_work(path: &str, keys: usize, rig: &Rig) -> Result<(), RigError> {
-    let (n, what) = if rig.chains.is_empty() {
-        (rig.legs.len(), "legs")
-    } else {
-        (rig.chains.len(), "ik_chains")
-    };
-    if keys.saturating_mul(n) > MAX_KEY_WORK {
-        return Err(invalid(
-            path,
-            format!(
-                "{keys} keys × {n} {what} = {} is more than the {MAX_KEY_WORK} keys a bake writes and measures in a few seconds; use fewer keys, or a tolerance",
-                keys * n
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Check a tolerance; shared by the rig field and `--tolerance`.
-pub fn check_tolerance(path: &str, px: f64) -> Result<f64, RigError> {
-    if !px.is_finite() || !(MIN_TOLERANCE_PX..=MAX_COORD).contains(&px) {
-        return Err(invalid(
-            path,
-            format!(
-                "must be between {MIN_TOLERANCE_PX} and {MAX_COORD} px, got {}",
-                shown(px)
-            ),
-        ));
-    }
-    Ok(px)
-}
-
-/// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
-/// Validate a period (`path` names the field) and snap it to whole
-/// milliseconds.
-///
-/// SMIL clocks count whole milliseconds (Firefox plays `dur="0.666667s"`
-/// over 667 ms), and svgo rounds attribute numbers to three decimals, so a
-/// period that is not whole milliseconds cannot be played or read back
-/// exactly. Every period is therefore snapped, and the motion solved for the
-/// snapped period; [`period_notes`] says so in the report.
-pub fn period(path: &str, p: f64) -> Result<f64, RigError> {
-    if !(MIN_PERIOD_S..=MAX_PERIOD_S).contains(&p) {
-        return Err(invalid(
-            path,
-            format!(
-                "must be between {MIN_PERIOD_S} and {MAX_PERIOD_S} seconds, got {}",
-                shown(p)
-            ),
-        ));
-    }
-    Ok(whole_ms(p))
-}
-
-/// `p` seconds rounded to whole milliseconds (exact for a period that
-/// already is: `(1.2 * 1000).round() / 1000 == 1.2`).
-pub fn whole_ms(p: f64) -> f64 {
-    (p * 1000.0).round() / 1000.0
-}
-
 /// One note per period in the file that [`period`] snapped.
 fn period_notes(file: &RigFile) -> Vec<String> {
     let given = std::iter::once(("period_s".to_string(), Some(file.period_s))).chain(
@@ -629,6 +476,7 @@ fn period_notes(file: &RigFile) -> Vec<String> {
         .collect()
 }
 
+/// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
 pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     let mut rig = validate_parts(file)?;
     rig.notes = period_notes(file);

@@ -23,6 +23,7 @@
 
 use crate::figure::file::EaseName;
 use crate::geom::Vec2;
+use crate::rig::check::{check_len as positive, check_num as num, check_point as point, invalid};
 use crate::rig::{Direction, MAX_COORD, RigError};
 use kurbo::{BezPath, ParamCurve, ParamCurveArclen, PathSeg};
 use serde::{Deserialize, Serialize};
@@ -212,44 +213,6 @@ pub enum Trajectory {
     },
 }
 
-fn invalid(path: &str, msg: impl Into<String>) -> RigError {
-    RigError::Invalid {
-        path: path.to_string(),
-        msg: msg.into(),
-    }
-}
-
-fn num(path: &str, x: f64) -> Result<f64, RigError> {
-    if !x.is_finite() || x.abs() > MAX_COORD {
-        return Err(invalid(
-            path,
-            format!(
-                "must be a finite number within ±{MAX_COORD}, got {}",
-                crate::rig::shown(x)
-            ),
-        ));
-    }
-    Ok(x)
-}
-
-fn point(path: &str, p: [f64; 2]) -> Result<Vec2, RigError> {
-    Ok(Vec2::new(
-        num(&format!("{path}[0]"), p[0])?,
-        num(&format!("{path}[1]"), p[1])?,
-    ))
-}
-
-fn positive(path: &str, x: f64) -> Result<f64, RigError> {
-    let x = num(path, x)?;
-    if x <= 0.0 {
-        return Err(invalid(
-            path,
-            format!("must be > 0, got {}", crate::rig::shown(x)),
-        ));
-    }
-    Ok(x)
-}
-
 fn sign(d: Direction) -> f64 {
     match d {
         Direction::Cw => 1.0,
@@ -369,7 +332,7 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
     let n = t.keys.len();
     if n < 2 {
         return Err(invalid(
-            &format!("{p}.keys"),
+            format!("{p}.keys"),
             format!("needs at least 2 keys, got {n}"),
         ));
     }
@@ -381,7 +344,7 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
             && time <= prev
         {
             return Err(invalid(
-                &format!("{kp}[0]"),
+                format!("{kp}[0]"),
                 format!(
                     "key times must increase, got {} after {}",
                     crate::rig::shown(time),
@@ -393,7 +356,7 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
     }
     if keys[0].0 != 0.0 || keys[n - 1].0 != 1.0 {
         return Err(invalid(
-            &format!("{p}.keys"),
+            format!("{p}.keys"),
             format!(
                 "must run from t = 0 to t = 1, got {} to {}",
                 crate::rig::shown(keys[0].0),
@@ -403,7 +366,7 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
     }
     if keys[0].1 != keys[n - 1].1 {
         return Err(invalid(
-            &format!("{p}.keys"),
+            format!("{p}.keys"),
             "the last point must equal the first so the loop is seamless",
         ));
     }
@@ -412,7 +375,7 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
         EaseSpec::Each(v) if v.len() == n - 1 => v.clone(),
         EaseSpec::Each(v) => {
             return Err(invalid(
-                &format!("{p}.ease"),
+                format!("{p}.ease"),
                 format!("needs one easing per segment ({}), got {}", n - 1, v.len()),
             ));
         }
@@ -422,10 +385,10 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
 
 fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
     let bez = BezPath::from_svg(&pf.d)
-        .map_err(|e| invalid(&format!("{p}.d"), format!("not valid SVG path data: {e}")))?;
+        .map_err(|e| invalid(format!("{p}.d"), format!("not valid SVG path data: {e}")))?;
     let all: Vec<PathSeg> = bez.segments().collect();
     if all.is_empty() {
-        return Err(invalid(&format!("{p}.d"), "has no segments"));
+        return Err(invalid(format!("{p}.d"), "has no segments"));
     }
     for s in &all {
         let points: &[kurbo::Point] = match s {
@@ -437,7 +400,7 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
             !(q.x.is_finite() && q.y.is_finite()) || q.x.abs() > MAX_COORD || q.y.abs() > MAX_COORD
         }) {
             return Err(invalid(
-                &format!("{p}.d"),
+                format!("{p}.d"),
                 format!(
                     "coordinates must be finite and within ±{MAX_COORD}, got ({}, {})",
                     crate::rig::shown(q.x),
@@ -450,7 +413,7 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
     let last = all[all.len() - 1].end();
     if (first - last).hypot() > 1e-9 {
         return Err(invalid(
-            &format!("{p}.d"),
+            format!("{p}.d"),
             "must be closed (end where it starts, e.g. with Z) so the loop is seamless",
         ));
     }
@@ -470,7 +433,7 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
     }
     if segs.is_empty() {
         return Err(invalid(
-            &format!("{p}.d"),
+            format!("{p}.d"),
             "has zero length (every point is the same)",
         ));
     }

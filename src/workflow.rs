@@ -74,7 +74,7 @@ pub(crate) fn cmd_preview(
     };
     let png_path = scratch.path().join("strip.png");
     browser::frame_strip(
-        &chromium,
+        &browser::Browser::chromium(chromium),
         &baked.svg,
         mode,
         baked.clip.period_s,

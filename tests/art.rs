@@ -316,8 +316,13 @@ fn browser_ankle_follows_the_pedal_within_the_reported_error() {
     let rig = rigbake::rig::load(&fs::read_to_string(root().join(RIG)).unwrap()).unwrap();
     let period = rig.period_s;
     let times: Vec<f64> = (0..48).map(|i| period * i as f64 / 48.0).collect();
-    let got = browser::probe_positions(&chromium, &b.svg, SeekMode::WebAnimations, &times)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let got = browser::probe_positions(
+        &browser::Browser::chromium(&chromium),
+        &b.svg,
+        SeekMode::WebAnimations,
+        &times,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     // The clip baked by the same options, for its own probe positions.
     let opts = rigbake::bake::BakeOptions {
         route: rigbake::Route::Css,

@@ -40,9 +40,11 @@ fn note(what: &str) {
     let _ = writeln!(std::io::stderr(), "note: {what}");
 }
 
-fn chromium() -> Option<PathBuf> {
+/// Chromium: these checks are about Chromium's inline pages and svgo's
+/// output; tests/browser.rs compares the engines.
+fn chromium() -> Option<browser::Browser> {
     if let Some(path) = browser::find_chromium() {
-        return Some(path);
+        return Some(browser::Browser::chromium(path));
     }
     assert!(
         !in_ci(),

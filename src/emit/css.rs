@@ -1,128 +1,428 @@
-//! The css route: one rule per animated group and one `@keyframes` per track.
+//! The css route, the one css writer of every clip kind: a rule per animated
+//! group and an `@keyframes` block per distinct keyframe body.
 //!
-//! `Anim::Rotate` becomes `transform: rotate(Xdeg)` keyframes with
-//! `transform-origin` at the drawn joint and `transform-box: view-box`, so the
-//! origin is in the group's own user space (its parent's coordinates, before
-//! the group's transform). `Anim::Orbit` becomes the composite
-//! `translate(c) rotate(θ) translate(r, 0) rotate(−θ)`, which needs no origin.
-//! Timing is `linear` unless a key carries its own `animation-timing-function`,
-//! which then applies to the segment after that key.
+//! - `Anim::Rotate` becomes keyframes of the `rotate: Xdeg` property with
+//!   `transform-origin` at the drawn joint and `transform-box: view-box`, so
+//!   the origin is in the group's own user space (its parent's coordinates,
+//!   before the group's transform).
+//! - `Anim::Orbit` becomes the composite
+//!   `translate(c) rotate(θ) translate(r, 0) rotate(−θ)`, which needs no origin.
+//! - `Anim::Translate` animates the individual `translate:` property and
+//!   `Anim::Scale` the `scale:` property about the group's own origin
+//!   (`transform-origin: 0 0`).
+//! - Morphed paths with a probe get `d: path()` keyframes, linear between keys.
+//!
+//! **Timing.** A timing function inside a keyframe applies to the segment
+//! after that key; a keyframe without one uses the element's
+//! `animation-timing-function`. So the timing function most segments of a
+//! track use goes into the `animation` shorthand of the rule, and only keys
+//! whose segment differs carry their own.
+//!
+//! **Smaller, same motion.** Two animations whose keyframe bodies are
+//! identical share one `@keyframes` block (the first name). A track whose
+//! keys all hold one value (and that starts without a delay) is not
+//! animated: an identity value (no turn, no shift, scale 1) writes nothing,
+//! any other a static declaration. Numbers are written in their shortest
+//! form ([`crate::geom::fmt_short`]), a zero length or angle without its unit
+//! where the grammar allows it (transform functions, `translate`,
+//! `transform-origin`; not the `rotate` property, whose `<angle>` needs one).
 
 use super::scope::Scope;
-use super::{fmt_s, fmt_t};
-use crate::clip::{Anim, Clip, Ease, Track};
-use crate::geom::{fmt_deg, fmt_len, fmt_num};
+use super::{fmt_deg, fmt_len, fmt_pct, fmt_s, fmt_t};
+use crate::clip::{Anim, Axis, Clip, Ease, Item, Morph, Play, Track};
 use std::fmt::Write;
+
+/// Pauses every css animation of the document under reduced motion.
+pub(crate) const REDUCED_MOTION: &str =
+    "@media (prefers-reduced-motion:reduce){*{animation-play-state:paused!important}}";
 
 /// The animation rules, keyframes and reduced-motion rule for a css clip,
 /// every name scoped by `sc`.
 pub fn style(clip: &Clip, sc: &Scope) -> String {
-    let mut s = String::new();
-    let period = fmt_s(clip.period_s);
-    let mut used = vec![false; clip.tracks.len()];
-    for node in clip.groups() {
-        let (Some(anim), Some(class)) = (&node.anim, &node.class) else {
-            continue;
-        };
-        let (track, delay_s, origin) = match anim {
-            Anim::Rotate {
-                track,
-                origin,
-                delay_s,
-            } => (*track, *delay_s, Some(*origin)),
-            Anim::Orbit { track, delay_s, .. } => (*track, *delay_s, None),
-            // bone-tree clips are styled by `super::figure`
-            Anim::Translate { .. } | Anim::Scale { .. } => continue,
-        };
-        used[track] = true;
+    let mut sheet = Sheet::new(sc.clone());
+    sheet.add_clip(clip, "");
+    let mut s = sheet.finish();
+    s.push_str(REDUCED_MOTION);
+    s
+}
+
+/// A length with its unit, or a bare `0`.
+fn px(x: f64) -> String {
+    let v = fmt_len(x);
+    if v == "0" { v } else { format!("{v}px") }
+}
+
+/// An angle inside a transform function, or a bare `0` (`rotate(0)`).
+fn angle(x: f64) -> String {
+    let v = fmt_deg(x);
+    if v == "0" { v } else { format!("{v}deg") }
+}
+
+/// The css timing function of a segment.
+fn timing(e: Ease) -> String {
+    match e {
+        Ease::Linear => "linear".to_string(),
+        Ease::CubicBezier(b) => format!(
+            "cubic-bezier({},{},{},{})",
+            fmt_t(b[0]),
+            fmt_t(b[1]),
+            fmt_t(b[2]),
+            fmt_t(b[3])
+        ),
+    }
+}
+
+/// The timing function most segments use (ties: the one met first); a
+/// single key has no segment and takes `linear`.
+fn usual_timing(timings: &[String]) -> String {
+    let mut best: Option<(&String, usize)> = None;
+    for t in timings {
+        let n = timings.iter().filter(|u| *u == t).count();
+        if best.is_none_or(|(_, m)| n > m) {
+            best = Some((t, n));
+        }
+    }
+    best.map_or_else(|| "linear".to_string(), |(t, _)| t.clone())
+}
+
+/// One animation as the sheet writes it: key times, the declaration at each
+/// key, and the timing function of each segment.
+struct Frames {
+    times: Vec<f64>,
+    decls: Vec<String>,
+    timings: Vec<String>,
+}
+
+impl Frames {
+    fn of_track(track: &Track, decl: impl Fn(usize) -> String) -> Frames {
+        let n = track.keys.len();
+        Frames {
+            times: track.keys.iter().map(|k| k.t).collect(),
+            decls: (0..n).map(decl).collect(),
+            timings: track.keys[..n.saturating_sub(1)]
+                .iter()
+                .map(|k| timing(k.ease))
+                .collect(),
+        }
+    }
+
+    fn of_morph(m: &Morph) -> Frames {
+        Frames {
+            times: m.keys.iter().map(|k| k.0).collect(),
+            decls: super::morph_ds(m)
+                .iter()
+                .map(|d| format!("d:path(\"{d}\")"))
+                .collect(),
+            timings: vec!["linear".to_string(); m.keys.len().saturating_sub(1)],
+        }
+    }
+
+    /// Every key declares the same thing.
+    fn constant(&self) -> bool {
+        self.decls.iter().all(|d| *d == self.decls[0])
+    }
+
+    /// The body of the `@keyframes` block (after its name) with `usual` as
+    /// the animation's timing function: each key at its percentage, plus its
+    /// own timing function where its segment differs.
+    fn body(&self, usual: &str) -> String {
+        let mut s = String::from("{");
+        for (i, (t, d)) in self.times.iter().zip(&self.decls).enumerate() {
+            let pct = fmt_pct(*t);
+            let sel = if pct == "100" { "to" } else { &pct };
+            let _ = write!(s, "{sel}{}{{{d}", if sel == "to" { "" } else { "%" });
+            if let Some(tf) = self.timings.get(i).filter(|tf| *tf != usual) {
+                let _ = write!(s, ";animation-timing-function:{tf}");
+            }
+            s.push('}');
+        }
+        s.push('}');
+        s
+    }
+}
+
+/// Rules and keyframes of one or more clips, keyframe bodies written once,
+/// every class and keyframes name scoped.
+pub(crate) struct Sheet {
+    scope: Scope,
+    rules: String,
+    frames: String,
+    /// Written keyframes: (name, body).
+    written: Vec<(String, String)>,
+}
+
+impl Sheet {
+    pub(crate) fn new(scope: Scope) -> Sheet {
+        Sheet {
+            scope,
+            rules: String::new(),
+            frames: String::new(),
+            written: Vec::new(),
+        }
+    }
+
+    /// The name under which `body` is written: an earlier block with the same
+    /// body, else `name` (or `name-<k>` if `name` already holds another body).
+    fn keyframes(&mut self, name: &str, body: String) -> String {
+        if let Some((n, _)) = self.written.iter().find(|(_, b)| *b == body) {
+            return n.clone();
+        }
+        let mut unique = name.to_string();
+        let mut k = 2;
+        while self.written.iter().any(|(n, _)| *n == unique) {
+            unique = format!("{name}-{k}");
+            k += 1;
+        }
+        let _ = write!(self.frames, "@keyframes {unique}{body}");
+        self.written.push((unique.clone(), body));
+        unique
+    }
+
+    /// Write one animation of `clip` on `selector`: `extra` are static
+    /// declarations the animated property needs (its origin), `identity` the
+    /// declaration that equals no animation at all.
+    #[allow(clippy::too_many_arguments)]
+    fn animation(
+        &mut self,
+        clip: &Clip,
+        selector: &str,
+        name: &str,
+        frames: Frames,
+        delay_s: f64,
+        extra: &str,
+        identity: Option<&str>,
+    ) {
+        if frames.constant() && delay_s <= 0.0 {
+            let d = &frames.decls[0];
+            if identity != Some(d.as_str()) {
+                let _ = write!(self.rules, "{selector}{{{d}{extra}}}");
+            }
+            return;
+        }
+        let usual = usual_timing(&frames.timings);
+        let name = self.keyframes(&self.scope.name(name), frames.body(&usual));
         let delay = if delay_s != 0.0 {
             format!(" {}s", fmt_s(delay_s))
         } else {
             String::new()
         };
+        let iter = match clip.figure.as_ref().map(|f| f.play) {
+            Some(Play::Once) => "1 forwards",
+            _ => "infinite",
+        };
         let _ = write!(
-            s,
-            ".{}{{animation:{} {period}s linear{delay} infinite",
-            sc.name(class),
-            sc.name(&clip.tracks[track].name)
+            self.rules,
+            "{selector}{{animation:{name} {}s {usual}{delay} {iter}{extra}}}",
+            fmt_s(clip.period_s)
         );
-        if let Some(o) = origin {
-            let _ = write!(
-                s,
-                ";transform-origin:{}px {}px;transform-box:view-box",
-                fmt_len(o.x),
-                fmt_len(o.y)
-            );
-        }
-        s.push('}');
     }
-    for node in clip.groups() {
-        if let Some(Anim::Orbit {
-            track,
-            center,
-            radius,
-            ..
-        }) = &node.anim
-        {
-            let (c, r) = (*center, *radius);
-            keyframes(&mut s, sc, &clip.tracks[*track], |v| {
-                format!(
-                    "translate({}px,{}px) rotate({}deg) translate({}px,0px) rotate({}deg)",
-                    fmt_len(c.x),
-                    fmt_len(c.y),
-                    fmt_deg(v),
-                    fmt_len(r),
-                    fmt_deg(-v)
-                )
-            });
-            used[*track] = false;
+
+    /// Add every animation of `clip`, selectors prefixed by `select`.
+    pub(crate) fn add_clip(&mut self, clip: &Clip, select: &str) {
+        for node in clip.groups() {
+            let (Some(anim), Some(class)) = (&node.anim, &node.class) else {
+                continue;
+            };
+            let selector = format!("{select}.{}", self.scope.name(class));
+            let keys = |i: usize| &clip.tracks[i].keys;
+            match anim {
+                Anim::Rotate {
+                    track,
+                    origin,
+                    delay_s,
+                } => {
+                    let f = Frames::of_track(&clip.tracks[*track], |i| {
+                        rotate_decl(keys(*track)[i].value)
+                    });
+                    let extra = format!(
+                        ";transform-origin:{} {};transform-box:view-box",
+                        px(origin.x),
+                        px(origin.y)
+                    );
+                    let name = &clip.tracks[*track].name;
+                    let identity = Some("rotate:0deg");
+                    self.animation(clip, &selector, name, f, *delay_s, &extra, identity);
+                }
+                Anim::Orbit {
+                    track,
+                    center,
+                    radius,
+                    delay_s,
+                } => {
+                    let (c, r) = (*center, *radius);
+                    let f = Frames::of_track(&clip.tracks[*track], |i| {
+                        let v = keys(*track)[i].value;
+                        format!(
+                            "transform:translate({},{}) rotate({}) translate({}) rotate({})",
+                            px(c.x),
+                            px(c.y),
+                            angle(v),
+                            px(r),
+                            angle(-v)
+                        )
+                    });
+                    let name = &clip.tracks[*track].name;
+                    self.animation(clip, &selector, name, f, *delay_s, "", None);
+                }
+                Anim::Translate {
+                    track,
+                    axis,
+                    delay_s,
+                } => {
+                    let f = Frames::of_track(&clip.tracks[*track], |i| {
+                        translate_decl(*axis, keys(*track)[i].value)
+                    });
+                    let name = &clip.tracks[*track].name;
+                    let identity = Some("translate:0");
+                    self.animation(clip, &selector, name, f, *delay_s, "", identity);
+                }
+                Anim::Scale { sx, sy, delay_s } => {
+                    let f = Frames::of_track(&clip.tracks[*sx], |i| {
+                        let (x, y) = (fmt_t(keys(*sx)[i].value), fmt_t(keys(*sy)[i].value));
+                        if x == y {
+                            format!("scale:{x}")
+                        } else {
+                            format!("scale:{x} {y}")
+                        }
+                    });
+                    let extra = ";transform-origin:0 0;transform-box:view-box";
+                    let name = &clip.tracks[*sx].name;
+                    let identity = Some("scale:1");
+                    self.animation(clip, &selector, name, f, *delay_s, extra, identity);
+                }
+            }
+        }
+        // morphed paths (Verlet chain segments): selected by their class
+        for node in clip.groups() {
+            for item in &node.children {
+                let Item::Morph(m) = item else { continue };
+                let Some(probe) = &m.probe else { continue };
+                let class = self.scope.name(&super::morph_class(probe));
+                let selector = format!("{select}.{class}");
+                let name = format!("rb-{}-{probe}", clip_name(clip));
+                // a constant path is the static `d` the element already has
+                let f = Frames::of_morph(m);
+                let identity = f.decls[0].clone();
+                self.animation(clip, &selector, &name, f, 0.0, "", Some(&identity));
+            }
         }
     }
-    for (i, track) in clip.tracks.iter().enumerate() {
-        if used[i] {
-            s.push_str(&rotate_keyframes(track, sc));
-        }
+
+    /// The rules, then the keyframes.
+    pub(crate) fn finish(self) -> String {
+        let (mut s, frames) = self.parts();
+        s.push_str(&frames);
+        s
     }
-    s.push_str("@media (prefers-reduced-motion:reduce){*{animation-play-state:paused!important}}");
-    s
+
+    /// The rules and the keyframes, apart.
+    pub(crate) fn parts(self) -> (String, String) {
+        (self.rules, self.frames)
+    }
 }
 
-/// The `@keyframes` block of a rotation track, as written.
-pub fn rotate_keyframes(track: &Track, sc: &Scope) -> String {
-    let mut s = String::new();
-    keyframes(&mut s, sc, track, |v| format!("rotate({}deg)", fmt_deg(v)));
-    s
+/// The declaration of a translation along one axis (`translate: x` leaves y
+/// at 0).
+fn translate_decl(axis: Axis, v: f64) -> String {
+    match axis {
+        Axis::X => format!("translate:{}", px(v)),
+        Axis::Y if fmt_len(v) == "0" => "translate:0".to_string(),
+        Axis::Y => format!("translate:0 {}", px(v)),
+    }
 }
 
-fn keyframes(s: &mut String, sc: &Scope, track: &Track, transform: impl Fn(f64) -> String) {
-    keyframes_with(s, sc, track, |i| {
-        format!("transform:{}", transform(track.keys[i].value))
+/// The declaration of a turn about the `transform-origin`: the individual
+/// `rotate` property (the same turn as `transform: rotate()` on an element
+/// with no other transform, which an animated group never has).
+fn rotate_decl(v: f64) -> String {
+    format!("rotate:{}deg", fmt_deg(v))
+}
+
+/// A figure clip's name (`main` for a cycling clip).
+pub(crate) fn clip_name(c: &Clip) -> String {
+    c.figure
+        .as_ref()
+        .map_or_else(|| "main".to_string(), |f| f.clip.clone())
+}
+
+/// The `@keyframes` block track `i` of `clip` gets when written alone: a
+/// translation if a group translates by it, else a rotation; the timing
+/// function most of its segments use is left to the animation rule.
+pub fn track_keyframes(clip: &Clip, i: usize) -> String {
+    let track = &clip.tracks[i];
+    let axis = clip.groups().into_iter().find_map(|g| match g.anim {
+        Some(Anim::Translate { track, axis, .. }) if track == i => Some(axis),
+        _ => None,
     });
+    let f = Frames::of_track(track, |k| {
+        let v = track.keys[k].value;
+        match axis {
+            Some(axis) => translate_decl(axis, v),
+            None => rotate_decl(v),
+        }
+    });
+    let usual = usual_timing(&f.timings);
+    format!("@keyframes {}{}", track.name, f.body(&usual))
 }
 
-/// Write `@keyframes <scoped track name>{…}`: key i at its percentage with
-/// the declaration `decl(i)`, plus its own `animation-timing-function` when
-/// its segment is a cubic-bezier (it applies to the segment after the key).
-pub(crate) fn keyframes_with(
-    s: &mut String,
-    sc: &Scope,
-    track: &Track,
-    decl: impl Fn(usize) -> String,
-) {
-    let _ = write!(s, "@keyframes {}{{", sc.name(&track.name));
-    for (i, k) in track.keys.iter().enumerate() {
-        let _ = write!(s, "{}%{{{}", fmt_num(k.t * 100.0, 4), decl(i));
-        if let (Ease::CubicBezier(b), true) = (k.ease, i + 1 < track.keys.len()) {
-            let _ = write!(
-                s,
-                ";animation-timing-function:cubic-bezier({},{},{},{})",
-                fmt_t(b[0]),
-                fmt_t(b[1]),
-                fmt_t(b[2]),
-                fmt_t(b[3])
-            );
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clip::Key;
+
+    fn track(keys: &[(f64, f64, Ease)]) -> Track {
+        Track {
+            name: "rb-t".into(),
+            keys: keys
+                .iter()
+                .map(|&(t, value, ease)| Key { t, value, ease })
+                .collect(),
         }
-        s.push('}');
     }
-    s.push('}');
+
+    const OUT: Ease = Ease::CubicBezier([0.333333, 1.0, 0.666667, 1.0]);
+
+    #[test]
+    fn the_usual_timing_function_is_left_to_the_rule() {
+        let t = track(&[
+            (0.0, 0.0, OUT),
+            (0.25, 10.0, OUT),
+            (0.5, -0.5, Ease::Linear),
+            (1.0, 0.0, Ease::Linear),
+        ]);
+        let f = Frames::of_track(&t, |i| rotate_decl(t.keys[i].value));
+        let usual = usual_timing(&f.timings);
+        assert_eq!(usual, "cubic-bezier(.333333,1,.666667,1)");
+        assert_eq!(
+            f.body(&usual),
+            "{0%{rotate:0deg}25%{rotate:10deg}\
+             50%{rotate:-.5deg;animation-timing-function:linear}\
+             to{rotate:0deg}}"
+        );
+        // the last key's easing has no segment: it never decides nor is written
+        let t = track(&[(0.0, 1.0, Ease::Linear), (1.0, 2.0, OUT)]);
+        let f = Frames::of_track(&t, |i| t.keys[i].value.to_string());
+        assert_eq!(usual_timing(&f.timings), "linear");
+        assert!(!f.body("linear").contains("timing"));
+    }
+
+    #[test]
+    fn identical_bodies_are_written_once_and_names_never_collide() {
+        let mut sheet = Sheet::new(Scope::local());
+        assert_eq!(sheet.keyframes("a", "{0%{x:1}to{x:2}}".into()), "a");
+        assert_eq!(sheet.keyframes("b", "{0%{x:1}to{x:2}}".into()), "a");
+        assert_eq!(sheet.keyframes("a", "{0%{x:3}to{x:2}}".into()), "a-2");
+        assert_eq!(sheet.frames.matches("@keyframes").count(), 2);
+    }
+
+    #[test]
+    fn zero_lengths_and_angles_drop_their_unit() {
+        assert_eq!(px(0.001), "0");
+        assert_eq!(px(-0.5), "-.5px");
+        assert_eq!(angle(-0.0004), "0");
+        assert_eq!(angle(12.5), "12.5deg");
+        assert_eq!(translate_decl(Axis::X, -70.97), "translate:-70.97px");
+        assert_eq!(translate_decl(Axis::Y, 3.0), "translate:0 3px");
+        assert_eq!(translate_decl(Axis::Y, 0.0), "translate:0");
+    }
 }

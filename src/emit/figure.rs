@@ -6,9 +6,10 @@
 //! squash group `scale:` about its own origin (`transform-origin: 0 0`; the
 //! pivot is placed by static translates on a parent and a child group, so
 //! no transform attribute ever shares an element with an animated
-//! property). A key's easing is written as `animation-timing-function`
-//! inside its keyframe, which applies to the segment after it. Looping
-//! clips are `infinite`, one-shot clips `1 forwards` (hold the last frame).
+//! property). The style sheet is written by [`super::css`], the one css
+//! writer (timing functions, shared keyframe bodies, constant tracks).
+//! Looping clips are `infinite`, one-shot clips `1 forwards` (hold the last
+//! frame).
 //!
 //! **Class-switched clips** (a rig with `clips`): the css route writes one
 //! skeleton and scopes every clip's rules under the class
@@ -24,10 +25,10 @@
 //! them, so the smil route is given one clip per file (see
 //! [`crate::figure::bake_figure`]).
 
+use super::css::{Sheet, clip_name};
 use super::scope::Scope;
-use super::{Writer, fmt_s, fmt_t, group};
-use crate::clip::{Anim, Axis, Clip, Play, Route};
-use crate::geom::{fmt_deg, fmt_len, fmt_num};
+use super::{Writer, group};
+use crate::clip::{Clip, Route};
 use std::fmt::Write;
 use svg::Node as _;
 
@@ -85,121 +86,21 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], sc: &Scope) -> St
         ));
     }
     if first.route == Route::Css {
-        let (mut rules, mut frames) = (String::new(), String::new());
+        // one sheet: clips that share a keyframe body share its block
+        let mut sheet = Sheet::new(sc.clone());
         for c in clips {
-            let (r, f) = css_rules(c, &select(c), sc);
-            rules.push_str(&r);
-            frames.push_str(&f);
+            sheet.add_clip(c, &select(c));
         }
+        let (rules, frames) = sheet.parts();
         if switched {
             let _ = write!(style, "@media all{{{rules}}}");
         } else {
             style.push_str(&rules);
         }
         style.push_str(&frames);
-        style.push_str(
-            "@media (prefers-reduced-motion:reduce){*{animation-play-state:paused!important}}",
-        );
+        style.push_str(super::css::REDUCED_MOTION);
     }
     let mut doc = super::document(first, style, extra);
     doc.append(group(&Writer::new(first, sc), &first.root));
     super::finish(doc)
-}
-
-fn clip_name(c: &Clip) -> String {
-    c.figure
-        .as_ref()
-        .map_or_else(|| "main".to_string(), |f| f.clip.clone())
-}
-
-/// Animation rules and keyframes of one figure clip, selectors prefixed by
-/// `select`, names scoped by `sc`: `(rules, @keyframes blocks)`.
-pub fn css_rules(clip: &Clip, select: &str, sc: &Scope) -> (String, String) {
-    let mut s = String::new();
-    let mut frames = String::new();
-    let period = fmt_s(clip.period_s);
-    let iter = match clip.figure.as_ref().map(|f| f.play) {
-        Some(Play::Once) => "1 forwards",
-        _ => "infinite",
-    };
-    for node in clip.groups() {
-        let (Some(anim), Some(class)) = (&node.anim, &node.class) else {
-            continue;
-        };
-        let (track, extra) = match anim {
-            Anim::Rotate { track, origin, .. } => {
-                super::css::keyframes_with(&mut frames, sc, &clip.tracks[*track], |i| {
-                    format!(
-                        "transform:rotate({}deg)",
-                        fmt_deg(clip.tracks[*track].keys[i].value)
-                    )
-                });
-                (
-                    *track,
-                    format!(
-                        ";transform-origin:{}px {}px;transform-box:view-box",
-                        fmt_len(origin.x),
-                        fmt_len(origin.y)
-                    ),
-                )
-            }
-            Anim::Translate { track, axis, .. } => {
-                super::css::keyframes_with(&mut frames, sc, &clip.tracks[*track], |i| {
-                    let v = fmt_len(clip.tracks[*track].keys[i].value);
-                    match axis {
-                        Axis::X => format!("translate:{v}px 0px"),
-                        Axis::Y => format!("translate:0px {v}px"),
-                    }
-                });
-                (*track, String::new())
-            }
-            Anim::Scale { sx, sy, .. } => {
-                super::css::keyframes_with(&mut frames, sc, &clip.tracks[*sx], |i| {
-                    format!(
-                        "scale:{} {}",
-                        fmt_t(clip.tracks[*sx].keys[i].value),
-                        fmt_t(clip.tracks[*sy].keys[i].value)
-                    )
-                });
-                (
-                    *sx,
-                    ";transform-origin:0px 0px;transform-box:view-box".to_string(),
-                )
-            }
-            Anim::Orbit { .. } => continue,
-        };
-        let _ = write!(
-            s,
-            "{select}.{}{{animation:{} {period}s linear {iter}{extra}}}",
-            sc.name(class),
-            sc.name(&clip.tracks[track].name)
-        );
-    }
-    // morphed paths (Verlet chain segments): CSS `d: path()` keyframes,
-    // linear between keys, selected by the path's probe name
-    for node in clip.groups() {
-        for item in &node.children {
-            let crate::clip::Item::Morph(m) = item else {
-                continue;
-            };
-            let Some(probe) = &m.probe else { continue };
-            let name = sc.name(&format!("rb-{}-{probe}", clip_name(clip)));
-            let _ = write!(
-                s,
-                "{select}.{}{{animation:{name} {period}s linear {iter}}}",
-                sc.name(&super::morph_class(probe))
-            );
-            let _ = write!(frames, "@keyframes {name}{{");
-            for (t, pts) in &m.keys {
-                let _ = write!(
-                    frames,
-                    "{}%{{d:path(\"{}\")}}",
-                    fmt_num(t * 100.0, 4),
-                    super::morph_d(m, pts)
-                );
-            }
-            frames.push('}');
-        }
-    }
-    (s, frames)
 }

@@ -33,7 +33,7 @@ pub mod scope;
 pub mod smil;
 
 use crate::clip::{Clip, Item, Morph, Node, Route};
-use crate::geom::{Vec2, fmt_len, fmt_num};
+use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, fmt_short};
 use scope::Scope;
 use std::cell::Cell;
 use svg::Node as _;
@@ -49,14 +49,34 @@ const BASE_CSS: &str = "\
 .rb-frame{stroke:#b23a48;stroke-linecap:round}\
 .rb-ring{fill:none;stroke:#6b6b6b;stroke-width:3;stroke-dasharray:6 4}";
 
-/// Format normalised time as a CSS percentage / SMIL keyTime.
+// Every number in the file goes through one of these: the value rounded as
+// `geom::quantize` rounds it, printed in its shortest form (`.5`, `-.25`).
+
+/// Format a normalised time (SMIL keyTime) or another unitless fraction
+/// (cubic-bezier control points, scale factors).
 pub(crate) fn fmt_t(t: f64) -> String {
-    fmt_num(t, crate::geom::T_DECIMALS)
+    fmt_short(t, T_DECIMALS)
 }
 
 /// Format seconds.
 pub(crate) fn fmt_s(s: f64) -> String {
-    fmt_num(s, crate::geom::SEC_DECIMALS)
+    fmt_short(s, SEC_DECIMALS)
+}
+
+/// Format a length / coordinate in user units.
+pub(crate) fn fmt_len(x: f64) -> String {
+    fmt_short(x, LEN_DECIMALS)
+}
+
+/// Format an angle in degrees.
+pub(crate) fn fmt_deg(x: f64) -> String {
+    fmt_short(x, DEG_DECIMALS)
+}
+
+/// Format a normalised time as a CSS keyframe percentage, without the `%`
+/// (four places: the six of a keyTime, times 100).
+pub(crate) fn fmt_pct(t: f64) -> String {
+    fmt_short(t * 100.0, T_DECIMALS - 2)
 }
 
 /// Emit the clip as SVG text, names scoped by the rig name and a content
@@ -136,7 +156,11 @@ pub(crate) fn document(clip: &Clip, style: String, extra: Vec<(&str, String)>) -
         ),
         ("width", fmt_len(w)),
         ("height", fmt_len(h)),
-        ("data-period", fmt_s(clip.period_s)),
+        // metadata for scripts and people: the plain form
+        (
+            "data-period",
+            crate::geom::fmt_num(clip.period_s, SEC_DECIMALS),
+        ),
         ("data-route", clip.route.as_str().to_string()),
     ];
     for (k, v) in base.into_iter().chain(extra) {
@@ -162,39 +186,92 @@ fn pt(p: Vec2) -> String {
     format!("{} {}", fmt_len(p.x), fmt_len(p.y))
 }
 
-/// `M p0 L p1 L p2 …`
-pub(crate) fn polyline_d(points: &[Vec2]) -> String {
-    let mut d = String::new();
-    for (i, p) in points.iter().enumerate() {
-        d.push_str(if i == 0 { "M" } else { " L" });
+/// Append a number to path data: no separator after a command letter or
+/// before a sign (the path grammar ends a number at `-`), one space otherwise.
+fn push_path_num(d: &mut String, n: &str) {
+    if !(d.is_empty() || d.ends_with(|c: char| c.is_ascii_alphabetic()) || n.starts_with('-')) {
         d.push(' ');
-        d.push_str(&pt(*p));
     }
-    d
+    d.push_str(n);
 }
 
-/// `M p0 C p1 p2 p3 C p4 p5 p6 …` (1 + 3k points).
-pub(crate) fn cubic_d(points: &[Vec2]) -> String {
+/// A coordinate in whole hundredths of a user unit: exact for the values a
+/// clip holds (already rounded to [`LEN_DECIMALS`] places).
+fn hundredths(x: f64) -> i64 {
+    (x * 100.0).round() as i64
+}
+
+/// Write `p` absolute, or relative to `from`: the difference of two numbers
+/// of two places, so its decimal value is exact and `from + delta` is the
+/// written absolute point.
+fn push_path_pt(d: &mut String, p: Vec2, from: Option<Vec2>) {
+    debug_assert_eq!(LEN_DECIMALS, 2);
+    match from {
+        None => {
+            push_path_num(d, &fmt_len(p.x));
+            push_path_num(d, &fmt_len(p.y));
+        }
+        Some(o) => {
+            for (a, b) in [(p.x, o.x), (p.y, o.y)] {
+                let delta = (hundredths(a) - hundredths(b)) as f64 / 100.0;
+                push_path_num(d, &fmt_len(delta));
+            }
+        }
+    }
+}
+
+/// `Mx0 y0Lx1 y1…`, or with `relative`, `Mx0 y0l dx1 dy1…` (each point
+/// from the one before).
+fn polyline_path(points: &[Vec2], relative: bool) -> String {
     let mut d = String::new();
     for (i, p) in points.iter().enumerate() {
-        d.push_str(match i {
-            0 => "M",
-            i if i % 3 == 1 => " C",
-            _ => "",
+        d.push(match (i, relative) {
+            (0, _) => 'M',
+            (_, false) => 'L',
+            (_, true) => 'l',
         });
-        d.push(' ');
-        d.push_str(&pt(*p));
+        let from = (relative && i > 0).then(|| points[i - 1]);
+        push_path_pt(&mut d, *p, from);
     }
     d
 }
 
-/// The `d` of a morph's value: lines or cubic Béziers (see [`Morph`]).
-pub(crate) fn morph_d(m: &Morph, points: &[Vec2]) -> String {
-    if m.cubic {
-        cubic_d(points)
-    } else {
-        polyline_d(points)
+/// `M p0 C p1 p2 p3 C p4 p5 p6 …` (1 + 3k points), or with `relative`,
+/// `c` commands whose three points are relative to the segment's start.
+fn cubic_path(points: &[Vec2], relative: bool) -> String {
+    let mut d = String::new();
+    for (i, p) in points.iter().enumerate() {
+        let start = points[(i.max(1) - 1) / 3 * 3];
+        match i {
+            0 => d.push('M'),
+            i if i % 3 == 1 => d.push(if relative { 'c' } else { 'C' }),
+            _ => {}
+        }
+        push_path_pt(&mut d, *p, (relative && i > 0).then_some(start));
     }
+    d
+}
+
+/// The `d` of every key of a morph: lines or cubic Béziers (see [`Morph`]),
+/// all absolute or all relative after the first `M` (whichever is shorter
+/// over all keys), so every value has the same command list and
+/// interpolating corresponding numbers interpolates the points.
+pub(crate) fn morph_ds(m: &Morph) -> Vec<String> {
+    let form = |relative: bool| -> Vec<String> {
+        m.keys
+            .iter()
+            .map(|(_, pts)| {
+                if m.cubic {
+                    cubic_path(pts, relative)
+                } else {
+                    polyline_path(pts, relative)
+                }
+            })
+            .collect()
+    };
+    let (abs, rel) = (form(false), form(true));
+    let len = |v: &Vec<String>| v.iter().map(String::len).sum::<usize>();
+    if len(&rel) < len(&abs) { rel } else { abs }
 }
 
 fn group(w: &Writer, node: &Node) -> Element {
@@ -298,10 +375,11 @@ fn morph(w: &Writer, m: &Morph) -> Element {
     if let Some(p) = &m.probe {
         e.assign("data-probe", p.clone());
     }
-    e.assign("d", morph_d(m, &m.keys[0].1));
+    let ds = morph_ds(m);
+    e.assign("d", ds[0].clone());
     // css route: `d: path()` keyframes in the style sheet (see
-    // [`figure::css_rules`]) animate the path instead
-    if w.clip.route == Route::Smil {
+    // [`css`]) animate the path instead
+    if w.clip.route == Route::Smil && ds.iter().any(|d| *d != ds[0]) {
         e.append(smil::animate_d(w.clip, m));
     }
     e
@@ -313,14 +391,67 @@ mod tests {
 
     #[test]
     fn polyline_has_identical_commands() {
-        let d = polyline_d(&[Vec2::new(1.0, 2.0), Vec2::new(-0.001, 3.456), Vec2::ZERO]);
-        assert_eq!(d, "M 1 2 L 0 3.46 L 0 0");
+        let d = polyline_path(
+            &[Vec2::new(1.0, 2.0), Vec2::new(-0.001, 3.456), Vec2::ZERO],
+            false,
+        );
+        assert_eq!(d, "M1 2L0 3.46L0 0");
+        let d = polyline_path(&[Vec2::new(-1.5, -0.25), Vec2::new(0.5, -2.0)], false);
+        assert_eq!(d, "M-1.5-.25L.5-2");
+    }
+
+    #[test]
+    fn relative_paths_land_on_the_absolute_points() {
+        let p = [
+            Vec2::new(254.0, 115.07),
+            Vec2::new(254.8, 118.99),
+            Vec2::new(-0.5, 3.0),
+        ];
+        assert_eq!(polyline_path(&p, true), "M254 115.07l.8 3.92l-255.3-115.99");
+        let c = [
+            Vec2::new(10.0, 10.0),
+            Vec2::new(10.5, 11.0),
+            Vec2::new(11.0, 12.0),
+            Vec2::new(12.0, 12.5),
+            Vec2::new(13.0, 13.0),
+            Vec2::new(14.0, 13.5),
+            Vec2::new(15.25, 14.0),
+        ];
+        assert_eq!(
+            cubic_path(&c, true),
+            "M10 10c.5 1 1 2 2 2.5c1 .5 2 1 3.25 1.5"
+        );
+        // decoding the relative form gives back every written point exactly
+        // (in hundredths), for coordinates of any sign and size
+        let pts: Vec<Vec2> = (0..40)
+            .map(|i| {
+                let x = ((i * 7919) % 100_003) as f64 / 100.0 - 500.0;
+                let y = ((i * 104_729) % 70_001) as f64 / 100.0 - 350.0;
+                Vec2::new(x, y)
+            })
+            .collect();
+        let d = polyline_path(&pts, true);
+        let nums: Vec<i64> = d[1..]
+            .replace('l', " ")
+            .replace('-', " -")
+            .split_whitespace()
+            .map(|n| hundredths(n.parse::<f64>().unwrap()))
+            .collect();
+        let (mut x, mut y) = (nums[0], nums[1]);
+        for (k, p) in pts.iter().enumerate().skip(1) {
+            x += nums[2 * k];
+            y += nums[2 * k + 1];
+            assert_eq!((x, y), (hundredths(p.x), hundredths(p.y)), "point {k}");
+        }
     }
 
     #[test]
     fn cubic_path_groups_three_points_per_command() {
         let p = |x: f64| Vec2::new(x, 0.0);
-        let d = cubic_d(&[p(0.0), p(1.0), p(2.0), p(3.0), p(4.0), p(5.0), p(6.0)]);
-        assert_eq!(d, "M 0 0 C 1 0 2 0 3 0 C 4 0 5 0 6 0");
+        let d = cubic_path(
+            &[p(0.0), p(1.0), p(2.0), p(3.0), p(4.0), p(5.0), p(6.0)],
+            false,
+        );
+        assert_eq!(d, "M0 0C1 0 2 0 3 0C4 0 5 0 6 0");
     }
 }

@@ -1,25 +1,42 @@
-//! The smil route: `<animateTransform type="rotate">` children for rotating
-//! groups and `<animate attributeName="d">` for morphed paths.
+//! The smil route: `<animateTransform>` children for rotating, translating
+//! and scaling groups and `<animate attributeName="d">` for morphed paths.
 //!
 //! A `d` morph must carry the same command list in every value or browsers
-//! snap between values instead of interpolating; [`super::morph_d`] always
+//! snap between values instead of interpolating; [`super::morph_ds`] always
 //! writes `M x y L x y …` (or `M x y C …` for a cubic morph) with the same
-//! number of points. Unlike CSS, SMIL
-//! ignores `prefers-reduced-motion`.
+//! number of points, in every value absolute or in every value relative. Unlike CSS, SMIL ignores `prefers-reduced-motion`.
+//!
+//! **Smaller, same motion.** `keyTimes` is left out when the keys are evenly
+//! spaced and every segment is linear: SMIL then divides the duration into
+//! equal intervals itself (the written times are those, rounded to six
+//! places, so a browser's times differ from the measured clip's by at most
+//! 5·10⁻⁷ of a period). With `calcMode="spline"` it is always written: the
+//! SMIL and SVG rules define each keySpline on the interval between two
+//! keyTimes ("one fewer sets of control points than there are keyTimes").
+//! A group whose track holds one value (and starts without a delay) gets a
+//! static `transform` attribute instead of an animation, or nothing for an
+//! identity, and a morph whose points never change is not animated. Numbers
+//! are written in their shortest form, except clock values (`dur`, `begin`),
+//! whose SMIL grammar wants digits before the point.
 //!
 //! Every `<animateTransform>` is `additive="sum"`: the animated group has
 //! no `transform` of its own (static placement is on a wrapper), so the sum
 //! is the animation alone, and a static transform that an optimiser (svgo)
 //! moves from the wrapper onto the group still applies before it.
 
-use super::{fmt_s, fmt_t};
+use super::{fmt_deg, fmt_len, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Morph, Node, Play, Track};
-use crate::geom::{fmt_deg, fmt_len};
+use crate::geom::{SEC_DECIMALS, T_DECIMALS, fmt_num, quantize};
 use svg::Node as _;
 use svg::node::element::Element;
 
+/// A SMIL clock value in seconds (`0.6s`, never `.6s`).
+fn clock(s: f64) -> String {
+    format!("{}s", fmt_num(s, SEC_DECIMALS))
+}
+
 fn timing(clip: &Clip, e: &mut Element, delay_s: f64) {
-    e.assign("dur", format!("{}s", fmt_s(clip.period_s)));
+    e.assign("dur", clock(clip.period_s));
     if clip.figure.as_ref().is_some_and(|f| f.play == Play::Once) {
         // plays once and holds its last value
         e.assign("fill", "freeze");
@@ -27,23 +44,37 @@ fn timing(clip: &Clip, e: &mut Element, delay_s: f64) {
         e.assign("repeatCount", "indefinite");
     }
     if delay_s != 0.0 {
-        e.assign("begin", format!("{}s", fmt_s(delay_s)));
+        e.assign("begin", clock(delay_s));
     }
 }
 
-/// keyTimes, plus calcMode/keySplines when any segment is eased.
+/// The times are `i / (n − 1)` as written (rounded to the keyTime places).
+pub(crate) fn evenly_spaced(times: &[f64]) -> bool {
+    let n = times.len();
+    n >= 2
+        && times.iter().enumerate().all(|(i, t)| {
+            quantize(i as f64 / (n - 1) as f64, T_DECIMALS) == quantize(*t, T_DECIMALS)
+        })
+}
+
+/// keyTimes (unless evenly spaced and linear), plus calcMode/keySplines when
+/// any segment is eased.
 fn key_times(e: &mut Element, times: &[f64], eases: &[Ease]) {
-    e.assign(
-        "keyTimes",
-        times
-            .iter()
-            .map(|t| fmt_t(*t))
-            .collect::<Vec<_>>()
-            .join(";"),
-    );
-    if eases.iter().any(|x| *x != Ease::Linear) {
+    let segments = &eases[..eases.len().saturating_sub(1)];
+    let spline = segments.iter().any(|x| *x != Ease::Linear);
+    if spline || !evenly_spaced(times) {
+        e.assign(
+            "keyTimes",
+            times
+                .iter()
+                .map(|t| fmt_t(*t))
+                .collect::<Vec<_>>()
+                .join(";"),
+        );
+    }
+    if spline {
         e.assign("calcMode", "spline");
-        let splines = eases[..eases.len() - 1]
+        let splines = segments
             .iter()
             .map(|x| match x {
                 Ease::Linear => "0 0 1 1".to_string(),
@@ -55,73 +86,60 @@ fn key_times(e: &mut Element, times: &[f64], eases: &[Ease]) {
     }
 }
 
-/// Add the `<animateTransform>` child for an animated group.
+/// Add the `<animateTransform>` child (or, for a constant track, the static
+/// `transform` attribute) of an animated group.
 pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
-    match &node.anim {
-        Some(Anim::Translate {
+    let Some(anim) = &node.anim else { return };
+    let (kind, values, track, delay_s): (&str, Vec<String>, &Track, f64) = match anim {
+        Anim::Translate {
             track,
             axis,
             delay_s,
-        }) => {
-            let keys = &clip.tracks[*track].keys;
-            let values = keys.iter().map(|k| match axis {
-                Axis::X => format!("{} 0", fmt_len(k.value)),
+        } => {
+            let tr = &clip.tracks[*track];
+            let values = tr.keys.iter().map(|k| match axis {
+                Axis::X => fmt_len(k.value),
                 Axis::Y => format!("0 {}", fmt_len(k.value)),
             });
-            g.append(transform_anim(
-                clip,
-                "translate",
-                values,
-                &clip.tracks[*track],
-                *delay_s,
-            ));
-            return;
+            ("translate", values.collect(), tr, *delay_s)
         }
-        Some(Anim::Scale { sx, sy, delay_s }) => {
+        Anim::Scale { sx, sy, delay_s } => {
             let (kx, ky) = (&clip.tracks[*sx].keys, &clip.tracks[*sy].keys);
-            let values = kx
-                .iter()
-                .zip(ky)
-                .map(|(x, y)| format!("{} {}", fmt_t(x.value), fmt_t(y.value)));
-            g.append(transform_anim(
-                clip,
-                "scale",
-                values,
-                &clip.tracks[*sx],
-                *delay_s,
-            ));
-            return;
+            let values = kx.iter().zip(ky).map(|(x, y)| {
+                let (x, y) = (fmt_t(x.value), fmt_t(y.value));
+                if x == y { x } else { format!("{x} {y}") }
+            });
+            ("scale", values.collect(), &clip.tracks[*sx], *delay_s)
         }
-        _ => {}
-    }
-    let Some(Anim::Rotate {
-        track,
-        origin,
-        delay_s,
-    }) = &node.anim
-    else {
+        Anim::Rotate {
+            track,
+            origin,
+            delay_s,
+        } => {
+            let tr = &clip.tracks[*track];
+            let (ox, oy) = (fmt_len(origin.x), fmt_len(origin.y));
+            let values = tr
+                .keys
+                .iter()
+                .map(|k| format!("{} {ox} {oy}", fmt_deg(k.value)));
+            ("rotate", values.collect(), tr, *delay_s)
+        }
         // Orbits are written as nested rotations on this route (see bake).
-        unreachable!("the smil route only rotates groups about an origin");
+        Anim::Orbit { .. } => unreachable!("the smil route never orbits a group"),
     };
-    let Track { keys, .. } = &clip.tracks[*track];
-    let mut a = Element::new("animateTransform");
-    a.assign("attributeName", "transform");
-    // composes with any static transform an optimiser moves onto the group
-    a.assign("additive", "sum");
-    a.assign("type", "rotate");
-    timing(clip, &mut a, *delay_s);
-    let (ox, oy) = (fmt_len(origin.x), fmt_len(origin.y));
-    a.assign(
-        "values",
-        keys.iter()
-            .map(|k| format!("{} {ox} {oy}", fmt_deg(k.value)))
-            .collect::<Vec<_>>()
-            .join(";"),
-    );
-    let times: Vec<f64> = keys.iter().map(|k| k.t).collect();
-    let eases: Vec<Ease> = keys.iter().map(|k| k.ease).collect();
-    key_times(&mut a, &times, &eases);
-    g.append(a);
+    if values.iter().all(|v| *v == values[0]) && delay_s <= 0.0 {
+        let v = &values[0];
+        let identity = match kind {
+            "rotate" => v.starts_with("0 "),
+            "scale" => v == "1",
+            _ => v == "0" || v == "0 0",
+        };
+        if !identity {
+            g.assign("transform", format!("{kind}({v})"));
+        }
+        return;
+    }
+    g.append(transform_anim(clip, kind, values, track, delay_s));
 }
 
 /// An `<animateTransform type=kind>` with the given values, timed by `track`'s
@@ -129,7 +147,7 @@ pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
 fn transform_anim(
     clip: &Clip,
     kind: &str,
-    values: impl Iterator<Item = String>,
+    values: Vec<String>,
     track: &Track,
     delay_s: f64,
 ) -> Element {
@@ -139,7 +157,7 @@ fn transform_anim(
     a.assign("additive", "sum");
     a.assign("type", kind);
     timing(clip, &mut a, delay_s);
-    a.assign("values", values.collect::<Vec<_>>().join(";"));
+    a.assign("values", values.join(";"));
     let times: Vec<f64> = track.keys.iter().map(|k| k.t).collect();
     let eases: Vec<Ease> = track.keys.iter().map(|k| k.ease).collect();
     key_times(&mut a, &times, &eases);
@@ -151,14 +169,7 @@ pub fn animate_d(clip: &Clip, m: &Morph) -> Element {
     let mut a = Element::new("animate");
     a.assign("attributeName", "d");
     timing(clip, &mut a, 0.0);
-    a.assign(
-        "values",
-        m.keys
-            .iter()
-            .map(|(_, pts)| super::morph_d(m, pts))
-            .collect::<Vec<_>>()
-            .join(";"),
-    );
+    a.assign("values", super::morph_ds(m).join(";"));
     let times: Vec<f64> = m.keys.iter().map(|(t, _)| *t).collect();
     key_times(&mut a, &times, &vec![Ease::Linear; times.len()]);
     a

@@ -38,7 +38,8 @@ use super::file::{AtFile, AtName};
 use super::fk;
 use super::model::{FigClip, Figure};
 use crate::geom::{LEN_DECIMALS, Vec2, quantize};
-use crate::rig::{MAX_COORD, RigError};
+use crate::rig::RigError;
+use crate::rig::check::{check_len as positive, check_num as finite, invalid, rgb};
 use crate::solve::physics::{Budget, ChainParams, LoopParams, Recording, SIM_BUDGET, loop_chain};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -288,57 +289,6 @@ pub struct Chain {
     pub far: bool,
     /// The recorded loop of the figure's clip.
     pub recording: Recording,
-}
-
-fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
-    RigError::Invalid {
-        path: path.into(),
-        msg: msg.into(),
-    }
-}
-
-fn finite(path: &str, x: f64) -> Result<f64, RigError> {
-    if !x.is_finite() || x.abs() > MAX_COORD {
-        return Err(invalid(
-            path,
-            format!(
-                "must be a finite number within ±{MAX_COORD}, got {}",
-                crate::rig::shown(x)
-            ),
-        ));
-    }
-    Ok(x)
-}
-
-fn positive(path: &str, x: f64) -> Result<f64, RigError> {
-    let x = finite(path, x)?;
-    if x <= 0.0 {
-        return Err(invalid(
-            path,
-            format!("must be > 0, got {}", crate::rig::shown(x)),
-        ));
-    }
-    Ok(x)
-}
-
-fn rgb(path: &str, s: &str) -> Result<[u8; 3], RigError> {
-    let hex = s.strip_prefix('#').unwrap_or("");
-    let ok = (hex.len() == 3 || hex.len() == 6) && hex.chars().all(|c| c.is_ascii_hexdigit());
-    if !ok {
-        return Err(invalid(
-            path,
-            format!("must be a colour #rgb or #rrggbb, got {s:?}"),
-        ));
-    }
-    let d: Vec<u8> = hex
-        .chars()
-        .map(|c| c.to_digit(16).expect("checked hex") as u8)
-        .collect();
-    Ok(if d.len() == 3 {
-        [d[0] * 17, d[1] * 17, d[2] * 17]
-    } else {
-        [d[0] * 16 + d[1], d[2] * 16 + d[3], d[4] * 16 + d[5]]
-    })
 }
 
 /// A wind component as a function of normalised time.

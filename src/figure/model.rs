@@ -13,7 +13,8 @@ use super::file::{
 use crate::chain::ChainReach;
 use crate::geom::Vec2;
 use crate::rig::Knee;
-use crate::rig::{MAX_COORD, RigError};
+use crate::rig::RigError;
+use crate::rig::check::{check_name as ident, check_num as num, colour, invalid};
 use crate::trajectory::Trajectory;
 use std::f64::consts::TAU;
 
@@ -213,33 +214,6 @@ pub struct Figure {
     pub springs: Vec<super::spring::Spring>,
 }
 
-fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
-    RigError::Invalid {
-        path: path.into(),
-        msg: msg.into(),
-    }
-}
-
-fn num(path: &str, x: f64) -> Result<f64, RigError> {
-    if !x.is_finite() {
-        return Err(invalid(
-            path,
-            format!("must be a finite number, got {}", crate::rig::shown(x)),
-        ));
-    }
-    if x.abs() > MAX_COORD {
-        return Err(invalid(
-            path,
-            format!("must be within ±{MAX_COORD}, got {}", crate::rig::shown(x)),
-        ));
-    }
-    Ok(x)
-}
-
-fn ident(path: &str, s: &str) -> Result<(), RigError> {
-    crate::rig::check_name(path, s)
-}
-
 /// Validate a track; `unit` scales values (degrees → radians for angles);
 /// `check` vets each value (already scaled).
 fn track(
@@ -389,18 +363,6 @@ fn root_motion(path: &str, r: &RootFile) -> Result<RootMotion, RigError> {
 }
 
 use crate::rig::period;
-
-fn colour(path: &str, s: &str) -> Result<String, RigError> {
-    let hex = s.strip_prefix('#').unwrap_or("");
-    if (hex.len() == 3 || hex.len() == 6) && hex.chars().all(|c| c.is_ascii_hexdigit()) {
-        Ok(s.to_ascii_lowercase())
-    } else {
-        Err(invalid(
-            path,
-            format!("must be a colour like \"#6366f1\" or \"#abc\", got {s:?}"),
-        ))
-    }
-}
 
 /// Validate the bone-tree sections of a rig file. `period_s` and `play` are
 /// the rig's (already checked) defaults for the implicit clip.

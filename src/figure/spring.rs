@@ -31,6 +31,7 @@ use crate::clip::{Anim, Axis, Item, Key, Node, Track};
 use crate::fit::Fit;
 use crate::geom::{Affine, LEN_DECIMALS, T_DECIMALS, Vec2, quantize};
 use crate::rig::RigError;
+use crate::rig::check::invalid;
 use crate::solve::physics::{LoopParams, Recording, loop_spring};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -89,13 +90,6 @@ impl Spring {
     /// Largest `|spring − target|` over the loop, px.
     pub fn max_lag_px(&self) -> f64 {
         self.offsets.iter().map(|o| o.len()).fold(0.0, f64::max)
-    }
-}
-
-fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
-    RigError::Invalid {
-        path: path.into(),
-        msg: msg.into(),
     }
 }
 

@@ -1,0 +1,382 @@
+//! Smaller files, same motion: the forms both writers use, checked on a
+//! fresh bake of every rig in `rigs/` on both routes (the class, not one
+//! example). Chromium judges the same files in `tests/browser.rs`.
+//!
+//! `cargo test --test small sizes -- --nocapture` prints every file's size
+//! and the totals per route.
+
+use rigbake::clip::{Clip, Ease};
+use rigbake::{Baked, Route, bake_rig, measure, rig};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn rig_paths() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rigs");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// (file name as in `out/`, bake) for every rig and route.
+fn bakes() -> Vec<(String, Baked)> {
+    let mut out = Vec::new();
+    for path in rig_paths() {
+        let rig = rig::load(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let opts = rigbake::bake::BakeOptions::resolve(&rig, route, None, None, None);
+            let name = match route {
+                Route::Css => format!("{}.svg", rig.name),
+                Route::Smil => format!("{}.smil.svg", rig.name),
+            };
+            out.push((name, bake_rig(&rig, &opts)));
+        }
+    }
+    assert!(out.len() >= 20, "rigs/ holds the examples");
+    out
+}
+
+/// The text between `open` and the matching close of the block that starts
+/// at `s[0] == '{'`, and the rest after it.
+fn block(s: &str) -> (&str, &str) {
+    assert!(s.starts_with('{'));
+    let mut depth = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (&s[1..i], &s[i + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unbalanced braces: {s}")
+}
+
+/// A keyframe: selector, declarations other than the timing function, own
+/// timing function.
+type Keyframe = (String, String, Option<String>);
+
+/// The style sheet of an SVG: (rules: selector → declarations, keyframes:
+/// name → (body, keys)).
+#[allow(clippy::type_complexity)]
+fn sheet(
+    svg: &str,
+) -> (
+    Vec<(String, String)>,
+    BTreeMap<String, (String, Vec<Keyframe>)>,
+) {
+    let css = &svg[svg.find("<style>").unwrap() + 7..svg.find("</style>").unwrap()];
+    let css = css.trim();
+    let (mut rules, mut frames) = (Vec::new(), BTreeMap::new());
+    let mut rest = css;
+    while !rest.is_empty() {
+        let open = rest.find('{').unwrap();
+        let head = rest[..open].to_string();
+        let (body, after) = block(&rest[open..]);
+        if let Some(name) = head.strip_prefix("@keyframes ") {
+            let mut keys = Vec::new();
+            let mut k = body;
+            while !k.is_empty() {
+                let o = k.find('{').unwrap();
+                let sel = k[..o].to_string();
+                let (decls, after) = block(&k[o..]);
+                let mut tf = None;
+                let mut own = Vec::new();
+                for d in decls.split(';') {
+                    match d.strip_prefix("animation-timing-function:") {
+                        Some(t) => tf = Some(t.to_string()),
+                        None => own.push(d),
+                    }
+                }
+                keys.push((sel, own.join(";"), tf));
+                k = after;
+            }
+            let dup = frames.insert(name.to_string(), (body.to_string(), keys));
+            assert!(dup.is_none(), "@keyframes {name} written twice");
+        } else if head == "@media all" {
+            // a class-switched file's clip rules (see emit::figure)
+            let mut r = body;
+            while !r.is_empty() {
+                let o = r.find('{').unwrap();
+                let (decls, after) = block(&r[o..]);
+                rules.push((r[..o].to_string(), decls.to_string()));
+                r = after;
+            }
+        } else if !head.starts_with('@') {
+            rules.push((head, body.to_string()));
+        }
+        rest = after;
+    }
+    (rules, frames)
+}
+
+/// The `animation` shorthand of a rule: (name, timing function).
+fn animation(decls: &str) -> Option<(String, String)> {
+    let a = decls
+        .split(';')
+        .find_map(|d| d.strip_prefix("animation:"))?;
+    let parts: Vec<&str> = a.split(' ').collect();
+    Some((parts[0].to_string(), parts[2].to_string()))
+}
+
+#[test]
+fn sizes() {
+    let (mut css, mut smil) = (0, 0);
+    for (name, b) in bakes() {
+        println!("{name:28} {:7} B", b.svg.len());
+        assert_eq!(b.report.bytes, b.svg.len(), "{name}: the report's size");
+        match b.clip.route {
+            Route::Css => css += b.svg.len(),
+            Route::Smil => smil += b.svg.len(),
+        }
+    }
+    println!("css total {css} B, smil total {smil} B");
+}
+
+#[test]
+fn the_usual_timing_function_is_on_the_rule_and_only_exceptions_on_keys() {
+    let mut checked = 0;
+    for (name, b) in bakes() {
+        if b.clip.route != Route::Css {
+            continue;
+        }
+        let (rules, frames) = sheet(&b.svg);
+        for (sel, decls) in &rules {
+            let Some((anim, rule_tf)) = animation(decls) else {
+                continue;
+            };
+            let (_, keys) = frames
+                .get(&anim)
+                .unwrap_or_else(|| panic!("{name} {sel}: no @keyframes {anim}"));
+            let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+            for (ksel, _, tf) in &keys[..keys.len() - 1] {
+                assert_ne!(
+                    tf.as_deref(),
+                    Some(rule_tf.as_str()),
+                    "{name} {anim} {ksel}: repeats the rule's timing function"
+                );
+                *count.entry(tf.as_deref().unwrap_or(&rule_tf)).or_default() += 1;
+            }
+            assert!(
+                keys.last().unwrap().2.is_none(),
+                "{name} {anim}: the last key has no segment to time"
+            );
+            let usual = count.get(rule_tf.as_str()).copied().unwrap_or(0);
+            assert!(
+                count.values().all(|&n| n <= usual),
+                "{name} {anim}: {rule_tf} on the rule, but {count:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} animations checked");
+}
+
+#[test]
+fn keyframe_bodies_are_written_once_and_constant_tracks_not_animated() {
+    for (name, b) in bakes() {
+        if b.clip.route != Route::Css {
+            continue;
+        }
+        let (rules, frames) = sheet(&b.svg);
+        let mut bodies: BTreeMap<&str, &str> = BTreeMap::new();
+        for (anim, (body, keys)) in &frames {
+            if let Some(other) = bodies.insert(body, anim) {
+                panic!("{name}: @keyframes {other} and {anim} have one body");
+            }
+            assert!(
+                keys.iter().any(|k| k.1 != keys[0].1),
+                "{name}: @keyframes {anim} holds one value"
+            );
+            assert!(
+                rules
+                    .iter()
+                    .any(|(_, d)| animation(d).is_some_and(|(a, _)| a == *anim)),
+                "{name}: @keyframes {anim} is never used"
+            );
+        }
+    }
+}
+
+/// Every `<animate…>` element of an SVG: its attributes.
+fn smil_anims(svg: &str) -> Vec<BTreeMap<String, String>> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.tag_name().name().starts_with("animate"))
+        .map(|n| {
+            n.attributes()
+                .map(|a| (a.name().to_string(), a.value().to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn smil_key_times_only_where_needed_and_no_still_animations() {
+    let mut omitted = 0;
+    for (name, b) in bakes() {
+        if b.clip.route != Route::Smil {
+            continue;
+        }
+        for a in smil_anims(&b.svg) {
+            let values: Vec<&str> = a["values"].split(';').collect();
+            let n = values.len();
+            assert!(
+                values.iter().any(|v| *v != values[0]),
+                "{name}: an animation of one value: {a:?}"
+            );
+            let spline = a.get("calcMode").is_some_and(|m| m == "spline");
+            match a.get("keyTimes") {
+                Some(kt) => {
+                    let times: Vec<f64> = kt.split(';').map(|t| t.parse().unwrap()).collect();
+                    assert_eq!(times.len(), n, "{name}: keyTimes per value");
+                    let even = times.iter().enumerate().all(|(i, t)| {
+                        let want = i as f64 / (n - 1) as f64;
+                        (want * 1e6).round() == (t * 1e6).round()
+                    });
+                    assert!(spline || !even, "{name}: evenly spaced keyTimes: {kt}");
+                }
+                None => {
+                    // SMIL: keySplines are defined on the keyTimes intervals
+                    assert!(!spline, "{name}: calcMode=spline without keyTimes");
+                    omitted += 1;
+                }
+            }
+            if spline {
+                assert_eq!(a["keySplines"].split(';').count(), n - 1, "{name}");
+            }
+        }
+    }
+    assert!(
+        omitted > 50,
+        "keyTimes left out on only {omitted} animations"
+    );
+}
+
+/// Every number written outside clock values (`dur`, `begin`) and
+/// metadata (`data-period`) is in its shortest form: no leading `0.`, no
+/// trailing zero after the point, no bare `.`.
+#[test]
+fn numbers_are_written_in_their_shortest_form() {
+    for (name, b) in bakes() {
+        let mut text = b.svg.clone();
+        for attr in [" dur=\"", " begin=\"", " data-period=\""] {
+            while let Some(at) = text.find(attr) {
+                let end = at + attr.len() + text[at + attr.len()..].find('"').unwrap();
+                text.replace_range(at..=end, "");
+            }
+        }
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            // a number starts with a digit or with a point before a digit
+            // (`.rb-leg` is a selector), not inside a name (`rb-k0`, `#38bdf8`)
+            let digit_at = |k: usize| bytes.get(k).is_some_and(|b| b.is_ascii_digit());
+            let starts = (digit_at(i) || (bytes[i] == b'.' && digit_at(i + 1)))
+                && (i == 0
+                    || !(bytes[i - 1].is_ascii_alphanumeric()
+                        || bytes[i - 1] == b'_'
+                        || bytes[i - 1] == b'#'));
+            if !starts {
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j < bytes.len() && (bytes[j].is_ascii_digit() || bytes[j] == b'.') {
+                j += 1;
+            }
+            let num = &text[i..j];
+            // `1.5.5` would be two numbers in path data; one point per number here
+            assert!(num.matches('.').count() <= 1, "{name}: {num}");
+            if num.contains('.') {
+                let ctx = &text[i.saturating_sub(30)..(j + 10).min(text.len())];
+                assert!(
+                    !num.starts_with("0."),
+                    "{name}: leading zero in {num}: {ctx}"
+                );
+                assert!(
+                    !num.ends_with('0') && !num.ends_with('.'),
+                    "{name}: trailing zero in {num}: {ctx}"
+                );
+            }
+            i = j;
+        }
+    }
+}
+
+/// SMIL spreads values without keyTimes at exactly i/(n − 1); the clip holds
+/// those times rounded to six places. Moving every key of such a linear,
+/// evenly spaced track or morph to the exact time moves no probe by more
+/// than 1e-4 px at any of 4,000 times: the report measures what browsers play.
+#[test]
+fn omitted_key_times_move_no_probe() {
+    let exact = |times: &mut dyn Iterator<Item = &mut f64>| {
+        let ts: Vec<&mut f64> = times.collect();
+        let n = ts.len();
+        let even = ts
+            .iter()
+            .enumerate()
+            .all(|(i, t)| ((i as f64 / (n - 1) as f64) * 1e6).round() == (**t * 1e6).round());
+        if even {
+            for (i, t) in ts.into_iter().enumerate() {
+                *t = i as f64 / (n - 1) as f64;
+            }
+        }
+    };
+    let mut moved = 0;
+    for (name, b) in bakes() {
+        if b.clip.route != Route::Smil {
+            continue;
+        }
+        let mut clip: Clip = b.clip.clone();
+        for tr in &mut clip.tracks {
+            let n = tr.keys.len();
+            if tr.keys[..n - 1].iter().all(|k| k.ease == Ease::Linear) {
+                exact(&mut tr.keys.iter_mut().map(|k| &mut k.t));
+            }
+        }
+        fn morphs(items: &mut [rigbake::clip::Item], f: &mut dyn FnMut(&mut rigbake::clip::Morph)) {
+            for it in items {
+                match it {
+                    rigbake::clip::Item::Morph(m) => f(m),
+                    rigbake::clip::Item::Group(g) => morphs(&mut g.children, f),
+                    _ => {}
+                }
+            }
+        }
+        morphs(&mut clip.root.children, &mut |m| {
+            exact(&mut m.keys.iter_mut().map(|k| &mut k.0));
+        });
+        if clip != b.clip {
+            moved += 1;
+        }
+        let mut worst = 0.0_f64;
+        for i in 0..4000 {
+            let t_s = b.clip.period_s * i as f64 / 4000.0;
+            let (a, e) = (
+                measure::probes_at(&b.clip, t_s),
+                measure::probes_at(&clip, t_s),
+            );
+            for (probe, p) in &a {
+                worst = worst.max(p.dist(e[probe]));
+            }
+        }
+        println!("{name}: {worst:.1e} px");
+        assert!(
+            worst <= 1e-4,
+            "{name}: exact key times move a probe {worst} px"
+        );
+    }
+    // seed-nested's tenths are exact already; ponytail's sixtieths are not
+    assert!(
+        moved >= 3,
+        "only {moved} smil files have rounded evenly spaced keys"
+    );
+}
