@@ -110,7 +110,7 @@ pub struct RigFile {
     /// How the bone tree's default clip plays: `"loop"` (default) or `"once"`.
     #[serde(default)]
     pub play: crate::figure::file::Play,
-    /// Named clips of the bone tree, switched by a `clip-<name>` class on the
+    /// Named clips of the bone tree, switched by a `<prefix>-clip-<name>` class on the
     /// root `<svg>`; the first plays by default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clips: Vec<crate::figure::file::ClipFile>,
@@ -261,6 +261,10 @@ pub struct Rig {
     /// What loading changed in the user's numbers (a period snapped to
     /// whole milliseconds); every bake's report carries these first.
     pub notes: Vec<String>,
+    /// Not in the file: `bake --prefix`, the prefix of every class,
+    /// `@keyframes` name and id the file defines; `None` for the automatic
+    /// one (see [`crate::emit::scope`]).
+    pub prefix: Option<String>,
 }
 
 /// Everything that can be wrong with a rig file. Messages carry the JSON
@@ -644,6 +648,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
     }
     Ok(Rig {
         name: file.name.clone(),
+        prefix: None,
         view_box,
         period_s,
         keys,
@@ -732,6 +737,7 @@ fn validate_figure(
     }
     Ok(Rig {
         name: file.name.clone(),
+        prefix: None,
         view_box,
         period_s,
         keys,
@@ -773,6 +779,7 @@ fn validate_chains(
     let (chains, ground) = crate::chain::validate(file, period_s)?;
     Ok(Rig {
         name: file.name.clone(),
+        prefix: None,
         view_box,
         period_s,
         keys,
