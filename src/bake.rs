@@ -43,7 +43,35 @@ pub enum Keying {
     /// this many px (the fitter's own estimate; [`crate::bake_rig`] re-checks
     /// with the measure stage).
     Tolerance(f64),
+    /// The default when neither keys nor a tolerance is asked for: fitted as
+    /// [`Keying::Tolerance`] to [`DEFAULT_TOLERANCE_PX`], but not a promise:
+    /// a rig that cannot meet it (a leg clamped out of reach) is written with
+    /// the best found, and its report carries no tolerance.
+    Goal(f64),
 }
+
+impl Keying {
+    /// The tolerance the fitter works to, asked for or the default goal.
+    pub fn fit_tolerance(self) -> Option<f64> {
+        match self {
+            Keying::Tolerance(px) | Keying::Goal(px) => Some(px),
+            Keying::Uniform(_) | Keying::Budget(_) => None,
+        }
+    }
+
+    /// The same keying with the fitter working to `px` instead.
+    pub fn with_fit_tolerance(self, px: f64) -> Self {
+        match self {
+            Keying::Tolerance(_) => Keying::Tolerance(px),
+            Keying::Goal(_) => Keying::Goal(px),
+            k => k,
+        }
+    }
+}
+
+/// The ankle tolerance a bake fits its keys to when the rig and the command
+/// line ask for neither keys nor a tolerance, px.
+pub const DEFAULT_TOLERANCE_PX: f64 = 0.25;
 
 /// How to bake.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,8 +86,9 @@ pub struct BakeOptions {
 impl BakeOptions {
     /// The options for one rig and route, from optional overrides: `keys`
     /// (uniform) wins, then `tolerance_px`, then the rig's `tolerance_px`,
-    /// then the rig's `keys`. The fit defaults to cubic for a tolerance fit
-    /// on the css route and to linear otherwise.
+    /// then the rig's `keys`; with none of them, keys are fitted to
+    /// [`DEFAULT_TOLERANCE_PX`] ([`Keying::Goal`]). The fit defaults to cubic
+    /// for a fitted bake on the css route and to linear otherwise.
     pub fn resolve(
         rig: &Rig,
         route: Route,
@@ -67,13 +96,14 @@ impl BakeOptions {
         tolerance_px: Option<f64>,
         fit: Option<Fit>,
     ) -> Self {
-        let keying = match (keys, tolerance_px.or(rig.tolerance_px)) {
-            (Some(n), _) => Keying::Uniform(n),
-            (None, Some(px)) => Keying::Tolerance(px),
-            (None, None) => Keying::Uniform(rig.keys),
+        let keying = match (keys, tolerance_px.or(rig.tolerance_px), rig.keys) {
+            (Some(n), _, _) => Keying::Uniform(n),
+            (None, Some(px), _) => Keying::Tolerance(px),
+            (None, None, Some(n)) => Keying::Uniform(n),
+            (None, None, None) => Keying::Goal(DEFAULT_TOLERANCE_PX),
         };
-        let fit = fit.unwrap_or(match (route, keying) {
-            (Route::Css, Keying::Tolerance(_)) => Fit::Cubic,
+        let fit = fit.unwrap_or(match (route, keying.fit_tolerance()) {
+            (Route::Css, Some(_)) => Fit::Cubic,
             _ => Fit::Linear,
         });
         BakeOptions { route, keying, fit }
@@ -168,6 +198,15 @@ struct CssLegProblem<'a> {
     ankle0: Vec2,
     /// (set, key time in millionths) → exact (value deg, slope deg per period).
     cache: RefCell<BTreeMap<(usize, i64), (f64, f64)>>,
+    /// The last estimate's key times, written angles (deg) and errors per
+    /// sample: a trial re-evaluates only the samples its changed keys reach.
+    last: RefCell<Option<CssState>>,
+}
+
+struct CssState {
+    times: Vec<Vec<f64>>,
+    angles: [Vec<f64>; 2],
+    errors: Vec<f64>,
 }
 
 impl<'a> CssLegProblem<'a> {
@@ -184,7 +223,9 @@ impl<'a> CssLegProblem<'a> {
                 locals.iter().map(|a| a.0.to_degrees()).collect(),
                 locals.iter().map(|a| a.1.to_degrees()).collect(),
             ],
-            targets: ts.iter().map(|&t| lm.target_at(t)).collect(),
+            // the reachable ankle: what keys can be fitted to (a leg clamped
+            // out of reach keeps its gap whatever the keys)
+            targets: ts.iter().map(|&t| lm.pose_at(t).end).collect(),
             arms: ts
                 .iter()
                 .map(|&t| {
@@ -197,6 +238,7 @@ impl<'a> CssLegProblem<'a> {
             knee0: q_len(pose0.joint),
             ankle0: q_len(pose0.end),
             cache: RefCell::new(BTreeMap::new()),
+            last: RefCell::new(None),
         }
     }
 
@@ -228,36 +270,60 @@ impl Problem for CssLegProblem<'_> {
     }
 
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
-        let (k1, k2) = (self.keys(times, 0), self.keys(times, 1));
+        let n = self.ts.len();
+        let mut last = self.last.borrow_mut();
+        let state = last.get_or_insert_with(|| CssState {
+            times: vec![Vec::new(); 2],
+            angles: [vec![0.0; n], vec![0.0; n]],
+            errors: vec![0.0; n],
+        });
+        // only the samples whose segments changed since the last estimate
+        let mut dirty = None;
+        for set in 0..2 {
+            let span = if state.times[set].is_empty() {
+                Some(0..n)
+            } else {
+                fit::changed_samples(&state.times[set], &times[set], &self.ts)
+            };
+            if let Some(span) = span.clone() {
+                let keys = self.keys(times, set);
+                let mut seg = 0;
+                for i in span {
+                    state.angles[set][i] = fit::eval_keys_from(&keys, self.ts[i], &mut seg);
+                }
+                state.times[set].clone_from(&times[set]);
+            }
+            dirty = fit::union(dirty, span);
+        }
+        let (thigh0, shin0) = (self.knee0 - self.hip, self.ankle0 - self.knee0);
+        let rot = |v: Vec2, a: f64| {
+            let (s, c) = a.sin_cos();
+            Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
+        };
+        for i in dirty.unwrap_or(0..0) {
+            let a1 = state.angles[0][i].to_radians();
+            let a2 = state.angles[1][i].to_radians();
+            // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
+            let ankle = self.hip + rot(thigh0, a1) + rot(shin0, a1 + a2);
+            state.errors[i] = ankle.dist(self.targets[i]);
+        }
         let mut best = Estimate {
             max_px: -1.0,
             worst_t: 0.0,
             blame: 0,
         };
         let mut worst_i = 0;
-        let (mut s1, mut s2) = (0, 0);
-        let (thigh0, shin0) = (self.knee0 - self.hip, self.ankle0 - self.knee0);
-        let rot = |v: Vec2, a: f64| {
-            let (s, c) = a.sin_cos();
-            Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
-        };
-        for (i, &t) in self.ts.iter().enumerate() {
-            let a1 = fit::eval_keys_from(&k1, t, &mut s1).to_radians();
-            let a2 = fit::eval_keys_from(&k2, t, &mut s2).to_radians();
-            // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
-            let ankle = self.hip + rot(thigh0, a1) + rot(shin0, a1 + a2);
-            let e = ankle.dist(self.targets[i]);
+        for (i, &e) in state.errors.iter().enumerate() {
             if e > best.max_px {
                 best.max_px = e;
-                best.worst_t = t;
                 worst_i = i;
             }
         }
-        let t = best.worst_t;
-        let d1 = (fit::eval_keys(&k1, t) - self.ideal[0][worst_i])
+        best.worst_t = self.ts[worst_i];
+        let d1 = (state.angles[0][worst_i] - self.ideal[0][worst_i])
             .to_radians()
             .abs();
-        let d2 = (fit::eval_keys(&k2, t) - self.ideal[1][worst_i])
+        let d2 = (state.angles[1][worst_i] - self.ideal[1][worst_i])
             .to_radians()
             .abs();
         let (arm1, arm2) = self.arms[worst_i];
@@ -289,6 +355,9 @@ struct SmilLegProblem<'a> {
     lm: &'a LegMotion,
     ts: Vec<f64>,
     targets: Vec<Vec2>,
+    /// The last estimate's key times and errors per sample (as for
+    /// [`CssLegProblem`]).
+    last: RefCell<(Vec<f64>, Vec<f64>)>,
 }
 
 impl<'a> SmilLegProblem<'a> {
@@ -298,7 +367,10 @@ impl<'a> SmilLegProblem<'a> {
             .collect();
         SmilLegProblem {
             lm,
-            targets: ts.iter().map(|&t| lm.target_at(t)).collect(),
+            // the reachable ankle: what keys can be fitted to (a leg clamped
+            // out of reach keeps its gap whatever the keys)
+            targets: ts.iter().map(|&t| lm.pose_at(t).end).collect(),
+            last: RefCell::new((Vec::new(), vec![0.0; ts.len()])),
             ts,
         }
     }
@@ -311,11 +383,43 @@ impl Problem for SmilLegProblem<'_> {
 
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
         let tk = &times[0];
-        let ankles: Vec<Vec2> = tk.iter().map(|&t| q_len(self.lm.pose_at(t).end)).collect();
-        fit::linear_estimate(&self.ts, tk, |i, seg, f| {
-            let p = ankles[seg] + (ankles[seg + 1] - ankles[seg]) * f;
-            p.dist(self.targets[i])
-        })
+        let mut last = self.last.borrow_mut();
+        let (old, errors) = &mut *last;
+        let span = if old.is_empty() {
+            Some(0..self.ts.len())
+        } else {
+            fit::changed_samples(old, tk, &self.ts)
+        };
+        if let Some(span) = span.filter(|s| !s.is_empty()) {
+            // the keyed ankles of the segments that hold the changed samples
+            let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
+            let k0 = tk.partition_point(|&t| t <= lo).saturating_sub(1);
+            let k1 = (tk.partition_point(|&t| t <= hi) + 1).min(tk.len());
+            let ankles: Vec<Vec2> = tk[k0..k1]
+                .iter()
+                .map(|&t| q_len(self.lm.pose_at(t).end))
+                .collect();
+            let ts = &self.ts[span.clone()];
+            fit::linear_estimate(ts, &tk[k0..k1], |i, seg, f| {
+                let p = ankles[seg] + (ankles[seg + 1] - ankles[seg]) * f;
+                let i = span.start + i;
+                errors[i] = p.dist(self.targets[i]);
+                errors[i]
+            });
+        }
+        old.clone_from(tk);
+        let mut best = Estimate {
+            max_px: -1.0,
+            worst_t: 0.0,
+            blame: 0,
+        };
+        for (i, &e) in errors.iter().enumerate() {
+            if e > best.max_px {
+                best.max_px = e;
+                best.worst_t = self.ts[i];
+            }
+        }
+        best
     }
 
     fn split_at(&self, _: &[Vec<f64>], _: usize, _: f64, _: f64, worst_t: f64) -> f64 {
@@ -515,7 +619,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                         let shin_deg = |t: f64| local_angles_rad(lm, t).1.to_degrees();
                         let times = match opts.keying {
                             Keying::Uniform(n) => vec![fit::uniform_times(n); 2],
-                            Keying::Tolerance(px) => {
+                            Keying::Tolerance(px) | Keying::Goal(px) => {
                                 fit::refine(&CssLegProblem::new(lm, fit), px, MAX_FIT_KEYS)
                             }
                             Keying::Budget(n) => fit::fill(&CssLegProblem::new(lm, fit), n),
@@ -550,7 +654,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                 let hip = q_len(leg.hip);
                 let times = match opts.keying {
                     Keying::Uniform(n) => fit::uniform_times(n),
-                    Keying::Tolerance(px) => {
+                    Keying::Tolerance(px) | Keying::Goal(px) => {
                         fit::refine(&SmilLegProblem::new(lm), px, MAX_FIT_KEYS).remove(0)
                     }
                     Keying::Budget(n) => fit::fill(&SmilLegProblem::new(lm), n).remove(0),

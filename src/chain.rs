@@ -1250,7 +1250,7 @@ pub fn bake_chain_rig(rig: &crate::rig::Rig, opts: &crate::bake::BakeOptions) ->
             let (clip, m) = bake(ChainKeying::Budget(n), fit);
             (None, clip, m)
         }
-        Keying::Tolerance(px) => {
+        Keying::Tolerance(px) | Keying::Goal(px) => {
             // fitted keys, re-measured; refit tighter if the file misses
             let mut internal = px * 0.98;
             let mut tries = 0;
@@ -1287,7 +1287,9 @@ pub fn bake_chain_rig(rig: &crate::rig::Rig, opts: &crate::bake::BakeOptions) ->
                     }
                 }
             }
-            (Some(px), clip, m)
+            // the default goal is not a promise the caller refuses on
+            let asked = matches!(opts.keying, Keying::Tolerance(_));
+            (asked.then_some(px), clip, m)
         }
     };
     let svg = crate::emit::figure::emit_figure(
@@ -1308,7 +1310,7 @@ fn uniform_search(
     px: f64,
     notes: &mut Vec<String>,
 ) -> (Clip, crate::measure::Measurement, usize) {
-    let mut n = rig.keys.max(4);
+    let mut n = rig.keys.unwrap_or(10).max(4);
     loop {
         let clip = bake_chains(
             &rig.name,

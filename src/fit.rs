@@ -353,7 +353,11 @@ pub struct Estimate {
 /// The estimate of one key set whose segments are straight (a smil morph):
 /// at each sample time `ts[i]`, `err(i, seg, f)` is the error of the point
 /// a fraction `f` along segment `seg` of the key times `tk`.
-pub fn linear_estimate(ts: &[f64], tk: &[f64], err: impl Fn(usize, usize, f64) -> f64) -> Estimate {
+pub fn linear_estimate(
+    ts: &[f64],
+    tk: &[f64],
+    mut err: impl FnMut(usize, usize, f64) -> f64,
+) -> Estimate {
     let mut best = Estimate {
         max_px: -1.0,
         worst_t: 0.0,
@@ -372,6 +376,46 @@ pub fn linear_estimate(ts: &[f64], tk: &[f64], err: impl Fn(usize, usize, f64) -
         }
     }
     best
+}
+
+/// The samples (indices into the sorted `ts`) whose value along a key set
+/// can differ between key times `old` and `new`: those from the last key
+/// both lists share before the first difference to the first they share
+/// after the last one (a segment's curve depends only on its two end keys).
+/// `None` when the lists are equal. Both lists run from 0 to 1.
+pub fn changed_samples(old: &[f64], new: &[f64], ts: &[f64]) -> Option<std::ops::Range<usize>> {
+    if old == new {
+        return None;
+    }
+    let most = old.len().min(new.len());
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(most - prefix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let lo = if prefix > 0 { new[prefix - 1] } else { 0.0 };
+    let hi = if suffix > 0 {
+        new[new.len() - suffix]
+    } else {
+        1.0
+    };
+    let start = ts.partition_point(|&t| t < lo);
+    let end = ts.partition_point(|&t| t <= hi);
+    Some(start..end)
+}
+
+/// The union of two sample ranges (either may be absent).
+pub fn union(
+    a: Option<std::ops::Range<usize>>,
+    b: Option<std::ops::Range<usize>>,
+) -> Option<std::ops::Range<usize>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// A fitting problem: several key-time sets (one per track) evaluated jointly.

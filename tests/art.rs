@@ -319,11 +319,7 @@ fn browser_ankle_follows_the_pedal_within_the_reported_error() {
     let got = browser::probe_positions(&chromium, &b.svg, SeekMode::WebAnimations, &times)
         .unwrap_or_else(|e| panic!("{e}"));
     // The clip baked by the same options, for its own probe positions.
-    let opts = rigbake::bake::BakeOptions {
-        route: rigbake::Route::Css,
-        keying: rigbake::bake::Keying::Uniform(rig.keys),
-        fit: rigbake::fit::Fit::Linear,
-    };
+    let opts = rigbake::bake::BakeOptions::resolve(&rig, rigbake::Route::Css, None, None, None);
     let clip = rigbake::bake_rig(&rig, &opts).clip;
     for (leg_i, leg) in ["near", "far"].iter().enumerate() {
         let reported = b.report["legs"][leg_i]["max_error_px"].as_f64().unwrap();
