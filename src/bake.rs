@@ -856,4 +856,51 @@ mod tests {
         assert_eq!(reuse_delay_s(std::f64::consts::PI / 2.0, -1.0, 2.0), -1.5);
         assert_eq!(reuse_delay_s(0.0, 1.0, 2.0), 0.0);
     }
+
+    /// The fitters' incremental estimate (only the samples a trial's changed
+    /// keys reach) equals a full evaluation by a fresh problem, over a long
+    /// random walk of insertions, removals and shifts in either set, on both
+    /// routes.
+    #[test]
+    fn incremental_estimates_equal_full_ones() {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let motion = crate::motion::sample(&rig);
+        let lm = &motion.legs[0];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let css = CssLegProblem::new(lm, Fit::Cubic);
+        let smil = SmilLegProblem::new(lm);
+        let mut times = vec![fit::uniform_times(4), fit::uniform_times(6)];
+        for step in 0..300 {
+            let set = (rnd() * 2.0) as usize;
+            let v = &mut times[set];
+            match (rnd() * 3.0) as usize {
+                0 => {
+                    fit::insert_sorted(v, rnd());
+                }
+                1 if v.len() > 3 => {
+                    v.remove(1 + (rnd() * (v.len() - 2) as f64) as usize);
+                }
+                _ => {
+                    let i = 1 + (rnd() * (v.len() - 2) as f64) as usize;
+                    let t = quantize(v[i] + (rnd() - 0.5) * 0.02, crate::geom::T_DECIMALS);
+                    if t - v[i - 1] >= fit::MIN_GAP && v[i + 1] - t >= fit::MIN_GAP {
+                        v[i] = t;
+                    }
+                }
+            }
+            let got = css.estimate(&times);
+            let want = CssLegProblem::new(lm, Fit::Cubic).estimate(&times);
+            assert_eq!(got, want, "css step {step}: {times:?}");
+            let one = [times[set].clone()];
+            let got = smil.estimate(&one);
+            let want = SmilLegProblem::new(lm).estimate(&one);
+            assert_eq!(got, want, "smil step {step}: {one:?}");
+        }
+    }
 }
