@@ -205,8 +205,17 @@ struct CssLegProblem<'a> {
 
 struct CssState {
     times: Vec<Vec<f64>>,
+    /// Written thigh and shin angles per sample, degrees.
     angles: [Vec<f64>; 2],
+    /// The drawn thigh vector turned by the written thigh angle, per sample.
+    thigh: Vec<Vec2>,
+    /// Squared ankle errors per sample, px².
     errors: Vec<f64>,
+    /// Samples a bounded estimate left half updated: recomputed next time.
+    stale: Option<std::ops::Range<usize>>,
+    /// The sample of the last completed estimate's max: a bounded estimate
+    /// checks it first (a trial that fails usually fails there).
+    worst: usize,
 }
 
 impl<'a> CssLegProblem<'a> {
@@ -262,29 +271,52 @@ impl<'a> CssLegProblem<'a> {
             .collect();
         fit::keys_from(&times[set], &samples, self.fit)
     }
-}
 
-impl Problem for CssLegProblem<'_> {
-    fn sets(&self) -> usize {
-        2
-    }
-
-    fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
+    /// The estimate, or `None` as soon as one sample's error exceeds
+    /// `bound`: samples the keys changed are re-evaluated; an estimate cut
+    /// short leaves them marked stale for the next call.
+    fn bounded(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
         let n = self.ts.len();
         let mut last = self.last.borrow_mut();
         let state = last.get_or_insert_with(|| CssState {
             times: vec![Vec::new(); 2],
             angles: [vec![0.0; n], vec![0.0; n]],
+            thigh: vec![Vec2::new(0.0, 0.0); n],
             errors: vec![0.0; n],
+            stale: None,
+            worst: 0,
         });
+        let (thigh0, shin0) = (self.knee0 - self.hip, self.ankle0 - self.knee0);
+        let rot = |v: Vec2, a: f64| {
+            let (s, c) = a.sin_cos();
+            Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
+        };
         // only the samples whose segments changed since the last estimate
+        let spans: Vec<Option<std::ops::Range<usize>>> = (0..2)
+            .map(|set| {
+                let span = if state.times[set].is_empty() {
+                    Some(0..n)
+                } else {
+                    fit::changed_samples(&state.times[set], &times[set], &self.ts)
+                };
+                fit::union(span, state.stale.clone())
+            })
+            .collect();
+        let bound2 = bound * bound;
+        let all = fit::union(spans[0].clone(), spans[1].clone());
+        if let Some(d) = &all {
+            // a sample the trial leaves alone already exceeds the bound
+            let outside = state.errors[..d.start]
+                .iter()
+                .chain(&state.errors[d.end..])
+                .fold(0.0f64, |m, &e| m.max(e));
+            if outside.sqrt() > bound {
+                return None;
+            }
+        }
+        let thigh_span = spans[0].clone().unwrap_or(0..0);
         let mut dirty = None;
-        for set in 0..2 {
-            let span = if state.times[set].is_empty() {
-                Some(0..n)
-            } else {
-                fit::changed_samples(&state.times[set], &times[set], &self.ts)
-            };
+        for (set, span) in spans.into_iter().enumerate() {
             if let Some(span) = span.clone() {
                 let keys = self.keys(times, set);
                 let mut seg = 0;
@@ -295,17 +327,32 @@ impl Problem for CssLegProblem<'_> {
             }
             dirty = fit::union(dirty, span);
         }
-        let (thigh0, shin0) = (self.knee0 - self.hip, self.ankle0 - self.knee0);
-        let rot = |v: Vec2, a: f64| {
-            let (s, c) = a.sin_cos();
-            Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
-        };
-        for i in dirty.unwrap_or(0..0) {
+        let dirty = dirty.unwrap_or(0..0);
+        // the squared error at sample i of the written keys
+        let error_at = |state: &mut CssState, i: usize| {
             let a1 = state.angles[0][i].to_radians();
             let a2 = state.angles[1][i].to_radians();
+            if thigh_span.contains(&i) {
+                state.thigh[i] = rot(thigh0, a1);
+            }
             // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
-            let ankle = self.hip + rot(thigh0, a1) + rot(shin0, a1 + a2);
-            state.errors[i] = ankle.dist(self.targets[i]);
+            let d = self.hip + state.thigh[i] + rot(shin0, a1 + a2) - self.targets[i];
+            state.errors[i] = d.x * d.x + d.y * d.y;
+            state.errors[i] > bound2 && state.errors[i].sqrt() > bound
+        };
+        if bound.is_finite() && dirty.contains(&state.worst) {
+            let w = state.worst;
+            if error_at(state, w) {
+                state.stale = Some(dirty);
+                return None;
+            }
+        }
+        state.stale = None;
+        for i in dirty.clone() {
+            if error_at(state, i) {
+                state.stale = Some(i + 1..dirty.end).filter(|r| !r.is_empty());
+                return None;
+            }
         }
         let mut best = Estimate {
             max_px: -1.0,
@@ -319,6 +366,12 @@ impl Problem for CssLegProblem<'_> {
                 worst_i = i;
             }
         }
+        best.max_px = best.max_px.sqrt();
+        if best.max_px > bound {
+            // (unchanged keys: nothing above was re-evaluated)
+            return None;
+        }
+        state.worst = worst_i;
         best.worst_t = self.ts[worst_i];
         let d1 = (state.angles[0][worst_i] - self.ideal[0][worst_i])
             .to_radians()
@@ -328,7 +381,22 @@ impl Problem for CssLegProblem<'_> {
             .abs();
         let (arm1, arm2) = self.arms[worst_i];
         best.blame = if d1 * arm1 >= d2 * arm2 { 0 } else { 1 };
-        best
+        Some(best)
+    }
+}
+
+impl Problem for CssLegProblem<'_> {
+    fn sets(&self) -> usize {
+        2
+    }
+
+    fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
+        self.bounded(times, f64::INFINITY)
+            .expect("an unbounded estimate always completes")
+    }
+
+    fn estimate_within(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
+        self.bounded(times, bound)
     }
 
     fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64 {
@@ -355,7 +423,7 @@ struct SmilLegProblem<'a> {
     lm: &'a LegMotion,
     ts: Vec<f64>,
     targets: Vec<Vec2>,
-    /// The last estimate's key times and errors per sample (as for
+    /// The last estimate's key times and squared errors per sample (as for
     /// [`CssLegProblem`]).
     last: RefCell<(Vec<f64>, Vec<f64>)>,
 }
@@ -403,7 +471,8 @@ impl Problem for SmilLegProblem<'_> {
             fit::linear_estimate(ts, &tk[k0..k1], |i, seg, f| {
                 let p = ankles[seg] + (ankles[seg + 1] - ankles[seg]) * f;
                 let i = span.start + i;
-                errors[i] = p.dist(self.targets[i]);
+                let d = p - self.targets[i];
+                errors[i] = d.x * d.x + d.y * d.y;
                 errors[i]
             });
         }
@@ -419,6 +488,7 @@ impl Problem for SmilLegProblem<'_> {
                 best.worst_t = self.ts[i];
             }
         }
+        best.max_px = best.max_px.sqrt();
         best
     }
 
@@ -860,7 +930,7 @@ mod tests {
     /// The fitters' incremental estimate (only the samples a trial's changed
     /// keys reach) equals a full evaluation by a fresh problem, over a long
     /// random walk of insertions, removals and shifts in either set, on both
-    /// routes.
+    /// routes, also after bounded estimates that stopped part way.
     #[test]
     fn incremental_estimates_equal_full_ones() {
         let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
@@ -894,9 +964,21 @@ mod tests {
                     }
                 }
             }
-            let got = css.estimate(&times);
             let want = CssLegProblem::new(lm, Fit::Cubic).estimate(&times);
+            if step % 2 == 0 {
+                // a bounded estimate, cut short or not, then the full one
+                let bound = want.max_px * (0.5 + rnd());
+                let within = css.estimate_within(&times, bound);
+                assert_eq!(within.is_some(), want.max_px <= bound, "step {step}");
+                if let Some(e) = within {
+                    assert_eq!(e, want, "css step {step}: {times:?}");
+                }
+            }
+            let got = css.estimate(&times);
             assert_eq!(got, want, "css step {step}: {times:?}");
+            // the same keys again: nothing re-evaluated, the bound still holds
+            assert_eq!(css.estimate_within(&times, want.max_px), Some(want));
+            assert_eq!(css.estimate_within(&times, want.max_px * 0.9), None);
             let one = [times[set].clone()];
             let got = smil.estimate(&one);
             let want = SmilLegProblem::new(lm).estimate(&one);

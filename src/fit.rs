@@ -424,6 +424,11 @@ pub trait Problem {
     fn sets(&self) -> usize;
     /// Error estimate for candidate key times.
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate;
+    /// The estimate if its max is within `bound`, else `None`; a problem may
+    /// stop evaluating as soon as one sample exceeds the bound.
+    fn estimate_within(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
+        Some(self.estimate(times)).filter(|e| e.max_px <= bound)
+    }
     /// Where to add a key to set `set` in the segment (lo, hi) that holds the worst time.
     fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64;
     /// Starting key times of set `set` (must include 0 and 1).
@@ -439,7 +444,10 @@ pub trait Problem {
 /// The fewest uniform keys (same in every set) meeting the tolerance, by
 /// doubling then bisection on n; `None` past `max_keys`.
 fn uniform_floor(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Option<Vec<Vec<f64>>> {
-    let ok = |n: usize| p.estimate(&vec![uniform_times(n); p.sets()]).max_px <= tol_px;
+    let ok = |n: usize| {
+        p.estimate_within(&vec![uniform_times(n); p.sets()], tol_px)
+            .is_some()
+    };
     let mut hi = 2;
     while !ok(hi) {
         if hi >= max_keys {
@@ -502,7 +510,7 @@ pub fn refine(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Vec<Vec<f64>> {
                 let mut trial = times.clone();
                 trial[s].remove(i);
                 shift_keys(p, &mut trial, s, i.saturating_sub(2)..i + 2);
-                if p.estimate(&trial).max_px <= tol_px {
+                if p.estimate_within(&trial, tol_px).is_some() {
                     times = trial;
                 } else {
                     i += 1;
@@ -576,7 +584,7 @@ fn prune(p: &dyn Problem, times: &mut [Vec<f64>], tol_px: f64) {
         let mut i = 1;
         while i + 1 < times[s].len() {
             let removed = times[s].remove(i);
-            if p.estimate(times).max_px <= tol_px {
+            if p.estimate_within(times, tol_px).is_some() {
                 continue;
             }
             times[s].insert(i, removed);
@@ -606,8 +614,8 @@ fn shift_keys(p: &dyn Problem, times: &mut [Vec<f64>], set: usize, range: std::o
                         }
                         let old = times[s][i];
                         times[s][i] = t;
-                        let e = p.estimate(times).max_px;
-                        if e < best {
+                        let e = p.estimate_within(times, best).map(|e| e.max_px);
+                        if let Some(e) = e.filter(|&e| e < best) {
                             best = e;
                             improved = true;
                         } else {
