@@ -347,7 +347,11 @@ fn browser_ankle_follows_the_pedal_within_the_reported_error() {
                 "{leg} t={t}: {ankle:?} vs clip {w:?}"
             );
         }
-        assert!(worst > 0.5, "{leg}: suspiciously still ({worst} px)");
+        // the browser sees the drift the report states, not none
+        assert!(
+            reported > 0.05 && worst > 0.5 * reported,
+            "{leg}: suspiciously still ({worst} px, reported {reported})"
+        );
         // the drawn pedal (inside scale(2)) follows the pedal target
         if *leg == "near" {
             for probes in &got {
