@@ -42,6 +42,7 @@
 //! - [`watch`]: debounced file watching for `bake --watch`.
 //! - [`interrupt`]: what SIGINT/SIGTERM cleans up (temporaries, child processes).
 //! - [`art`]: animate an illustrator's drawing with a baked css clip (`bake --art`).
+//! - [`template`]: a rig's phase-0 pose as a labelled starter drawing (`template`).
 
 pub mod art;
 pub mod bake;
@@ -62,6 +63,7 @@ pub mod rig;
 pub mod schema;
 pub mod solve;
 pub mod sweep;
+pub mod template;
 pub mod trajectory;
 pub mod watch;
 

@@ -159,6 +159,18 @@ enum Command {
         #[arg(long, value_enum, default_value_t = SweepRoute::Css)]
         route: SweepRoute,
     },
+    /// Write a starter drawing for a rig: <name>.template.svg, the rig's
+    /// phase-0 pose (t = 0) as one labelled group per part (Inkscape layers
+    /// and labels, ids for Illustrator), joint markers on a hidden "guides"
+    /// layer. Draw over it and bake it with `bake --art`.
+    Template {
+        /// Rig file (JSON).
+        #[arg(value_name = "RIG")]
+        rig: PathBuf,
+        /// Output directory (created if missing).
+        #[arg(short, long, value_name = "DIR", default_value = ".")]
+        output: PathBuf,
+    },
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -356,6 +368,7 @@ fn run(cli: Cli) -> Result<Exit> {
             frames,
             route,
         } => workflow::cmd_preview(&rig, &output, frames, route),
+        Command::Template { rig, output } => workflow::cmd_template(&rig, &output),
         Command::Completions { shell } => {
             let shell = match shell {
                 ShellArg::Bash => clap_complete::Shell::Bash,

@@ -1,4 +1,5 @@
-//! The illustrator-facing commands: `preview`, `bake --art`, `bake --watch`.
+//! The illustrator-facing commands: `preview`, `template`, `bake --art`,
+//! `bake --watch`.
 //!
 //! Like the rest of the binary, this module only reads files, calls the
 //! library and writes outputs atomically; the work itself is in
@@ -84,6 +85,28 @@ pub(crate) fn cmd_preview(
     let png = std::fs::read(&png_path)
         .with_context(|| format!("{}: cannot read the rendered strip", png_path.display()))?;
     output::write_all(&[Output::new("-o", output, &png)], &inputs)?;
+    Ok(Exit::Ok)
+}
+
+/// `rigbake template`: write `<name>.template.svg` ([`rigbake::template`])
+/// into the directory `output`.
+pub(crate) fn cmd_template(rig_path: &Path, output: &Path) -> Result<Exit> {
+    if output.exists() && !output.is_dir() {
+        bail!(
+            "-o {}: is a file; name a directory (the template is written as <name>.template.svg)",
+            output.display()
+        );
+    }
+    let rig = load_rig(rig_path)?;
+    let svg = rigbake::template::template(&rig);
+    let target = output.join(format!("{}.template.svg", rig.name));
+    output::write_all(
+        &[Output::new("-o", &target, svg.as_bytes())],
+        &[Input {
+            what: "rig",
+            path: rig_path,
+        }],
+    )?;
     Ok(Exit::Ok)
 }
 
