@@ -42,6 +42,7 @@
 //! - [`watch`]: debounced file watching for `bake --watch`.
 //! - [`interrupt`]: what SIGINT/SIGTERM cleans up (temporaries, child processes).
 //! - [`art`]: animate an illustrator's drawing with a baked css clip (`bake --art`).
+//! - [`gallery`]: one HTML page of baked files, their figures and frame strips (`gallery`).
 //! - [`template`]: a rig's phase-0 pose as a labelled starter drawing (`template`).
 
 pub mod art;
@@ -52,6 +53,7 @@ pub mod clip;
 pub mod emit;
 pub mod figure;
 pub mod fit;
+pub mod gallery;
 pub mod geom;
 pub mod input;
 pub mod interrupt;

@@ -159,6 +159,21 @@ enum Command {
         #[arg(long, value_enum, default_value_t = SweepRoute::Css)]
         route: SweepRoute,
     },
+    /// Bake rigs on both routes into a directory and write an index.html
+    /// showing every file animating (as <img>), its report figures (max
+    /// error per probe, bytes) and a frame strip of one period per file
+    /// (headless Chromium; without one the page says so).
+    ///
+    /// Example: rigbake gallery rigs/*.json -o out/   # then open out/index.html
+    Gallery {
+        /// Rig files (JSON).
+        #[arg(required = true, value_name = "RIG")]
+        rigs: Vec<PathBuf>,
+        /// Output directory (created if missing): the SVG files, the strips
+        /// (<file>.strip.png) and index.html, all replaced together.
+        #[arg(short, long, value_name = "DIR", default_value = "out")]
+        output: PathBuf,
+    },
     /// Write a starter drawing for a rig: <name>.template.svg, the rig's
     /// phase-0 pose (t = 0) as one labelled group per part (Inkscape layers
     /// and labels, ids for Illustrator), joint markers on a hidden "guides"
@@ -368,6 +383,7 @@ fn run(cli: Cli) -> Result<Exit> {
             frames,
             route,
         } => workflow::cmd_preview(&rig, &output, frames, route),
+        Command::Gallery { rigs, output } => workflow::cmd_gallery(&rigs, &output),
         Command::Template { rig, output } => workflow::cmd_template(&rig, &output),
         Command::Completions { shell } => {
             let shell = match shell {
