@@ -116,199 +116,230 @@ fn marker(doc: &Document, guides: Node, name: &str) -> Vec2 {
 fn every_rig_gets_a_labelled_template_in_its_phase0_pose() {
     let mut kinds = BTreeSet::new();
     for path in rigs() {
-        let rig = load(&path);
-        let svg = rigbake::template::template(&rig);
-        let name = path.display().to_string();
-        let doc = Document::parse(&svg).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let root = doc.root_element();
-        assert!(root.has_tag_name(("http://www.w3.org/2000/svg", "svg")));
-        assert_eq!(root.lookup_namespace_uri(Some("inkscape")), Some(INKSCAPE));
-        assert_eq!(root.lookup_namespace_uri(Some("sodipodi")), Some(SODIPODI));
-        assert!(
-            root.children()
-                .any(|c| c.has_tag_name("desc") && c.text().is_some_and(|t| t.len() > 80)),
-            "{name}: no <desc>"
-        );
-        let mut ids = BTreeSet::new();
-        for n in doc.descendants().filter(|n| n.is_element()) {
-            if let Some(id) = n.attribute("id") {
-                assert!(ids.insert(id), "{name}: id {id} twice");
-            }
-        }
-        let layers: Vec<Node> = root
-            .children()
-            .filter(|c| c.attribute((INKSCAPE, "groupmode")) == Some("layer"))
-            .collect();
-        assert!(layers.len() >= 2, "{name}");
-        for l in &layers {
-            assert!(l.attribute((INKSCAPE, "label")).is_some(), "{name}");
-        }
-        let guides: Vec<&Node> = layers
-            .iter()
-            .filter(|l| l.attribute((INKSCAPE, "label")) == Some("guides"))
-            .collect();
-        assert_eq!(guides.len(), 1, "{name}");
-        let guides = *guides[0];
-        assert_eq!(guides.attribute("style"), Some("display:none"), "{name}");
-        // everything on the guide layer is a marker or a guide line, and no
-        // part group is hidden with it
-        assert!(guides.descendants().skip(1).all(|n| !n.has_tag_name("g")));
+        kinds.insert(check_template(&path.display().to_string(), &load(&path)));
+    }
+    assert_eq!(kinds.len(), 3, "every rig kind covered: {kinds:?}");
+}
 
-        // the bake, for its probes at t = 0 and their reported errors
-        let baked = bake_rig(
-            &rig,
-            &BakeOptions::resolve(&rig, Route::Css, None, None, None),
-        );
-        let at0 = measure::probes_at(&baked.clip, 0.0);
-        let err: BTreeMap<String, f64> = baked
-            .report
-            .legs
-            .iter()
-            .map(|l| (l.name.clone(), l.max_error_px))
-            .collect();
-        let probe = |p: &str| {
-            let v = at0.get(p).unwrap_or_else(|| panic!("{name}: no probe {p}"));
-            *v
-        };
+/// Variants whose phase-0 pose is not the drawn rest pose: root motion
+/// away from zero at t = 0 (with a spring and hair), a crank that starts
+/// turned, counter-clockwise, with a pedal offset.
+#[test]
+fn templates_follow_root_motion_and_crank_start() {
+    let read = |p: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(repo(p)).unwrap()).unwrap()
+    };
+    let mut pony = read("rigs/ponytail.json");
+    pony["root"] = serde_json::json!({
+        "x": { "keys": [[0, 17], [0.5, -9], [1, 17]], "ease": "smoothstep" },
+        "y": { "keys": [[0, 25], [0.5, 12], [1, 25]], "ease": "smoothstep" }
+    });
+    let rig = rig::load(&pony.to_string()).unwrap();
+    let moved = rigbake::figure::fk::root_matrix(&rig.figure.as_ref().unwrap().clips[0].root, 0.0)
+        .apply(Vec2::ZERO);
+    assert!(moved.dist(Vec2::new(17.0, 25.0)) < 1e-9, "{moved:?}");
+    assert_eq!(check_template("ponytail, moved", &rig), "bones");
+    let mut cyc = read("rigs/recumbent.json");
+    cyc["crank"]["start_deg"] = 137.into();
+    let rig = rig::load(&cyc.to_string()).unwrap();
+    assert_eq!(check_template("recumbent, turned", &rig), "cycling");
+}
 
-        if let Some(fig) = &rig.figure {
-            kinds.insert("bones");
-            // FK of the first clip at t = 0 through the root motion and springs
-            let clip = &fig.clips[0];
-            let tips = rigbake::figure::fk::tips(fig, clip, 0.0);
-            for (b, bone) in fig.bones.iter().enumerate() {
-                let g = part(&doc, &bone.name);
-                if let Some(p) = bone.parent {
-                    assert!(
-                        inside(g, part(&doc, &fig.bones[p].name)),
-                        "{name}: {}",
-                        bone.name
-                    );
-                }
-                let spring = rigbake::figure::spring::offset(fig, b, 0.0);
-                let (j, t) = ends(&doc, &bone.name);
-                near(
-                    &format!("{name} {} tip", bone.name),
-                    t,
-                    tips[b] + spring,
-                    ROUND_PX,
-                );
+/// Checks one rig's template (see the test above); returns its kind.
+fn check_template(name: &str, rig: &rig::Rig) -> &'static str {
+    let rig = rig.clone();
+    let kind;
+    let svg = rigbake::template::template(&rig);
+    let name = name.to_string();
+    let doc = Document::parse(&svg).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let root = doc.root_element();
+    assert!(root.has_tag_name(("http://www.w3.org/2000/svg", "svg")));
+    assert_eq!(root.lookup_namespace_uri(Some("inkscape")), Some(INKSCAPE));
+    assert_eq!(root.lookup_namespace_uri(Some("sodipodi")), Some(SODIPODI));
+    assert!(
+        root.children()
+            .any(|c| c.has_tag_name("desc") && c.text().is_some_and(|t| t.len() > 80)),
+        "{name}: no <desc>"
+    );
+    let mut ids = BTreeSet::new();
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        if let Some(id) = n.attribute("id") {
+            assert!(ids.insert(id), "{name}: id {id} twice");
+        }
+    }
+    let layers: Vec<Node> = root
+        .children()
+        .filter(|c| c.attribute((INKSCAPE, "groupmode")) == Some("layer"))
+        .collect();
+    assert!(layers.len() >= 2, "{name}");
+    for l in &layers {
+        assert!(l.attribute((INKSCAPE, "label")).is_some(), "{name}");
+    }
+    let guides: Vec<&Node> = layers
+        .iter()
+        .filter(|l| l.attribute((INKSCAPE, "label")) == Some("guides"))
+        .collect();
+    assert_eq!(guides.len(), 1, "{name}");
+    let guides = *guides[0];
+    assert_eq!(guides.attribute("style"), Some("display:none"), "{name}");
+    // everything on the guide layer is a marker or a guide line, and no
+    // part group is hidden with it
+    assert!(guides.descendants().skip(1).all(|n| !n.has_tag_name("g")));
+
+    // the bake, for its probes at t = 0 and their reported errors
+    let baked = bake_rig(
+        &rig,
+        &BakeOptions::resolve(&rig, Route::Css, None, None, None),
+    );
+    let at0 = measure::probes_at(&baked.clip, 0.0);
+    let err: BTreeMap<String, f64> = baked
+        .report
+        .legs
+        .iter()
+        .map(|l| (l.name.clone(), l.max_error_px))
+        .collect();
+    let probe = |p: &str| {
+        let v = at0.get(p).unwrap_or_else(|| panic!("{name}: no probe {p}"));
+        *v
+    };
+
+    if let Some(fig) = &rig.figure {
+        kind = "bones";
+        // FK of the first clip at t = 0 through the root motion and springs
+        let clip = &fig.clips[0];
+        let tips = rigbake::figure::fk::tips(fig, clip, 0.0);
+        for (b, bone) in fig.bones.iter().enumerate() {
+            let g = part(&doc, &bone.name);
+            if let Some(p) = bone.parent {
                 assert!(
-                    (j.dist(t) - bone.length).abs() <= 2.0 * ROUND_PX,
-                    "{name} {}",
+                    inside(g, part(&doc, &fig.bones[p].name)),
+                    "{name}: {}",
                     bone.name
                 );
+            }
+            let spring = rigbake::figure::spring::offset(fig, b, 0.0);
+            let (j, t) = ends(&doc, &bone.name);
+            near(
+                &format!("{name} {} tip", bone.name),
+                t,
+                tips[b] + spring,
+                ROUND_PX,
+            );
+            assert!(
+                (j.dist(t) - bone.length).abs() <= 2.0 * ROUND_PX,
+                "{name} {}",
+                bone.name
+            );
+            near(
+                &format!("{name} tip-{}", bone.name),
+                marker(&doc, guides, &format!("tip-{}", bone.name)),
+                t,
+                1e-9,
+            );
+            near(
+                &format!("{name} joint-{}", bone.name),
+                marker(&doc, guides, &format!("joint-{}", bone.name)),
+                j,
+                1e-9,
+            );
+            // the written clip's own tip probe at t = 0 (only the first
+            // clip is on the timeline at t = 0)
+            let e = baked
+                .report
+                .bones
+                .iter()
+                .find(|r| r.clip == clip.name && r.name == bone.name)
+                .map_or(0.0, |r| r.max_error_px);
+            near(
+                &format!("{name} {} vs the bake", bone.name),
+                t,
+                probe(&format!("{}-tip", bone.name)),
+                e + ROUND_PX,
+            );
+        }
+    } else if !rig.chains.is_empty() {
+        kind = "chains";
+        for c in &rig.chains {
+            let d = c.depth_offset;
+            let root_at = c.root.at(0.0) + d;
+            let thigh = part(&doc, &format!("thigh-{}", c.name));
+            let shin = part(&doc, &format!("shin-{}", c.name));
+            assert!(inside(shin, thigh));
+            let (h, k) = ends(&doc, &format!("thigh-{}", c.name));
+            let (k2, a) = ends(&doc, &format!("shin-{}", c.name));
+            near(&format!("{name} {} hip", c.name), h, root_at, ROUND_PX);
+            assert_eq!(k, k2);
+            assert!((h.dist(k) - c.thigh).abs() <= 2.0 * ROUND_PX);
+            assert!((k.dist(a) - c.shin).abs() <= 2.0 * ROUND_PX);
+            let e = err[&c.name];
+            near(
+                &format!("{name} {} ankle vs the bake", c.name),
+                a,
+                probe(&format!("{}-ankle", c.name)),
+                e + ROUND_PX,
+            );
+            for (j, p) in [("hip", h), ("knee", k), ("ankle", a)] {
                 near(
-                    &format!("{name} tip-{}", bone.name),
-                    marker(&doc, guides, &format!("tip-{}", bone.name)),
-                    t,
-                    1e-9,
-                );
-                near(
-                    &format!("{name} joint-{}", bone.name),
-                    marker(&doc, guides, &format!("joint-{}", bone.name)),
                     j,
+                    marker(&doc, guides, &format!("joint-{j}-{}", c.name)),
+                    p,
                     1e-9,
                 );
-                // the written clip's own tip probe at t = 0 (only the first
-                // clip is on the timeline at t = 0)
-                let e = baked
-                    .report
-                    .bones
-                    .iter()
-                    .find(|r| r.clip == clip.name && r.name == bone.name)
-                    .map_or(0.0, |r| r.max_error_px);
-                near(
-                    &format!("{name} {} vs the bake", bone.name),
-                    t,
-                    probe(&format!("{}-tip", bone.name)),
-                    e + ROUND_PX,
-                );
             }
-        } else if !rig.chains.is_empty() {
-            kinds.insert("chains");
-            for c in &rig.chains {
-                let d = c.depth_offset;
-                let root_at = c.root.at(0.0) + d;
-                let thigh = part(&doc, &format!("thigh-{}", c.name));
-                let shin = part(&doc, &format!("shin-{}", c.name));
-                assert!(inside(shin, thigh));
-                let (h, k) = ends(&doc, &format!("thigh-{}", c.name));
-                let (k2, a) = ends(&doc, &format!("shin-{}", c.name));
-                near(&format!("{name} {} hip", c.name), h, root_at, ROUND_PX);
-                assert_eq!(k, k2);
-                assert!((h.dist(k) - c.thigh).abs() <= 2.0 * ROUND_PX);
-                assert!((k.dist(a) - c.shin).abs() <= 2.0 * ROUND_PX);
-                let e = err[&c.name];
-                near(
-                    &format!("{name} {} ankle vs the bake", c.name),
-                    a,
-                    probe(&format!("{}-ankle", c.name)),
-                    e + ROUND_PX,
-                );
-                for (j, p) in [("hip", h), ("knee", k), ("ankle", a)] {
-                    near(
-                        j,
-                        marker(&doc, guides, &format!("joint-{j}-{}", c.name)),
-                        p,
-                        1e-9,
-                    );
-                }
-            }
-        } else {
-            kinds.insert("cycling");
-            let motion = rigbake::motion::sample(&rig);
-            assert!(part(&doc, "crank").children().any(|c| c.is_element()));
-            for (leg, lm) in rig.legs.iter().zip(&motion.legs) {
-                let ln = &leg.name;
-                let d = leg.depth_offset;
-                let pose = lm.pose_at(0.0);
-                let thigh = part(&doc, &format!("thigh-{ln}"));
-                let shin = part(&doc, &format!("shin-{ln}"));
-                let pedal = part(&doc, &format!("pedal-{ln}"));
-                assert!(inside(shin, thigh) && !inside(pedal, thigh));
-                let (h, k) = ends(&doc, &format!("thigh-{ln}"));
-                let (k2, a) = ends(&doc, &format!("shin-{ln}"));
-                near(&format!("{name} {ln} hip"), h, leg.hip + d, ROUND_PX);
-                near(&format!("{name} {ln} knee"), k, pose.joint + d, ROUND_PX);
-                assert_eq!(k, k2);
-                near(
-                    &format!("{name} {ln} ankle"),
-                    a,
-                    lm.target_at(0.0) + d,
-                    ROUND_PX,
-                );
-                let e = err[ln];
-                near(
-                    &format!("{name} {ln} ankle vs the bake"),
-                    a,
-                    probe(&format!("{ln}-ankle")),
-                    e + ROUND_PX,
-                );
-                // the pedal is drawn about its axle, the crank arm ends there
-                let (p1, p2) = ends(&doc, &format!("pedal-{ln}"));
-                let axle = lm.target_at(0.0) - leg.pedal_offset + d;
-                near(
-                    &format!("{name} {ln} pedal"),
-                    (p1 + p2) * 0.5,
-                    axle,
-                    ROUND_PX,
-                );
-                let (c0, c1) = ends(&doc, &format!("crank-{ln}"));
-                near(
-                    &format!("{name} {ln} crank centre"),
-                    c0,
-                    rig.crank.center + d,
-                    ROUND_PX,
-                );
-                near(&format!("{name} {ln} crank arm"), c1, axle, ROUND_PX);
-                for (j, p) in [("hip", h), ("knee", k), ("ankle", a)] {
-                    near(j, marker(&doc, guides, &format!("joint-{j}-{ln}")), p, 1e-9);
-                }
+        }
+    } else {
+        kind = "cycling";
+        let motion = rigbake::motion::sample(&rig);
+        assert!(part(&doc, "crank").children().any(|c| c.is_element()));
+        for (leg, lm) in rig.legs.iter().zip(&motion.legs) {
+            let ln = &leg.name;
+            let d = leg.depth_offset;
+            let pose = lm.pose_at(0.0);
+            let thigh = part(&doc, &format!("thigh-{ln}"));
+            let shin = part(&doc, &format!("shin-{ln}"));
+            let pedal = part(&doc, &format!("pedal-{ln}"));
+            assert!(inside(shin, thigh) && !inside(pedal, thigh));
+            let (h, k) = ends(&doc, &format!("thigh-{ln}"));
+            let (k2, a) = ends(&doc, &format!("shin-{ln}"));
+            near(&format!("{name} {ln} hip"), h, leg.hip + d, ROUND_PX);
+            near(&format!("{name} {ln} knee"), k, pose.joint + d, ROUND_PX);
+            assert_eq!(k, k2);
+            near(
+                &format!("{name} {ln} ankle"),
+                a,
+                lm.target_at(0.0) + d,
+                ROUND_PX,
+            );
+            let e = err[ln];
+            near(
+                &format!("{name} {ln} ankle vs the bake"),
+                a,
+                probe(&format!("{ln}-ankle")),
+                e + ROUND_PX,
+            );
+            // the pedal is drawn about its axle, the crank arm ends there
+            let (p1, p2) = ends(&doc, &format!("pedal-{ln}"));
+            let axle = lm.target_at(0.0) - leg.pedal_offset + d;
+            near(
+                &format!("{name} {ln} pedal"),
+                (p1 + p2) * 0.5,
+                axle,
+                ROUND_PX,
+            );
+            let (c0, c1) = ends(&doc, &format!("crank-{ln}"));
+            near(
+                &format!("{name} {ln} crank centre"),
+                c0,
+                rig.crank.center + d,
+                ROUND_PX,
+            );
+            near(&format!("{name} {ln} crank arm"), c1, axle, ROUND_PX);
+            for (j, p) in [("hip", h), ("knee", k), ("ankle", a)] {
+                near(j, marker(&doc, guides, &format!("joint-{j}-{ln}")), p, 1e-9);
             }
         }
     }
-    assert_eq!(kinds.len(), 3, "every rig kind covered: {kinds:?}");
+    kind
 }
 
 /// The command writes `<name>.template.svg` into `-o DIR` (created), the
