@@ -159,9 +159,10 @@ enum Command {
         #[arg(long, value_enum, default_value_t = SweepRoute::Css)]
         route: SweepRoute,
     },
-    /// Bake rigs on both routes into a directory and write an index.html
-    /// showing every file animating (as <img>), its report figures (max
-    /// error per probe, bytes) and a frame strip of one period per file
+    /// Bake rigs on both routes into a directory with an index.html showing them all.
+    ///
+    /// The page shows every file animating (as <img>), its report figures
+    /// (max error per probe, bytes) and a frame strip of one period per file
     /// (headless Chromium; without one the page says so).
     ///
     /// Example: rigbake gallery rigs/*.json -o out/   # then open out/index.html
@@ -174,8 +175,9 @@ enum Command {
         #[arg(short, long, value_name = "DIR", default_value = "out")]
         output: PathBuf,
     },
-    /// Write a starter drawing for a rig: <name>.template.svg, the rig's
-    /// phase-0 pose (t = 0) as one labelled group per part (Inkscape layers
+    /// Write a starter drawing of a rig's phase-0 pose to draw over (<name>.template.svg).
+    ///
+    /// One labelled group per part in the pose at t = 0 (Inkscape layers
     /// and labels, ids for Illustrator), joint markers on a hidden "guides"
     /// layer. Draw over it and bake it with `bake --art`.
     Template {
