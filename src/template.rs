@@ -458,14 +458,15 @@ pub fn template(rig: &Rig) -> String {
     );
     let _ = writeln!(
         s,
-        "<sodipodi:namedview id=\"layer-view\" inkscape:current-layer=\"layer-{}\"/>",
-        pose.layers.len().saturating_sub(1)
+        "<sodipodi:namedview id=\"layer-view\" inkscape:current-layer=\"{}\"/>",
+        pose.layers.last().map_or(String::new(), |l| layer_id(l))
     );
     // a part closes once the next part is not inside it
     for (l, label) in pose.layers.iter().enumerate() {
         let _ = writeln!(
             s,
-            "<g id=\"layer-{l}\" inkscape:groupmode=\"layer\" inkscape:label=\"{label}\">"
+            "<g id=\"{}\" inkscape:groupmode=\"layer\" inkscape:label=\"{label}\">",
+            layer_id(label)
         );
         let mut open: Vec<usize> = Vec::new();
         for (k, part) in pose.parts.iter().enumerate().filter(|(_, p)| p.layer == l) {
@@ -518,6 +519,12 @@ pub fn template(rig: &Rig) -> String {
     }
     s.push_str("</g>\n</svg>\n");
     s
+}
+
+/// A layer's id (the name Illustrator shows): `layer-` and its label,
+/// spaces as `-` (`leg near` → `layer-leg-near`).
+fn layer_id(label: &str) -> String {
+    format!("layer-{}", label.replace(' ', "-"))
 }
 
 fn shape_xml(shape: &Shape) -> String {
