@@ -34,9 +34,10 @@
 //! a chain's target path, the ground, hair chains).
 //!
 //! Layers are top-level `<g inkscape:groupmode="layer">` with an
-//! `inkscape:label`; every id that is not a part name holds a `-` and
-//! starts with `layer-` or `guide-`, which no part name can (bone names
-//! hold no `-`, leg part names start with their role).
+//! `inkscape:label` and the id `layer-<label>` (spaces as `-`). Layer,
+//! guide and marker ids all hold a `-` (no bone name does) and start with
+//! `layer-`, `guide-`, `joint-` or `tip-` (no leg or chain part name does),
+//! so ids never collide; the tests check every example.
 
 use crate::figure::{Figure, fk, spring};
 use crate::geom::{LEN_DECIMALS, Vec2, fmt_len, quantize};
