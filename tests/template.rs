@@ -643,6 +643,10 @@ fn cycling_template_round_trips_through_bake_art() {
                 );
                 worst = worst.max(dist(ankle, target));
             }
+            eprintln!(
+                "{} {ln}: ankle–pedal max {worst:.4} px in Chromium, plain bake {} px",
+                rig.name, plain[ln]
+            );
             assert!(
                 worst <= plain[ln] + 0.05,
                 "{} {ln}: ankle–pedal {worst} px in Chromium, plain bake reports {}",
