@@ -43,6 +43,8 @@
 //! - [`watch`]: debounced file watching for `bake --watch`.
 //! - [`interrupt`]: what SIGINT/SIGTERM cleans up (temporaries, child processes).
 //! - [`art`]: animate an illustrator's drawing with a baked css clip (`bake --art`).
+//! - [`gallery`]: one HTML page of baked files, their figures and frame strips (`gallery`).
+//! - [`template`]: a rig's phase-0 pose as a labelled starter drawing (`template`).
 
 pub mod art;
 pub mod bake;
@@ -52,6 +54,7 @@ pub mod clip;
 pub mod emit;
 pub mod figure;
 pub mod fit;
+pub mod gallery;
 pub mod geom;
 pub mod input;
 pub mod interrupt;
@@ -63,6 +66,7 @@ pub mod rig;
 pub mod schema;
 pub mod solve;
 pub mod sweep;
+pub mod template;
 pub mod trajectory;
 pub mod watch;
 
