@@ -206,15 +206,7 @@ pub(crate) fn cmd_bake(
     let to_stdout = matches!(dest, Dest::Stdout);
     let tx = output::Transaction::new();
     let mut done = bake_each(rigs, &loaded, args, &bar, |k, b| {
-        let r = &b.report;
-        if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
-            bail!(
-                "{} ({}): could not keep the ankles within {tol} px: best found {} px; nothing written",
-                r.rig,
-                r.route.as_str(),
-                r.max_error_px()
-            );
-        }
+        super::workflow::tolerance_kept(&b.report)?;
         let staged = match targets.get(k) {
             Some(t) => tx.stage(&Output::new("-o", t, b.svg.as_bytes()))?,
             None => None,

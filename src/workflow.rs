@@ -104,19 +104,12 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
         tolerance: None,
         fit: None,
         clip: None,
+        prefix: None,
     };
     let bar = std::sync::Mutex::new(Progress::new(rigs, true));
     let loaded = super::batch::load_all(rigs, &args)?;
     let baked = super::batch::bake_each(rigs, &loaded, &args, &bar, |_, b| {
-        let r = &b.report;
-        if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
-            bail!(
-                "{} ({}): could not keep the ankles within {tol} px: best found {} px; nothing written",
-                r.rig,
-                r.route.as_str(),
-                r.max_error_px()
-            );
-        }
+        tolerance_kept(&b.report)?;
         Ok(b)
     })?;
     drop(bar);
@@ -291,14 +284,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     let rig = run.bake.load(rig_path)?;
     let art_text = rigbake::input::read_text(art_path, rigbake::input::Input::Drawing)?;
     let baked = rigbake::bake_rig(&rig, &run.bake.options(&rig, Route::Css));
-    let r = &baked.report;
-    if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
-        bail!(
-            "{} (css): could not keep the ankles within {tol} px: best found {} px; nothing written",
-            r.rig,
-            r.max_error_px()
-        );
-    }
+    tolerance_kept(&baked.report)?;
     let animated = rigbake::art::animate(&art_text, &rig, &baked.clip)
         .with_context(|| art_path.display().to_string())?;
 
@@ -503,4 +489,18 @@ impl Drop for Progress {
             eprint!("\r\x1b[2K");
         }
     }
+}
+
+/// Refuse a bake whose measured error misses the tolerance it was asked to
+/// keep; every command that writes a bake checks through here.
+pub(crate) fn tolerance_kept(r: &rigbake::report::Report) -> Result<()> {
+    if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
+        bail!(
+            "{} ({}): could not keep the ankles within {tol} px: best found {} px; nothing written",
+            r.rig,
+            r.route.as_str(),
+            r.max_error_px()
+        );
+    }
+    Ok(())
 }
