@@ -227,8 +227,28 @@ fn group(clip: &Clip, node: &Node) -> Element {
     if animated && clip.route == Route::Smil {
         smil::animate_group(clip, node, &mut g);
     }
+    // a path written `k` times larger: the moving group sits in a
+    // `scale(1/k)` parent and draws its content at `scale(k)`
+    let path_scale = match &node.anim {
+        Some(crate::clip::Anim::Motion { path, .. }) if path.scale != 1.0 => Some(path.scale),
+        _ => None,
+    };
+    let mut content = Element::new("g");
+    let into = if path_scale.is_some() {
+        &mut content
+    } else {
+        &mut g
+    };
     for item in &node.children {
-        g.append(item_element(clip, item));
+        into.append(item_element(clip, item));
+    }
+    if let Some(k) = path_scale {
+        content.assign("transform", format!("scale({})", fmt_t(k)));
+        g.append(content);
+        let mut outer = Element::new("g");
+        outer.assign("transform", format!("scale({})", fmt_t(1.0 / k)));
+        outer.append(g);
+        g = outer;
     }
     if node.translate != Vec2::ZERO {
         // A transform attribute would be overridden by a CSS animation (and
