@@ -281,10 +281,19 @@ pub fn add_chains(
 
 /// Bake, emit and measure a figure for one route.
 ///
-/// css: every clip in one file, switched by a `clip-<name>` class on the
+/// css: every clip in one file, switched by a `<prefix>-clip-<name>` class on the
 /// root. smil: a class cannot restart SMIL animations (they run on the
 /// document timeline), so only the first clip is written, with a note.
-pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -> FigureBake {
+///
+/// `prefix`: the names' scope prefix (`bake --prefix`), `None` for the
+/// automatic one (see [`crate::emit::scope`]).
+pub fn bake_figure(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    route: Route,
+    prefix: Option<&str>,
+) -> FigureBake {
     let mut clips = bake::bake(name, view_box, fig, route);
     let mut notes = Vec::new();
     let switched = fig.switched && route == Route::Css;
@@ -306,7 +315,7 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
         }
         _ => Vec::new(),
     };
-    let svg = crate::emit::figure::emit_figure(&clips, switched, &colours);
+    let svg = crate::emit::figure::emit_figure(&clips, switched, &colours, prefix);
     let mut measures = Vec::new();
     let mut samples = 0;
     for (clip, fc) in clips.iter().zip(&fig.clips) {
@@ -497,7 +506,7 @@ mod tests {
         let rig = crate::rig::load(&text).unwrap();
         let fig = rig.figure.as_ref().unwrap();
         for route in [Route::Css, Route::Smil] {
-            let fb = bake_figure(&rig.name, rig.view_box, fig, route);
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
             let clip = &fb.clips[0];
             assert_eq!(fb.ik.len(), 2);
             for im in &fb.ik {
@@ -552,7 +561,7 @@ mod tests {
         let fc = &fig.clips[0];
         let s = fc.root.squash.as_ref().unwrap();
         for route in [Route::Css, Route::Smil] {
-            let fb = bake_figure(&rig.name, rig.view_box, fig, route);
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
             let clip = &fb.clips[0];
             let mut worst = 0.0f64;
             for k in 0..=600 {
@@ -609,7 +618,8 @@ mod tests {
         }"#;
         let rig = crate::rig::load(text).unwrap();
         let fig = rig.figure.as_ref().unwrap();
-        let fb = bake_figure(&rig.name, rig.view_box, fig, Route::Css);
+        // the prefix `rb` writes the clip's local names
+        let fb = bake_figure(&rig.name, rig.view_box, fig, Route::Css, Some("rb"));
         assert!(!fb.svg.contains("rb-hr-"), "{}", fb.svg);
         assert!(
             fb.svg
