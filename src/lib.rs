@@ -107,21 +107,23 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
                 .to_string(),
         );
     }
+    let goal = opts.keying.fit_tolerance();
+    // the tolerance the report promises: asked for, not the default goal
     let tolerance = match opts.keying {
         bake::Keying::Tolerance(px) => Some(px),
-        bake::Keying::Uniform(_) | bake::Keying::Budget(_) => None,
+        _ => None,
     };
-    let mut internal = tolerance.map(|px| px * 0.98);
+    let mut internal = goal.map(|px| px * 0.98);
     let mut tries = 0;
     loop {
         let mut o = *opts;
         if let Some(px) = internal {
-            o.keying = bake::Keying::Tolerance(px);
+            o.keying = opts.keying.with_fit_tolerance(px);
         }
         let clip = bake::bake(rig, &motion, &o);
         let m = measure::measure(&clip);
         let worst = m.legs.iter().map(|l| l.max_error_px).fold(0.0, f64::max);
-        let met = tolerance.is_none_or(|px| worst <= px);
+        let met = goal.is_none_or(|px| worst <= px);
         tries += 1;
         if met || tries > TOLERANCE_RETRIES {
             let mut clip = clip;
