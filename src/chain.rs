@@ -842,6 +842,89 @@ fn place_keys(p: &dyn Problem, keying: ChainKeying, marker: bool) -> Vec<Vec<f64
     }
 }
 
+/// Path units per px of the path data an exact marker moves along
+/// ([`crate::clip::MotionPath::scale`]): Chromium measures path length by
+/// flattening to 0.5 path units, which at 1 unit per px puts the marker up
+/// to 0.19 px off the arc-length point; at 100 it is within 0.005 px.
+pub const MOTION_PATH_SCALE: f64 = 100.0;
+
+/// Decimal places of that path data (0.1 unit: rounding moves the path by
+/// at most 0.0007 px).
+pub const MOTION_PATH_DECIMALS: u32 = 1;
+
+/// The target marker's disc and probe, drawn at `at`.
+fn marker_items(chain: &str, at: Vec2, r: f64) -> Vec<Item> {
+    vec![
+        Item::Circle {
+            center: at,
+            r,
+            class: "rb-joint".into(),
+        },
+        Item::Probe {
+            name: format!("{chain}-target"),
+            at,
+        },
+    ]
+}
+
+/// The motion of an exact target marker: a `path` target (constant speed
+/// by arc length) that the solver aims at itself (not `"reach": "pull"`,
+/// whose aimed point leaves the path) is written as the path and a
+/// distance fraction `(start + sign·t) mod 1` ([`Anim::Motion`]). On the
+/// css route the fraction runs 0 → 1 (1 → 0 in reverse) and the phase is a
+/// negative delay; on the smil route the phase is in the keyPoints
+/// (`s;1;0;s` at `0;1−s;1−s;1`), which the millisecond clock of Firefox's
+/// SMIL cannot round. `None` for every other target: the marker is keyed.
+fn exact_marker(c: &IkChain, route: Route, period_s: f64) -> Option<Anim> {
+    use crate::geom::T_DECIMALS;
+    if c.reach == ChainReach::Pull {
+        return None;
+    }
+    let (d, start, sign) = c
+        .target
+        .path_data(MOTION_PATH_SCALE, MOTION_PATH_DECIMALS)?;
+    let s = quantize(start, T_DECIMALS).rem_euclid(1.0);
+    let forward = sign > 0.0;
+    let (keys, delay) = match route {
+        Route::Css => {
+            let keys = if forward {
+                vec![(0.0, 0.0), (1.0, 1.0)]
+            } else {
+                vec![(0.0, 1.0), (1.0, 0.0)]
+            };
+            // progress u = t + lead; forward f = u, reverse f = 1 − u
+            let lead = if forward {
+                s
+            } else {
+                (1.0 - s).rem_euclid(1.0)
+            };
+            (keys, -quantize(lead * period_s, SEC_DECIMALS))
+        }
+        Route::Smil if s == 0.0 => {
+            let keys = if forward {
+                vec![(0.0, 0.0), (1.0, 1.0)]
+            } else {
+                vec![(0.0, 1.0), (1.0, 0.0)]
+            };
+            (keys, 0.0)
+        }
+        Route::Smil => {
+            let keys = if forward {
+                let j = quantize(1.0 - s, T_DECIMALS);
+                vec![(0.0, s), (j, 1.0), (j, 0.0), (1.0, s)]
+            } else {
+                vec![(0.0, s), (s, 0.0), (s, 1.0), (1.0, s)]
+            };
+            (keys, 0.0)
+        }
+    };
+    Some(Anim::Motion {
+        path: crate::clip::MotionPath::new(d, MOTION_PATH_SCALE),
+        keys,
+        delay_s: if delay == 0.0 { 0.0 } else { delay },
+    })
+}
+
 /// A translate pair (X outside, Y inside) around `children`; `x`, `y` are
 /// the tracks (absent when that axis never moves).
 fn translated(
@@ -943,27 +1026,34 @@ pub fn bake_chains_with(
         let cls = format!("rb-{}", c.name);
         let width = quantize((c.thigh.min(c.shin) * 0.16).clamp(2.0, 40.0), 1);
         let colour = format!("rb-bone rb-s{}", ci.min(1));
-        // target marker, translated along the ideal target
-        let mp = cv.marker_problem(&cls, fit);
-        let (mx, my) = xy(mp.tracks(&place_keys(&mp, keying, true)));
+        let marker_r = quantize(width * 0.6, 1);
         let marker_tracks = tracks.len();
-        let marker = translated(
-            &mut tracks,
-            mx,
-            my,
-            c.depth_offset,
-            vec![
-                Item::Circle {
-                    center: cv.g0,
-                    r: quantize(width * 0.6, 1),
-                    class: "rb-joint".into(),
-                },
-                Item::Probe {
-                    name: format!("{}-target", c.name),
-                    at: cv.g0,
-                },
-            ],
-        );
+        let marker = match exact_marker(c, route, period_s) {
+            // the marker rides on the written path: it is the ideal target
+            Some(anim) => Node {
+                class: None,
+                translate: c.depth_offset,
+                anim: None,
+                children: vec![Item::Group(Node {
+                    class: Some(format!("{cls}-t")),
+                    translate: Vec2::ZERO,
+                    anim: Some(anim),
+                    children: marker_items(&c.name, Vec2::ZERO, marker_r),
+                })],
+            },
+            // otherwise translated along the ideal target by keys
+            None => {
+                let mp = cv.marker_problem(&cls, fit);
+                let (mx, my) = xy(mp.tracks(&place_keys(&mp, keying, true)));
+                translated(
+                    &mut tracks,
+                    mx,
+                    my,
+                    c.depth_offset,
+                    marker_items(&c.name, cv.g0, marker_r),
+                )
+            }
+        };
         markers.push(Item::Group(marker));
         let marker_tracks: Vec<usize> = (marker_tracks..tracks.len()).collect();
         let mut info = LegInfo {
@@ -1323,6 +1413,65 @@ mod tests {
         assert!((s[0].0 - 0.5).abs() < 1e-12 && (s[0].1 - 1.0).abs() < 1e-12);
         assert!(s[1].0 == 0.0 && (s[1].1 - 0.12).abs() < 1e-12);
         assert!(rig.chains[1].ideal().stance().is_empty());
+    }
+
+    /// Only `path` targets (not pulled) move along written path data; on
+    /// both routes the measure stage's marker is then on the ideal target
+    /// to rounding, for any start, direction and segment kind; every other
+    /// kind stays keyed.
+    #[test]
+    fn path_targets_move_exactly_and_other_kinds_stay_keyed() {
+        let chain = |target: &str, reach: &str| {
+            format!(
+                r#"{{ "name": "c", "view_box": [0, 0, 400, 300], "period_s": 0.9, "keys": 12,
+                  "ik_chains": [{{ "name": "a", "root": {{ "fixed": [200, 100] }},
+                    "target": {target}, "thigh": 100, "shin": 100, "reach": "{reach}" }}] }}"#
+            )
+        };
+        let paths = [
+            r#"{"path": {"d": "M 160 250 C 190 222 260 222 280 250 C 260 278 190 278 160 250 Z"}}"#,
+            r#"{"path": {"d": "m 150 240 l 60 -15 q 60 -10 70 25 L 150 240", "start": 0.37, "along": "reverse"}}"#,
+            r#"{"path": {"d": "M 150 250 A 60 22 0 1 1 270 250 A 60 22 0 1 1 150 250 Z", "start": 0.8}}"#,
+            r#"{"path": {"d": "M 150 250 L 150 250 L 250 250 L 200 280 Z", "start": 0.5, "along": "reverse"}}"#,
+        ];
+        let keyed = [
+            r#"{"circle": {"center": [200, 250], "radius": 20}}"#,
+            r#"{"ellipse": {"center": [200, 250], "rx": 30, "ry": 10}}"#,
+            r#"{"gait": {"origin": [200, 250], "stride": 40, "step_height": 8, "duty": 0.6}}"#,
+            r#"{"track": {"keys": [[0, [180, 250]], [0.5, [220, 250]], [1, [180, 250]]]}}"#,
+            r#"{"bob": {"center": [200, 250], "amp": 4}}"#,
+            paths[0],
+        ];
+        let motion = |clip: &Clip| {
+            clip.groups()
+                .iter()
+                .filter(|g| matches!(g.anim, Some(Anim::Motion { .. })))
+                .count()
+        };
+        for route in [Route::Css, Route::Smil] {
+            for (i, target) in paths.iter().enumerate() {
+                let rig = crate::rig::load(&chain(target, "error")).unwrap();
+                let clip = bake_chains("c", rig.view_box, 0.9, &rig.chains, None, route, 12);
+                assert_eq!(motion(&clip), 1, "{target}");
+                let ideal = clip.legs[0].ideal.as_ref().unwrap();
+                for k in 0..=997 {
+                    let t_s = 0.9 * k as f64 / 997.0;
+                    let p = crate::measure::probes_at(&clip, t_s)["a-target"];
+                    let d = p.dist(ideal.world_at(t_s / 0.9));
+                    assert!(d < 2e-3, "{route:?} path {i} at {t_s} s: {d}");
+                }
+            }
+            for (i, target) in keyed.iter().enumerate() {
+                let reach = if i == keyed.len() - 1 {
+                    "pull"
+                } else {
+                    "error"
+                };
+                let rig = crate::rig::load(&chain(target, reach)).unwrap();
+                let clip = bake_chains("c", rig.view_box, 0.9, &rig.chains, None, route, 12);
+                assert_eq!(motion(&clip), 0, "{target} ({reach})");
+            }
+        }
     }
 
     #[test]

@@ -84,6 +84,70 @@ pub enum Anim {
     /// a pivot with static translates around the group. The two tracks have
     /// the same key times and easings (one keyframe writes both).
     Scale { sx: usize, sy: usize, delay_s: f64 },
+    /// Motion along written path data by arc length (CSS `offset-path:
+    /// path()` with `offset-distance` keyframes and `offset-rotate: 0deg`;
+    /// SMIL `<animateMotion>` with `keyPoints`): the group is translated to
+    /// the point at `fraction × length` of `path`, in its parent's user
+    /// space (see [`MotionPath::scale`]). `keys` are `(t, fraction)` pairs, linear in between, with
+    /// `t` from 0 to 1 non-decreasing (an equal pair of times is a jump:
+    /// SMIL's way of starting a closed loop part-way along).
+    Motion {
+        path: MotionPath,
+        keys: Vec<(f64, f64)>,
+        delay_s: f64,
+    },
+}
+
+/// Path data as written for an [`Anim::Motion`], with its segments parsed
+/// back from the text (kurbo), so the measure stage evaluates what the file
+/// says, not the trajectory it was made from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MotionPath {
+    /// The `d` text as written.
+    pub d: String,
+    /// Path units per user unit: the path is written `scale` times larger
+    /// inside a `scale(1/scale)` group (and the moved group's content
+    /// inside `scale(scale)`), so a browser that measures paths by
+    /// flattening them to a fixed tolerance in path units (Chromium's Skia:
+    /// 0.5 units) measures this one to `0.5 / scale` px.
+    pub scale: f64,
+    /// Its segments (zero-length ones included: they add no length).
+    pub segs: Vec<kurbo::PathSeg>,
+    /// Arc length at the end of each segment, px (kurbo, to
+    /// [`MotionPath::ARCLEN_ACCURACY`]).
+    pub cum: Vec<f64>,
+}
+
+impl MotionPath {
+    /// Parse written path data.
+    ///
+    /// # Panics
+    /// If `d` is not valid SVG path data: the bake writes it, so that is a bug.
+    pub fn new(d: String, scale: f64) -> MotionPath {
+        use kurbo::ParamCurveArclen;
+        let segs: Vec<kurbo::PathSeg> = kurbo::BezPath::from_svg(&d)
+            .unwrap_or_else(|e| panic!("written path data {d:?} does not parse: {e}"))
+            .segments()
+            .collect();
+        let mut total = 0.0;
+        let cum = segs
+            .iter()
+            .map(|s| {
+                total += s.arclen(Self::ARCLEN_ACCURACY);
+                total
+            })
+            .collect();
+        MotionPath {
+            d,
+            scale,
+            segs,
+            cum,
+        }
+    }
+
+    /// Arc-length accuracy of [`Self::cum`] and of the measure stage's
+    /// point look-up, px.
+    pub const ARCLEN_ACCURACY: f64 = 1e-7;
 }
 
 /// Axis of an [`Anim::Translate`].

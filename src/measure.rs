@@ -15,7 +15,7 @@
 //! sharper peak between samples by a hair, never overstate it); RMS is the
 //! trapezoid rule over the same samples.
 
-use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, Node, Play};
+use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, MotionPath, Node, Play};
 use crate::geom::{Affine, Vec2};
 use std::collections::BTreeMap;
 
@@ -42,6 +42,11 @@ pub struct LegMeasure {
     /// pulled back), px ([`IdealTarget::reach_px`](crate::chain::IdealTarget::reach_px));
     /// `None` where the measured target is the drawn one (cycling pedals).
     pub reach_px: Option<f64>,
+    /// Legs measured against an ideal target (`ik_chains`): worst distance
+    /// between the written target marker (its `<leg>-target` probe, keyed
+    /// or moved along written path data) and that ideal, px; `None` for
+    /// other legs.
+    pub target_px: Option<f64>,
 }
 
 /// A clip's measurement.
@@ -193,6 +198,17 @@ fn anim_matrix(clip: &Clip, anim: &Anim, t_s: f64) -> Affine {
                 f: 0.0,
             }
         }
+        Anim::Motion {
+            path,
+            keys,
+            delay_s,
+        } => {
+            let u = clip_progress(clip, t_s, *delay_s);
+            let (i, s) = segment(keys.len(), |i| keys[i].0, u);
+            let f = keys[i].1 + (keys[i + 1].1 - keys[i].1) * s;
+            // scale(1/k) · translate(P) · scale(k) = translate(P / k)
+            Affine::translate(motion_point(path, f) * (1.0 / path.scale))
+        }
         Anim::Orbit {
             track,
             center,
@@ -207,6 +223,27 @@ fn anim_matrix(clip: &Clip, anim: &Anim, t_s: f64) -> Affine {
                 * Affine::rotate(-th)
         }
     }
+}
+
+/// The point at `fraction` of the length of written path data (in path
+/// units, see [`MotionPath::scale`]), as CSS
+/// `offset-distance` and SMIL `keyPoints` place it: the arc length
+/// `fraction × total` is found segment by segment (kurbo's arc length and
+/// its inverse); the moves between subpaths add no length. `fraction` is
+/// clamped to [0, 1].
+pub fn motion_point(path: &MotionPath, fraction: f64) -> Vec2 {
+    use kurbo::{ParamCurve, ParamCurveArclen};
+    let total = *path.cum.last().expect("written path data has a segment");
+    let s = fraction.clamp(0.0, 1.0) * total;
+    let i = path
+        .cum
+        .partition_point(|&c| c < s)
+        .min(path.segs.len() - 1);
+    let before = if i == 0 { 0.0 } else { path.cum[i - 1] };
+    let seg = path.segs[i];
+    let u = seg.inv_arclen((s - before).max(0.0), MotionPath::ARCLEN_ACCURACY);
+    let q = seg.eval(u);
+    Vec2::new(q.x, q.y)
 }
 
 /// Positions of every probe at document time `t_s`, in root user space.
@@ -385,6 +422,9 @@ pub fn breakpoints(clip: &Clip) -> Vec<f64> {
             | Some(Anim::Scale {
                 sy: track, delay_s, ..
             }) => push_keys(&mut clip.tracks[*track].keys.iter().map(|k| k.t), *delay_s),
+            Some(Anim::Motion { keys, delay_s, .. }) => {
+                push_keys(&mut keys.iter().map(|k| k.0), *delay_s)
+            }
             None => {}
         }
         for item in &node.children {
@@ -458,6 +498,13 @@ pub fn measure(clip: &Clip) -> Measurement {
         .iter()
         .map(|l| pw.morph_index(&l.ankle_probe))
         .collect();
+    // a chain's drawn marker, judged against the same ideal
+    let marker: Vec<Option<usize>> = clip
+        .legs
+        .iter()
+        .map(|l| l.ideal.as_ref().and_then(|_| pw.index(&l.target_probe)))
+        .collect();
+    let mut marker_errs: Vec<Vec<f64>> = vec![Vec::new(); clip.legs.len()];
     for &t in &ts {
         pw.at_time(clip, t);
         for (i, leg) in clip.legs.iter().enumerate() {
@@ -469,6 +516,9 @@ pub fn measure(clip: &Clip) -> Measurement {
                 (None, None) => unreachable!("resolved above"),
             };
             errs[i].push(a.dist(g));
+            if let Some(j) = marker[i] {
+                marker_errs[i].push(pw.at[j].dist(g));
+            }
             if let Some(pts) = morph[i].map(|j| pw.morph_points(j)) {
                 let s = (pts[0].dist(pts[1]) - leg.thigh)
                     .abs()
@@ -491,6 +541,7 @@ pub fn measure(clip: &Clip) -> Measurement {
                 max_bone_stretch_px: stretch[i],
                 slip_px: foot_slip_px(clip, leg),
                 reach_px: leg.ideal.as_ref().map(|i| i.reach_px(&ts, clip.period_s)),
+                target_px: marker[i].map(|_| max_and_rms(&ts, &marker_errs[i], clip.period_s).0),
             }
         })
         .collect();
@@ -561,6 +612,7 @@ pub fn measure_probes(
                 max_bone_stretch_px: None,
                 slip_px: None,
                 reach_px: None,
+                target_px: None,
             }
         })
         .collect();

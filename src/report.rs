@@ -57,6 +57,11 @@ pub struct LegReport {
     /// the aimed point; this is what it leaves out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reach_px: Option<f64>,
+    /// `ik_chains`: the worst distance, px, between the drawn target marker
+    /// (its `<leg>-target` probe as written: keyed, or moved along the
+    /// written path for a `path` target) and the ideal target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_px: Option<f64>,
     /// The leg's tracks. A reused track is listed under the leg that owns it too.
     pub tracks: Vec<TrackReport>,
 }
@@ -211,6 +216,7 @@ pub fn build(
                     max_bone_stretch_px: lm.max_bone_stretch_px.map(q),
                     slip_px: lm.slip_px.map(q),
                     reach_px: lm.reach_px.map(q),
+                    target_px: lm.target_px.map(q),
                     tracks,
                 }
             })
@@ -271,6 +277,7 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
                 max_bone_stretch_px: None,
                 slip_px: lm.slip_px.map(q),
                 reach_px: lm.reach_px.map(q),
+                target_px: lm.target_px.map(q),
                 tracks,
             }
         })

@@ -519,6 +519,50 @@ impl Trajectory {
         }
     }
 
+    /// A `path` trajectory as path data a browser can move along exactly:
+    /// `(d, start, sign)` with the (non-zero) segments written absolute
+    /// (`M`, `L`, `Q`, `C`, a new `M` where a segment does not start where
+    /// the last ended), coordinates times `scale` rounded to `decimals`
+    /// places, and a
+    /// closing `Z` when it is one subpath; the point at normalised time t is then at the fraction
+    /// `(start + sign·t) mod 1` of its length. `None` for other kinds: a
+    /// circle, an ellipse, a track, a gait or a bob is not a constant-speed
+    /// walk along a path and stays keyed.
+    pub fn path_data(&self, scale: f64, decimals: u32) -> Option<(String, f64, f64)> {
+        let Trajectory::Path {
+            segs, start, sign, ..
+        } = self
+        else {
+            return None;
+        };
+        let n = |x: f64| crate::geom::fmt_num(x, decimals);
+        let pt = |p: kurbo::Point| format!("{} {}", n(p.x * scale), n(p.y * scale));
+        let mut d = String::new();
+        let mut end: Option<kurbo::Point> = None;
+        for s in segs {
+            if end != Some(s.start()) {
+                if !d.is_empty() {
+                    d.push(' ');
+                }
+                d.push_str(&format!("M {}", pt(s.start())));
+            }
+            match s {
+                PathSeg::Line(l) => d.push_str(&format!(" L {}", pt(l.p1))),
+                PathSeg::Quad(q) => d.push_str(&format!(" Q {} {}", pt(q.p1), pt(q.p2))),
+                PathSeg::Cubic(c) => {
+                    d.push_str(&format!(" C {} {} {}", pt(c.p1), pt(c.p2), pt(c.p3)))
+                }
+            }
+            end = Some(s.end());
+        }
+        // one subpath ends where it starts: close it (with several, a Z would
+        // draw a line back to the last one's start and add length)
+        if d.matches('M').count() == 1 {
+            d.push_str(" Z");
+        }
+        Some((d, *start, *sign))
+    }
+
     /// Normalised times in [0, 1) where the motion may have a corner (its
     /// velocity jumps): track keys, path segment joins, gait stance start
     /// and end, the bob's bounce. Key placement puts keys there.

@@ -201,8 +201,11 @@ fn tolerance_fits_few_cubic_keys_per_track_on_css() {
                 l.name,
                 l.max_error_px
             );
-            // thigh, shin and every moving root and marker translation
-            assert!(l.tracks.len() >= 3, "{name} {}: {:?}", l.name, l.tracks);
+            // thigh, shin and every moving root and marker translation;
+            // path-foot's root is fixed and its markers move along their
+            // path (offset-path), so it keys the thigh and shin only
+            let least = if name == "path-foot" { 2 } else { 3 };
+            assert!(l.tracks.len() >= least, "{name} {}: {:?}", l.name, l.tracks);
             for t in &l.tracks {
                 assert!(t.keys <= 12, "{name} {}: {} keys", t.name, t.keys);
             }

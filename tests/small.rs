@@ -226,6 +226,10 @@ fn smil_key_times_only_where_needed_and_no_still_animations() {
             continue;
         }
         for a in smil_anims(&b.svg) {
+            // an <animateMotion> (a marker on its path) has a path, no values
+            if a.contains_key("path") {
+                continue;
+            }
             let values: Vec<&str> = a["values"].split(';').collect();
             let n = values.len();
             assert!(

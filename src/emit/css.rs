@@ -10,6 +10,10 @@
 //! - `Anim::Translate` animates the individual `translate:` property and
 //!   `Anim::Scale` the `scale:` property about the group's own origin
 //!   (`transform-origin: 0 0`).
+//! - `Anim::Motion` becomes `offset-path: path("…")` with `offset-rotate:
+//!   0deg` and keyframes of `offset-distance` (linear; a phase is a negative
+//!   `animation-delay`): the group's origin rides on the written path by
+//!   arc length, in its parent's user space.
 //! - Morphed paths with a probe get `d: path()` keyframes, linear between keys.
 //!
 //! **Timing.** A timing function inside a keyframe applies to the segment
@@ -275,6 +279,22 @@ impl Sheet {
                     let name = &clip.tracks[*track].name;
                     let identity = Some("translate:0");
                     self.animation(clip, &selector, name, f, *delay_s, "", identity);
+                }
+                Anim::Motion {
+                    path,
+                    keys,
+                    delay_s,
+                } => {
+                    let f = Frames {
+                        times: keys.iter().map(|k| k.0).collect(),
+                        decls: keys
+                            .iter()
+                            .map(|k| format!("offset-distance:{}%", fmt_pct(k.1)))
+                            .collect(),
+                        timings: vec!["linear".to_string(); keys.len().saturating_sub(1)],
+                    };
+                    let extra = format!(";offset-path:path(\"{}\");offset-rotate:0deg", path.d);
+                    self.animation(clip, &selector, class, f, *delay_s, &extra, None);
                 }
                 Anim::Scale { sx, sy, delay_s } => {
                     let f = Frames::of_track(&clip.tracks[*sx], |i| {

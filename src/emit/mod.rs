@@ -129,10 +129,15 @@ impl<'a> Writer<'a> {
     /// css route: give `e` the next scoped id (see the module docs).
     fn pin(&self, e: &mut Element) {
         if self.clip.route == Route::Css {
-            let n = self.next_id.get();
-            self.next_id.set(n + 1);
-            e.assign("id", self.scope.id(n));
+            self.pin_always(e);
         }
+    }
+
+    /// Give `e` the next scoped id on either route.
+    fn pin_always(&self, e: &mut Element) {
+        let n = self.next_id.get();
+        self.next_id.set(n + 1);
+        e.assign("id", self.scope.id(n));
     }
 }
 
@@ -280,14 +285,40 @@ fn group(w: &Writer, node: &Node) -> Element {
     if let Some(c) = &node.class {
         g.assign("class", w.scope.classes(c));
     }
-    if animated || node.translate != Vec2::ZERO {
+    // a path written `k` times larger: the moving group sits in a
+    // `scale(1/k)` parent and draws its content at `scale(k)`
+    let path_scale = match &node.anim {
+        Some(crate::clip::Anim::Motion { path, .. }) if path.scale != 1.0 => Some(path.scale),
+        _ => None,
+    };
+    if path_scale.is_some() {
+        // on both routes: a parent's transform moved onto an <animateMotion>
+        // target would apply inside the motion instead of around it
+        w.pin_always(&mut g);
+    } else if animated || node.translate != Vec2::ZERO {
         w.pin(&mut g);
     }
     if animated && w.clip.route == Route::Smil {
         smil::animate_group(w.clip, node, &mut g);
     }
+    let mut content = Element::new("g");
+    let into = if path_scale.is_some() {
+        &mut content
+    } else {
+        &mut g
+    };
     for item in &node.children {
-        g.append(item_element(w, item));
+        into.append(item_element(w, item));
+    }
+    if let Some(k) = path_scale {
+        content.assign("transform", format!("scale({})", fmt_t(k)));
+        w.pin(&mut content);
+        g.append(content);
+        let mut outer = Element::new("g");
+        w.pin(&mut outer);
+        outer.assign("transform", format!("scale({})", fmt_t(1.0 / k)));
+        outer.append(g);
+        g = outer;
     }
     if node.translate != Vec2::ZERO {
         // A transform attribute would be overridden by a CSS animation (and

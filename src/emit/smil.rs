@@ -1,5 +1,6 @@
 //! The smil route: `<animateTransform>` children for rotating, translating
-//! and scaling groups and `<animate attributeName="d">` for morphed paths.
+//! and scaling groups, `<animateMotion>` for groups moved along a path, and
+//! `<animate attributeName="d">` for morphed paths.
 //!
 //! A `d` morph must carry the same command list in every value or browsers
 //! snap between values instead of interpolating; [`super::morph_ds`] always
@@ -90,6 +91,15 @@ fn key_times(e: &mut Element, times: &[f64], eases: &[Ease]) {
 /// `transform` attribute) of an animated group.
 pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
     let Some(anim) = &node.anim else { return };
+    if let Anim::Motion {
+        path,
+        keys,
+        delay_s,
+    } = anim
+    {
+        g.append(animate_motion(clip, &path.d, keys, *delay_s));
+        return;
+    }
     let (kind, values, track, delay_s): (&str, Vec<String>, &Track, f64) = match anim {
         Anim::Translate {
             track,
@@ -126,6 +136,7 @@ pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
         }
         // Orbits are written as nested rotations on this route (see bake).
         Anim::Orbit { .. } => unreachable!("the smil route never orbits a group"),
+        Anim::Motion { .. } => unreachable!("written above"),
     };
     if values.iter().all(|v| *v == values[0]) && delay_s <= 0.0 {
         let v = &values[0];
@@ -161,6 +172,32 @@ fn transform_anim(
     let times: Vec<f64> = track.keys.iter().map(|k| k.t).collect();
     let eases: Vec<Ease> = track.keys.iter().map(|k| k.ease).collect();
     key_times(&mut a, &times, &eases);
+    a
+}
+
+/// The `<animateMotion>` child of a group moved along path data by arc
+/// length: `calcMode="paced"` for one plain lap (`0;1`), else `keyPoints`
+/// (fractions of the length) at `keyTimes`, linear in between (a reverse
+/// lap `1;0`, or a closed loop started part-way along: `s;1;0;s` at
+/// `0;1−s;1−s;1`). `rotate` is
+/// left at its default, 0: the group does not turn with the path.
+pub fn animate_motion(clip: &Clip, d: &str, keys: &[(f64, f64)], delay_s: f64) -> Element {
+    let mut a = Element::new("animateMotion");
+    timing(clip, &mut a, delay_s);
+    a.assign("path", d);
+    if keys == [(0.0, 0.0), (1.0, 1.0)] {
+        a.assign("calcMode", "paced");
+        return a;
+    }
+    a.assign("calcMode", "linear");
+    let join = |f: &dyn Fn(&(f64, f64)) -> f64| {
+        keys.iter()
+            .map(|k| fmt_t(f(k)))
+            .collect::<Vec<_>>()
+            .join(";")
+    };
+    a.assign("keyPoints", join(&|k| k.1));
+    a.assign("keyTimes", join(&|k| k.0));
     a
 }
 
