@@ -279,7 +279,15 @@ fn moves(clip: &FigClip, axis: Axis) -> bool {
 
 /// Bake every clip of a figure for one route. All clips share one group
 /// structure and drawn pose, so a class-switched css file can draw once.
-pub fn bake(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -> Vec<Clip> {
+/// `plan` says which bones play another bone's keys (see [`super::reuse`]);
+/// `fig.rest_rad` must be its drawn pose.
+pub fn bake(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    route: Route,
+    plan: &super::reuse::Plan,
+) -> Vec<Clip> {
     let shape = Shape {
         x: fig
             .clips
@@ -296,10 +304,23 @@ pub fn bake(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -> Vec<C
     };
     fig.clips
         .iter()
-        .map(|c| bake_clip(name, view_box, fig, c, route, shape))
+        .zip(&plan.shared)
+        .map(|(c, shared)| {
+            bake_clip(
+                name,
+                view_box,
+                fig,
+                c,
+                route,
+                shape,
+                shared,
+                &plan.source_scale,
+            )
+        })
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn bake_clip(
     name: &str,
     view_box: [f64; 4],
@@ -307,6 +328,8 @@ fn bake_clip(
     clip: &FigClip,
     route: Route,
     shape: Shape,
+    shared: &[Option<super::reuse::Shared>],
+    source_scale: &[f64],
 ) -> Clip {
     let rest = fk::world_matrices(fig, &fig.rest_rad);
     let reach = reach(fig);
@@ -324,18 +347,28 @@ fn bake_clip(
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
         let solved = fig.ik.iter().any(|k| k.upper == b || k.lower == b);
-        let keys = if solved {
-            ik_bone_keys(fig, clip, b, reach[b], &corners, route)
-        } else {
-            bone_keys(&clip.drivers[b], fig.rest_rad[b], reach[b], route)
+        let (track, delay_s) = match shared[b] {
+            // the source bone comes earlier: its track is already written
+            Some(sh) => (infos[sh.source].track, sh.delay_s),
+            None => {
+                // a source of shared keys may be fitted tighter (its budget
+                // times `plan.source_scale`, as if its reach were longer)
+                let reach_b = reach[b] / source_scale[b];
+                let keys = if solved {
+                    ik_bone_keys(fig, clip, b, reach_b, &corners, route)
+                } else {
+                    bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, route)
+                };
+                let track = keys.map(|keys| {
+                    tracks.push(Track {
+                        name: format!("rb-{}-{}", clip.name, bone.name),
+                        keys,
+                    });
+                    tracks.len() - 1
+                });
+                (track, 0.0)
+            }
         };
-        let track = keys.map(|keys| {
-            tracks.push(Track {
-                name: format!("rb-{}-{}", clip.name, bone.name),
-                keys,
-            });
-            tracks.len() - 1
-        });
         let tip_probe = format!("{}-tip", bone.name);
         let mut children = Vec::new();
         if bone.length > 0.0 {
@@ -388,7 +421,7 @@ fn bake_clip(
             anim: track.map(|track| Anim::Rotate {
                 track,
                 origin: joint,
-                delay_s: 0.0,
+                delay_s,
             }),
             children,
         }));

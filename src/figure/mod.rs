@@ -19,11 +19,13 @@ pub mod chain;
 pub mod file;
 pub mod fk;
 pub mod model;
+pub mod reuse;
 pub mod spring;
 
 pub use model::Figure;
 
 use crate::clip::{Clip, Route};
+use crate::geom::quantize;
 use crate::measure::{self, LegMeasure};
 
 /// One route's bake of a figure: its clips, the SVG, and per clip the
@@ -285,8 +287,138 @@ pub fn add_chains(
 /// root. smil: a class cannot restart SMIL animations (they run on the
 /// document timeline), so only the first clip is written, with a note.
 pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -> FigureBake {
-    let mut clips = bake::bake(name, view_box, fig, route);
+    let mut plan = reuse::plan(fig, route);
+    if !plan.reuses() {
+        return bake_planned(name, view_box, fig, route, &plan);
+    }
+    // Far-limb key reuse, taken only where no probe measures worse than
+    // with keys of its own (as the report rounds it): a reused chain
+    // inherits its source's fitting error, so each source chain may be
+    // fitted tighter; per pair of chains the smallest file whose probes of
+    // those two chains pass wins, and the whole is checked again at the end
+    // (else reuse is left out).
+    let own = bake_planned(name, view_box, fig, route, &reuse::Plan::none(fig));
+    let pairs: Vec<(usize, usize)> = plan
+        .chains
+        .iter()
+        .flatten()
+        .map(|&(a, b, _)| (a, b))
+        .collect();
+    for (a, b) in pairs {
+        let source = reuse::Plan::chain(fig, a);
+        let mut bones = vec![false; fig.bones.len()];
+        for &x in source.iter().chain(&reuse::Plan::chain(fig, b)) {
+            bones[x] = true;
+        }
+        let mut best: Option<(usize, f64)> = None;
+        let mut scale = 1.0;
+        for _ in 0..REUSE_TRIES {
+            let mut p = plan.clone();
+            for &x in &source {
+                p.source_scale[x] = scale;
+            }
+            let fb = bake_planned(name, view_box, fig, route, &p);
+            if no_worse(fig, &fb, &own, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
+                best = Some((fb.svg.len(), scale));
+            }
+            scale *= 0.6;
+        }
+        let Some((_, scale)) = best else {
+            return own;
+        };
+        for &x in &source {
+            plan.source_scale[x] = scale;
+        }
+    }
+    let fb = bake_planned(name, view_box, fig, route, &plan);
+    if no_worse(fig, &fb, &own, &vec![true; fig.bones.len()]) {
+        fb
+    } else {
+        own
+    }
+}
+
+/// How many budgets (1, 0.6, 0.36, …) [`bake_figure`] tries for the
+/// shared keys.
+const REUSE_TRIES: usize = 6;
+
+/// Places to which [`no_worse`] compares: those the report prints.
+const COMPARE_DECIMALS: u32 = 4;
+
+/// Foot slip that [`no_worse`] overlooks: half of the written length
+/// rounding (the ground's travel per period is written to 0.01 px, so a
+/// slip difference below 0.005 px per step is the rounding's, not the keys').
+const SLIP_SLACK_PX: f64 = 0.005;
+
+/// Every probe of `a` on the bones marked in `bones` (tips, rims, IK
+/// effectors with their slip and reach) measures at most what it measures
+/// in `b`, at the report's rounding (foot slip within [`SLIP_SLACK_PX`]).
+fn no_worse(fig: &Figure, a: &FigureBake, b: &FigureBake, bones: &[bool]) -> bool {
+    let q = |x: f64| quantize(x, COMPARE_DECIMALS);
+    let le = |x: f64, y: f64| q(x) <= q(y);
+    let opt = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) => le(x, y),
+        _ => x.is_none() == y.is_none(),
+    };
+    let nb = fig.bones.len();
+    // measures: one per bone in bone order, then one rim per head bone
+    let heads: Vec<usize> = (0..nb)
+        .filter(|&x| fig.bones[x].head_radius.is_some())
+        .collect();
+    let bone_of = |i: usize| if i < nb { i } else { heads[i - nb] };
+    a.measures
+        .iter()
+        .zip(&b.measures)
+        .all(|((_, ma), (_, mb))| {
+            ma.iter()
+                .zip(mb)
+                .enumerate()
+                .all(|(i, (x, y))| !bones[bone_of(i)] || le(x.max_error_px, y.max_error_px))
+        })
+        && a.ik
+            .iter()
+            .zip(&b.ik)
+            .zip(fig.ik.iter().cycle())
+            .all(|((x, y), k)| {
+                !bones[k.upper]
+                    || (le(x.measure.max_error_px, y.measure.max_error_px)
+                        && opt(
+                            x.measure.slip_px,
+                            y.measure.slip_px.map(|s| s + SLIP_SLACK_PX),
+                        )
+                        && opt(x.measure.reach_px, y.measure.reach_px))
+            })
+}
+
+/// [`bake_figure`] with a given reuse plan: reused chains are drawn in the
+/// plan's pose, which makes the shared keys land on their own motion.
+pub fn bake_planned(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    route: Route,
+    plan: &reuse::Plan,
+) -> FigureBake {
+    let drawn;
+    let fig = if plan.drawn_rad == fig.rest_rad {
+        fig
+    } else {
+        drawn = Figure {
+            rest_rad: plan.drawn_rad.clone(),
+            ..fig.clone()
+        };
+        &drawn
+    };
+    let mut clips = bake::bake(name, view_box, fig, route, plan);
     let mut notes = Vec::new();
+    for (fc, chains) in fig.clips.iter().zip(&plan.chains).take(clips.len()) {
+        for &(a, b, delay_s) in chains {
+            notes.push(format!(
+                "key reuse ({}): the chain from {} plays the keys of the chain from {}, {} s later (delay {delay_s} s)",
+                fc.name, fig.bones[b].name, fig.bones[a].name, -delay_s
+            ));
+        }
+    }
     let switched = fig.switched && route == Route::Css;
     if route == Route::Smil && clips.len() > 1 {
         clips.truncate(1);
@@ -340,7 +472,7 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
         }
         measures.push((fc.name.clone(), m));
     }
-    let ik = measure_ik(fig, &clips);
+    let ik = measure_ik(fig, &clips, plan);
     FigureBake {
         clips,
         svg,
@@ -422,7 +554,7 @@ pub fn measure_heads(
 /// with a ground and a gait target the foot slip per step
 /// ([`measure::foot_slip_px`], as for `ik_chains`), and how far the aimed
 /// point ever is from the target the rig asked for (`reach_px`).
-fn measure_ik(fig: &Figure, clips: &[Clip]) -> Vec<IkMeasure> {
+fn measure_ik(fig: &Figure, clips: &[Clip], plan: &reuse::Plan) -> Vec<IkMeasure> {
     let mut out = Vec::new();
     for (ci, (clip, fc)) in clips.iter().zip(&fig.clips).enumerate() {
         let period = clip.period_s;
@@ -453,7 +585,14 @@ fn measure_ik(fig: &Figure, clips: &[Clip]) -> Vec<IkMeasure> {
                     .filter_map(|&b| infos.get(b).and_then(|x| x.track))
                     .collect(),
                 fit: crate::fit::Fit::Cubic,
-                reuses: None,
+                // the entry whose upper bone's keys this one plays
+                reuses: plan.shared[ci][k.upper].and_then(|sh| {
+                    let src = fig.ik.iter().find(|o| o.upper == sh.source)?;
+                    Some(format!(
+                        "{prefix}{}-{}",
+                        fig.bones[src.upper].name, fig.bones[src.lower].name
+                    ))
+                }),
                 ideal: Some(crate::chain::IdealTarget {
                     root: k.target.clone(),
                     target: k.target.clone(),
