@@ -50,7 +50,7 @@
 //! another leg's keyframes (same hip and bones, other phase) is drawn in its
 //! own phase-0 pose; `M₁`, `M₂` are the rigid maps onto the replayed leg's
 //! drawn pose that the clip expects, identity otherwise.
-//! Zero-radius probe circles (`data-probe="<leg>-ankle"` in the shin group at
+//! Probe circles without `r` (`data-probe="<leg>-ankle"` in the shin group at
 //! the ankle, `data-probe="<leg>-target"` in the pedal group) are placed
 //! exactly where the clip has them, so the browser harness measures the
 //! output like any baked file. The `<style>` goes right after the root
@@ -83,6 +83,7 @@
 //!   walks the tree recursively, so any nesting depth is fine.
 
 use crate::clip::{Anim, Clip, Item, Node, Route};
+use crate::emit::scope::Scope;
 use crate::geom::{Affine, LEN_DECIMALS, Vec2, fmt_len, fmt_num, quantize};
 use crate::rig::Rig;
 use std::collections::BTreeMap;
@@ -544,6 +545,15 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     let mut inserts: Vec<Insert> = Vec::new();
     let mut markers = Vec::new();
     let css_nodes = ClipIndex::new(clip);
+    // names scoped by the drawing and the clip's own style sheet, which
+    // together decide the output
+    let sc = match &rig.prefix {
+        Some(p) => Scope::with_prefix(p),
+        None => Scope::from_content(
+            &clip.name,
+            &format!("{art}\n{}", crate::emit::css::style(clip, &Scope::local())),
+        ),
+    };
 
     for (i, leg) in rig.legs.iter().enumerate() {
         let ln = leg.name.as_str();
@@ -580,6 +590,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         let p_inv = invert(p).ok_or_else(|| singular(thigh, &format!("thigh-{ln}")))?;
         let m1_inv = invert(m1).expect("rigid maps are invertible");
         wrap(
+            &sc,
             &mut inserts,
             thigh,
             &format!("thigh-{ln}"),
@@ -593,6 +604,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         let qm = ctm_of_parent(shin, &format!("shin-{ln}"))?;
         let q_inv = invert(qm).ok_or_else(|| singular(shin, &format!("shin-{ln}")))?;
         wrap(
+            &sc,
             &mut inserts,
             shin,
             &format!("shin-{ln}"),
@@ -606,6 +618,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         let pp = ctm_of_parent(pedal, &format!("pedal-{ln}"))?;
         let pp_inv = invert(pp).ok_or_else(|| singular(pedal, &format!("pedal-{ln}")))?;
         wrap(
+            &sc,
             &mut inserts,
             pedal,
             &format!("pedal-{ln}"),
@@ -620,6 +633,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
             let pa = ctm_of_parent(arm, &format!("crank-{ln}"))?;
             let pa_inv = invert(pa).ok_or_else(|| singular(arm, &format!("crank-{ln}")))?;
             wrap(
+                &sc,
                 &mut inserts,
                 arm,
                 &format!("crank-{ln}"),
@@ -667,11 +681,11 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         let (_, class) = css_nodes.rotate("rb-chainring")?;
         let pc = ctm_of_parent(crank, "crank")?;
         let pc_inv = invert(pc).ok_or_else(|| singular(crank, "crank"))?;
-        wrap(&mut inserts, crank, "crank", pc_inv, &class, None, pc);
+        wrap(&sc, &mut inserts, crank, "crank", pc_inv, &class, None, pc);
     }
 
     // The style, right after the root start tag.
-    let css = crate::emit::css::style(clip);
+    let css = crate::emit::css::style(clip, &sc);
     let body = if css.contains('<') || css.contains('&') {
         format!("<![CDATA[{css}]]>")
     } else {
@@ -749,7 +763,9 @@ fn singular(f: &Found, part: &str) -> ArtError {
 
 /// Wrap a part: `<g transform=X><g class=…>[probe]<g transform=Y>PART</g></g></g>`,
 /// leaving out identity transforms.
+#[allow(clippy::too_many_arguments)]
 fn wrap(
+    sc: &Scope,
     inserts: &mut Vec<Insert>,
     f: &Found,
     part: &str,
@@ -768,11 +784,15 @@ fn wrap(
         );
         closers += 1;
     }
-    let _ = write!(open, "<g {MARK_ATTR}=\"{part}\" class=\"{class}\">");
+    let _ = write!(
+        open,
+        "<g {MARK_ATTR}=\"{part}\" class=\"{}\">",
+        sc.classes(class)
+    );
     if let Some((name, at)) = probe {
         let _ = write!(
             open,
-            "<circle {MARK_ATTR}=\"probe\" data-probe=\"{name}\" cx=\"{}\" cy=\"{}\" r=\"0\"/>",
+            "<circle {MARK_ATTR}=\"probe\" data-probe=\"{name}\" cx=\"{}\" cy=\"{}\"/>",
             fmt_len(at.x),
             fmt_len(at.y)
         );

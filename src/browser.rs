@@ -46,9 +46,10 @@
 //! Functions that take several documents ([`probe_batch`],
 //! [`probe_free_running`], [`img_frames`]) still use one launch: each
 //! document gets its own `<iframe>` (or `<img>`), so ids, classes and
-//! `<style>` rules of different documents never meet. A launch costs about
-//! 1–2 s of wall-clock time in Chromium and 2–4 s in Firefox; seeking and
-//! reading one time costs well under a millisecond.
+//! `<style>` rules of different documents never meet — except
+//! [`probe_inline`], which mounts them all in one page on purpose. A launch
+//! costs about 1–2 s of wall-clock time in Chromium and 2–4 s in Firefox;
+//! seeking and reading one time costs well under a millisecond.
 //!
 //! The SVG text is passed to the page as a JavaScript string and parsed with
 //! `DOMParser` as `image/svg+xml`, i.e. as XML exactly like a standalone
@@ -81,7 +82,8 @@
 //! root's `viewBox`):
 //! - `<circle>`: its centre `(cx, cy)`, read from `animVal` so SMIL
 //!   animation of `cx`/`cy` counts (not `getBBox()`: Firefox returns an
-//!   empty box at (0, 0) for `r="0"`);
+//!   empty box at (0, 0) for a zero radius; rigbake's probes have no `r`,
+//!   which defaults to 0);
 //! - `<path>`: its last point, `getPointAtLength(getTotalLength())`, or
 //!   the end of its computed `d` where the two differ by more than 0.001 px
 //!   (Firefox measures some near-straight cubics short).
@@ -415,6 +417,55 @@ pub fn probe_batch(
     // on both routes seeks thousands of times
     let opts = Options {
         timeout: LAUNCH_TIMEOUT + Duration::from_millis(20 * (total_times + jobs.len()) as u64),
+        ..Options::default()
+    };
+    run_page(browser, &page, budget_ms, &opts)
+}
+
+/// Mounts every document **inline in one HTML page** (no `<iframe>`), the
+/// way a page that pastes several SVG files into its markup does: their
+/// `<style>` rules, classes, `@keyframes` and ids all meet in one document,
+/// so a name two files share makes one drive the other. Then seeks all of
+/// them to each time in `times_s` (seconds) together — CSS animations by
+/// the Web Animations API (every animation of the page gets the same
+/// `currentTime`), SMIL documents by their own root's `setCurrentTime` —
+/// and reads every document's probes **within its own root** (a probe name
+/// may occur in several documents). The result has one entry per document,
+/// in order, each one probe map per time.
+pub fn probe_inline(
+    browser: &Browser,
+    docs: &[(&str, SeekMode)],
+    times_s: &[f64],
+) -> Result<Vec<Vec<Probes>>, BrowserError> {
+    check_finite("times_s", times_s)?;
+    let data: Vec<serde_json::Value> = docs
+        .iter()
+        .map(|(svg, mode)| serde_json::json!({ "svg": svg, "mode": mode.js_name() }))
+        .collect();
+    let body = format!(
+        "const docs = {docs};\n\
+         const svgs = docs.map((d, i) => {{\n\
+           try {{ return rb.mount(document.body, d.svg); }}\n\
+           catch (e) {{ throw new Error('document ' + i + ': ' + (e && e.message || e)); }}\n\
+         }});\n\
+         const seekers = svgs.map((svg, i) => rb.seeker(svg, docs[i].mode));\n\
+         const out = docs.map(() => []);\n\
+         for (const t of {times}) {{\n\
+           for (const seek of seekers) await seek(t);\n\
+           svgs.forEach((svg, i) => {{\n\
+             try {{ out[i].push(rb.readProbes(svg)); }}\n\
+             catch (e) {{ throw new Error('document ' + i + ': ' + (e && e.message || e)); }}\n\
+           }});\n\
+         }}\n\
+         return out;",
+        docs = js_json(&serde_json::Value::Array(data)),
+        times = js_json(&serde_json::json!(times_s)),
+    );
+    let page = page_html("", &body, "");
+    let work = (times_s.len() * docs.len().max(1)) as u64;
+    let budget_ms = 10_000 + 10 * work;
+    let opts = Options {
+        timeout: LAUNCH_TIMEOUT + Duration::from_millis(20 * work),
         ..Options::default()
     };
     run_page(browser, &page, budget_ms, &opts)

@@ -1263,6 +1263,7 @@ pub fn bake_chain_rig(rig: &crate::rig::Rig, opts: &crate::bake::BakeOptions) ->
         std::slice::from_ref(&clip),
         false,
         &["#264653".to_string(), "#8fa3b0".to_string()],
+        rig.prefix.as_deref(),
     );
     let report = crate::report::build(&clip, &m, svg.len(), tolerance, notes);
     crate::Baked { clip, svg, report }

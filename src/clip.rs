@@ -99,7 +99,7 @@ pub use crate::figure::file::Play;
 /// What a bone-tree clip adds to a [`Clip`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct FigureInfo {
-    /// The clip's name (`clip-<name>` selects it on a class-switched SVG).
+    /// The clip's name (`<prefix>-clip-<name>` selects it on a class-switched SVG).
     pub clip: String,
     pub play: Play,
     /// Bones in rig order: their names and tip probes (`<bone>-tip`).
@@ -161,7 +161,8 @@ pub enum Item {
         h: f64,
         class: String,
     },
-    /// A zero-radius `<circle data-probe=name>`: the measured point contract.
+    /// A `<circle data-probe=name cx cy>` without `r` (r defaults to 0: no
+    /// area, nothing drawn, and svgo keeps it): the measured point contract.
     Probe {
         name: String,
         at: Vec2,

@@ -32,7 +32,8 @@
 //!   (two-bone chains on trajectories), ground scroll, foot slip.
 //! - [`bake`]: world angles → parent-relative keyframes; far-leg reuse.
 //! - [`clip`]: the written animation as data.
-//! - [`emit`]: clip → SVG (css or smil route).
+//! - [`emit`]: clip → SVG (css or smil route); every name it writes is
+//!   scoped to the file ([`emit::scope`]).
 //! - [`measure`]: independent evaluator of the written clip.
 //! - [`figure`]: bone trees (FK), eased tracks, squash & stretch, clips.
 //! - [`report`]: per-leg figures as text or JSON.
@@ -133,7 +134,7 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
             // a cycling rig's Verlet chains (fixed anchors), drawn over the legs
             let chains =
                 figure::add_chains(&mut clip, &rig.fixed_chains, &mut colours, "rb-chain rb-k");
-            let svg = emit::emit_with_chains(&clip, &colours);
+            let svg = emit::emit_with_chains(&clip, &colours, rig.prefix.as_deref());
             let mut report = report::build(&clip, &m, svg.len(), tolerance, notes);
             report.chains = chains
                 .iter()
@@ -150,7 +151,7 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
 /// tracks are written exactly; sines are fitted to
 /// [`figure::bake::SINE_BUDGET_PX`]); `clip` is the first clip.
 fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, route: Route) -> Baked {
-    let fb = figure::bake_figure(&rig.name, rig.view_box, fig, route);
+    let fb = figure::bake_figure(&rig.name, rig.view_box, fig, route, rig.prefix.as_deref());
     let report = report::build_figure(&fb, route);
     let clip = fb.clips[0].clone();
     Baked {

@@ -213,6 +213,11 @@ struct BakeArgs {
     /// named <name>-<clip>.svg (the smil route otherwise writes the first clip).
     #[arg(long, value_name = "NAME")]
     clip: Option<String>,
+    /// Start every class, @keyframes name and id the file defines with P-
+    /// (default: the rig name and a hash of the file's content, unique per
+    /// file, so files can share an HTML page). One rig and one route only.
+    #[arg(long, value_name = "P")]
+    prefix: Option<String>,
 }
 
 impl BakeArgs {
@@ -233,6 +238,12 @@ impl BakeArgs {
         };
         if let Some(k) = self.keys {
             rig::check_key_work("--keys", k, &rig).with_context(|| input::shown_path(path))?;
+        }
+        let mut rig = rig;
+        if let Some(p) = &self.prefix {
+            rigbake::emit::scope::check_prefix(p)
+                .map_err(|why| anyhow::anyhow!("--prefix: {why}"))?;
+            rig.prefix = Some(p.clone());
         }
         Ok(rig)
     }

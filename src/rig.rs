@@ -110,7 +110,7 @@ pub struct RigFile {
     /// How the bone tree's default clip plays: `"loop"` (default) or `"once"`.
     #[serde(default)]
     pub play: crate::figure::file::Play,
-    /// Named clips of the bone tree, switched by a `clip-<name>` class on the
+    /// Named clips of the bone tree, switched by a `<prefix>-clip-<name>` class on the
     /// root `<svg>`; the first plays by default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clips: Vec<crate::figure::file::ClipFile>,
@@ -261,6 +261,10 @@ pub struct Rig {
     /// What loading changed in the user's numbers (a period snapped to
     /// whole milliseconds); every bake's report carries these first.
     pub notes: Vec<String>,
+    /// Not in the file: `bake --prefix`, the prefix of every class,
+    /// `@keyframes` name and id the file defines; `None` for the automatic
+    /// one (see [`crate::emit::scope`]).
+    pub prefix: Option<String>,
 }
 
 /// Everything that can be wrong with a rig file. Messages carry the JSON
@@ -473,9 +477,26 @@ fn period_notes(file: &RigFile) -> Vec<String> {
 }
 
 /// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
+/// One note per deprecated field the file still sets.
+#[allow(deprecated)]
+fn deprecation_notes(file: &RigFile) -> Vec<String> {
+    file.chains
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.iterations.is_some())
+        .map(|(i, _)| {
+            format!(
+                "chains[{i}].iterations is ignored: chains keep their length within 0.02 % at \
+                 any pass count, so it changed nothing; remove it"
+            )
+        })
+        .collect()
+}
+
 pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     let mut rig = validate_parts(file)?;
     rig.notes = period_notes(file);
+    rig.notes.extend(deprecation_notes(file));
     if rig.tolerance_px.is_none() {
         check_key_work("keys", rig.keys, &rig)?;
     }
@@ -627,6 +648,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
     }
     Ok(Rig {
         name: file.name.clone(),
+        prefix: None,
         view_box,
         period_s,
         keys,
@@ -715,6 +737,7 @@ fn validate_figure(
     }
     Ok(Rig {
         name: file.name.clone(),
+        prefix: None,
         view_box,
         period_s,
         keys,
@@ -756,6 +779,7 @@ fn validate_chains(
     let (chains, ground) = crate::chain::validate(file, period_s)?;
     Ok(Rig {
         name: file.name.clone(),
+        prefix: None,
         view_box,
         period_s,
         keys,

@@ -52,6 +52,7 @@ pub(crate) fn cmd_preview(
         tolerance: None,
         fit: None,
         clip: None,
+        prefix: None,
     };
     let baked = rigbake::bake_rig(&rig, &args.options(&rig, route));
     let chromium = browser::find_chromium().ok_or_else(|| {
@@ -99,10 +100,33 @@ pub(crate) struct BakeRun<'a> {
 
 /// One `bake`: the plain route when no drawing is given, else [`cmd_bake_art`].
 pub(crate) fn bake_once(run: &BakeRun) -> Result<Exit> {
+    check_prefix(run)?;
     match run.art {
         None => super::batch::cmd_bake(run.rigs, run.output, run.bake, run.report, run.quiet),
         Some(art) => cmd_bake_art(run, art),
     }
+}
+
+/// `--prefix P`: a CSS identifier, and one file (two files with one prefix
+/// would drive each other on a page).
+fn check_prefix(run: &BakeRun) -> Result<()> {
+    let Some(p) = &run.bake.prefix else {
+        return Ok(());
+    };
+    rigbake::emit::scope::check_prefix(p).map_err(|why| anyhow!("--prefix: {why}"))?;
+    // --art checks its one rig and css route itself
+    if run.art.is_none() && (run.rigs.len() != 1 || run.bake.route == RouteArg::Both) {
+        bail!(
+            "--prefix: names one file, give one rig and one route (got {} rigs, --route {})",
+            run.rigs.len(),
+            if run.bake.route == RouteArg::Both {
+                "both"
+            } else {
+                "css or smil"
+            }
+        );
+    }
+    Ok(())
 }
 
 /// `bake RIG --art DRAWING.svg`: bake the rig on the css route, animate the
@@ -205,6 +229,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
 /// change is not rewritten. Ctrl-C (SIGINT) or SIGTERM ends the watch with
 /// exit 0.
 pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
+    check_prefix(run)?;
     if run.output == Path::new("-") {
         bail!("--watch: cannot write to standard output (-o -); name a file or directory");
     }

@@ -42,7 +42,7 @@ fn bake_art(art: &str) -> Baked {
     let out = dir.path().join("animated.svg");
     let report = dir.path().join("report.json");
     let res = rigbake()
-        .args(["bake", RIG, "--art"])
+        .args(["bake", RIG, "--prefix", "rb", "--art"])
         .arg(&art_path)
         .arg("-o")
         .arg(&out)
@@ -199,7 +199,7 @@ fn bake_art_fails(art: &str, extra: &[&str]) -> String {
     fs::write(&art_path, art).unwrap();
     let out: PathBuf = dir.path().join("animated.svg");
     let res = rigbake()
-        .args(["bake", RIG, "--art"])
+        .args(["bake", RIG, "--prefix", "rb", "--art"])
         .arg(&art_path)
         .arg("-o")
         .arg(&out)
@@ -287,7 +287,7 @@ fn refuses_to_overwrite_the_drawing() {
     let art_path = dir.path().join("drawing.svg");
     fs::write(&art_path, art_text()).unwrap();
     let res = rigbake()
-        .args(["bake", RIG, "--art"])
+        .args(["bake", RIG, "--prefix", "rb", "--art"])
         .arg(&art_path)
         .arg("-o")
         .arg(&art_path)

@@ -60,7 +60,7 @@ fn bake(art: &str) -> Run {
     fs::write(&out, "previous").unwrap();
     let t0 = Instant::now();
     let res = rigbake()
-        .args(["bake", RIG, "-q", "--art"])
+        .args(["bake", RIG, "-q", "--prefix", "rb", "--art"])
         .arg(&art_path)
         .arg("-o")
         .arg(&out)
@@ -524,6 +524,8 @@ fn many_legs_deep_in_the_drawing_are_checked_in_parts_times_depth() {
             "bake",
             "many.json",
             "-q",
+            "--prefix",
+            "rb",
             "--art",
             "drawing.svg",
             "-o",

@@ -132,7 +132,9 @@ fn jump_root_track_is_eight_exact_keys_matching_the_seed() {
 
 #[test]
 fn one_shot_holds_and_loops_repeat() {
-    let rig = load("jump.json");
+    let mut rig = load("jump.json");
+    // the prefix `rb` writes the clip's local names
+    rig.prefix = Some("rb".into());
     let css = bake(&rig, Route::Css).svg;
     // the rule's timing function (between period and iteration) is the one
     // most keys use, so only the ends of each rule are fixed here
@@ -140,13 +142,17 @@ fn one_shot_holds_and_loops_repeat() {
         let at = css.find(sel).unwrap_or_else(|| panic!("no rule {sel}"));
         css[at..at + css[at..].find('}').unwrap()].to_string()
     };
-    let lift = rule(".clip-jump .rb-lift-y{");
-    assert!(lift.starts_with(".clip-jump .rb-lift-y{animation:rb-jump-lift-y 1.2s "));
+    let lift = rule("[class~=\"rb-clip-jump\"] .rb-lift-y{");
+    assert!(
+        lift.starts_with("[class~=\"rb-clip-jump\"] .rb-lift-y{animation:rb-jump-lift-y 1.2s ")
+    );
     assert!(lift.ends_with(" 1 forwards"), "{lift}");
-    let spine = rule(".clip-idle .rb-b-spine{");
-    assert!(spine.starts_with(".clip-idle .rb-b-spine{animation:rb-idle-spine 2.4s "));
+    let spine = rule("[class~=\"rb-clip-idle\"] .rb-b-spine{");
+    assert!(
+        spine.starts_with("[class~=\"rb-clip-idle\"] .rb-b-spine{animation:rb-idle-spine 2.4s ")
+    );
     assert!(spine.contains(" infinite;"), "{spine}");
-    assert!(css.contains("class=\"clip-jump\""));
+    assert!(css.contains("class=\"rb-clip-jump\""));
     let smil = bake(&rig, Route::Smil);
     assert!(smil.svg.contains("fill=\"freeze\""));
     assert!(!smil.svg.contains("repeatCount"));
@@ -362,7 +368,7 @@ fn browser_places_robot_arm_tips_where_fk_says() {
     }
 }
 
-/// Switching the root class from `clip-jump` to `clip-idle` in the live page
+/// Switching the root class from `<prefix>-clip-jump` to `<prefix>-clip-idle` in the live page
 /// (as a page switching clips does) changes the pose, and each class shows
 /// its own clip (as FK says).
 #[test]
@@ -371,15 +377,14 @@ fn browser_class_switch_selects_the_clip() {
     let rig = load("jump.json");
     let fig = rig.figure.as_ref().unwrap();
     let b = bake(&rig, Route::Css);
-    assert!(b.svg.contains("class=\"clip-jump\""));
+    // the root carries `<prefix>-clip-jump`; `<prefix>-clip-idle` selects idle
+    let root = roxmltree::Document::parse(&b.svg).unwrap();
+    let class = root.root_element().attribute("class").unwrap();
+    let idle = format!("{}-clip-idle", class.strip_suffix("-clip-jump").unwrap());
     let t = 0.6; // mid-air in the jump
-    let (before, after) = browser::probe_class_switch(
-        &browser::Browser::chromium(&chromium),
-        &b.svg,
-        "clip-idle",
-        &[t],
-    )
-    .unwrap();
+    let (before, after) =
+        browser::probe_class_switch(&browser::Browser::chromium(&chromium), &b.svg, &idle, &[t])
+            .unwrap();
     let head = |p: &browser::Probes| {
         let h = p["head-tip"];
         Vec2::new(h[0], h[1])

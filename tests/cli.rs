@@ -828,8 +828,13 @@ fn numbers(text: &str) -> Vec<&str> {
     while i < b.len() {
         let c = b[i];
         if c.is_ascii_alphabetic() || c == b'_' || c == b'#' {
+            let s = i;
             i += 1;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            // a name goes on through `-` (`seed-nested-0e0a1b-hip`); a path
+            // command is one letter (`L-7` is L and -7)
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || (b[i] == b'-' && i - s > 1))
+            {
                 i += 1;
             }
             continue;
@@ -862,7 +867,9 @@ fn numbers(text: &str) -> Vec<&str> {
 
 #[test]
 fn number_scanner_finds_what_it_should() {
-    let got = numbers(r##"<line x1="-0.5" stroke="#1d1d1d" d="M 3 4.25 L-7 1e5"/> w3 10%"##);
+    let got = numbers(
+        r##"<line class="rb-0e0a1b-hip" x1="-0.5" stroke="#1d1d1d" d="M 3 4.25 L-7 1e5"/> w3 10%"##,
+    );
     assert_eq!(got, ["-0.5", "3", "4.25", "-7", "1e5", "10"]);
 }
 

@@ -76,7 +76,7 @@ fn a_selected_clip_gets_its_own_files_on_both_routes() {
     );
     // the css file plays the idle clip by default and has no jump rules
     let css = fs::read_to_string(dir.join("jump-idle.svg")).unwrap();
-    assert!(css.contains(r#"class="clip-idle""#));
+    assert!(css.contains(r#"-clip-idle""#));
     assert!(!css.contains("clip-jump"));
 }
 

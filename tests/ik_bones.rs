@@ -83,7 +83,7 @@ fn move_translates_the_whole_figure() {
     // the rower's seat slides 32 px back at t = 0.4 and the head follows
     let b = bake(&example("rower"), Route::Css);
     assert!(
-        b.svg.contains("rb-lift-x"),
+        b.svg.contains("-lift-x\""),
         "a lift-x group carries the move"
     );
     let at = |t: f64| rigbake::measure::probes_at(&b.clip, t * b.clip.period_s)["spine-tip"];

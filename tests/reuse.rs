@@ -119,7 +119,7 @@ fn other_shapes_and_other_motions_keep_their_own_keys() {
 fn the_measure_stage_evaluates_the_delay() {
     let rig = load_file("walker.json");
     let fig = rig.figure.as_ref().unwrap();
-    let fb = figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css);
+    let fb = figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, None);
     let mut clip = fb.clips[0].clone();
     let mut dropped = 0;
     fn undelay(n: &mut rigbake::clip::Node, k: &mut usize) {
@@ -172,7 +172,7 @@ fn walker_jogger_and_runner_reuse_their_far_limbs() {
         assert!(delayed.iter().all(|r| (r.2 - half).abs() < 1e-9));
         // the far limb's rules name the near limb's keyframes
         let anim = |bone: &str| {
-            let rule = format!(".rb-b-{bone}{{animation:");
+            let rule = format!("-b-{bone}{{animation:");
             let at = css.svg.find(&rule).unwrap() + rule.len();
             css.svg[at..].split(' ').next().unwrap().to_string()
         };
@@ -195,6 +195,7 @@ fn walker_jogger_and_runner_reuse_their_far_limbs() {
             rig.view_box,
             fig,
             Route::Css,
+            None,
             &reuse::Plan::none(fig),
         );
         assert!(
@@ -204,7 +205,7 @@ fn walker_jogger_and_runner_reuse_their_far_limbs() {
             own.svg.len()
         );
         let q = |x: f64| (x * 1e4).round();
-        let fb = figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css);
+        let fb = figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, None);
         for (a, b) in fb.measures[0].1.iter().zip(&own.measures[0].1) {
             assert!(q(a.max_error_px) <= q(b.max_error_px), "{name} {}", a.name);
         }

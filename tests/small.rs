@@ -100,6 +100,15 @@ fn sheet(
             }
             let dup = frames.insert(name.to_string(), (body.to_string(), keys));
             assert!(dup.is_none(), "@keyframes {name} written twice");
+        } else if head == "@media all" {
+            // a class-switched file's clip rules (see emit::figure)
+            let mut r = body;
+            while !r.is_empty() {
+                let o = r.find('{').unwrap();
+                let (decls, after) = block(&r[o..]);
+                rules.push((r[..o].to_string(), decls.to_string()));
+                r = after;
+            }
         } else if !head.starts_with('@') {
             rules.push((head, body.to_string()));
         }

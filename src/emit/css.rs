@@ -27,6 +27,7 @@
 //! where the grammar allows it (transform functions, `translate`,
 //! `transform-origin`; not the `rotate` property, whose `<angle>` needs one).
 
+use super::scope::Scope;
 use super::{fmt_deg, fmt_len, fmt_pct, fmt_s, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Morph, Play, Track};
 use std::fmt::Write;
@@ -35,9 +36,10 @@ use std::fmt::Write;
 pub(crate) const REDUCED_MOTION: &str =
     "@media (prefers-reduced-motion:reduce){*{animation-play-state:paused!important}}";
 
-/// The animation rules, keyframes and reduced-motion rule for a css clip.
-pub fn style(clip: &Clip) -> String {
-    let mut sheet = Sheet::default();
+/// The animation rules, keyframes and reduced-motion rule for a css clip,
+/// every name scoped by `sc`.
+pub fn style(clip: &Clip, sc: &Scope) -> String {
+    let mut sheet = Sheet::new(sc.clone());
     sheet.add_clip(clip, "");
     let mut s = sheet.finish();
     s.push_str(REDUCED_MOTION);
@@ -139,9 +141,10 @@ impl Frames {
     }
 }
 
-/// Rules and keyframes of one or more clips, keyframe bodies written once.
-#[derive(Default)]
+/// Rules and keyframes of one or more clips, keyframe bodies written once,
+/// every class and keyframes name scoped.
 pub(crate) struct Sheet {
+    scope: Scope,
     rules: String,
     frames: String,
     /// Written keyframes: (name, body).
@@ -149,6 +152,15 @@ pub(crate) struct Sheet {
 }
 
 impl Sheet {
+    pub(crate) fn new(scope: Scope) -> Sheet {
+        Sheet {
+            scope,
+            rules: String::new(),
+            frames: String::new(),
+            written: Vec::new(),
+        }
+    }
+
     /// The name under which `body` is written: an earlier block with the same
     /// body, else `name` (or `name-<k>` if `name` already holds another body).
     fn keyframes(&mut self, name: &str, body: String) -> String {
@@ -188,7 +200,7 @@ impl Sheet {
             return;
         }
         let usual = usual_timing(&frames.timings);
-        let name = self.keyframes(name, frames.body(&usual));
+        let name = self.keyframes(&self.scope.name(name), frames.body(&usual));
         let delay = if delay_s != 0.0 {
             format!(" {}s", fmt_s(delay_s))
         } else {
@@ -205,13 +217,13 @@ impl Sheet {
         );
     }
 
-    /// Add every animation of `clip`, selectors prefixed by `scope`.
-    pub(crate) fn add_clip(&mut self, clip: &Clip, scope: &str) {
+    /// Add every animation of `clip`, selectors prefixed by `select`.
+    pub(crate) fn add_clip(&mut self, clip: &Clip, select: &str) {
         for node in clip.groups() {
             let (Some(anim), Some(class)) = (&node.anim, &node.class) else {
                 continue;
             };
-            let selector = format!("{scope}.{class}");
+            let selector = format!("{select}.{}", self.scope.name(class));
             let keys = |i: usize| &clip.tracks[i].keys;
             match anim {
                 Anim::Rotate {
@@ -280,12 +292,13 @@ impl Sheet {
                 }
             }
         }
-        // morphed paths (Verlet chain segments): selected by the probe name
+        // morphed paths (Verlet chain segments): selected by their class
         for node in clip.groups() {
             for item in &node.children {
                 let Item::Morph(m) = item else { continue };
                 let Some(probe) = &m.probe else { continue };
-                let selector = format!("{scope}[data-probe=\"{probe}\"]");
+                let class = self.scope.name(&super::morph_class(probe));
+                let selector = format!("{select}.{class}");
                 let name = format!("rb-{}-{probe}", clip_name(clip));
                 // a constant path is the static `d` the element already has
                 let f = Frames::of_morph(m);
@@ -297,9 +310,14 @@ impl Sheet {
 
     /// The rules, then the keyframes.
     pub(crate) fn finish(self) -> String {
-        let mut s = self.rules;
-        s.push_str(&self.frames);
+        let (mut s, frames) = self.parts();
+        s.push_str(&frames);
         s
+    }
+
+    /// The rules and the keyframes, apart.
+    pub(crate) fn parts(self) -> (String, String) {
+        (self.rules, self.frames)
     }
 }
 
@@ -390,7 +408,7 @@ mod tests {
 
     #[test]
     fn identical_bodies_are_written_once_and_names_never_collide() {
-        let mut sheet = Sheet::default();
+        let mut sheet = Sheet::new(Scope::local());
         assert_eq!(sheet.keyframes("a", "{0%{x:1}to{x:2}}".into()), "a");
         assert_eq!(sheet.keyframes("b", "{0%{x:1}to{x:2}}".into()), "a");
         assert_eq!(sheet.keyframes("a", "{0%{x:3}to{x:2}}".into()), "a-2");

@@ -12,15 +12,22 @@
 //! frame).
 //!
 //! **Class-switched clips** (a rig with `clips`): the css route writes one
-//! skeleton and scopes every clip's rules under `.clip-<name>`, which the
-//! root `<svg>` carries (the first clip by default); setting another class
-//! on the root starts that clip from its beginning, no script needed. SMIL
+//! skeleton and scopes every clip's rules under the class
+//! `<prefix>-clip-<name>` ([`Scope::clip_class`]), which the root `<svg>`
+//! carries (the first clip by default); setting another such class on the
+//! root starts that clip from its beginning, no script needed. The clip
+//! rules sit in one `@media all{…}` block and select the root by
+//! `[class~="…"]`: svgo inlines only rules outside `@media` (so the current
+//! clip's rules are not frozen into `style` attributes) and drops rules whose
+//! class selectors name a class no element carries (an attribute selector
+//! is not such a class selector), so every clip survives it. SMIL
 //! animations run on the document timeline and a class cannot restart
 //! them, so the smil route is given one clip per file (see
 //! [`crate::figure::bake_figure`]).
 
 use super::css::{Sheet, clip_name};
-use super::group;
+use super::scope::Scope;
+use super::{Writer, group};
 use crate::clip::{Clip, Route};
 use std::fmt::Write;
 use svg::Node as _;
@@ -31,14 +38,26 @@ const FIGURE_CSS: &str = "\
 .rb-joint{fill:#38bdf8}";
 
 /// Emit one or more clips of the same figure as one SVG. `switched`: the
-/// rig listed `clips`, so each clip is selected by a `clip-<name>` class on
-/// the root (css route only). All clips share one route and one group
-/// structure; the drawing is the first clip's.
-pub fn emit_figure(clips: &[Clip], switched: bool, colours: &[String]) -> String {
+/// rig listed `clips`, so each clip is selected by a
+/// [`Scope::clip_class`] class on the root (css route only). All clips
+/// share one route and one group structure; the drawing is the first
+/// clip's. `prefix`: the scope's prefix (`bake --prefix`), else automatic.
+pub fn emit_figure(
+    clips: &[Clip],
+    switched: bool,
+    colours: &[String],
+    prefix: Option<&str>,
+) -> String {
+    super::scope::scoped(&clips[0].name, prefix, |sc| {
+        emit_in(clips, switched, colours, sc)
+    })
+}
+
+fn emit_in(clips: &[Clip], switched: bool, colours: &[String], sc: &Scope) -> String {
     let first = &clips[0];
-    let mut style = String::from(FIGURE_CSS);
+    let mut style = sc.sheet(FIGURE_CSS);
     for (i, c) in colours.iter().enumerate() {
-        let _ = write!(style, ".rb-s{i}{{stroke:{c}}}");
+        let _ = write!(style, ".{}{{stroke:{c}}}", sc.name(&format!("rb-s{i}")));
     }
     // heads (`head_radius`) are filled circles, `rb-head rb-f<i>`
     let heads = first.groups().iter().any(|g| {
@@ -48,19 +67,19 @@ pub fn emit_figure(clips: &[Clip], switched: bool, colours: &[String]) -> String
     });
     if heads {
         for (i, c) in colours.iter().enumerate() {
-            let _ = write!(style, ".rb-f{i}{{fill:{c}}}");
+            let _ = write!(style, ".{}{{fill:{c}}}", sc.name(&format!("rb-f{i}")));
         }
     }
-    let scope = |c: &Clip| -> String {
+    let select = |c: &Clip| -> String {
         if switched {
-            format!(".clip-{} ", clip_name(c))
+            format!("[class~=\"{}\"] ", sc.clip_class(&clip_name(c)))
         } else {
             String::new()
         }
     };
     let mut extra = Vec::new();
     if switched {
-        extra.push(("class", format!("clip-{}", clip_name(first))));
+        extra.push(("class", sc.clip_class(&clip_name(first))));
         extra.push((
             "data-clips",
             clips.iter().map(clip_name).collect::<Vec<_>>().join(" "),
@@ -68,14 +87,20 @@ pub fn emit_figure(clips: &[Clip], switched: bool, colours: &[String]) -> String
     }
     if first.route == Route::Css {
         // one sheet: clips that share a keyframe body share its block
-        let mut sheet = Sheet::default();
+        let mut sheet = Sheet::new(sc.clone());
         for c in clips {
-            sheet.add_clip(c, &scope(c));
+            sheet.add_clip(c, &select(c));
         }
-        style.push_str(&sheet.finish());
+        let (rules, frames) = sheet.parts();
+        if switched {
+            let _ = write!(style, "@media all{{{rules}}}");
+        } else {
+            style.push_str(&rules);
+        }
+        style.push_str(&frames);
         style.push_str(super::css::REDUCED_MOTION);
     }
     let mut doc = super::document(first, style, extra);
-    doc.append(group(first, &first.root));
+    doc.append(group(&Writer::new(first, sc), &first.root));
     super::finish(doc)
 }

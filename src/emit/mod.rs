@@ -6,13 +6,36 @@
 //! formatted by [`crate::geom::fmt_num`] from values the bake stage already
 //! rounded; attributes are written in sorted order by the `svg` crate; the
 //! text ends with a newline; nothing depends on time or hash order.
+//!
+//! Every class, `@keyframes` name and id is written through the file's
+//! [`scope::Scope`], so files can be inlined side by side in one page.
+//!
+//! # Structure that survives optimisers (svgo's default preset)
+//!
+//! - A static `transform` never shares an element with an animated one: it
+//!   sits on a wrapper `<g>`. svgo moves a group's `transform` into its
+//!   children (`moveGroupAttrsToElems`, `collapseGroups`) unless a child has
+//!   an `id`, so on the css route (where a CSS `transform` would override a
+//!   moved attribute) every animated group and every group with a static
+//!   `transform` carries a scoped id. The `<style>` always keeps a rule svgo
+//!   cannot inline (the reduced-motion `@media` rule), which keeps svgo's
+//!   `cleanupIds` from removing those ids.
+//! - On the smil route every `<animateTransform>` is `additive="sum"`: a
+//!   static transform that svgo moves onto the animated group composes with
+//!   the animation exactly as the wrapper did.
+//! - A probe is a `<circle data-probe cx cy>` without `r` (r defaults to 0:
+//!   nothing drawn, no area); svgo removes circles whose `r` is `"0"` but
+//!   keeps this one.
 
 pub mod css;
 pub mod figure;
+pub mod scope;
 pub mod smil;
 
 use crate::clip::{Clip, Item, Morph, Node, Route};
 use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, fmt_short};
+use scope::Scope;
+use std::cell::Cell;
 use svg::Node as _;
 use svg::node::element::Element;
 
@@ -56,28 +79,61 @@ pub(crate) fn fmt_pct(t: f64) -> String {
     fmt_short(t * 100.0, T_DECIMALS - 2)
 }
 
-/// Emit the clip as SVG text.
+/// Emit the clip as SVG text, names scoped by the rig name and a content
+/// hash (see [`scope`]).
 pub fn emit(clip: &Clip) -> String {
-    emit_with_chains(clip, &[])
+    emit_with_chains(clip, &[], None)
 }
 
 /// Emit a cycling clip that also holds Verlet chains whose segments carry
 /// the classes `rb-chain rb-k<i>`, `colours[i]` the stroke of `rb-k<i>`
-/// (without colours the bytes are those of [`emit`]).
-pub fn emit_with_chains(clip: &Clip, colours: &[String]) -> String {
-    let mut style = String::from(BASE_CSS);
+/// (without colours the bytes are those of [`emit`]). `prefix`: the scope's
+/// prefix (`bake --prefix`), else the automatic one.
+pub fn emit_with_chains(clip: &Clip, colours: &[String], prefix: Option<&str>) -> String {
+    scope::scoped(&clip.name, prefix, |sc| emit_in(clip, colours, sc))
+}
+
+fn emit_in(clip: &Clip, colours: &[String], sc: &Scope) -> String {
+    let mut style = sc.sheet(BASE_CSS);
     if !colours.is_empty() {
-        style.push_str(".rb-chain{fill:none;stroke-linecap:round}");
+        style.push_str(&sc.sheet(".rb-chain{fill:none;stroke-linecap:round}"));
         for (i, c) in colours.iter().enumerate() {
-            style.push_str(&format!(".rb-k{i}{{stroke:{c}}}"));
+            style.push_str(&format!(".{}{{stroke:{c}}}", sc.name(&format!("rb-k{i}"))));
         }
     }
     if clip.route == Route::Css {
-        style.push_str(&css::style(clip));
+        style.push_str(&css::style(clip, sc));
     }
+    let w = Writer::new(clip, sc);
     let mut doc = document(clip, style, Vec::new());
-    doc.append(group(clip, &clip.root));
+    doc.append(group(&w, &clip.root));
     finish(doc)
+}
+
+/// What the element writers share: the clip, the scope and the next id.
+pub(crate) struct Writer<'a> {
+    pub clip: &'a Clip,
+    pub scope: &'a Scope,
+    next_id: Cell<usize>,
+}
+
+impl<'a> Writer<'a> {
+    pub(crate) fn new(clip: &'a Clip, scope: &'a Scope) -> Self {
+        Writer {
+            clip,
+            scope,
+            next_id: Cell::new(0),
+        }
+    }
+
+    /// css route: give `e` the next scoped id (see the module docs).
+    fn pin(&self, e: &mut Element) {
+        if self.clip.route == Route::Css {
+            let n = self.next_id.get();
+            self.next_id.set(n + 1);
+            e.assign("id", self.scope.id(n));
+        }
+    }
 }
 
 /// The root `<svg>` (namespace, viewBox, size, `data-period`, `data-route`,
@@ -218,35 +274,41 @@ pub(crate) fn morph_ds(m: &Morph) -> Vec<String> {
     if len(&rel) < len(&abs) { rel } else { abs }
 }
 
-fn group(clip: &Clip, node: &Node) -> Element {
+fn group(w: &Writer, node: &Node) -> Element {
     let animated = node.anim.is_some();
     let mut g = Element::new("g");
     if let Some(c) = &node.class {
-        g.assign("class", c.clone());
+        g.assign("class", w.scope.classes(c));
     }
-    if animated && clip.route == Route::Smil {
-        smil::animate_group(clip, node, &mut g);
+    if animated || node.translate != Vec2::ZERO {
+        w.pin(&mut g);
+    }
+    if animated && w.clip.route == Route::Smil {
+        smil::animate_group(w.clip, node, &mut g);
     }
     for item in &node.children {
-        g.append(item_element(clip, item));
+        g.append(item_element(w, item));
     }
     if node.translate != Vec2::ZERO {
         // A transform attribute would be overridden by a CSS animation (and
         // replaced by a SMIL one), so static placement goes on a wrapper.
+        let translate = format!("translate({})", pt(node.translate));
         if animated {
             let mut outer = Element::new("g");
-            outer.assign("transform", format!("translate({})", pt(node.translate)));
+            w.pin(&mut outer);
+            outer.assign("transform", translate);
             outer.append(g);
             return outer;
         }
-        g.assign("transform", format!("translate({})", pt(node.translate)));
+        g.assign("transform", translate);
     }
     g
 }
 
-fn item_element(clip: &Clip, item: &Item) -> Element {
+fn item_element(w: &Writer, item: &Item) -> Element {
+    let sc = w.scope;
     match item {
-        Item::Group(n) => group(clip, n),
+        Item::Group(n) => group(w, n),
         Item::Line {
             from,
             to,
@@ -254,7 +316,7 @@ fn item_element(clip: &Clip, item: &Item) -> Element {
             width,
         } => {
             let mut e = Element::new("line");
-            e.assign("class", class.clone());
+            e.assign("class", sc.classes(class));
             e.assign("x1", fmt_len(from.x));
             e.assign("y1", fmt_len(from.y));
             e.assign("x2", fmt_len(to.x));
@@ -264,7 +326,7 @@ fn item_element(clip: &Clip, item: &Item) -> Element {
         }
         Item::Circle { center, r, class } => {
             let mut e = Element::new("circle");
-            e.assign("class", class.clone());
+            e.assign("class", sc.classes(class));
             e.assign("cx", fmt_len(center.x));
             e.assign("cy", fmt_len(center.y));
             e.assign("r", fmt_len(*r));
@@ -277,7 +339,7 @@ fn item_element(clip: &Clip, item: &Item) -> Element {
             class,
         } => {
             let mut e = Element::new("rect");
-            e.assign("class", class.clone());
+            e.assign("class", sc.classes(class));
             e.assign("x", fmt_len(center.x - w / 2.0));
             e.assign("y", fmt_len(center.y - h / 2.0));
             e.assign("width", fmt_len(*w));
@@ -290,16 +352,25 @@ fn item_element(clip: &Clip, item: &Item) -> Element {
             e.assign("data-probe", name.clone());
             e.assign("cx", fmt_len(at.x));
             e.assign("cy", fmt_len(at.y));
-            e.assign("r", "0");
+            // no `r`: it defaults to 0 (see the module docs)
             e
         }
-        Item::Morph(m) => morph(clip, m),
+        Item::Morph(m) => morph(w, m),
     }
 }
 
-fn morph(clip: &Clip, m: &Morph) -> Element {
+/// The class that selects a morphed path's `d` animation on the css route.
+pub(crate) fn morph_class(probe: &str) -> String {
+    format!("rb-d-{probe}")
+}
+
+fn morph(w: &Writer, m: &Morph) -> Element {
     let mut e = Element::new("path");
-    e.assign("class", m.class.clone());
+    let mut class = m.class.clone();
+    if let (Route::Css, Some(p)) = (w.clip.route, &m.probe) {
+        class = format!("{class} {}", morph_class(p));
+    }
+    e.assign("class", w.scope.classes(&class));
     e.assign("stroke-width", fmt_len(m.width));
     if let Some(p) = &m.probe {
         e.assign("data-probe", p.clone());
@@ -308,8 +379,8 @@ fn morph(clip: &Clip, m: &Morph) -> Element {
     e.assign("d", ds[0].clone());
     // css route: `d: path()` keyframes in the style sheet (see
     // [`css`]) animate the path instead
-    if clip.route == Route::Smil && ds.iter().any(|d| *d != ds[0]) {
-        e.append(smil::animate_d(clip, m));
+    if w.clip.route == Route::Smil && ds.iter().any(|d| *d != ds[0]) {
+        e.append(smil::animate_d(w.clip, m));
     }
     e
 }

@@ -18,6 +18,11 @@
 //! identity, and a morph whose points never change is not animated. Numbers
 //! are written in their shortest form, except clock values (`dur`, `begin`),
 //! whose SMIL grammar wants digits before the point.
+//!
+//! Every `<animateTransform>` is `additive="sum"`: the animated group has
+//! no `transform` of its own (static placement is on a wrapper), so the sum
+//! is the animation alone, and a static transform that an optimiser (svgo)
+//! moves from the wrapper onto the group still applies before it.
 
 use super::{fmt_deg, fmt_len, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Morph, Node, Play, Track};
@@ -148,6 +153,8 @@ fn transform_anim(
 ) -> Element {
     let mut a = Element::new("animateTransform");
     a.assign("attributeName", "transform");
+    // composes with any static transform an optimiser moves onto the group
+    a.assign("additive", "sum");
     a.assign("type", kind);
     timing(clip, &mut a, delay_s);
     a.assign("values", values.join(";"));

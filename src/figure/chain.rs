@@ -61,8 +61,6 @@ pub const DEFAULT_WARMUP: usize = 400;
 pub const MAX_WARMUP: usize = 1000;
 /// Most particles per chain.
 pub const MAX_PARTICLES: usize = 64;
-/// Most constraint passes per sub-step.
-pub const MAX_ITERATIONS: usize = 50;
 /// Most chains in one rig.
 pub const MAX_CHAINS: usize = 4;
 /// Most colliders per chain.
@@ -170,9 +168,10 @@ pub const FAR_WIDTH: f64 = 0.75;
 /// Brightness factor of a far-side chain's colours (seed 000: darker).
 pub const FAR_SHADE: f64 = 0.58;
 
-fn default_iterations() -> usize {
-    6
-}
+/// Constraint passes per sub-step of at most 1/3600 s. At that sub-step
+/// a chain keeps its length within 0.02 % for any count from 1 up, so the
+/// count is fixed rather than a rig setting.
+pub const PASSES: usize = 6;
 
 /// One entry of `chains`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -185,12 +184,15 @@ pub struct ChainFile {
     pub segments: usize,
     /// Segment rest length, user units, > 0.
     pub segment: f64,
-    /// Constraint passes per sub-step of at most 1/3600 s (default 6). At that
-    /// sub-step the chain stays within 0.02 % of its length for any value
-    /// from 1 up, so this barely changes the motion (seed 004 counts passes
-    /// per 1/60 s frame, where fewer passes stretch the chain).
-    #[serde(default = "default_iterations")]
-    pub iterations: usize,
+    /// Deprecated and ignored (the report says so): chains are solved with
+    /// 6 constraint passes per sub-step of at most 1/3600 s, where they keep
+    /// their length within 0.02 % for any pass count, so the count changed
+    /// nothing (seed 004 counts passes per 1/60 s frame, where fewer passes
+    /// stretch the chain; a stretching chain cannot be drawn as rotating
+    /// segments). Accepted so older rig files still load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[deprecated(note = "ignored: chains keep their length at any pass count")]
+    pub iterations: Option<usize>,
     /// Velocity kept per 1/60 s, in (0, 1) (default 0.97).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub damping: Option<f64>,
@@ -497,12 +499,6 @@ fn simulate(
         ));
     }
     let segment = positive(&format!("{p}.segment"), cf.segment)?;
-    if !(1..=MAX_ITERATIONS).contains(&cf.iterations) {
-        return Err(invalid(
-            format!("{p}.iterations"),
-            format!("must be within 1..={MAX_ITERATIONS}, got {}", cf.iterations),
-        ));
-    }
     let damping60 = cf.damping.unwrap_or(0.97);
     if !(damping60.is_finite() && damping60 > 0.0 && damping60 < 1.0) {
         return Err(invalid(
@@ -595,12 +591,12 @@ fn simulate(
             format!("must be within 1..={MAX_WARMUP}, got {max_periods}"),
         ));
     }
-    let passes = cf.iterations * (1 + cf.colliders.len());
+    let passes = PASSES * (1 + cf.colliders.len());
     let per_step = ((n + 1) * passes) as u64 + fk_cost.unwrap_or(0);
     let why = format!(
         "({} particles × {} passes{}{})",
         n + 1,
-        cf.iterations,
+        PASSES,
         match cf.colliders.len() {
             0 => String::new(),
             1 => " × (1 + 1 collider)".to_string(),
@@ -618,7 +614,7 @@ fn simulate(
     let params = ChainParams {
         count: n + 1,
         segment,
-        iterations: cf.iterations,
+        iterations: PASSES,
         damping: damping60.powf(60.0 * dt),
         gravity,
         colliders,

@@ -130,7 +130,7 @@ pub struct StyleFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoneFile {
-    /// Identifier, used in class names (`rb-b-<name>`) and probes (`<name>-tip`).
+    /// Identifier, used in class names (`<prefix>-b-<name>`) and probes (`<name>-tip`).
     pub name: String,
     /// An earlier bone's name; none for a root bone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -217,7 +217,7 @@ pub struct IkFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClipFile {
-    /// Identifier; the page selects the clip with class `clip-<name>` on the root `<svg>`.
+    /// Identifier; the page selects the clip with class `<prefix>-clip-<name>` on the root `<svg>`.
     pub name: String,
     /// Duration, seconds (default: the rig's `period_s`), snapped to whole
     /// milliseconds like it.

@@ -283,13 +283,22 @@ pub fn add_chains(
 
 /// Bake, emit and measure a figure for one route.
 ///
-/// css: every clip in one file, switched by a `clip-<name>` class on the
+/// css: every clip in one file, switched by a `<prefix>-clip-<name>` class on the
 /// root. smil: a class cannot restart SMIL animations (they run on the
 /// document timeline), so only the first clip is written, with a note.
-pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -> FigureBake {
+///
+/// `prefix`: the names' scope prefix (`bake --prefix`), `None` for the
+/// automatic one (see [`crate::emit::scope`]).
+pub fn bake_figure(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    route: Route,
+    prefix: Option<&str>,
+) -> FigureBake {
     let mut plan = reuse::plan(fig, route);
     if !plan.reuses() {
-        return bake_planned(name, view_box, fig, route, &plan);
+        return bake_planned(name, view_box, fig, route, prefix, &plan);
     }
     // Far-limb key reuse, taken only where no probe measures worse than
     // with keys of its own (as the report rounds it): a reused chain
@@ -297,7 +306,7 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
     // fitted tighter; per pair of chains the smallest file whose probes of
     // those two chains pass wins, and the whole is checked again at the end
     // (else reuse is left out).
-    let own = bake_planned(name, view_box, fig, route, &reuse::Plan::none(fig));
+    let own = bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig));
     let pairs: Vec<(usize, usize)> = plan
         .chains
         .iter()
@@ -317,7 +326,7 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
             for &x in &source {
                 p.source_scale[x] = scale;
             }
-            let fb = bake_planned(name, view_box, fig, route, &p);
+            let fb = bake_planned(name, view_box, fig, route, prefix, &p);
             if no_worse(fig, &fb, &own, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
                 best = Some((fb.svg.len(), scale));
             }
@@ -330,7 +339,7 @@ pub fn bake_figure(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -
             plan.source_scale[x] = scale;
         }
     }
-    let fb = bake_planned(name, view_box, fig, route, &plan);
+    let fb = bake_planned(name, view_box, fig, route, prefix, &plan);
     if no_worse(fig, &fb, &own, &vec![true; fig.bones.len()]) {
         fb
     } else {
@@ -397,6 +406,7 @@ pub fn bake_planned(
     view_box: [f64; 4],
     fig: &Figure,
     route: Route,
+    prefix: Option<&str>,
     plan: &reuse::Plan,
 ) -> FigureBake {
     let drawn;
@@ -438,7 +448,7 @@ pub fn bake_planned(
         }
         _ => Vec::new(),
     };
-    let svg = crate::emit::figure::emit_figure(&clips, switched, &colours);
+    let svg = crate::emit::figure::emit_figure(&clips, switched, &colours, prefix);
     let mut measures = Vec::new();
     let mut samples = 0;
     for (clip, fc) in clips.iter().zip(&fig.clips) {
@@ -636,7 +646,7 @@ mod tests {
         let rig = crate::rig::load(&text).unwrap();
         let fig = rig.figure.as_ref().unwrap();
         for route in [Route::Css, Route::Smil] {
-            let fb = bake_figure(&rig.name, rig.view_box, fig, route);
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
             let clip = &fb.clips[0];
             assert_eq!(fb.ik.len(), 2);
             for im in &fb.ik {
@@ -691,7 +701,7 @@ mod tests {
         let fc = &fig.clips[0];
         let s = fc.root.squash.as_ref().unwrap();
         for route in [Route::Css, Route::Smil] {
-            let fb = bake_figure(&rig.name, rig.view_box, fig, route);
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
             let clip = &fb.clips[0];
             let mut worst = 0.0f64;
             for k in 0..=600 {
@@ -748,7 +758,8 @@ mod tests {
         }"#;
         let rig = crate::rig::load(text).unwrap();
         let fig = rig.figure.as_ref().unwrap();
-        let fb = bake_figure(&rig.name, rig.view_box, fig, Route::Css);
+        // the prefix `rb` writes the clip's local names
+        let fb = bake_figure(&rig.name, rig.view_box, fig, Route::Css, Some("rb"));
         assert!(!fb.svg.contains("rb-hr-"), "{}", fb.svg);
         assert!(
             fb.svg

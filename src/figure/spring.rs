@@ -404,7 +404,7 @@ mod tests {
         // the spring lags: a visible offset, not a rigid follow
         assert!(s.max_lag_px() > 1.0, "lag {}", s.max_lag_px());
         for route in [crate::clip::Route::Css, crate::clip::Route::Smil] {
-            let fb = super::super::bake_figure("t", [0.0, 0.0, 200.0, 200.0], &fig, route);
+            let fb = super::super::bake_figure("t", [0.0, 0.0, 200.0, 200.0], &fig, route, None);
             let clip = &fb.clips[0];
             assert_eq!(fb.springs.len(), 1);
             assert!(fb.springs[0].max_tip_error_px <= SPRING_BUDGET_PX);
@@ -451,7 +451,7 @@ mod tests {
         let s = &fig.springs[0];
         assert!(s.max_lag_px() > 1.0, "lag {}", s.max_lag_px());
         for route in [crate::clip::Route::Css, crate::clip::Route::Smil] {
-            let fb = super::super::bake_figure("t", [0.0, 0.0, 300.0, 300.0], &fig, route);
+            let fb = super::super::bake_figure("t", [0.0, 0.0, 300.0, 300.0], &fig, route, None);
             let clip = &fb.clips[0];
             for k in (0..=FRAMES).step_by(11) {
                 let u = k as f64 / FRAMES as f64;

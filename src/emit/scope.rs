@@ -1,0 +1,221 @@
+//! Name scoping: every class, `@keyframes` name and id a file defines is
+//! unique to that file.
+//!
+//! CSS in an inline `<svg>` is global to the HTML page, so two files that
+//! both define `.rb-near-thigh` and `@keyframes rb-near-thigh` would animate
+//! each other's shapes. The clip keeps *local* names (all beginning `rb-`);
+//! the emitters pass every name they write through one [`Scope`], which
+//! swaps the local `rb-` for the file's prefix: `rb-near-thigh` →
+//! `seed-nested-1a2b3c-near-thigh`.
+//!
+//! The prefix is the rig name (made a CSS identifier, at most
+//! [`NAME_CHARS`] characters) and a hash of the file as written with local
+//! names ([`scoped`]): the same rig and options give the same bytes, and
+//! two different files (e.g. two bakes of one rig with different bone
+//! lengths) get different names. The hash is FNV-1a (64 bit) shown as
+//! [`HASH_HEX`] hex digits: not cryptographic, a collision between two
+//! files is about one in 16 million per pair. `bake --prefix P` replaces
+//! the whole prefix ([`check_prefix`]).
+
+use std::hash::Hasher as _;
+
+/// Characters of the rig name kept in an automatic prefix.
+pub const NAME_CHARS: usize = 16;
+/// Hex digits of the content hash in an automatic prefix.
+pub const HASH_HEX: usize = 6;
+/// Longest prefix `--prefix` accepts.
+pub const MAX_PREFIX_CHARS: usize = 64;
+
+/// The prefix every name a file defines starts with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    prefix: String,
+}
+
+impl Scope {
+    /// The local names, as the clip holds them (`rb-…`); what the content
+    /// hash is taken of.
+    pub fn local() -> Scope {
+        Scope {
+            prefix: "rb".into(),
+        }
+    }
+
+    /// A scope with a prefix already checked by [`check_prefix`].
+    pub fn with_prefix(prefix: &str) -> Scope {
+        Scope {
+            prefix: prefix.into(),
+        }
+    }
+
+    /// The automatic scope of a file named `name` whose text with local
+    /// names is `local_text`: `<name>-<hash>`.
+    pub fn from_content(name: &str, local_text: &str) -> Scope {
+        let mut h = fnv::FnvHasher::default();
+        h.write(local_text.as_bytes());
+        let hash = format!("{:016x}", h.finish());
+        Scope {
+            prefix: format!("{}-{}", ident_stem(name), &hash[..HASH_HEX]),
+        }
+    }
+
+    /// The prefix (without the joining `-`).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The scoped form of one local name: `rb-x` → `<prefix>-x`; a name
+    /// without the `rb-` stem gets the prefix in front (`x` → `<prefix>-x`).
+    pub fn name(&self, local: &str) -> String {
+        let rest = local.strip_prefix("rb-").unwrap_or(local);
+        format!("{}-{rest}", self.prefix)
+    }
+
+    /// A `class` attribute value: every whitespace-separated local name scoped.
+    pub fn classes(&self, local: &str) -> String {
+        local
+            .split_ascii_whitespace()
+            .map(|c| self.name(c))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// A style sheet written with local class selectors (`.rb-x`, as in the
+    /// emitters' constant sheets), every `.rb-` selector scoped. Only for
+    /// sheets rigbake writes itself, where `.rb-` occurs nowhere else.
+    pub fn sheet(&self, local: &str) -> String {
+        local.replace(".rb-", &format!(".{}-", self.prefix))
+    }
+
+    /// The class on the root `<svg>` that selects the clip named `clip` of a
+    /// class-switched file: `<prefix>-clip-<clip>`.
+    pub fn clip_class(&self, clip: &str) -> String {
+        self.name(&format!("rb-clip-{clip}"))
+    }
+
+    /// The `n`-th element id of the file: `<prefix>-n<n>`.
+    pub fn id(&self, n: usize) -> String {
+        format!("{}-n{n}", self.prefix)
+    }
+}
+
+/// Emit a file with scoped names: `emit` is called with the local scope to
+/// hash the content, then again with the file's scope (`prefix` when given,
+/// checked by [`check_prefix`], else [`Scope::from_content`]).
+pub fn scoped(name: &str, prefix: Option<&str>, emit: impl Fn(&Scope) -> String) -> String {
+    let scope = match prefix {
+        Some(p) => Scope::with_prefix(p),
+        None => Scope::from_content(name, &emit(&Scope::local())),
+    };
+    emit(&scope)
+}
+
+/// `--prefix`: a CSS identifier a page can use as is: an ASCII letter or
+/// `_`, then ASCII letters, digits, `-` or `_`, at most
+/// [`MAX_PREFIX_CHARS`] characters.
+pub fn check_prefix(p: &str) -> Result<(), String> {
+    let mut chars = p.chars();
+    let ok_first = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    let ok_rest = chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok_first && ok_rest && p.len() <= MAX_PREFIX_CHARS {
+        Ok(())
+    } else {
+        Err(format!(
+            "must be a letter or _ then letters, digits, - or _ (at most {MAX_PREFIX_CHARS}), got \"{}\"",
+            crate::input::escaped(p)
+        ))
+    }
+}
+
+/// The rig name as the stem of a CSS identifier: ASCII letters, digits,
+/// `-` and `_` kept, runs of anything else one `_`, at most [`NAME_CHARS`]
+/// characters; `rb` in front when it would not start with a letter or `_`.
+fn ident_stem(name: &str) -> String {
+    let mut s = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+            s.push(c);
+        } else if !s.ends_with('_') {
+            s.push('_');
+        }
+        if s.len() >= NAME_CHARS {
+            break;
+        }
+    }
+    let s = s.trim_end_matches(['-']).to_string();
+    if s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        s
+    } else {
+        format!("rb{s}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_scope_keeps_local_names() {
+        let s = Scope::local();
+        assert_eq!(s.name("rb-near-thigh"), "rb-near-thigh");
+        assert_eq!(s.classes("rb-leg  rb-back"), "rb-leg rb-back");
+        assert_eq!(
+            s.sheet(".rb-leg{a:b}.rb-k0{c:d}"),
+            ".rb-leg{a:b}.rb-k0{c:d}"
+        );
+    }
+
+    #[test]
+    fn names_classes_and_sheets_are_scoped() {
+        let s = Scope::from_content("seed nested!", "text");
+        let p = s.prefix().to_string();
+        assert!(p.starts_with("seed_nested_-"), "{p}");
+        assert_eq!(p.len(), "seed_nested_-".len() + HASH_HEX);
+        assert_eq!(s.name("rb-near-thigh"), format!("{p}-near-thigh"));
+        assert_eq!(s.classes("rb-leg rb-back"), format!("{p}-leg {p}-back"));
+        assert_eq!(s.sheet(".rb-leg{x:y}"), format!(".{p}-leg{{x:y}}"));
+        assert_eq!(s.clip_class("idle"), format!("{p}-clip-idle"));
+        assert_eq!(s.id(3), format!("{p}-n3"));
+    }
+
+    #[test]
+    fn the_hash_follows_the_content_and_nothing_else() {
+        let a = Scope::from_content("r", "one");
+        assert_eq!(a, Scope::from_content("r", "one"));
+        assert_ne!(a, Scope::from_content("r", "one "));
+        // FNV-1a 64 of "a" is af63dc4c8601ec8c
+        assert_eq!(Scope::from_content("r", "a").prefix(), "r-af63dc");
+    }
+
+    #[test]
+    fn stems_are_identifiers() {
+        assert_eq!(ident_stem("jump"), "jump");
+        assert_eq!(ident_stem("3d rig"), "rb3d_rig");
+        assert_eq!(ident_stem("-x"), "rb-x");
+        assert_eq!(ident_stem(""), "rb");
+        assert_eq!(ident_stem("ünïcode"), "_n_code");
+        assert_eq!(ident_stem(&"a".repeat(40)).len(), NAME_CHARS);
+        assert_eq!(ident_stem("abcdefghijklmno-x"), "abcdefghijklmno");
+    }
+
+    #[test]
+    fn prefixes_are_checked() {
+        assert!(check_prefix("hero").is_ok());
+        assert!(check_prefix("_a-1").is_ok());
+        for bad in ["", "1a", "-a", "a b", "a.b", "a{", &"a".repeat(65)] {
+            assert!(check_prefix(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn scoped_emits_twice_with_the_content_hash() {
+        let out = scoped("r", None, |s| format!(".{}{{}}", s.name("rb-x")));
+        assert_eq!(
+            out,
+            format!(".{}{{}}", Scope::from_content("r", ".rb-x{}").name("rb-x"))
+        );
+        assert_eq!(scoped("r", Some("P"), |s| s.name("rb-x")), "P-x");
+    }
+}

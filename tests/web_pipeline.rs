@@ -1,0 +1,616 @@
+//! rigbake files in the web pipeline, judged by real tools:
+//!
+//! - several files **inlined in one HTML page** (their CSS is global to the
+//!   page) each keep their own motion in headless Chromium, and every name a
+//!   file defines is its own;
+//! - **svgo** (the version pinned in `tests/package.json`, default preset,
+//!   no config) over every file in `out/` keeps every probe, every figure
+//!   (re-measured in Chromium against the report), clip switching and the
+//!   period.
+//!
+//! Without Chromium, node or `tests/node_modules` (`npm ci --prefix tests`)
+//! the affected tests print a note and pass, except under `CI=true`, where a
+//! missing tool is a failure.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rigbake::bake::BakeOptions;
+use rigbake::browser::{self, ProbeJob, Probes, SeekMode};
+use rigbake::clip::Clip;
+use rigbake::{Baked, Route, bake_rig, measure, rig};
+
+/// Largest distance allowed between a browser probe and the library's
+/// evaluation of the written file, px; also between the browser's largest
+/// ankle error and the report's.
+const TOL_PX: f64 = 0.05;
+
+/// Seek times per check (plus each leg's reported worst time).
+const SAMPLES: usize = 120;
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Prints `what` once per test binary straight to stderr (the harness
+/// captures `eprintln!` of passing tests).
+fn note(what: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "note: {what}");
+}
+
+/// Chromium: these checks are about Chromium's inline pages and svgo's
+/// output; tests/browser.rs compares the engines.
+fn chromium() -> Option<browser::Browser> {
+    if let Some(path) = browser::find_chromium() {
+        return Some(browser::Browser::chromium(path));
+    }
+    assert!(
+        !in_ci(),
+        "chromium not found, CI requires it (install the Debian package `chromium`)"
+    );
+    note(
+        "chromium not found; skipping (install the Debian package `chromium` or set RIGBAKE_CHROMIUM)",
+    );
+    None
+}
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// The pinned svgo, when node and `tests/node_modules` are there.
+fn svgo() -> Option<PathBuf> {
+    let bin = repo("tests/node_modules/.bin/svgo");
+    let node_runs = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if node_runs && bin.is_file() {
+        return Some(bin);
+    }
+    let why = if node_runs {
+        "tests/node_modules/.bin/svgo is missing (run `npm ci --prefix tests`)"
+    } else {
+        "node is not installed"
+    };
+    assert!(!in_ci(), "{why}; CI requires svgo");
+    note(&format!("{why}; skipping the svgo tests"));
+    None
+}
+
+fn load(name: &str) -> rig::Rig {
+    let path = repo(&format!("rigs/{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    rig::load(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `rigs/<name>.json` with every leg's thigh set to `thigh`.
+fn with_thigh(name: &str, thigh: f64) -> rig::Rig {
+    let text = std::fs::read_to_string(repo(&format!("rigs/{name}.json"))).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for leg in v["legs"].as_array_mut().unwrap() {
+        leg["thigh"] = thigh.into();
+    }
+    rig::load(&v.to_string()).unwrap()
+}
+
+/// Bake as `rigbake bake` does without flags.
+fn bake(rig: &rig::Rig, route: Route) -> Baked {
+    bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None))
+}
+
+fn seek_mode(route: Route) -> SeekMode {
+    match route {
+        Route::Css => SeekMode::WebAnimations,
+        Route::Smil => SeekMode::Smil,
+    }
+}
+
+/// [`SAMPLES`] times over `[0, span_s)` plus every leg's reported worst time.
+fn times_for(span_s: f64, bakes: &[&Baked]) -> Vec<f64> {
+    let mut t: Vec<f64> = (0..SAMPLES)
+        .map(|i| span_s * i as f64 / SAMPLES as f64)
+        .collect();
+    for b in bakes {
+        t.extend(b.report.legs.iter().map(|l| l.worst_t_s));
+    }
+    t
+}
+
+fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// The largest distance between a browser probe and `measure::probes_at`
+/// of `clip` over all times (probes the browser lacks are skipped), and
+/// where it occurred.
+fn deviation(clip: &Clip, times: &[f64], got: &[Probes]) -> (f64, String) {
+    let mut worst = (0.0_f64, String::new());
+    for (t, probes) in times.iter().zip(got) {
+        for (name, w) in measure::probes_at(clip, *t) {
+            let Some(p) = probes.get(&name) else { continue };
+            let d = dist(*p, [w.x, w.y]);
+            if d > worst.0 {
+                worst = (d, format!("{name} at t = {t:.4} s"));
+            }
+        }
+    }
+    worst
+}
+
+/// Browser samples of one file against the library: every probe within
+/// [`TOL_PX`] of `measure::probes_at` of the written clip at every time,
+/// and per leg the browser's largest |ankle − target| within [`TOL_PX`] of
+/// the report's `max_error_px`. Returns the largest probe deviation.
+fn agrees(label: &str, clip: &Clip, b: Option<&Baked>, times: &[f64], got: &[Probes]) -> f64 {
+    assert_eq!(got.len(), times.len(), "{label}: one probe map per time");
+    for (t, probes) in times.iter().zip(got) {
+        let want = measure::probes_at(clip, *t);
+        let want_names: Vec<&String> = want.keys().collect();
+        let got_names: Vec<&String> = probes.keys().collect();
+        assert_eq!(got_names, want_names, "{label}: probe names at t = {t}");
+    }
+    let worst = deviation(clip, times, got);
+    let mut leg_max = vec![0.0_f64; clip.legs.len()];
+    for (t, probes) in times.iter().zip(got) {
+        for (i, leg) in clip.legs.iter().enumerate() {
+            let target = match &leg.ideal {
+                Some(ideal) => {
+                    let p = ideal.world_at(t / clip.period_s);
+                    [p.x, p.y]
+                }
+                None => probes[&leg.target_probe],
+            };
+            leg_max[i] = leg_max[i].max(dist(probes[&leg.ankle_probe], target));
+        }
+    }
+    assert!(
+        worst.0 <= TOL_PX,
+        "{label}: browser and library disagree by {:.4} px ({})",
+        worst.0,
+        worst.1
+    );
+    if let Some(b) = b {
+        for (leg, got) in clip.legs.iter().zip(&leg_max) {
+            let reported = b
+                .report
+                .legs
+                .iter()
+                .find(|l| l.name == leg.name)
+                .unwrap_or_else(|| panic!("{label}: no reported leg {}", leg.name))
+                .max_error_px;
+            assert!(
+                (got - reported).abs() <= TOL_PX,
+                "{label}: leg {} max error {got:.4} px in the browser, {reported:.4} px reported",
+                leg.name
+            );
+        }
+    }
+    eprintln!("{label}: max probe deviation {:.1e} px", worst.0);
+    worst.0
+}
+
+/// The page of the issue: two bakes of one rig that differ only in thigh
+/// length, a different rig, and a SMIL file, all inline in one page.
+fn page_bakes(prefix: Option<&str>) -> Vec<(String, Baked)> {
+    let mut out = Vec::new();
+    for (label, mut rig, route) in [
+        (
+            "seed-nested thigh 180",
+            with_thigh("seed-nested", 180.0),
+            Route::Css,
+        ),
+        (
+            "seed-nested thigh 190",
+            with_thigh("seed-nested", 190.0),
+            Route::Css,
+        ),
+        ("recumbent", load("recumbent"), Route::Css),
+        ("walker smil", load("walker"), Route::Smil),
+    ] {
+        rig.prefix = prefix.map(str::to_string);
+        out.push((label.to_string(), bake(&rig, route)));
+    }
+    out
+}
+
+/// Every probe of every file inlined in one page is where the file's own
+/// report puts it (each file alone is checked by tests/browser.rs).
+#[test]
+fn files_inlined_in_one_page_keep_their_own_motion() {
+    let Some(chromium) = chromium() else { return };
+    let bakes = page_bakes(None);
+    let refs: Vec<&Baked> = bakes.iter().map(|(_, b)| b).collect();
+    let span = refs.iter().map(|b| b.clip.period_s).fold(0.0, f64::max);
+    let times = times_for(span, &refs);
+    let docs: Vec<(&str, SeekMode)> = refs
+        .iter()
+        .map(|b| (b.svg.as_str(), seek_mode(b.clip.route)))
+        .collect();
+    let got = browser::probe_inline(&chromium, &docs, &times).unwrap();
+    for ((label, b), got) in bakes.iter().zip(&got) {
+        agrees(label, &b.clip, Some(b), &times, got);
+    }
+}
+
+/// The check above can fail: with one prefix for every file (as before
+/// names were scoped) the same page's three css files drive each other
+/// (the last file's rules win), far beyond [`TOL_PX`].
+#[test]
+fn one_shared_prefix_makes_inlined_files_drive_each_other() {
+    let Some(chromium) = chromium() else { return };
+    let bakes = page_bakes(Some("rb"));
+    let refs: Vec<&Baked> = bakes.iter().map(|(_, b)| b).collect();
+    let times = times_for(1.2, &refs[..3]);
+    let docs: Vec<(&str, SeekMode)> = refs[..3]
+        .iter()
+        .map(|b| (b.svg.as_str(), seek_mode(b.clip.route)))
+        .collect();
+    let got = browser::probe_inline(&chromium, &docs, &times).unwrap();
+    let (worst, at) = deviation(&refs[0].clip, &times, &got[0]);
+    eprintln!("shared names: thigh 180 file off by {worst:.2} px ({at})");
+    assert!(
+        worst > 1.0,
+        "with shared names the first file should follow the second's keyframes, off by {worst} px"
+    );
+}
+
+/// Names a file defines: class names, ids and `@keyframes` names.
+fn defined_names(svg: &str) -> BTreeSet<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let mut names = BTreeSet::new();
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        if let Some(c) = n.attribute("class") {
+            names.extend(c.split_ascii_whitespace().map(str::to_string));
+        }
+        if let Some(id) = n.attribute("id") {
+            names.insert(id.to_string());
+        }
+        if n.has_tag_name("style") {
+            let css = n.text().unwrap_or_default();
+            for part in css.split("@keyframes ").skip(1) {
+                names.insert(part.split('{').next().unwrap().trim().to_string());
+            }
+        }
+    }
+    names
+}
+
+/// Every committed output and the two thigh variants of the page: no class,
+/// id or `@keyframes` name is defined by two files; baking again gives the
+/// same names (the prefix is a function of the content).
+#[test]
+fn every_defined_name_belongs_to_one_file() {
+    let mut files: Vec<(String, String)> = committed_outputs()
+        .into_iter()
+        .map(|p| {
+            let label = p.file_name().unwrap().to_string_lossy().into_owned();
+            (label, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    assert!(files.len() >= 26, "out/ holds {} files", files.len());
+    // the two thigh variants (the page's other files are in out/ already)
+    for (label, b) in page_bakes(None).into_iter().take(2) {
+        files.push((label, b.svg));
+    }
+    let mut owner: BTreeMap<String, &str> = BTreeMap::new();
+    for (label, svg) in &files {
+        let names = defined_names(svg);
+        assert!(!names.is_empty(), "{label} defines no names");
+        for name in names {
+            if let Some(other) = owner.insert(name.clone(), label) {
+                panic!("{name} is defined by both {other} and {label}");
+            }
+        }
+    }
+    let again = page_bakes(None);
+    assert_eq!(
+        defined_names(&again[0].1.svg),
+        defined_names(&files[files.len() - 2].1)
+    );
+}
+
+fn committed_outputs() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(repo("out"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "svg"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The rig and route of `out/<rig>.svg` / `out/<rig>.smil.svg`.
+fn rig_of(path: &Path) -> (String, Route) {
+    let file = path.file_name().unwrap().to_str().unwrap();
+    match file.strip_suffix(".smil.svg") {
+        Some(stem) => (stem.to_string(), Route::Smil),
+        None => (file.strip_suffix(".svg").unwrap().to_string(), Route::Css),
+    }
+}
+
+/// Runs the pinned svgo (default preset: no config file is in reach of the
+/// fresh working directory) over every file in `out/` in one process;
+/// returns (path in out/, optimised text).
+fn svgo_out(svgo: &Path) -> Vec<(PathBuf, String)> {
+    let optimised = svgo_dir(svgo, &repo("out"));
+    committed_outputs()
+        .into_iter()
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let text = optimised
+                .get(&name)
+                .unwrap_or_else(|| panic!("svgo wrote no {name}"))
+                .clone();
+            (p, text)
+        })
+        .collect()
+}
+
+/// Runs the pinned svgo over every `.svg` in `dir`; file name → output.
+fn svgo_dir(svgo: &Path, dir: &Path) -> BTreeMap<String, String> {
+    let work = tempfile::tempdir().unwrap();
+    let dest = work.path().join("optimised");
+    let status = Command::new(svgo)
+        .current_dir(work.path())
+        .arg("--quiet")
+        .arg("--folder")
+        .arg(dir)
+        .arg("--output")
+        .arg(&dest)
+        .status()
+        .unwrap();
+    assert!(status.success(), "svgo failed: {status}");
+    std::fs::read_dir(&dest)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+fn root_attr(svg: &str, name: &str) -> Option<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.root_element().attribute(name).map(str::to_string)
+}
+
+fn probe_names(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let mut v: Vec<String> = doc
+        .descendants()
+        .filter_map(|n| n.attribute("data-probe").map(str::to_string))
+        .collect();
+    v.sort();
+    v
+}
+
+/// svgo's default preset over every file in `out/`: every probe is still
+/// there, `data-period` still reads as the period, and in Chromium every
+/// probe of the optimised file is within [`TOL_PX`] of the library's
+/// evaluation of a fresh bake (the same bytes as the committed file), every
+/// leg's largest error within [`TOL_PX`] of the report.
+#[test]
+fn svgo_keeps_every_probe_and_figure() {
+    let Some(svgo) = svgo() else { return };
+    let optimised = svgo_out(&svgo);
+    let mut cases = Vec::new();
+    for (path, text) in &optimised {
+        let label = format!("svgo out/{}", path.file_name().unwrap().to_string_lossy());
+        let original = std::fs::read_to_string(path).unwrap();
+        let (name, route) = rig_of(path);
+        let b = bake(&load(&name), route);
+        assert!(
+            b.svg == original,
+            "{label}: out/ is stale (regenerate with RIGBAKE_BLESS=1 cargo test --test golden)"
+        );
+        assert_ne!(*text, original, "{label}: svgo changed nothing");
+        assert_eq!(probe_names(text), probe_names(&original), "{label}: probes");
+        let period = |s: &str| -> f64 {
+            root_attr(s, "data-period")
+                .and_then(|p| p.parse().ok())
+                .unwrap_or_else(|| panic!("{label}: no data-period"))
+        };
+        assert_eq!(period(text), period(&original), "{label}: data-period");
+        assert_eq!(period(text), b.clip.period_s, "{label}: data-period");
+        cases.push((label, text.as_str(), b));
+    }
+    let Some(chromium) = chromium() else { return };
+    let times: Vec<Vec<f64>> = cases
+        .iter()
+        .map(|(_, _, b)| times_for(b.clip.period_s, &[b]))
+        .collect();
+    let jobs: Vec<ProbeJob> = cases
+        .iter()
+        .zip(&times)
+        .map(|((_, svg, b), times_s)| ProbeJob {
+            svg,
+            mode: seek_mode(b.clip.route),
+            times_s,
+        })
+        .collect();
+    let got = browser::probe_batch(&chromium, &jobs).unwrap();
+    for (((label, _, b), times), got) in cases.iter().zip(&times).zip(&got) {
+        agrees(label, &b.clip, Some(b), times, got);
+    }
+}
+
+/// After svgo, setting the idle clip's class on jump.svg's root still
+/// switches to the idle clip, and each class shows its own clip.
+#[test]
+fn svgo_keeps_clip_switching() {
+    let Some(svgo) = svgo() else { return };
+    let optimised = svgo_out(&svgo);
+    let (_, text) = optimised
+        .iter()
+        .find(|(p, _)| p.ends_with("out/jump.svg"))
+        .expect("out/jump.svg");
+    let rig = load("jump");
+    let fig = rig.figure.as_ref().unwrap();
+    let fb = rigbake::figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, None);
+    assert!(
+        fb.svg == std::fs::read_to_string(repo("out/jump.svg")).unwrap(),
+        "out/jump.svg is stale (regenerate with RIGBAKE_BLESS=1 cargo test --test golden)"
+    );
+    let class = root_attr(text, "class").expect("the root keeps its clip class");
+    let idle = class
+        .strip_suffix("-clip-jump")
+        .map(|p| format!("{p}-clip-idle"))
+        .unwrap_or_else(|| panic!("root class {class:?} does not select the jump clip"));
+    let Some(chromium) = chromium() else { return };
+    let times = [0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.05];
+    let (before, after) = browser::probe_class_switch(&chromium, text, &idle, &times).unwrap();
+    agrees(
+        "svgo jump.svg, jump clip",
+        &fb.clips[0],
+        None,
+        &times,
+        &before,
+    );
+    agrees(
+        "svgo jump.svg, idle clip",
+        &fb.clips[1],
+        None,
+        &times,
+        &after,
+    );
+}
+
+fn rigbake_cmd() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rigbake"))
+}
+
+/// `bake --prefix P` names everything `P-…`; a prefix that is not a CSS
+/// identifier, or one prefix for several files, is refused with exit 2,
+/// one stderr line naming the option and value, and nothing written.
+#[test]
+fn bake_prefix_is_exact_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("hero.svg");
+    let seed = repo("rigs/seed-nested.json");
+    let ok = rigbake_cmd()
+        .args(["bake", "-q", "--prefix", "hero", "-o"])
+        .arg(&out)
+        .arg(&seed)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let names = defined_names(&svg);
+    assert!(names.contains("hero-near-thigh"), "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("hero-")), "{names:?}");
+    // the prefix changes names only: the same bake with its own prefix
+    let auto = bake(&load("seed-nested"), Route::Css);
+    let p = auto
+        .svg
+        .split("class=\"")
+        .nth(1)
+        .unwrap()
+        .split("-far")
+        .next()
+        .unwrap();
+    assert_eq!(svg.replace("hero-", &format!("{p}-")), auto.svg);
+
+    let cases: [(&[&str], &str); 4] = [
+        (&["--prefix", "1hero"], "\"1hero\""),
+        (&["--prefix", "he ro"], "\"he ro\""),
+        (&["--prefix", ""], "\"\""),
+        (
+            &["--prefix", "hero", "--route", "both"],
+            "one rig and one route",
+        ),
+    ];
+    for (args, needle) in cases {
+        let target = dir.path().join("bad");
+        let res = rigbake_cmd()
+            .arg("bake")
+            .args(args)
+            .arg("-o")
+            .arg(&target)
+            .arg(&seed)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert_eq!(res.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("--prefix") && err.contains(needle),
+            "{args:?}: {err}"
+        );
+        assert!(!target.exists(), "{args:?} wrote {}", target.display());
+    }
+    let two = rigbake_cmd()
+        .args(["bake", "--prefix", "hero", "-o"])
+        .arg(dir.path())
+        .arg(&seed)
+        .arg(repo("rigs/recumbent.json"))
+        .output()
+        .unwrap();
+    assert_eq!(two.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&two.stderr).contains("got 2 rigs"));
+}
+
+/// The guards are what keeps the files intact: the same files without the
+/// css route's ids or the smil route's `additive="sum"` come out of svgo
+/// with parts far from where the report puts them (so the checks above can
+/// fail).
+#[test]
+fn svgo_breaks_files_without_the_structure_guards() {
+    let Some(svgo) = svgo() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut bakes = Vec::new();
+    for (name, route) in [("path-foot", Route::Css), ("jump", Route::Smil)] {
+        let b = bake(&load(name), route);
+        let unguarded = match route {
+            // drop every id="…" attribute
+            Route::Css => b
+                .svg
+                .split(" id=\"")
+                .enumerate()
+                .map(|(i, part)| {
+                    if i == 0 {
+                        part
+                    } else {
+                        part.split_once('"').unwrap().1
+                    }
+                })
+                .collect::<String>(),
+            Route::Smil => b.svg.replace(" additive=\"sum\"", ""),
+        };
+        assert_ne!(unguarded, b.svg);
+        let file = format!("{name}-{}.svg", route.as_str());
+        std::fs::write(dir.path().join(&file), unguarded).unwrap();
+        bakes.push((file, b));
+    }
+    let optimised = svgo_dir(&svgo, dir.path());
+    let Some(chromium) = chromium() else { return };
+    let times: Vec<Vec<f64>> = bakes
+        .iter()
+        .map(|(_, b)| times_for(b.clip.period_s, &[b]))
+        .collect();
+    let jobs: Vec<ProbeJob> = bakes
+        .iter()
+        .zip(&times)
+        .map(|((file, b), times_s)| ProbeJob {
+            svg: &optimised[file],
+            mode: seek_mode(b.clip.route),
+            times_s,
+        })
+        .collect();
+    let got = browser::probe_batch(&chromium, &jobs).unwrap();
+    for (((file, b), times), got) in bakes.iter().zip(&times).zip(&got) {
+        let (worst, at) = deviation(&b.clip, times, got);
+        eprintln!("{file} without guards, after svgo: off by {worst:.2} px ({at})");
+        assert!(
+            worst > 1.0,
+            "{file}: only {worst} px off without the guards"
+        );
+    }
+}
