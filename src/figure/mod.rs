@@ -156,6 +156,13 @@ pub struct IkMeasure {
     pub leg: crate::clip::LegInfo,
     /// `slip_px` is set with a ground and a gait target; `reach_px` always.
     pub measure: LegMeasure,
+    /// Largest distance of the written target probe `<lower>-target` from
+    /// the target the entry asks for, px.
+    pub target_error_px: f64,
+    /// Largest distance between the written effector and the written
+    /// target probe, px: the foot-to-target distance any tool reads from
+    /// the file (`reach_px` give or take `max_error_px + target_error_px`).
+    pub foot_to_target_px: f64,
 }
 
 /// What the bake of one Verlet chain measured.
@@ -622,10 +629,24 @@ fn measure_ik(fig: &Figure, clips: &[Clip], plan: &reuse::Plan) -> Vec<IkMeasure
                     })
                     .fold(0.0, f64::max),
             );
+            // the target probe, against the target asked for, and the
+            // foot-to-target distance as written
+            let target = format!("{}-target", lo.name);
+            let asked = |t_s: f64| vec![k.target.at(unit(t_s))];
+            let (tm, _) = measure::measure_probes(clip, std::slice::from_ref(&target), &asked);
+            let foot_to_target_px = measure::sample_times(clip)
+                .into_iter()
+                .map(|t_s| {
+                    let p = measure::probes_at(clip, t_s);
+                    p[&leg.ankle_probe].dist(p[&target])
+                })
+                .fold(0.0, f64::max);
             out.push(IkMeasure {
                 clip: ci,
                 leg,
                 measure: m,
+                target_error_px: tm[0].max_error_px,
+                foot_to_target_px,
             });
         }
     }
