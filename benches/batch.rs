@@ -1,7 +1,7 @@
 //! Whole-process timing of one `rigbake bake` call on a batch of generated
-//! cycling rigs ([`cycling_rigs`]): 1,000 rigs at the default keying, and
-//! 100 rigs with `--tolerance 0.25` (the error-bounded fit costs ~40× more
-//! per rig). Every rig of a call is baked in parallel (all cores), so the
+//! cycling rigs ([`cycling_rigs`]): 1,000 rigs at the defaults (keys fitted
+//! to 0.25 px), and 100 rigs with `--tolerance 0.25` (the same keying, asked
+//! for: a rig that misses it is refused). Every rig of a call is baked in parallel (all cores), so the
 //! figure depends on the core count; see docs/how-it-works.md.
 //!
 //! Run: `cargo bench --bench batch`. To bake the same rigs by hand (for

@@ -68,7 +68,6 @@ fn cycling_rig(rng: &mut Rng, i: usize) -> String {
   "name": "gen-{i:04}",
   "view_box": [0, 0, 800, 600],
   "period_s": {period},
-  "keys": 10,
   "crank": {{ "center": [{cx}, {cy}], "radius": {radius}, "start_deg": 0, "direction": "cw" }},
   "legs": [
     {{ "name": "near", "hip": [{h0}, {h1}], "thigh": {thigh}, "shin": {shin},

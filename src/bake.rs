@@ -43,7 +43,35 @@ pub enum Keying {
     /// this many px (the fitter's own estimate; [`crate::bake_rig`] re-checks
     /// with the measure stage).
     Tolerance(f64),
+    /// The default when neither keys nor a tolerance is asked for: fitted as
+    /// [`Keying::Tolerance`] to [`DEFAULT_TOLERANCE_PX`], but not a promise:
+    /// a rig that cannot meet it (a leg clamped out of reach) is written with
+    /// the best found, and its report carries no tolerance.
+    Goal(f64),
 }
+
+impl Keying {
+    /// The tolerance the fitter works to, asked for or the default goal.
+    pub fn fit_tolerance(self) -> Option<f64> {
+        match self {
+            Keying::Tolerance(px) | Keying::Goal(px) => Some(px),
+            Keying::Uniform(_) | Keying::Budget(_) => None,
+        }
+    }
+
+    /// The same keying with the fitter working to `px` instead.
+    pub fn with_fit_tolerance(self, px: f64) -> Self {
+        match self {
+            Keying::Tolerance(_) => Keying::Tolerance(px),
+            Keying::Goal(_) => Keying::Goal(px),
+            k => k,
+        }
+    }
+}
+
+/// The ankle tolerance a bake fits its keys to when the rig and the command
+/// line ask for neither keys nor a tolerance, px.
+pub const DEFAULT_TOLERANCE_PX: f64 = 0.25;
 
 /// How to bake.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,8 +86,9 @@ pub struct BakeOptions {
 impl BakeOptions {
     /// The options for one rig and route, from optional overrides: `keys`
     /// (uniform) wins, then `tolerance_px`, then the rig's `tolerance_px`,
-    /// then the rig's `keys`. The fit defaults to cubic for a tolerance fit
-    /// on the css route and to linear otherwise.
+    /// then the rig's `keys`; with none of them, keys are fitted to
+    /// [`DEFAULT_TOLERANCE_PX`] ([`Keying::Goal`]). The fit defaults to cubic
+    /// for a fitted bake on the css route and to linear otherwise.
     pub fn resolve(
         rig: &Rig,
         route: Route,
@@ -67,13 +96,14 @@ impl BakeOptions {
         tolerance_px: Option<f64>,
         fit: Option<Fit>,
     ) -> Self {
-        let keying = match (keys, tolerance_px.or(rig.tolerance_px)) {
-            (Some(n), _) => Keying::Uniform(n),
-            (None, Some(px)) => Keying::Tolerance(px),
-            (None, None) => Keying::Uniform(rig.keys),
+        let keying = match (keys, tolerance_px.or(rig.tolerance_px), rig.keys) {
+            (Some(n), _, _) => Keying::Uniform(n),
+            (None, Some(px), _) => Keying::Tolerance(px),
+            (None, None, Some(n)) => Keying::Uniform(n),
+            (None, None, None) => Keying::Goal(DEFAULT_TOLERANCE_PX),
         };
-        let fit = fit.unwrap_or(match (route, keying) {
-            (Route::Css, Keying::Tolerance(_)) => Fit::Cubic,
+        let fit = fit.unwrap_or(match (route, keying.fit_tolerance()) {
+            (Route::Css, Some(_)) => Fit::Cubic,
             _ => Fit::Linear,
         });
         BakeOptions { route, keying, fit }
@@ -168,6 +198,24 @@ struct CssLegProblem<'a> {
     ankle0: Vec2,
     /// (set, key time in millionths) → exact (value deg, slope deg per period).
     cache: RefCell<BTreeMap<(usize, i64), (f64, f64)>>,
+    /// The last estimate's key times, written angles (deg) and errors per
+    /// sample: a trial re-evaluates only the samples its changed keys reach.
+    last: RefCell<Option<CssState>>,
+}
+
+struct CssState {
+    times: Vec<Vec<f64>>,
+    /// Written thigh and shin angles per sample, degrees.
+    angles: [Vec<f64>; 2],
+    /// The drawn thigh vector turned by the written thigh angle, per sample.
+    thigh: Vec<Vec2>,
+    /// Squared ankle errors per sample, px².
+    errors: Vec<f64>,
+    /// Samples a bounded estimate left half updated: recomputed next time.
+    stale: Option<std::ops::Range<usize>>,
+    /// The sample of the last completed estimate's max: a bounded estimate
+    /// checks it first (a trial that fails usually fails there).
+    worst: usize,
 }
 
 impl<'a> CssLegProblem<'a> {
@@ -184,7 +232,9 @@ impl<'a> CssLegProblem<'a> {
                 locals.iter().map(|a| a.0.to_degrees()).collect(),
                 locals.iter().map(|a| a.1.to_degrees()).collect(),
             ],
-            targets: ts.iter().map(|&t| lm.target_at(t)).collect(),
+            // the reachable ankle: what keys can be fitted to (a leg clamped
+            // out of reach keeps its gap whatever the keys)
+            targets: ts.iter().map(|&t| lm.pose_at(t).end).collect(),
             arms: ts
                 .iter()
                 .map(|&t| {
@@ -197,6 +247,7 @@ impl<'a> CssLegProblem<'a> {
             knee0: q_len(pose0.joint),
             ankle0: q_len(pose0.end),
             cache: RefCell::new(BTreeMap::new()),
+            last: RefCell::new(None),
         }
     }
 
@@ -220,6 +271,118 @@ impl<'a> CssLegProblem<'a> {
             .collect();
         fit::keys_from(&times[set], &samples, self.fit)
     }
+
+    /// The estimate, or `None` as soon as one sample's error exceeds
+    /// `bound`: samples the keys changed are re-evaluated; an estimate cut
+    /// short leaves them marked stale for the next call.
+    fn bounded(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
+        let n = self.ts.len();
+        let mut last = self.last.borrow_mut();
+        let state = last.get_or_insert_with(|| CssState {
+            times: vec![Vec::new(); 2],
+            angles: [vec![0.0; n], vec![0.0; n]],
+            thigh: vec![Vec2::new(0.0, 0.0); n],
+            errors: vec![0.0; n],
+            stale: None,
+            worst: 0,
+        });
+        let (thigh0, shin0) = (self.knee0 - self.hip, self.ankle0 - self.knee0);
+        let rot = |v: Vec2, a: f64| {
+            let (s, c) = a.sin_cos();
+            Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
+        };
+        // only the samples whose segments changed since the last estimate
+        let spans: Vec<Option<std::ops::Range<usize>>> = (0..2)
+            .map(|set| {
+                let span = if state.times[set].is_empty() {
+                    Some(0..n)
+                } else {
+                    fit::changed_samples(&state.times[set], &times[set], &self.ts)
+                };
+                fit::union(span, state.stale.clone())
+            })
+            .collect();
+        let bound2 = bound * bound;
+        let all = fit::union(spans[0].clone(), spans[1].clone());
+        if let Some(d) = &all {
+            // a sample the trial leaves alone already exceeds the bound
+            let outside = state.errors[..d.start]
+                .iter()
+                .chain(&state.errors[d.end..])
+                .fold(0.0f64, |m, &e| m.max(e));
+            if outside.sqrt() > bound {
+                return None;
+            }
+        }
+        let thigh_span = spans[0].clone().unwrap_or(0..0);
+        let mut dirty = None;
+        for (set, span) in spans.into_iter().enumerate() {
+            if let Some(span) = span.clone() {
+                let keys = self.keys(times, set);
+                let mut seg = 0;
+                for i in span {
+                    state.angles[set][i] = fit::eval_keys_from(&keys, self.ts[i], &mut seg);
+                }
+                state.times[set].clone_from(&times[set]);
+            }
+            dirty = fit::union(dirty, span);
+        }
+        let dirty = dirty.unwrap_or(0..0);
+        // the squared error at sample i of the written keys
+        let error_at = |state: &mut CssState, i: usize| {
+            let a1 = state.angles[0][i].to_radians();
+            let a2 = state.angles[1][i].to_radians();
+            if thigh_span.contains(&i) {
+                state.thigh[i] = rot(thigh0, a1);
+            }
+            // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
+            let d = self.hip + state.thigh[i] + rot(shin0, a1 + a2) - self.targets[i];
+            state.errors[i] = d.x * d.x + d.y * d.y;
+            state.errors[i] > bound2 && state.errors[i].sqrt() > bound
+        };
+        if bound.is_finite() && dirty.contains(&state.worst) {
+            let w = state.worst;
+            if error_at(state, w) {
+                state.stale = Some(dirty);
+                return None;
+            }
+        }
+        state.stale = None;
+        for i in dirty.clone() {
+            if error_at(state, i) {
+                state.stale = Some(i + 1..dirty.end).filter(|r| !r.is_empty());
+                return None;
+            }
+        }
+        let mut best = Estimate {
+            max_px: -1.0,
+            worst_t: 0.0,
+            blame: 0,
+        };
+        let mut worst_i = 0;
+        for (i, &e) in state.errors.iter().enumerate() {
+            if e > best.max_px {
+                best.max_px = e;
+                worst_i = i;
+            }
+        }
+        best.max_px = best.max_px.sqrt();
+        if best.max_px > bound {
+            // (unchanged keys: nothing above was re-evaluated)
+            return None;
+        }
+        state.worst = worst_i;
+        best.worst_t = self.ts[worst_i];
+        let d1 = (state.angles[0][worst_i] - self.ideal[0][worst_i])
+            .to_radians()
+            .abs();
+        let d2 = (state.angles[1][worst_i] - self.ideal[1][worst_i])
+            .to_radians()
+            .abs();
+        let (arm1, arm2) = self.arms[worst_i];
+        best.blame = if d1 * arm1 >= d2 * arm2 { 0 } else { 1 };
+        Some(best)
+    }
 }
 
 impl Problem for CssLegProblem<'_> {
@@ -228,41 +391,12 @@ impl Problem for CssLegProblem<'_> {
     }
 
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
-        let (k1, k2) = (self.keys(times, 0), self.keys(times, 1));
-        let mut best = Estimate {
-            max_px: -1.0,
-            worst_t: 0.0,
-            blame: 0,
-        };
-        let mut worst_i = 0;
-        let (mut s1, mut s2) = (0, 0);
-        let (thigh0, shin0) = (self.knee0 - self.hip, self.ankle0 - self.knee0);
-        let rot = |v: Vec2, a: f64| {
-            let (s, c) = a.sin_cos();
-            Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
-        };
-        for (i, &t) in self.ts.iter().enumerate() {
-            let a1 = fit::eval_keys_from(&k1, t, &mut s1).to_radians();
-            let a2 = fit::eval_keys_from(&k2, t, &mut s2).to_radians();
-            // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
-            let ankle = self.hip + rot(thigh0, a1) + rot(shin0, a1 + a2);
-            let e = ankle.dist(self.targets[i]);
-            if e > best.max_px {
-                best.max_px = e;
-                best.worst_t = t;
-                worst_i = i;
-            }
-        }
-        let t = best.worst_t;
-        let d1 = (fit::eval_keys(&k1, t) - self.ideal[0][worst_i])
-            .to_radians()
-            .abs();
-        let d2 = (fit::eval_keys(&k2, t) - self.ideal[1][worst_i])
-            .to_radians()
-            .abs();
-        let (arm1, arm2) = self.arms[worst_i];
-        best.blame = if d1 * arm1 >= d2 * arm2 { 0 } else { 1 };
-        best
+        self.bounded(times, f64::INFINITY)
+            .expect("an unbounded estimate always completes")
+    }
+
+    fn estimate_within(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
+        self.bounded(times, bound)
     }
 
     fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64 {
@@ -289,6 +423,9 @@ struct SmilLegProblem<'a> {
     lm: &'a LegMotion,
     ts: Vec<f64>,
     targets: Vec<Vec2>,
+    /// The last estimate's key times and squared errors per sample (as for
+    /// [`CssLegProblem`]).
+    last: RefCell<(Vec<f64>, Vec<f64>)>,
 }
 
 impl<'a> SmilLegProblem<'a> {
@@ -298,7 +435,10 @@ impl<'a> SmilLegProblem<'a> {
             .collect();
         SmilLegProblem {
             lm,
-            targets: ts.iter().map(|&t| lm.target_at(t)).collect(),
+            // the reachable ankle: what keys can be fitted to (a leg clamped
+            // out of reach keeps its gap whatever the keys)
+            targets: ts.iter().map(|&t| lm.pose_at(t).end).collect(),
+            last: RefCell::new((Vec::new(), vec![0.0; ts.len()])),
             ts,
         }
     }
@@ -311,11 +451,45 @@ impl Problem for SmilLegProblem<'_> {
 
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
         let tk = &times[0];
-        let ankles: Vec<Vec2> = tk.iter().map(|&t| q_len(self.lm.pose_at(t).end)).collect();
-        fit::linear_estimate(&self.ts, tk, |i, seg, f| {
-            let p = ankles[seg] + (ankles[seg + 1] - ankles[seg]) * f;
-            p.dist(self.targets[i])
-        })
+        let mut last = self.last.borrow_mut();
+        let (old, errors) = &mut *last;
+        let span = if old.is_empty() {
+            Some(0..self.ts.len())
+        } else {
+            fit::changed_samples(old, tk, &self.ts)
+        };
+        if let Some(span) = span.filter(|s| !s.is_empty()) {
+            // the keyed ankles of the segments that hold the changed samples
+            let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
+            let k0 = tk.partition_point(|&t| t <= lo).saturating_sub(1);
+            let k1 = (tk.partition_point(|&t| t <= hi) + 1).min(tk.len());
+            let ankles: Vec<Vec2> = tk[k0..k1]
+                .iter()
+                .map(|&t| q_len(self.lm.pose_at(t).end))
+                .collect();
+            let ts = &self.ts[span.clone()];
+            fit::linear_estimate(ts, &tk[k0..k1], |i, seg, f| {
+                let p = ankles[seg] + (ankles[seg + 1] - ankles[seg]) * f;
+                let i = span.start + i;
+                let d = p - self.targets[i];
+                errors[i] = d.x * d.x + d.y * d.y;
+                errors[i]
+            });
+        }
+        old.clone_from(tk);
+        let mut best = Estimate {
+            max_px: -1.0,
+            worst_t: 0.0,
+            blame: 0,
+        };
+        for (i, &e) in errors.iter().enumerate() {
+            if e > best.max_px {
+                best.max_px = e;
+                best.worst_t = self.ts[i];
+            }
+        }
+        best.max_px = best.max_px.sqrt();
+        best
     }
 
     fn split_at(&self, _: &[Vec<f64>], _: usize, _: f64, _: f64, worst_t: f64) -> f64 {
@@ -515,7 +689,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                         let shin_deg = |t: f64| local_angles_rad(lm, t).1.to_degrees();
                         let times = match opts.keying {
                             Keying::Uniform(n) => vec![fit::uniform_times(n); 2],
-                            Keying::Tolerance(px) => {
+                            Keying::Tolerance(px) | Keying::Goal(px) => {
                                 fit::refine(&CssLegProblem::new(lm, fit), px, MAX_FIT_KEYS)
                             }
                             Keying::Budget(n) => fit::fill(&CssLegProblem::new(lm, fit), n),
@@ -550,7 +724,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                 let hip = q_len(leg.hip);
                 let times = match opts.keying {
                     Keying::Uniform(n) => fit::uniform_times(n),
-                    Keying::Tolerance(px) => {
+                    Keying::Tolerance(px) | Keying::Goal(px) => {
                         fit::refine(&SmilLegProblem::new(lm), px, MAX_FIT_KEYS).remove(0)
                     }
                     Keying::Budget(n) => fit::fill(&SmilLegProblem::new(lm), n).remove(0),
@@ -751,5 +925,64 @@ mod tests {
         // counter-clockwise: a lead of +90° is reached by going back 3/4 of a turn
         assert_eq!(reuse_delay_s(std::f64::consts::PI / 2.0, -1.0, 2.0), -1.5);
         assert_eq!(reuse_delay_s(0.0, 1.0, 2.0), 0.0);
+    }
+
+    /// The fitters' incremental estimate (only the samples a trial's changed
+    /// keys reach) equals a full evaluation by a fresh problem, over a long
+    /// random walk of insertions, removals and shifts in either set, on both
+    /// routes, also after bounded estimates that stopped part way.
+    #[test]
+    fn incremental_estimates_equal_full_ones() {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let motion = crate::motion::sample(&rig);
+        let lm = &motion.legs[0];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let css = CssLegProblem::new(lm, Fit::Cubic);
+        let smil = SmilLegProblem::new(lm);
+        let mut times = vec![fit::uniform_times(4), fit::uniform_times(6)];
+        for step in 0..300 {
+            let set = (rnd() * 2.0) as usize;
+            let v = &mut times[set];
+            match (rnd() * 3.0) as usize {
+                0 => {
+                    fit::insert_sorted(v, rnd());
+                }
+                1 if v.len() > 3 => {
+                    v.remove(1 + (rnd() * (v.len() - 2) as f64) as usize);
+                }
+                _ => {
+                    let i = 1 + (rnd() * (v.len() - 2) as f64) as usize;
+                    let t = quantize(v[i] + (rnd() - 0.5) * 0.02, crate::geom::T_DECIMALS);
+                    if t - v[i - 1] >= fit::MIN_GAP && v[i + 1] - t >= fit::MIN_GAP {
+                        v[i] = t;
+                    }
+                }
+            }
+            let want = CssLegProblem::new(lm, Fit::Cubic).estimate(&times);
+            if step % 2 == 0 {
+                // a bounded estimate, cut short or not, then the full one
+                let bound = want.max_px * (0.5 + rnd());
+                let within = css.estimate_within(&times, bound);
+                assert_eq!(within.is_some(), want.max_px <= bound, "step {step}");
+                if let Some(e) = within {
+                    assert_eq!(e, want, "css step {step}: {times:?}");
+                }
+            }
+            let got = css.estimate(&times);
+            assert_eq!(got, want, "css step {step}: {times:?}");
+            // the same keys again: nothing re-evaluated, the bound still holds
+            assert_eq!(css.estimate_within(&times, want.max_px), Some(want));
+            assert_eq!(css.estimate_within(&times, want.max_px * 0.9), None);
+            let one = [times[set].clone()];
+            let got = smil.estimate(&one);
+            let want = SmilLegProblem::new(lm).estimate(&one);
+            assert_eq!(got, want, "smil step {step}: {one:?}");
+        }
     }
 }

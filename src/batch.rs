@@ -110,7 +110,7 @@ pub(crate) fn bake_each<T: Send>(
 }
 
 /// The file a bake of rig `name` on `route` is written to in a directory.
-fn file_name(name: &str, route: Route) -> String {
+pub(crate) fn file_name(name: &str, route: Route) -> String {
     match route {
         Route::Css => format!("{name}.svg"),
         Route::Smil => format!("{name}.smil.svg"),

@@ -53,7 +53,8 @@
 
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
-use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize, unwrap_near};
+use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
+use crate::motion::Unwrapped;
 use crate::rig::check::{check_len as len, check_num as num, invalid};
 use crate::rig::{Knee, RigError, RigFile};
 use crate::solve::ik;
@@ -632,8 +633,8 @@ pub enum ChainKeying {
 struct ChainCurves<'a> {
     c: &'a IkChain,
     ideal: Rc<IdealTarget>,
-    /// Unwrapped (thigh, shin) world angles on a dense grid, radians.
-    dense: Rc<Vec<(f64, f64)>>,
+    /// Unwrapped (thigh, shin) world angles, radians.
+    dense: Rc<Unwrapped>,
     r0: Vec2,
     g0: Vec2,
     a0: (f64, f64),
@@ -645,19 +646,10 @@ struct ChainCurves<'a> {
 impl<'a> ChainCurves<'a> {
     fn new(c: &'a IkChain) -> Self {
         let ideal = Rc::new(c.ideal());
-        let mut dense = Vec::with_capacity(UNWRAP_SAMPLES + 1);
-        let mut prev: Option<(f64, f64)> = None;
-        for k in 0..=UNWRAP_SAMPLES {
-            let t = k as f64 / UNWRAP_SAMPLES as f64;
+        let dense = Rc::new(Unwrapped::new(|t| {
             let p = ik::solve(c.root.at(t), ideal.at(t), c.thigh, c.shin, c.knee);
-            let a = match prev {
-                None => (p.bone1_rad, p.bone2_rad),
-                Some((a, b)) => (unwrap_near(p.bone1_rad, a), unwrap_near(p.bone2_rad, b)),
-            };
-            dense.push(a);
-            prev = Some(a);
-        }
-        let dense = Rc::new(dense);
+            (p.bone1_rad, p.bone2_rad)
+        }));
         let a0 = angles_at(c, &ideal, &dense, 0.0);
         let r0 = c.root.at(0.0);
         let hip = q(r0);
@@ -795,15 +787,14 @@ impl<'a> ChainCurves<'a> {
 }
 
 /// Unwrapped (thigh, shin) world angles at t, radians, continuous with the
-/// dense table.
-fn angles_at(c: &IkChain, ideal: &IdealTarget, dense: &[(f64, f64)], t: f64) -> (f64, f64) {
+/// unwrapped table.
+fn angles_at(c: &IkChain, ideal: &IdealTarget, dense: &Unwrapped, t: f64) -> (f64, f64) {
     let p = ik::solve(c.root.at(t), ideal.at(t), c.thigh, c.shin, c.knee);
-    let (a, b) = dense[((t * UNWRAP_SAMPLES as f64).round().max(0.0) as usize).min(UNWRAP_SAMPLES)];
-    (unwrap_near(p.bone1_rad, a), unwrap_near(p.bone2_rad, b))
+    dense.at(t, (p.bone1_rad, p.bone2_rad))
 }
 
 /// Root, knee and ankle of the ideal pose at t (before `depth_offset`).
-fn morph_points(c: &IkChain, ideal: &IdealTarget, dense: &[(f64, f64)], t: f64) -> [Vec2; 3] {
+fn morph_points(c: &IkChain, ideal: &IdealTarget, dense: &Unwrapped, t: f64) -> [Vec2; 3] {
     let (a, b) = angles_at(c, ideal, dense, t);
     let r = c.root.at(t);
     let k = r + Vec2::from_angle(a) * c.thigh;
@@ -1219,7 +1210,7 @@ pub fn bake_chain_rig(rig: &crate::rig::Rig, opts: &crate::bake::BakeOptions) ->
             let (clip, m) = bake(ChainKeying::Budget(n), fit);
             (None, clip, m)
         }
-        Keying::Tolerance(px) => {
+        Keying::Tolerance(px) | Keying::Goal(px) => {
             // fitted keys, re-measured; refit tighter if the file misses
             let mut internal = px * 0.98;
             let mut tries = 0;
@@ -1256,7 +1247,9 @@ pub fn bake_chain_rig(rig: &crate::rig::Rig, opts: &crate::bake::BakeOptions) ->
                     }
                 }
             }
-            (Some(px), clip, m)
+            // the default goal is not a promise the caller refuses on
+            let asked = matches!(opts.keying, Keying::Tolerance(_));
+            (asked.then_some(px), clip, m)
         }
     };
     let svg = crate::emit::figure::emit_figure(
@@ -1278,7 +1271,7 @@ fn uniform_search(
     px: f64,
     notes: &mut Vec<String>,
 ) -> (Clip, crate::measure::Measurement, usize) {
-    let mut n = rig.keys.max(4);
+    let mut n = rig.keys.unwrap_or(10).max(4);
     loop {
         let clip = bake_chains(
             &rig.name,

@@ -353,7 +353,11 @@ pub struct Estimate {
 /// The estimate of one key set whose segments are straight (a smil morph):
 /// at each sample time `ts[i]`, `err(i, seg, f)` is the error of the point
 /// a fraction `f` along segment `seg` of the key times `tk`.
-pub fn linear_estimate(ts: &[f64], tk: &[f64], err: impl Fn(usize, usize, f64) -> f64) -> Estimate {
+pub fn linear_estimate(
+    ts: &[f64],
+    tk: &[f64],
+    mut err: impl FnMut(usize, usize, f64) -> f64,
+) -> Estimate {
     let mut best = Estimate {
         max_px: -1.0,
         worst_t: 0.0,
@@ -374,12 +378,57 @@ pub fn linear_estimate(ts: &[f64], tk: &[f64], err: impl Fn(usize, usize, f64) -
     best
 }
 
+/// The samples (indices into the sorted `ts`) whose value along a key set
+/// can differ between key times `old` and `new`: those from the last key
+/// both lists share before the first difference to the first they share
+/// after the last one (a segment's curve depends only on its two end keys).
+/// `None` when the lists are equal. Both lists run from 0 to 1.
+pub fn changed_samples(old: &[f64], new: &[f64], ts: &[f64]) -> Option<std::ops::Range<usize>> {
+    if old == new {
+        return None;
+    }
+    let most = old.len().min(new.len());
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(most - prefix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let lo = if prefix > 0 { new[prefix - 1] } else { 0.0 };
+    let hi = if suffix > 0 {
+        new[new.len() - suffix]
+    } else {
+        1.0
+    };
+    let start = ts.partition_point(|&t| t < lo);
+    let end = ts.partition_point(|&t| t <= hi);
+    Some(start..end)
+}
+
+/// The union of two sample ranges (either may be absent).
+pub fn union(
+    a: Option<std::ops::Range<usize>>,
+    b: Option<std::ops::Range<usize>>,
+) -> Option<std::ops::Range<usize>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// A fitting problem: several key-time sets (one per track) evaluated jointly.
 pub trait Problem {
     /// How many key-time sets.
     fn sets(&self) -> usize;
     /// Error estimate for candidate key times.
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate;
+    /// The estimate if its max is within `bound`, else `None`; a problem may
+    /// stop evaluating as soon as one sample exceeds the bound.
+    fn estimate_within(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
+        Some(self.estimate(times)).filter(|e| e.max_px <= bound)
+    }
     /// Where to add a key to set `set` in the segment (lo, hi) that holds the worst time.
     fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64;
     /// Starting key times of set `set` (must include 0 and 1).
@@ -395,7 +444,10 @@ pub trait Problem {
 /// The fewest uniform keys (same in every set) meeting the tolerance, by
 /// doubling then bisection on n; `None` past `max_keys`.
 fn uniform_floor(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Option<Vec<Vec<f64>>> {
-    let ok = |n: usize| p.estimate(&vec![uniform_times(n); p.sets()]).max_px <= tol_px;
+    let ok = |n: usize| {
+        p.estimate_within(&vec![uniform_times(n); p.sets()], tol_px)
+            .is_some()
+    };
     let mut hi = 2;
     while !ok(hi) {
         if hi >= max_keys {
@@ -458,7 +510,7 @@ pub fn refine(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Vec<Vec<f64>> {
                 let mut trial = times.clone();
                 trial[s].remove(i);
                 shift_keys(p, &mut trial, s, i.saturating_sub(2)..i + 2);
-                if p.estimate(&trial).max_px <= tol_px {
+                if p.estimate_within(&trial, tol_px).is_some() {
                     times = trial;
                 } else {
                     i += 1;
@@ -532,7 +584,7 @@ fn prune(p: &dyn Problem, times: &mut [Vec<f64>], tol_px: f64) {
         let mut i = 1;
         while i + 1 < times[s].len() {
             let removed = times[s].remove(i);
-            if p.estimate(times).max_px <= tol_px {
+            if p.estimate_within(times, tol_px).is_some() {
                 continue;
             }
             times[s].insert(i, removed);
@@ -562,8 +614,8 @@ fn shift_keys(p: &dyn Problem, times: &mut [Vec<f64>], set: usize, range: std::o
                         }
                         let old = times[s][i];
                         times[s][i] = t;
-                        let e = p.estimate(times).max_px;
-                        if e < best {
+                        let e = p.estimate_within(times, best).map(|e| e.max_px);
+                        if let Some(e) = e.filter(|&e| e < best) {
                             best = e;
                             improved = true;
                         } else {

@@ -43,6 +43,8 @@
 //! - [`watch`]: debounced file watching for `bake --watch`.
 //! - [`interrupt`]: what SIGINT/SIGTERM cleans up (temporaries, child processes).
 //! - [`art`]: animate an illustrator's drawing with a baked css clip (`bake --art`).
+//! - [`gallery`]: one HTML page of baked files, their figures and frame strips (`gallery`).
+//! - [`template`]: a rig's phase-0 pose as a labelled starter drawing (`template`).
 
 pub mod art;
 pub mod bake;
@@ -52,6 +54,7 @@ pub mod clip;
 pub mod emit;
 pub mod figure;
 pub mod fit;
+pub mod gallery;
 pub mod geom;
 pub mod input;
 pub mod interrupt;
@@ -63,6 +66,7 @@ pub mod rig;
 pub mod schema;
 pub mod solve;
 pub mod sweep;
+pub mod template;
 pub mod trajectory;
 pub mod watch;
 
@@ -107,21 +111,23 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
                 .to_string(),
         );
     }
+    let goal = opts.keying.fit_tolerance();
+    // the tolerance the report promises: asked for, not the default goal
     let tolerance = match opts.keying {
         bake::Keying::Tolerance(px) => Some(px),
-        bake::Keying::Uniform(_) | bake::Keying::Budget(_) => None,
+        _ => None,
     };
-    let mut internal = tolerance.map(|px| px * 0.98);
+    let mut internal = goal.map(|px| px * 0.98);
     let mut tries = 0;
     loop {
         let mut o = *opts;
         if let Some(px) = internal {
-            o.keying = bake::Keying::Tolerance(px);
+            o.keying = opts.keying.with_fit_tolerance(px);
         }
         let clip = bake::bake(rig, &motion, &o);
         let m = measure::measure(&clip);
         let worst = m.legs.iter().map(|l| l.max_error_px).fold(0.0, f64::max);
-        let met = tolerance.is_none_or(|px| worst <= px);
+        let met = goal.is_none_or(|px| worst <= px);
         tries += 1;
         if met || tries > TOLERANCE_RETRIES {
             let mut clip = clip;

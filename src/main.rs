@@ -159,6 +159,35 @@ enum Command {
         #[arg(long, value_enum, default_value_t = SweepRoute::Css)]
         route: SweepRoute,
     },
+    /// Bake rigs on both routes into a directory with an index.html showing them all.
+    ///
+    /// The page shows every file animating (as <img>), its report figures
+    /// (max error per probe, bytes) and a frame strip of one period per file
+    /// (headless Chromium; without one the page says so).
+    ///
+    /// Example: rigbake gallery rigs/*.json -o out/   # then open out/index.html
+    Gallery {
+        /// Rig files (JSON).
+        #[arg(required = true, value_name = "RIG")]
+        rigs: Vec<PathBuf>,
+        /// Output directory (created if missing): the SVG files, the strips
+        /// (<file>.strip.png) and index.html, all replaced together.
+        #[arg(short, long, value_name = "DIR", default_value = "out")]
+        output: PathBuf,
+    },
+    /// Write a starter drawing of a rig's phase-0 pose to draw over (<name>.template.svg).
+    ///
+    /// One labelled group per part in the pose at t = 0 (Inkscape layers
+    /// and labels, ids for Illustrator), joint markers on a hidden "guides"
+    /// layer. Draw over it and bake it with `bake --art`.
+    Template {
+        /// Rig file (JSON).
+        #[arg(value_name = "RIG")]
+        rig: PathBuf,
+        /// Output directory (created if missing).
+        #[arg(short, long, value_name = "DIR", default_value = ".")]
+        output: PathBuf,
+    },
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -367,6 +396,8 @@ fn run(cli: Cli) -> Result<Exit> {
             frames,
             route,
         } => workflow::cmd_preview(&rig, &output, frames, route),
+        Command::Gallery { rigs, output } => workflow::cmd_gallery(&rigs, &output),
+        Command::Template { rig, output } => workflow::cmd_template(&rig, &output),
         Command::Completions { shell } => {
             let shell = match shell {
                 ShellArg::Bash => clap_complete::Shell::Bash,

@@ -7,17 +7,76 @@
 //! the leg's *own* side, before its `depth_offset` (which moves leg and target
 //! together and so adds no error).
 //!
-//! World angles are made continuous ("unwrapped") along t by dense sampling:
-//! [`LegMotion::angles_at`] returns the representative nearest the dense
-//! curve, so a bone that turns past ±180° keeps counting instead of jumping.
+//! World angles are made continuous ("unwrapped") along t by sampling
+//! ([`Unwrapped`]): [`LegMotion::angles_at`] returns the representative
+//! nearest the sampled curve, so a bone that turns past ±180° keeps counting
+//! instead of jumping.
 
 use crate::geom::{Vec2, unwrap_near};
 use crate::rig::{Leg, Rig};
 use crate::solve::ik::{self, TwoBonePose};
 
-/// Dense samples per period used to unwrap angle curves. A bone would have
-/// to turn by more than half a turn within 1/4096 of a period to fool it.
+/// Dense samples per period used to unwrap angle curves when the coarse grid
+/// is not fine enough. A bone would have to turn by more than half a turn
+/// within 1/4096 of a period to fool it.
 pub const UNWRAP_SAMPLES: usize = 4096;
+/// Samples per period tried first ([`Unwrapped`]).
+pub const UNWRAP_COARSE: usize = 256;
+/// Largest step (radians) between neighbouring coarse samples that the
+/// coarse grid accepts; past it the curve is sampled at [`UNWRAP_SAMPLES`].
+pub const UNWRAP_MAX_STEP: f64 = 0.5;
+
+/// A pair of angle curves (radians) made continuous along t ∈ [0, 1] on a
+/// grid: [`UNWRAP_COARSE`] steps when no step there exceeds
+/// [`UNWRAP_MAX_STEP`] (a smooth motion), else [`UNWRAP_SAMPLES`]. The
+/// nearest grid value is then within a fraction of a radian of the curve,
+/// far inside the half turn that [`unwrap_near`] needs.
+#[derive(Debug, Clone)]
+pub struct Unwrapped {
+    n: usize,
+    grid: Vec<(f64, f64)>,
+}
+
+impl Unwrapped {
+    /// Unwrap `raw(t)` (angles wrapped anywhere) along t.
+    pub fn new(raw: impl Fn(f64) -> (f64, f64)) -> Self {
+        let build = |n: usize| {
+            let mut grid: Vec<(f64, f64)> = Vec::with_capacity(n + 1);
+            let mut smooth = true;
+            for k in 0..=n {
+                let (a, b) = raw(k as f64 / n as f64);
+                let next = match grid.last() {
+                    None => (a, b),
+                    Some(&(pa, pb)) => {
+                        let u = (unwrap_near(a, pa), unwrap_near(b, pb));
+                        smooth &= (u.0 - pa).abs() <= UNWRAP_MAX_STEP
+                            && (u.1 - pb).abs() <= UNWRAP_MAX_STEP;
+                        u
+                    }
+                };
+                grid.push(next);
+            }
+            (Unwrapped { n, grid }, smooth)
+        };
+        match build(UNWRAP_COARSE) {
+            (u, true) => u,
+            _ => build(UNWRAP_SAMPLES).0,
+        }
+    }
+
+    /// The grid value nearest t (clamped to [0, 1]).
+    pub fn near(&self, t: f64) -> (f64, f64) {
+        let x = (t.clamp(0.0, 1.0) * self.n as f64).round() as usize;
+        self.grid[x.min(self.n)]
+    }
+
+    /// The representatives of the wrapped angles `(a, b)` at t continuous
+    /// with the curve.
+    pub fn at(&self, t: f64, (a, b): (f64, f64)) -> (f64, f64) {
+        let (ra, rb) = self.near(t);
+        (unwrap_near(a, ra), unwrap_near(b, rb))
+    }
+}
 
 /// One leg's ideal motion.
 #[derive(Debug, Clone)]
@@ -29,8 +88,8 @@ pub struct LegMotion {
     theta0_rad: f64,
     /// +1 cw, −1 ccw.
     sign: f64,
-    /// Unwrapped thigh and shin world angles at t = k / UNWRAP_SAMPLES, k = 0..=N.
-    dense: Vec<(f64, f64)>,
+    /// Unwrapped thigh and shin world angles.
+    unwrapped: Unwrapped,
 }
 
 /// The whole rig's ideal motion over one period.
@@ -60,18 +119,15 @@ impl LegMotion {
             radius: rig.crank.radius,
             theta0_rad: rig.crank.start_rad + leg.phase_rad,
             sign: rig.crank.sign(),
-            dense: Vec::with_capacity(UNWRAP_SAMPLES + 1),
+            unwrapped: Unwrapped {
+                n: 0,
+                grid: Vec::new(),
+            },
         };
-        let mut prev: Option<(f64, f64)> = None;
-        for k in 0..=UNWRAP_SAMPLES {
-            let p = m.pose_at(k as f64 / UNWRAP_SAMPLES as f64);
-            let a = match prev {
-                None => (p.bone1_rad, p.bone2_rad),
-                Some((t0, s0)) => (unwrap_near(p.bone1_rad, t0), unwrap_near(p.bone2_rad, s0)),
-            };
-            m.dense.push(a);
-            prev = Some(a);
-        }
+        m.unwrapped = Unwrapped::new(|t| {
+            let p = m.pose_at(t);
+            (p.bone1_rad, p.bone2_rad)
+        });
         m
     }
 
@@ -107,12 +163,7 @@ impl LegMotion {
     /// Continuous in t; at t = 1 they differ from t = 0 by whole turns only.
     pub fn angles_at(&self, t: f64) -> (f64, f64) {
         let p = self.pose_at(t);
-        let x = (t.clamp(0.0, 1.0) * UNWRAP_SAMPLES as f64).round() as usize;
-        let (t_ref, s_ref) = self.dense[x.min(UNWRAP_SAMPLES)];
-        (
-            unwrap_near(p.bone1_rad, t_ref),
-            unwrap_near(p.bone2_rad, s_ref),
-        )
+        self.unwrapped.at(t, (p.bone1_rad, p.bone2_rad))
     }
 }
 
@@ -150,6 +201,69 @@ mod tests {
                 assert!((cur.0 - prev.0).abs() < 0.1 && (cur.1 - prev.1).abs() < 0.1);
                 prev = cur;
             }
+        }
+    }
+
+    /// The coarse table gives the same unwrapped angles as unwrapping on the
+    /// 4,096-step grid, for legs over the whole reachable range of hip–crank
+    /// distances (nearly straight to tightly folded), both knees and both
+    /// directions; and a curve that turns fast between coarse samples falls
+    /// back to the fine grid.
+    #[test]
+    fn coarse_unwrap_matches_the_dense_one_and_falls_back_when_fast() {
+        let dense_ref = |lm: &LegMotion| {
+            let mut prev: Option<(f64, f64)> = None;
+            (0..=UNWRAP_SAMPLES)
+                .map(|k| {
+                    let p = lm.pose_at(k as f64 / UNWRAP_SAMPLES as f64);
+                    let a = match prev {
+                        None => (p.bone1_rad, p.bone2_rad),
+                        Some((a, b)) => (unwrap_near(p.bone1_rad, a), unwrap_near(p.bone2_rad, b)),
+                    };
+                    prev = Some(a);
+                    a
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut checked = 0;
+        for hip_y in [250.0, 280.0, 320.0, 340.0] {
+            for (knee, dir) in [("forward", "cw"), ("backward", "ccw")] {
+                let text = format!(
+                    r#"{{ "name": "u", "view_box": [0, 0, 800, 600], "period_s": 1,
+                      "crank": {{ "center": [420, 420], "radius": 50, "direction": "{dir}" }},
+                      "legs": [ {{ "name": "n", "hip": [400, {hip_y}], "thigh": 128, "shin": 112,
+                                   "knee": "{knee}", "reach": "clamp" }} ] }}"#
+                );
+                let rig = crate::rig::load(&text).unwrap();
+                let lm = &sample(&rig).legs[0];
+                let want = dense_ref(lm);
+                for (k, &(a, b)) in want.iter().enumerate() {
+                    let t = k as f64 / UNWRAP_SAMPLES as f64;
+                    let got = lm.angles_at(t);
+                    assert!(
+                        (got.0 - a).abs() < 1e-9 && (got.1 - b).abs() < 1e-9,
+                        "hip_y {hip_y} {knee} t {t}: {got:?} vs {a} {b}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 8 * (UNWRAP_SAMPLES + 1));
+        // seven whole turns per period: 0.17 rad per coarse step is smooth,
+        // 41 turns (1.0 rad per step) is not and takes the fine grid
+        for (turns, n) in [(7.0, UNWRAP_COARSE), (41.0, UNWRAP_SAMPLES)] {
+            let u = Unwrapped::new(|t: f64| {
+                let a = (std::f64::consts::TAU * turns * t)
+                    .sin()
+                    .atan2((std::f64::consts::TAU * turns * t).cos());
+                (a, -a)
+            });
+            assert_eq!(u.n, n, "{turns} turns");
+            let end = u.near(1.0);
+            assert!(
+                (end.0 - std::f64::consts::TAU * turns).abs() < 1e-6,
+                "{end:?}"
+            );
         }
     }
 }

@@ -70,10 +70,6 @@ pub enum Reach {
     Clamp,
 }
 
-fn default_keys() -> usize {
-    10
-}
-
 /// The rig file exactly as written (serde mirror of the JSON). Unknown fields are rejected.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -88,9 +84,11 @@ pub struct RigFile {
     /// Loop period in seconds (one crank turn), snapped to whole milliseconds
     /// (the report notes a snapped period).
     pub period_s: f64,
-    /// Uniform keys per period (default 10); the CLI's `--keys` overrides it.
-    #[serde(default = "default_keys")]
-    pub keys: usize,
+    /// Uniform keys per period. Without it (and without `tolerance_px`) keys
+    /// are fitted to the default 0.25 px; the CLI's `--keys` or `--tolerance`
+    /// override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<usize>,
     /// Fit keys to this ankle tolerance (px) instead of using `keys` uniform
     /// keys; the CLI's `--keys` or `--tolerance` override it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -239,8 +237,8 @@ pub struct Rig {
     pub view_box: [f64; 4],
     /// Loop period, seconds, in (0, [`MAX_PERIOD_S`]].
     pub period_s: f64,
-    /// Uniform keys per period, in 2..=[`MAX_KEYS`].
-    pub keys: usize,
+    /// Uniform keys per period asked for by the rig, in 2..=[`MAX_KEYS`].
+    pub keys: Option<usize>,
     /// Ankle tolerance to fit keys to, px, in [[`MIN_TOLERANCE_PX`], [`MAX_COORD`]].
     pub tolerance_px: Option<f64>,
     pub crank: Crank,
@@ -493,12 +491,13 @@ fn deprecation_notes(file: &RigFile) -> Vec<String> {
         .collect()
 }
 
+/// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
 pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     let mut rig = validate_parts(file)?;
     rig.notes = period_notes(file);
     rig.notes.extend(deprecation_notes(file));
-    if rig.tolerance_px.is_none() {
-        check_key_work("keys", rig.keys, &rig)?;
+    if let (None, Some(keys)) = (rig.tolerance_px, rig.keys) {
+        check_key_work("keys", keys, &rig)?;
     }
     Ok(rig)
 }
@@ -528,7 +527,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
         ));
     }
     let period_s = period("period_s", file.period_s)?;
-    let keys = check_keys("keys", file.keys)?;
+    let keys = file.keys.map(|k| check_keys("keys", k)).transpose()?;
     let tolerance_px = match file.tolerance_px {
         Some(px) => Some(check_tolerance("tolerance_px", px)?),
         None => None,
@@ -679,7 +678,7 @@ fn validate_figure(
     file: &RigFile,
     view_box: [f64; 4],
     period_s: f64,
-    keys: usize,
+    keys: Option<usize>,
     tolerance_px: Option<f64>,
 ) -> Result<Rig, RigError> {
     if file.crank.is_some() || !file.legs.is_empty() {
@@ -759,7 +758,7 @@ fn validate_chains(
     file: &RigFile,
     view_box: [f64; 4],
     period_s: f64,
-    keys: usize,
+    keys: Option<usize>,
     tolerance_px: Option<f64>,
 ) -> Result<Rig, RigError> {
     for (set, path) in [
@@ -893,7 +892,7 @@ mod tests {
     #[test]
     fn seed_rig_validates_with_defaults() {
         let rig = load(SEED).unwrap();
-        assert_eq!(rig.keys, 10);
+        assert_eq!(rig.keys, Some(10));
         assert_eq!(rig.legs[1].depth_offset, Vec2::new(-6.0, -7.0));
         assert_eq!(rig.legs[0].reach, Reach::Error);
     }

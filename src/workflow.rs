@@ -1,4 +1,5 @@
-//! The illustrator-facing commands: `preview`, `bake --art`, `bake --watch`.
+//! The illustrator-facing commands: `preview`, `template`, `bake --art`,
+//! `bake --watch`.
 //!
 //! Like the rest of the binary, this module only reads files, calls the
 //! library and writes outputs atomically; the work itself is in
@@ -85,6 +86,146 @@ pub(crate) fn cmd_preview(
     let png = std::fs::read(&png_path)
         .with_context(|| format!("{}: cannot read the rendered strip", png_path.display()))?;
     output::write_all(&[Output::new("-o", output, &png)], &inputs)?;
+    Ok(Exit::Ok)
+}
+
+/// `rigbake gallery`: bake every rig on both routes at its own settings
+/// (refusing a rig that misses its tolerance, as `bake` does), render a
+/// frame strip of each file when Chromium is found, and write the files,
+/// the strips and `index.html` ([`rigbake::gallery::page`]) into `output`
+/// all together.
+pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
+    if output.exists() && !output.is_dir() {
+        bail!("-o {}: is a file; name a directory", output.display());
+    }
+    let args = BakeArgs {
+        route: RouteArg::Both,
+        keys: None,
+        tolerance: None,
+        fit: None,
+        clip: None,
+    };
+    let bar = std::sync::Mutex::new(Progress::new(rigs, true));
+    let loaded = super::batch::load_all(rigs, &args)?;
+    let baked = super::batch::bake_each(rigs, &loaded, &args, &bar, |_, b| {
+        let r = &b.report;
+        if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
+            bail!(
+                "{} ({}): could not keep the ankles within {tol} px: best found {} px; nothing written",
+                r.rig,
+                r.route.as_str(),
+                r.max_error_px()
+            );
+        }
+        Ok(b)
+    })?;
+    drop(bar);
+    let files: Vec<String> = baked
+        .iter()
+        .map(|b| super::batch::file_name(&b.clip.name, b.report.route))
+        .collect();
+    let chromium = browser::find_chromium();
+    let mut strips: Vec<Option<Vec<u8>>> = vec![None; baked.len()];
+    if let Some(path) = &chromium {
+        let (scratch, _on_signal) = {
+            let _gate = rigbake::interrupt::critical();
+            let scratch = tempfile::Builder::new()
+                .prefix("rigbake-gallery-")
+                .tempdir()
+                .context("cannot create a temporary directory")?;
+            let reg = rigbake::interrupt::remove_on_signal(scratch.path());
+            (scratch, reg)
+        };
+        let b = browser::Browser::chromium(path);
+        for (k, baked) in baked.iter().enumerate() {
+            let png = scratch.path().join(format!("{k}.png"));
+            let mode = match baked.report.route {
+                Route::Css => SeekMode::WebAnimations,
+                Route::Smil => SeekMode::Smil,
+            };
+            browser::frame_strip(
+                &b,
+                &baked.svg,
+                mode,
+                baked.clip.period_s,
+                rigbake::gallery::STRIP_FRAMES,
+                &png,
+            )
+            .with_context(|| format!("{}: frame strip failed", files[k]))?;
+            strips[k] = Some(
+                std::fs::read(&png)
+                    .with_context(|| format!("{}: cannot read the strip", png.display()))?,
+            );
+        }
+    }
+    let strip_names: Vec<String> = files
+        .iter()
+        .map(|f| rigbake::gallery::strip_name(f))
+        .collect();
+    let entries: Vec<rigbake::gallery::Entry> = baked
+        .iter()
+        .enumerate()
+        .map(|(k, b)| rigbake::gallery::Entry {
+            file: files[k].clone(),
+            report: &b.report,
+            strip: strips[k].as_ref().map(|_| strip_names[k].clone()),
+        })
+        .collect();
+    let html = rigbake::gallery::page(
+        &entries,
+        "no headless Chromium was found when this page was made          (install chromium, or set RIGBAKE_CHROMIUM to its executable, and run rigbake gallery again)",
+    );
+    let paths: Vec<PathBuf> = files.iter().map(|f| output.join(f)).collect();
+    let strip_paths: Vec<PathBuf> = strip_names.iter().map(|f| output.join(f)).collect();
+    let index = output.join("index.html");
+    let mut writes: Vec<Output> = Vec::new();
+    for (k, b) in baked.iter().enumerate() {
+        writes.push(Output::new("-o", &paths[k], b.svg.as_bytes()));
+        if let Some(png) = &strips[k] {
+            writes.push(Output::new("-o", &strip_paths[k], png));
+        }
+    }
+    writes.push(Output::new("-o", &index, html.as_bytes()));
+    let inputs: Vec<Input> = rigs
+        .iter()
+        .map(|p| Input {
+            what: "rig",
+            path: p,
+        })
+        .collect();
+    output::write_all(&writes, &inputs)?;
+    let strips_note = if chromium.is_some() {
+        "with frame strips"
+    } else {
+        "without frame strips (no headless Chromium found)"
+    };
+    output::stdout(&format!(
+        "gallery: {} files {strips_note}: {}\n",
+        baked.len(),
+        index.display()
+    ))?;
+    Ok(Exit::Ok)
+}
+
+/// `rigbake template`: write `<name>.template.svg` ([`rigbake::template`])
+/// into the directory `output`.
+pub(crate) fn cmd_template(rig_path: &Path, output: &Path) -> Result<Exit> {
+    if output.exists() && !output.is_dir() {
+        bail!(
+            "-o {}: is a file; name a directory (the template is written as <name>.template.svg)",
+            output.display()
+        );
+    }
+    let rig = load_rig(rig_path)?;
+    let svg = rigbake::template::template(&rig);
+    let target = output.join(format!("{}.template.svg", rig.name));
+    output::write_all(
+        &[Output::new("-o", &target, svg.as_bytes())],
+        &[Input {
+            what: "rig",
+            path: rig_path,
+        }],
+    )?;
     Ok(Exit::Ok)
 }
 

@@ -324,11 +324,7 @@ fn browser_ankle_follows_the_pedal_within_the_reported_error() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     // The clip baked by the same options, for its own probe positions.
-    let opts = rigbake::bake::BakeOptions {
-        route: rigbake::Route::Css,
-        keying: rigbake::bake::Keying::Uniform(rig.keys),
-        fit: rigbake::fit::Fit::Linear,
-    };
+    let opts = rigbake::bake::BakeOptions::resolve(&rig, rigbake::Route::Css, None, None, None);
     let clip = rigbake::bake_rig(&rig, &opts).clip;
     for (leg_i, leg) in ["near", "far"].iter().enumerate() {
         let reported = b.report["legs"][leg_i]["max_error_px"].as_f64().unwrap();
@@ -356,7 +352,11 @@ fn browser_ankle_follows_the_pedal_within_the_reported_error() {
                 "{leg} t={t}: {ankle:?} vs clip {w:?}"
             );
         }
-        assert!(worst > 0.5, "{leg}: suspiciously still ({worst} px)");
+        // the browser sees the drift the report states, not none
+        assert!(
+            reported > 0.05 && worst > 0.5 * reported,
+            "{leg}: suspiciously still ({worst} px, reported {reported})"
+        );
         // the drawn pedal (inside scale(2)) follows the pedal target
         if *leg == "near" {
             for probes in &got {

@@ -154,10 +154,10 @@ fn check_prints_in_input_order_whatever_the_thread_count() {
             let out = rigbake(threads)
                 .arg("check")
                 .args(&rigs)
-                .args(["--max-error", "1", "--format", format])
+                .args(["--max-error", "0.1", "--format", format])
                 .output()
                 .unwrap();
-            // some example rigs drift more than 1 px: exit 1, listed on stderr
+            // some example rigs drift more than 0.1 px: exit 1, listed on stderr
             assert_eq!(out.status.code(), Some(1), "{format} {threads:?}");
             match &seen {
                 None => {

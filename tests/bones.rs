@@ -27,7 +27,7 @@ fn bake(rig: &Rig, route: Route) -> Baked {
         rig,
         &BakeOptions {
             route,
-            keying: Keying::Uniform(rig.keys),
+            keying: Keying::Uniform(rig.keys.unwrap_or(10)),
             fit: Fit::Linear,
         },
     )

@@ -30,7 +30,7 @@ fn edited(edit: impl FnOnce(&mut Value)) -> String {
 fn opts(rig: &Rig, route: Route) -> BakeOptions {
     BakeOptions {
         route,
-        keying: Keying::Uniform(rig.keys),
+        keying: Keying::Uniform(rig.keys.unwrap_or(10)),
         fit: Fit::Linear,
     }
 }

@@ -466,7 +466,7 @@ pub fn budget_warmup(
                 crate::rig::shown(per_period as f64),
                 crate::rig::shown(SIM_BUDGET as f64),
                 if why.contains("particles") {
-                    "fewer `segments`, `iterations` or `colliders`"
+                    "fewer `segments` or `colliders`"
                 } else {
                     "fewer bones"
                 }
@@ -646,7 +646,7 @@ fn simulate(
                     " (not converged)"
                 },
                 if cut {
-                    "add damping (lower `damping`), or make a period cheaper (shorter period_s, fewer `segments` or `iterations`)"
+                    "add damping (lower `damping`), or make a period cheaper (shorter period_s, fewer `segments`)"
                 } else {
                     "add damping (lower `damping`) or a longer warm-up (raise `max_warmup_periods`)"
                 }

@@ -1,0 +1,106 @@
+//! The default (error-bounded, 0.25 px) bake, timed three ways:
+//!
+//! - whole process: `rigbake bake RIG --route R` for every rig in `rigs/`
+//!   and each route (`defaults/process <rig> <route>`), one rig per call,
+//!   the file written into a fresh directory;
+//! - in process: [`rigbake::bake_rig`] (fit, emit, independent measure) on
+//!   `rigs/seed-nested.json` per route (`defaults/bake_rig seed-nested …`);
+//! - shared geometry: a crank with 4, 8 or 32 legs of one geometry at evenly
+//!   spread phases (`defaults/shared legs N`): the first leg is fitted and
+//!   measured, the others replay its keys with a delay, so the time should
+//!   grow linearly with N, not with N².
+//!
+//! Run: `cargo bench --bench defaults` (release build; quicker: append
+//! `-- --warm-up-time 1 --measurement-time 3`; one group: append its name,
+//! e.g. `-- shared`).
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use rigbake::bake::BakeOptions;
+use rigbake::{Route, bake_rig, rig};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn example_rigs() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join("rigs"))
+        .expect("rigs/")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// A cycling rig with `n` legs of the seed's geometry, phases k·360°/n.
+pub fn shared_legs_rig(n: usize) -> String {
+    let legs: Vec<String> = (0..n)
+        .map(|k| {
+            format!(
+                r#"{{ "name": "l{k}", "hip": [352, 255], "thigh": 128, "shin": 112,
+                     "knee": "forward", "phase_deg": {} }}"#,
+                360.0 * k as f64 / n as f64
+            )
+        })
+        .collect();
+    format!(
+        r#"{{ "name": "shared-{n}", "view_box": [0, 0, 800, 600], "period_s": 1.2,
+             "crank": {{ "center": [420, 420], "radius": 50, "direction": "cw" }},
+             "legs": [{}] }}"#,
+        legs.join(",")
+    )
+}
+
+fn process(c: &mut Criterion) {
+    let mut g = c.benchmark_group("defaults");
+    g.sample_size(20);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut run = 0;
+    for path in example_rigs() {
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        for route in ["css", "smil"] {
+            g.bench_function(format!("process {stem} {route}"), |b| {
+                b.iter(|| {
+                    run += 1;
+                    let out = dir.path().join(format!("out-{run}"));
+                    let status = Command::new(env!("CARGO_BIN_EXE_rigbake"))
+                        .arg("bake")
+                        .arg(&path)
+                        .args(["--route", route, "--quiet", "-o"])
+                        .arg(&out)
+                        .status()
+                        .expect("run rigbake");
+                    assert!(status.success(), "{stem} {route}: {status}");
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+fn in_process(c: &mut Criterion) {
+    let mut g = c.benchmark_group("defaults");
+    g.sample_size(20);
+    let text = std::fs::read_to_string(root().join("rigs/seed-nested.json")).unwrap();
+    let seed = rig::load(&text).unwrap();
+    for route in [Route::Css, Route::Smil] {
+        let opts = BakeOptions::resolve(&seed, route, None, None, None);
+        g.bench_function(format!("bake_rig seed-nested {}", route.as_str()), |b| {
+            b.iter(|| bake_rig(black_box(&seed), black_box(&opts)))
+        });
+    }
+    for n in [4, 8, 32] {
+        let rig = rig::load(&shared_legs_rig(n)).unwrap();
+        let opts = BakeOptions::resolve(&rig, Route::Css, None, None, None);
+        g.bench_function(format!("shared legs {n}"), |b| {
+            b.iter(|| bake_rig(black_box(&rig), black_box(&opts)))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, in_process, process);
+criterion_main!(benches);

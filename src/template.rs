@@ -1,0 +1,553 @@
+//! A starter drawing for any rig (`rigbake template`): the rig's phase-0
+//! pose as one labelled group per part, for an illustrator to draw over.
+//!
+//! # The phase-0 pose
+//!
+//! [`phase0`] computes where every part is at t = 0 of the rig's default
+//! (first) clip, from the library's own motion, never from an output file:
+//!
+//! - cycling legs: two-bone IK toward the pedal at crank angle
+//!   `start_deg + phase_deg` ([`crate::motion`]), every point of a leg moved
+//!   by its `depth_offset` (the pose `bake --art` expects);
+//! - `ik_chains`: the root at t = 0, IK toward the target (pulled back for
+//!   `"reach": "pull"`), moved by the chain's `depth_offset`;
+//! - bone trees: forward kinematics of the first clip at t = 0
+//!   ([`crate::figure::fk`]), through the root motion at t = 0 and the
+//!   spring offsets at t = 0, as the bake's `<bone>-tip` probes are measured.
+//!
+//! # Part names
+//!
+//! Each part is a `<g>` whose `id` and `inkscape:label` are the part name:
+//!
+//! | rig kind | parts (drawing order, back to front) |
+//! | --- | --- |
+//! | cycling legs | `torso` (static, with a `torso`), per leg from the last listed to the first: `crank-<leg>`, `pedal-<leg>`, `thigh-<leg>` holding `shin-<leg>`; `crank` (the chainring) after the backmost leg |
+//! | `ik_chains` | per chain, last listed first: `thigh-<chain>` holding `shin-<chain>` |
+//! | bone trees | one group per bone named as the bone, each child bone's group inside its parent's |
+//!
+//! These are the names `bake --art` looks for on cycling rigs
+//! (see [`crate::art`]). Joint markers are `<circle>`s on a hidden layer
+//! labelled `guides`: `joint-hip-<leg>`, `joint-knee-<leg>`,
+//! `joint-ankle-<leg>` for legs and chains (the markers `bake --art`
+//! compares with the rig), `joint-<bone>` and `tip-<bone>` for bones; the
+//! guide layer also carries reference lines (`guide-…`: the pedal circle,
+//! a chain's target path, the ground, hair chains).
+//!
+//! Layers are top-level `<g inkscape:groupmode="layer">` with an
+//! `inkscape:label` and the id `layer-<label>` (spaces as `-`). Layer,
+//! guide and marker ids all hold a `-` (no bone name does) and start with
+//! `layer-`, `guide-`, `joint-` or `tip-` (no leg or chain part name does),
+//! so ids never collide; the tests check every example.
+
+use crate::figure::{Figure, fk, spring};
+use crate::geom::{LEN_DECIMALS, Vec2, fmt_len, quantize};
+use crate::rig::Rig;
+use crate::solve::ik;
+use std::fmt::Write as _;
+
+/// Which kind of rig a template was drawn for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `crank` + `legs`.
+    Cycling,
+    /// `ik_chains`.
+    Chains,
+    /// `bones`.
+    Bones,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Cycling => "cycling legs",
+            Kind::Chains => "ik_chains",
+            Kind::Bones => "bone tree",
+        }
+    }
+}
+
+/// One shape of a part's placeholder drawing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// A bone or segment from joint to joint.
+    Line {
+        from: Vec2,
+        to: Vec2,
+        width: f64,
+        stroke: String,
+    },
+    /// A head, a chainring.
+    Circle { center: Vec2, r: f64, fill: String },
+}
+
+/// One part: a group with this name as its id and label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub name: String,
+    /// Index into [`Pose::layers`].
+    pub layer: usize,
+    /// The part whose group holds this one (index into [`Pose::parts`]).
+    pub inside: Option<usize>,
+    /// Whether `bake` moves this part (false: drawn once, e.g. a torso).
+    pub moves: bool,
+    pub shapes: Vec<Shape>,
+}
+
+/// A point on the guide layer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    pub name: String,
+    pub at: Vec2,
+}
+
+/// A reference polyline on the guide layer (closed when `closed`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Guide {
+    pub name: String,
+    pub points: Vec<Vec2>,
+    pub closed: bool,
+}
+
+/// A rig's phase-0 pose, as the template draws it. Every point is rounded
+/// to the written precision ([`LEN_DECIMALS`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pose {
+    pub kind: Kind,
+    /// Layer labels, back to front.
+    pub layers: Vec<String>,
+    /// Parts in drawing order (a part's group follows the group holding it).
+    pub parts: Vec<Part>,
+    pub markers: Vec<Marker>,
+    pub guides: Vec<Guide>,
+}
+
+/// Stroke colours of the placeholders.
+const NEAR: &str = "#3a6ea5";
+const FAR: &str = "#8fa3b0";
+const METAL: &str = "#555555";
+const MARKER: &str = "#e63946";
+/// Samples of a guide path (a chain's target, a crank circle).
+const GUIDE_SAMPLES: usize = 64;
+
+fn q(p: Vec2) -> Vec2 {
+    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
+}
+
+fn line(from: Vec2, to: Vec2, width: f64, stroke: &str) -> Shape {
+    Shape::Line {
+        from: q(from),
+        to: q(to),
+        width,
+        stroke: stroke.into(),
+    }
+}
+
+/// The rig's phase-0 pose (see the module docs).
+pub fn phase0(rig: &Rig) -> Pose {
+    if let Some(fig) = &rig.figure {
+        bones(fig)
+    } else if !rig.chains.is_empty() {
+        chains(rig)
+    } else {
+        cycling(rig)
+    }
+}
+
+fn push(pose: &mut Pose, name: String, layer: usize, inside: Option<usize>, shapes: Vec<Shape>) {
+    pose.parts.push(Part {
+        name,
+        layer,
+        inside,
+        moves: true,
+        shapes,
+    });
+}
+
+fn marker(pose: &mut Pose, name: String, at: Vec2) {
+    pose.markers.push(Marker { name, at: q(at) });
+}
+
+fn cycling(rig: &Rig) -> Pose {
+    let mut pose = Pose {
+        kind: Kind::Cycling,
+        layers: Vec::new(),
+        parts: Vec::new(),
+        markers: Vec::new(),
+        guides: Vec::new(),
+    };
+    if let Some(t) = &rig.torso {
+        pose.layers.push("body".into());
+        pose.parts.push(Part {
+            name: "torso".into(),
+            layer: 0,
+            inside: None,
+            moves: false,
+            shapes: vec![
+                line(t.hip, t.neck, t.width, METAL),
+                Shape::Circle {
+                    center: q(t.head),
+                    r: quantize(t.head_radius, LEN_DECIMALS),
+                    fill: METAL.into(),
+                },
+            ],
+        });
+    }
+    let motion = crate::motion::sample(rig);
+    let c = rig.crank.center;
+    let last = rig.legs.len().saturating_sub(1);
+    for (i, (leg, lm)) in rig.legs.iter().zip(&motion.legs).enumerate().rev() {
+        let ln = &leg.name;
+        let d = leg.depth_offset;
+        let p = lm.pose_at(0.0);
+        let axle = c + Vec2::from_angle(lm.pedal_angle_rad(0.0)) * rig.crank.radius;
+        let colour = if i == 0 { NEAR } else { FAR };
+        let layer = pose.layers.len();
+        pose.layers.push(format!("leg {ln}"));
+        push(
+            &mut pose,
+            format!("crank-{ln}"),
+            layer,
+            None,
+            vec![line(c + d, axle + d, 6.0, METAL)],
+        );
+        let half = Vec2::new(12.0, 0.0);
+        push(
+            &mut pose,
+            format!("pedal-{ln}"),
+            layer,
+            None,
+            vec![line(axle + d - half, axle + d + half, 8.0, "#222222")],
+        );
+        let thigh = pose.parts.len();
+        push(
+            &mut pose,
+            format!("thigh-{ln}"),
+            layer,
+            None,
+            vec![line(leg.hip + d, p.joint + d, 20.0, colour)],
+        );
+        push(
+            &mut pose,
+            format!("shin-{ln}"),
+            layer,
+            Some(thigh),
+            vec![line(p.joint + d, p.end + d, 14.0, colour)],
+        );
+        for (joint, at) in [("hip", leg.hip), ("knee", p.joint), ("ankle", p.end)] {
+            marker(&mut pose, format!("joint-{joint}-{ln}"), at + d);
+        }
+        pose.guides.push(Guide {
+            name: format!("guide-pedal-circle-{ln}"),
+            points: (0..GUIDE_SAMPLES)
+                .map(|k| {
+                    let a = lm.pedal_angle_rad(k as f64 / GUIDE_SAMPLES as f64);
+                    q(c + Vec2::from_angle(a) * rig.crank.radius + d)
+                })
+                .collect(),
+            closed: true,
+        });
+        if i == last {
+            let layer = pose.layers.len();
+            pose.layers.push("chainring".into());
+            push(
+                &mut pose,
+                "crank".into(),
+                layer,
+                None,
+                vec![Shape::Circle {
+                    center: q(c),
+                    r: quantize(rig.crank.radius * 0.45, LEN_DECIMALS),
+                    fill: METAL.into(),
+                }],
+            );
+        }
+    }
+    for ch in &rig.fixed_chains {
+        hair(&mut pose, ch);
+    }
+    pose
+}
+
+fn hair(pose: &mut Pose, ch: &crate::figure::chain::Chain) {
+    pose.guides.push(Guide {
+        name: format!("guide-chain-{}", ch.name),
+        points: crate::figure::chain::particles_at(ch, 0.0)
+            .into_iter()
+            .map(q)
+            .collect(),
+        closed: false,
+    });
+}
+
+fn chains(rig: &Rig) -> Pose {
+    let mut pose = Pose {
+        kind: Kind::Chains,
+        layers: Vec::new(),
+        parts: Vec::new(),
+        markers: Vec::new(),
+        guides: Vec::new(),
+    };
+    for (i, c) in rig.chains.iter().enumerate().rev() {
+        let d = c.depth_offset;
+        let root = c.root.at(0.0);
+        let target = c.target.at(0.0);
+        let pull = (c.reach == crate::chain::ChainReach::Pull)
+            .then_some(c.thigh + c.shin - crate::chain::PULL_MARGIN_PX);
+        let goal = fk::pulled(root, target, pull);
+        let p = ik::solve(root, goal, c.thigh, c.shin, c.knee);
+        let colour = if i == 0 { NEAR } else { FAR };
+        let layer = pose.layers.len();
+        pose.layers.push(format!("leg {}", c.name));
+        let thigh = pose.parts.len();
+        push(
+            &mut pose,
+            format!("thigh-{}", c.name),
+            layer,
+            None,
+            vec![line(root + d, p.joint + d, 14.0, colour)],
+        );
+        push(
+            &mut pose,
+            format!("shin-{}", c.name),
+            layer,
+            Some(thigh),
+            vec![line(p.joint + d, p.end + d, 10.0, colour)],
+        );
+        for (joint, at) in [("hip", root), ("knee", p.joint), ("ankle", p.end)] {
+            marker(&mut pose, format!("joint-{joint}-{}", c.name), at + d);
+        }
+        pose.guides.push(Guide {
+            name: format!("guide-target-{}", c.name),
+            points: (0..GUIDE_SAMPLES)
+                .map(|k| q(c.target.at(k as f64 / GUIDE_SAMPLES as f64) + d))
+                .collect(),
+            closed: true,
+        });
+    }
+    if let Some(g) = &rig.ground {
+        pose.guides.push(Guide {
+            name: "guide-ground".into(),
+            points: vec![q(Vec2::new(g.from_x, g.y)), q(Vec2::new(g.to_x, g.y))],
+            closed: false,
+        });
+    }
+    pose
+}
+
+fn bones(fig: &Figure) -> Pose {
+    let mut pose = Pose {
+        kind: Kind::Bones,
+        layers: vec!["bone tree".into()],
+        parts: Vec::new(),
+        markers: Vec::new(),
+        guides: Vec::new(),
+    };
+    let clip = &fig.clips[0];
+    let world = fk::world_matrices(fig, &fk::local_angles(fig, clip, 0.0));
+    let root = fk::root_matrix(&clip.root, 0.0);
+    // children follow their parent in drawing order: a depth-first walk
+    // (parents precede children in a validated figure, so an explicit stack
+    // in reverse bone order visits them in bone order)
+    let mut order = Vec::with_capacity(fig.bones.len());
+    let mut stack: Vec<usize> = (0..fig.bones.len())
+        .rev()
+        .filter(|&b| fig.bones[b].parent.is_none())
+        .collect();
+    while let Some(b) = stack.pop() {
+        order.push(b);
+        stack.extend(
+            (0..fig.bones.len())
+                .rev()
+                .filter(|&c| fig.bones[c].parent == Some(b)),
+        );
+    }
+    let mut index = vec![0; fig.bones.len()];
+    for b in order {
+        let bone = &fig.bones[b];
+        let m = root * world[b];
+        let off = spring::offset(fig, b, 0.0);
+        let joint = m.apply(Vec2::ZERO) + off;
+        let tip = m.apply(Vec2::new(bone.length, 0.0)) + off;
+        let mut shapes = vec![line(joint, tip, bone.width, &bone.stroke)];
+        if let Some(r) = bone.head_radius {
+            shapes.push(Shape::Circle {
+                center: q(tip),
+                r: quantize(r, LEN_DECIMALS),
+                fill: bone.stroke.clone(),
+            });
+        }
+        index[b] = pose.parts.len();
+        push(
+            &mut pose,
+            bone.name.clone(),
+            0,
+            bone.parent.map(|p| index[p]),
+            shapes,
+        );
+        marker(&mut pose, format!("joint-{}", bone.name), joint);
+        marker(&mut pose, format!("tip-{}", bone.name), tip);
+    }
+    for ch in &fig.chains {
+        hair(&mut pose, ch);
+    }
+    if let Some(g) = &fig.ground {
+        pose.guides.push(Guide {
+            name: "guide-ground".into(),
+            points: vec![q(Vec2::new(g.from_x, g.y)), q(Vec2::new(g.to_x, g.y))],
+            closed: false,
+        });
+    }
+    pose
+}
+
+const INKSCAPE_NS: &str = "http://www.inkscape.org/namespaces/inkscape";
+const SODIPODI_NS: &str = "http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd";
+
+/// What the `<desc>` tells the illustrator, per rig kind.
+fn instructions(rig: &Rig, kind: Kind) -> String {
+    let common = "Draw over each part inside its group: keep the group and its id or label, \
+                  replace or add shapes inside it. The joint markers are on the hidden layer \
+                  \"guides\" (show it to trace).";
+    match kind {
+        Kind::Cycling => format!(
+            "Drawing template for the rig \"{}\" ({}), in its phase-0 pose (t = 0). {common} \
+             Keep each shin-<leg> group inside its thigh-<leg> group and the pedals outside \
+             both. Then animate it: rigbake bake RIG.json --art THIS.svg -o OUT.svg",
+            rig.name,
+            kind.as_str()
+        ),
+        Kind::Chains | Kind::Bones => format!(
+            "Drawing template for the rig \"{}\" ({}), in its phase-0 pose (t = 0). {common} \
+             Each group is named after the rig's part ({}); keep child groups inside their \
+             parents. bake --art animates cycling-leg drawings today; this drawing keeps the \
+             names it will look for.",
+            rig.name,
+            kind.as_str(),
+            if kind == Kind::Bones {
+                "the bone names"
+            } else {
+                "thigh-<chain>, shin-<chain>"
+            }
+        ),
+    }
+}
+
+/// The template SVG of a rig: [`phase0`] drawn as Inkscape layers and
+/// labelled groups (see the module docs). Deterministic: the same rig
+/// gives the same bytes.
+pub fn template(rig: &Rig) -> String {
+    let pose = phase0(rig);
+    let [x, y, w, h] = rig.view_box;
+    let mut s = String::new();
+    s.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:inkscape=\"{INKSCAPE_NS}\" \
+         xmlns:sodipodi=\"{SODIPODI_NS}\" viewBox=\"{} {} {} {}\" width=\"{}\" height=\"{}\">",
+        fmt_len(x),
+        fmt_len(y),
+        fmt_len(w),
+        fmt_len(h),
+        fmt_len(w),
+        fmt_len(h)
+    );
+    let _ = writeln!(s, "<title>{} (drawing template)</title>", rig.name);
+    let _ = writeln!(
+        s,
+        "<desc>{}</desc>",
+        crate::report::check::xml_text(&instructions(rig, pose.kind))
+    );
+    let _ = writeln!(
+        s,
+        "<sodipodi:namedview id=\"layer-view\" inkscape:current-layer=\"{}\"/>",
+        pose.layers.last().map_or(String::new(), |l| layer_id(l))
+    );
+    // a part closes once the next part is not inside it
+    for (l, label) in pose.layers.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "<g id=\"{}\" inkscape:groupmode=\"layer\" inkscape:label=\"{label}\">",
+            layer_id(label)
+        );
+        let mut open: Vec<usize> = Vec::new();
+        for (k, part) in pose.parts.iter().enumerate().filter(|(_, p)| p.layer == l) {
+            while let Some(&top) = open.last() {
+                if Some(top) == part.inside {
+                    break;
+                }
+                open.pop();
+                let _ = writeln!(s, "{}</g>", "  ".repeat(open.len() + 1));
+            }
+            let ind = "  ".repeat(open.len() + 1);
+            let _ = writeln!(s, "{ind}<g id=\"{0}\" inkscape:label=\"{0}\">", part.name);
+            for shape in &part.shapes {
+                let _ = writeln!(s, "{ind}  {}", shape_xml(shape));
+            }
+            open.push(k);
+        }
+        while open.pop().is_some() {
+            let _ = writeln!(s, "{}</g>", "  ".repeat(open.len() + 1));
+        }
+        s.push_str("</g>\n");
+    }
+    s.push_str(
+        "<g id=\"layer-guides\" inkscape:groupmode=\"layer\" inkscape:label=\"guides\" \
+         style=\"display:none\">\n",
+    );
+    for g in &pose.guides {
+        let pts: Vec<String> = g
+            .points
+            .iter()
+            .map(|p| format!("{},{}", fmt_len(p.x), fmt_len(p.y)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "  <{0} id=\"{1}\" inkscape:label=\"{1}\" points=\"{2}\" fill=\"none\" \
+             stroke=\"#999999\" stroke-width=\"1\" stroke-dasharray=\"4 3\"/>",
+            if g.closed { "polygon" } else { "polyline" },
+            g.name,
+            pts.join(" ")
+        );
+    }
+    for m in &pose.markers {
+        let _ = writeln!(
+            s,
+            "  <circle id=\"{0}\" inkscape:label=\"{0}\" cx=\"{1}\" cy=\"{2}\" r=\"3\" fill=\"{MARKER}\"/>",
+            m.name,
+            fmt_len(m.at.x),
+            fmt_len(m.at.y)
+        );
+    }
+    s.push_str("</g>\n</svg>\n");
+    s
+}
+
+/// A layer's id (the name Illustrator shows): `layer-` and its label,
+/// spaces as `-` (`leg near` → `layer-leg-near`).
+fn layer_id(label: &str) -> String {
+    format!("layer-{}", label.replace(' ', "-"))
+}
+
+fn shape_xml(shape: &Shape) -> String {
+    match shape {
+        Shape::Line {
+            from,
+            to,
+            width,
+            stroke,
+        } => format!(
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{stroke}\" stroke-width=\"{}\" stroke-linecap=\"round\"/>",
+            fmt_len(from.x),
+            fmt_len(from.y),
+            fmt_len(to.x),
+            fmt_len(to.y),
+            fmt_len(*width)
+        ),
+        Shape::Circle { center, r, fill } => format!(
+            "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\"/>",
+            fmt_len(center.x),
+            fmt_len(center.y),
+            fmt_len(*r)
+        ),
+    }
+}

@@ -1,0 +1,659 @@
+//! `rigbake template RIG`: every example rig gets a well-formed starter
+//! drawing whose labelled parts sit where the library's phase-0 pose puts
+//! them (judged against the motion, IK and FK modules and against the baked
+//! clip's own probes at t = 0, not against the template code), with a
+//! hidden guide layer; a cycling template edited as an illustrator would
+//! bakes back with `bake --art` to the plain bake's figures (and, with
+//! Chromium, the drawn parts follow the clip's probes within 0.05 px);
+//! bad input is one line, exit 2, nothing written.
+
+mod common;
+
+use assert_cmd::Command;
+use common::{refused, repo, snapshot};
+use rigbake::bake::BakeOptions;
+use rigbake::browser::{self, SeekMode};
+use rigbake::geom::Vec2;
+use rigbake::{Route, bake_rig, measure, rig};
+use roxmltree::{Document, Node};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+
+const INKSCAPE: &str = "http://www.inkscape.org/namespaces/inkscape";
+const SODIPODI: &str = "http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd";
+/// Written coordinates have two decimals; a point rounded twice (joint and
+/// offset) may be off by up to √2 · 0.005 px.
+const ROUND_PX: f64 = 0.01;
+
+fn rigs() -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = fs::read_dir(repo("rigs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 10, "{v:?}");
+    v
+}
+
+fn load(path: &std::path::Path) -> rig::Rig {
+    rig::load(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn rigbake() -> Command {
+    let mut c = Command::cargo_bin("rigbake").unwrap();
+    c.current_dir(repo(""));
+    c
+}
+
+fn num(n: &Node, a: &str) -> f64 {
+    n.attribute(a)
+        .unwrap_or_else(|| panic!("<{}> lacks {a}", n.tag_name().name()))
+        .parse()
+        .unwrap()
+}
+
+/// The part group `name`: an element with that id *and* that
+/// inkscape:label; exactly one.
+fn part<'a>(doc: &'a Document, name: &str) -> Node<'a, 'a> {
+    let found: Vec<Node> = doc
+        .descendants()
+        .filter(|n| n.attribute("id") == Some(name))
+        .collect();
+    assert_eq!(found.len(), 1, "id {name}");
+    let g = found[0];
+    assert_eq!(g.tag_name().name(), "g", "{name}");
+    assert_eq!(
+        g.attribute((INKSCAPE, "label")),
+        Some(name),
+        "label of {name}"
+    );
+    g
+}
+
+/// The endpoints of the first `<line>` directly in a part group.
+fn ends(doc: &Document, name: &str) -> (Vec2, Vec2) {
+    let l = part(doc, name)
+        .children()
+        .find(|c| c.has_tag_name("line"))
+        .unwrap_or_else(|| panic!("{name} has no line"));
+    (
+        Vec2::new(num(&l, "x1"), num(&l, "y1")),
+        Vec2::new(num(&l, "x2"), num(&l, "y2")),
+    )
+}
+
+fn near(what: &str, got: Vec2, want: Vec2, tol: f64) {
+    assert!(
+        got.dist(want) <= tol,
+        "{what}: template ({}, {}) vs library ({}, {}): {} px",
+        got.x,
+        got.y,
+        want.x,
+        want.y,
+        got.dist(want)
+    );
+}
+
+fn inside(inner: Node, outer: Node) -> bool {
+    inner.ancestors().skip(1).any(|a| a == outer)
+}
+
+/// The marker circle `name` on the guide layer.
+fn marker(doc: &Document, guides: Node, name: &str) -> Vec2 {
+    let m = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some(name))
+        .unwrap_or_else(|| panic!("no marker {name}"));
+    assert!(m.has_tag_name("circle") && inside(m, guides), "{name}");
+    Vec2::new(num(&m, "cx"), num(&m, "cy"))
+}
+
+/// Every rig: well-formed, the namespaces declared, ids unique, Inkscape
+/// layers at the top level, a hidden `guides` layer holding the joint
+/// markers, and every part where the library's phase-0 pose puts it.
+#[test]
+fn every_rig_gets_a_labelled_template_in_its_phase0_pose() {
+    let mut kinds = BTreeSet::new();
+    for path in rigs() {
+        kinds.insert(check_template(&path.display().to_string(), &load(&path)));
+    }
+    assert_eq!(kinds.len(), 3, "every rig kind covered: {kinds:?}");
+}
+
+/// Variants whose phase-0 pose is not the drawn rest pose: root motion
+/// away from zero at t = 0 (with a spring and hair), a crank that starts
+/// turned, counter-clockwise, with a pedal offset.
+#[test]
+fn templates_follow_root_motion_and_crank_start() {
+    let read = |p: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(repo(p)).unwrap()).unwrap()
+    };
+    let mut pony = read("rigs/ponytail.json");
+    pony["root"] = serde_json::json!({
+        "x": { "keys": [[0, 17], [0.5, -9], [1, 17]], "ease": "smoothstep" },
+        "y": { "keys": [[0, 25], [0.5, 12], [1, 25]], "ease": "smoothstep" }
+    });
+    let rig = rig::load(&pony.to_string()).unwrap();
+    let moved = rigbake::figure::fk::root_matrix(&rig.figure.as_ref().unwrap().clips[0].root, 0.0)
+        .apply(Vec2::ZERO);
+    assert!(moved.dist(Vec2::new(17.0, 25.0)) < 1e-9, "{moved:?}");
+    assert_eq!(check_template("ponytail, moved", &rig), "bones");
+    let mut cyc = read("rigs/recumbent.json");
+    cyc["crank"]["start_deg"] = 137.into();
+    let rig = rig::load(&cyc.to_string()).unwrap();
+    assert_eq!(check_template("recumbent, turned", &rig), "cycling");
+}
+
+/// Checks one rig's template (see the test above); returns its kind.
+fn check_template(name: &str, rig: &rig::Rig) -> &'static str {
+    let rig = rig.clone();
+    let kind;
+    let svg = rigbake::template::template(&rig);
+    let name = name.to_string();
+    let doc = Document::parse(&svg).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let root = doc.root_element();
+    assert!(root.has_tag_name(("http://www.w3.org/2000/svg", "svg")));
+    assert_eq!(root.lookup_namespace_uri(Some("inkscape")), Some(INKSCAPE));
+    assert_eq!(root.lookup_namespace_uri(Some("sodipodi")), Some(SODIPODI));
+    assert!(
+        root.children()
+            .any(|c| c.has_tag_name("desc") && c.text().is_some_and(|t| t.len() > 80)),
+        "{name}: no <desc>"
+    );
+    let mut ids = BTreeSet::new();
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        if let Some(id) = n.attribute("id") {
+            assert!(ids.insert(id), "{name}: id {id} twice");
+        }
+    }
+    let layers: Vec<Node> = root
+        .children()
+        .filter(|c| c.attribute((INKSCAPE, "groupmode")) == Some("layer"))
+        .collect();
+    assert!(layers.len() >= 2, "{name}");
+    for l in &layers {
+        assert!(l.attribute((INKSCAPE, "label")).is_some(), "{name}");
+    }
+    let guides: Vec<&Node> = layers
+        .iter()
+        .filter(|l| l.attribute((INKSCAPE, "label")) == Some("guides"))
+        .collect();
+    assert_eq!(guides.len(), 1, "{name}");
+    let guides = *guides[0];
+    assert_eq!(guides.attribute("style"), Some("display:none"), "{name}");
+    // everything on the guide layer is a marker or a guide line, and no
+    // part group is hidden with it
+    assert!(guides.descendants().skip(1).all(|n| !n.has_tag_name("g")));
+
+    // the bake, for its probes at t = 0 and their reported errors
+    let baked = bake_rig(
+        &rig,
+        &BakeOptions::resolve(&rig, Route::Css, None, None, None),
+    );
+    let at0 = measure::probes_at(&baked.clip, 0.0);
+    let err: BTreeMap<String, f64> = baked
+        .report
+        .legs
+        .iter()
+        .map(|l| (l.name.clone(), l.max_error_px))
+        .collect();
+    let probe = |p: &str| {
+        let v = at0.get(p).unwrap_or_else(|| panic!("{name}: no probe {p}"));
+        *v
+    };
+
+    if let Some(fig) = &rig.figure {
+        kind = "bones";
+        // FK of the first clip at t = 0 through the root motion and springs
+        let clip = &fig.clips[0];
+        let tips = rigbake::figure::fk::tips(fig, clip, 0.0);
+        for (b, bone) in fig.bones.iter().enumerate() {
+            let g = part(&doc, &bone.name);
+            if let Some(p) = bone.parent {
+                assert!(
+                    inside(g, part(&doc, &fig.bones[p].name)),
+                    "{name}: {}",
+                    bone.name
+                );
+            }
+            let spring = rigbake::figure::spring::offset(fig, b, 0.0);
+            let (j, t) = ends(&doc, &bone.name);
+            near(
+                &format!("{name} {} tip", bone.name),
+                t,
+                tips[b] + spring,
+                ROUND_PX,
+            );
+            assert!(
+                (j.dist(t) - bone.length).abs() <= 2.0 * ROUND_PX,
+                "{name} {}",
+                bone.name
+            );
+            near(
+                &format!("{name} tip-{}", bone.name),
+                marker(&doc, guides, &format!("tip-{}", bone.name)),
+                t,
+                1e-9,
+            );
+            near(
+                &format!("{name} joint-{}", bone.name),
+                marker(&doc, guides, &format!("joint-{}", bone.name)),
+                j,
+                1e-9,
+            );
+            // the written clip's own tip probe at t = 0 (only the first
+            // clip is on the timeline at t = 0)
+            let e = baked
+                .report
+                .bones
+                .iter()
+                .find(|r| r.clip == clip.name && r.name == bone.name)
+                .map_or(0.0, |r| r.max_error_px);
+            near(
+                &format!("{name} {} vs the bake", bone.name),
+                t,
+                probe(&format!("{}-tip", bone.name)),
+                e + ROUND_PX,
+            );
+        }
+    } else if !rig.chains.is_empty() {
+        kind = "chains";
+        for c in &rig.chains {
+            let d = c.depth_offset;
+            let root_at = c.root.at(0.0) + d;
+            let thigh = part(&doc, &format!("thigh-{}", c.name));
+            let shin = part(&doc, &format!("shin-{}", c.name));
+            assert!(inside(shin, thigh));
+            let (h, k) = ends(&doc, &format!("thigh-{}", c.name));
+            let (k2, a) = ends(&doc, &format!("shin-{}", c.name));
+            near(&format!("{name} {} hip", c.name), h, root_at, ROUND_PX);
+            assert_eq!(k, k2);
+            assert!((h.dist(k) - c.thigh).abs() <= 2.0 * ROUND_PX);
+            assert!((k.dist(a) - c.shin).abs() <= 2.0 * ROUND_PX);
+            let e = err[&c.name];
+            near(
+                &format!("{name} {} ankle vs the bake", c.name),
+                a,
+                probe(&format!("{}-ankle", c.name)),
+                e + ROUND_PX,
+            );
+            for (j, p) in [("hip", h), ("knee", k), ("ankle", a)] {
+                near(
+                    j,
+                    marker(&doc, guides, &format!("joint-{j}-{}", c.name)),
+                    p,
+                    1e-9,
+                );
+            }
+        }
+    } else {
+        kind = "cycling";
+        let motion = rigbake::motion::sample(&rig);
+        assert!(part(&doc, "crank").children().any(|c| c.is_element()));
+        for (leg, lm) in rig.legs.iter().zip(&motion.legs) {
+            let ln = &leg.name;
+            let d = leg.depth_offset;
+            let pose = lm.pose_at(0.0);
+            let thigh = part(&doc, &format!("thigh-{ln}"));
+            let shin = part(&doc, &format!("shin-{ln}"));
+            let pedal = part(&doc, &format!("pedal-{ln}"));
+            assert!(inside(shin, thigh) && !inside(pedal, thigh));
+            let (h, k) = ends(&doc, &format!("thigh-{ln}"));
+            let (k2, a) = ends(&doc, &format!("shin-{ln}"));
+            near(&format!("{name} {ln} hip"), h, leg.hip + d, ROUND_PX);
+            near(&format!("{name} {ln} knee"), k, pose.joint + d, ROUND_PX);
+            assert_eq!(k, k2);
+            near(
+                &format!("{name} {ln} ankle"),
+                a,
+                lm.target_at(0.0) + d,
+                ROUND_PX,
+            );
+            let e = err[ln];
+            near(
+                &format!("{name} {ln} ankle vs the bake"),
+                a,
+                probe(&format!("{ln}-ankle")),
+                e + ROUND_PX,
+            );
+            // the pedal is drawn about its axle, the crank arm ends there
+            let (p1, p2) = ends(&doc, &format!("pedal-{ln}"));
+            let axle = lm.target_at(0.0) - leg.pedal_offset + d;
+            near(
+                &format!("{name} {ln} pedal"),
+                (p1 + p2) * 0.5,
+                axle,
+                ROUND_PX,
+            );
+            let (c0, c1) = ends(&doc, &format!("crank-{ln}"));
+            near(
+                &format!("{name} {ln} crank centre"),
+                c0,
+                rig.crank.center + d,
+                ROUND_PX,
+            );
+            near(&format!("{name} {ln} crank arm"), c1, axle, ROUND_PX);
+            for (j, p) in [("hip", h), ("knee", k), ("ankle", a)] {
+                near(j, marker(&doc, guides, &format!("joint-{j}-{ln}")), p, 1e-9);
+            }
+        }
+    }
+    kind
+}
+
+/// The command writes `<name>.template.svg` into `-o DIR` (created), the
+/// library's bytes, the same bytes every run.
+#[test]
+fn command_writes_the_template_into_the_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    for path in rigs() {
+        let out = tmp.path().join("new/dir");
+        let res = rigbake()
+            .arg("template")
+            .arg(&path)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            res.status.success(),
+            "{}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        let rig = load(&path);
+        let written = fs::read_to_string(out.join(format!("{}.template.svg", rig.name))).unwrap();
+        assert_eq!(written, rigbake::template::template(&rig));
+    }
+    let before = snapshot(tmp.path());
+    for path in rigs() {
+        let res = rigbake()
+            .arg("template")
+            .arg(&path)
+            .arg("-o")
+            .arg(tmp.path().join("new/dir"))
+            .output()
+            .unwrap();
+        assert!(res.status.success());
+    }
+    assert_eq!(snapshot(tmp.path()), before);
+    assert_eq!(snapshot(tmp.path()).len(), rigs().len());
+}
+
+/// Unknown rig file, bad JSON, an invalid rig, `-o` naming a file: exit 2,
+/// one line naming the file (and the field), nothing written.
+#[test]
+fn bad_input_is_one_line_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let bad_json = tmp.path().join("bad.json");
+    fs::write(&bad_json, "{ \"name\": ").unwrap();
+    let invalid = tmp.path().join("invalid.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(repo("rigs/seed-nested.json")).unwrap()).unwrap();
+    v["legs"][0]["thigh"] = (-3).into();
+    fs::write(&invalid, v.to_string()).unwrap();
+    let cases: [(&std::path::Path, &[&str]); 3] = [
+        (&tmp.path().join("missing.json"), &["missing.json"]),
+        (&bad_json, &["bad.json"]),
+        (&invalid, &["invalid.json", "legs[0].thigh", "-3"]),
+    ];
+    for (rig, needles) in cases {
+        let res = rigbake()
+            .arg("template")
+            .arg(rig)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        refused(&res, needles);
+        assert!(!out.exists(), "{}", rig.display());
+    }
+    let file = tmp.path().join("file.svg");
+    fs::write(&file, "x").unwrap();
+    let res = rigbake()
+        .args(["template", "rigs/seed-nested.json", "-o"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    refused(&res, &["file.svg", "-o"]);
+    assert_eq!(fs::read_to_string(&file).unwrap(), "x");
+    assert!(!out.exists());
+}
+
+/// What an illustrator does with a template: every part's `<line>` becomes
+/// a `<path>` with the same endpoints (a curve through a midpoint pushed
+/// sideways, wider), and a zero-radius `data-probe` circle marks each end
+/// of it inside the part, so a browser can follow the drawn shape.
+fn draw_over(template: &str) -> String {
+    let doc = Document::parse(template).unwrap();
+    let mut out = String::new();
+    let mut last = 0;
+    for l in doc.descendants().filter(|n| n.has_tag_name("line")) {
+        let part = l.parent().unwrap().attribute("id").unwrap();
+        let (a, b) = (
+            Vec2::new(num(&l, "x1"), num(&l, "y1")),
+            Vec2::new(num(&l, "x2"), num(&l, "y2")),
+        );
+        let mid = (a + b) * 0.5 + Vec2::new(b.y - a.y, a.x - b.x) * 0.08;
+        let r = l.range();
+        out.push_str(&template[last..r.start]);
+        out.push_str(&format!(
+            "<path d=\"M {} {} Q {} {} {} {}\" fill=\"none\" stroke=\"#264653\" stroke-width=\"11\"/>\
+             <circle data-probe=\"art-{part}-from\" cx=\"{}\" cy=\"{}\" r=\"0\"/>\
+             <circle data-probe=\"art-{part}-to\" cx=\"{}\" cy=\"{}\" r=\"0\"/>",
+            a.x, a.y, mid.x, mid.y, b.x, b.y, a.x, a.y, b.x, b.y
+        ));
+        last = r.end;
+    }
+    out.push_str(&template[last..]);
+    assert!(!out.contains("<line"));
+    out
+}
+
+fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// template → draw → `bake --art` for every cycling rig: the report is the
+/// plain bake's (`check --format json`, per probe within 0.05 px), every
+/// joint marker of the template is on the rig's joint (the `art:` lines),
+/// and in Chromium the drawn shin ends, knees and pedals follow the clip's
+/// probes within 0.05 px over a period, with the ankle–pedal distance
+/// within 0.05 px of the plain bake's reported maximum.
+#[test]
+fn cycling_template_round_trips_through_bake_art() {
+    let chromium = browser::find_chromium();
+    if chromium.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but no Chromium found"
+        );
+        eprintln!("note: no Chromium found; the round trip is checked without a browser");
+    }
+    let mut jobs = Vec::new();
+    let tmp = tempfile::tempdir().unwrap();
+    for path in rigs() {
+        let rig = load(&path);
+        if rig.legs.is_empty() {
+            continue;
+        }
+        let res = rigbake()
+            .arg("template")
+            .arg(&path)
+            .arg("-o")
+            .arg(tmp.path())
+            .output()
+            .unwrap();
+        assert!(res.status.success());
+        let tpl = tmp.path().join(format!("{}.template.svg", rig.name));
+        let drawing = tmp.path().join(format!("{}.drawn.svg", rig.name));
+        fs::write(&drawing, draw_over(&fs::read_to_string(&tpl).unwrap())).unwrap();
+        let animated = tmp.path().join(format!("{}.art.svg", rig.name));
+        let report = tmp.path().join(format!("{}.json", rig.name));
+        let res = rigbake()
+            .args(["bake"])
+            .arg(&path)
+            .arg("--art")
+            .arg(&drawing)
+            .arg("-o")
+            .arg(&animated)
+            .arg("--report")
+            .arg(&report)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&res.stdout).into_owned();
+        assert!(
+            res.status.success(),
+            "{}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        let art_lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("art: ")).collect();
+        assert_eq!(art_lines.len(), 3 * rig.legs.len(), "{stdout}");
+        for l in art_lines {
+            let px: f64 = l
+                .split(" is ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(px <= ROUND_PX, "{l}");
+        }
+        let check = rigbake()
+            .arg("check")
+            .arg(&path)
+            .args(["--max-error", "1000", "--format", "json"])
+            .output()
+            .unwrap();
+        let check: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+        let report: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap();
+        let plain: BTreeMap<String, f64> = check["results"][0]["probes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["kind"] == "leg")
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_string(),
+                    p["max_error_px"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(plain.len(), rig.legs.len());
+        for leg in report["legs"].as_array().unwrap() {
+            let n = leg["name"].as_str().unwrap();
+            let got = leg["max_error_px"].as_f64().unwrap();
+            assert!(
+                (got - plain[n]).abs() <= 0.05,
+                "{} {n}: art {got} vs plain {}",
+                rig.name,
+                plain[n]
+            );
+        }
+        jobs.push((rig, fs::read_to_string(&animated).unwrap(), plain));
+    }
+    assert!(jobs.len() >= 3, "cycling rigs in rigs/: {}", jobs.len());
+    let Some(chromium) = chromium else { return };
+    let b = browser::Browser::chromium(chromium);
+    let times: Vec<Vec<f64>> = jobs
+        .iter()
+        .map(|(rig, _, _)| (0..48).map(|i| rig.period_s * i as f64 / 48.0).collect())
+        .collect();
+    let batch: Vec<browser::ProbeJob> = jobs
+        .iter()
+        .zip(&times)
+        .map(|((_, svg, _), t)| browser::ProbeJob {
+            svg,
+            mode: SeekMode::WebAnimations,
+            times_s: t,
+        })
+        .collect();
+    let got = browser::probe_batch(&b, &batch).unwrap_or_else(|e| panic!("{e}"));
+    for (((rig, _, plain), ts), samples) in jobs.iter().zip(&times).zip(&got) {
+        let clip = bake_rig(
+            rig,
+            &BakeOptions::resolve(rig, Route::Css, None, None, None),
+        )
+        .clip;
+        for leg in &rig.legs {
+            let ln = &leg.name;
+            let mut worst: f64 = 0.0;
+            for (t, p) in ts.iter().zip(samples) {
+                let want = measure::probes_at(&clip, *t);
+                let w = |k: &str| {
+                    let v = want[k];
+                    [v.x, v.y]
+                };
+                let at = |k: &str| {
+                    *p.get(k)
+                        .unwrap_or_else(|| panic!("{} t={t}: no probe {k}", rig.name))
+                };
+                let ctx = format!("{} {ln} t={t}", rig.name);
+                // the clip's probes where the plain bake has them
+                assert!(
+                    dist(at(&format!("{ln}-ankle")), w(&format!("{ln}-ankle"))) <= 0.05,
+                    "{ctx}"
+                );
+                assert!(
+                    dist(at(&format!("{ln}-target")), w(&format!("{ln}-target"))) <= 0.05,
+                    "{ctx}"
+                );
+                // the drawn shapes move with them
+                let ankle = at(&format!("{ln}-ankle"));
+                assert!(
+                    dist(at(&format!("art-shin-{ln}-to")), ankle) <= 0.05,
+                    "{ctx}: drawn ankle"
+                );
+                assert!(
+                    dist(
+                        at(&format!("art-thigh-{ln}-to")),
+                        at(&format!("art-shin-{ln}-from"))
+                    ) <= 0.05,
+                    "{ctx}: knee"
+                );
+                let pedal = [
+                    (at(&format!("art-pedal-{ln}-from"))[0] + at(&format!("art-pedal-{ln}-to"))[0])
+                        / 2.0,
+                    (at(&format!("art-pedal-{ln}-from"))[1] + at(&format!("art-pedal-{ln}-to"))[1])
+                        / 2.0,
+                ];
+                let target = at(&format!("{ln}-target"));
+                let off = leg.pedal_offset;
+                assert!(
+                    dist([pedal[0] + off.x, pedal[1] + off.y], target) <= 0.05,
+                    "{ctx}: pedal"
+                );
+                assert!(
+                    dist(at(&format!("art-crank-{ln}-to")), pedal) <= 0.05,
+                    "{ctx}: crank arm"
+                );
+                assert!(
+                    dist(
+                        at(&format!("art-thigh-{ln}-from")),
+                        [
+                            leg.hip.x + leg.depth_offset.x,
+                            leg.hip.y + leg.depth_offset.y
+                        ]
+                    ) <= 0.05,
+                    "{ctx}: hip"
+                );
+                worst = worst.max(dist(ankle, target));
+            }
+            eprintln!(
+                "{} {ln}: ankle–pedal max {worst:.4} px in Chromium, plain bake {} px",
+                rig.name, plain[ln]
+            );
+            assert!(
+                worst <= plain[ln] + 0.05,
+                "{} {ln}: ankle–pedal {worst} px in Chromium, plain bake reports {}",
+                rig.name,
+                plain[ln]
+            );
+            assert!(worst > 0.1 || plain[ln] < 0.1, "{} {ln}: {worst}", rig.name);
+        }
+    }
+}
