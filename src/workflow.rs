@@ -104,6 +104,7 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
         tolerance: None,
         fit: None,
         clip: None,
+        prefix: None,
     };
     let bar = std::sync::Mutex::new(Progress::new(rigs, true));
     let loaded = super::batch::load_all(rigs, &args)?;
