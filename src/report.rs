@@ -273,7 +273,7 @@ pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
                 max_error_px: q(lm.max_error_px),
                 rms_error_px: q(lm.rms_error_px),
                 worst_t_s: q(lm.worst_t_s),
-                reuses: None,
+                reuses: im.leg.reuses.clone(),
                 max_bone_stretch_px: None,
                 slip_px: lm.slip_px.map(q),
                 reach_px: lm.reach_px.map(q),

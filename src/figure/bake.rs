@@ -279,7 +279,15 @@ fn moves(clip: &FigClip, axis: Axis) -> bool {
 
 /// Bake every clip of a figure for one route. All clips share one group
 /// structure and drawn pose, so a class-switched css file can draw once.
-pub fn bake(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -> Vec<Clip> {
+/// `plan` says which bones play another bone's keys (see [`super::reuse`]);
+/// `fig.rest_rad` must be its drawn pose.
+pub fn bake(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    route: Route,
+    plan: &super::reuse::Plan,
+) -> Vec<Clip> {
     let shape = Shape {
         x: fig
             .clips
@@ -296,10 +304,23 @@ pub fn bake(name: &str, view_box: [f64; 4], fig: &Figure, route: Route) -> Vec<C
     };
     fig.clips
         .iter()
-        .map(|c| bake_clip(name, view_box, fig, c, route, shape))
+        .zip(&plan.shared)
+        .map(|(c, shared)| {
+            bake_clip(
+                name,
+                view_box,
+                fig,
+                c,
+                route,
+                shape,
+                shared,
+                &plan.source_scale,
+            )
+        })
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn bake_clip(
     name: &str,
     view_box: [f64; 4],
@@ -307,6 +328,8 @@ fn bake_clip(
     clip: &FigClip,
     route: Route,
     shape: Shape,
+    shared: &[Option<super::reuse::Shared>],
+    source_scale: &[f64],
 ) -> Clip {
     let rest = fk::world_matrices(fig, &fig.rest_rad);
     let reach = reach(fig);
@@ -324,18 +347,28 @@ fn bake_clip(
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
         let solved = fig.ik.iter().any(|k| k.upper == b || k.lower == b);
-        let keys = if solved {
-            ik_bone_keys(fig, clip, b, reach[b], &corners, route)
-        } else {
-            bone_keys(&clip.drivers[b], fig.rest_rad[b], reach[b], route)
+        let (track, delay_s) = match shared[b] {
+            // the source bone comes earlier: its track is already written
+            Some(sh) => (infos[sh.source].track, sh.delay_s),
+            None => {
+                // a source of shared keys may be fitted tighter (its budget
+                // times `plan.source_scale`, as if its reach were longer)
+                let reach_b = reach[b] / source_scale[b];
+                let keys = if solved {
+                    ik_bone_keys(fig, clip, b, reach_b, &corners, route)
+                } else {
+                    bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, route)
+                };
+                let track = keys.map(|keys| {
+                    tracks.push(Track {
+                        name: format!("rb-{}-{}", clip.name, bone.name),
+                        keys,
+                    });
+                    tracks.len() - 1
+                });
+                (track, 0.0)
+            }
         };
-        let track = keys.map(|keys| {
-            tracks.push(Track {
-                name: format!("rb-{}-{}", clip.name, bone.name),
-                keys,
-            });
-            tracks.len() - 1
-        });
         let tip_probe = format!("{}-tip", bone.name);
         let mut children = Vec::new();
         if bone.length > 0.0 {
@@ -388,7 +421,7 @@ fn bake_clip(
             anim: track.map(|track| Anim::Rotate {
                 track,
                 origin: joint,
-                delay_s: 0.0,
+                delay_s,
             }),
             children,
         }));
@@ -498,6 +531,9 @@ fn bake_clip(
         let ground = crate::chain::ground_node(g, clip.period_s, &mut tracks);
         inner.insert(0, Item::Group(ground));
     }
+    let period_s = quantize(clip.period_s, SEC_DECIMALS);
+    let targets = target_items(fig, &corners, route, (&clip.name, period_s), &mut tracks);
+    inner.extend(targets);
     Clip {
         name: name.to_string(),
         route,
@@ -515,6 +551,128 @@ fn bake_clip(
             bones: infos,
         }),
     }
+}
+
+/// Translation error allowed to the fitted keys of an IK target probe, px.
+pub const TARGET_BUDGET_PX: f64 = 0.02;
+
+/// Every `ik` entry's target probe `<lower>-target`: a zero-radius circle at
+/// the target the entry asks for (user space, outside root motion; for
+/// `"reach": "pull"` the target before any pull), moved along it by fitted
+/// translate keys (x, then y inside), within [`TARGET_BUDGET_PX`]. With the
+/// effector probe `<lower>-tip` beside it, any tool can measure the foot (or
+/// hand) against its target from the file alone. On the css route a
+/// target that follows an earlier one's path shifted in phase (a far foot)
+/// plays that one's keys with a negative delay, as reused bone chains do
+/// (see [`super::reuse`]).
+fn target_items(
+    fig: &Figure,
+    corners: &[f64],
+    route: Route,
+    (clip, period_s): (&str, f64),
+    tracks: &mut Vec<Track>,
+) -> Vec<Item> {
+    use super::reuse::{GRID, REUSE_TOLERANCE_PX};
+    let mut out = Vec::new();
+    // per entry: its (axis, track) pairs, outermost last
+    let mut written: Vec<Vec<(Axis, &str, usize)>> = Vec::new();
+    let at = |i: usize, t: f64| fig.ik[i].target.at(t.rem_euclid(1.0));
+    for (j, k) in fig.ik.iter().enumerate() {
+        let lower = &fig.bones[k.lower].name;
+        let p0 = k.target.at(0.0);
+        // an earlier target whose path this one follows, shifted by s
+        let follows = (route == Route::Css)
+            .then(|| {
+                (0..j).find_map(|i| {
+                    let s = (0..GRID).map(|g| g as f64 / GRID as f64).find(|&s| {
+                        (0..GRID).all(|g| {
+                            let t = g as f64 / GRID as f64;
+                            (at(j, t) - at(i, t + s)).len() <= REUSE_TOLERANCE_PX
+                        })
+                    })?;
+                    let delay_s = quantize(-s * period_s, SEC_DECIMALS);
+                    let s = -delay_s / period_s;
+                    (0..4096)
+                        .all(|g| {
+                            let t = g as f64 / 4096.0;
+                            (at(j, t) - at(i, t + s)).len() <= REUSE_TOLERANCE_PX
+                        })
+                        .then_some((i, delay_s))
+                })
+            })
+            .flatten();
+        // drawn where its source starts, so the source's keys played
+        // `delay_s` late land on its own path
+        let mut node = Node {
+            children: vec![Item::Probe {
+                name: format!("{lower}-target"),
+                at: q_len(follows.map_or(p0, |(i, _)| at(i, 0.0))),
+            }],
+            ..Node::default()
+        };
+        if let Some((i, delay_s)) = follows {
+            for &(axis, tag, track) in &written[i] {
+                node = Node {
+                    class: Some(format!("rb-t-{lower}-{tag}")),
+                    translate: Vec2::ZERO,
+                    anim: Some(Anim::Translate {
+                        track,
+                        axis,
+                        delay_s,
+                    }),
+                    children: vec![Item::Group(node)],
+                };
+            }
+            written.push(written[i].clone());
+            out.push(Item::Group(node));
+            continue;
+        }
+        let mut mine = Vec::new();
+        let mut node = Node {
+            children: vec![Item::Probe {
+                name: format!("{lower}-target"),
+                at: q_len(p0),
+            }],
+            ..Node::default()
+        };
+        for (axis, tag) in [(Axis::Y, "y"), (Axis::X, "x")] {
+            let f = |t: f64| {
+                let d = k.target.at(t) - p0;
+                if axis == Axis::X { d.x } else { d.y }
+            };
+            if (0..=1024).all(|j| f(j as f64 / 1024.0).abs() < 1e-9) {
+                continue;
+            }
+            let mut cs = corners.to_vec();
+            cs.extend(
+                k.target
+                    .corners()
+                    .into_iter()
+                    .map(|t| quantize(t, T_DECIMALS)),
+            );
+            cs.push(0.0);
+            cs.sort_by(f64::total_cmp);
+            cs.dedup();
+            tracks.push(Track {
+                name: format!("rb-{clip}-{lower}-target-{tag}"),
+                keys: fitted_keys(&f, &cs, TARGET_BUDGET_PX, route, LEN_DECIMALS),
+            });
+            mine.push((axis, tag, tracks.len() - 1));
+            node = Node {
+                class: Some(format!("rb-t-{lower}-{tag}")),
+                translate: Vec2::ZERO,
+                anim: Some(Anim::Translate {
+                    track: tracks.len() - 1,
+                    axis,
+                    delay_s: 0.0,
+                }),
+                children: vec![Item::Group(node)],
+            };
+        }
+        written.push(mine);
+        out.push(Item::Group(node));
+    }
+    out
 }
 
 /// The written squash tracks `(sx, sy)`: sy's eased keys, and

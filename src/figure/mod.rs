@@ -19,11 +19,13 @@ pub mod chain;
 pub mod file;
 pub mod fk;
 pub mod model;
+pub mod reuse;
 pub mod spring;
 
 pub use model::Figure;
 
 use crate::clip::{Clip, Route};
+use crate::geom::quantize;
 use crate::measure::{self, LegMeasure};
 
 /// One route's bake of a figure: its clips, the SVG, and per clip the
@@ -154,6 +156,13 @@ pub struct IkMeasure {
     pub leg: crate::clip::LegInfo,
     /// `slip_px` is set with a ground and a gait target; `reach_px` always.
     pub measure: LegMeasure,
+    /// Largest distance of the written target probe `<lower>-target` from
+    /// the target the entry asks for, px.
+    pub target_error_px: f64,
+    /// Largest distance between the written effector and the written
+    /// target probe, px: the foot-to-target distance any tool reads from
+    /// the file (`reach_px` give or take `max_error_px + target_error_px`).
+    pub foot_to_target_px: f64,
 }
 
 /// What the bake of one Verlet chain measured.
@@ -294,8 +303,139 @@ pub fn bake_figure(
     route: Route,
     prefix: Option<&str>,
 ) -> FigureBake {
-    let mut clips = bake::bake(name, view_box, fig, route);
+    let mut plan = reuse::plan(fig, route);
+    if !plan.reuses() {
+        return bake_planned(name, view_box, fig, route, prefix, &plan);
+    }
+    // Far-limb key reuse, taken only where no probe measures worse than
+    // with keys of its own (as the report rounds it): a reused chain
+    // inherits its source's fitting error, so each source chain may be
+    // fitted tighter; per pair of chains the smallest file whose probes of
+    // those two chains pass wins, and the whole is checked again at the end
+    // (else reuse is left out).
+    let own = bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig));
+    let pairs: Vec<(usize, usize)> = plan
+        .chains
+        .iter()
+        .flatten()
+        .map(|&(a, b, _)| (a, b))
+        .collect();
+    for (a, b) in pairs {
+        let source = reuse::Plan::chain(fig, a);
+        let mut bones = vec![false; fig.bones.len()];
+        for &x in source.iter().chain(&reuse::Plan::chain(fig, b)) {
+            bones[x] = true;
+        }
+        let mut best: Option<(usize, f64)> = None;
+        let mut scale = 1.0;
+        for _ in 0..REUSE_TRIES {
+            let mut p = plan.clone();
+            for &x in &source {
+                p.source_scale[x] = scale;
+            }
+            let fb = bake_planned(name, view_box, fig, route, prefix, &p);
+            if no_worse(fig, &fb, &own, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
+                best = Some((fb.svg.len(), scale));
+            }
+            scale *= 0.6;
+        }
+        let Some((_, scale)) = best else {
+            return own;
+        };
+        for &x in &source {
+            plan.source_scale[x] = scale;
+        }
+    }
+    let fb = bake_planned(name, view_box, fig, route, prefix, &plan);
+    if no_worse(fig, &fb, &own, &vec![true; fig.bones.len()]) {
+        fb
+    } else {
+        own
+    }
+}
+
+/// How many budgets (1, 0.6, 0.36, …) [`bake_figure`] tries for the
+/// shared keys.
+const REUSE_TRIES: usize = 6;
+
+/// Places to which [`no_worse`] compares: those the report prints.
+const COMPARE_DECIMALS: u32 = 4;
+
+/// Foot slip that [`no_worse`] overlooks: half of the written length
+/// rounding (the ground's travel per period is written to 0.01 px, so a
+/// slip difference below 0.005 px per step is the rounding's, not the keys').
+const SLIP_SLACK_PX: f64 = 0.005;
+
+/// Every probe of `a` on the bones marked in `bones` (tips, rims, IK
+/// effectors with their slip and reach) measures at most what it measures
+/// in `b`, at the report's rounding (foot slip within [`SLIP_SLACK_PX`]).
+fn no_worse(fig: &Figure, a: &FigureBake, b: &FigureBake, bones: &[bool]) -> bool {
+    let q = |x: f64| quantize(x, COMPARE_DECIMALS);
+    let le = |x: f64, y: f64| q(x) <= q(y);
+    let opt = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) => le(x, y),
+        _ => x.is_none() == y.is_none(),
+    };
+    let nb = fig.bones.len();
+    // measures: one per bone in bone order, then one rim per head bone
+    let heads: Vec<usize> = (0..nb)
+        .filter(|&x| fig.bones[x].head_radius.is_some())
+        .collect();
+    let bone_of = |i: usize| if i < nb { i } else { heads[i - nb] };
+    a.measures
+        .iter()
+        .zip(&b.measures)
+        .all(|((_, ma), (_, mb))| {
+            ma.iter()
+                .zip(mb)
+                .enumerate()
+                .all(|(i, (x, y))| !bones[bone_of(i)] || le(x.max_error_px, y.max_error_px))
+        })
+        && a.ik
+            .iter()
+            .zip(&b.ik)
+            .zip(fig.ik.iter().cycle())
+            .all(|((x, y), k)| {
+                !bones[k.upper]
+                    || (le(x.measure.max_error_px, y.measure.max_error_px)
+                        && opt(
+                            x.measure.slip_px,
+                            y.measure.slip_px.map(|s| s + SLIP_SLACK_PX),
+                        )
+                        && opt(x.measure.reach_px, y.measure.reach_px))
+            })
+}
+
+/// [`bake_figure`] with a given reuse plan: reused chains are drawn in the
+/// plan's pose, which makes the shared keys land on their own motion.
+pub fn bake_planned(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    route: Route,
+    prefix: Option<&str>,
+    plan: &reuse::Plan,
+) -> FigureBake {
+    let drawn;
+    let fig = if plan.drawn_rad == fig.rest_rad {
+        fig
+    } else {
+        drawn = Figure {
+            rest_rad: plan.drawn_rad.clone(),
+            ..fig.clone()
+        };
+        &drawn
+    };
+    let mut clips = bake::bake(name, view_box, fig, route, plan);
     let mut notes = Vec::new();
+    for (fc, chains) in fig.clips.iter().zip(&plan.chains).take(clips.len()) {
+        for &(a, b, delay_s) in chains {
+            notes.push(format!(
+                "key reuse ({}): the chain from {} plays the keys of the chain from {}, {} s later (delay {delay_s} s)",
+                fc.name, fig.bones[b].name, fig.bones[a].name, -delay_s
+            ));
+        }
+    }
     let switched = fig.switched && route == Route::Css;
     if route == Route::Smil && clips.len() > 1 {
         clips.truncate(1);
@@ -349,7 +489,7 @@ pub fn bake_figure(
         }
         measures.push((fc.name.clone(), m));
     }
-    let ik = measure_ik(fig, &clips);
+    let ik = measure_ik(fig, &clips, plan);
     FigureBake {
         clips,
         svg,
@@ -431,7 +571,7 @@ pub fn measure_heads(
 /// with a ground and a gait target the foot slip per step
 /// ([`measure::foot_slip_px`], as for `ik_chains`), and how far the aimed
 /// point ever is from the target the rig asked for (`reach_px`).
-fn measure_ik(fig: &Figure, clips: &[Clip]) -> Vec<IkMeasure> {
+fn measure_ik(fig: &Figure, clips: &[Clip], plan: &reuse::Plan) -> Vec<IkMeasure> {
     let mut out = Vec::new();
     for (ci, (clip, fc)) in clips.iter().zip(&fig.clips).enumerate() {
         let period = clip.period_s;
@@ -462,7 +602,14 @@ fn measure_ik(fig: &Figure, clips: &[Clip]) -> Vec<IkMeasure> {
                     .filter_map(|&b| infos.get(b).and_then(|x| x.track))
                     .collect(),
                 fit: crate::fit::Fit::Cubic,
-                reuses: None,
+                // the entry whose upper bone's keys this one plays
+                reuses: plan.shared[ci][k.upper].and_then(|sh| {
+                    let src = fig.ik.iter().find(|o| o.upper == sh.source)?;
+                    Some(format!(
+                        "{prefix}{}-{}",
+                        fig.bones[src.upper].name, fig.bones[src.lower].name
+                    ))
+                }),
                 ideal: Some(crate::chain::IdealTarget {
                     root: k.target.clone(),
                     target: k.target.clone(),
@@ -482,10 +629,24 @@ fn measure_ik(fig: &Figure, clips: &[Clip]) -> Vec<IkMeasure> {
                     })
                     .fold(0.0, f64::max),
             );
+            // the target probe, against the target asked for, and the
+            // foot-to-target distance as written
+            let target = format!("{}-target", lo.name);
+            let asked = |t_s: f64| vec![k.target.at(unit(t_s))];
+            let (tm, _) = measure::measure_probes(clip, std::slice::from_ref(&target), &asked);
+            let foot_to_target_px = measure::sample_times(clip)
+                .into_iter()
+                .map(|t_s| {
+                    let p = measure::probes_at(clip, t_s);
+                    p[&leg.ankle_probe].dist(p[&target])
+                })
+                .fold(0.0, f64::max);
             out.push(IkMeasure {
                 clip: ci,
                 leg,
                 measure: m,
+                target_error_px: tm[0].max_error_px,
+                foot_to_target_px,
             });
         }
     }

@@ -1,0 +1,276 @@
+//! Key reuse between limbs: two chains of bones with the same shape whose
+//! motion is the same shifted in phase share one set of keyframes, the
+//! second played with a negative delay (css `animation-delay`, smil
+//! `begin`).
+//!
+//! **Chains.** A chain is a bone with its whole subtree. Two chains have the
+//! same shape when their trees match bone for bone: the same lengths, the
+//! same joint offset `at` relative to the parent and the same head radius
+//! (the drawing style may differ). Neither may hold a spring bone, nor a
+//! head under a squash (their written tracks depend on the ancestors' keys),
+//! nor contain the other.
+//!
+//! **Detection, from the sampled motion.** For every bone pair `(a_i, b_i)`
+//! of the two chains the local angles θ (radians, FK and IK solved) are
+//! sampled at [`GRID`] times of one period; the shift `s = k / GRID` is the
+//! one whose worst tip error `|wrap((θ_b(t) − d_b) − (θ_a(t + s) − d_a))| ·
+//! reach(b_i)` is smallest (`d` the drawn local angles). The written delay is
+//! `−s · period` rounded to the written seconds (microseconds), and the
+//! match is then re-checked at that exact shift on [`CHECK_SAMPLES`] times
+//! against [`REUSE_TOLERANCE_PX`]. Names play no part.
+//!
+//! **css only.** The css route names a keyframes block once and any number
+//! of rules play it; the smil route writes every animation's values on its
+//! own element, so a shared track would be written out again (plus a
+//! `begin`): reuse saves nothing there and is not planned.
+//!
+//! **Drawn pose.** A reused chain is drawn in the pose that makes the
+//! shared keys land on its own motion: `d_b = θ_b(−s)` (its own pose half a
+//! step earlier, for a gait half a period), decided on the first clip; the
+//! other clips reuse only where that drawn pose fits them too. One-shot
+//! clips never reuse (a shift has no meaning there).
+
+use super::file::Play;
+use super::fk;
+use super::model::Figure;
+use crate::clip::Route;
+use crate::geom::{SEC_DECIMALS, quantize, wrap_pi};
+
+/// Samples per period searched for the shift (divisible by 2, 3, 4, 5, 6, 8, 9, 10, 12).
+pub const GRID: usize = 720;
+/// Samples per period at which a chosen shift is re-checked.
+pub const CHECK_SAMPLES: usize = 2048;
+/// Largest tip difference, px, between a chain's own motion and the shared
+/// keys' source shifted by the written delay: the size of the rounding of
+/// a written angle (0.0005° at a reach of 100 px is 0.0009 px).
+pub const REUSE_TOLERANCE_PX: f64 = 1e-3;
+
+/// One bone playing another bone's keys.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shared {
+    /// The bone whose track is played.
+    pub source: usize,
+    /// Written delay, seconds (negative or zero).
+    pub delay_s: f64,
+}
+
+/// The reuse decided for a figure and route.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Local angles (radians) of the drawn pose: `fig.rest_rad`, except in
+    /// reused chains.
+    pub drawn_rad: Vec<f64>,
+    /// Per clip, per bone: the track it shares, if any.
+    pub shared: Vec<Vec<Option<Shared>>>,
+    /// Per clip: `(source chain root, reused chain root, delay_s)`.
+    pub chains: Vec<Vec<(usize, usize, f64)>>,
+    /// Per bone: the fraction of the usual fitting budget it gets (1 at
+    /// first; [`crate::figure::bake_figure`] lowers it for the bones whose
+    /// keys are shared until no probe of their chains measures worse than
+    /// with keys of their own).
+    pub source_scale: Vec<f64>,
+}
+
+impl Plan {
+    /// No reuse: every bone its own keys, drawn at `fig.rest_rad`.
+    pub fn none(fig: &Figure) -> Plan {
+        Plan {
+            drawn_rad: fig.rest_rad.clone(),
+            shared: vec![vec![None; fig.bones.len()]; fig.clips.len()],
+            chains: vec![Vec::new(); fig.clips.len()],
+            source_scale: vec![1.0; fig.bones.len()],
+        }
+    }
+
+    /// Bones of the chain rooted at `root` (the root first, then its
+    /// descendants in bone order).
+    pub fn chain(fig: &Figure, root: usize) -> Vec<usize> {
+        let mut v = vec![root];
+        for b in root + 1..fig.bones.len() {
+            if fig.bones[b].parent.is_some_and(|p| v.contains(&p)) {
+                v.push(b);
+            }
+        }
+        v
+    }
+
+    /// Whether any bone plays another bone's keys.
+    pub fn reuses(&self) -> bool {
+        self.chains.iter().any(|c| !c.is_empty())
+    }
+}
+
+fn children(fig: &Figure) -> Vec<Vec<usize>> {
+    let mut ch = vec![Vec::new(); fig.bones.len()];
+    for (b, bone) in fig.bones.iter().enumerate() {
+        if let Some(p) = bone.parent {
+            ch[p].push(b);
+        }
+    }
+    ch
+}
+
+/// Bone pairs of two chains of the same shape (roots first), or `None`.
+fn same_shape(fig: &Figure, ch: &[Vec<usize>], a: usize, b: usize) -> Option<Vec<(usize, usize)>> {
+    let (x, y) = (&fig.bones[a], &fig.bones[b]);
+    if x.length != y.length
+        || x.at != y.at
+        || x.head_radius != y.head_radius
+        || ch[a].len() != ch[b].len()
+    {
+        return None;
+    }
+    let mut out = vec![(a, b)];
+    for (&ca, &cb) in ch[a].iter().zip(&ch[b]) {
+        out.extend(same_shape(fig, ch, ca, cb)?);
+    }
+    Some(out)
+}
+
+fn ancestor(fig: &Figure, a: usize, mut b: usize) -> bool {
+    while let Some(p) = fig.bones[b].parent {
+        if p == a {
+            return true;
+        }
+        b = p;
+    }
+    false
+}
+
+/// Worst tip error of `pairs` when b plays a's track shifted by `k` grid
+/// steps; `drawn` gives d_b, or `None` to take `θ_b(−s)`.
+fn grid_error(
+    ang: &[Vec<f64>],
+    pairs: &[(usize, usize)],
+    reach: &[f64],
+    drawn: &[f64],
+    fixed: bool,
+    k: usize,
+) -> f64 {
+    let n = ang.len();
+    let mut worst = 0.0f64;
+    for &(a, b) in pairs {
+        let db = if fixed { drawn[b] } else { ang[(n - k) % n][b] };
+        for j in 0..n {
+            let e = wrap_pi((ang[j][b] - db) - (ang[(j + k) % n][a] - drawn[a]));
+            worst = worst.max(e.abs() * reach[b]);
+        }
+    }
+    worst
+}
+
+/// Plan the key reuse of every clip of `fig` on `route`.
+pub fn plan(fig: &Figure, route: Route) -> Plan {
+    let nb = fig.bones.len();
+    let mut drawn = fig.rest_rad.clone();
+    let mut shared = vec![vec![None; nb]; fig.clips.len()];
+    let mut chains = vec![Vec::new(); fig.clips.len()];
+    let reach = super::bake::reach(fig);
+    let ch = children(fig);
+    let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
+    let excluded: Vec<bool> = (0..nb)
+        .map(|b| {
+            fig.springs.iter().any(|s| s.bone == b)
+                || (squashed && fig.bones[b].head_radius.is_some())
+        })
+        .collect();
+    // candidate pairs of chains (same shape, disjoint, nothing excluded)
+    let mut candidates = Vec::new();
+    for b in 0..nb {
+        for a in 0..b {
+            if ancestor(fig, a, b) {
+                continue;
+            }
+            if let Some(pairs) = same_shape(fig, &ch, a, b) {
+                // a source bone comes first, so its track exists when the
+                // reusing bone is baked
+                if pairs
+                    .iter()
+                    .all(|&(x, y)| x < y && !excluded[x] && !excluded[y])
+                {
+                    candidates.push((a, b, pairs));
+                }
+            }
+        }
+    }
+    // smil writes every animation's values on its own element: a shared
+    // track would be written twice anyway, so reuse saves nothing there
+    if candidates.is_empty() || route == Route::Smil {
+        return Plan::none(fig);
+    }
+    // bones of a chain that reuses (in any clip) or of a source chain
+    let mut reusing = vec![false; nb];
+    let mut sourcing = vec![false; nb];
+    for (ci, clip) in fig.clips.iter().enumerate() {
+        if clip.play == Play::Once {
+            continue;
+        }
+        let ang: Vec<Vec<f64>> = (0..GRID)
+            .map(|j| fk::local_angles(fig, clip, j as f64 / GRID as f64))
+            .collect();
+        let period = quantize(clip.period_s, SEC_DECIMALS);
+        for (a, b, pairs) in &candidates {
+            let (a, b) = (*a, *b);
+            let first = ci == 0;
+            // a reusing bone cannot be a source, a source cannot reuse, and
+            // after the first clip only chains reused there may reuse
+            if pairs.iter().any(|&(x, y)| reusing[x] || sourcing[y])
+                || pairs.iter().any(|&(_, y)| shared[ci][y].is_some())
+                || (!first && !pairs.iter().all(|&(_, y)| reusing[y]))
+            {
+                continue;
+            }
+            // a chain that never moves gains nothing
+            let moves = pairs.iter().any(|&(x, _)| {
+                ang.iter()
+                    .any(|row| wrap_pi(row[x] - ang[0][x]).abs() * reach[x] > REUSE_TOLERANCE_PX)
+            });
+            if !moves {
+                continue;
+            }
+            let Some((k, err)) = (1..GRID)
+                .map(|k| (k, grid_error(&ang, pairs, &reach, &drawn, !first, k)))
+                .min_by(|x, y| x.1.total_cmp(&y.1))
+            else {
+                continue;
+            };
+            if err > 10.0 * REUSE_TOLERANCE_PX {
+                continue;
+            }
+            let delay_s = quantize(-(k as f64) / GRID as f64 * period, SEC_DECIMALS);
+            let s = -delay_s / period;
+            let mut d = drawn.clone();
+            if first {
+                let back = fk::local_angles(fig, clip, (-s).rem_euclid(1.0));
+                for &(_, y) in pairs {
+                    d[y] = back[y];
+                }
+            }
+            let ok = (0..CHECK_SAMPLES).all(|j| {
+                let t = j as f64 / CHECK_SAMPLES as f64;
+                let now = fk::local_angles(fig, clip, t);
+                let src = fk::local_angles(fig, clip, (t + s).rem_euclid(1.0));
+                pairs.iter().all(|&(x, y)| {
+                    let e = wrap_pi((now[y] - d[y]) - (src[x] - d[x]));
+                    e.abs() * reach[y] <= REUSE_TOLERANCE_PX
+                })
+            });
+            if !ok {
+                continue;
+            }
+            drawn = d;
+            for &(x, y) in pairs {
+                reusing[y] = true;
+                sourcing[x] = true;
+                shared[ci][y] = Some(Shared { source: x, delay_s });
+            }
+            chains[ci].push((a, b, delay_s));
+        }
+    }
+    Plan {
+        drawn_rad: drawn,
+        shared,
+        chains,
+        source_scale: vec![1.0; nb],
+    }
+}

@@ -1,0 +1,218 @@
+//! Key reuse between limbs of bone-tree rigs (issue 12): chains of the same
+//! shape whose motion is the same shifted in phase share one set of css
+//! keyframes, the second played with a negative `animation-delay`; the
+//! measure stage evaluates the shared track with its delay.
+
+use rigbake::bake::BakeOptions;
+use rigbake::clip::{Anim, Clip};
+use rigbake::figure::{self, reuse};
+use rigbake::rig::{self, Rig};
+use rigbake::{Baked, Route, bake_rig, measure};
+use std::path::Path;
+
+fn load_file(name: &str) -> Rig {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("rigs")
+        .join(name);
+    rig::load(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn bake(rig: &Rig, route: Route) -> Baked {
+    bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None))
+}
+
+/// Every rotating group as `(class, track, delay_s)`.
+fn rotations(clip: &Clip) -> Vec<(String, usize, f64)> {
+    clip.groups()
+        .into_iter()
+        .filter_map(|g| match (&g.class, &g.anim) {
+            (Some(c), Some(Anim::Rotate { track, delay_s, .. })) => {
+                Some((c.clone(), *track, *delay_s))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// A figure with two arms of three bones each and names that say nothing
+/// of which is which; `shift` is the second arm's phase lag (fraction of
+/// the period) and `len2` its middle bone's length.
+fn two_arms(shift: f64, len2: f64, amp2: f64) -> String {
+    let phase = -shift * 360.0;
+    format!(
+        r##"{{
+        "name": "arms", "view_box": [0, 0, 400, 300], "period_s": 1.5,
+        "bones": [
+            {{"name": "body", "at": [200, 150], "length": 40, "angle": {{"const_deg": -90}}}},
+            {{"name": "p", "parent": "body", "at": "tip", "length": 30,
+              "angle": {{"sine": {{"amp_deg": 30, "harmonic": 1, "phase_deg": 0, "offset_deg": 160}}}}}},
+            {{"name": "q", "parent": "p", "at": "tip", "length": 25,
+              "angle": {{"sine": {{"amp_deg": 20, "harmonic": 2, "phase_deg": 40, "offset_deg": -30}}}}}},
+            {{"name": "r", "parent": "q", "at": "tip", "length": 10,
+              "angle": {{"sine": {{"amp_deg": 10, "harmonic": 1, "phase_deg": 0}}}}}},
+            {{"name": "zz", "parent": "body", "at": "tip", "length": 30, "style": {{"stroke": "#aa2222"}},
+              "angle": {{"sine": {{"amp_deg": 30, "harmonic": 1, "phase_deg": {phase}, "offset_deg": 160}}}}}},
+            {{"name": "aa", "parent": "zz", "at": "tip", "length": {len2},
+              "angle": {{"sine": {{"amp_deg": {amp2}, "harmonic": 2, "phase_deg": {p2}, "offset_deg": -30}}}}}},
+            {{"name": "m", "parent": "aa", "at": "tip", "length": 10,
+              "angle": {{"sine": {{"amp_deg": 10, "harmonic": 1, "phase_deg": {phase}}}}}}}
+        ]
+    }}"##,
+        p2 = 40.0 + 2.0 * phase
+    )
+}
+
+/// The class: any phase shift on the grid (a third here), found from the
+/// motion, not the names; the reused chain plays the source's tracks with
+/// the delay `−shift · period`, and every bone stays within its budget as
+/// measured on the written file.
+#[test]
+fn a_chain_shifted_by_a_third_plays_the_first_chains_keys() {
+    let rig = rig::load(&two_arms(1.0 / 3.0, 25.0, 20.0)).unwrap();
+    let b = bake(&rig, Route::Css);
+    let rot = rotations(&b.clip);
+    let get = |c: &str| rot.iter().find(|r| r.0 == c).unwrap().clone();
+    for (src, dst) in [("p", "zz"), ("q", "aa"), ("r", "m")] {
+        let (s, d) = (get(&format!("rb-b-{src}")), get(&format!("rb-b-{dst}")));
+        assert_eq!(s.1, d.1, "{dst} plays {src}'s track");
+        assert_eq!(s.2, 0.0);
+        // a third late is two thirds early
+        assert_eq!(d.2, -1.0, "two thirds of 1.5 s");
+    }
+    assert!(b.svg.contains(" -1s infinite"), "{}", b.svg);
+    assert!(b.report.notes.iter().any(|n| n.contains("key reuse")));
+    for bone in &b.report.bones {
+        assert!(
+            bone.max_error_px <= 0.02,
+            "{}: {}",
+            bone.name,
+            bone.max_error_px
+        );
+    }
+}
+
+/// Not the same shape (a bone longer) or not the same motion (another
+/// amplitude) in the middle bone: the two arms keep keys of their own,
+/// while their last bones (chains of one bone, the same shape and motion
+/// half a period apart) still share theirs.
+#[test]
+fn other_shapes_and_other_motions_keep_their_own_keys() {
+    for text in [two_arms(0.5, 26.0, 20.0), two_arms(0.5, 25.0, 21.0)] {
+        let rig = rig::load(&text).unwrap();
+        let b = bake(&rig, Route::Css);
+        let rot = rotations(&b.clip);
+        let get = |c: &str| rot.iter().find(|r| r.0 == c).unwrap().clone();
+        for (src, dst) in [("p", "zz"), ("q", "aa")] {
+            let (s, d) = (get(&format!("rb-b-{src}")), get(&format!("rb-b-{dst}")));
+            assert_ne!(s.1, d.1, "{rot:?}");
+            assert_eq!(d.2, 0.0);
+        }
+        // the one-bone chains r and m may share (when that measures no worse)
+        let (r, m) = (get("rb-b-r"), get("rb-b-m"));
+        assert!(m.2 == 0.0 || (m.1 == r.1 && m.2 == -0.75), "{rot:?}");
+    }
+}
+
+/// The measure stage reads the delay: the same clip with the reused
+/// chain's delay dropped is measured far off.
+#[test]
+fn the_measure_stage_evaluates_the_delay() {
+    let rig = load_file("walker.json");
+    let fig = rig.figure.as_ref().unwrap();
+    let fb = figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, None);
+    let mut clip = fb.clips[0].clone();
+    let mut dropped = 0;
+    fn undelay(n: &mut rigbake::clip::Node, k: &mut usize) {
+        if let Some(Anim::Rotate { delay_s, .. }) = &mut n.anim
+            && *delay_s != 0.0
+        {
+            *delay_s = 0.0;
+            *k += 1;
+        }
+        for c in &mut n.children {
+            if let rigbake::clip::Item::Group(g) = c {
+                undelay(g, k);
+            }
+        }
+    }
+    undelay(&mut clip.root, &mut dropped);
+    assert_eq!(dropped, 4, "thigh, shin, upper and fore arm");
+    let probe = |c: &Clip| {
+        let ts = measure::sample_times(c);
+        ts.iter()
+            .map(|&t| {
+                let a = measure::probes_at(c, t)["shin_n-tip"];
+                let u = (t / c.period_s).rem_euclid(1.0);
+                let want = figure::fk::ik_ideal(fig, &fig.clips[0], u)[1];
+                a.dist(want)
+            })
+            .fold(0.0, f64::max)
+    };
+    assert!(probe(&fb.clips[0]) < 0.05, "{}", probe(&fb.clips[0]));
+    assert!(probe(&clip) > 10.0, "{}", probe(&clip));
+}
+
+/// The gait rigs reuse the far leg and the far arm on the css route (one
+/// keyframes block each for two limbs), never on smil (where values are
+/// written per element anyway), and the reused chain measures no worse than
+/// the same rig baked with keys of its own.
+#[test]
+fn walker_jogger_and_runner_reuse_their_far_limbs() {
+    for name in ["walker.json", "jogger.json", "runner.json"] {
+        let rig = load_file(name);
+        let fig = rig.figure.as_ref().unwrap();
+        let plan = reuse::plan(fig, Route::Css);
+        assert_eq!(plan.chains[0].len(), 2, "{name}: {:?}", plan.chains);
+        assert!(!reuse::plan(fig, Route::Smil).reuses());
+        let css = bake(&rig, Route::Css);
+        let rot = rotations(&css.clip);
+        let delayed: Vec<_> = rot.iter().filter(|r| r.2 < 0.0).collect();
+        assert_eq!(delayed.len(), 4, "{name}: {rot:?}");
+        let half = -(css.clip.period_s / 2.0);
+        assert!(delayed.iter().all(|r| (r.2 - half).abs() < 1e-9));
+        // the far limb's rules name the near limb's keyframes
+        let anim = |bone: &str| {
+            let rule = format!("-b-{bone}{{animation:");
+            let at = css.svg.find(&rule).unwrap() + rule.len();
+            css.svg[at..].split(' ').next().unwrap().to_string()
+        };
+        for (near, far) in [
+            ("thigh_f", "thigh_n"),
+            ("shin_f", "shin_n"),
+            ("uarm_f", "uarm_n"),
+        ] {
+            assert_eq!(anim(near), anim(far), "{name}");
+            let body = format!("@keyframes {}{{", anim(near));
+            assert_eq!(css.svg.matches(&body).count(), 1, "{name}");
+        }
+        let smil = bake(&rig, Route::Smil);
+        assert!(!smil.svg.contains("begin="), "{name}");
+        let leg = css.report.legs.iter().find(|l| l.reuses.is_some()).unwrap();
+        assert_eq!(leg.reuses.as_deref(), Some("thigh_f-shin_f"));
+        // against the same rig with keys of its own: smaller, no probe worse
+        let own = figure::bake_planned(
+            &rig.name,
+            rig.view_box,
+            fig,
+            Route::Css,
+            None,
+            &reuse::Plan::none(fig),
+        );
+        assert!(
+            css.svg.len() < own.svg.len(),
+            "{name}: {} vs {} bytes",
+            css.svg.len(),
+            own.svg.len()
+        );
+        let q = |x: f64| (x * 1e4).round();
+        let fb = figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, None);
+        for (a, b) in fb.measures[0].1.iter().zip(&own.measures[0].1) {
+            assert!(q(a.max_error_px) <= q(b.max_error_px), "{name} {}", a.name);
+        }
+        for (a, b) in fb.ik.iter().zip(&own.ik) {
+            assert!(q(a.measure.max_error_px) <= q(b.measure.max_error_px));
+            let (sa, sb) = (a.measure.slip_px.unwrap(), b.measure.slip_px.unwrap());
+            assert!(sa <= sb + 0.005, "{name} {}: slip {sa} vs {sb}", a.leg.name);
+        }
+    }
+}
