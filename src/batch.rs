@@ -190,13 +190,7 @@ pub(crate) fn cmd_bake(
             .collect(),
     };
     let report_file = report_path.filter(|_| !report_stdout);
-    let inputs: Vec<Input> = rigs
-        .iter()
-        .map(|p| Input {
-            what: "rig",
-            path: p,
-        })
-        .collect();
+    let inputs: Vec<Input> = Input::rigs(rigs);
     {
         // (the bytes are not known yet: only the names are compared)
         let mut planned: Vec<Output> = targets.iter().map(|t| Output::new("-o", t, &[])).collect();

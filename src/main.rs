@@ -462,7 +462,7 @@ fn cmd_sweep(
         let svg = table.to_svg();
         output::write_all(
             &[Output::new("--plot", p, svg.as_bytes())],
-            &[Input { what: "rig", path }],
+            &[Input::rig(path)],
         )?;
     }
     match format {

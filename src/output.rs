@@ -40,6 +40,18 @@ pub(crate) struct Input<'a> {
     pub path: &'a Path,
 }
 
+impl<'a> Input<'a> {
+    /// A rig file read.
+    pub(crate) fn rig(path: &'a Path) -> Self {
+        Input { what: "rig", path }
+    }
+
+    /// Every rig file of a batch.
+    pub(crate) fn rigs(paths: &'a [PathBuf]) -> Vec<Self> {
+        paths.iter().map(|p| Input::rig(p)).collect()
+    }
+}
+
 impl<'a> Output<'a> {
     pub(crate) fn new(what: &'static str, path: impl Into<PathBuf>, bytes: &'a [u8]) -> Self {
         Output {
@@ -256,7 +268,8 @@ impl Transaction {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        if dir.exists() && !dir.is_dir() {
+        // one stat: another bake may remove the directory between two
+        if std::fs::metadata(&dir).is_ok_and(|m| !m.is_dir()) {
             bail!("{}: is not a directory", dir.display());
         }
         let mut builder = tempfile::Builder::new();

@@ -37,10 +37,7 @@ pub(crate) fn cmd_preview(
             output.display()
         );
     }
-    let inputs = [Input {
-        what: "rig",
-        path: rig_path,
-    }];
+    let inputs = [Input::rig(rig_path)];
     output::check_distinct(&[Output::new("-o", output, &[])], &inputs)?;
     let rig = load_rig(rig_path)?;
     let (route, mode) = match route {
@@ -179,13 +176,7 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
         }
     }
     writes.push(Output::new("-o", &index, html.as_bytes()));
-    let inputs: Vec<Input> = rigs
-        .iter()
-        .map(|p| Input {
-            what: "rig",
-            path: p,
-        })
-        .collect();
+    let inputs: Vec<Input> = Input::rigs(rigs);
     output::write_all(&writes, &inputs)?;
     let strips_note = if chromium.is_some() {
         "with frame strips"
@@ -214,10 +205,7 @@ pub(crate) fn cmd_template(rig_path: &Path, output: &Path) -> Result<Exit> {
     let target = output.join(format!("{}.template.svg", rig.name));
     output::write_all(
         &[Output::new("-o", &target, svg.as_bytes())],
-        &[Input {
-            what: "rig",
-            path: rig_path,
-        }],
+        &[Input::rig(rig_path)],
     )?;
     Ok(Exit::Ok)
 }
@@ -311,10 +299,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
         writes.push(Output::new("--report", p, json.as_bytes()));
     }
     let inputs = [
-        Input {
-            what: "rig",
-            path: rig_path,
-        },
+        Input::rig(rig_path),
         Input {
             what: "drawing",
             path: art_path,
