@@ -23,65 +23,15 @@
 //! chord sag that falls as 1/n²; the measure stage reports how much.
 
 use crate::clip::{Anim, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
+pub use crate::emit::scope::{FIXED_NAMES, SIDE_PARTS, leg_names, side_names};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
+pub use crate::fit::{BakeOptions, DEFAULT_TOLERANCE_PX, Keying, MAX_FIT_KEYS};
 use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
 use crate::motion::{LegMotion, Motion};
-use crate::rig::{Leg, Rig};
+use crate::rig::{Crank, Leg, Rig};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::f64::consts::TAU;
-
-/// How keys are placed.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Keying {
-    /// `n` uniform keys per period (`t_k = k / n`).
-    Uniform(usize),
-    /// Greedy key placement up to this many distinct keys per track (no
-    /// tolerance): what adaptive placement achieves on a key budget.
-    Budget(usize),
-    /// The fewest keys the greedy fitter finds that keep every ankle within
-    /// this many px (the fitter's own estimate; [`crate::bake_rig`] re-checks
-    /// with the measure stage).
-    Tolerance(f64),
-    /// The default when neither keys nor a tolerance is asked for: fitted as
-    /// [`Keying::Tolerance`] to [`DEFAULT_TOLERANCE_PX`], but not a promise:
-    /// a rig that cannot meet it (a leg clamped out of reach) is written with
-    /// the best found, and its report carries no tolerance.
-    Goal(f64),
-}
-
-impl Keying {
-    /// The tolerance the fitter works to, asked for or the default goal.
-    pub fn fit_tolerance(self) -> Option<f64> {
-        match self {
-            Keying::Tolerance(px) | Keying::Goal(px) => Some(px),
-            Keying::Uniform(_) | Keying::Budget(_) => None,
-        }
-    }
-
-    /// The same keying with the fitter working to `px` instead.
-    pub fn with_fit_tolerance(self, px: f64) -> Self {
-        match self {
-            Keying::Tolerance(_) => Keying::Tolerance(px),
-            Keying::Goal(_) => Keying::Goal(px),
-            k => k,
-        }
-    }
-}
-
-/// The ankle tolerance a bake fits its keys to when the rig and the command
-/// line ask for neither keys nor a tolerance, px.
-pub const DEFAULT_TOLERANCE_PX: f64 = 0.25;
-
-/// How to bake.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BakeOptions {
-    pub route: Route,
-    pub keying: Keying,
-    /// Segment shape. The smil route always morphs linearly (see [`Fit`] and
-    /// the report's note): a keySpline only retimes motion along the chord.
-    pub fit: Fit,
-}
 
 impl BakeOptions {
     /// The options for one rig and route, from optional overrides: `keys`
@@ -107,14 +57,6 @@ impl BakeOptions {
             _ => Fit::Linear,
         });
         BakeOptions { route, keying, fit }
-    }
-
-    /// The fit actually used on this route.
-    pub fn effective_fit(&self) -> Fit {
-        match self.route {
-            Route::Css => self.fit,
-            Route::Smil => Fit::Linear,
-        }
     }
 }
 
@@ -142,45 +84,6 @@ pub fn local_angles_rad(lm: &LegMotion, t: f64) -> (f64, f64) {
     let thigh_local = thigh - thigh0;
     (thigh_local, (shin - shin0) - thigh_local)
 }
-
-/// Parts of a leg's side that get their own class (and keyframes name).
-pub const SIDE_PARTS: [&str; 5] = ["crank", "pedal", "counter", "thigh", "shin"];
-
-/// Class and keyframes names the drawing uses for itself, whatever the legs.
-pub const FIXED_NAMES: [&str; 10] = [
-    "rb-leg",
-    "rb-back",
-    "rb-hip",
-    "rb-arm",
-    "rb-pedal",
-    "rb-frame",
-    "rb-ring",
-    "rb-bike",
-    "rb-chainring",
-    "rb-crank",
-];
-
-/// The class of a leg's side group (`part` empty: `rb-<leg>`) or of one of its
-/// [`SIDE_PARTS`] given the side class (`rb-<leg>-<part>`). Validation
-/// rejects leg names whose names would meet another's or a [`FIXED_NAMES`] one.
-pub fn side_names(base: &str, part: &str) -> String {
-    if part.is_empty() {
-        format!("rb-{base}")
-    } else {
-        format!("{base}-{part}")
-    }
-}
-
-/// Every class and keyframes name a leg called `leg` brings into the file.
-pub fn leg_names(leg: &str) -> Vec<String> {
-    let side = side_names(leg, "");
-    let mut v: Vec<String> = SIDE_PARTS.iter().map(|p| side_names(&side, p)).collect();
-    v.push(side);
-    v
-}
-
-/// Most keys per track the tolerance fitter may place.
-pub const MAX_FIT_KEYS: usize = 400;
 
 /// Fitting a css-route leg: two key sets (thigh, shin) judged jointly by the
 /// ankle position their nested rotations produce on the drawn pose.
@@ -529,9 +432,10 @@ fn reuse_delay_s(lead_rad: f64, sign: f64, period_s: f64) -> f64 {
 pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
     let period_s = quantize(rig.period_s, SEC_DECIMALS);
     let fit = opts.effective_fit();
-    let sign = rig.crank.sign();
-    let center = q_len(rig.crank.center);
-    let radius = quantize(rig.crank.radius, LEN_DECIMALS);
+    let crank = Crank::of(rig);
+    let sign = crank.sign();
+    let center = q_len(crank.center);
+    let radius = quantize(crank.radius, LEN_DECIMALS);
     let mut tracks: Vec<Track> = vec![Track {
         name: "rb-crank".into(),
         keys: vec![
@@ -555,7 +459,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
 
     for (i, lm) in motion.legs.iter().enumerate() {
         let leg = lm.leg();
-        let theta0 = rig.crank.start_rad + leg.phase_rad;
+        let theta0 = crank.start_rad + leg.phase_rad;
         let theta0_deg = q_deg(theta0);
         let width = bone_width(leg);
         let side_class = side_names(&leg.name, "");

@@ -51,14 +51,17 @@
 //! over each stance interval, `|Δankle − Δground|` of the written probes
 //! (the signed integral of the relative velocity), px per step.
 
+pub use crate::clip::GROUND_PROBE;
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
+use crate::geom::Unwrapped;
 use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
-use crate::motion::Unwrapped;
-use crate::rig::check::{check_len as len, check_num as num, invalid};
-use crate::rig::{Knee, RigError, RigFile};
 use crate::solve::ik;
+use crate::solve::ik::Knee;
+pub use crate::trajectory::{IdealTarget, REACH_SAMPLES};
 use crate::trajectory::{Trajectory, TrajectoryFile};
+use crate::valid::RigError;
+use crate::valid::{check_len as len, check_num as num, invalid};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -68,8 +71,6 @@ use std::rc::Rc;
 /// accepted by the key search, px (the marker is only a visual aid: errors
 /// are measured against the ideal target).
 pub const MARKER_PX: f64 = 0.5;
-/// Times at which reach is checked during validation.
-pub const REACH_SAMPLES: usize = 4096;
 /// Seed 000's margin for `"reach": "pull"`, px.
 pub const PULL_MARGIN_PX: f64 = 1.5;
 /// Dense samples used to unwrap the angle series.
@@ -147,100 +148,8 @@ pub struct Ground {
     pub dots_per_period: usize,
 }
 
-/// The spec a chain's ankle is measured against: the target trajectory,
-/// pulled back toward the root for `"reach": "pull"`. Evaluated by the
-/// measure stage from the rig's trajectories, never from the solver.
-#[derive(Debug, Clone, PartialEq)]
-pub struct IdealTarget {
-    pub root: Trajectory,
-    pub target: Trajectory,
-    /// `Some(max distance)` for `"reach": "pull"`.
-    pub pull_to: Option<f64>,
-    /// The chain's `depth_offset`: the drawn chain and marker are moved by it.
-    pub offset: Vec2,
-}
-
-impl IdealTarget {
-    /// The ideal ankle at normalised time t (before `depth_offset`).
-    pub fn at(&self, t: f64) -> Vec2 {
-        let r = self.root.at(t);
-        let g = self.target.at(t);
-        match self.pull_to {
-            Some(max) if g.dist(r) > max => r + (g - r) * (max / g.dist(r)),
-            _ => g,
-        }
-    }
-
-    /// Largest distance between the target the rig asked for and the point
-    /// aimed at ([`Self::at`]) at document times `ts_s` of a clip of
-    /// `period_s`, px: how far a `"reach": "pull"` target was pulled back
-    /// (0 for `"error"` and `"clamp"`, which aim at the target itself).
-    pub fn reach_px(&self, ts_s: &[f64], period_s: f64) -> f64 {
-        ts_s.iter()
-            .map(|&t| {
-                let u = t / period_s;
-                self.target.at(u).dist(self.at(u))
-            })
-            .fold(0.0, f64::max)
-    }
-
-    /// Where the written ankle should be at normalised time t: [`Self::at`]
-    /// moved by the chain's `depth_offset`.
-    pub fn world_at(&self, t: f64) -> Vec2 {
-        self.at(t) + self.offset
-    }
-
-    /// Normalised times in [0, 1) where the ideal ankle may have a corner:
-    /// the root's and the target's ([`Trajectory::corners`]) and, for
-    /// `"reach": "pull"`, where the pull starts or stops (found on a grid of
-    /// [`REACH_SAMPLES`] and bisected).
-    pub fn corners(&self) -> Vec<f64> {
-        let mut v = self.root.corners();
-        v.extend(self.target.corners());
-        if let Some(max) = self.pull_to {
-            let over = |t: f64| self.target.at(t).dist(self.root.at(t)) > max;
-            let at = |k: usize| k as f64 / REACH_SAMPLES as f64;
-            for k in 0..REACH_SAMPLES {
-                if over(at(k)) != over(at(k + 1)) {
-                    let (mut lo, mut hi) = (at(k), at(k + 1));
-                    for _ in 0..50 {
-                        let mid = 0.5 * (lo + hi);
-                        if over(mid) == over(lo) {
-                            lo = mid;
-                        } else {
-                            hi = mid;
-                        }
-                    }
-                    v.push(0.5 * (lo + hi));
-                }
-            }
-        }
-        v.retain(|t| (0.0..1.0).contains(t));
-        v.sort_by(f64::total_cmp);
-        v.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-        v
-    }
-
-    /// Stance intervals of a gait target within `[0, 1]` (normalised),
-    /// split at the loop boundary; empty for other targets.
-    pub fn stance(&self) -> Vec<(f64, f64)> {
-        match &self.target {
-            Trajectory::Gait { duty, phase, .. } => {
-                let a = (-phase).rem_euclid(1.0);
-                let b = a + duty;
-                if b <= 1.0 {
-                    vec![(a, b)]
-                } else {
-                    vec![(a, 1.0), (0.0, b - 1.0)]
-                }
-            }
-            _ => Vec::new(),
-        }
-    }
-}
-
 impl IkChain {
-    fn ideal(&self) -> IdealTarget {
+    pub fn ideal(&self) -> IdealTarget {
         IdealTarget {
             root: self.root.clone(),
             target: self.target.clone(),
@@ -264,20 +173,21 @@ impl IkChain {
 pub const MAX_IK_CHAINS: usize = 8;
 
 /// Validate `ik_chains` (non-empty) and `ground` of a rig file.
-pub fn validate(file: &RigFile, period_s: f64) -> Result<(Vec<IkChain>, Option<Ground>), RigError> {
+pub fn validate(
+    ik_chains: &[IkChainFile],
+    ground: Option<&GroundFile>,
+    period_s: f64,
+) -> Result<(Vec<IkChain>, Option<Ground>), RigError> {
     let mut chains: Vec<IkChain> = Vec::new();
-    if file.ik_chains.len() > MAX_IK_CHAINS {
+    if ik_chains.len() > MAX_IK_CHAINS {
         return Err(invalid(
             "ik_chains",
-            format!(
-                "at most {MAX_IK_CHAINS} chains, got {}",
-                file.ik_chains.len()
-            ),
+            format!("at most {MAX_IK_CHAINS} chains, got {}", ik_chains.len()),
         ));
     }
-    for (i, cf) in file.ik_chains.iter().enumerate() {
+    for (i, cf) in ik_chains.iter().enumerate() {
         let p = format!("ik_chains[{i}]");
-        crate::rig::check_name(&format!("{p}.name"), &cf.name)?;
+        crate::valid::check_name(&format!("{p}.name"), &cf.name)?;
         if let Some(j) = chains.iter().position(|c| c.name == cf.name) {
             return Err(invalid(
                 format!("{p}.name"),
@@ -302,7 +212,7 @@ pub fn validate(file: &RigFile, period_s: f64) -> Result<(Vec<IkChain>, Option<G
         }
         chains.push(chain);
     }
-    let ground = match &file.ground {
+    let ground = match ground {
         None => None,
         Some(g) => Some(validate_ground(g, &chains, period_s)?),
     };
@@ -398,9 +308,6 @@ pub fn validate_ground(
         dots_per_period: g.dots_per_period,
     })
 }
-
-/// The probe that follows the ground's translation.
-pub const GROUND_PROBE: &str = "ground";
 
 fn q(p: Vec2) -> Vec2 {
     Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
@@ -837,7 +744,7 @@ fn place_keys(p: &dyn Problem, keying: ChainKeying, marker: bool) -> Vec<Vec<f64
         } => fit::refine(
             p,
             if marker { marker_px } else { ankle_px },
-            crate::bake::MAX_FIT_KEYS,
+            crate::fit::MAX_FIT_KEYS,
         ),
     }
 }
@@ -1261,20 +1168,34 @@ fn key_count(clip: &Clip) -> usize {
     tracks + morphs
 }
 
+/// What [`bake_chain_rig`] needs of a rig with `ik_chains`.
+#[derive(Debug, Clone, Copy)]
+pub struct ChainRig<'a> {
+    pub name: &'a str,
+    pub view_box: [f64; 4],
+    pub period_s: f64,
+    /// The rig's `keys`: where the smil route's uniform key search starts.
+    pub keys: Option<usize>,
+    pub chains: &'a [IkChain],
+    pub ground: Option<&'a Ground>,
+    /// `bake --prefix`.
+    pub prefix: Option<&'a str>,
+}
+
 /// Bake, measure and report a chain rig. With a tolerance, keys are fitted
 /// per track (css: cubic by default) and the written clip re-measured; the
 /// smil route keeps whichever of the fitted and the fewest uniform keys
 /// writes fewer keys. Without one, `keys` uniform keys are used.
-pub fn bake_chain_rig(rig: &crate::rig::Rig, opts: &crate::bake::BakeOptions) -> crate::Baked {
-    use crate::bake::Keying;
+pub fn bake_chain_rig(rig: &ChainRig, opts: &crate::fit::BakeOptions) -> crate::Baked {
+    use crate::fit::Keying;
     let fit = opts.effective_fit();
     let bake = |keying: ChainKeying, fit: Fit| {
         let clip = bake_chains_with(
-            &rig.name,
+            rig.name,
             rig.view_box,
             rig.period_s,
-            &rig.chains,
-            rig.ground.as_ref(),
+            rig.chains,
+            rig.ground,
             opts.route,
             keying,
             fit,
@@ -1346,7 +1267,7 @@ pub fn bake_chain_rig(rig: &crate::rig::Rig, opts: &crate::bake::BakeOptions) ->
         std::slice::from_ref(&clip),
         false,
         &["#264653".to_string(), "#8fa3b0".to_string()],
-        rig.prefix.as_deref(),
+        rig.prefix,
     );
     let report = crate::report::build(&clip, &m, svg.len(), tolerance, notes);
     crate::Baked { clip, svg, report }
@@ -1356,7 +1277,7 @@ pub fn bake_chain_rig(rig: &crate::rig::Rig, opts: &crate::bake::BakeOptions) ->
 /// tolerance, grown from the rig's `keys`: linear error falls as 1/n², so
 /// each step aims past the larger shortfall.
 fn uniform_search(
-    rig: &crate::rig::Rig,
+    rig: &ChainRig,
     route: Route,
     px: f64,
     notes: &mut Vec<String>,
@@ -1364,11 +1285,11 @@ fn uniform_search(
     let mut n = rig.keys.unwrap_or(10).max(4);
     loop {
         let clip = bake_chains(
-            &rig.name,
+            rig.name,
             rig.view_box,
             rig.period_s,
-            &rig.chains,
-            rig.ground.as_ref(),
+            rig.chains,
+            rig.ground,
             route,
             n,
         );
@@ -1386,162 +1307,5 @@ fn uniform_search(
         let ratio = (worst / px).max(marker / MARKER_PX.max(px)).max(1.0);
         let next = (n as f64 * ratio.sqrt() * 1.1).ceil() as usize;
         n = next.max(n + 1).min(MAX_SEARCH_KEYS);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const RIG: &str = r#"{
-      "name": "c", "view_box": [0, 0, 400, 300], "period_s": 0.8, "keys": 40,
-      "ik_chains": [
-        { "name": "near", "root": { "bob": { "center": [200, 164], "amp": 3 } },
-          "target": { "gait": { "origin": [200, 230], "stride": 44, "step_height": 8, "duty": 0.62, "phase": 0.5 } },
-          "thigh": 37, "shin": 37, "depth_offset": [-3, 2] },
-        { "name": "arm", "root": { "ellipse": { "center": [100, 100], "rx": 20, "ry": 8 } },
-          "target": { "circle": { "center": [160, 130], "radius": 15, "direction": "ccw" } },
-          "thigh": 50, "shin": 40, "knee": "backward" }
-      ]}"#;
-
-    #[test]
-    fn stance_splits_at_the_loop_boundary() {
-        let rig = crate::rig::load(RIG).unwrap();
-        // phase 0.5, duty 0.62: stance from t = 0.5 to 1.12, i.e. [0.5, 1] and [0, 0.12]
-        let s = rig.chains[0].ideal().stance();
-        assert_eq!(s.len(), 2);
-        assert!((s[0].0 - 0.5).abs() < 1e-12 && (s[0].1 - 1.0).abs() < 1e-12);
-        assert!(s[1].0 == 0.0 && (s[1].1 - 0.12).abs() < 1e-12);
-        assert!(rig.chains[1].ideal().stance().is_empty());
-    }
-
-    /// Only `path` targets (not pulled) move along written path data; on
-    /// both routes the measure stage's marker is then on the ideal target
-    /// to rounding, for any start, direction and segment kind; every other
-    /// kind stays keyed.
-    #[test]
-    fn path_targets_move_exactly_and_other_kinds_stay_keyed() {
-        let chain = |target: &str, reach: &str| {
-            format!(
-                r#"{{ "name": "c", "view_box": [0, 0, 400, 300], "period_s": 0.9, "keys": 12,
-                  "ik_chains": [{{ "name": "a", "root": {{ "fixed": [200, 100] }},
-                    "target": {target}, "thigh": 100, "shin": 100, "reach": "{reach}" }}] }}"#
-            )
-        };
-        let paths = [
-            r#"{"path": {"d": "M 160 250 C 190 222 260 222 280 250 C 260 278 190 278 160 250 Z"}}"#,
-            r#"{"path": {"d": "m 150 240 l 60 -15 q 60 -10 70 25 L 150 240", "start": 0.37, "along": "reverse"}}"#,
-            r#"{"path": {"d": "M 150 250 A 60 22 0 1 1 270 250 A 60 22 0 1 1 150 250 Z", "start": 0.8}}"#,
-            r#"{"path": {"d": "M 150 250 L 150 250 L 250 250 L 200 280 Z", "start": 0.5, "along": "reverse"}}"#,
-        ];
-        let keyed = [
-            r#"{"circle": {"center": [200, 250], "radius": 20}}"#,
-            r#"{"ellipse": {"center": [200, 250], "rx": 30, "ry": 10}}"#,
-            r#"{"gait": {"origin": [200, 250], "stride": 40, "step_height": 8, "duty": 0.6}}"#,
-            r#"{"track": {"keys": [[0, [180, 250]], [0.5, [220, 250]], [1, [180, 250]]]}}"#,
-            r#"{"bob": {"center": [200, 250], "amp": 4}}"#,
-            paths[0],
-        ];
-        let motion = |clip: &Clip| {
-            clip.groups()
-                .iter()
-                .filter(|g| matches!(g.anim, Some(Anim::Motion { .. })))
-                .count()
-        };
-        for route in [Route::Css, Route::Smil] {
-            for (i, target) in paths.iter().enumerate() {
-                let rig = crate::rig::load(&chain(target, "error")).unwrap();
-                let clip = bake_chains("c", rig.view_box, 0.9, &rig.chains, None, route, 12);
-                assert_eq!(motion(&clip), 1, "{target}");
-                let ideal = clip.legs[0].ideal.as_ref().unwrap();
-                for k in 0..=997 {
-                    let t_s = 0.9 * k as f64 / 997.0;
-                    let p = crate::measure::probes_at(&clip, t_s)["a-target"];
-                    let d = p.dist(ideal.world_at(t_s / 0.9));
-                    assert!(d < 2e-3, "{route:?} path {i} at {t_s} s: {d}");
-                }
-            }
-            for (i, target) in keyed.iter().enumerate() {
-                let reach = if i == keyed.len() - 1 {
-                    "pull"
-                } else {
-                    "error"
-                };
-                let rig = crate::rig::load(&chain(target, reach)).unwrap();
-                let clip = bake_chains("c", rig.view_box, 0.9, &rig.chains, None, route, 12);
-                assert_eq!(motion(&clip), 0, "{target} ({reach})");
-            }
-        }
-    }
-
-    #[test]
-    fn written_ankle_hits_the_ideal_target_at_every_key_on_both_routes() {
-        // world → local under a moving root: at key times only rounding is left
-        let rig = crate::rig::load(RIG).unwrap();
-        for route in [Route::Css, Route::Smil] {
-            let clip = bake_chains(
-                "c",
-                rig.view_box,
-                rig.period_s,
-                &rig.chains,
-                None,
-                route,
-                40,
-            );
-            for k in 0..=40 {
-                let t = k as f64 / 40.0;
-                let probes = crate::measure::probes_at(&clip, t * clip.period_s);
-                for leg in &clip.legs {
-                    let want = leg.ideal.as_ref().unwrap().world_at(t);
-                    let d = probes[&leg.ankle_probe].dist(want);
-                    assert!(d < 0.03, "{route:?} {} at t = {t}: {d}", leg.name);
-                }
-            }
-        }
-    }
-
-    /// A random reachable chain rig: bobbing or circling root, a gait or
-    /// an ellipse target, pulled or exact reach.
-    fn random_rig(bob: f64, stride: f64, duty: f64, gait: bool, pull: bool, rx: f64) -> String {
-        let target = if gait {
-            format!(
-                r#"{{ "gait": {{ "origin": [200, 228], "stride": {stride}, "step_height": 10, "duty": {duty} }} }}"#
-            )
-        } else {
-            format!(r#"{{ "ellipse": {{ "center": [210, 212], "rx": {rx}, "ry": 9 }} }}"#)
-        };
-        let reach = if pull { "pull" } else { "clamp" };
-        format!(
-            r#"{{ "name": "p", "view_box": [0, 0, 400, 300], "period_s": 0.7, "keys": 8,
-              "ik_chains": [
-                {{ "name": "one", "root": {{ "bob": {{ "center": [200, 164], "amp": {bob} }} }},
-                  "target": {target}, "thigh": 38, "shin": 38, "reach": "{reach}" }},
-                {{ "name": "two", "root": {{ "circle": {{ "center": [200, 166], "radius": {bob} }} }},
-                  "target": {target}, "thigh": 38, "shin": 38, "knee": "backward",
-                  "reach": "{reach}", "depth_offset": [-3, -2] }}
-              ]}}"#
-        )
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig { cases: 10, .. Default::default() })]
-        /// The measure stage (not the fitter) confirms every fitted chain bake.
-        #[test]
-        fn fitted_chain_bakes_never_exceed_the_tolerance(
-            bob in 0.5..5.0f64, stride in 20.0..50.0f64, duty in 0.35..0.7f64,
-            gait: bool, pull: bool, rx in 5.0..25.0f64, tol in 0.1..1.0f64,
-        ) {
-            let rig = crate::rig::load(&random_rig(bob, stride, duty, gait, pull, rx)).unwrap();
-            for route in [Route::Css, Route::Smil] {
-                let opts = crate::bake::BakeOptions::resolve(&rig, route, None, Some(tol), None);
-                let b = bake_chain_rig(&rig, &opts);
-                let m = crate::measure::measure(&b.clip);
-                for l in &m.legs {
-                    proptest::prop_assert!(l.max_error_px <= tol, "{route:?} {}: {} > {tol}", l.name, l.max_error_px);
-                }
-                let marker = marker_error_px(&b.clip);
-                proptest::prop_assert!(marker <= MARKER_PX.max(tol), "{route:?} marker {marker}");
-            }
-        }
     }
 }

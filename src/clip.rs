@@ -7,7 +7,8 @@
 //! stage evaluates exactly what was written.
 
 use crate::geom::Vec2;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Output route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -157,8 +158,19 @@ pub enum Axis {
     Y,
 }
 
-/// How a bone-tree clip plays: the v1 cycling clips always loop.
-pub use crate::figure::file::Play;
+/// How a clip plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Play {
+    /// Repeats forever (CSS `infinite`, SMIL `repeatCount="indefinite"`).
+    #[default]
+    Loop,
+    /// Plays once and holds its last frame (CSS `1 forwards`, SMIL `fill="freeze"`).
+    Once,
+}
+
+/// The probe that follows the ground's translation.
+pub const GROUND_PROBE: &str = "ground";
 
 /// What a bone-tree clip adds to a [`Clip`].
 #[derive(Debug, Clone, PartialEq)]
@@ -246,12 +258,12 @@ pub struct LegInfo {
     /// smil route: empty (the leg's morph carries its keys).
     pub tracks: Vec<usize>,
     /// Segment shape used.
-    pub fit: crate::fit::Fit,
+    pub fit: Fit,
     /// Name of the leg whose keyframes this one reuses (css route), if any.
     pub reuses: Option<String>,
     /// Chains (`ik_chains`): the ideal target the ankle is measured
     /// against instead of the drawn target probe.
-    pub ideal: Option<crate::chain::IdealTarget>,
+    pub ideal: Option<crate::trajectory::IdealTarget>,
 }
 
 /// A baked animation, ready to emit and to measure.
@@ -293,5 +305,24 @@ impl Clip {
         let mut out = Vec::new();
         walk(&self.root, &mut out);
         out
+    }
+}
+
+/// Segment shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fit {
+    /// Straight-line interpolation between keys.
+    Linear,
+    /// Exact cubic (Hermite, true end slopes) via `cubic-bezier(1/3, y1, 2/3, y2)`.
+    Cubic,
+}
+
+impl Fit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fit::Linear => "linear",
+            Fit::Cubic => "cubic",
+        }
     }
 }

@@ -20,9 +20,9 @@
 //! error estimate is its own dense evaluation; the measure stage re-checks the
 //! written file independently (see [`crate::bake_rig`]).
 
-use crate::clip::{Ease, Key};
+pub use crate::clip::Fit;
+use crate::clip::{Ease, Key, Route};
 use crate::geom::{DEG_DECIMALS, T_DECIMALS, quantize};
-use serde::Serialize;
 
 /// Largest |y| written into a cubic-bezier; beyond it the segment is linear.
 pub const MAX_ABS_Y: f64 = 1.0e4;
@@ -33,24 +33,70 @@ pub const SHIFT_MAX_KEYS: usize = 48;
 /// Smallest gap between two key times (normalised).
 pub const MIN_GAP: f64 = 1.0e-3;
 
-/// Segment shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Fit {
-    /// Straight-line interpolation between keys.
-    Linear,
-    /// Exact cubic (Hermite, true end slopes) via `cubic-bezier(1/3, y1, 2/3, y2)`.
-    Cubic,
+/// How keys are placed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Keying {
+    /// `n` uniform keys per period (`t_k = k / n`).
+    Uniform(usize),
+    /// Greedy key placement up to this many distinct keys per track (no
+    /// tolerance): what adaptive placement achieves on a key budget.
+    Budget(usize),
+    /// The fewest keys the greedy fitter finds that keep every ankle within
+    /// this many px (the fitter's own estimate; [`crate::bake_rig`] re-checks
+    /// with the measure stage).
+    Tolerance(f64),
+    /// The default when neither keys nor a tolerance is asked for: fitted as
+    /// [`Keying::Tolerance`] to [`DEFAULT_TOLERANCE_PX`], but not a promise:
+    /// a rig that cannot meet it (a leg clamped out of reach) is written with
+    /// the best found, and its report carries no tolerance.
+    Goal(f64),
 }
 
-impl Fit {
-    pub fn as_str(self) -> &'static str {
+impl Keying {
+    /// The tolerance the fitter works to, asked for or the default goal.
+    pub fn fit_tolerance(self) -> Option<f64> {
         match self {
-            Fit::Linear => "linear",
-            Fit::Cubic => "cubic",
+            Keying::Tolerance(px) | Keying::Goal(px) => Some(px),
+            Keying::Uniform(_) | Keying::Budget(_) => None,
+        }
+    }
+
+    /// The same keying with the fitter working to `px` instead.
+    pub fn with_fit_tolerance(self, px: f64) -> Self {
+        match self {
+            Keying::Tolerance(_) => Keying::Tolerance(px),
+            Keying::Goal(_) => Keying::Goal(px),
+            k => k,
         }
     }
 }
+
+/// The ankle tolerance a bake fits its keys to when the rig and the command
+/// line ask for neither keys nor a tolerance, px.
+pub const DEFAULT_TOLERANCE_PX: f64 = 0.25;
+
+/// How to bake.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BakeOptions {
+    pub route: Route,
+    pub keying: Keying,
+    /// Segment shape. The smil route always morphs linearly (see [`Fit`] and
+    /// the report's note): a keySpline only retimes motion along the chord.
+    pub fit: Fit,
+}
+
+impl BakeOptions {
+    /// The fit actually used on this route.
+    pub fn effective_fit(&self) -> Fit {
+        match self.route {
+            Route::Css => self.fit,
+            Route::Smil => Fit::Linear,
+        }
+    }
+}
+
+/// Most keys per track the tolerance fitter may place.
+pub const MAX_FIT_KEYS: usize = 400;
 
 /// A curve on [0, 1] extended periodically to [−1, 2]:
 /// `f(t + 1) = f(t) + (f(1) − f(0))`, so whole turns carry over.
@@ -147,15 +193,6 @@ fn cubic_ease(dt: f64, dv: f64, m0: f64, m1: f64) -> Ease {
     ])
 }
 
-/// One-sided slopes (into, out of) of a periodic curve at t, by forward and
-/// backward differences (whole turns carry over as in [`slope`]).
-fn sided_slope(f: &dyn Fn(f64) -> f64, t: f64) -> (f64, f64) {
-    const H: f64 = 1.0e-6;
-    let ext = periodic(f);
-    let v = ext(t);
-    ((v - ext(t - H)) / H, (ext(t + H) - v) / H)
-}
-
 /// A sampled curve to be written as cubic keys by [`fewest_uniform_cubic`].
 pub struct Curve<'a> {
     /// The exact curve on [0, 1] (periodic, up to whole turns).
@@ -210,7 +247,7 @@ pub fn fewest_uniform_cubic(c: &Curve) -> Vec<Key> {
                     .iter()
                     .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
                 if at_corner {
-                    let (a, b) = sided_slope(c.f, t);
+                    let (a, b) = sided_slopes(c.f, t);
                     (v, a, b)
                 } else {
                     let m = slope(c.f, t);

@@ -223,6 +223,73 @@ pub fn fmt_deg(x: f64) -> String {
     fmt_num(x, DEG_DECIMALS)
 }
 
+/// Dense samples per period used to unwrap angle curves when the coarse grid
+/// is not fine enough. A bone would have to turn by more than half a turn
+/// within 1/4096 of a period to fool it.
+pub const UNWRAP_SAMPLES: usize = 4096;
+/// Samples per period tried first ([`Unwrapped`]).
+pub const UNWRAP_COARSE: usize = 256;
+/// Largest step (radians) between neighbouring coarse samples that the
+/// coarse grid accepts; past it the curve is sampled at [`UNWRAP_SAMPLES`].
+pub const UNWRAP_MAX_STEP: f64 = 0.5;
+
+/// A pair of angle curves (radians) made continuous along t ∈ [0, 1] on a
+/// grid: [`UNWRAP_COARSE`] steps when no step there exceeds
+/// [`UNWRAP_MAX_STEP`] (a smooth motion), else [`UNWRAP_SAMPLES`]. The
+/// nearest grid value is then within a fraction of a radian of the curve,
+/// far inside the half turn that [`unwrap_near`] needs.
+#[derive(Debug, Clone, Default)]
+pub struct Unwrapped {
+    n: usize,
+    grid: Vec<(f64, f64)>,
+}
+
+impl Unwrapped {
+    /// Grid steps per period: [`UNWRAP_COARSE`] or [`UNWRAP_SAMPLES`].
+    pub fn steps(&self) -> usize {
+        self.n
+    }
+
+    /// Unwrap `raw(t)` (angles wrapped anywhere) along t.
+    pub fn new(raw: impl Fn(f64) -> (f64, f64)) -> Self {
+        let build = |n: usize| {
+            let mut grid: Vec<(f64, f64)> = Vec::with_capacity(n + 1);
+            let mut smooth = true;
+            for k in 0..=n {
+                let (a, b) = raw(k as f64 / n as f64);
+                let next = match grid.last() {
+                    None => (a, b),
+                    Some(&(pa, pb)) => {
+                        let u = (unwrap_near(a, pa), unwrap_near(b, pb));
+                        smooth &= (u.0 - pa).abs() <= UNWRAP_MAX_STEP
+                            && (u.1 - pb).abs() <= UNWRAP_MAX_STEP;
+                        u
+                    }
+                };
+                grid.push(next);
+            }
+            (Unwrapped { n, grid }, smooth)
+        };
+        match build(UNWRAP_COARSE) {
+            (u, true) => u,
+            _ => build(UNWRAP_SAMPLES).0,
+        }
+    }
+
+    /// The grid value nearest t (clamped to [0, 1]).
+    pub fn near(&self, t: f64) -> (f64, f64) {
+        let x = (t.clamp(0.0, 1.0) * self.n as f64).round() as usize;
+        self.grid[x.min(self.n)]
+    }
+
+    /// The representatives of the wrapped angles `(a, b)` at t continuous
+    /// with the curve.
+    pub fn at(&self, t: f64, (a, b): (f64, f64)) -> (f64, f64) {
+        let (ra, rb) = self.near(t);
+        (unwrap_near(a, ra), unwrap_near(b, rb))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,31 +20,43 @@
 //! **A positive angle turns +x toward +y: clockwise on screen**, the same sense
 //! as CSS `rotate()`.
 //!
-//! # Modules
+//! # Layers
 //!
-//! - [`geom`]: `Vec2`, `Affine`, angle wrap/unwrap, the one number formatter.
-//! - [`input`]: reading rig and drawing files (size limit, regular files
-//!   only); escaping input text shown in messages.
-//! - [`rig`]: the JSON format, validation, `RigError`.
-//! - [`motion`]: crank trajectories and the ideal (unwrapped) IK motion.
-//! - [`solve`]: two-bone IK.
-//! - [`trajectory`]: periodic root/target paths; [`chain`]: `ik_chains`
-//!   (two-bone chains on trajectories), ground scroll, foot slip.
-//! - [`bake`]: world angles → parent-relative keyframes; far-leg reuse.
-//! - [`clip`]: the written animation as data.
-//! - [`emit`]: clip → SVG (css or smil route); every name it writes is
-//!   scoped to the file ([`emit::scope`]).
-//! - [`measure`]: independent evaluator of the written clip.
-//! - [`figure`]: bone trees (FK), eased tracks, squash & stretch, clips.
-//! - [`report`]: per-leg figures as text or JSON.
-//! - [`sweep`]: error versus key count for each key placement; [`plot`] charts it.
-//! - [`browser`]: headless Chromium driver used by the browser tests and previews.
-//! - [`schema`]: the JSON Schema (draft-07) of the rig format.
-//! - [`watch`]: debounced file watching for `bake --watch`.
-//! - [`interrupt`]: what SIGINT/SIGTERM cleans up (temporaries, child processes).
-//! - [`art`]: animate an illustrator's drawing with a baked css clip (`bake --art`).
-//! - [`gallery`]: one HTML page of baked files, their figures and frame strips (`gallery`).
-//! - [`template`]: a rig's phase-0 pose as a labelled starter drawing (`template`).
+//! Bottom to top; a module names only modules of lower layers, so there is
+//! no import cycle (`tests/layers.rs` reads every `crate::` path to keep it
+//! so). The written animation ([`clip`]) and the stages that write and judge
+//! it ([`fit`], [`emit`], [`measure`]) know nothing of rig kinds; the solver
+//! knows nothing of the file format's loader; nothing in the library parses
+//! a command line (that is `main.rs`).
+//!
+//! 0. [`geom`] (`Vec2`, `Affine`, angle wrap/unwrap and the one unwrap
+//!    table, the one number formatter), [`input`] (reading files, escaping
+//!    text shown in messages), [`interrupt`] (what SIGINT/SIGTERM cleans up).
+//! 1. [`valid`]: the one place numbers, names, colours, keys, tolerances and
+//!    periods are checked; `RigError`.
+//! 2. [`trajectory`]: periodic paths (circle, ellipse, gait, bob, track,
+//!    path) and the ideal target a chain aims at.
+//! 3. [`clip`]: the written animation as data (tracks, keys, probes, how a
+//!    clip plays, the segment shape).
+//! 4. [`solve`] (two-bone IK, physics), [`fit`] (the one keyer: uniform keys
+//!    or the fewest under a tolerance; bake options), [`emit`] (clip → SVG,
+//!    one writer per route; every name scoped to the file, [`emit::scope`]),
+//!    [`measure`] (independent evaluator of the written clip).
+//! 5. [`report`]: figures as text or JSON, from a clip and its measurement.
+//! 6. [`chain`]: `ik_chains` (two-bone chains on trajectories), ground
+//!    scroll, foot slip.
+//! 7. [`figure`]: bone trees (FK, IK bones, eased tracks, squash, springs,
+//!    Verlet chains, clips).
+//! 8. [`rig`]: the JSON format and its loading into the validated `Rig`.
+//! 9. [`motion`] (crank trajectories and the ideal unwrapped leg motion),
+//!    [`schema`] (the JSON Schema of the rig format).
+//! 10. [`bake`]: cycling legs' world angles → parent-relative keyframes;
+//!     far-leg reuse.
+//! 11. Commands built on the pipeline: [`sweep`] and [`plot`] (error versus
+//!     key count), [`art`] (`bake --art`), [`template`], [`gallery`],
+//!     [`browser`] (headless Chromium and Firefox), [`watch`] (`bake --watch`).
+//!
+//! [`bake_rig`] (this file) runs the pipeline for any rig.
 
 pub mod art;
 pub mod bake;
@@ -68,6 +80,10 @@ pub mod solve;
 pub mod sweep;
 pub mod template;
 pub mod trajectory;
+pub mod valid;
+
+#[cfg(test)]
+mod tests;
 pub mod watch;
 
 pub use clip::Route;
@@ -100,7 +116,7 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
         return bake_figure_rig(rig, fig, opts.route);
     }
     if !rig.chains.is_empty() {
-        return chain::bake_chain_rig(rig, opts);
+        return chain::bake_chain_rig(&rig.chain_rig(), opts);
     }
     let motion = motion::sample(rig);
     let mut notes = Vec::new();

@@ -213,6 +213,24 @@ fn parse_key_range(s: &str) -> Result<(usize, usize), String> {
     Ok((a, b))
 }
 
+/// `--fit` of bake and check (the library's [`Fit`] knows nothing of the CLI).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum FitArg {
+    /// Straight-line interpolation between keys.
+    Linear,
+    /// Exact cubic (Hermite, true end slopes) via `cubic-bezier(1/3, y1, 2/3, y2)`.
+    Cubic,
+}
+
+impl From<FitArg> for Fit {
+    fn from(f: FitArg) -> Fit {
+        match f {
+            FitArg::Linear => Fit::Linear,
+            FitArg::Cubic => Fit::Cubic,
+        }
+    }
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
 enum FitChoice {
     Linear,
@@ -237,7 +255,7 @@ struct BakeArgs {
     /// [default: cubic when fitting a tolerance on the css route, else linear].
     /// The smil route is always linear (a keySpline cannot beat the chord sag).
     #[arg(long, value_enum)]
-    fit: Option<Fit>,
+    fit: Option<FitArg>,
     /// Bake only this clip of a bone-tree rig with `clips`, as its own file
     /// named <name>-<clip>.svg (the smil route otherwise writes the first clip).
     #[arg(long, value_name = "NAME")]
@@ -253,7 +271,13 @@ impl BakeArgs {
     /// Keying and fit for one rig and route: --keys, then --tolerance, then
     /// the rig's tolerance_px, then the rig's keys.
     fn options(&self, rig: &rig::Rig, route: Route) -> BakeOptions {
-        BakeOptions::resolve(rig, route, self.keys, self.tolerance, self.fit)
+        BakeOptions::resolve(
+            rig,
+            route,
+            self.keys,
+            self.tolerance,
+            self.fit.map(Fit::from),
+        )
     }
 
     /// Read and validate one rig, keeping only `--clip` when given.

@@ -559,7 +559,7 @@ pub fn measure(clip: &Clip) -> Measurement {
 pub fn foot_slip_px(clip: &Clip, leg: &crate::clip::LegInfo) -> Option<f64> {
     let ideal = leg.ideal.as_ref()?;
     let stance = ideal.stance();
-    let ground = crate::chain::GROUND_PROBE;
+    let ground = crate::clip::GROUND_PROBE;
     if stance.is_empty() || !probes_at(clip, 0.0).contains_key(ground) {
         return None;
     }
@@ -619,8 +619,63 @@ pub fn measure_probes(
     (out, ts.len())
 }
 
+/// What the bake of one spring measured (also its report line).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SpringMeasure {
+    /// The bone.
+    pub bone: String,
+    /// Uniform keys per period of each translate track.
+    pub keys: usize,
+    /// Max distance of a written bone tip of the subtree from FK + the
+    /// simulated offset, px, measured on the written clip.
+    pub max_tip_error_px: f64,
+    /// Largest `|spring − target|` over the loop (the lag), px.
+    pub max_lag_px: f64,
+    /// Spring point distance between the first and last frame of the loop, px.
+    pub seam_error_px: f64,
+    pub converged: bool,
+    pub warmup_periods: usize,
+}
+
+/// What was measured for one `ik` entry in one clip.
+#[derive(Debug, Clone)]
+pub struct IkMeasure {
+    /// Index into [`FigureBake::clips`].
+    pub clip: usize,
+    /// The entry as a leg: name `<upper>-<lower>` (prefixed `<clip>:` when
+    /// clips are switched), effector probe, the two bones' tracks.
+    pub leg: crate::clip::LegInfo,
+    /// `slip_px` is set with a ground and a gait target; `reach_px` always.
+    pub measure: LegMeasure,
+    /// Largest distance of the written target probe `<lower>-target` from
+    /// the target the entry asks for, px.
+    pub target_error_px: f64,
+    /// Largest distance between the written effector and the written
+    /// target probe, px: the foot-to-target distance any tool reads from
+    /// the file (`reach_px` give or take `max_error_px + target_error_px`).
+    pub foot_to_target_px: f64,
+}
+
+/// What the bake of one Verlet chain measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainMeasure {
+    pub name: String,
+    /// Uniform keys per period of every segment's morph.
+    pub keys: usize,
+    /// Max distance of any written particle from the simulated one
+    /// (recorded frames interpolated linearly), px.
+    pub max_deviation_px: f64,
+    /// Max particle distance between the loop's first and last recorded frame, px.
+    pub seam_error_px: f64,
+    pub converged: bool,
+    pub warmup_periods: usize,
+    /// Largest relative deviation of a simulated segment length from the
+    /// rest length over the recorded frames (0.01 = 1 %).
+    pub max_length_error: f64,
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -654,91 +709,37 @@ mod tests {
             prop_assert!((cubic_bezier([x1, y1, x2, y2], u) - y).abs() < 1e-9);
         }
     }
-
-    fn seed_clip(route: crate::Route) -> Clip {
-        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
-        let opts = crate::bake::BakeOptions {
-            route,
-            keying: crate::bake::Keying::Uniform(10),
-            fit: crate::fit::Fit::Linear,
-        };
-        crate::bake::bake(&rig, &crate::motion::sample(&rig), &opts)
-    }
-
-    /// Regression pin for the design source's "knee right, ankle wrong" bug:
-    /// shin keys that do not subtract the thigh's delta. The measure stage
-    /// reads only the written tracks, so it must see the ankle fly off.
-    #[test]
-    fn catches_shin_keys_that_forget_the_thigh_delta() {
-        let good = measure(&seed_clip(crate::Route::Css));
-        assert!(good.legs[0].max_error_px < 4.0);
-        let mut clip = seed_clip(crate::Route::Css);
-        let thigh = clip
-            .tracks
-            .iter()
-            .position(|t| t.name == "rb-near-thigh")
-            .unwrap();
-        let shin = clip
-            .tracks
-            .iter()
-            .position(|t| t.name == "rb-near-shin")
-            .unwrap();
-        let thigh_keys = clip.tracks[thigh].keys.clone();
-        for (k, tk) in clip.tracks[shin].keys.iter_mut().zip(&thigh_keys) {
-            k.value += tk.value; // world delta instead of world − parent delta
-        }
-        let bad = measure(&clip);
-        assert!(
-            bad.legs[0].max_error_px > 50.0,
-            "{}",
-            bad.legs[0].max_error_px
-        );
-        // the knee (thigh group alone) is unaffected, so this is the ankle's error
-        assert!(bad.legs[1].max_error_px > 50.0, "far reuses the same keys");
-    }
-
-    /// The indexed walk of the hot loops reads exactly what the map of
-    /// names reads, points of morphs included.
-    #[test]
-    fn indexed_probes_match_the_map() {
-        for route in [crate::Route::Css, crate::Route::Smil] {
-            let clip = seed_clip(route);
-            let mut pw = ProbeWalk::new(&clip);
-            for k in 0..=37 {
-                let t = clip.period_s * k as f64 / 37.0;
-                let map = probes_at(&clip, t);
-                pw.at_time(&clip, t);
-                assert!(!map.is_empty());
-                for (name, p) in &map {
-                    assert_eq!(
-                        pw.at[pw.index(name).unwrap()],
-                        *p,
-                        "{route:?} {name} at {t}"
-                    );
-                    let pts = morph_points_at(&clip, name, t);
-                    let idx = pw.morph_index(name);
-                    assert_eq!(pts.is_some(), idx.is_some(), "{name}");
-                    if let (Some(pts), Some(j)) = (pts, idx) {
-                        assert_eq!(pw.morph_points(j), &pts[..]);
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn smil_bone_stretch_is_reported_and_small() {
-        let m = measure(&seed_clip(crate::Route::Smil));
-        for l in &m.legs {
-            let s = l.max_bone_stretch_px.unwrap();
-            assert!(s > 0.0 && s < 3.0, "{s}");
-        }
-    }
-
     #[test]
     fn progress_wraps_negative_delays() {
         assert!((progress(0.0, -0.6, 1.2) - 0.5).abs() < 1e-12);
         assert!((progress(0.9, -0.6, 1.2) - 0.25).abs() < 1e-12);
         assert_eq!(progress(1.2, 0.0, 1.2), 0.0);
+    }
+
+    /// The indexed walk of the hot loops reads exactly what the map of
+    /// names reads, points of morphs included (called on real clips by the
+    /// crate's rig-level tests).
+    pub(crate) fn probe_walk_matches_the_map(clip: &Clip) {
+        let route = clip.route;
+        let mut pw = ProbeWalk::new(clip);
+        for k in 0..=37 {
+            let t = clip.period_s * k as f64 / 37.0;
+            let map = probes_at(clip, t);
+            pw.at_time(clip, t);
+            assert!(!map.is_empty());
+            for (name, p) in &map {
+                assert_eq!(
+                    pw.at[pw.index(name).unwrap()],
+                    *p,
+                    "{route:?} {name} at {t}"
+                );
+                let pts = morph_points_at(clip, name, t);
+                let idx = pw.morph_index(name);
+                assert_eq!(pts.is_some(), idx.is_some(), "{name}");
+                if let (Some(pts), Some(j)) = (pts, idx) {
+                    assert_eq!(pw.morph_points(j), &pts[..]);
+                }
+            }
+        }
     }
 }

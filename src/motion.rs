@@ -12,71 +12,10 @@
 //! nearest the sampled curve, so a bone that turns past ±180° keeps counting
 //! instead of jumping.
 
-use crate::geom::{Vec2, unwrap_near};
-use crate::rig::{Leg, Rig};
+use crate::geom::Vec2;
+pub use crate::geom::{UNWRAP_COARSE, UNWRAP_MAX_STEP, UNWRAP_SAMPLES, Unwrapped};
+use crate::rig::{Crank, Leg, Rig};
 use crate::solve::ik::{self, TwoBonePose};
-
-/// Dense samples per period used to unwrap angle curves when the coarse grid
-/// is not fine enough. A bone would have to turn by more than half a turn
-/// within 1/4096 of a period to fool it.
-pub const UNWRAP_SAMPLES: usize = 4096;
-/// Samples per period tried first ([`Unwrapped`]).
-pub const UNWRAP_COARSE: usize = 256;
-/// Largest step (radians) between neighbouring coarse samples that the
-/// coarse grid accepts; past it the curve is sampled at [`UNWRAP_SAMPLES`].
-pub const UNWRAP_MAX_STEP: f64 = 0.5;
-
-/// A pair of angle curves (radians) made continuous along t ∈ [0, 1] on a
-/// grid: [`UNWRAP_COARSE`] steps when no step there exceeds
-/// [`UNWRAP_MAX_STEP`] (a smooth motion), else [`UNWRAP_SAMPLES`]. The
-/// nearest grid value is then within a fraction of a radian of the curve,
-/// far inside the half turn that [`unwrap_near`] needs.
-#[derive(Debug, Clone)]
-pub struct Unwrapped {
-    n: usize,
-    grid: Vec<(f64, f64)>,
-}
-
-impl Unwrapped {
-    /// Unwrap `raw(t)` (angles wrapped anywhere) along t.
-    pub fn new(raw: impl Fn(f64) -> (f64, f64)) -> Self {
-        let build = |n: usize| {
-            let mut grid: Vec<(f64, f64)> = Vec::with_capacity(n + 1);
-            let mut smooth = true;
-            for k in 0..=n {
-                let (a, b) = raw(k as f64 / n as f64);
-                let next = match grid.last() {
-                    None => (a, b),
-                    Some(&(pa, pb)) => {
-                        let u = (unwrap_near(a, pa), unwrap_near(b, pb));
-                        smooth &= (u.0 - pa).abs() <= UNWRAP_MAX_STEP
-                            && (u.1 - pb).abs() <= UNWRAP_MAX_STEP;
-                        u
-                    }
-                };
-                grid.push(next);
-            }
-            (Unwrapped { n, grid }, smooth)
-        };
-        match build(UNWRAP_COARSE) {
-            (u, true) => u,
-            _ => build(UNWRAP_SAMPLES).0,
-        }
-    }
-
-    /// The grid value nearest t (clamped to [0, 1]).
-    pub fn near(&self, t: f64) -> (f64, f64) {
-        let x = (t.clamp(0.0, 1.0) * self.n as f64).round() as usize;
-        self.grid[x.min(self.n)]
-    }
-
-    /// The representatives of the wrapped angles `(a, b)` at t continuous
-    /// with the curve.
-    pub fn at(&self, t: f64, (a, b): (f64, f64)) -> (f64, f64) {
-        let (ra, rb) = self.near(t);
-        (unwrap_near(a, ra), unwrap_near(b, rb))
-    }
-}
 
 /// One leg's ideal motion.
 #[derive(Debug, Clone)]
@@ -103,26 +42,27 @@ pub struct Motion {
 pub fn sample(rig: &Rig) -> Motion {
     Motion {
         period_s: rig.period_s,
-        legs: rig
-            .legs
-            .iter()
-            .map(|leg| LegMotion::new(rig, leg))
-            .collect(),
+        // validation gives every rig with legs a crank
+        legs: match &rig.crank {
+            Some(crank) => rig
+                .legs
+                .iter()
+                .map(|leg| LegMotion::new(crank, leg))
+                .collect(),
+            None => Vec::new(),
+        },
     }
 }
 
 impl LegMotion {
-    fn new(rig: &Rig, leg: &Leg) -> Self {
+    fn new(crank: &Crank, leg: &Leg) -> Self {
         let mut m = LegMotion {
             leg: leg.clone(),
-            center: rig.crank.center,
-            radius: rig.crank.radius,
-            theta0_rad: rig.crank.start_rad + leg.phase_rad,
-            sign: rig.crank.sign(),
-            unwrapped: Unwrapped {
-                n: 0,
-                grid: Vec::new(),
-            },
+            center: crank.center,
+            radius: crank.radius,
+            theta0_rad: crank.start_rad + leg.phase_rad,
+            sign: crank.sign(),
+            unwrapped: Unwrapped::default(),
         };
         m.unwrapped = Unwrapped::new(|t| {
             let p = m.pose_at(t);
@@ -179,8 +119,10 @@ mod tests {
             assert!(lm.target_at(0.0).dist(lm.target_at(1.0)) < 1e-9);
             for k in 0..16 {
                 let t = k as f64 / 16.0;
-                let r = lm.target_at(t).dist(rig.crank.center + lm.leg.pedal_offset);
-                assert!((r - rig.crank.radius).abs() < 1e-9);
+                let r = lm
+                    .target_at(t)
+                    .dist(Crank::of(&rig).center + lm.leg.pedal_offset);
+                assert!((r - Crank::of(&rig).radius).abs() < 1e-9);
             }
         }
         // far pedal is half a turn ahead
@@ -218,7 +160,10 @@ mod tests {
                     let p = lm.pose_at(k as f64 / UNWRAP_SAMPLES as f64);
                     let a = match prev {
                         None => (p.bone1_rad, p.bone2_rad),
-                        Some((a, b)) => (unwrap_near(p.bone1_rad, a), unwrap_near(p.bone2_rad, b)),
+                        Some((a, b)) => (
+                            crate::geom::unwrap_near(p.bone1_rad, a),
+                            crate::geom::unwrap_near(p.bone2_rad, b),
+                        ),
                     };
                     prev = Some(a);
                     a
@@ -258,7 +203,7 @@ mod tests {
                     .atan2((std::f64::consts::TAU * turns * t).cos());
                 (a, -a)
             });
-            assert_eq!(u.n, n, "{turns} turns");
+            assert_eq!(u.steps(), n, "{turns} turns");
             let end = u.near(1.0);
             assert!(
                 (end.0 - std::f64::consts::TAU * turns).abs() < 1e-6,

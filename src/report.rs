@@ -4,7 +4,7 @@ use crate::clip::{Clip, Route};
 use crate::emit;
 use crate::fit::Fit;
 use crate::geom::quantize;
-use crate::measure::Measurement;
+use crate::measure::{ChainMeasure, IkMeasure, LegMeasure, Measurement, SpringMeasure};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -112,7 +112,7 @@ pub struct Report {
 
 /// One spring's line in a bone-tree report: what the bake measured, with
 /// the distances rounded as reported.
-pub type SpringReport = crate::figure::SpringMeasure;
+pub type SpringReport = crate::measure::SpringMeasure;
 
 /// One Verlet chain's line in a bone-tree report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -137,7 +137,7 @@ pub struct ChainReport {
 
 impl ChainReport {
     /// The report line of a measured chain (figures rounded for the report).
-    pub fn from_measure(c: &crate::figure::ChainMeasure) -> ChainReport {
+    pub fn from_measure(c: &crate::measure::ChainMeasure) -> ChainReport {
         let q = |x: f64| quantize(x, REPORT_DECIMALS);
         ChainReport {
             name: c.name.clone(),
@@ -230,8 +230,29 @@ pub fn build(
     }
 }
 
+/// One route's bake of a figure: its clips, the SVG, and per clip the
+/// measured tip drift of every bone against the FK ideal.
+#[derive(Debug, Clone)]
+pub struct FigureBake {
+    pub clips: Vec<Clip>,
+    pub svg: String,
+    /// `(clip name, per-bone measurement)` in clip order.
+    pub measures: Vec<(String, Vec<LegMeasure>)>,
+    /// Times evaluated per clip (the largest).
+    pub samples: usize,
+    /// Remarks for the report.
+    pub notes: Vec<String>,
+    /// One line per Verlet chain (first clip).
+    pub chains: Vec<ChainMeasure>,
+    /// Per written clip and `ik` entry: the effector (lower tip) against
+    /// its ideal target, with foot slip over a ground.
+    pub ik: Vec<IkMeasure>,
+    /// One line per spring (first clip).
+    pub springs: Vec<SpringMeasure>,
+}
+
 /// The report of a bone-tree bake: one line per clip and bone.
-pub fn build_figure(fb: &crate::figure::FigureBake, route: Route) -> Report {
+pub fn build_figure(fb: &FigureBake, route: Route) -> Report {
     let q = |x: f64| quantize(x, REPORT_DECIMALS);
     let first = &fb.clips[0];
     let mut bones = Vec::new();

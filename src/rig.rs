@@ -9,54 +9,18 @@
 use crate::geom::Vec2;
 use crate::input::escaped;
 
-pub mod check;
-pub use check::{
-    MAX_KEY_WORK, RESERVED_NAMES, check_key_work, check_keys, check_name, check_tolerance, period,
-    shown, whole_ms,
+pub use crate::solve::ik::Knee;
+pub use crate::trajectory::Direction;
+/// The one validation module, under its historical path.
+pub use crate::valid as check;
+pub use crate::valid::{
+    MAX_COORD, MAX_KEYS, MAX_LEGS, MAX_PERIOD_S, MIN_PERIOD_S, MIN_TOLERANCE_PX, RESERVED_NAMES,
+    RigError, check_keys, check_name, check_tolerance, period, shown, whole_ms,
 };
-use check::{check_len, check_num, check_point, invalid, is_ident};
+use crate::valid::{check_len, check_num, check_point, invalid, is_ident};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
-
-/// Largest accepted magnitude of any coordinate or length, in user units.
-pub const MAX_COORD: f64 = 1.0e6;
-/// Smallest accepted period, in seconds: times are written to the
-/// microsecond, so a shorter loop could not be written faithfully.
-pub const MIN_PERIOD_S: f64 = 0.001;
-/// Largest accepted period, in seconds (one hour).
-pub const MAX_PERIOD_S: f64 = 3600.0;
-/// Most keys per period accepted from a rig or `--keys`.
-pub const MAX_KEYS: usize = 10_000;
-/// Smallest accepted tolerance, px: coordinates are written to 0.01, so a
-/// finer promise could not be kept.
-pub const MIN_TOLERANCE_PX: f64 = 0.01;
-/// Most legs in one rig.
-pub const MAX_LEGS: usize = 64;
-
-/// Direction the crank turns, as seen on screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Clockwise on screen: the crank angle grows with time (y points down).
-    #[default]
-    Cw,
-    /// Counter-clockwise on screen: the crank angle shrinks with time.
-    Ccw,
-}
-
-/// Which of the two IK solutions a leg takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Knee {
-    /// Thigh at `phi − a`: the knee lies counter-clockwise (on screen) of the
-    /// hip→ankle line. For a rider facing +x with the hip above the crank this
-    /// puts the knee in front, toward the handlebars.
-    #[default]
-    Forward,
-    /// Thigh at `phi + a`: the mirror solution, knee clockwise of hip→ankle.
-    Backward,
-}
 
 /// What to do when a leg cannot reach its target somewhere in the cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
@@ -194,13 +158,14 @@ pub struct Crank {
 }
 
 impl Crank {
-    /// The placeholder a bone-tree or chain rig carries (it has no crank).
-    pub const UNUSED: Crank = Crank {
-        center: Vec2::ZERO,
-        radius: 1.0,
-        start_rad: 0.0,
-        direction: Direction::Cw,
-    };
+    /// The crank of a cycling rig. Only the cycling stages (sampling, baking
+    /// and drawing legs) ask, and they run on rigs with `legs`, which
+    /// validation never accepts without a crank.
+    pub fn of(rig: &Rig) -> &Crank {
+        rig.crank
+            .as_ref()
+            .expect("validation gives every rig with legs a crank")
+    }
 
     /// +1 for clockwise, −1 for counter-clockwise.
     pub fn sign(&self) -> f64 {
@@ -241,7 +206,8 @@ pub struct Rig {
     pub keys: Option<usize>,
     /// Ankle tolerance to fit keys to, px, in [[`MIN_TOLERANCE_PX`], [`MAX_COORD`]].
     pub tolerance_px: Option<f64>,
-    pub crank: Crank,
+    /// The crank of a cycling rig: `Some` exactly when `legs` is not empty.
+    pub crank: Option<Crank>,
     pub legs: Vec<Leg>,
     /// The bone tree, for a rig with `bones` (then `legs` is empty and
     /// `crank` is an unused placeholder).
@@ -265,39 +231,43 @@ pub struct Rig {
     pub prefix: Option<String>,
 }
 
-/// Everything that can be wrong with a rig file. Messages carry the JSON
-/// path; input text in a path or message is shown through
-/// [`crate::input::escaped`], so no variant can print a control character.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum RigError {
-    /// The text is not JSON, or does not fit the format (unknown or missing
-    /// field, wrong type, trailing data). `path` is the JSON path where
-    /// serde stopped, `(root)` at the top level, `(end of file)` when the
-    /// text ended too early.
-    #[error("{}: {} (line {line}, column {column})", escaped(path), escaped(msg))]
-    Json {
-        path: String,
-        msg: String,
-        line: usize,
-        column: usize,
-    },
-    /// A field parsed but its value is not allowed (non-positive length, too many keys, …).
-    #[error("{}: {}", escaped(path), escaped(msg))]
-    Invalid { path: String, msg: String },
-    /// A leg's pedal target leaves the reachable annulus `[|thigh−shin|, thigh+shin]`
-    /// around its hip at some crank angle and the leg did not opt into `"reach": "clamp"`.
-    #[error(
-        "{}: leg {leg:?} cannot reach its pedal at crank angle {crank_deg:.1}°: hip-to-target distance {dist:.2} is {why} by {by:.2} px (move the hip or the crank, change the bone lengths, or set \"reach\": \"clamp\")",
-        escaped(path)
-    )]
-    Unreachable {
-        path: String,
-        leg: String,
-        crank_deg: f64,
-        dist: f64,
-        why: &'static str,
-        by: f64,
-    },
+impl Rig {
+    /// What the `ik_chains` bake needs of this rig.
+    pub fn chain_rig(&self) -> crate::chain::ChainRig<'_> {
+        crate::chain::ChainRig {
+            name: &self.name,
+            view_box: self.view_box,
+            period_s: self.period_s,
+            keys: self.keys,
+            chains: &self.chains,
+            ground: self.ground.as_ref(),
+            prefix: self.prefix.as_deref(),
+        }
+    }
+}
+
+/// Most uniform keys times legs (or `ik_chains`) one bake writes and
+/// measures: about two seconds of a release build.
+pub const MAX_KEY_WORK: usize = 10_000;
+
+/// Check uniform `keys` against the rig's leg or chain count (bone trees
+/// fit their own keys); shared by the rig field and `--keys`.
+pub fn check_key_work(path: &str, keys: usize, rig: &Rig) -> Result<(), RigError> {
+    let (n, what) = if rig.chains.is_empty() {
+        (rig.legs.len(), "legs")
+    } else {
+        (rig.chains.len(), "ik_chains")
+    };
+    if keys.saturating_mul(n) > MAX_KEY_WORK {
+        return Err(invalid(
+            path,
+            format!(
+                "{keys} keys × {n} {what} = {} is more than the {MAX_KEY_WORK} keys a bake writes and measures in a few seconds; use fewer keys, or a tolerance",
+                keys * n
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Parse rig JSON text into a [`RigFile`], with the JSON path of any error.
@@ -602,10 +572,10 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
         }
         // CSS classes and keyframes names must stay apart between legs and
         // from the drawing's own, or one leg's rule would move another.
-        let mine = crate::bake::leg_names(&lf.name);
+        let mine = crate::emit::scope::leg_names(&lf.name);
         if let Some(c) = mine
             .iter()
-            .find(|c| crate::bake::FIXED_NAMES.contains(&c.as_str()))
+            .find(|c| crate::emit::scope::FIXED_NAMES.contains(&c.as_str()))
         {
             return Err(invalid(
                 format!("{p}.name"),
@@ -616,7 +586,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
             ));
         }
         for (j, other) in legs.iter().enumerate() {
-            if let Some(c) = crate::bake::leg_names(&other.name)
+            if let Some(c) = crate::emit::scope::leg_names(&other.name)
                 .iter()
                 .find(|c| mine.contains(c))
             {
@@ -652,7 +622,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
         period_s,
         keys,
         tolerance_px,
-        crank,
+        crank: Some(crank),
         legs,
         figure: None,
         chains: Vec::new(),
@@ -741,7 +711,7 @@ fn validate_figure(
         period_s,
         keys,
         tolerance_px,
-        crank: Crank::UNUSED,
+        crank: None,
         legs: Vec::new(),
         figure: Some(figure),
         chains: Vec::new(),
@@ -775,7 +745,7 @@ fn validate_chains(
             return Err(invalid(path, "cannot be combined with `ik_chains`"));
         }
     }
-    let (chains, ground) = crate::chain::validate(file, period_s)?;
+    let (chains, ground) = crate::chain::validate(&file.ik_chains, file.ground.as_ref(), period_s)?;
     Ok(Rig {
         name: file.name.clone(),
         prefix: None,
@@ -783,7 +753,7 @@ fn validate_chains(
         period_s,
         keys,
         tolerance_px,
-        crank: Crank::UNUSED,
+        crank: None,
         legs: Vec::new(),
         figure: None,
         chains,

@@ -193,13 +193,14 @@ fn cycling(rig: &Rig) -> Pose {
         });
     }
     let motion = crate::motion::sample(rig);
-    let c = rig.crank.center;
+    let crank = crate::rig::Crank::of(rig);
+    let c = crank.center;
     let last = rig.legs.len().saturating_sub(1);
     for (i, (leg, lm)) in rig.legs.iter().zip(&motion.legs).enumerate().rev() {
         let ln = &leg.name;
         let d = leg.depth_offset;
         let p = lm.pose_at(0.0);
-        let axle = c + Vec2::from_angle(lm.pedal_angle_rad(0.0)) * rig.crank.radius;
+        let axle = c + Vec2::from_angle(lm.pedal_angle_rad(0.0)) * crank.radius;
         let colour = if i == 0 { NEAR } else { FAR };
         let layer = pose.layers.len();
         pose.layers.push(format!("leg {ln}"));
@@ -241,7 +242,7 @@ fn cycling(rig: &Rig) -> Pose {
             points: (0..GUIDE_SAMPLES)
                 .map(|k| {
                     let a = lm.pedal_angle_rad(k as f64 / GUIDE_SAMPLES as f64);
-                    q(c + Vec2::from_angle(a) * rig.crank.radius + d)
+                    q(c + Vec2::from_angle(a) * crank.radius + d)
                 })
                 .collect(),
             closed: true,
@@ -256,7 +257,7 @@ fn cycling(rig: &Rig) -> Pose {
                 None,
                 vec![Shape::Circle {
                     center: q(c),
-                    r: quantize(rig.crank.radius * 0.45, LEN_DECIMALS),
+                    r: quantize(crank.radius * 0.45, LEN_DECIMALS),
                     fill: METAL.into(),
                 }],
             );

@@ -21,11 +21,11 @@
 //!
 //! Angles in the file are degrees; coordinates are SVG user units, y down.
 
-use crate::figure::file::EaseName;
 use crate::geom::Vec2;
-use crate::rig::check::{check_len as positive, check_num as num, check_point as point, invalid};
-use crate::rig::{Direction, MAX_COORD, RigError};
+use crate::valid::{MAX_COORD, RigError};
+use crate::valid::{check_len as positive, check_num as num, check_point as point, invalid};
 use kurbo::{BezPath, ParamCurve, ParamCurveArclen, PathSeg};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{PI, TAU};
 
@@ -35,6 +35,35 @@ pub const ARCLEN_ACCURACY: f64 = 1e-6;
 /// Path segments no longer than this (px) are dropped from a `path`
 /// trajectory: a point, or a curve far shorter than the written precision.
 pub const MIN_SEGMENT_PX: f64 = 1e-9;
+
+/// Direction the crank turns, as seen on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Clockwise on screen: the crank angle grows with time (y points down).
+    #[default]
+    Cw,
+    /// Counter-clockwise on screen: the crank angle shrinks with time.
+    Ccw,
+}
+
+/// Easing of one track segment. Each is a polynomial in the segment's
+/// progress u ∈ [0, 1] that CSS and SMIL represent exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum EaseName {
+    /// `u`.
+    #[serde(rename = "linear")]
+    Linear,
+    /// `3u² − 2u³` = `cubic-bezier(1/3, 0, 2/3, 1)`.
+    #[serde(rename = "smoothstep")]
+    Smoothstep,
+    /// `u³` = `cubic-bezier(1/3, 0, 2/3, 0)`.
+    #[serde(rename = "easeInCubic")]
+    EaseInCubic,
+    /// `1 − (1 − u)³` = `cubic-bezier(1/3, 1, 2/3, 1)`.
+    #[serde(rename = "easeOutCubic")]
+    EaseOutCubic,
+}
 
 /// A trajectory as written in a rig file (externally tagged: `{"circle": {…}}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -306,7 +335,7 @@ fn duty(path: &str, d: f64) -> Result<f64, RigError> {
             path,
             format!(
                 "must be between 0 and 1 (exclusive), got {}",
-                crate::rig::shown(d)
+                crate::valid::shown(d)
             ),
         ));
     }
@@ -319,7 +348,7 @@ fn blend(path: &str, b: f64, has_run: bool) -> Result<f64, RigError> {
     if !(0.0..=1.0).contains(&b) {
         return Err(invalid(
             path,
-            format!("must be within [0, 1], got {}", crate::rig::shown(b)),
+            format!("must be within [0, 1], got {}", crate::valid::shown(b)),
         ));
     }
     if b != 0.0 && !has_run {
@@ -347,8 +376,8 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
                 format!("{kp}[0]"),
                 format!(
                     "key times must increase, got {} after {}",
-                    crate::rig::shown(time),
-                    crate::rig::shown(prev)
+                    crate::valid::shown(time),
+                    crate::valid::shown(prev)
                 ),
             ));
         }
@@ -359,8 +388,8 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
             format!("{p}.keys"),
             format!(
                 "must run from t = 0 to t = 1, got {} to {}",
-                crate::rig::shown(keys[0].0),
-                crate::rig::shown(keys[n - 1].0)
+                crate::valid::shown(keys[0].0),
+                crate::valid::shown(keys[n - 1].0)
             ),
         ));
     }
@@ -403,8 +432,8 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
                 format!("{p}.d"),
                 format!(
                     "coordinates must be finite and within ±{MAX_COORD}, got ({}, {})",
-                    crate::rig::shown(q.x),
-                    crate::rig::shown(q.y)
+                    crate::valid::shown(q.x),
+                    crate::valid::shown(q.y)
                 ),
             ));
         }
@@ -895,6 +924,101 @@ mod tests {
             let f: TrajectoryFile = serde_json::from_str(json).unwrap();
             let e = f.validate("t").unwrap_err().to_string();
             assert!(e.starts_with(path), "{e}");
+        }
+    }
+}
+
+/// Times at which reach is checked during validation.
+pub const REACH_SAMPLES: usize = 4096;
+
+/// The spec a chain's ankle is measured against: the target trajectory,
+/// pulled back toward the root for `"reach": "pull"`. Evaluated by the
+/// measure stage from the rig's trajectories, never from the solver.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdealTarget {
+    pub root: Trajectory,
+    pub target: Trajectory,
+    /// `Some(max distance)` for `"reach": "pull"`.
+    pub pull_to: Option<f64>,
+    /// The chain's `depth_offset`: the drawn chain and marker are moved by it.
+    pub offset: Vec2,
+}
+
+impl IdealTarget {
+    /// The ideal ankle at normalised time t (before `depth_offset`).
+    pub fn at(&self, t: f64) -> Vec2 {
+        let r = self.root.at(t);
+        let g = self.target.at(t);
+        match self.pull_to {
+            Some(max) if g.dist(r) > max => r + (g - r) * (max / g.dist(r)),
+            _ => g,
+        }
+    }
+
+    /// Largest distance between the target the rig asked for and the point
+    /// aimed at ([`Self::at`]) at document times `ts_s` of a clip of
+    /// `period_s`, px: how far a `"reach": "pull"` target was pulled back
+    /// (0 for `"error"` and `"clamp"`, which aim at the target itself).
+    pub fn reach_px(&self, ts_s: &[f64], period_s: f64) -> f64 {
+        ts_s.iter()
+            .map(|&t| {
+                let u = t / period_s;
+                self.target.at(u).dist(self.at(u))
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// Where the written ankle should be at normalised time t: [`Self::at`]
+    /// moved by the chain's `depth_offset`.
+    pub fn world_at(&self, t: f64) -> Vec2 {
+        self.at(t) + self.offset
+    }
+
+    /// Normalised times in [0, 1) where the ideal ankle may have a corner:
+    /// the root's and the target's ([`Trajectory::corners`]) and, for
+    /// `"reach": "pull"`, where the pull starts or stops (found on a grid of
+    /// [`REACH_SAMPLES`] and bisected).
+    pub fn corners(&self) -> Vec<f64> {
+        let mut v = self.root.corners();
+        v.extend(self.target.corners());
+        if let Some(max) = self.pull_to {
+            let over = |t: f64| self.target.at(t).dist(self.root.at(t)) > max;
+            let at = |k: usize| k as f64 / REACH_SAMPLES as f64;
+            for k in 0..REACH_SAMPLES {
+                if over(at(k)) != over(at(k + 1)) {
+                    let (mut lo, mut hi) = (at(k), at(k + 1));
+                    for _ in 0..50 {
+                        let mid = 0.5 * (lo + hi);
+                        if over(mid) == over(lo) {
+                            lo = mid;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    v.push(0.5 * (lo + hi));
+                }
+            }
+        }
+        v.retain(|t| (0.0..1.0).contains(t));
+        v.sort_by(f64::total_cmp);
+        v.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+        v
+    }
+
+    /// Stance intervals of a gait target within `[0, 1]` (normalised),
+    /// split at the loop boundary; empty for other targets.
+    pub fn stance(&self) -> Vec<(f64, f64)> {
+        match &self.target {
+            Trajectory::Gait { duty, phase, .. } => {
+                let a = (-phase).rem_euclid(1.0);
+                let b = a + duty;
+                if b <= 1.0 {
+                    vec![(a, b)]
+                } else {
+                    vec![(a, 1.0), (0.0, b - 1.0)]
+                }
+            }
+            _ => Vec::new(),
         }
     }
 }

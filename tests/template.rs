@@ -330,7 +330,7 @@ fn check_template(name: &str, rig: &rig::Rig) -> &'static str {
             near(
                 &format!("{name} {ln} crank centre"),
                 c0,
-                rig.crank.center + d,
+                rigbake::rig::Crank::of(&rig).center + d,
                 ROUND_PX,
             );
             near(&format!("{name} {ln} crank arm"), c1, axle, ROUND_PX);

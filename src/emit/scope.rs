@@ -152,6 +152,42 @@ fn ident_stem(name: &str) -> String {
     }
 }
 
+/// Parts of a leg's side that get their own class (and keyframes name).
+pub const SIDE_PARTS: [&str; 5] = ["crank", "pedal", "counter", "thigh", "shin"];
+
+/// Class and keyframes names the drawing uses for itself, whatever the legs.
+pub const FIXED_NAMES: [&str; 10] = [
+    "rb-leg",
+    "rb-back",
+    "rb-hip",
+    "rb-arm",
+    "rb-pedal",
+    "rb-frame",
+    "rb-ring",
+    "rb-bike",
+    "rb-chainring",
+    "rb-crank",
+];
+
+/// The class of a leg's side group (`part` empty: `rb-<leg>`) or of one of its
+/// [`SIDE_PARTS`] given the side class (`rb-<leg>-<part>`). Validation
+/// rejects leg names whose names would meet another's or a [`FIXED_NAMES`] one.
+pub fn side_names(base: &str, part: &str) -> String {
+    if part.is_empty() {
+        format!("rb-{base}")
+    } else {
+        format!("{base}-{part}")
+    }
+}
+
+/// Every class and keyframes name a leg called `leg` brings into the file.
+pub fn leg_names(leg: &str) -> Vec<String> {
+    let side = side_names(leg, "");
+    let mut v: Vec<String> = SIDE_PARTS.iter().map(|p| side_names(&side, p)).collect();
+    v.push(side);
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

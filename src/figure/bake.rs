@@ -33,7 +33,7 @@ use super::model::{Driver, EasedTrack, FigClip, Figure};
 use crate::clip::{Anim, Axis, BoneInfo, Clip, Ease, FigureInfo, Item, Key, Node, Route, Track};
 use crate::fit;
 use crate::geom::{
-    DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, quantize, unwrap_near,
+    DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2, quantize, unwrap_near,
 };
 use std::f64::consts::TAU;
 
@@ -50,8 +50,6 @@ pub const IK_BUDGET_PX: f64 = 0.05;
 pub const MOVE_BUDGET_PX: f64 = 0.02;
 /// Most keys per fitted IK or `move` track.
 pub const MAX_FIT_KEYS: usize = 1024;
-/// Dense samples used to unwrap an IK bone's angle over the loop.
-const UNWRAP_SAMPLES: usize = 4096;
 
 /// Times where a clip's curves may have corners: key times of its eased
 /// tracks (drivers, lift, squash), `move` corners, IK targets' corners and
@@ -130,16 +128,11 @@ fn ik_bone_keys(
 ) -> Option<Vec<Key>> {
     let rest = fig.rest_rad[b];
     let raw = |t: f64| fk::local_angles(fig, clip, t)[b];
-    let mut dense = Vec::with_capacity(UNWRAP_SAMPLES + 1);
-    let mut prev = rest;
-    for k in 0..=UNWRAP_SAMPLES {
-        prev = unwrap_near(raw(k as f64 / UNWRAP_SAMPLES as f64), prev);
-        dense.push(prev);
-    }
-    let f = |t: f64| {
-        let near = dense[((t * UNWRAP_SAMPLES as f64).round() as usize).min(UNWRAP_SAMPLES)];
-        (unwrap_near(raw(t), near) - rest).to_degrees()
-    };
+    // continuous over the loop, starting on the rest angle's turn
+    let table = Unwrapped::new(|t| (raw(t), 0.0));
+    let a0 = table.at(0.0, (raw(0.0), 0.0)).0;
+    let turn = unwrap_near(a0, rest) - a0;
+    let f = |t: f64| (table.at(t, (raw(t), 0.0)).0 + turn - rest).to_degrees();
     let budget = (IK_BUDGET_PX / reach_px.max(1e-9)).to_degrees();
     let keys = fitted_keys(&f, corners, budget, route, DEG_DECIMALS);
     keys.iter().any(|k| k.value != 0.0).then_some(keys)

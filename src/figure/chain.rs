@@ -38,9 +38,9 @@ use super::file::{AtFile, AtName};
 use super::fk;
 use super::model::{FigClip, Figure};
 use crate::geom::{LEN_DECIMALS, Vec2, quantize};
-use crate::rig::RigError;
-use crate::rig::check::{check_len as positive, check_num as finite, invalid, rgb};
 use crate::solve::physics::{Budget, ChainParams, LoopParams, Recording, SIM_BUDGET, loop_chain};
+use crate::valid::RigError;
+use crate::valid::{check_len as positive, check_num as finite, invalid, rgb};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
@@ -349,7 +349,7 @@ pub fn validate(
     let mut out: Vec<Chain> = Vec::with_capacity(files.len());
     for (i, cf) in files.iter().enumerate() {
         let p = format!("chains[{i}]");
-        crate::rig::check_name(&format!("{p}.name"), &cf.name)?;
+        crate::valid::check_name(&format!("{p}.name"), &cf.name)?;
         if out.iter().any(|c| c.name == cf.name) || fig.bones.iter().any(|b| b.name == cf.name) {
             return Err(invalid(
                 format!("{p}.name"),
@@ -397,7 +397,7 @@ pub fn validate_fixed(
     let mut out: Vec<Chain> = Vec::with_capacity(files.len());
     for (i, cf) in files.iter().enumerate() {
         let p = format!("chains[{i}]");
-        crate::rig::check_name(&format!("{p}.name"), &cf.name)?;
+        crate::valid::check_name(&format!("{p}.name"), &cf.name)?;
         if out.iter().any(|c| c.name == cf.name) {
             return Err(invalid(
                 format!("{p}.name"),
@@ -453,7 +453,7 @@ pub fn budget_warmup(
         let left = if budget.left() < SIM_BUDGET {
             format!(
                 " ({} left after the simulations before it)",
-                crate::rig::shown(budget.left() as f64)
+                crate::valid::shown(budget.left() as f64)
             )
         } else {
             String::new()
@@ -462,9 +462,9 @@ pub fn budget_warmup(
             p,
             format!(
                 "simulating one period takes period_s {} s = {steps} sub-steps × {why} = {} particle updates; a warm-up period and the recorded one are more than the rig's simulation budget of {}{left}; shorten period_s, or make each sub-step cheaper ({})",
-                crate::rig::shown(period_s),
-                crate::rig::shown(per_period as f64),
-                crate::rig::shown(SIM_BUDGET as f64),
+                crate::valid::shown(period_s),
+                crate::valid::shown(per_period as f64),
+                crate::valid::shown(SIM_BUDGET as f64),
                 if why.contains("particles") {
                     "fewer `segments` or `colliders`"
                 } else {
@@ -505,7 +505,7 @@ fn simulate(
             format!("{p}.damping"),
             format!(
                 "must be within (0, 1): the velocity kept per 1/60 s, got {}",
-                crate::rig::shown(damping60)
+                crate::valid::shown(damping60)
             ),
         ));
     }

@@ -8,34 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// How a clip plays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Play {
-    /// Repeats forever (CSS `infinite`, SMIL `repeatCount="indefinite"`).
-    #[default]
-    Loop,
-    /// Plays once and holds its last frame (CSS `1 forwards`, SMIL `fill="freeze"`).
-    Once,
-}
-
-/// Easing of one track segment. Each is a polynomial in the segment's
-/// progress u ∈ [0, 1] that CSS and SMIL represent exactly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum EaseName {
-    /// `u`.
-    #[serde(rename = "linear")]
-    Linear,
-    /// `3u² − 2u³` = `cubic-bezier(1/3, 0, 2/3, 1)`.
-    #[serde(rename = "smoothstep")]
-    Smoothstep,
-    /// `u³` = `cubic-bezier(1/3, 0, 2/3, 0)`.
-    #[serde(rename = "easeInCubic")]
-    EaseInCubic,
-    /// `1 − (1 − u)³` = `cubic-bezier(1/3, 1, 2/3, 1)`.
-    #[serde(rename = "easeOutCubic")]
-    EaseOutCubic,
-}
+pub use crate::clip::Play;
+pub use crate::trajectory::EaseName;
 
 /// One easing for every segment, or one per segment (n − 1 for n keys).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -207,7 +181,7 @@ pub struct IkFile {
     /// screen of the joint→target line (a knee in front for a figure facing
     /// +x); `"backward"`: the mirror solution.
     #[serde(default)]
-    pub knee: crate::rig::Knee,
+    pub knee: crate::solve::ik::Knee,
     /// `"error"` (default), `"clamp"` or `"pull"` as for `ik_chains`.
     #[serde(default)]
     pub reach: crate::chain::ChainReach,

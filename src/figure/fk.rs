@@ -331,52 +331,6 @@ mod tests {
         let _ = Driver::Const(0.0);
     }
 
-    /// An arm on a swaying, sliding, squashed body: at every t the lower
-    /// tip of the solved pose is the target exactly (world → local through
-    /// a moving parent and the inverse root matrix), and the local angles
-    /// add up to the solver's world angles.
-    #[test]
-    fn ik_tip_hits_the_target_through_a_moving_parent_and_root() {
-        let json = r#"{
-          "name": "arm", "view_box": [0, 0, 400, 300], "period_s": 1,
-          "bones": [
-            {"name": "body", "at": [200, 200], "length": 60,
-             "angle": {"sine": {"amp_deg": 10, "harmonic": 2, "offset_deg": -90}}},
-            {"name": "upper", "parent": "body", "at": [50, 5], "length": 45},
-            {"name": "lower", "parent": "upper", "at": "tip", "length": 40}
-          ],
-          "root": {"x": {"keys": [[0, 0], [0.5, 30], [1, 0]]},
-                   "squash": {"sy": {"keys": [[0, 1], [0.5, 0.8], [1, 1]]}, "pivot": [200, 250]},
-                   "move": {"circle": {"center": [0, 0], "radius": 6}}},
-          "ik": [{"upper": "upper", "lower": "lower", "knee": "backward",
-                  "target": {"ellipse": {"center": [245, 165], "rx": 15, "ry": 8}}}]
-        }"#;
-        let rig = crate::rig::load(json).unwrap();
-        let fig = rig.figure.as_ref().unwrap();
-        let clip = &fig.clips[0];
-        for k in 0..=400 {
-            let t = k as f64 / 400.0;
-            let tips = tips(fig, clip, t);
-            let target = fig.ik[0].target.at(t);
-            assert!(
-                tips[2].dist(target) < 1e-9,
-                "t = {t}: {:?} vs {target:?}",
-                tips[2]
-            );
-            assert!(ik_ideal(fig, clip, t)[0].dist(target) < 1e-9);
-            // local = world − parent world, in the figure's frame
-            let a = local_angles(fig, clip, t);
-            let w = world_matrices(fig, &a);
-            let world = |m: &Affine| m.b.atan2(m.a);
-            let d = crate::geom::wrap_pi(world(&w[1]) - (a[0] + a[1]));
-            assert!(d.abs() < 1e-9, "{d}");
-            let (joint, goal) = ik_joint_and_target(fig, clip, 0, t);
-            let want = ik::solve(joint, goal, 45.0, 40.0, crate::rig::Knee::Backward);
-            let d = crate::geom::wrap_pi(world(&w[2]) - want.bone2_rad);
-            assert!(d.abs() < 1e-9, "{d}");
-        }
-    }
-
     #[test]
     fn pull_stops_short_of_a_far_target_by_the_margin() {
         let j = Vec2::new(0.0, 0.0);

@@ -22,50 +22,13 @@ pub mod model;
 pub mod reuse;
 pub mod spring;
 
+pub use crate::measure::{ChainMeasure, IkMeasure, SpringMeasure};
+pub use crate::report::FigureBake;
 pub use model::Figure;
 
 use crate::clip::{Clip, Route};
 use crate::geom::quantize;
 use crate::measure::{self, LegMeasure};
-
-/// One route's bake of a figure: its clips, the SVG, and per clip the
-/// measured tip drift of every bone against the FK ideal.
-#[derive(Debug, Clone)]
-pub struct FigureBake {
-    pub clips: Vec<Clip>,
-    pub svg: String,
-    /// `(clip name, per-bone measurement)` in clip order.
-    pub measures: Vec<(String, Vec<LegMeasure>)>,
-    /// Times evaluated per clip (the largest).
-    pub samples: usize,
-    /// Remarks for the report.
-    pub notes: Vec<String>,
-    /// One line per Verlet chain (first clip).
-    pub chains: Vec<ChainMeasure>,
-    /// Per written clip and `ik` entry: the effector (lower tip) against
-    /// its ideal target, with foot slip over a ground.
-    pub ik: Vec<IkMeasure>,
-    /// One line per spring (first clip).
-    pub springs: Vec<SpringMeasure>,
-}
-
-/// What the bake of one spring measured (also its report line).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct SpringMeasure {
-    /// The bone.
-    pub bone: String,
-    /// Uniform keys per period of each translate track.
-    pub keys: usize,
-    /// Max distance of a written bone tip of the subtree from FK + the
-    /// simulated offset, px, measured on the written clip.
-    pub max_tip_error_px: f64,
-    /// Largest `|spring − target|` over the loop (the lag), px.
-    pub max_lag_px: f64,
-    /// Spring point distance between the first and last frame of the loop, px.
-    pub seam_error_px: f64,
-    pub converged: bool,
-    pub warmup_periods: usize,
-}
 
 /// The ideal tips of every bone: FK plus the offsets of the springs in
 /// `applied` (indices into `fig.springs`) at or above each bone.
@@ -144,43 +107,6 @@ fn add_springs(clip: &mut Clip, fig: &Figure) -> Vec<SpringMeasure> {
         });
     }
     out
-}
-
-/// What was measured for one `ik` entry in one clip.
-#[derive(Debug, Clone)]
-pub struct IkMeasure {
-    /// Index into [`FigureBake::clips`].
-    pub clip: usize,
-    /// The entry as a leg: name `<upper>-<lower>` (prefixed `<clip>:` when
-    /// clips are switched), effector probe, the two bones' tracks.
-    pub leg: crate::clip::LegInfo,
-    /// `slip_px` is set with a ground and a gait target; `reach_px` always.
-    pub measure: LegMeasure,
-    /// Largest distance of the written target probe `<lower>-target` from
-    /// the target the entry asks for, px.
-    pub target_error_px: f64,
-    /// Largest distance between the written effector and the written
-    /// target probe, px: the foot-to-target distance any tool reads from
-    /// the file (`reach_px` give or take `max_error_px + target_error_px`).
-    pub foot_to_target_px: f64,
-}
-
-/// What the bake of one Verlet chain measured.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChainMeasure {
-    pub name: String,
-    /// Uniform keys per period of every segment's morph.
-    pub keys: usize,
-    /// Max distance of any written particle from the simulated one
-    /// (recorded frames interpolated linearly), px.
-    pub max_deviation_px: f64,
-    /// Max particle distance between the loop's first and last recorded frame, px.
-    pub seam_error_px: f64,
-    pub converged: bool,
-    pub warmup_periods: usize,
-    /// Largest relative deviation of a simulated segment length from the
-    /// rest length over the recorded frames (0.01 = 1 %).
-    pub max_length_error: f64,
 }
 
 /// Every how many of the measure's sample times a chain's key count is
@@ -651,146 +577,4 @@ fn measure_ik(fig: &Figure, clips: &[Clip], plan: &reuse::Plan) -> Vec<IkMeasure
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// At the key times of the IK tracks only rounding is left between the
-    /// written effector and the ideal target, on both routes (walker).
-    #[test]
-    fn written_effector_hits_the_target_at_key_times_on_both_routes() {
-        let text =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rigs/walker.json"))
-                .unwrap();
-        let rig = crate::rig::load(&text).unwrap();
-        let fig = rig.figure.as_ref().unwrap();
-        for route in [Route::Css, Route::Smil] {
-            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
-            let clip = &fb.clips[0];
-            assert_eq!(fb.ik.len(), 2);
-            for im in &fb.ik {
-                let i = fig
-                    .ik
-                    .iter()
-                    .position(|k| im.leg.name.starts_with(&fig.bones[k.upper].name))
-                    .unwrap();
-                let keys = &clip.tracks[im.leg.tracks[0]].keys;
-                assert!(keys.len() > 4);
-                for k in keys {
-                    let got = measure::probes_at(clip, k.t * clip.period_s)[&im.leg.ankle_probe];
-                    let want = fk::ik_ideal(fig, &fig.clips[0], k.t.rem_euclid(1.0))[i];
-                    assert!(
-                        got.dist(want) < 0.01,
-                        "{route:?} {} t = {}: {}",
-                        im.leg.name,
-                        k.t,
-                        got.dist(want)
-                    );
-                }
-                assert!(im.measure.max_error_px < 0.1, "{}", im.measure.max_error_px);
-            }
-        }
-    }
-
-    /// A head under a rotating ancestor (a sine, fitted keys), its own eased
-    /// neck and a root squash: on both routes, at many times, the written
-    /// rim probes sit at the written centre plus `m·r·(1, 0)` and
-    /// `m·r·(0, 1)` (round, axis-aligned, radius by the mean scale) within
-    /// the budget, and the measured rim line agrees.
-    #[test]
-    fn head_stays_round_under_squash_and_rotation() {
-        let text = r#"{
-            "name": "heady", "view_box": [0, 0, 400, 400], "period_s": 1.5,
-            "bones": [
-                {"name": "spine", "at": [200, 300], "length": 60,
-                 "angle": {"sine": {"amp_deg": 25, "harmonic": 1, "offset_deg": -90}}},
-                {"name": "neck", "parent": "spine", "length": 15,
-                 "angle": {"track": {"keys": [[0, 0], [0.3, 30], [0.7, -20], [1, 0]]}}},
-                {"name": "head", "parent": "neck", "length": 4, "head_radius": 14}
-            ],
-            "root": {
-                "y": {"keys": [[0, 0], [0.5, -40], [1, 0]]},
-                "squash": {"sy": {"keys": [[0, 1], [0.2, 0.6], [0.45, 1.3], [0.8, 0.9], [1, 1]],
-                                   "ease": ["easeOutCubic", "smoothstep", "easeInCubic", "linear"]},
-                           "pivot": [200, 300], "k": 0.8}
-            }
-        }"#;
-        let rig = crate::rig::load(text).unwrap();
-        let fig = rig.figure.as_ref().unwrap();
-        let fc = &fig.clips[0];
-        let s = fc.root.squash.as_ref().unwrap();
-        for route in [Route::Css, Route::Smil] {
-            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
-            let clip = &fb.clips[0];
-            let mut worst = 0.0f64;
-            for k in 0..=600 {
-                let t_s = clip.period_s * k as f64 / 600.0;
-                let u = k as f64 / 600.0;
-                let sy = s.sy.eval(u);
-                let m = (1.0 + (1.0 - sy) * s.k + sy) / 2.0;
-                let p = measure::probes_at(clip, t_s);
-                let c = p["head-tip"];
-                let dx = p["head-rim-x"] - c - crate::geom::Vec2::new(m * 14.0, 0.0);
-                let dy = p["head-rim-y"] - c - crate::geom::Vec2::new(0.0, m * 14.0);
-                worst = worst.max(dx.len()).max(dy.len());
-            }
-            assert!(
-                worst <= bake::HEAD_BUDGET_PX,
-                "{route:?}: rim off by {worst} px"
-            );
-            let rim = fb.measures[0]
-                .1
-                .iter()
-                .find(|m| m.name == "head-rim")
-                .unwrap();
-            let tip = fb.measures[0]
-                .1
-                .iter()
-                .find(|m| m.name == "head-tip")
-                .unwrap();
-            assert!(
-                rim.max_error_px <= bake::HEAD_BUDGET_PX + tip.max_error_px,
-                "{route:?}: measured rim {} tip {}",
-                rim.max_error_px,
-                tip.max_error_px
-            );
-            // the squash is strong: without the counter groups the rim would be far off
-            assert!(
-                clip.tracks
-                    .iter()
-                    .any(|t| t.name == "rb-main-head-head-turn")
-            );
-        }
-    }
-
-    /// Without a squash a head is a plain circle: no counter groups, and the
-    /// rim probes (turning with the bone) are measured against FK.
-    #[test]
-    fn head_without_squash_is_a_plain_circle() {
-        let text = r#"{
-            "name": "nod", "view_box": [0, 0, 400, 400], "period_s": 1,
-            "bones": [
-                {"name": "neck", "at": [200, 300], "length": 20,
-                 "angle": {"track": {"keys": [[0, -90], [0.5, -60], [1, -90]]}}},
-                {"name": "head", "parent": "neck", "length": 0, "head_radius": 9}
-            ]
-        }"#;
-        let rig = crate::rig::load(text).unwrap();
-        let fig = rig.figure.as_ref().unwrap();
-        // the prefix `rb` writes the clip's local names
-        let fb = bake_figure(&rig.name, rig.view_box, fig, Route::Css, Some("rb"));
-        assert!(!fb.svg.contains("rb-hr-"), "{}", fb.svg);
-        assert!(
-            fb.svg
-                .contains(r#"class="rb-head rb-f0" cx="200" cy="280" r="9""#)
-        );
-        let rim = fb.measures[0]
-            .1
-            .iter()
-            .find(|m| m.name == "head-rim")
-            .unwrap();
-        assert!(rim.max_error_px < 0.01, "{}", rim.max_error_px);
-    }
 }

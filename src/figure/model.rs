@@ -12,10 +12,10 @@ use super::file::{
 };
 use crate::chain::ChainReach;
 use crate::geom::Vec2;
-use crate::rig::Knee;
-use crate::rig::RigError;
-use crate::rig::check::{check_name as ident, check_num as num, colour, invalid};
+use crate::solve::ik::Knee;
 use crate::trajectory::Trajectory;
+use crate::valid::RigError;
+use crate::valid::{check_name as ident, check_num as num, colour, invalid};
 use std::f64::consts::TAU;
 
 /// Most bones in one rig.
@@ -237,7 +237,7 @@ fn track(
                 format!("{p}[0]"),
                 format!(
                     "key time must be within [0, 1], got {}",
-                    crate::rig::shown(t)
+                    crate::valid::shown(t)
                 ),
             ));
         }
@@ -248,8 +248,8 @@ fn track(
                 format!("{p}[0]"),
                 format!(
                     "key times must strictly increase, got {} after {} (repeat the value at a later time for a hold)",
-                    crate::rig::shown(t),
-                    crate::rig::shown(prev)
+                    crate::valid::shown(t),
+                    crate::valid::shown(prev)
                 ),
             ));
         }
@@ -316,7 +316,7 @@ fn root_motion(path: &str, r: &RootFile) -> Result<RootMotion, RigError> {
         } else {
             Err(invalid(
                 p,
-                format!("scale must be > 0, got {}", crate::rig::shown(v)),
+                format!("scale must be > 0, got {}", crate::valid::shown(v)),
             ))
         }
     };
@@ -362,7 +362,7 @@ fn root_motion(path: &str, r: &RootFile) -> Result<RootMotion, RigError> {
     })
 }
 
-use crate::rig::period;
+use crate::valid::period;
 
 /// Validate the bone-tree sections of a rig file. `period_s` and `play` are
 /// the rig's (already checked) defaults for the implicit clip.
@@ -423,7 +423,7 @@ pub fn validate(
         if length < 0.0 {
             return Err(invalid(
                 format!("{p}.length"),
-                format!("must be >= 0, got {}", crate::rig::shown(length)),
+                format!("must be >= 0, got {}", crate::valid::shown(length)),
             ));
         }
         let style = bf.style.clone().unwrap_or(super::file::StyleFile {
@@ -437,7 +437,7 @@ pub fn validate(
         if width <= 0.0 {
             return Err(invalid(
                 format!("{p}.style.width"),
-                format!("must be > 0, got {}", crate::rig::shown(width)),
+                format!("must be > 0, got {}", crate::valid::shown(width)),
             ));
         }
         let stroke = colour(
@@ -450,7 +450,7 @@ pub fn validate(
                 if r <= 0.0 {
                     return Err(invalid(
                         format!("{p}.head_radius"),
-                        format!("must be > 0, got {}", crate::rig::shown(r)),
+                        format!("must be > 0, got {}", crate::valid::shown(r)),
                     ));
                 }
                 Some(r)

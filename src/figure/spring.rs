@@ -30,9 +30,9 @@ use super::model::{FigClip, Figure};
 use crate::clip::{Anim, Axis, Item, Key, Node, Track};
 use crate::fit::Fit;
 use crate::geom::{Affine, LEN_DECIMALS, T_DECIMALS, Vec2, quantize};
-use crate::rig::RigError;
-use crate::rig::check::invalid;
 use crate::solve::physics::{LoopParams, Recording, loop_spring};
+use crate::valid::RigError;
+use crate::valid::invalid;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -179,8 +179,8 @@ pub fn validate(
                     format!("{p}.{name}"),
                     format!(
                         "must be > 0 and at most {}, got {}",
-                        crate::rig::shown(max),
-                        crate::rig::shown(v)
+                        crate::valid::shown(max),
+                        crate::valid::shown(v)
                     ),
                 ))
             }

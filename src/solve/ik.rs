@@ -12,7 +12,21 @@
 //! into `[−1, 1]` (rounding can push it to 1.0000000001).
 
 use crate::geom::Vec2;
-use crate::rig::Knee;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Which of the two IK solutions a leg takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Knee {
+    /// Thigh at `phi − a`: the knee lies counter-clockwise (on screen) of the
+    /// hip→ankle line. For a rider facing +x with the hip above the crank this
+    /// puts the knee in front, toward the handlebars.
+    #[default]
+    Forward,
+    /// Thigh at `phi + a`: the mirror solution, knee clockwise of hip→ankle.
+    Backward,
+}
 
 /// A solved two-bone pose. Angles are world angles in radians.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,8 +5,58 @@
 //! functions, so a value gets the same range, the same message and the same
 //! echo ([`shown`]: `1e300`, not three hundred digits) wherever it appears.
 
-use super::{MAX_COORD, MAX_KEYS, MAX_PERIOD_S, MIN_PERIOD_S, MIN_TOLERANCE_PX, Rig, RigError};
 use crate::geom::Vec2;
+use crate::input::escaped;
+
+/// Largest accepted magnitude of any coordinate or length, in user units.
+pub const MAX_COORD: f64 = 1.0e6;
+/// Smallest accepted period, in seconds: times are written to the
+/// microsecond, so a shorter loop could not be written faithfully.
+pub const MIN_PERIOD_S: f64 = 0.001;
+/// Largest accepted period, in seconds (one hour).
+pub const MAX_PERIOD_S: f64 = 3600.0;
+/// Most keys per period accepted from a rig or `--keys`.
+pub const MAX_KEYS: usize = 10_000;
+/// Smallest accepted tolerance, px: coordinates are written to 0.01, so a
+/// finer promise could not be kept.
+pub const MIN_TOLERANCE_PX: f64 = 0.01;
+/// Most legs in one rig.
+pub const MAX_LEGS: usize = 64;
+
+/// Everything that can be wrong with a rig file. Messages carry the JSON
+/// path; input text in a path or message is shown through
+/// [`crate::input::escaped`], so no variant can print a control character.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RigError {
+    /// The text is not JSON, or does not fit the format (unknown or missing
+    /// field, wrong type, trailing data). `path` is the JSON path where
+    /// serde stopped, `(root)` at the top level, `(end of file)` when the
+    /// text ended too early.
+    #[error("{}: {} (line {line}, column {column})", escaped(path), escaped(msg))]
+    Json {
+        path: String,
+        msg: String,
+        line: usize,
+        column: usize,
+    },
+    /// A field parsed but its value is not allowed (non-positive length, too many keys, …).
+    #[error("{}: {}", escaped(path), escaped(msg))]
+    Invalid { path: String, msg: String },
+    /// A leg's pedal target leaves the reachable annulus `[|thigh−shin|, thigh+shin]`
+    /// around its hip at some crank angle and the leg did not opt into `"reach": "clamp"`.
+    #[error(
+        "{}: leg {leg:?} cannot reach its pedal at crank angle {crank_deg:.1}°: hip-to-target distance {dist:.2} is {why} by {by:.2} px (move the hip or the crank, change the bone lengths, or set \"reach\": \"clamp\")",
+        escaped(path)
+    )]
+    Unreachable {
+        path: String,
+        leg: String,
+        crank_deg: f64,
+        dist: f64,
+        why: &'static str,
+        by: f64,
+    },
+}
 
 pub fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
     RigError::Invalid {
@@ -100,30 +150,6 @@ pub fn check_keys(path: &str, keys: usize) -> Result<usize, RigError> {
         ));
     }
     Ok(keys)
-}
-
-/// Most uniform keys times legs (or `ik_chains`) one bake writes and
-/// measures: about two seconds of a release build.
-pub const MAX_KEY_WORK: usize = 10_000;
-
-/// Check uniform `keys` against the rig's leg or chain count (bone trees
-/// fit their own keys); shared by the rig field and `--keys`.
-pub fn check_key_work(path: &str, keys: usize, rig: &Rig) -> Result<(), RigError> {
-    let (n, what) = if rig.chains.is_empty() {
-        (rig.legs.len(), "legs")
-    } else {
-        (rig.chains.len(), "ik_chains")
-    };
-    if keys.saturating_mul(n) > MAX_KEY_WORK {
-        return Err(invalid(
-            path,
-            format!(
-                "{keys} keys × {n} {what} = {} is more than the {MAX_KEY_WORK} keys a bake writes and measures in a few seconds; use fewer keys, or a tolerance",
-                keys * n
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Check a tolerance; shared by the rig field and `--tolerance`.

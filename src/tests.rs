@@ -1,0 +1,421 @@
+//! Unit tests that need a whole loaded rig: they sit above every module,
+//! beside the loader, so the stages they test stay free of it (see the
+//! layers in `lib.rs`).
+
+mod measure {
+    use crate::clip::Clip;
+    use crate::measure::*;
+
+    fn seed_clip(route: crate::Route) -> Clip {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let opts = crate::bake::BakeOptions {
+            route,
+            keying: crate::bake::Keying::Uniform(10),
+            fit: crate::fit::Fit::Linear,
+        };
+        crate::bake::bake(&rig, &crate::motion::sample(&rig), &opts)
+    }
+
+    /// Regression pin for the design source's "knee right, ankle wrong" bug:
+    /// shin keys that do not subtract the thigh's delta. The measure stage
+    /// reads only the written tracks, so it must see the ankle fly off.
+    #[test]
+    fn catches_shin_keys_that_forget_the_thigh_delta() {
+        let good = measure(&seed_clip(crate::Route::Css));
+        assert!(good.legs[0].max_error_px < 4.0);
+        let mut clip = seed_clip(crate::Route::Css);
+        let thigh = clip
+            .tracks
+            .iter()
+            .position(|t| t.name == "rb-near-thigh")
+            .unwrap();
+        let shin = clip
+            .tracks
+            .iter()
+            .position(|t| t.name == "rb-near-shin")
+            .unwrap();
+        let thigh_keys = clip.tracks[thigh].keys.clone();
+        for (k, tk) in clip.tracks[shin].keys.iter_mut().zip(&thigh_keys) {
+            k.value += tk.value; // world delta instead of world − parent delta
+        }
+        let bad = measure(&clip);
+        assert!(
+            bad.legs[0].max_error_px > 50.0,
+            "{}",
+            bad.legs[0].max_error_px
+        );
+        // the knee (thigh group alone) is unaffected, so this is the ankle's error
+        assert!(bad.legs[1].max_error_px > 50.0, "far reuses the same keys");
+    }
+
+    /// The indexed walk of the hot loops reads exactly what the map of
+    /// names reads, points of morphs included.
+    #[test]
+    fn indexed_probes_match_the_map() {
+        for route in [crate::Route::Css, crate::Route::Smil] {
+            crate::measure::tests::probe_walk_matches_the_map(&seed_clip(route));
+        }
+    }
+
+    #[test]
+    fn smil_bone_stretch_is_reported_and_small() {
+        let m = measure(&seed_clip(crate::Route::Smil));
+        for l in &m.legs {
+            let s = l.max_bone_stretch_px.unwrap();
+            assert!(s > 0.0 && s < 3.0, "{s}");
+        }
+    }
+}
+
+mod chain {
+    use crate::Route;
+    use crate::chain::*;
+    use crate::clip::{Anim, Clip};
+
+    const RIG: &str = r#"{
+      "name": "c", "view_box": [0, 0, 400, 300], "period_s": 0.8, "keys": 40,
+      "ik_chains": [
+        { "name": "near", "root": { "bob": { "center": [200, 164], "amp": 3 } },
+          "target": { "gait": { "origin": [200, 230], "stride": 44, "step_height": 8, "duty": 0.62, "phase": 0.5 } },
+          "thigh": 37, "shin": 37, "depth_offset": [-3, 2] },
+        { "name": "arm", "root": { "ellipse": { "center": [100, 100], "rx": 20, "ry": 8 } },
+          "target": { "circle": { "center": [160, 130], "radius": 15, "direction": "ccw" } },
+          "thigh": 50, "shin": 40, "knee": "backward" }
+      ]}"#;
+
+    #[test]
+    fn stance_splits_at_the_loop_boundary() {
+        let rig = crate::rig::load(RIG).unwrap();
+        // phase 0.5, duty 0.62: stance from t = 0.5 to 1.12, i.e. [0.5, 1] and [0, 0.12]
+        let s = rig.chains[0].ideal().stance();
+        assert_eq!(s.len(), 2);
+        assert!((s[0].0 - 0.5).abs() < 1e-12 && (s[0].1 - 1.0).abs() < 1e-12);
+        assert!(s[1].0 == 0.0 && (s[1].1 - 0.12).abs() < 1e-12);
+        assert!(rig.chains[1].ideal().stance().is_empty());
+    }
+
+    /// Only `path` targets (not pulled) move along written path data; on
+    /// both routes the measure stage's marker is then on the ideal target
+    /// to rounding, for any start, direction and segment kind; every other
+    /// kind stays keyed.
+    #[test]
+    fn path_targets_move_exactly_and_other_kinds_stay_keyed() {
+        let chain = |target: &str, reach: &str| {
+            format!(
+                r#"{{ "name": "c", "view_box": [0, 0, 400, 300], "period_s": 0.9, "keys": 12,
+                  "ik_chains": [{{ "name": "a", "root": {{ "fixed": [200, 100] }},
+                    "target": {target}, "thigh": 100, "shin": 100, "reach": "{reach}" }}] }}"#
+            )
+        };
+        let paths = [
+            r#"{"path": {"d": "M 160 250 C 190 222 260 222 280 250 C 260 278 190 278 160 250 Z"}}"#,
+            r#"{"path": {"d": "m 150 240 l 60 -15 q 60 -10 70 25 L 150 240", "start": 0.37, "along": "reverse"}}"#,
+            r#"{"path": {"d": "M 150 250 A 60 22 0 1 1 270 250 A 60 22 0 1 1 150 250 Z", "start": 0.8}}"#,
+            r#"{"path": {"d": "M 150 250 L 150 250 L 250 250 L 200 280 Z", "start": 0.5, "along": "reverse"}}"#,
+        ];
+        let keyed = [
+            r#"{"circle": {"center": [200, 250], "radius": 20}}"#,
+            r#"{"ellipse": {"center": [200, 250], "rx": 30, "ry": 10}}"#,
+            r#"{"gait": {"origin": [200, 250], "stride": 40, "step_height": 8, "duty": 0.6}}"#,
+            r#"{"track": {"keys": [[0, [180, 250]], [0.5, [220, 250]], [1, [180, 250]]]}}"#,
+            r#"{"bob": {"center": [200, 250], "amp": 4}}"#,
+            paths[0],
+        ];
+        let motion = |clip: &Clip| {
+            clip.groups()
+                .iter()
+                .filter(|g| matches!(g.anim, Some(Anim::Motion { .. })))
+                .count()
+        };
+        for route in [Route::Css, Route::Smil] {
+            for (i, target) in paths.iter().enumerate() {
+                let rig = crate::rig::load(&chain(target, "error")).unwrap();
+                let clip = bake_chains("c", rig.view_box, 0.9, &rig.chains, None, route, 12);
+                assert_eq!(motion(&clip), 1, "{target}");
+                let ideal = clip.legs[0].ideal.as_ref().unwrap();
+                for k in 0..=997 {
+                    let t_s = 0.9 * k as f64 / 997.0;
+                    let p = crate::measure::probes_at(&clip, t_s)["a-target"];
+                    let d = p.dist(ideal.world_at(t_s / 0.9));
+                    assert!(d < 2e-3, "{route:?} path {i} at {t_s} s: {d}");
+                }
+            }
+            for (i, target) in keyed.iter().enumerate() {
+                let reach = if i == keyed.len() - 1 {
+                    "pull"
+                } else {
+                    "error"
+                };
+                let rig = crate::rig::load(&chain(target, reach)).unwrap();
+                let clip = bake_chains("c", rig.view_box, 0.9, &rig.chains, None, route, 12);
+                assert_eq!(motion(&clip), 0, "{target} ({reach})");
+            }
+        }
+    }
+
+    #[test]
+    fn written_ankle_hits_the_ideal_target_at_every_key_on_both_routes() {
+        // world → local under a moving root: at key times only rounding is left
+        let rig = crate::rig::load(RIG).unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let clip = bake_chains(
+                "c",
+                rig.view_box,
+                rig.period_s,
+                &rig.chains,
+                None,
+                route,
+                40,
+            );
+            for k in 0..=40 {
+                let t = k as f64 / 40.0;
+                let probes = crate::measure::probes_at(&clip, t * clip.period_s);
+                for leg in &clip.legs {
+                    let want = leg.ideal.as_ref().unwrap().world_at(t);
+                    let d = probes[&leg.ankle_probe].dist(want);
+                    assert!(d < 0.03, "{route:?} {} at t = {t}: {d}", leg.name);
+                }
+            }
+        }
+    }
+
+    /// A random reachable chain rig: bobbing or circling root, a gait or
+    /// an ellipse target, pulled or exact reach.
+    fn random_rig(bob: f64, stride: f64, duty: f64, gait: bool, pull: bool, rx: f64) -> String {
+        let target = if gait {
+            format!(
+                r#"{{ "gait": {{ "origin": [200, 228], "stride": {stride}, "step_height": 10, "duty": {duty} }} }}"#
+            )
+        } else {
+            format!(r#"{{ "ellipse": {{ "center": [210, 212], "rx": {rx}, "ry": 9 }} }}"#)
+        };
+        let reach = if pull { "pull" } else { "clamp" };
+        format!(
+            r#"{{ "name": "p", "view_box": [0, 0, 400, 300], "period_s": 0.7, "keys": 8,
+              "ik_chains": [
+                {{ "name": "one", "root": {{ "bob": {{ "center": [200, 164], "amp": {bob} }} }},
+                  "target": {target}, "thigh": 38, "shin": 38, "reach": "{reach}" }},
+                {{ "name": "two", "root": {{ "circle": {{ "center": [200, 166], "radius": {bob} }} }},
+                  "target": {target}, "thigh": 38, "shin": 38, "knee": "backward",
+                  "reach": "{reach}", "depth_offset": [-3, -2] }}
+              ]}}"#
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 10, .. Default::default() })]
+        /// The measure stage (not the fitter) confirms every fitted chain bake.
+        #[test]
+        fn fitted_chain_bakes_never_exceed_the_tolerance(
+            bob in 0.5..5.0f64, stride in 20.0..50.0f64, duty in 0.35..0.7f64,
+            gait: bool, pull: bool, rx in 5.0..25.0f64, tol in 0.1..1.0f64,
+        ) {
+            let rig = crate::rig::load(&random_rig(bob, stride, duty, gait, pull, rx)).unwrap();
+            for route in [Route::Css, Route::Smil] {
+                let opts = crate::fit::BakeOptions::resolve(&rig, route, None, Some(tol), None);
+                let b = bake_chain_rig(&rig.chain_rig(), &opts);
+                let m = crate::measure::measure(&b.clip);
+                for l in &m.legs {
+                    proptest::prop_assert!(l.max_error_px <= tol, "{route:?} {}: {} > {tol}", l.name, l.max_error_px);
+                }
+                let marker = marker_error_px(&b.clip);
+                proptest::prop_assert!(marker <= MARKER_PX.max(tol), "{route:?} marker {marker}");
+            }
+        }
+    }
+}
+
+mod figure {
+    use crate::Route;
+    use crate::figure::*;
+    use crate::measure;
+
+    /// At the key times of the IK tracks only rounding is left between the
+    /// written effector and the ideal target, on both routes (walker).
+    #[test]
+    fn written_effector_hits_the_target_at_key_times_on_both_routes() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rigs/walker.json"))
+                .unwrap();
+        let rig = crate::rig::load(&text).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+            let clip = &fb.clips[0];
+            assert_eq!(fb.ik.len(), 2);
+            for im in &fb.ik {
+                let i = fig
+                    .ik
+                    .iter()
+                    .position(|k| im.leg.name.starts_with(&fig.bones[k.upper].name))
+                    .unwrap();
+                let keys = &clip.tracks[im.leg.tracks[0]].keys;
+                assert!(keys.len() > 4);
+                for k in keys {
+                    let got = measure::probes_at(clip, k.t * clip.period_s)[&im.leg.ankle_probe];
+                    let want = fk::ik_ideal(fig, &fig.clips[0], k.t.rem_euclid(1.0))[i];
+                    assert!(
+                        got.dist(want) < 0.01,
+                        "{route:?} {} t = {}: {}",
+                        im.leg.name,
+                        k.t,
+                        got.dist(want)
+                    );
+                }
+                assert!(im.measure.max_error_px < 0.1, "{}", im.measure.max_error_px);
+            }
+        }
+    }
+
+    /// A head under a rotating ancestor (a sine, fitted keys), its own eased
+    /// neck and a root squash: on both routes, at many times, the written
+    /// rim probes sit at the written centre plus `m·r·(1, 0)` and
+    /// `m·r·(0, 1)` (round, axis-aligned, radius by the mean scale) within
+    /// the budget, and the measured rim line agrees.
+    #[test]
+    fn head_stays_round_under_squash_and_rotation() {
+        let text = r#"{
+            "name": "heady", "view_box": [0, 0, 400, 400], "period_s": 1.5,
+            "bones": [
+                {"name": "spine", "at": [200, 300], "length": 60,
+                 "angle": {"sine": {"amp_deg": 25, "harmonic": 1, "offset_deg": -90}}},
+                {"name": "neck", "parent": "spine", "length": 15,
+                 "angle": {"track": {"keys": [[0, 0], [0.3, 30], [0.7, -20], [1, 0]]}}},
+                {"name": "head", "parent": "neck", "length": 4, "head_radius": 14}
+            ],
+            "root": {
+                "y": {"keys": [[0, 0], [0.5, -40], [1, 0]]},
+                "squash": {"sy": {"keys": [[0, 1], [0.2, 0.6], [0.45, 1.3], [0.8, 0.9], [1, 1]],
+                                   "ease": ["easeOutCubic", "smoothstep", "easeInCubic", "linear"]},
+                           "pivot": [200, 300], "k": 0.8}
+            }
+        }"#;
+        let rig = crate::rig::load(text).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        let fc = &fig.clips[0];
+        let s = fc.root.squash.as_ref().unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+            let clip = &fb.clips[0];
+            let mut worst = 0.0f64;
+            for k in 0..=600 {
+                let t_s = clip.period_s * k as f64 / 600.0;
+                let u = k as f64 / 600.0;
+                let sy = s.sy.eval(u);
+                let m = (1.0 + (1.0 - sy) * s.k + sy) / 2.0;
+                let p = measure::probes_at(clip, t_s);
+                let c = p["head-tip"];
+                let dx = p["head-rim-x"] - c - crate::geom::Vec2::new(m * 14.0, 0.0);
+                let dy = p["head-rim-y"] - c - crate::geom::Vec2::new(0.0, m * 14.0);
+                worst = worst.max(dx.len()).max(dy.len());
+            }
+            assert!(
+                worst <= bake::HEAD_BUDGET_PX,
+                "{route:?}: rim off by {worst} px"
+            );
+            let rim = fb.measures[0]
+                .1
+                .iter()
+                .find(|m| m.name == "head-rim")
+                .unwrap();
+            let tip = fb.measures[0]
+                .1
+                .iter()
+                .find(|m| m.name == "head-tip")
+                .unwrap();
+            assert!(
+                rim.max_error_px <= bake::HEAD_BUDGET_PX + tip.max_error_px,
+                "{route:?}: measured rim {} tip {}",
+                rim.max_error_px,
+                tip.max_error_px
+            );
+            // the squash is strong: without the counter groups the rim would be far off
+            assert!(
+                clip.tracks
+                    .iter()
+                    .any(|t| t.name == "rb-main-head-head-turn")
+            );
+        }
+    }
+
+    /// Without a squash a head is a plain circle: no counter groups, and the
+    /// rim probes (turning with the bone) are measured against FK.
+    #[test]
+    fn head_without_squash_is_a_plain_circle() {
+        let text = r#"{
+            "name": "nod", "view_box": [0, 0, 400, 400], "period_s": 1,
+            "bones": [
+                {"name": "neck", "at": [200, 300], "length": 20,
+                 "angle": {"track": {"keys": [[0, -90], [0.5, -60], [1, -90]]}}},
+                {"name": "head", "parent": "neck", "length": 0, "head_radius": 9}
+            ]
+        }"#;
+        let rig = crate::rig::load(text).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        // the prefix `rb` writes the clip's local names
+        let fb = bake_figure(&rig.name, rig.view_box, fig, Route::Css, Some("rb"));
+        assert!(!fb.svg.contains("rb-hr-"), "{}", fb.svg);
+        assert!(
+            fb.svg
+                .contains(r#"class="rb-head rb-f0" cx="200" cy="280" r="9""#)
+        );
+        let rim = fb.measures[0]
+            .1
+            .iter()
+            .find(|m| m.name == "head-rim")
+            .unwrap();
+        assert!(rim.max_error_px < 0.01, "{}", rim.max_error_px);
+    }
+}
+
+mod fk {
+    use crate::figure::fk::*;
+    use crate::geom::Affine;
+    use crate::solve::ik;
+
+    /// An arm on a swaying, sliding, squashed body: at every t the lower
+    /// tip of the solved pose is the target exactly (world → local through
+    /// a moving parent and the inverse root matrix), and the local angles
+    /// add up to the solver's world angles.
+    #[test]
+    fn ik_tip_hits_the_target_through_a_moving_parent_and_root() {
+        let json = r#"{
+          "name": "arm", "view_box": [0, 0, 400, 300], "period_s": 1,
+          "bones": [
+            {"name": "body", "at": [200, 200], "length": 60,
+             "angle": {"sine": {"amp_deg": 10, "harmonic": 2, "offset_deg": -90}}},
+            {"name": "upper", "parent": "body", "at": [50, 5], "length": 45},
+            {"name": "lower", "parent": "upper", "at": "tip", "length": 40}
+          ],
+          "root": {"x": {"keys": [[0, 0], [0.5, 30], [1, 0]]},
+                   "squash": {"sy": {"keys": [[0, 1], [0.5, 0.8], [1, 1]]}, "pivot": [200, 250]},
+                   "move": {"circle": {"center": [0, 0], "radius": 6}}},
+          "ik": [{"upper": "upper", "lower": "lower", "knee": "backward",
+                  "target": {"ellipse": {"center": [245, 165], "rx": 15, "ry": 8}}}]
+        }"#;
+        let rig = crate::rig::load(json).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        let clip = &fig.clips[0];
+        for k in 0..=400 {
+            let t = k as f64 / 400.0;
+            let tips = tips(fig, clip, t);
+            let target = fig.ik[0].target.at(t);
+            assert!(
+                tips[2].dist(target) < 1e-9,
+                "t = {t}: {:?} vs {target:?}",
+                tips[2]
+            );
+            assert!(ik_ideal(fig, clip, t)[0].dist(target) < 1e-9);
+            // local = world − parent world, in the figure's frame
+            let a = local_angles(fig, clip, t);
+            let w = world_matrices(fig, &a);
+            let world = |m: &Affine| m.b.atan2(m.a);
+            let d = crate::geom::wrap_pi(world(&w[1]) - (a[0] + a[1]));
+            assert!(d.abs() < 1e-9, "{d}");
+            let (joint, goal) = ik_joint_and_target(fig, clip, 0, t);
+            let want = ik::solve(joint, goal, 45.0, 40.0, crate::solve::ik::Knee::Backward);
+            let d = crate::geom::wrap_pi(world(&w[2]) - want.bone2_rad);
+            assert!(d.abs() < 1e-9, "{d}");
+        }
+    }
+}
