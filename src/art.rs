@@ -587,8 +587,10 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
 
         let thigh = &parts[&format!("thigh-{ln}")];
         let p = ctm_of_parent(thigh, &format!("thigh-{ln}"))?;
-        let p_inv = invert(p).ok_or_else(|| singular(thigh, &format!("thigh-{ln}")))?;
-        let m1_inv = invert(m1).expect("rigid maps are invertible");
+        let p_inv = p
+            .inverse()
+            .ok_or_else(|| singular(thigh, &format!("thigh-{ln}")))?;
+        let m1_inv = m1.inverse().expect("rigid maps are invertible");
         wrap(
             &sc,
             &mut inserts,
@@ -602,7 +604,9 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
 
         let shin = &parts[&format!("shin-{ln}")];
         let qm = ctm_of_parent(shin, &format!("shin-{ln}"))?;
-        let q_inv = invert(qm).ok_or_else(|| singular(shin, &format!("shin-{ln}")))?;
+        let q_inv = qm
+            .inverse()
+            .ok_or_else(|| singular(shin, &format!("shin-{ln}")))?;
         wrap(
             &sc,
             &mut inserts,
@@ -616,7 +620,9 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
 
         let pedal = &parts[&format!("pedal-{ln}")];
         let pp = ctm_of_parent(pedal, &format!("pedal-{ln}"))?;
-        let pp_inv = invert(pp).ok_or_else(|| singular(pedal, &format!("pedal-{ln}")))?;
+        let pp_inv = pp
+            .inverse()
+            .ok_or_else(|| singular(pedal, &format!("pedal-{ln}")))?;
         wrap(
             &sc,
             &mut inserts,
@@ -631,7 +637,9 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         if let Some(arm) = parts.get(&format!("crank-{ln}")) {
             let (_, class) = css_nodes.rotate(&format!("rb-{ln}-crank"))?;
             let pa = ctm_of_parent(arm, &format!("crank-{ln}"))?;
-            let pa_inv = invert(pa).ok_or_else(|| singular(arm, &format!("crank-{ln}")))?;
+            let pa_inv = pa
+                .inverse()
+                .ok_or_else(|| singular(arm, &format!("crank-{ln}")))?;
             wrap(
                 &sc,
                 &mut inserts,
@@ -680,7 +688,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     if let Some(crank) = parts.get("crank") {
         let (_, class) = css_nodes.rotate("rb-chainring")?;
         let pc = ctm_of_parent(crank, "crank")?;
-        let pc_inv = invert(pc).ok_or_else(|| singular(crank, "crank"))?;
+        let pc_inv = pc.inverse().ok_or_else(|| singular(crank, "crank"))?;
         wrap(&sc, &mut inserts, crank, "crank", pc_inv, &class, None, pc);
     }
 
@@ -893,24 +901,6 @@ fn rigid_map(a0: Vec2, b0: Vec2, a1: Vec2, b1: Vec2) -> Affine {
     Affine::translate(a1) * Affine::rotate(turn) * Affine::translate(a0 * -1.0)
 }
 
-/// Inverse of an affine map, `None` when (nearly) singular.
-pub fn invert(m: Affine) -> Option<Affine> {
-    let det = m.a * m.d - m.b * m.c;
-    let scale = m.a.abs().max(m.b.abs()).max(m.c.abs()).max(m.d.abs());
-    if !det.is_finite() || det.abs() <= 1e-12 * scale * scale || scale == 0.0 {
-        return None;
-    }
-    let (a, b, c, d) = (m.d / det, -m.b / det, -m.c / det, m.a / det);
-    Some(Affine {
-        a,
-        b,
-        c,
-        d,
-        e: -(a * m.e + c * m.f),
-        f: -(b * m.e + d * m.f),
-    })
-}
-
 fn is_identity(m: Affine) -> bool {
     (m.a - 1.0).abs() < 1e-12
         && m.b.abs() < 1e-12
@@ -1082,10 +1072,10 @@ mod tests {
     #[test]
     fn inverse_undoes_the_map() {
         let m = parse_transform("translate(7 -3) rotate(33) scale(2 0.5) skewX(10)").unwrap();
-        let inv = invert(m).unwrap();
+        let inv = m.inverse().unwrap();
         assert!(close(m * inv, Affine::IDENTITY));
         assert!(close(inv * m, Affine::IDENTITY));
-        assert!(invert(parse_transform("scale(0 1)").unwrap()).is_none());
+        assert!(parse_transform("scale(0 1)").unwrap().inverse().is_none());
     }
 
     #[test]

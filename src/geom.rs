@@ -117,6 +117,25 @@ impl Affine {
         Affine::translate(origin) * Affine::rotate(angle_rad) * Affine::translate(origin * -1.0)
     }
 
+    /// The inverse map (kurbo's), or `None` when the map is (nearly)
+    /// singular: a determinant that is not finite or within `1e-12` of zero
+    /// relative to the largest linear coefficient squared.
+    pub fn inverse(&self) -> Option<Affine> {
+        let k = kurbo::Affine::new([self.a, self.b, self.c, self.d, self.e, self.f]);
+        let det = k.determinant();
+        let scale = self
+            .a
+            .abs()
+            .max(self.b.abs())
+            .max(self.c.abs())
+            .max(self.d.abs());
+        if !det.is_finite() || scale == 0.0 || det.abs() <= 1e-12 * scale * scale {
+            return None;
+        }
+        let [a, b, c, d, e, f] = k.inverse().as_coeffs();
+        Some(Affine { a, b, c, d, e, f })
+    }
+
     /// Apply to a point.
     pub fn apply(&self, p: Vec2) -> Vec2 {
         Vec2::new(

@@ -75,20 +75,6 @@ pub fn root_matrix(root: &RootMotion, t: f64) -> Affine {
     }
 }
 
-/// Inverse of an invertible affine map.
-fn inverse(m: Affine) -> Affine {
-    let det = m.a * m.d - m.b * m.c;
-    let (a, b, c, d) = (m.d / det, -m.b / det, -m.c / det, m.a / det);
-    Affine {
-        a,
-        b,
-        c,
-        d,
-        e: -(a * m.e + c * m.f),
-        f: -(b * m.e + d * m.f),
-    }
-}
-
 /// Local angles of every bone, and per `ik` entry its upper joint and its
 /// target (figure frame, before any pull), at normalised time t.
 fn solve(fig: &Figure, clip: &FigClip, t: f64) -> (Vec<f64>, Vec<(Vec2, Vec2)>) {
@@ -96,7 +82,9 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> (Vec<f64>, Vec<(Vec2, Vec2)>) 
     if fig.ik.is_empty() {
         return (local, Vec::new());
     }
-    let to_fig = inverse(root_matrix(&clip.root, t));
+    let to_fig = root_matrix(&clip.root, t)
+        .inverse()
+        .expect("validation keeps root scales > 0");
     let mut world: Vec<Affine> = Vec::with_capacity(fig.bones.len());
     let mut ends = vec![(Vec2::ZERO, Vec2::ZERO); fig.ik.len()];
     for (b, bone) in fig.bones.iter().enumerate() {

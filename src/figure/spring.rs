@@ -259,13 +259,11 @@ fn parent_linear(fig: &Figure, clip: &FigClip, b: usize, t: f64) -> Affine {
     }
 }
 
-/// `L⁻¹ · v` for a linear map L (no translation).
+/// `L⁻¹ · v` for a linear map L (no translation; scales > 0 by validation).
 fn solve(l: &Affine, v: Vec2) -> Vec2 {
-    let det = l.a * l.d - l.b * l.c;
-    Vec2::new(
-        (l.d * v.x - l.c * v.y) / det,
-        (-l.b * v.x + l.a * v.y) / det,
-    )
+    l.inverse()
+        .expect("validation keeps bone-frame scales > 0")
+        .apply(v)
 }
 
 /// The written (parent-frame) offset of spring `s` at recorded frame k.
