@@ -17,7 +17,7 @@
 
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, MotionPath, Node, Play};
 use crate::geom::{Affine, Vec2};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Evaluations per interval between consecutive breakpoints.
 pub const SAMPLES_PER_INTERVAL: usize = 100;
@@ -294,13 +294,48 @@ fn walk(
     t_s: f64,
     visit: &mut dyn FnMut(&str, &[Vec2], Affine),
 ) {
+    walk_kept(clip, node, parent, t_s, None, visit)
+}
+
+/// Groups whose subtree holds a probe named in `wanted`: a walk kept to
+/// them visits those probes exactly as the whole walk does, in the same
+/// order, without evaluating the rest of the tree.
+fn groups_holding(node: &Node, wanted: &[String], keep: &mut HashSet<*const Node>) -> bool {
+    let mut any = false;
+    for item in &node.children {
+        any |= match item {
+            Item::Group(g) => groups_holding(g, wanted, keep),
+            Item::Probe { name, .. } => wanted.contains(name),
+            Item::Morph(mo) => mo.probe.as_ref().is_some_and(|n| wanted.contains(n)),
+            Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } => false,
+        };
+    }
+    if any {
+        keep.insert(node as *const Node);
+    }
+    any
+}
+
+/// [`walk`], entering only the groups in `keep` (all when `None`).
+fn walk_kept(
+    clip: &Clip,
+    node: &Node,
+    parent: Affine,
+    t_s: f64,
+    keep: Option<&HashSet<*const Node>>,
+    visit: &mut dyn FnMut(&str, &[Vec2], Affine),
+) {
     let mut m = parent * Affine::translate(node.translate);
     if let Some(a) = &node.anim {
         m = m * anim_matrix(clip, a, t_s);
     }
     for item in &node.children {
         match item {
-            Item::Group(g) => walk(clip, g, m, t_s, visit),
+            Item::Group(g) => {
+                if keep.is_none_or(|k| k.contains(&(g as *const Node))) {
+                    walk_kept(clip, g, m, t_s, keep, visit)
+                }
+            }
             Item::Probe { name, at } => visit(name, &[*at], m),
             Item::Morph(mo) => {
                 if let Some(name) = &mo.probe {
@@ -341,16 +376,31 @@ struct ProbeWalk {
     /// Per visit: range of its points in `points` (morphs of > 1 point).
     range: Vec<(usize, usize)>,
     points: Vec<Vec2>,
+    /// The groups walked (all when `None`), see [`ProbeWalk::only`].
+    keep: Option<HashSet<*const Node>>,
 }
 
 impl ProbeWalk {
     fn new(clip: &Clip) -> Self {
+        Self::walking(clip, None)
+    }
+
+    /// A walk that evaluates only the groups leading to the probes named in
+    /// `wanted` (their positions are the whole walk's, bit for bit).
+    fn only(clip: &Clip, wanted: &[String]) -> Self {
+        let mut keep = HashSet::new();
+        groups_holding(&clip.root, wanted, &mut keep);
+        Self::walking(clip, Some(keep))
+    }
+
+    fn walking(clip: &Clip, keep: Option<HashSet<*const Node>>) -> Self {
         let (mut names, mut some, mut multi) = (Vec::new(), Vec::new(), Vec::new());
-        walk(
+        walk_kept(
             clip,
             &clip.root,
             Affine::IDENTITY,
             0.0,
+            keep.as_ref(),
             &mut |name, pts, _| {
                 names.push(name.to_string());
                 some.push(!pts.is_empty());
@@ -365,6 +415,7 @@ impl ProbeWalk {
             at: Vec::with_capacity(n),
             range: Vec::with_capacity(n),
             points: Vec::new(),
+            keep,
         }
     }
 
@@ -388,14 +439,22 @@ impl ProbeWalk {
         self.range.clear();
         self.points.clear();
         let (at, range, points) = (&mut self.at, &mut self.range, &mut self.points);
-        walk(clip, &clip.root, Affine::IDENTITY, t_s, &mut |_, pts, m| {
-            at.push(pts.last().map_or(Vec2::ZERO, |p| m.apply(*p)));
-            let start = points.len();
-            if pts.len() > 1 {
-                points.extend(pts.iter().map(|p| m.apply(*p)));
-            }
-            range.push((start, points.len()));
-        });
+        let keep = self.keep.as_ref();
+        walk_kept(
+            clip,
+            &clip.root,
+            Affine::IDENTITY,
+            t_s,
+            keep,
+            &mut |_, pts, m| {
+                at.push(pts.last().map_or(Vec2::ZERO, |p| m.apply(*p)));
+                let start = points.len();
+                if pts.len() > 1 {
+                    points.extend(pts.iter().map(|p| m.apply(*p)));
+                }
+                range.push((start, points.len()));
+            },
+        );
     }
 
     fn morph_points(&self, i: usize) -> &[Vec2] {
@@ -584,7 +643,7 @@ pub fn measure_probes(
 ) -> (Vec<LegMeasure>, usize) {
     let ts = sample_times(clip);
     let mut errs: Vec<Vec<f64>> = vec![Vec::with_capacity(ts.len()); probes.len()];
-    let mut pw = ProbeWalk::new(clip);
+    let mut pw = ProbeWalk::only(clip, probes);
     let index: Vec<usize> = probes
         .iter()
         .map(|name| {
@@ -617,6 +676,38 @@ pub fn measure_probes(
         })
         .collect();
     (out, ts.len())
+}
+
+/// Whether any probe in `probes` is farther than `budget_px` from its ideal
+/// at every `stride`-th of [`measure_probes`]' sample times: a cheap first
+/// look for a search over key counts (a count that is over the budget here
+/// is over it in the full measure too, whose maximum includes these times).
+pub fn over_budget_at_stride(
+    clip: &Clip,
+    probes: &[String],
+    ideal: &dyn Fn(f64) -> Vec<Vec2>,
+    stride: usize,
+    budget_px: f64,
+) -> bool {
+    let mut pw = ProbeWalk::only(clip, probes);
+    let index: Vec<usize> = probes
+        .iter()
+        .map(|name| {
+            pw.index(name)
+                .unwrap_or_else(|| panic!("the clip has no probe {name:?}"))
+        })
+        .collect();
+    sample_times(clip)
+        .into_iter()
+        .step_by(stride.max(1))
+        .any(|t| {
+            pw.at_time(clip, t);
+            let want = ideal(t);
+            index
+                .iter()
+                .zip(&want)
+                .any(|(&j, w)| pw.at[j].dist(*w) > budget_px)
+        })
 }
 
 /// What the bake of one spring measured (also its report line).
@@ -721,6 +812,18 @@ pub(crate) mod tests {
     /// crate's rig-level tests).
     pub(crate) fn probe_walk_matches_the_map(clip: &Clip) {
         let route = clip.route;
+        // a walk kept to one probe's groups reads it exactly as the whole walk
+        let names: Vec<String> = probes_at(clip, 0.0).into_keys().collect();
+        assert!(names.len() > 1);
+        for name in &names {
+            let mut one = ProbeWalk::only(clip, std::slice::from_ref(name));
+            assert!(one.names.len() < ProbeWalk::new(clip).names.len() || names.len() == 1);
+            for k in 0..=11 {
+                let t = clip.period_s * k as f64 / 11.0;
+                one.at_time(clip, t);
+                assert_eq!(one.at[one.index(name).unwrap()], probes_at(clip, t)[name]);
+            }
+        }
         let mut pw = ProbeWalk::new(clip);
         for k in 0..=37 {
             let t = clip.period_s * k as f64 / 37.0;

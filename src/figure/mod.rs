@@ -87,6 +87,13 @@ fn add_springs(clip: &mut Clip, fig: &Figure) -> Vec<SpringMeasure> {
                 Route::Smil => crate::fit::Fit::Linear,
             };
             spring::apply(&mut trial, fig, s, spring::keys(fig, fc, s, n, fit));
+            let last = n == counts[counts.len() - 1];
+            let budget = spring::SPRING_BUDGET_PX + 1e-9;
+            if !last
+                && measure::over_budget_at_stride(&trial, &probes, &ideal, PRECHECK_STRIDE, budget)
+            {
+                continue;
+            }
             let (m, _) = measure::measure_probes(&trial, &probes, &ideal);
             let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
             if worst <= spring::SPRING_BUDGET_PX || n == counts[counts.len() - 1] {
@@ -109,8 +116,9 @@ fn add_springs(clip: &mut Clip, fig: &Figure) -> Vec<SpringMeasure> {
     out
 }
 
-/// Every how many of the measure's sample times a chain's key count is
-/// first checked against the budget (see [`add_chains`]).
+/// Every how many of the measure's sample times a chain's or spring's key
+/// count is first checked against the budget (see [`add_chains`],
+/// [`add_springs`]).
 const PRECHECK_STRIDE: usize = 8;
 
 /// Add every chain of `fig` to `clip` (world space; a near chain is drawn
@@ -173,17 +181,8 @@ pub fn add_chains(
             // without the full measure (the max over all samples is at
             // least that): the same choice, at a fraction of the cost for
             // the counts that fail.
-            let over = measure::sample_times(&mini)
-                .iter()
-                .step_by(PRECHECK_STRIDE)
-                .any(|&t| {
-                    let at = measure::probes_at(&mini, t);
-                    probes.iter().zip(ideal(t)).any(|(p, w)| {
-                        at.get(p)
-                            .is_some_and(|q| q.dist(w) > chain::KEY_BUDGET_PX + 1e-9)
-                    })
-                });
-            if over {
+            let budget = chain::KEY_BUDGET_PX + 1e-9;
+            if measure::over_budget_at_stride(&mini, &probes, &ideal, PRECHECK_STRIDE, budget) {
                 continue;
             }
             let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
