@@ -193,3 +193,74 @@ pub fn rgb(path: &str, s: &str) -> Result<[u8; 3], RigError> {
         [d[0] * 16 + d[1], d[2] * 16 + d[3], d[4] * 16 + d[5]]
     })
 }
+
+/// Check the rig's `style` section against its bone names: a look's name
+/// (`"figure"`, `"sticks"`), or an object whose colours are colours, widths
+/// > 0, opacity and width factor within (0, 1], heads existing bones.
+pub fn check_style(
+    file: &crate::figure::style::RigStyleFile,
+    bones: &[String],
+) -> Result<crate::figure::style::Style, RigError> {
+    use crate::figure::style::{Look, RigStyleFile, Style};
+    let look = |path: &str, s: &str| match s {
+        "figure" => Ok(Look::Figure),
+        "sticks" => Ok(Look::Sticks),
+        _ => Err(invalid(
+            path,
+            format!("must be \"figure\" or \"sticks\", got {s:?}"),
+        )),
+    };
+    let sec = match file {
+        RigStyleFile::Named(s) => return Ok(Style::of(look("style", s)?)),
+        RigStyleFile::Custom(sec) => sec,
+    };
+    let mut st = Style::of(match &sec.look {
+        Some(s) => look("style.look", s)?,
+        None => Look::Figure,
+    });
+    let col = |field: &str, c: &Option<String>| -> Result<Option<String>, RigError> {
+        c.as_deref()
+            .map(|c| colour(&format!("style.{field}"), c))
+            .transpose()
+    };
+    st.stroke = col("stroke", &sec.stroke)?;
+    st.far_stroke = col("far_stroke", &sec.far_stroke)?;
+    st.head_fill = col("head_fill", &sec.head_fill)?;
+    if let Some(c) = col("joint_fill", &sec.joint_fill)? {
+        st.joint_fill = c;
+    }
+    if let Some(w) = sec.width_root {
+        st.width_root = check_len("style.width_root", w)?;
+    }
+    if let Some(w) = sec.width_tip {
+        st.width_tip = check_len("style.width_tip", w)?;
+    }
+    let fraction = |field: &str, x: f64| -> Result<f64, RigError> {
+        if x.is_finite() && x > 0.0 && x <= 1.0 {
+            Ok(x)
+        } else {
+            Err(invalid(
+                format!("style.{field}"),
+                format!("must be within (0, 1], got {}", shown(x)),
+            ))
+        }
+    };
+    if let Some(x) = sec.far_opacity {
+        st.far_opacity = fraction("far_opacity", x)?;
+    }
+    if let Some(x) = sec.far_width {
+        st.far_width = fraction("far_width", x)?;
+    }
+    if let Some(heads) = &sec.heads {
+        for (i, h) in heads.iter().enumerate() {
+            if !bones.contains(h) {
+                return Err(invalid(
+                    format!("style.heads[{i}]"),
+                    format!("{h:?} names no bone"),
+                ));
+            }
+        }
+        st.heads = Some(heads.clone());
+    }
+    Ok(st)
+}
