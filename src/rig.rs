@@ -557,7 +557,6 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
         (!file.clips.is_empty(), "clips"),
         (!file.ik.is_empty(), "ik"),
         (!file.springs.is_empty(), "springs"),
-        (file.style.is_some(), "style"),
     ] {
         if set {
             return Err(invalid(path, "belongs to a bone tree: add `bones`"));
@@ -573,6 +572,9 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
             invalid("crank", "missing: `legs` need a `crank`")
         });
     };
+    if file.style.is_some() {
+        return Err(invalid("style", "belongs to a bone tree: add `bones`"));
+    }
     let crank = Crank {
         center: check_point("crank.center", crank_file.center)?,
         radius: check_len("crank.radius", crank_file.radius)?,
