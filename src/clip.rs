@@ -244,6 +244,15 @@ pub enum Item {
         at: Vec2,
     },
     Morph(Morph),
+    /// A filled shape with round ends: the hull of a circle of radius
+    /// `r_from` at `from` and one of radius `r_to` at `to` (a tapered bone).
+    Taper {
+        from: Vec2,
+        to: Vec2,
+        r_from: f64,
+        r_to: f64,
+        class: String,
+    },
 }
 
 /// What the report needs to know about a leg.

@@ -40,9 +40,11 @@
 //!    clip plays, the segment shape).
 //! 4. [`solve`] (two-bone IK, physics), [`fit`] (the one keyer: uniform keys
 //!    or the fewest under a tolerance; bake options), [`emit`] (clip → SVG,
+//!    the looks a figure is drawn in, [`emit::style`];
 //!    one writer per route; every name scoped to the file, [`emit::scope`]),
 //!    [`measure`] (independent evaluator of the written clip).
-//! 5. [`report`]: figures as text or JSON, from a clip and its measurement.
+//! 5. [`report`]: figures as text or JSON, from a clip and its measurement;
+//!    [`plot`]: SVG charts of error versus key count.
 //! 6. [`chain`]: `ik_chains` (two-bone chains on trajectories), ground
 //!    scroll, foot slip.
 //! 7. [`figure`]: bone trees (FK, IK bones, eased tracks, squash, springs,
@@ -52,8 +54,7 @@
 //!    [`schema`] (the JSON Schema of the rig format).
 //! 10. [`bake`]: cycling legs' world angles → parent-relative keyframes;
 //!     far-leg reuse.
-//! 11. Commands built on the pipeline: [`sweep`] and [`plot`] (error versus
-//!     key count), [`art`] (`bake --art`), [`template`], [`gallery`],
+//! 11. Commands built on the pipeline: [`sweep`] (error versus key count), [`art`] (`bake --art`), [`template`], [`gallery`],
 //!     [`browser`] (headless Chromium and Firefox), [`watch`] (`bake --watch`).
 //!
 //! [`bake_rig`] (this file) runs the pipeline for any rig.

@@ -307,7 +307,9 @@ fn groups_holding(node: &Node, wanted: &[String], keep: &mut HashSet<*const Node
             Item::Group(g) => groups_holding(g, wanted, keep),
             Item::Probe { name, .. } => wanted.contains(name),
             Item::Morph(mo) => mo.probe.as_ref().is_some_and(|n| wanted.contains(n)),
-            Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } => false,
+            Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } | Item::Taper { .. } => {
+                false
+            }
         };
     }
     if any {
@@ -356,7 +358,7 @@ fn walk_kept(
                     }
                 }
             }
-            Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } => {}
+            Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } | Item::Taper { .. } => {}
         }
     }
 }

@@ -99,6 +99,11 @@ pub struct RigFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub ground: Option<crate::chain::GroundFile>,
+    /// How a bone tree is drawn: `"figure"` (default: tapered limbs, round
+    /// head, far side thinner and translucent), `"sticks"` (straight sticks
+    /// and joint balls), or an object of overrides (see docs/style.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<crate::figure::style::RigStyleFile>,
 }
 
 /// `crank` in the rig file.
@@ -537,6 +542,9 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
             invalid("crank", "missing: `legs` need a `crank`")
         });
     };
+    if file.style.is_some() {
+        return Err(invalid("style", "belongs to a bone tree: add `bones`"));
+    }
     let crank = Crank {
         center: check_point("crank.center", crank_file.center)?,
         radius: check_len("crank.radius", crank_file.radius)?,
@@ -676,6 +684,11 @@ fn validate_figure(
         &file.ik,
         period_s,
     )?;
+    if let Some(sf) = &file.style {
+        let names: Vec<String> = figure.bones.iter().map(|b| b.name.clone()).collect();
+        figure.style = crate::figure::style::check_style(sf, &names)?;
+        crate::figure::style::apply_colours(&mut figure, &file.bones);
+    }
     // springs and chains share one simulation budget
     let mut budget = crate::solve::physics::Budget::default();
     figure.springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
@@ -740,6 +753,7 @@ fn validate_chains(
         (!file.ik.is_empty(), "ik"),
         (!file.springs.is_empty(), "springs"),
         (file.torso.is_some(), "torso"),
+        (file.style.is_some(), "style"),
     ] {
         if set {
             return Err(invalid(path, "cannot be combined with `ik_chains`"));

@@ -419,3 +419,39 @@ mod fk {
         }
     }
 }
+
+mod style {
+    use crate::figure::model::Figure;
+    use crate::figure::style::*;
+
+    fn fig(json: &str) -> Figure {
+        let rig = crate::rig::load(json).expect("valid rig");
+        rig.figure.expect("a bone tree")
+    }
+
+    const LEGS: &str = r#"{"name":"t","view_box":[0,0,200,200],"period_s":1,
+        "bones":[{"name":"spine","at":[100,100],"length":50,"angle":{"const_deg":-90}},
+                 {"name":"thigh_f","parent":"spine","at":"origin","length":30,"angle":{"const_deg":180}},
+                 {"name":"shin_f","parent":"thigh_f","length":30},
+                 {"name":"thigh_n","parent":"spine","at":"origin","length":30,"angle":{"const_deg":180}},
+                 {"name":"shin_n","parent":"thigh_n","length":30,"style":{"width":3}},
+                 {"name":"neck","parent":"spine","length":10},
+                 {"name":"head","parent":"neck","length":1,"style":{"width":15}}]}"#;
+
+    #[test]
+    fn limbs_taper_by_length_and_share_the_knee_radius() {
+        let f = fig(LEGS);
+        let r = radii(&f);
+        // spine carries limbs: uniform root width 8 → radius 4
+        assert_eq!(r[0], (4.0, 4.0));
+        // near thigh + shin: 8 → 5.75 at the knee → 3.5 at the foot
+        assert_eq!(r[3], (4.0, 2.88));
+        // the shin's own width 3 halves its radii
+        assert_eq!(r[4], (1.44, 0.88));
+        // far side: × 0.8, the same knee radius on both bones
+        assert_eq!(r[1], (3.2, 2.3));
+        assert_eq!(r[2], (2.3, 1.4));
+        // a neck under a head keeps the root width
+        assert_eq!(r[5], (4.0, 4.0));
+    }
+}

@@ -14,7 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &["trajectory"],
     &["clip"],
     &["solve", "fit", "measure", "emit"],
-    &["report"],
+    &["report", "plot"],
     &["chain"],
     &["figure"],
     &["rig"],

@@ -27,49 +27,98 @@
 
 use super::css::{Sheet, clip_name};
 use super::scope::Scope;
+use super::style::{self as figure_style, Look, Style};
 use super::{Writer, group};
 use crate::clip::{Clip, Route};
 use std::fmt::Write;
 use svg::Node as _;
 
-/// Drawing of bones and joints (seed 002's colours).
-const FIGURE_CSS: &str = "\
-.rb-bone{fill:none;stroke-linecap:round}\
-.rb-joint{fill:#38bdf8}";
-
-/// Emit one or more clips of the same figure as one SVG. `switched`: the
-/// rig listed `clips`, so each clip is selected by a
-/// [`Scope::clip_class`] class on the root (css route only). All clips
-/// share one route and one group structure; the drawing is the first
-/// clip's. `prefix`: the scope's prefix (`bake --prefix`), else automatic.
+/// Emit one or more clips of the same figure as one SVG, drawn in the
+/// sticks look (see [`emit_figure_styled`]).
 pub fn emit_figure(
     clips: &[Clip],
     switched: bool,
     colours: &[String],
     prefix: Option<&str>,
 ) -> String {
+    let sticks = Style::of(Look::Sticks);
+    emit_figure_styled(clips, switched, colours, &sticks, prefix)
+}
+
+/// Emit one or more clips of the same figure as one SVG. `switched`: the
+/// rig listed `clips`, so each clip is selected by a
+/// [`Scope::clip_class`] class on the root (css route only). All clips
+/// share one route and one group structure; the drawing is the first
+/// clip's, its look's rules ([`crate::figure::style::css`]) written once
+/// in the style sheet. `prefix`: the scope's prefix (`bake --prefix`),
+/// else automatic.
+pub fn emit_figure_styled(
+    clips: &[Clip],
+    switched: bool,
+    colours: &[String],
+    look: &Style,
+    prefix: Option<&str>,
+) -> String {
     super::scope::scoped(&clips[0].name, prefix, |sc| {
-        emit_in(clips, switched, colours, sc)
+        emit_in(clips, switched, colours, look, sc)
     })
 }
 
-fn emit_in(clips: &[Clip], switched: bool, colours: &[String], sc: &Scope) -> String {
-    let first = &clips[0];
-    let mut style = sc.sheet(FIGURE_CSS);
+/// The colour rules of a figure: `rb-s<i>` strokes (lines, chains) and
+/// `rb-f<i>` fills (heads, figure-look limbs). The sticks look writes every
+/// stroke rule and the fills only when there is a head (its bytes before
+/// styles); the figure look writes only the rules some element uses.
+fn colour_rules(first: &Clip, colours: &[String], look: &Style, sc: &Scope) -> String {
+    let mut used: Vec<String> = Vec::new();
+    collect_classes(&first.root, &mut used);
+    let uses = |c: &str| used.iter().any(|u| u.split(' ').any(|x| x == c));
+    let mut style = String::new();
     for (i, c) in colours.iter().enumerate() {
-        let _ = write!(style, ".{}{{stroke:{c}}}", sc.name(&format!("rb-s{i}")));
-    }
-    // heads (`head_radius`) are filled circles, `rb-head rb-f<i>`
-    let heads = first.groups().iter().any(|g| {
-        g.children.iter().any(
-            |c| matches!(c, crate::clip::Item::Circle { class, .. } if class.starts_with("rb-head")),
-        )
-    });
-    if heads {
-        for (i, c) in colours.iter().enumerate() {
-            let _ = write!(style, ".{}{{fill:{c}}}", sc.name(&format!("rb-f{i}")));
+        let name = format!("rb-s{i}");
+        if look.look == Look::Sticks || uses(&name) {
+            let _ = write!(style, ".{}{{stroke:{c}}}", sc.name(&name));
         }
     }
+    let heads = used.iter().any(|u| u.starts_with("rb-head"));
+    for (i, c) in colours.iter().enumerate() {
+        let name = format!("rb-f{i}");
+        if (look.look == Look::Sticks && heads) || (look.look == Look::Figure && uses(&name)) {
+            let _ = write!(style, ".{}{{fill:{c}}}", sc.name(&name));
+        }
+    }
+    if let (Look::Figure, Some(h), true) = (look.look, &look.head_fill, heads) {
+        // after the colour fills: a head's own fill wins
+        let _ = write!(style, ".{}{{fill:{h}}}", sc.name("rb-head"));
+    }
+    style
+}
+
+/// Every class string of the drawing (groups and shapes), in tree order.
+fn collect_classes(node: &crate::clip::Node, out: &mut Vec<String>) {
+    use crate::clip::Item;
+    for item in &node.children {
+        let class = match item {
+            Item::Group(n) => {
+                collect_classes(n, out);
+                continue;
+            }
+            Item::Line { class, .. }
+            | Item::Circle { class, .. }
+            | Item::Rect { class, .. }
+            | Item::Taper { class, .. } => class,
+            Item::Morph(m) => &m.class,
+            Item::Probe { .. } => continue,
+        };
+        if !out.contains(class) {
+            out.push(class.clone());
+        }
+    }
+}
+
+fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc: &Scope) -> String {
+    let first = &clips[0];
+    let mut style = sc.sheet(&figure_style::css(look));
+    style.push_str(&colour_rules(first, colours, look, sc));
     let select = |c: &Clip| -> String {
         if switched {
             format!("[class~=\"{}\"] ", sc.clip_class(&clip_name(c)))

@@ -31,11 +31,13 @@ pub mod css;
 pub mod figure;
 pub mod scope;
 pub mod smil;
+pub mod style;
 
 use crate::clip::{Clip, Item, Morph, Node, Route};
 use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, fmt_short};
 use scope::Scope;
 use std::cell::Cell;
+use std::fmt::Write as _;
 use svg::Node as _;
 use svg::node::element::Element;
 
@@ -387,7 +389,90 @@ fn item_element(w: &Writer, item: &Item) -> Element {
             e
         }
         Item::Morph(m) => morph(w, m),
+        Item::Taper {
+            from,
+            to,
+            r_from,
+            r_to,
+            class,
+        } => {
+            let mut e = match taper_path(*from, *to, *r_from, *r_to) {
+                Ok(d) => {
+                    let mut e = Element::new("path");
+                    e.assign("d", d);
+                    e
+                }
+                // one circle holds the other: the larger one is the hull
+                Err((c, r)) => {
+                    let mut e = Element::new("circle");
+                    e.assign("cx", fmt_len(c.x));
+                    e.assign("cy", fmt_len(c.y));
+                    e.assign("r", fmt_len(r));
+                    e
+                }
+            };
+            e.assign("class", sc.classes(class));
+            e
+        }
     }
+}
+
+/// Path data of the hull of a circle of radius `r0` at `a` and one of
+/// radius `r1` at `b`: the two outer tangents joined by arcs round each
+/// end, `M p0 L p1 A (round b) L p2 A (round a) Z`. With `s = (r0 − r1)/L`
+/// (`L = |b − a|`, `u` the unit vector a→b, `n` u turned +90°), the tangent
+/// points are `centre + r·(s·u ± √(1−s²)·n)`. `Err((centre, r))` when one
+/// circle holds the other (`L ≤ |r0 − r1|`): the hull is that circle.
+pub(crate) fn taper_path(a: Vec2, b: Vec2, r0: f64, r1: f64) -> Result<String, (Vec2, f64)> {
+    let len = a.dist(b);
+    if len <= (r0 - r1).abs() || len == 0.0 {
+        return Err(if r0 >= r1 { (a, r0) } else { (b, r1) });
+    }
+    let u = Vec2::new((b.x - a.x) / len, (b.y - a.y) / len);
+    let n = Vec2::new(-u.y, u.x);
+    let s = (r0 - r1) / len;
+    let c = (1.0 - s * s).sqrt();
+    let at = |o: Vec2, r: f64, side: f64| {
+        Vec2::new(
+            o.x + r * (s * u.x + side * c * n.x),
+            o.y + r * (s * u.y + side * c * n.y),
+        )
+    };
+    let mut d = String::new();
+    let num = |d: &mut String, x: f64| push_path_num(d, &fmt_len(x));
+    let p0 = at(a, r0, 1.0);
+    d.push('M');
+    num(&mut d, p0.x);
+    num(&mut d, p0.y);
+    let p1 = at(b, r1, 1.0);
+    d.push('L');
+    num(&mut d, p1.x);
+    num(&mut d, p1.y);
+    // round the tip (span π − 2·asin s), then round the joint (π + 2·asin
+    // s): the larger end takes the large arc; from the +n side to the −n
+    // side is counter-clockwise on screen (sweep 0) in SVG's y-down space
+    let (tip_large, joint_large) = if s >= 0.0 { ("0", "1") } else { ("1", "0") };
+    let p2 = at(b, r1, -1.0);
+    d.push('A');
+    for x in [r1, r1] {
+        num(&mut d, x);
+    }
+    let _ = write!(d, " 0 {tip_large} 0");
+    num(&mut d, p2.x);
+    num(&mut d, p2.y);
+    let p3 = at(a, r0, -1.0);
+    d.push('L');
+    num(&mut d, p3.x);
+    num(&mut d, p3.y);
+    d.push('A');
+    for x in [r0, r0] {
+        num(&mut d, x);
+    }
+    let _ = write!(d, " 0 {joint_large} 0");
+    num(&mut d, p0.x);
+    num(&mut d, p0.y);
+    d.push('Z');
+    Ok(d)
 }
 
 /// The class that selects a morphed path's `d` animation on the css route.
@@ -474,6 +559,52 @@ mod tests {
             y += nums[2 * k + 1];
             assert_eq!((x, y), (hundredths(p.x), hundredths(p.y)), "point {k}");
         }
+    }
+
+    #[test]
+    fn taper_outline_is_tangent_to_both_end_circles() {
+        // any direction, either end larger: the four outline points lie on
+        // their circles and each straight side is perpendicular to the radii
+        // it touches (an outer tangent), so the shape is the hull
+        for (i, (r0, r1)) in [(4.0, 2.0), (3.0, 3.0), (1.5, 5.0)].into_iter().enumerate() {
+            let ang = 0.7 + 2.1 * i as f64;
+            let a = Vec2::new(100.0, 50.0);
+            let b = Vec2::new(100.0 + 40.0 * ang.cos(), 50.0 + 40.0 * ang.sin());
+            let d = taper_path(a, b, r0, r1).unwrap();
+            let path = kurbo::BezPath::from_svg(&d).unwrap();
+            let el: Vec<kurbo::PathEl> = path.elements().to_vec();
+            let pt = |e: &kurbo::PathEl| match e {
+                kurbo::PathEl::MoveTo(p) | kurbo::PathEl::LineTo(p) => Vec2::new(p.x, p.y),
+                other => panic!("{other:?}"),
+            };
+            let (p0, p1) = (pt(&el[0]), pt(&el[1]));
+            // the arc becomes cubics in kurbo: take the next line's ends
+            let lines: Vec<Vec2> = el
+                .iter()
+                .filter(|e| matches!(e, kurbo::PathEl::LineTo(_)))
+                .map(pt)
+                .collect();
+            let p3 = lines[1];
+            let near = |x: f64, y: f64| (x - y).abs() < 0.02;
+            assert!(near(p0.dist(a), r0) && near(p1.dist(b), r1), "{d}");
+            assert!(near(p3.dist(a), r0), "{d}");
+            let side = Vec2::new(p1.x - p0.x, p1.y - p0.y);
+            let ra = Vec2::new(p0.x - a.x, p0.y - a.y);
+            let cos = (side.x * ra.x + side.y * ra.y) / (side.len() * ra.len());
+            // (points are written to 0.01 px: the angle is right to ~0.005 rad)
+            assert!(cos.abs() < 5e-3, "{d}: cos {cos}");
+            // the shape reaches both ends' far points: its bounding box holds them
+            let bb = kurbo::Shape::bounding_box(&path);
+            for (c, r) in [(a, r0), (b, r1)] {
+                assert!(bb.x0 <= c.x - r + 0.05 && bb.x1 >= c.x + r - 0.05, "{d}");
+                assert!(bb.y0 <= c.y - r + 0.05 && bb.y1 >= c.y + r - 0.05, "{d}");
+            }
+        }
+        // one circle inside the other: the larger circle
+        assert_eq!(
+            taper_path(Vec2::ZERO, Vec2::new(1.0, 0.0), 7.5, 1.0),
+            Err((Vec2::ZERO, 7.5))
+        );
     }
 
     #[test]

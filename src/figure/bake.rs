@@ -327,6 +327,7 @@ fn bake_clip(
     let rest = fk::world_matrices(fig, &fig.rest_rad);
     let reach = reach(fig);
     let colours = colours(fig);
+    let radii = super::style::radii(fig);
     let corners = if fig.ik.is_empty() && clip.root.mv.is_none() {
         Vec::new()
     } else {
@@ -363,23 +364,8 @@ fn bake_clip(
             }
         };
         let tip_probe = format!("{}-tip", bone.name);
-        let mut children = Vec::new();
-        if bone.length > 0.0 {
-            children.push(Item::Line {
-                from: joint,
-                to: tip,
-                class: format!(
-                    "rb-bone rb-s{}",
-                    colours.iter().position(|c| *c == bone.stroke).unwrap_or(0)
-                ),
-                width: quantize(bone.width, LEN_DECIMALS),
-            });
-        }
-        children.push(Item::Circle {
-            center: joint,
-            r: quantize(bone.width * 0.8, LEN_DECIMALS),
-            class: "rb-joint".into(),
-        });
+        let colour = colours.iter().position(|c| *c == bone.stroke).unwrap_or(0);
+        let mut children = super::style::bone_items(fig, &radii, b, joint, tip, colour);
         children.push(Item::Probe {
             name: tip_probe.clone(),
             at: tip,
@@ -426,20 +412,22 @@ fn bake_clip(
     }
     // Build subtrees last bone first: when bone b is reached every later
     // bone (all of b's descendants) is complete; children keep file order
-    // and are drawn after (over) their parent's own line and joint.
+    // and are drawn after (over) their parent's own drawing, except where
+    // the style puts the far side behind it ([`super::style::assemble`]).
     for b in (0..fig.bones.len()).rev() {
-        let kids: Vec<Item> = (b + 1..fig.bones.len())
+        let kids: Vec<(usize, Item)> = (b + 1..fig.bones.len())
             .filter(|&c| fig.bones[c].parent == Some(b))
-            .filter_map(|c| nodes[c].take().map(Item::Group))
+            .filter_map(|c| nodes[c].take().map(|n| (c, Item::Group(n))))
             .collect();
         if let Some(n) = nodes[b].as_mut() {
-            n.children.extend(kids);
+            super::style::assemble(fig, b, &mut n.children, kids);
         }
     }
-    let roots: Vec<Item> = (0..fig.bones.len())
+    let roots: Vec<(usize, Item)> = (0..fig.bones.len())
         .filter(|&b| fig.bones[b].parent.is_none())
-        .filter_map(|b| nodes[b].take().map(Item::Group))
+        .filter_map(|b| nodes[b].take().map(|n| (b, Item::Group(n))))
         .collect();
+    let roots = super::style::order_roots(fig, roots);
     let mut inner = roots;
     let wrap = |class: &str, anim: Option<Anim>, children: Vec<Item>| {
         vec![Item::Group(Node {

@@ -249,6 +249,7 @@ mod tests {
                 ik: Vec::new(),
                 ground: None,
                 springs: Vec::new(),
+                style: Default::default(),
             };
             let angles: Vec<f64> = (0..12)
                 .map(|_| (rng.next() - 0.5) * 4.0 * std::f64::consts::PI)
@@ -307,6 +308,7 @@ mod tests {
             ik: Vec::new(),
             ground: None,
             springs: Vec::new(),
+            style: Default::default(),
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);
         let w = world_matrices(&fig, &[a, b, c]);

@@ -21,6 +21,7 @@ pub mod fk;
 pub mod model;
 pub mod reuse;
 pub mod spring;
+pub mod style;
 
 pub use crate::measure::{ChainMeasure, IkMeasure, SpringMeasure};
 pub use crate::report::FigureBake;
@@ -380,7 +381,8 @@ pub fn bake_planned(
         }
         _ => Vec::new(),
     };
-    let svg = crate::emit::figure::emit_figure(&clips, switched, &colours, prefix);
+    let svg =
+        crate::emit::figure::emit_figure_styled(&clips, switched, &colours, &fig.style, prefix);
     let mut measures = Vec::new();
     let mut samples = 0;
     for (clip, fc) in clips.iter().zip(&fig.clips) {

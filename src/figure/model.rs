@@ -212,6 +212,8 @@ pub struct Figure {
     pub ground: Option<crate::chain::Ground>,
     /// Spring-follow bones, already simulated (see [`super::spring`]).
     pub springs: Vec<super::spring::Spring>,
+    /// How the bones are drawn (see [`super::style`]).
+    pub style: super::style::Style,
 }
 
 /// Validate a track; `unit` scales values (degrees → radians for angles);
@@ -538,6 +540,7 @@ pub fn validate(
         ik,
         ground: None,
         springs: Vec::new(),
+        style: Default::default(),
     };
     if !fig.ik.is_empty() {
         // the drawn pose of IK bones: solved at t = 0 of the first clip

@@ -1,0 +1,259 @@
+//! The rig's `style` section (issue 16, "a look worth shipping"): bad
+//! values are refused naming field and value, both looks bake every bone
+//! tree on both routes with the same motion and measured figures, the
+//! figure look writes tapered limbs and a translucent far side (one rule),
+//! and `"style": "sticks"` writes the bytes rigbake wrote before styles.
+
+mod common;
+
+use assert_cmd::Command;
+use common::{bad, repo};
+use rigbake::Route;
+use serde_json::{Value, json};
+use std::fs;
+
+fn rig(name: &str) -> Value {
+    serde_json::from_str(&fs::read_to_string(repo(&format!("rigs/{name}.json"))).unwrap()).unwrap()
+}
+
+/// Every bone-tree rig in `rigs/`.
+fn bone_trees() -> Vec<(String, Value)> {
+    let mut v: Vec<(String, Value)> = fs::read_dir(repo("rigs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            let v: Value = serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap();
+            (p.file_stem().unwrap().to_string_lossy().into_owned(), v)
+        })
+        .filter(|(_, v)| v.get("bones").is_some())
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+fn with_style(mut v: Value, style: Value) -> Value {
+    v["style"] = style;
+    v
+}
+
+#[test]
+fn bad_styles_exit_2_naming_field_and_value() {
+    let walker = rig("walker");
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        (
+            json!("fancy"),
+            vec!["style", "\"fancy\"", "figure", "sticks"],
+        ),
+        (json!(3), vec!["style", "3"]),
+        (json!({"look": "robot"}), vec!["style.look", "\"robot\""]),
+        (
+            json!({"far_opacity": 1.5}),
+            vec!["style.far_opacity", "1.5"],
+        ),
+        (
+            json!({"far_opacity": 0}),
+            vec!["style.far_opacity", "got 0"],
+        ),
+        (json!({"far_width": -0.5}), vec!["style.far_width", "-0.5"]),
+        (json!({"width_root": 0}), vec!["style.width_root", "got 0"]),
+        (json!({"width_tip": -2}), vec!["style.width_tip", "-2"]),
+        (json!({"stroke": "blue"}), vec!["style.stroke", "\"blue\""]),
+        (
+            json!({"far_stroke": "#12"}),
+            vec!["style.far_stroke", "\"#12\""],
+        ),
+        (
+            json!({"head_fill": "red"}),
+            vec!["style.head_fill", "\"red\""],
+        ),
+        (
+            json!({"joint_fill": "#ggg"}),
+            vec!["style.joint_fill", "\"#ggg\""],
+        ),
+        (json!({"heads": ["hed"]}), vec!["style.heads[0]", "\"hed\""]),
+        (json!({"shine": 1}), vec!["style", "shine"]),
+    ];
+    for (style, needles) in cases {
+        bad(&with_style(walker.clone(), style), &needles);
+    }
+    // a style belongs to a bone tree
+    bad(
+        &with_style(rig("recumbent"), json!("figure")),
+        &["style", "bone tree"],
+    );
+}
+
+/// The report with its byte count left out: what the bake measured.
+fn measured(v: &Value, route: Route) -> Value {
+    let mut r = serde_json::to_value(common::bake(v, route).report).unwrap();
+    r["bytes"] = Value::Null;
+    r
+}
+
+#[test]
+fn both_looks_bake_every_bone_tree_on_both_routes_with_the_same_motion() {
+    let trees = bone_trees();
+    assert!(
+        trees.len() >= 7,
+        "{:?}",
+        trees.iter().map(|t| &t.0).collect::<Vec<_>>()
+    );
+    for (name, v) in trees {
+        for route in [Route::Css, Route::Smil] {
+            let figure = common::bake(&with_style(v.clone(), json!("figure")), route);
+            let sticks = common::bake(&with_style(v.clone(), json!("sticks")), route);
+            // the drawing differs, the written motion does not
+            assert_ne!(figure.svg, sticks.svg, "{name} {route:?}");
+            assert_eq!(figure.clip.tracks, sticks.clip.tracks, "{name} {route:?}");
+            assert!(figure.svg.contains("-limb "), "{name} {route:?}");
+            assert!(!figure.svg.contains("-joint"), "{name} {route:?}");
+            assert!(sticks.svg.contains("-joint"), "{name} {route:?}");
+            assert_eq!(
+                measured(&with_style(v.clone(), json!("figure")), route),
+                measured(&with_style(v.clone(), json!("sticks")), route),
+                "{name} {route:?}"
+            );
+        }
+    }
+}
+
+/// `(class of the bone group, first arc radius (tip), second arc radius
+/// (joint))` of every tapered bone in an SVG.
+fn limbs(svg: &str) -> Vec<(String, f64, f64)> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| {
+            n.has_tag_name("path") && n.attribute("class").is_some_and(|c| c.contains("-limb "))
+        })
+        .map(|p| {
+            let group = p.parent().unwrap().attribute("class").unwrap().to_string();
+            let d = p.attribute("d").unwrap();
+            let radius = |k: usize| -> f64 {
+                let after = d.split('A').nth(k).unwrap();
+                let end = after.find([' ', '-']).unwrap_or(after.len());
+                after[..end].parse().unwrap()
+            };
+            (group, radius(1), radius(2))
+        })
+        .collect()
+}
+
+fn radii_of<'a>(l: &'a [(String, f64, f64)], bone: &str) -> &'a (String, f64, f64) {
+    l.iter()
+        .find(|x| x.0.ends_with(&format!("-b-{bone}")))
+        .unwrap_or_else(|| panic!("no limb for {bone}: {l:?}"))
+}
+
+#[test]
+fn figure_look_tapers_limbs_and_writes_the_far_side_at_042_once() {
+    for (name, v) in bone_trees() {
+        for route in [Route::Css, Route::Smil] {
+            let svg = common::bake(&v, route).svg;
+            let far_bones = v["bones"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|b| b["name"].as_str().unwrap().ends_with("_f"))
+                .count();
+            if v.get("style").is_some() || far_bones == 0 {
+                continue;
+            }
+            // one rule, in the style sheet: not per element
+            assert_eq!(svg.matches("opacity").count(), 1, "{name}");
+            assert!(svg.contains("-far{opacity:.42}"), "{name}");
+            let doc = roxmltree::Document::parse(&svg).unwrap();
+            for b in doc.descendants().filter(|n| {
+                n.attribute("class")
+                    .is_some_and(|c| c.contains("-b-") && c.ends_with("_f"))
+            }) {
+                let far_groups = b
+                    .ancestors()
+                    .filter(|a| a.attribute("class").is_some_and(|c| c.ends_with("-far")))
+                    .count();
+                // exactly one translucent ancestor: the subtree is
+                // composited once, not 0.42 × 0.42 at the shin
+                assert_eq!(far_groups, 1, "{name}: {:?}", b.attribute("class"));
+            }
+            let l = limbs(&svg);
+            for (thigh, shin) in [("thigh_n", "shin_n"), ("thigh_f", "shin_f")] {
+                let (_, t_tip, t_joint) = radii_of(&l, thigh);
+                let (_, s_tip, s_joint) = radii_of(&l, shin);
+                // tapered from hip to foot, the knee's radius shared
+                assert!(
+                    t_joint > t_tip && t_tip == s_joint && s_joint > s_tip,
+                    "{name}: {l:?}"
+                );
+            }
+            // the far side thinner: 0.8 of the near side's radii (to 0.01)
+            let near = radii_of(&l, "thigh_n");
+            let far = radii_of(&l, "thigh_f");
+            assert!(
+                (far.2 - near.2 * 0.8).abs() <= 0.011,
+                "{name}: {near:?} {far:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn overrides_reach_the_drawing() {
+    let v = with_style(
+        rig("walker"),
+        json!({"far_opacity": 0.3, "far_width": 0.5, "width_root": 12, "width_tip": 2,
+               "far_stroke": "#FF0000", "head_fill": "#123456"}),
+    );
+    let svg = common::bake(&v, Route::Css).svg;
+    assert!(svg.contains("-far{opacity:.3}"), "{svg}");
+    let l = limbs(&svg);
+    // the walker's legs have the default width: 12 → 2 over two bones
+    assert_eq!(radii_of(&l, "thigh_n").2, 6.0);
+    assert_eq!(radii_of(&l, "shin_n").1, 1.0);
+    assert_eq!(radii_of(&l, "thigh_f").2, 3.0);
+    // bones with their own stroke keep it; the head gets its fill
+    assert!(svg.contains("{fill:#3730a3}"), "{svg}");
+    assert!(svg.contains("-head{fill:#123456}"), "{svg}");
+    // without own colours the far side takes far_stroke (lower case)
+    let mut plain = v.clone();
+    for b in plain["bones"].as_array_mut().unwrap() {
+        b.as_object_mut().unwrap().remove("style");
+    }
+    let svg = common::bake(&plain, Route::Css).svg;
+    assert!(svg.contains("{fill:#ff0000}"), "{svg}");
+}
+
+#[test]
+fn sticks_writes_the_drawing_from_before_styles() {
+    // fixtures: `out/` as rigbake wrote it before the style section existed
+    let tmp = tempfile::TempDir::new().unwrap();
+    for (name, routes) in [
+        ("walker", &["css", "smil"][..]),
+        ("jump", &["css", "smil"][..]),
+        ("ponytail", &["css"][..]),
+    ] {
+        let path = tmp.path().join(format!("{name}.json"));
+        fs::write(&path, with_style(rig(name), json!("sticks")).to_string()).unwrap();
+        for route in routes {
+            let file = if *route == "css" {
+                format!("{name}.svg")
+            } else {
+                format!("{name}.smil.svg")
+            };
+            let out = Command::cargo_bin("rigbake")
+                .unwrap()
+                .args(["bake", "--route", route, "-o"])
+                .arg(tmp.path().join("out"))
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let got = fs::read_to_string(tmp.path().join("out").join(&file)).unwrap();
+            let want = fs::read_to_string(repo(&format!("tests/fixtures/sticks/{file}"))).unwrap();
+            assert!(got == want, "{file} differs from the drawing before styles");
+        }
+    }
+}
