@@ -156,7 +156,8 @@ fn sided_slope(f: &dyn Fn(f64) -> f64, t: f64) -> (f64, f64) {
     ((v - ext(t - H)) / H, (ext(t + H) - v) / H)
 }
 
-/// A sampled curve to be written as cubic keys by [`fewest_uniform_cubic`].
+/// A sampled curve to be written as keys by [`fewest_uniform`] or
+/// [`uniform_keys`].
 pub struct Curve<'a> {
     /// The exact curve on [0, 1] (periodic, up to whole turns).
     pub f: &'a dyn Fn(f64) -> f64,
@@ -174,59 +175,78 @@ pub struct Curve<'a> {
     pub clamp_y: bool,
     /// Decimals the values are written with (degrees 3, lengths 2).
     pub decimals: u32,
+    /// Segment shape: exact cubic (Hermite slopes from `f`) or linear.
+    pub fit: Fit,
 }
 
-/// The fewest uniform exact-cubic keys (a multiple of `c.step`), plus the
-/// `c.fixed` times, whose error against `c.f` on a grid 32 times finer than
-/// the keys stays within `c.budget`. Uniform times within [`MIN_GAP`] of a
-/// fixed time give way to it. Segments between extrema are monotone, so
-/// clamping keySplines to [0, 1] only trims rounding dust; the error is
-/// checked after the clamp.
-pub fn fewest_uniform_cubic(c: &Curve) -> Vec<Key> {
-    let fixed: Vec<f64> = c
-        .fixed
+/// Keys of `c` at the given sorted times (first 0, last 1): exact values
+/// and slopes from `c.f` (one-sided at `c.corners`), `c.fit` segments,
+/// keySplines clamped when `c.clamp_y`.
+fn curve_keys(c: &Curve, times: &[f64], corners: &[f64]) -> Vec<Key> {
+    let samples: Vec<(f64, f64, f64)> = times
         .iter()
-        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
+        .map(|&t| {
+            let v = (c.f)(t);
+            if c.fit == Fit::Linear {
+                return (v, 0.0, 0.0);
+            }
+            let at_corner = corners
+                .iter()
+                .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
+            if at_corner {
+                let (a, b) = sided_slope(c.f, t);
+                (v, a, b)
+            } else {
+                let m = slope(c.f, t);
+                (v, m, m)
+            }
+        })
         .collect();
-    let corners: Vec<f64> = c
-        .corners
-        .iter()
-        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
-        .collect();
-    let mut n = c.step * 2;
-    loop {
-        let mut times: Vec<f64> = uniform_times(n)
-            .into_iter()
-            .filter(|&t| t == 0.0 || t == 1.0 || fixed.iter().all(|e| (t - e).abs() > MIN_GAP))
-            .collect();
-        times.extend(fixed.iter().filter(|&&e| e > MIN_GAP && e < 1.0 - MIN_GAP));
-        times.sort_by(f64::total_cmp);
-        times.dedup();
-        let samples: Vec<(f64, f64, f64)> = times
-            .iter()
-            .map(|&t| {
-                let v = (c.f)(t);
-                let at_corner = corners
-                    .iter()
-                    .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
-                if at_corner {
-                    let (a, b) = sided_slope(c.f, t);
-                    (v, a, b)
-                } else {
-                    let m = slope(c.f, t);
-                    (v, m, m)
-                }
-            })
-            .collect();
-        let mut keys = keys_from_sided(&times, &samples, Fit::Cubic, c.decimals);
-        if c.clamp_y {
-            for k in &mut keys {
-                if let Ease::CubicBezier(b) = &mut k.ease {
-                    b[1] = b[1].clamp(0.0, 1.0);
-                    b[3] = b[3].clamp(0.0, 1.0);
-                }
+    let mut keys = keys_from_sided(times, &samples, c.fit, c.decimals);
+    if c.clamp_y {
+        for k in &mut keys {
+            if let Ease::CubicBezier(b) = &mut k.ease {
+                b[1] = b[1].clamp(0.0, 1.0);
+                b[3] = b[3].clamp(0.0, 1.0);
             }
         }
+    }
+    keys
+}
+
+/// `c`'s times normalised as written (mod 1, [`T_DECIMALS`]).
+fn written_times(ts: &[f64]) -> Vec<f64> {
+    ts.iter()
+        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
+        .collect()
+}
+
+/// `n` uniform keys (`t_k = k / n`) plus the `fixed` times; uniform
+/// times within [`MIN_GAP`] of a fixed time give way to it.
+fn uniform_with_fixed(n: usize, fixed: &[f64]) -> Vec<f64> {
+    let mut times: Vec<f64> = uniform_times(n)
+        .into_iter()
+        .filter(|&t| t == 0.0 || t == 1.0 || fixed.iter().all(|e| (t - e).abs() > MIN_GAP))
+        .collect();
+    times.extend(fixed.iter().filter(|&&e| e > MIN_GAP && e < 1.0 - MIN_GAP));
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    times
+}
+
+/// The fewest uniform keys (a multiple of `c.step`), plus the `c.fixed`
+/// times, whose error against `c.f` on a grid 32 times finer than the keys
+/// stays within `c.budget`, with `c.fit` segments. Uniform times within
+/// [`MIN_GAP`] of a fixed time give way to it. Segments between extrema
+/// are monotone, so clamping keySplines to [0, 1] only trims rounding dust;
+/// the error is checked after the clamp.
+pub fn fewest_uniform(c: &Curve) -> Vec<Key> {
+    let fixed = written_times(c.fixed);
+    let corners = written_times(c.corners);
+    let mut n = c.step * 2;
+    loop {
+        let times = uniform_with_fixed(n, &fixed);
+        let keys = curve_keys(c, &times, &corners);
         let mut worst = 0.0f64;
         let dense = 32 * n;
         let mut seg = 0;
@@ -239,6 +259,26 @@ pub fn fewest_uniform_cubic(c: &Curve) -> Vec<Key> {
         }
         n += c.step;
     }
+}
+
+/// Exactly `n` uniform keys (`t_k = k / n`, k = 0..=n) of `c` with `c.fit`
+/// segments: `c.fixed`, `c.step`, `c.budget` and `c.max_keys` play no part.
+pub fn uniform_keys(c: &Curve, n: usize) -> Vec<Key> {
+    curve_keys(c, &uniform_times(n), &written_times(c.corners))
+}
+
+/// At most `n` distinct keys of `c`: its `c.fixed` times (extrema and
+/// corners) first, then the most uniform keys that fit beside them; with
+/// more fixed times than `n`, `n` uniform keys.
+pub fn placed_keys(c: &Curve, n: usize) -> Vec<Key> {
+    let fixed = written_times(c.fixed);
+    let corners = written_times(c.corners);
+    let times = (1..=n)
+        .rev()
+        .map(|m| uniform_with_fixed(m, &fixed))
+        .find(|t| t.len() <= n + 1)
+        .unwrap_or_else(|| uniform_times(n));
+    curve_keys(c, &times, &corners)
 }
 
 /// The fitter's own evaluation of keys at normalised time u, taking x(s) = s
@@ -719,7 +759,7 @@ mod tests {
         let f = |t: f64| 3.0 * (std::f64::consts::TAU * t).sin().abs();
         let fixed = [0.0, 0.25, 0.5, 0.75];
         let fit = |corners: &[f64]| {
-            fewest_uniform_cubic(&Curve {
+            fewest_uniform(&Curve {
                 f: &f,
                 fixed: &fixed,
                 corners,
@@ -728,6 +768,7 @@ mod tests {
                 max_keys: 256,
                 clamp_y: false,
                 decimals: 3,
+                fit: Fit::Cubic,
             })
         };
         let error = |keys: &[Key]| {
@@ -758,7 +799,7 @@ mod tests {
             20.0 * (std::f64::consts::TAU * t).sin() + 5.0 * (std::f64::consts::TAU * 3.0 * t).cos()
         };
         let fixed = extrema(&f);
-        let keys = fewest_uniform_cubic(&Curve {
+        let keys = fewest_uniform(&Curve {
             f: &f,
             fixed: &fixed,
             corners: &[],
@@ -767,6 +808,7 @@ mod tests {
             max_keys: 512,
             clamp_y: true,
             decimals: 3,
+            fit: Fit::Cubic,
         });
         for k in &keys {
             if let Ease::CubicBezier(b) = k.ease {

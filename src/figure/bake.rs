@@ -53,6 +53,71 @@ pub const MAX_FIT_KEYS: usize = 1024;
 /// Dense samples used to unwrap an IK bone's angle over the loop.
 const UNWRAP_SAMPLES: usize = 4096;
 
+/// How many keys a fitted channel gets (see [`Keyer`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ChannelKeys {
+    /// Each channel to its own built-in budget ([`SINE_BUDGET_PX`],
+    /// [`IK_BUDGET_PX`], [`MOVE_BUDGET_PX`], [`TARGET_BUDGET_PX`],
+    /// [`HEAD_BUDGET_PX`], the springs' and chains' budgets): the default.
+    Own,
+    /// Every fitted channel to this one budget, px of probe movement (the
+    /// fitter's dense estimate; a tolerance bake shrinks it until the
+    /// measured file keeps the tolerance, see [`crate::bake_rig`]).
+    Budget(f64),
+    /// Exactly `n` uniform keys on every fitted channel.
+    Uniform(usize),
+    /// At most `n` keys per fitted channel: its extrema and corners, then
+    /// as many uniform keys as fit beside them (the sweep's adaptive column).
+    Placed(usize),
+}
+
+/// How a bone tree's fitted channels (sine-driven and IK-solved bones,
+/// `move` lift, heads, IK target probes, springs, Verlet chains) are keyed:
+/// how many keys, and the segment shape. Channels with an exact form (a
+/// constant, an eased track) are written exactly whatever the keyer says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Keyer {
+    pub keys: ChannelKeys,
+    /// Segment shape: exact cubic (on smil, keySplines clamped to [0, 1])
+    /// or linear.
+    pub fit: crate::fit::Fit,
+}
+
+impl Keyer {
+    /// What a bake without keying options does: every channel to its own
+    /// budget, cubic.
+    pub const DEFAULT: Keyer = Keyer {
+        keys: ChannelKeys::Own,
+        fit: crate::fit::Fit::Cubic,
+    };
+
+    /// The budget, px, of a channel whose own budget is `own_px`.
+    pub fn budget_px(self, own_px: f64) -> f64 {
+        match self.keys {
+            ChannelKeys::Budget(px) => px,
+            _ => own_px,
+        }
+    }
+
+    /// A fixed key count for channels keyed on recorded frames (springs,
+    /// Verlet chains), if the keyer asks for one.
+    pub fn count(self) -> Option<usize> {
+        match self.keys {
+            ChannelKeys::Uniform(n) | ChannelKeys::Placed(n) => Some(n),
+            ChannelKeys::Own | ChannelKeys::Budget(_) => None,
+        }
+    }
+
+    /// Keys for curve `c` (whose `budget` is already this keyer's).
+    pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
+        match self.keys {
+            ChannelKeys::Own | ChannelKeys::Budget(_) => fit::fewest_uniform(c),
+            ChannelKeys::Uniform(n) => fit::uniform_keys(c, n),
+            ChannelKeys::Placed(n) => fit::placed_keys(c, n),
+        }
+    }
+}
+
 /// Times where a clip's curves may have corners: key times of its eased
 /// tracks (drivers, lift, squash), `move` corners, IK targets' corners and
 /// the times an IK pull switches on or off.
@@ -87,13 +152,14 @@ fn clip_corners(fig: &Figure, clip: &FigClip) -> Vec<f64> {
     v
 }
 
-/// Fewest uniform cubic keys (plus extrema and `corners`) for a sampled
-/// curve within `budget` (curve units), step 4, values to `decimals`.
+/// Keys (plus extrema and `corners`) for a sampled curve as `keyer` asks:
+/// by default the fewest uniform ones within `budget` (curve units), step
+/// 4, values to `decimals`.
 fn fitted_keys(
     f: &dyn Fn(f64) -> f64,
     corners: &[f64],
     budget: f64,
-    route: Route,
+    (route, keyer): (Route, Keyer),
     decimals: u32,
 ) -> Vec<Key> {
     // corners win over extrema found next to them (an extremum at a
@@ -106,7 +172,7 @@ fn fitted_keys(
     );
     fixed.sort_by(f64::total_cmp);
     fixed.dedup_by(|a, b| (*a - *b).abs() < fit::MIN_GAP);
-    fit::fewest_uniform_cubic(&fit::Curve {
+    keyer.keys(&fit::Curve {
         f,
         fixed: &fixed,
         corners,
@@ -115,6 +181,7 @@ fn fitted_keys(
         max_keys: MAX_FIT_KEYS,
         clamp_y: route == Route::Smil,
         decimals,
+        fit: keyer.fit,
     })
 }
 
@@ -126,7 +193,7 @@ fn ik_bone_keys(
     b: usize,
     reach_px: f64,
     corners: &[f64],
-    route: Route,
+    rk: (Route, Keyer),
 ) -> Option<Vec<Key>> {
     let rest = fig.rest_rad[b];
     let raw = |t: f64| fk::local_angles(fig, clip, t)[b];
@@ -140,8 +207,8 @@ fn ik_bone_keys(
         let near = dense[((t * UNWRAP_SAMPLES as f64).round() as usize).min(UNWRAP_SAMPLES)];
         (unwrap_near(raw(t), near) - rest).to_degrees()
     };
-    let budget = (IK_BUDGET_PX / reach_px.max(1e-9)).to_degrees();
-    let keys = fitted_keys(&f, corners, budget, route, DEG_DECIMALS);
+    let budget = (rk.1.budget_px(IK_BUDGET_PX) / reach_px.max(1e-9)).to_degrees();
+    let keys = fitted_keys(&f, corners, budget, rk, DEG_DECIMALS);
     keys.iter().any(|k| k.value != 0.0).then_some(keys)
 }
 
@@ -217,7 +284,12 @@ pub fn reach(fig: &Figure) -> Vec<f64> {
 
 /// Rotation keys (degrees, relative to the rest angle) for one bone, or
 /// `None` when the bone never leaves its rest angle.
-fn bone_keys(driver: &Driver, rest_rad: f64, reach_px: f64, route: Route) -> Option<Vec<Key>> {
+fn bone_keys(
+    driver: &Driver,
+    rest_rad: f64,
+    reach_px: f64,
+    (route, keyer): (Route, Keyer),
+) -> Option<Vec<Key>> {
     let deg = |a: f64| (a - rest_rad).to_degrees();
     match driver {
         Driver::Const(a) => {
@@ -228,9 +300,12 @@ fn bone_keys(driver: &Driver, rest_rad: f64, reach_px: f64, route: Route) -> Opt
             let keys = eased_keys(tr, deg, DEG_DECIMALS);
             keys.iter().any(|k| k.value != 0.0).then_some(keys)
         }
-        Driver::Sine { harmonic, .. } if *harmonic == 0 => {
-            bone_keys(&Driver::Const(driver.eval(0.0)), rest_rad, reach_px, route)
-        }
+        Driver::Sine { harmonic, .. } if *harmonic == 0 => bone_keys(
+            &Driver::Const(driver.eval(0.0)),
+            rest_rad,
+            reach_px,
+            (route, keyer),
+        ),
         Driver::Sine {
             harmonic,
             phase_rad,
@@ -247,15 +322,16 @@ fn bone_keys(driver: &Driver, rest_rad: f64, reach_px: f64, route: Route) -> Opt
                     quantize(x.rem_euclid(1.0), T_DECIMALS)
                 })
                 .collect();
-            Some(fit::fewest_uniform_cubic(&fit::Curve {
+            Some(keyer.keys(&fit::Curve {
                 f: &f,
                 fixed: &extrema,
                 corners: &[],
                 step: 4 * *harmonic as usize,
-                budget: SINE_BUDGET_PX.to_degrees() / reach_px,
+                budget: keyer.budget_px(SINE_BUDGET_PX).to_degrees() / reach_px,
                 max_keys: MAX_SINE_KEYS,
                 clamp_y: route == Route::Smil,
                 decimals: DEG_DECIMALS,
+                fit: keyer.fit,
             }))
         }
     }
@@ -285,7 +361,7 @@ pub fn bake(
     name: &str,
     view_box: [f64; 4],
     fig: &Figure,
-    route: Route,
+    (route, keyer): (Route, Keyer),
     plan: &super::reuse::Plan,
 ) -> Vec<Clip> {
     let shape = Shape {
@@ -311,7 +387,7 @@ pub fn bake(
                 view_box,
                 fig,
                 c,
-                route,
+                (route, keyer),
                 shape,
                 shared,
                 &plan.source_scale,
@@ -326,7 +402,7 @@ fn bake_clip(
     view_box: [f64; 4],
     fig: &Figure,
     clip: &FigClip,
-    route: Route,
+    (route, keyer): (Route, Keyer),
     shape: Shape,
     shared: &[Option<super::reuse::Shared>],
     source_scale: &[f64],
@@ -355,9 +431,9 @@ fn bake_clip(
                 // times `plan.source_scale`, as if its reach were longer)
                 let reach_b = reach[b] / source_scale[b];
                 let keys = if solved {
-                    ik_bone_keys(fig, clip, b, reach_b, &corners, route)
+                    ik_bone_keys(fig, clip, b, reach_b, &corners, (route, keyer))
                 } else {
-                    bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, route)
+                    bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, (route, keyer))
                 };
                 let track = keys.map(|keys| {
                     tracks.push(Track {
@@ -412,6 +488,7 @@ fn bake_clip(
                 squash: squash_keys.as_ref(),
                 turns: &turns,
                 route,
+                keyer,
                 tracks: &mut tracks,
             }));
         }
@@ -467,8 +544,8 @@ fn bake_clip(
             Some(fitted_keys(
                 &f,
                 &corners,
-                MOVE_BUDGET_PX,
-                route,
+                keyer.budget_px(MOVE_BUDGET_PX),
+                (route, keyer),
                 LEN_DECIMALS,
             ))
         } else {
@@ -532,7 +609,13 @@ fn bake_clip(
         inner.insert(0, Item::Group(ground));
     }
     let period_s = quantize(clip.period_s, SEC_DECIMALS);
-    let targets = target_items(fig, &corners, route, (&clip.name, period_s), &mut tracks);
+    let targets = target_items(
+        fig,
+        &corners,
+        (route, keyer),
+        (&clip.name, period_s),
+        &mut tracks,
+    );
     inner.extend(targets);
     Clip {
         name: name.to_string(),
@@ -568,7 +651,7 @@ pub const TARGET_BUDGET_PX: f64 = 0.02;
 fn target_items(
     fig: &Figure,
     corners: &[f64],
-    route: Route,
+    (route, keyer): (Route, Keyer),
     (clip, period_s): (&str, f64),
     tracks: &mut Vec<Track>,
 ) -> Vec<Item> {
@@ -655,7 +738,13 @@ fn target_items(
             cs.dedup();
             tracks.push(Track {
                 name: format!("rb-{clip}-{lower}-target-{tag}"),
-                keys: fitted_keys(&f, &cs, TARGET_BUDGET_PX, route, LEN_DECIMALS),
+                keys: fitted_keys(
+                    &f,
+                    &cs,
+                    keyer.budget_px(TARGET_BUDGET_PX),
+                    (route, keyer),
+                    LEN_DECIMALS,
+                ),
             });
             mine.push((axis, tag, tracks.len() - 1));
             node = Node {
@@ -710,6 +799,7 @@ struct Head<'a> {
     /// bone and all its ancestors: their sum is the total turn Φ.
     turns: &'a [usize],
     route: Route,
+    keyer: Keyer,
     tracks: &'a mut Vec<Track>,
 }
 
@@ -789,8 +879,10 @@ fn head_items(h: Head) -> Vec<Item> {
         v
     };
     let corners = sorted(turns.iter().flatten().map(|k| k.t).collect());
-    let rot_budget = (0.5 * HEAD_BUDGET_PX / (h.r * g_rot)).to_degrees();
-    let rot_keys = fitted_keys(&phi, &corners, rot_budget, h.route, DEG_DECIMALS);
+    let head_px = h.keyer.budget_px(HEAD_BUDGET_PX);
+    let rk = (h.route, h.keyer);
+    let rot_budget = (0.5 * head_px / (h.r * g_rot)).to_degrees();
+    let rot_keys = fitted_keys(&phi, &corners, rot_budget, rk, DEG_DECIMALS);
     let rot = rot_keys.iter().any(|k| k.value != 0.0).then(|| {
         h.tracks.push(Track {
             name: format!("rb-{}-{}-head-turn", h.clip, h.bone),
@@ -814,9 +906,9 @@ fn head_items(h: Head) -> Vec<Item> {
                 let (sx, sy) = s_at(u);
                 (sx + sy) / (2.0 * sy)
             };
-            let share = 0.25 * HEAD_BUDGET_PX / h.r;
-            let kx = fitted_keys(&fx, &corners, share / g_x, h.route, T_DECIMALS);
-            let ky = fitted_keys(&fy, &corners, share / g_y, h.route, T_DECIMALS);
+            let share = 0.25 * head_px / h.r;
+            let kx = fitted_keys(&fx, &corners, share / g_x, rk, T_DECIMALS);
+            let ky = fitted_keys(&fy, &corners, share / g_y, rk, T_DECIMALS);
             let ones = |keys: &[Key]| -> Vec<Key> {
                 keys.iter().map(|k| Key { value: 1.0, ..*k }).collect()
             };

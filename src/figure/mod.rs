@@ -94,7 +94,7 @@ fn ideal_tips(
 /// Wrap every spring's bone in its translate groups (parents' springs
 /// first), each with the fewest uniform keys whose measured subtree tip
 /// error is within [`spring::SPRING_BUDGET_PX`].
-fn add_springs(clip: &mut Clip, fig: &Figure) -> Vec<SpringMeasure> {
+fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringMeasure> {
     let fc = &fig.clips[0];
     let mut order: Vec<usize> = (0..fig.springs.len()).collect();
     order.sort_by_key(|&i| fig.springs[i].bone);
@@ -115,18 +115,19 @@ fn add_springs(clip: &mut Clip, fig: &Figure) -> Vec<SpringMeasure> {
             let all = ideal_tips(fig, fc, period, t_s, &applied);
             subtree.iter().map(|&b| all[b]).collect()
         };
-        let counts = chain::key_counts();
+        let counts = frame_key_counts(keyer);
+        let budget = keyer.budget_px(spring::SPRING_BUDGET_PX);
         let mut best = None;
         for &n in &counts {
             let mut trial = clip.clone();
             let fit = match clip.route {
-                Route::Css => crate::fit::Fit::Cubic,
+                Route::Css => keyer.fit,
                 Route::Smil => crate::fit::Fit::Linear,
             };
             spring::apply(&mut trial, fig, s, spring::keys(fig, fc, s, n, fit));
             let (m, _) = measure::measure_probes(&trial, &probes, &ideal);
             let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
-            if worst <= spring::SPRING_BUDGET_PX || n == counts[counts.len() - 1] {
+            if worst <= budget || n == counts[counts.len() - 1] {
                 best = Some((n, trial, worst));
                 break;
             }
@@ -183,6 +184,22 @@ pub struct ChainMeasure {
     pub max_length_error: f64,
 }
 
+/// The key counts a spring or Verlet chain (keyed on its recorded frames,
+/// so on divisors of [`chain::FRAMES`]) tries, fewest first: all of them,
+/// or for a keyer asking `n` keys the fewest divisor that is at least `n`.
+fn frame_key_counts(keyer: bake::Keyer) -> Vec<usize> {
+    let all = chain::key_counts();
+    match keyer.count() {
+        None => all,
+        Some(n) => vec![
+            all.iter()
+                .copied()
+                .find(|&c| c >= n)
+                .unwrap_or(chain::FRAMES),
+        ],
+    }
+}
+
 /// Every how many of the measure's sample times a chain's key count is
 /// first checked against the budget (see [`add_chains`]).
 const PRECHECK_STRIDE: usize = 8;
@@ -200,6 +217,7 @@ pub fn add_chains(
     chains: &[chain::Chain],
     colours: &mut Vec<String>,
     class_prefix: &str,
+    keyer: bake::Keyer,
 ) -> Vec<ChainMeasure> {
     let mut out = Vec::new();
     let clip_name = clip
@@ -219,16 +237,15 @@ pub fn add_chains(
             )
         };
         let build = |n: usize, base: usize| match clip.route {
-            Route::Css => {
-                chain::rotation_items(ch, n, &clip_name, base, crate::fit::Fit::Cubic, &class_of)
-            }
+            Route::Css => chain::rotation_items(ch, n, &clip_name, base, keyer.fit, &class_of),
             Route::Smil => (Vec::new(), chain::morph_items(ch, n, &class_of)),
         };
         let probes: Vec<String> = (1..ch.params.count).map(|i| chain::probe(ch, i)).collect();
         let period = clip.period_s;
         let ideal =
             |t_s: f64| chain::particles_at(ch, (t_s / period).rem_euclid(1.0))[1..].to_vec();
-        let counts = chain::key_counts();
+        let counts = frame_key_counts(keyer);
+        let budget = keyer.budget_px(chain::KEY_BUDGET_PX);
         let mut chosen = counts[counts.len() - 1];
         for &n in &counts {
             let (tracks, items) = build(n, 0);
@@ -252,17 +269,17 @@ pub fn add_chains(
                 .step_by(PRECHECK_STRIDE)
                 .any(|&t| {
                     let at = measure::probes_at(&mini, t);
-                    probes.iter().zip(ideal(t)).any(|(p, w)| {
-                        at.get(p)
-                            .is_some_and(|q| q.dist(w) > chain::KEY_BUDGET_PX + 1e-9)
-                    })
+                    probes
+                        .iter()
+                        .zip(ideal(t))
+                        .any(|(p, w)| at.get(p).is_some_and(|q| q.dist(w) > budget + 1e-9))
                 });
             if over {
                 continue;
             }
             let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
             let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
-            if worst <= chain::KEY_BUDGET_PX {
+            if worst <= budget {
                 chosen = n;
                 break;
             }
@@ -303,6 +320,26 @@ pub fn bake_figure(
     route: Route,
     prefix: Option<&str>,
 ) -> FigureBake {
+    bake_figure_keyed(name, view_box, fig, route, prefix, bake::Keyer::DEFAULT)
+}
+
+/// [`bake_figure`] with the fitted channels keyed as `keyer` says.
+pub fn bake_figure_keyed(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    route: Route,
+    prefix: Option<&str>,
+    keyer: bake::Keyer,
+) -> FigureBake {
+    let bake_planned = |name: &str,
+                        view_box: [f64; 4],
+                        fig: &Figure,
+                        route: Route,
+                        prefix: Option<&str>,
+                        plan: &reuse::Plan| {
+        bake_planned_keyed(name, view_box, fig, (route, keyer), prefix, plan)
+    };
     let mut plan = reuse::plan(fig, route);
     if !plan.reuses() {
         return bake_planned(name, view_box, fig, route, prefix, &plan);
@@ -328,7 +365,13 @@ pub fn bake_figure(
         }
         let mut best: Option<(usize, f64)> = None;
         let mut scale = 1.0;
-        for _ in 0..REUSE_TRIES {
+        // a fixed key count leaves nothing to tighten: one try
+        let tries = if keyer.count().is_some() {
+            1
+        } else {
+            REUSE_TRIES
+        };
+        for _ in 0..tries {
             let mut p = plan.clone();
             for &x in &source {
                 p.source_scale[x] = scale;
@@ -416,6 +459,25 @@ pub fn bake_planned(
     prefix: Option<&str>,
     plan: &reuse::Plan,
 ) -> FigureBake {
+    bake_planned_keyed(
+        name,
+        view_box,
+        fig,
+        (route, bake::Keyer::DEFAULT),
+        prefix,
+        plan,
+    )
+}
+
+/// [`bake_planned`] with the fitted channels keyed as `keyer` says.
+pub fn bake_planned_keyed(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    (route, keyer): (Route, bake::Keyer),
+    prefix: Option<&str>,
+    plan: &reuse::Plan,
+) -> FigureBake {
     let drawn;
     let fig = if plan.drawn_rad == fig.rest_rad {
         fig
@@ -426,7 +488,7 @@ pub fn bake_planned(
         };
         &drawn
     };
-    let mut clips = bake::bake(name, view_box, fig, route, plan);
+    let mut clips = bake::bake(name, view_box, fig, (route, keyer), plan);
     let mut notes = Vec::new();
     for (fc, chains) in fig.clips.iter().zip(&plan.chains).take(clips.len()) {
         for &(a, b, delay_s) in chains {
@@ -446,15 +508,27 @@ pub fn bake_planned(
     }
     let mut colours = bake::colours(fig);
     let springs = match clips.first_mut() {
-        Some(c) if !fig.springs.is_empty() => add_springs(c, fig),
+        Some(c) if !fig.springs.is_empty() => add_springs(c, fig, keyer),
         _ => Vec::new(),
     };
     let chains = match clips.first_mut() {
         Some(c) if !fig.chains.is_empty() => {
-            add_chains(c, &fig.chains, &mut colours, "rb-bone rb-s")
+            add_chains(c, &fig.chains, &mut colours, "rb-bone rb-s", keyer)
         }
         _ => Vec::new(),
     };
+    if let Some(n) = keyer.count() {
+        let frames = springs
+            .iter()
+            .map(|s| ("spring", &s.bone, s.keys))
+            .chain(chains.iter().map(|c| ("chain", &c.name, c.keys)));
+        for (what, name, keys) in frames.filter(|f| f.2 != n) {
+            notes.push(format!(
+                "{what} {name}: keyed on its {} recorded frames, so on a divisor of them: {keys} keys for {n}",
+                chain::FRAMES
+            ));
+        }
+    }
     let svg = crate::emit::figure::emit_figure(&clips, switched, &colours, prefix);
     let mut measures = Vec::new();
     let mut samples = 0;
