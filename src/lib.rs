@@ -233,6 +233,13 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
             }
         }
     };
+    let note = match note {
+        Some(_) if !figure::bake::has_fitted_channels(fig) => Some(
+            "keys: every channel of this rig is a constant or an exact eased track: --keys and --fit change nothing, --tolerance only checks"
+                .to_string(),
+        ),
+        n => n,
+    };
     report.tolerance_px = tolerance;
     report.notes.splice(0..0, note);
     let clip = fb.clips[0].clone();

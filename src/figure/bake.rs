@@ -337,6 +337,24 @@ fn bone_keys(
     }
 }
 
+/// Whether any channel of the figure is fitted (and so takes a [`Keyer`]'s
+/// key count): a sine-driven or IK-solved bone, a `move`, a round head
+/// under a squash, an IK target probe, a spring or a Verlet chain. Without
+/// one every channel is a constant or an exact eased track.
+pub fn has_fitted_channels(fig: &Figure) -> bool {
+    let sine = |d: &Driver| matches!(d, Driver::Sine { harmonic, .. } if *harmonic > 0);
+    let squash_head = fig.clips.iter().any(|c| c.root.squash.is_some())
+        && fig.bones.iter().any(|b| b.head_radius.is_some());
+    !fig.ik.is_empty()
+        || !fig.springs.is_empty()
+        || !fig.chains.is_empty()
+        || squash_head
+        || fig
+            .clips
+            .iter()
+            .any(|c| c.drivers.iter().any(sine) || moves(c, Axis::X) || moves(c, Axis::Y))
+}
+
 /// Which optional root groups the shared structure has (union over clips).
 #[derive(Debug, Clone, Copy, Default)]
 struct Shape {
