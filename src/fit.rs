@@ -791,6 +791,83 @@ mod tests {
         );
     }
 
+    fn wave(t: f64) -> f64 {
+        20.0 * (std::f64::consts::TAU * t).sin() + 5.0 * (std::f64::consts::TAU * 3.0 * t).cos()
+    }
+
+    fn curve<'a>(f: &'a dyn Fn(f64) -> f64, fixed: &'a [f64], fit: Fit) -> Curve<'a> {
+        Curve {
+            f,
+            fixed,
+            corners: &[],
+            step: 4,
+            budget: 0.05,
+            max_keys: 1024,
+            clamp_y: false,
+            decimals: 3,
+            fit,
+        }
+    }
+
+    fn max_error(keys: &[Key], f: &dyn Fn(f64) -> f64) -> f64 {
+        (0..=4000)
+            .map(|k| {
+                let t = k as f64 / 4000.0;
+                (eval_keys(keys, t) - f(t)).abs()
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// `uniform_keys` writes exactly n uniform keys of the asked shape,
+    /// ignoring the fixed times; more keys, less error.
+    #[test]
+    fn uniform_keys_are_n_uniform_keys_of_the_asked_shape() {
+        let fixed = extrema(&wave);
+        for fit in [Fit::Linear, Fit::Cubic] {
+            let mut last = f64::INFINITY;
+            for n in [4, 7, 16, 64] {
+                let keys = uniform_keys(&curve(&wave, &fixed, fit), n);
+                assert_eq!(keys.len(), n + 1);
+                for (k, t) in keys.iter().zip(uniform_times(n)) {
+                    assert_eq!(k.t, t);
+                }
+                let cubic = keys.iter().any(|k| matches!(k.ease, Ease::CubicBezier(_)));
+                assert_eq!(cubic, fit == Fit::Cubic, "{fit:?} {n}");
+                let e = max_error(&keys, &wave);
+                assert!(e < last, "{fit:?} {n}: {e} after {last}");
+                last = e;
+            }
+        }
+    }
+
+    /// `placed_keys` keeps within n distinct keys, the fixed times among them.
+    #[test]
+    fn placed_keys_hold_the_budget_and_the_fixed_times() {
+        let fixed = extrema(&wave);
+        for n in [3, 6, 10, 24] {
+            let keys = placed_keys(&curve(&wave, &fixed, Fit::Cubic), n);
+            assert!(keys.len() <= n + 1, "{n}: {} keys", keys.len());
+            if fixed.len() < n {
+                for e in &fixed {
+                    let e = quantize(*e, T_DECIMALS);
+                    assert!(keys.iter().any(|k| k.t == e), "{n}: {e} missing");
+                }
+            }
+        }
+    }
+
+    /// `fewest_uniform` with linear segments meets its budget, with more
+    /// keys than cubic needs.
+    #[test]
+    fn fewest_uniform_linear_meets_the_budget() {
+        let fixed = extrema(&wave);
+        let lin = fewest_uniform(&curve(&wave, &fixed, Fit::Linear));
+        let cub = fewest_uniform(&curve(&wave, &fixed, Fit::Cubic));
+        assert!(max_error(&lin, &wave) <= 0.05 + 1e-3);
+        assert!(lin.iter().all(|k| k.ease == Ease::Linear));
+        assert!(lin.len() > cub.len(), "{} vs {}", lin.len(), cub.len());
+    }
+
     /// smil: keySplines stay within [0, 1] after the clamp, and the budget
     /// still holds (segments run between extrema, so only dust is trimmed).
     #[test]

@@ -88,7 +88,7 @@ fn kept_or_refused(path: &Path, tol: f64) -> bool {
         assert_eq!(files, 2, "{name}: both routes written");
         true
     } else {
-        assert_ne!(out.status.code(), Some(0));
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
         let line = stderr.trim_end();
         assert!(
             !line.contains('\n') && !line.contains("panicked"),
@@ -372,4 +372,99 @@ fn check_keying_options_act_on_every_kind() {
         let cub = measured(rel, &["--keys", "8", "--fit", "cubic"]);
         assert_ne!(lin, cub, "{rel}: --fit changed nothing");
     }
+}
+
+/// A bone tree's own `keys` and `tolerance_px` act as `--keys` and
+/// `--tolerance` do.
+#[test]
+fn rig_keys_and_tolerance_act_on_bone_trees() {
+    let text = fs::read_to_string(repo("rigs/robot-arm.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    let plain = rig::load(&text).unwrap();
+    for (field, value, keys, tol) in [
+        ("keys", serde_json::json!(24), Some(24), None),
+        ("tolerance_px", serde_json::json!(0.5), None, Some(0.5)),
+    ] {
+        v[field] = value;
+        let own = rig::load(&v.to_string()).unwrap();
+        v.as_object_mut().unwrap().remove(field);
+        for route in [Route::Css, Route::Smil] {
+            let a = bake_rig(&own, &BakeOptions::resolve(&own, route, None, None, None));
+            let b = bake_rig(
+                &plain,
+                &BakeOptions::resolve(&plain, route, keys, tol, None),
+            );
+            let d = bake_rig(
+                &plain,
+                &BakeOptions::resolve(&plain, route, None, None, None),
+            );
+            assert_eq!(a.svg, b.svg, "{field} ({route:?})");
+            assert_ne!(a.svg, d.svg, "{field} ({route:?}) changed nothing");
+            assert_eq!(a.report.tolerance_px, tol);
+        }
+    }
+}
+
+/// Far limbs keep replaying the near limbs' keys (css) under every keying
+/// option, and the file is smaller than one where every limb keys itself.
+#[test]
+fn limb_reuse_survives_every_keying_option() {
+    let rig = load("rigs/walker.json");
+    let fig = rig.figure.as_ref().unwrap();
+    for (keys, tol, fit) in [
+        (Some(24), None, None),
+        (Some(24), None, Some(Fit::Cubic)),
+        (None, Some(0.5), None),
+        (None, None, Some(Fit::Linear)),
+    ] {
+        let o = BakeOptions::resolve(&rig, Route::Css, keys, tol, fit);
+        let b = bake_rig(&rig, &o);
+        let reused: Vec<&str> = b
+            .report
+            .legs
+            .iter()
+            .filter_map(|l| l.reuses.as_deref())
+            .collect();
+        assert!(!reused.is_empty(), "{keys:?} {tol:?} {fit:?}: no reuse");
+        // the same keying without reuse writes more
+        let keyer = rigbake::figure::bake::Keyer {
+            keys: match (keys, tol) {
+                (Some(n), _) => rigbake::figure::bake::ChannelKeys::Uniform(n),
+                (_, Some(_)) => return_budget(&b.report),
+                _ => rigbake::figure::bake::ChannelKeys::Own,
+            },
+            fit: o.fit,
+        };
+        let own = rigbake::figure::bake_planned_keyed(
+            &rig.name,
+            rig.view_box,
+            fig,
+            (Route::Css, keyer),
+            None,
+            &rigbake::figure::reuse::Plan::none(fig),
+        );
+        assert!(
+            b.svg.len() < own.svg.len(),
+            "{keys:?} {tol:?} {fit:?}: {} bytes with reuse, {} without",
+            b.svg.len(),
+            own.svg.len()
+        );
+    }
+}
+
+/// The budget a tolerance bake settled on, from its note.
+fn return_budget(r: &rigbake::report::Report) -> rigbake::figure::bake::ChannelKeys {
+    let note = r
+        .notes
+        .iter()
+        .find(|n| n.starts_with("keys: every fitted channel fitted"))
+        .expect("a tolerance note");
+    let px: f64 = note
+        .split(" to ")
+        .nth(1)
+        .and_then(|s| s.split(" px").next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    rigbake::figure::bake::ChannelKeys::Budget(px)
 }

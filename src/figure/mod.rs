@@ -344,6 +344,11 @@ pub fn bake_figure_keyed(
     if !plan.reuses() {
         return bake_planned(name, view_box, fig, route, prefix, &plan);
     }
+    // With a fixed key count both chains of a pair sample the same motion
+    // at different phases, so neither set of own keys is the better one:
+    // reuse is kept when the pair's worst probe is no worse than with own
+    // keys. Otherwise every probe must be no worse.
+    let pooled = keyer.count().is_some();
     // Far-limb key reuse, taken only where no probe measures worse than
     // with keys of its own (as the report rounds it): a reused chain
     // inherits its source's fitting error, so each source chain may be
@@ -351,6 +356,13 @@ pub fn bake_figure_keyed(
     // those two chains pass wins, and the whole is checked again at the end
     // (else reuse is left out).
     let own = bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig));
+    let kept = |fb: &FigureBake, bones: &[bool]| {
+        if pooled {
+            worst_on(fig, fb, bones) <= worst_on(fig, &own, bones)
+        } else {
+            no_worse(fig, fb, &own, bones)
+        }
+    };
     let pairs: Vec<(usize, usize)> = plan
         .chains
         .iter()
@@ -377,7 +389,7 @@ pub fn bake_figure_keyed(
                 p.source_scale[x] = scale;
             }
             let fb = bake_planned(name, view_box, fig, route, prefix, &p);
-            if no_worse(fig, &fb, &own, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
+            if kept(&fb, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
                 best = Some((fb.svg.len(), scale));
             }
             scale *= 0.6;
@@ -390,7 +402,7 @@ pub fn bake_figure_keyed(
         }
     }
     let fb = bake_planned(name, view_box, fig, route, prefix, &plan);
-    if no_worse(fig, &fb, &own, &vec![true; fig.bones.len()]) {
+    if kept(&fb, &vec![true; fig.bones.len()]) {
         fb
     } else {
         own
@@ -400,6 +412,35 @@ pub fn bake_figure_keyed(
 /// How many budgets (1, 0.6, 0.36, …) [`bake_figure`] tries for the
 /// shared keys.
 const REUSE_TRIES: usize = 6;
+
+/// The largest max error, at the report's rounding, of the probes on the
+/// bones marked in `bones` (tips, rims, IK effectors), with foot slip
+/// beyond [`SLIP_SLACK_PX`] counted as error.
+fn worst_on(fig: &Figure, fb: &FigureBake, bones: &[bool]) -> f64 {
+    let nb = fig.bones.len();
+    let heads: Vec<usize> = (0..nb)
+        .filter(|&x| fig.bones[x].head_radius.is_some())
+        .collect();
+    let bone_of = |i: usize| if i < nb { i } else { heads[i - nb] };
+    let tips = fb.measures.iter().flat_map(|(_, m)| {
+        m.iter()
+            .enumerate()
+            .filter(|&(i, _)| bones[bone_of(i)])
+            .map(|(_, x)| x.max_error_px)
+    });
+    let ik = fb
+        .ik
+        .iter()
+        .zip(fig.ik.iter().cycle())
+        .filter(|(_, k)| bones[k.upper])
+        .flat_map(|(x, _)| {
+            [
+                x.measure.max_error_px,
+                x.measure.slip_px.map_or(0.0, |s| s - SLIP_SLACK_PX),
+            ]
+        });
+    quantize(tips.chain(ik).fold(0.0, f64::max), COMPARE_DECIMALS)
+}
 
 /// Places to which [`no_worse`] compares: those the report prints.
 const COMPARE_DECIMALS: u32 = 4;
@@ -563,7 +604,7 @@ pub fn bake_planned_keyed(
         }
         measures.push((fc.name.clone(), m));
     }
-    let ik = measure_ik(fig, &clips, plan);
+    let ik = measure_ik(fig, &clips, plan, keyer.fit);
     FigureBake {
         clips,
         svg,
@@ -645,7 +686,12 @@ pub fn measure_heads(
 /// with a ground and a gait target the foot slip per step
 /// ([`measure::foot_slip_px`], as for `ik_chains`), and how far the aimed
 /// point ever is from the target the rig asked for (`reach_px`).
-fn measure_ik(fig: &Figure, clips: &[Clip], plan: &reuse::Plan) -> Vec<IkMeasure> {
+fn measure_ik(
+    fig: &Figure,
+    clips: &[Clip],
+    plan: &reuse::Plan,
+    fit: crate::fit::Fit,
+) -> Vec<IkMeasure> {
     let mut out = Vec::new();
     for (ci, (clip, fc)) in clips.iter().zip(&fig.clips).enumerate() {
         let period = clip.period_s;
@@ -675,7 +721,7 @@ fn measure_ik(fig: &Figure, clips: &[Clip], plan: &reuse::Plan) -> Vec<IkMeasure
                     .iter()
                     .filter_map(|&b| infos.get(b).and_then(|x| x.track))
                     .collect(),
-                fit: crate::fit::Fit::Cubic,
+                fit,
                 // the entry whose upper bone's keys this one plays
                 reuses: plan.shared[ci][k.upper].and_then(|sh| {
                     let src = fig.ik.iter().find(|o| o.upper == sh.source)?;
