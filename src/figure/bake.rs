@@ -17,9 +17,15 @@
 //! times the bone's reach stays within [`SINE_BUDGET_PX`] on a dense grid
 //! (the measure stage then checks the written result independently).
 //! IK-solved bones and `move` go through the same fitter
-//! ([`crate::fit::fewest_uniform_cubic`]) with their extrema and corners as
+//! ([`crate::fit::fewest_uniform`]) with their extrema and corners as
 //! keys ([`IK_BUDGET_PX`], [`MOVE_BUDGET_PX`]); `move` is added to the lift
 //! tracks, which are then fitted rather than written exactly.
+//!
+//! These budgets and the cubic shape are the default [`Keyer`]; the keying
+//! options replace them on every *fitted* channel (sine and IK bones,
+//! `move` lift, heads, target probes, and in [`super`] springs and Verlet
+//! chains): `--keys N` writes N uniform keys, `--tolerance` one budget for
+//! all, `--fit` the segment shape. Constants and eased tracks stay exact.
 //!
 //! **Root motion.** `squash pivot ▸ scale ▸ unpivot ▸ lift x ▸ lift y ▸
 //! bones`: `world = S · T · FK` as in [`super::fk`].
@@ -834,7 +840,7 @@ struct Head<'a> {
 /// centre fixed. Φ is the sum of the written rotation tracks and sx, sy
 /// the written squash tracks; none of the three curves has an exact
 /// timing-function form, so each is fitted
-/// ([`crate::fit::fewest_uniform_cubic`], their key times as corners)
+/// ([`crate::fit::fewest_uniform`], their key times as corners)
 /// within its share of [`HEAD_BUDGET_PX`]. Each scale group animates one
 /// axis: the other axis' track holds 1 with the same keys and easings (a
 /// `scale:` keyframe writes both values with one timing function). The
