@@ -38,7 +38,8 @@ impl BakeOptions {
     /// (uniform) wins, then `tolerance_px`, then the rig's `tolerance_px`,
     /// then the rig's `keys`; with none of them, keys are fitted to
     /// [`DEFAULT_TOLERANCE_PX`] ([`Keying::Goal`]). The fit defaults to cubic
-    /// for a fitted bake on the css route and to linear otherwise.
+    /// for a fitted bake on the css route (on both routes for a bone tree)
+    /// and to linear otherwise.
     pub fn resolve(
         rig: &Rig,
         route: Route,
@@ -52,8 +53,10 @@ impl BakeOptions {
             (None, None, Some(n)) => Keying::Uniform(n),
             (None, None, None) => Keying::Goal(DEFAULT_TOLERANCE_PX),
         };
+        // a bone tree's rotations take keySplines on smil too (no d morph)
         let fit = fit.unwrap_or(match (route, keying.fit_tolerance()) {
             (Route::Css, Some(_)) => Fit::Cubic,
+            (Route::Smil, Some(_)) if rig.figure.is_some() => Fit::Cubic,
             _ => Fit::Linear,
         });
         BakeOptions { route, keying, fit }

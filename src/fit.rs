@@ -193,7 +193,8 @@ fn cubic_ease(dt: f64, dv: f64, m0: f64, m1: f64) -> Ease {
     ])
 }
 
-/// A sampled curve to be written as cubic keys by [`fewest_uniform_cubic`].
+/// A sampled curve to be written as keys by [`fewest_uniform`] or
+/// [`uniform_keys`].
 pub struct Curve<'a> {
     /// The exact curve on [0, 1] (periodic, up to whole turns).
     pub f: &'a dyn Fn(f64) -> f64,
@@ -211,59 +212,78 @@ pub struct Curve<'a> {
     pub clamp_y: bool,
     /// Decimals the values are written with (degrees 3, lengths 2).
     pub decimals: u32,
+    /// Segment shape: exact cubic (Hermite slopes from `f`) or linear.
+    pub fit: Fit,
 }
 
-/// The fewest uniform exact-cubic keys (a multiple of `c.step`), plus the
-/// `c.fixed` times, whose error against `c.f` on a grid 32 times finer than
-/// the keys stays within `c.budget`. Uniform times within [`MIN_GAP`] of a
-/// fixed time give way to it. Segments between extrema are monotone, so
-/// clamping keySplines to [0, 1] only trims rounding dust; the error is
-/// checked after the clamp.
-pub fn fewest_uniform_cubic(c: &Curve) -> Vec<Key> {
-    let fixed: Vec<f64> = c
-        .fixed
+/// Keys of `c` at the given sorted times (first 0, last 1): exact values
+/// and slopes from `c.f` (one-sided at `c.corners`), `c.fit` segments,
+/// keySplines clamped when `c.clamp_y`.
+fn curve_keys(c: &Curve, times: &[f64], corners: &[f64]) -> Vec<Key> {
+    let samples: Vec<(f64, f64, f64)> = times
         .iter()
-        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
+        .map(|&t| {
+            let v = (c.f)(t);
+            if c.fit == Fit::Linear {
+                return (v, 0.0, 0.0);
+            }
+            let at_corner = corners
+                .iter()
+                .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
+            if at_corner {
+                let (a, b) = sided_slopes(c.f, t);
+                (v, a, b)
+            } else {
+                let m = slope(c.f, t);
+                (v, m, m)
+            }
+        })
         .collect();
-    let corners: Vec<f64> = c
-        .corners
-        .iter()
-        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
-        .collect();
-    let mut n = c.step * 2;
-    loop {
-        let mut times: Vec<f64> = uniform_times(n)
-            .into_iter()
-            .filter(|&t| t == 0.0 || t == 1.0 || fixed.iter().all(|e| (t - e).abs() > MIN_GAP))
-            .collect();
-        times.extend(fixed.iter().filter(|&&e| e > MIN_GAP && e < 1.0 - MIN_GAP));
-        times.sort_by(f64::total_cmp);
-        times.dedup();
-        let samples: Vec<(f64, f64, f64)> = times
-            .iter()
-            .map(|&t| {
-                let v = (c.f)(t);
-                let at_corner = corners
-                    .iter()
-                    .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
-                if at_corner {
-                    let (a, b) = sided_slopes(c.f, t);
-                    (v, a, b)
-                } else {
-                    let m = slope(c.f, t);
-                    (v, m, m)
-                }
-            })
-            .collect();
-        let mut keys = keys_from_sided(&times, &samples, Fit::Cubic, c.decimals);
-        if c.clamp_y {
-            for k in &mut keys {
-                if let Ease::CubicBezier(b) = &mut k.ease {
-                    b[1] = b[1].clamp(0.0, 1.0);
-                    b[3] = b[3].clamp(0.0, 1.0);
-                }
+    let mut keys = keys_from_sided(times, &samples, c.fit, c.decimals);
+    if c.clamp_y {
+        for k in &mut keys {
+            if let Ease::CubicBezier(b) = &mut k.ease {
+                b[1] = b[1].clamp(0.0, 1.0);
+                b[3] = b[3].clamp(0.0, 1.0);
             }
         }
+    }
+    keys
+}
+
+/// `c`'s times normalised as written (mod 1, [`T_DECIMALS`]).
+fn written_times(ts: &[f64]) -> Vec<f64> {
+    ts.iter()
+        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
+        .collect()
+}
+
+/// `n` uniform keys (`t_k = k / n`) plus the `fixed` times; uniform
+/// times within [`MIN_GAP`] of a fixed time give way to it.
+fn uniform_with_fixed(n: usize, fixed: &[f64]) -> Vec<f64> {
+    let mut times: Vec<f64> = uniform_times(n)
+        .into_iter()
+        .filter(|&t| t == 0.0 || t == 1.0 || fixed.iter().all(|e| (t - e).abs() > MIN_GAP))
+        .collect();
+    times.extend(fixed.iter().filter(|&&e| e > MIN_GAP && e < 1.0 - MIN_GAP));
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    times
+}
+
+/// The fewest uniform keys (a multiple of `c.step`), plus the `c.fixed`
+/// times, whose error against `c.f` on a grid 32 times finer than the keys
+/// stays within `c.budget`, with `c.fit` segments. Uniform times within
+/// [`MIN_GAP`] of a fixed time give way to it. Segments between extrema
+/// are monotone, so clamping keySplines to [0, 1] only trims rounding dust;
+/// the error is checked after the clamp.
+pub fn fewest_uniform(c: &Curve) -> Vec<Key> {
+    let fixed = written_times(c.fixed);
+    let corners = written_times(c.corners);
+    let mut n = c.step * 2;
+    loop {
+        let times = uniform_with_fixed(n, &fixed);
+        let keys = curve_keys(c, &times, &corners);
         let mut worst = 0.0f64;
         let dense = 32 * n;
         let mut seg = 0;
@@ -276,6 +296,26 @@ pub fn fewest_uniform_cubic(c: &Curve) -> Vec<Key> {
         }
         n += c.step;
     }
+}
+
+/// Exactly `n` uniform keys (`t_k = k / n`, k = 0..=n) of `c` with `c.fit`
+/// segments: `c.fixed`, `c.step`, `c.budget` and `c.max_keys` play no part.
+pub fn uniform_keys(c: &Curve, n: usize) -> Vec<Key> {
+    curve_keys(c, &uniform_times(n), &written_times(c.corners))
+}
+
+/// At most `n` distinct keys of `c`: its `c.fixed` times (extrema and
+/// corners) first, then the most uniform keys that fit beside them; with
+/// more fixed times than `n`, `n` uniform keys.
+pub fn placed_keys(c: &Curve, n: usize) -> Vec<Key> {
+    let fixed = written_times(c.fixed);
+    let corners = written_times(c.corners);
+    let times = (1..=n)
+        .rev()
+        .map(|m| uniform_with_fixed(m, &fixed))
+        .find(|t| t.len() <= n + 1)
+        .unwrap_or_else(|| uniform_times(n));
+    curve_keys(c, &times, &corners)
 }
 
 /// The fitter's own evaluation of keys at normalised time u, taking x(s) = s
@@ -756,7 +796,7 @@ mod tests {
         let f = |t: f64| 3.0 * (std::f64::consts::TAU * t).sin().abs();
         let fixed = [0.0, 0.25, 0.5, 0.75];
         let fit = |corners: &[f64]| {
-            fewest_uniform_cubic(&Curve {
+            fewest_uniform(&Curve {
                 f: &f,
                 fixed: &fixed,
                 corners,
@@ -765,6 +805,7 @@ mod tests {
                 max_keys: 256,
                 clamp_y: false,
                 decimals: 3,
+                fit: Fit::Cubic,
             })
         };
         let error = |keys: &[Key]| {
@@ -787,6 +828,83 @@ mod tests {
         );
     }
 
+    fn wave(t: f64) -> f64 {
+        20.0 * (std::f64::consts::TAU * t).sin() + 5.0 * (std::f64::consts::TAU * 3.0 * t).cos()
+    }
+
+    fn curve<'a>(f: &'a dyn Fn(f64) -> f64, fixed: &'a [f64], fit: Fit) -> Curve<'a> {
+        Curve {
+            f,
+            fixed,
+            corners: &[],
+            step: 4,
+            budget: 0.05,
+            max_keys: 1024,
+            clamp_y: false,
+            decimals: 3,
+            fit,
+        }
+    }
+
+    fn max_error(keys: &[Key], f: &dyn Fn(f64) -> f64) -> f64 {
+        (0..=4000)
+            .map(|k| {
+                let t = k as f64 / 4000.0;
+                (eval_keys(keys, t) - f(t)).abs()
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// `uniform_keys` writes exactly n uniform keys of the asked shape,
+    /// ignoring the fixed times; more keys, less error.
+    #[test]
+    fn uniform_keys_are_n_uniform_keys_of_the_asked_shape() {
+        let fixed = extrema(&wave);
+        for fit in [Fit::Linear, Fit::Cubic] {
+            let mut last = f64::INFINITY;
+            for n in [4, 7, 16, 64] {
+                let keys = uniform_keys(&curve(&wave, &fixed, fit), n);
+                assert_eq!(keys.len(), n + 1);
+                for (k, t) in keys.iter().zip(uniform_times(n)) {
+                    assert_eq!(k.t, t);
+                }
+                let cubic = keys.iter().any(|k| matches!(k.ease, Ease::CubicBezier(_)));
+                assert_eq!(cubic, fit == Fit::Cubic, "{fit:?} {n}");
+                let e = max_error(&keys, &wave);
+                assert!(e < last, "{fit:?} {n}: {e} after {last}");
+                last = e;
+            }
+        }
+    }
+
+    /// `placed_keys` keeps within n distinct keys, the fixed times among them.
+    #[test]
+    fn placed_keys_hold_the_budget_and_the_fixed_times() {
+        let fixed = extrema(&wave);
+        for n in [3, 6, 10, 24] {
+            let keys = placed_keys(&curve(&wave, &fixed, Fit::Cubic), n);
+            assert!(keys.len() <= n + 1, "{n}: {} keys", keys.len());
+            if fixed.len() < n {
+                for e in &fixed {
+                    let e = quantize(*e, T_DECIMALS);
+                    assert!(keys.iter().any(|k| k.t == e), "{n}: {e} missing");
+                }
+            }
+        }
+    }
+
+    /// `fewest_uniform` with linear segments meets its budget, with more
+    /// keys than cubic needs.
+    #[test]
+    fn fewest_uniform_linear_meets_the_budget() {
+        let fixed = extrema(&wave);
+        let lin = fewest_uniform(&curve(&wave, &fixed, Fit::Linear));
+        let cub = fewest_uniform(&curve(&wave, &fixed, Fit::Cubic));
+        assert!(max_error(&lin, &wave) <= 0.05 + 1e-3);
+        assert!(lin.iter().all(|k| k.ease == Ease::Linear));
+        assert!(lin.len() > cub.len(), "{} vs {}", lin.len(), cub.len());
+    }
+
     /// smil: keySplines stay within [0, 1] after the clamp, and the budget
     /// still holds (segments run between extrema, so only dust is trimmed).
     #[test]
@@ -795,7 +913,7 @@ mod tests {
             20.0 * (std::f64::consts::TAU * t).sin() + 5.0 * (std::f64::consts::TAU * 3.0 * t).cos()
         };
         let fixed = extrema(&f);
-        let keys = fewest_uniform_cubic(&Curve {
+        let keys = fewest_uniform(&Curve {
             f: &f,
             fixed: &fixed,
             corners: &[],
@@ -804,6 +922,7 @@ mod tests {
             max_keys: 512,
             clamp_y: true,
             decimals: 3,
+            fit: Fit::Cubic,
         });
         for k in &keys {
             if let Ease::CubicBezier(b) = k.ease {

@@ -114,7 +114,7 @@ pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
 
 fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
     if let Some(fig) = &rig.figure {
-        return bake_figure_rig(rig, fig, opts.route);
+        return bake_figure_rig(rig, fig, opts);
     }
     if !rig.chains.is_empty() {
         return chain::bake_chain_rig(&rig.chain_rig(), opts);
@@ -155,8 +155,21 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
             }
             let mut colours = Vec::new();
             // a cycling rig's Verlet chains (fixed anchors), drawn over the legs
-            let chains =
-                figure::add_chains(&mut clip, &rig.fixed_chains, &mut colours, "rb-chain rb-k");
+            // with a tolerance the chains are keyed to the same internal goal
+            let keyer = figure::bake::Keyer {
+                keys: match (tolerance, internal) {
+                    (Some(_), Some(px)) => figure::bake::ChannelKeys::Budget(px),
+                    _ => figure::bake::ChannelKeys::Own,
+                },
+                fit: fit::Fit::Cubic,
+            };
+            let chains = figure::add_chains(
+                &mut clip,
+                &rig.fixed_chains,
+                &mut colours,
+                "rb-chain rb-k",
+                keyer,
+            );
             let svg = emit::emit_with_chains(&clip, &colours, rig.prefix.as_deref());
             let mut report = report::build(&clip, &m, svg.len(), tolerance, notes);
             report.chains = chains
@@ -170,12 +183,82 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
 }
 
 /// A bone-tree rig: every clip baked for one route into one SVG and
-/// measured bone by bone against FK. Keying options do not apply (eased
-/// tracks are written exactly; sines are fitted to
-/// [`figure::bake::SINE_BUDGET_PX`]); `clip` is the first clip.
-fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, route: Route) -> Baked {
-    let fb = figure::bake_figure(&rig.name, rig.view_box, fig, route, rig.prefix.as_deref());
-    let report = report::build_figure(&fb, route);
+/// measured bone by bone against FK; `clip` is the first clip.
+///
+/// Keying ([`figure::bake::Keyer`]) acts on every fitted channel (sine and
+/// IK bones, `move` lift, heads, target probes, springs, Verlet chains);
+/// constants and eased tracks are written exactly whatever is asked:
+/// - the default goal: each channel to its own built-in budget (0.01 to
+///   0.09 px, tighter than [`bake::DEFAULT_TOLERANCE_PX`]);
+/// - `Uniform(n)`: `n` uniform keys per fitted channel; `Budget(n)`: at
+///   most `n`, extrema and corners first;
+/// - `Tolerance(px)`: every fitted channel to one budget, starting at half
+///   the tolerance and shrunk until the measured file keeps it, up to
+///   [`TOLERANCE_RETRIES`] times (the caller refuses a file that still
+///   misses it).
+fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOptions) -> Baked {
+    use figure::bake::{ChannelKeys, Keyer};
+    let run = |keys: ChannelKeys| {
+        let keyer = Keyer {
+            keys,
+            fit: opts.fit,
+        };
+        let fb = figure::bake_figure_keyed(
+            &rig.name,
+            rig.view_box,
+            fig,
+            opts.route,
+            rig.prefix.as_deref(),
+            keyer,
+        );
+        let report = report::build_figure(&fb, opts.route);
+        (fb, report)
+    };
+    const EXACT: &str = "constant channels and eased tracks are written exactly and take no keys";
+    let fit = opts.fit.as_str();
+    let (fb, mut report, note, tolerance) = match opts.keying {
+        bake::Keying::Goal(_) => {
+            let (fb, r) = run(ChannelKeys::Own);
+            (fb, r, None, None)
+        }
+        bake::Keying::Uniform(n) => {
+            let (fb, r) = run(ChannelKeys::Uniform(n));
+            let note = format!("keys: {n} uniform {fit} keys on every fitted channel; {EXACT}");
+            (fb, r, Some(note), None)
+        }
+        bake::Keying::Budget(n) => {
+            let (fb, r) = run(ChannelKeys::Placed(n));
+            let note = format!(
+                "keys: at most {n} {fit} keys on every fitted channel, its extrema and corners first; {EXACT}"
+            );
+            (fb, r, Some(note), None)
+        }
+        bake::Keying::Tolerance(px) => {
+            let mut budget = px * 0.5;
+            let mut tries = 0;
+            loop {
+                let (fb, r) = run(ChannelKeys::Budget(budget));
+                tries += 1;
+                if r.max_error_px() <= px || tries > TOLERANCE_RETRIES {
+                    let note = format!(
+                        "keys: every fitted channel fitted ({fit}) to {} px of probe movement to keep {px} px; {EXACT}",
+                        geom::fmt_num(budget, 4)
+                    );
+                    break (fb, r, Some(note), Some(px));
+                }
+                budget *= 0.6;
+            }
+        }
+    };
+    let note = match note {
+        Some(_) if !figure::bake::has_fitted_channels(fig) => Some(
+            "keys: every channel of this rig is a constant or an exact eased track: --keys and --fit change nothing, --tolerance only checks"
+                .to_string(),
+        ),
+        n => n,
+    };
+    report.tolerance_px = tolerance;
+    report.notes.splice(0..0, note);
     let clip = fb.clips[0].clone();
     Baked {
         clip,

@@ -74,16 +74,17 @@ enum Command {
         #[arg(long)]
         watch: bool,
     },
-    /// Print measured max ankle error against keys per bone for uniform and
+    /// Print measured max error against keys per track for uniform and
     /// adaptive key placement, linear and cubic (every cell is a real bake).
     Sweep {
         /// Rig file (JSON).
         #[arg(value_name = "RIG")]
         rig: PathBuf,
-        /// Key counts per bone to try, inclusive.
+        /// Key counts per track to try, inclusive.
         #[arg(long, value_name = "A..B", default_value = "4..40", value_parser = parse_key_range)]
         keys: (usize, usize),
-        /// Which segment shapes to sweep (the smil route is always linear).
+        /// Which segment shapes to sweep (the smil route is linear except
+        /// for bone trees).
         #[arg(long, value_enum, default_value_t = FitChoice::Both)]
         fit: FitChoice,
         /// Route to sweep.
@@ -465,12 +466,6 @@ fn cmd_sweep(
     format: Format,
 ) -> Result<Exit> {
     let rig = load_rig(path)?;
-    if rig.legs.is_empty() {
-        bail!(
-            "{}: sweep compares key placements for cycling rigs (crank + legs); bone-tree and chain rigs are not swept",
-            path.display()
-        );
-    }
     let fits = match fit {
         FitChoice::Linear => vec![Fit::Linear],
         FitChoice::Cubic => vec![Fit::Cubic],

@@ -376,7 +376,17 @@ impl Report {
         legs.chain(chains).chain(springs).chain(bones).collect()
     }
 
-    /// The worst leg's max error.
+    /// The probe whose max error is [`Report::max_error_px`] (legs, IK
+    /// effectors, bone tips, head rims, chain particles), if any.
+    pub fn worst_probe(&self) -> Option<Probe> {
+        self.probes()
+            .into_iter()
+            .filter(|p| p.kind != ProbeKind::Spring)
+            .max_by(|a, b| a.max_error_px.total_cmp(&b.max_error_px))
+    }
+
+    /// The worst probe's max error: legs (ankles, IK effectors), bone tips,
+    /// head rims and chain particles (spring tips are bone tips).
     pub fn max_error_px(&self) -> f64 {
         self.legs
             .iter()

@@ -1,9 +1,13 @@
-//! Sweep: measured max ankle error versus keys per bone, for each way of
-//! placing keys, the design source's error table computed for any rig.
+//! Sweep: measured max error versus keys per track, for each way of
+//! placing keys, the design source's error table computed for any rig
+//! (cycling legs, `ik_chains`, bone trees).
 //!
-//! Columns: uniform keys with linear or cubic segments, and greedy adaptive
-//! placement on the same key budget ([`crate::bake::Keying::Budget`]). Every
-//! figure is the measure stage's max over all legs of a real bake.
+//! Columns: uniform keys with linear or cubic segments, and adaptive
+//! placement on the same key budget ([`crate::bake::Keying::Budget`]:
+//! greedy for legs and chains; for a bone tree's fitted channels their
+//! extrema and corners first, then uniform keys). Every figure is the
+//! measure stage's max over every probe of a real bake
+//! ([`crate::report::Report::max_error_px`]).
 
 use crate::bake::{BakeOptions, Keying};
 use crate::clip::Route;
@@ -50,9 +54,10 @@ pub struct Sweep {
 
 /// Measure every method at every key count in `keys` (pure; each cell is a bake).
 pub fn sweep(rig: &Rig, route: Route, keys: &[usize], fits: &[Fit]) -> Sweep {
+    // a bone tree's rotations take keySplines on smil too; d morphs do not
     let fits: Vec<Fit> = match route {
-        Route::Css => fits.to_vec(),
-        Route::Smil => vec![Fit::Linear],
+        Route::Smil if rig.figure.is_none() => vec![Fit::Linear],
+        _ => fits.to_vec(),
     };
     let methods: Vec<Method> = fits
         .iter()
@@ -94,7 +99,7 @@ impl Sweep {
     /// The table as text, one row per key count.
     pub fn to_text(&self) -> String {
         let mut s = format!(
-            "{} ({}): measured max ankle error, px, by keys per bone\n{:>5}",
+            "{} ({}): measured max error, px, by keys per track\n{:>5}",
             self.rig,
             self.route.as_str(),
             "keys"
@@ -136,13 +141,9 @@ impl Sweep {
             })
             .collect();
         crate::plot::log_line_chart(
-            &format!(
-                "{} ({}): max ankle error vs keys",
-                self.rig,
-                self.route.as_str()
-            ),
-            "keys per bone",
-            "max ankle error (px, log scale)",
+            &format!("{} ({}): max error vs keys", self.rig, self.route.as_str()),
+            "keys per track",
+            "max error (px, log scale)",
             &series,
         )
     }

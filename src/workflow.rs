@@ -477,11 +477,15 @@ impl Drop for Progress {
 }
 
 /// Refuse a bake whose measured error misses the tolerance it was asked to
-/// keep; every command that writes a bake checks through here.
+/// keep, naming the rig, the worst probe and the figure reached; every
+/// command that writes a bake checks through here.
 pub(crate) fn tolerance_kept(r: &rigbake::report::Report) -> Result<()> {
     if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
+        let probe = r
+            .worst_probe()
+            .map_or_else(|| "max error".to_string(), |p| p.label());
         bail!(
-            "{} ({}): could not keep the ankles within {tol} px: best found {} px; nothing written",
+            "{} ({}): could not keep every probe within {tol} px: best found {probe} {} px; nothing written",
             r.rig,
             r.route.as_str(),
             r.max_error_px()

@@ -4,10 +4,9 @@
 //! absent, unless `CI=true`).
 
 use assert_cmd::Command;
-use rigbake::bake::{BakeOptions, Keying};
+use rigbake::bake::BakeOptions;
 use rigbake::browser::{self, SeekMode};
 use rigbake::clip::{Clip, Ease};
-use rigbake::fit::Fit;
 use rigbake::geom::Vec2;
 use rigbake::rig::{self, Rig};
 use rigbake::{Baked, Route, bake_rig, figure, measure};
@@ -23,14 +22,8 @@ fn load(name: &str) -> Rig {
 }
 
 fn bake(rig: &Rig, route: Route) -> Baked {
-    bake_rig(
-        rig,
-        &BakeOptions {
-            route,
-            keying: Keying::Uniform(rig.keys.unwrap_or(10)),
-            fit: Fit::Linear,
-        },
-    )
+    // the rig's own keying, as `rigbake bake` without options
+    bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None))
 }
 
 fn chromium() -> Option<PathBuf> {

@@ -571,6 +571,23 @@ fn example_bakes() -> Vec<ExampleBake> {
                 });
             }
         }
+        // Bone trees keyed by the options too (uniform linear keys, one
+        // budget for a tolerance), so the browser confirms those as well.
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name == "robot-arm.json" || name == "walker.json" {
+            for route in [Route::Css, Route::Smil] {
+                for (flag, keys, tol) in [
+                    ("--keys 16", Some(16), None),
+                    ("--tolerance 0.1", None, Some(0.1)),
+                ] {
+                    out.push(ExampleBake {
+                        label: format!("rigs/{name} ({}, {flag})", route.as_str()),
+                        route,
+                        baked: bake_rig(&rig, &BakeOptions::resolve(&rig, route, keys, tol, None)),
+                    });
+                }
+            }
+        }
         // Every clip after the first, alone (`--clip NAME`): how the smil
         // route gets a clip other than the first.
         let text = std::fs::read_to_string(&path).unwrap();

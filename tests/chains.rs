@@ -3,9 +3,8 @@
 //! lengths, seam error, baked deviation) and bad-input cases that exit 2
 //! naming the JSON path.
 
-use rigbake::bake::{BakeOptions, Keying};
+use rigbake::bake::BakeOptions;
 use rigbake::clip::Item;
-use rigbake::fit::Fit;
 use rigbake::rig::{self, Rig};
 use rigbake::{Route, bake_rig};
 use serde_json::{Value, json};
@@ -28,11 +27,8 @@ fn edited(edit: impl FnOnce(&mut Value)) -> String {
 }
 
 fn opts(rig: &Rig, route: Route) -> BakeOptions {
-    BakeOptions {
-        route,
-        keying: Keying::Uniform(rig.keys.unwrap_or(10)),
-        fit: Fit::Linear,
-    }
+    // the rig's own keying, as `rigbake bake` without options
+    BakeOptions::resolve(rig, route, None, None, None)
 }
 
 #[test]

@@ -1245,25 +1245,6 @@ fn regression_truncated_file_names_the_end() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
-/// `sweep` compares fitted key placements, which only cycling rigs have: on
-/// any other rig it refuses rather than print columns it did not compute.
-#[test]
-fn sweep_refuses_rigs_without_legs() {
-    for rig in ["rigs/robot-arm.json", "rigs/walker.json"] {
-        let out = rigbake()
-            .args(["sweep", rig, "--keys", "4..5"])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{rig}: {stderr}");
-        assert!(
-            stderr.contains(rig) && stderr.contains("cycling rigs"),
-            "{stderr}"
-        );
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    }
-}
-
 /// Bone names are joined with `-` into keyframes names, so a hyphen in one
 /// could make two bones share a name: rejected, naming the field.
 #[test]

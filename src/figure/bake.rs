@@ -17,9 +17,15 @@
 //! times the bone's reach stays within [`SINE_BUDGET_PX`] on a dense grid
 //! (the measure stage then checks the written result independently).
 //! IK-solved bones and `move` go through the same fitter
-//! ([`crate::fit::fewest_uniform_cubic`]) with their extrema and corners as
+//! ([`crate::fit::fewest_uniform`]) with their extrema and corners as
 //! keys ([`IK_BUDGET_PX`], [`MOVE_BUDGET_PX`]); `move` is added to the lift
 //! tracks, which are then fitted rather than written exactly.
+//!
+//! These budgets and the cubic shape are the default [`Keyer`]; the keying
+//! options replace them on every *fitted* channel (sine and IK bones,
+//! `move` lift, heads, target probes, and in [`super`] springs and Verlet
+//! chains): `--keys N` writes N uniform keys, `--tolerance` one budget for
+//! all, `--fit` the segment shape. Constants and eased tracks stay exact.
 //!
 //! **Root motion.** `squash pivot ▸ scale ▸ unpivot ▸ lift x ▸ lift y ▸
 //! bones`: `world = S · T · FK` as in [`super::fk`].
@@ -50,6 +56,71 @@ pub const IK_BUDGET_PX: f64 = 0.05;
 pub const MOVE_BUDGET_PX: f64 = 0.02;
 /// Most keys per fitted IK or `move` track.
 pub const MAX_FIT_KEYS: usize = 1024;
+
+/// How many keys a fitted channel gets (see [`Keyer`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ChannelKeys {
+    /// Each channel to its own built-in budget ([`SINE_BUDGET_PX`],
+    /// [`IK_BUDGET_PX`], [`MOVE_BUDGET_PX`], [`TARGET_BUDGET_PX`],
+    /// [`HEAD_BUDGET_PX`], the springs' and chains' budgets): the default.
+    Own,
+    /// Every fitted channel to this one budget, px of probe movement (the
+    /// fitter's dense estimate; a tolerance bake shrinks it until the
+    /// measured file keeps the tolerance, see [`crate::bake_rig`]).
+    Budget(f64),
+    /// Exactly `n` uniform keys on every fitted channel.
+    Uniform(usize),
+    /// At most `n` keys per fitted channel: its extrema and corners, then
+    /// as many uniform keys as fit beside them (the sweep's adaptive column).
+    Placed(usize),
+}
+
+/// How a bone tree's fitted channels (sine-driven and IK-solved bones,
+/// `move` lift, heads, IK target probes, springs, Verlet chains) are keyed:
+/// how many keys, and the segment shape. Channels with an exact form (a
+/// constant, an eased track) are written exactly whatever the keyer says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Keyer {
+    pub keys: ChannelKeys,
+    /// Segment shape: exact cubic (on smil, keySplines clamped to [0, 1])
+    /// or linear.
+    pub fit: crate::fit::Fit,
+}
+
+impl Keyer {
+    /// What a bake without keying options does: every channel to its own
+    /// budget, cubic.
+    pub const DEFAULT: Keyer = Keyer {
+        keys: ChannelKeys::Own,
+        fit: crate::fit::Fit::Cubic,
+    };
+
+    /// The budget, px, of a channel whose own budget is `own_px`.
+    pub fn budget_px(self, own_px: f64) -> f64 {
+        match self.keys {
+            ChannelKeys::Budget(px) => px,
+            _ => own_px,
+        }
+    }
+
+    /// A fixed key count for channels keyed on recorded frames (springs,
+    /// Verlet chains), if the keyer asks for one.
+    pub fn count(self) -> Option<usize> {
+        match self.keys {
+            ChannelKeys::Uniform(n) | ChannelKeys::Placed(n) => Some(n),
+            ChannelKeys::Own | ChannelKeys::Budget(_) => None,
+        }
+    }
+
+    /// Keys for curve `c` (whose `budget` is already this keyer's).
+    pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
+        match self.keys {
+            ChannelKeys::Own | ChannelKeys::Budget(_) => fit::fewest_uniform(c),
+            ChannelKeys::Uniform(n) => fit::uniform_keys(c, n),
+            ChannelKeys::Placed(n) => fit::placed_keys(c, n),
+        }
+    }
+}
 
 /// Times where a clip's curves may have corners: key times of its eased
 /// tracks (drivers, lift, squash), `move` corners, IK targets' corners and
@@ -85,13 +156,14 @@ fn clip_corners(fig: &Figure, clip: &FigClip) -> Vec<f64> {
     v
 }
 
-/// Fewest uniform cubic keys (plus extrema and `corners`) for a sampled
-/// curve within `budget` (curve units), step 4, values to `decimals`.
+/// Keys (plus extrema and `corners`) for a sampled curve as `keyer` asks:
+/// by default the fewest uniform ones within `budget` (curve units), step
+/// 4, values to `decimals`.
 fn fitted_keys(
     f: &dyn Fn(f64) -> f64,
     corners: &[f64],
     budget: f64,
-    route: Route,
+    (route, keyer): (Route, Keyer),
     decimals: u32,
 ) -> Vec<Key> {
     // corners win over extrema found next to them (an extremum at a
@@ -104,7 +176,7 @@ fn fitted_keys(
     );
     fixed.sort_by(f64::total_cmp);
     fixed.dedup_by(|a, b| (*a - *b).abs() < fit::MIN_GAP);
-    fit::fewest_uniform_cubic(&fit::Curve {
+    keyer.keys(&fit::Curve {
         f,
         fixed: &fixed,
         corners,
@@ -113,6 +185,7 @@ fn fitted_keys(
         max_keys: MAX_FIT_KEYS,
         clamp_y: route == Route::Smil,
         decimals,
+        fit: keyer.fit,
     })
 }
 
@@ -124,7 +197,7 @@ fn ik_bone_keys(
     b: usize,
     reach_px: f64,
     corners: &[f64],
-    route: Route,
+    rk: (Route, Keyer),
 ) -> Option<Vec<Key>> {
     let rest = fig.rest_rad[b];
     let raw = |t: f64| fk::local_angles(fig, clip, t)[b];
@@ -133,8 +206,8 @@ fn ik_bone_keys(
     let a0 = table.at(0.0, (raw(0.0), 0.0)).0;
     let turn = unwrap_near(a0, rest) - a0;
     let f = |t: f64| (table.at(t, (raw(t), 0.0)).0 + turn - rest).to_degrees();
-    let budget = (IK_BUDGET_PX / reach_px.max(1e-9)).to_degrees();
-    let keys = fitted_keys(&f, corners, budget, route, DEG_DECIMALS);
+    let budget = (rk.1.budget_px(IK_BUDGET_PX) / reach_px.max(1e-9)).to_degrees();
+    let keys = fitted_keys(&f, corners, budget, rk, DEG_DECIMALS);
     keys.iter().any(|k| k.value != 0.0).then_some(keys)
 }
 
@@ -210,7 +283,12 @@ pub fn reach(fig: &Figure) -> Vec<f64> {
 
 /// Rotation keys (degrees, relative to the rest angle) for one bone, or
 /// `None` when the bone never leaves its rest angle.
-fn bone_keys(driver: &Driver, rest_rad: f64, reach_px: f64, route: Route) -> Option<Vec<Key>> {
+fn bone_keys(
+    driver: &Driver,
+    rest_rad: f64,
+    reach_px: f64,
+    (route, keyer): (Route, Keyer),
+) -> Option<Vec<Key>> {
     let deg = |a: f64| (a - rest_rad).to_degrees();
     match driver {
         Driver::Const(a) => {
@@ -221,9 +299,12 @@ fn bone_keys(driver: &Driver, rest_rad: f64, reach_px: f64, route: Route) -> Opt
             let keys = eased_keys(tr, deg, DEG_DECIMALS);
             keys.iter().any(|k| k.value != 0.0).then_some(keys)
         }
-        Driver::Sine { harmonic, .. } if *harmonic == 0 => {
-            bone_keys(&Driver::Const(driver.eval(0.0)), rest_rad, reach_px, route)
-        }
+        Driver::Sine { harmonic, .. } if *harmonic == 0 => bone_keys(
+            &Driver::Const(driver.eval(0.0)),
+            rest_rad,
+            reach_px,
+            (route, keyer),
+        ),
         Driver::Sine {
             harmonic,
             phase_rad,
@@ -240,18 +321,37 @@ fn bone_keys(driver: &Driver, rest_rad: f64, reach_px: f64, route: Route) -> Opt
                     quantize(x.rem_euclid(1.0), T_DECIMALS)
                 })
                 .collect();
-            Some(fit::fewest_uniform_cubic(&fit::Curve {
+            Some(keyer.keys(&fit::Curve {
                 f: &f,
                 fixed: &extrema,
                 corners: &[],
                 step: 4 * *harmonic as usize,
-                budget: SINE_BUDGET_PX.to_degrees() / reach_px,
+                budget: keyer.budget_px(SINE_BUDGET_PX).to_degrees() / reach_px,
                 max_keys: MAX_SINE_KEYS,
                 clamp_y: route == Route::Smil,
                 decimals: DEG_DECIMALS,
+                fit: keyer.fit,
             }))
         }
     }
+}
+
+/// Whether any channel of the figure is fitted (and so takes a [`Keyer`]'s
+/// key count): a sine-driven or IK-solved bone, a `move`, a round head
+/// under a squash, an IK target probe, a spring or a Verlet chain. Without
+/// one every channel is a constant or an exact eased track.
+pub fn has_fitted_channels(fig: &Figure) -> bool {
+    let sine = |d: &Driver| matches!(d, Driver::Sine { harmonic, .. } if *harmonic > 0);
+    let squash_head = fig.clips.iter().any(|c| c.root.squash.is_some())
+        && fig.bones.iter().any(|b| b.head_radius.is_some());
+    !fig.ik.is_empty()
+        || !fig.springs.is_empty()
+        || !fig.chains.is_empty()
+        || squash_head
+        || fig
+            .clips
+            .iter()
+            .any(|c| c.drivers.iter().any(sine) || moves(c, Axis::X) || moves(c, Axis::Y))
 }
 
 /// Which optional root groups the shared structure has (union over clips).
@@ -278,7 +378,7 @@ pub fn bake(
     name: &str,
     view_box: [f64; 4],
     fig: &Figure,
-    route: Route,
+    (route, keyer): (Route, Keyer),
     plan: &super::reuse::Plan,
 ) -> Vec<Clip> {
     let shape = Shape {
@@ -304,7 +404,7 @@ pub fn bake(
                 view_box,
                 fig,
                 c,
-                route,
+                (route, keyer),
                 shape,
                 shared,
                 &plan.source_scale,
@@ -319,7 +419,7 @@ fn bake_clip(
     view_box: [f64; 4],
     fig: &Figure,
     clip: &FigClip,
-    route: Route,
+    (route, keyer): (Route, Keyer),
     shape: Shape,
     shared: &[Option<super::reuse::Shared>],
     source_scale: &[f64],
@@ -349,9 +449,9 @@ fn bake_clip(
                 // times `plan.source_scale`, as if its reach were longer)
                 let reach_b = reach[b] / source_scale[b];
                 let keys = if solved {
-                    ik_bone_keys(fig, clip, b, reach_b, &corners, route)
+                    ik_bone_keys(fig, clip, b, reach_b, &corners, (route, keyer))
                 } else {
-                    bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, route)
+                    bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, (route, keyer))
                 };
                 let track = keys.map(|keys| {
                     tracks.push(Track {
@@ -391,6 +491,7 @@ fn bake_clip(
                 squash: squash_keys.as_ref(),
                 turns: &turns,
                 route,
+                keyer,
                 tracks: &mut tracks,
             }));
         }
@@ -448,8 +549,8 @@ fn bake_clip(
             Some(fitted_keys(
                 &f,
                 &corners,
-                MOVE_BUDGET_PX,
-                route,
+                keyer.budget_px(MOVE_BUDGET_PX),
+                (route, keyer),
                 LEN_DECIMALS,
             ))
         } else {
@@ -513,7 +614,13 @@ fn bake_clip(
         inner.insert(0, Item::Group(ground));
     }
     let period_s = quantize(clip.period_s, SEC_DECIMALS);
-    let targets = target_items(fig, &corners, route, (&clip.name, period_s), &mut tracks);
+    let targets = target_items(
+        fig,
+        &corners,
+        (route, keyer),
+        (&clip.name, period_s),
+        &mut tracks,
+    );
     inner.extend(targets);
     Clip {
         name: name.to_string(),
@@ -549,7 +656,7 @@ pub const TARGET_BUDGET_PX: f64 = 0.02;
 fn target_items(
     fig: &Figure,
     corners: &[f64],
-    route: Route,
+    (route, keyer): (Route, Keyer),
     (clip, period_s): (&str, f64),
     tracks: &mut Vec<Track>,
 ) -> Vec<Item> {
@@ -636,7 +743,13 @@ fn target_items(
             cs.dedup();
             tracks.push(Track {
                 name: format!("rb-{clip}-{lower}-target-{tag}"),
-                keys: fitted_keys(&f, &cs, TARGET_BUDGET_PX, route, LEN_DECIMALS),
+                keys: fitted_keys(
+                    &f,
+                    &cs,
+                    keyer.budget_px(TARGET_BUDGET_PX),
+                    (route, keyer),
+                    LEN_DECIMALS,
+                ),
             });
             mine.push((axis, tag, tracks.len() - 1));
             node = Node {
@@ -691,6 +804,7 @@ struct Head<'a> {
     /// bone and all its ancestors: their sum is the total turn Φ.
     turns: &'a [usize],
     route: Route,
+    keyer: Keyer,
     tracks: &'a mut Vec<Track>,
 }
 
@@ -707,7 +821,7 @@ struct Head<'a> {
 /// centre fixed. Φ is the sum of the written rotation tracks and sx, sy
 /// the written squash tracks; none of the three curves has an exact
 /// timing-function form, so each is fitted
-/// ([`crate::fit::fewest_uniform_cubic`], their key times as corners)
+/// ([`crate::fit::fewest_uniform`], their key times as corners)
 /// within its share of [`HEAD_BUDGET_PX`]. Each scale group animates one
 /// axis: the other axis' track holds 1 with the same keys and easings (a
 /// `scale:` keyframe writes both values with one timing function). The
@@ -770,8 +884,10 @@ fn head_items(h: Head) -> Vec<Item> {
         v
     };
     let corners = sorted(turns.iter().flatten().map(|k| k.t).collect());
-    let rot_budget = (0.5 * HEAD_BUDGET_PX / (h.r * g_rot)).to_degrees();
-    let rot_keys = fitted_keys(&phi, &corners, rot_budget, h.route, DEG_DECIMALS);
+    let head_px = h.keyer.budget_px(HEAD_BUDGET_PX);
+    let rk = (h.route, h.keyer);
+    let rot_budget = (0.5 * head_px / (h.r * g_rot)).to_degrees();
+    let rot_keys = fitted_keys(&phi, &corners, rot_budget, rk, DEG_DECIMALS);
     let rot = rot_keys.iter().any(|k| k.value != 0.0).then(|| {
         h.tracks.push(Track {
             name: format!("rb-{}-{}-head-turn", h.clip, h.bone),
@@ -795,9 +911,9 @@ fn head_items(h: Head) -> Vec<Item> {
                 let (sx, sy) = s_at(u);
                 (sx + sy) / (2.0 * sy)
             };
-            let share = 0.25 * HEAD_BUDGET_PX / h.r;
-            let kx = fitted_keys(&fx, &corners, share / g_x, h.route, T_DECIMALS);
-            let ky = fitted_keys(&fy, &corners, share / g_y, h.route, T_DECIMALS);
+            let share = 0.25 * head_px / h.r;
+            let kx = fitted_keys(&fx, &corners, share / g_x, rk, T_DECIMALS);
+            let ky = fitted_keys(&fy, &corners, share / g_y, rk, T_DECIMALS);
             let ones = |keys: &[Key]| -> Vec<Key> {
                 keys.iter().map(|k| Key { value: 1.0, ..*k }).collect()
             };

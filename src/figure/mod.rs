@@ -58,7 +58,7 @@ fn ideal_tips(
 /// Wrap every spring's bone in its translate groups (parents' springs
 /// first), each with the fewest uniform keys whose measured subtree tip
 /// error is within [`spring::SPRING_BUDGET_PX`].
-fn add_springs(clip: &mut Clip, fig: &Figure) -> Vec<SpringMeasure> {
+fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringMeasure> {
     let fc = &fig.clips[0];
     let mut order: Vec<usize> = (0..fig.springs.len()).collect();
     order.sort_by_key(|&i| fig.springs[i].bone);
@@ -79,25 +79,26 @@ fn add_springs(clip: &mut Clip, fig: &Figure) -> Vec<SpringMeasure> {
             let all = ideal_tips(fig, fc, period, t_s, &applied);
             subtree.iter().map(|&b| all[b]).collect()
         };
-        let counts = chain::key_counts();
+        let counts = frame_key_counts(keyer);
+        let budget = keyer.budget_px(spring::SPRING_BUDGET_PX);
         let mut best = None;
         for &n in &counts {
             let mut trial = clip.clone();
             let fit = match clip.route {
-                Route::Css => crate::fit::Fit::Cubic,
+                Route::Css => keyer.fit,
                 Route::Smil => crate::fit::Fit::Linear,
             };
             spring::apply(&mut trial, fig, s, spring::keys(fig, fc, s, n, fit));
             let last = n == counts[counts.len() - 1];
-            let budget = spring::SPRING_BUDGET_PX + 1e-9;
-            if !last
-                && measure::over_budget_at_stride(&trial, &probes, &ideal, PRECHECK_STRIDE, budget)
-            {
+            let over = |b: f64| {
+                measure::over_budget_at_stride(&trial, &probes, &ideal, PRECHECK_STRIDE, b)
+            };
+            if !last && over(budget + 1e-9) {
                 continue;
             }
             let (m, _) = measure::measure_probes(&trial, &probes, &ideal);
             let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
-            if worst <= spring::SPRING_BUDGET_PX || n == counts[counts.len() - 1] {
+            if worst <= budget || n == counts[counts.len() - 1] {
                 best = Some((n, trial, worst));
                 break;
             }
@@ -115,6 +116,22 @@ fn add_springs(clip: &mut Clip, fig: &Figure) -> Vec<SpringMeasure> {
         });
     }
     out
+}
+
+/// The key counts a spring or Verlet chain (keyed on its recorded frames,
+/// so on divisors of [`chain::FRAMES`]) tries, fewest first: all of them,
+/// or for a keyer asking `n` keys the fewest divisor that is at least `n`.
+fn frame_key_counts(keyer: bake::Keyer) -> Vec<usize> {
+    let all = chain::key_counts();
+    match keyer.count() {
+        None => all,
+        Some(n) => vec![
+            all.iter()
+                .copied()
+                .find(|&c| c >= n)
+                .unwrap_or(chain::FRAMES),
+        ],
+    }
 }
 
 /// Every how many of the measure's sample times a chain's or spring's key
@@ -135,6 +152,7 @@ pub fn add_chains(
     chains: &[chain::Chain],
     colours: &mut Vec<String>,
     class_prefix: &str,
+    keyer: bake::Keyer,
 ) -> Vec<ChainMeasure> {
     let mut out = Vec::new();
     let clip_name = clip
@@ -154,16 +172,15 @@ pub fn add_chains(
             )
         };
         let build = |n: usize, base: usize| match clip.route {
-            Route::Css => {
-                chain::rotation_items(ch, n, &clip_name, base, crate::fit::Fit::Cubic, &class_of)
-            }
+            Route::Css => chain::rotation_items(ch, n, &clip_name, base, keyer.fit, &class_of),
             Route::Smil => (Vec::new(), chain::morph_items(ch, n, &class_of)),
         };
         let probes: Vec<String> = (1..ch.params.count).map(|i| chain::probe(ch, i)).collect();
         let period = clip.period_s;
         let ideal =
             |t_s: f64| chain::particles_at(ch, (t_s / period).rem_euclid(1.0))[1..].to_vec();
-        let counts = chain::key_counts();
+        let counts = frame_key_counts(keyer);
+        let budget = keyer.budget_px(chain::KEY_BUDGET_PX);
         let mut chosen = counts[counts.len() - 1];
         for &n in &counts {
             let (tracks, items) = build(n, 0);
@@ -182,13 +199,18 @@ pub fn add_chains(
             // without the full measure (the max over all samples is at
             // least that): the same choice, at a fraction of the cost for
             // the counts that fail.
-            let budget = chain::KEY_BUDGET_PX + 1e-9;
-            if measure::over_budget_at_stride(&mini, &probes, &ideal, PRECHECK_STRIDE, budget) {
+            if measure::over_budget_at_stride(
+                &mini,
+                &probes,
+                &ideal,
+                PRECHECK_STRIDE,
+                budget + 1e-9,
+            ) {
                 continue;
             }
             let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
             let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
-            if worst <= chain::KEY_BUDGET_PX {
+            if worst <= budget {
                 chosen = n;
                 break;
             }
@@ -229,10 +251,35 @@ pub fn bake_figure(
     route: Route,
     prefix: Option<&str>,
 ) -> FigureBake {
+    bake_figure_keyed(name, view_box, fig, route, prefix, bake::Keyer::DEFAULT)
+}
+
+/// [`bake_figure`] with the fitted channels keyed as `keyer` says.
+pub fn bake_figure_keyed(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    route: Route,
+    prefix: Option<&str>,
+    keyer: bake::Keyer,
+) -> FigureBake {
+    let bake_planned = |name: &str,
+                        view_box: [f64; 4],
+                        fig: &Figure,
+                        route: Route,
+                        prefix: Option<&str>,
+                        plan: &reuse::Plan| {
+        bake_planned_keyed(name, view_box, fig, (route, keyer), prefix, plan)
+    };
     let mut plan = reuse::plan(fig, route);
     if !plan.reuses() {
         return bake_planned(name, view_box, fig, route, prefix, &plan);
     }
+    // With a fixed key count both chains of a pair sample the same motion
+    // at different phases, so neither set of own keys is the better one:
+    // reuse is kept when the pair's worst probe is no worse than with own
+    // keys. Otherwise every probe must be no worse.
+    let pooled = keyer.count().is_some();
     // Far-limb key reuse, taken only where no probe measures worse than
     // with keys of its own (as the report rounds it): a reused chain
     // inherits its source's fitting error, so each source chain may be
@@ -240,6 +287,13 @@ pub fn bake_figure(
     // those two chains pass wins, and the whole is checked again at the end
     // (else reuse is left out).
     let own = bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig));
+    let kept = |fb: &FigureBake, bones: &[bool]| {
+        if pooled {
+            worst_on(fig, fb, bones) <= worst_on(fig, &own, bones)
+        } else {
+            no_worse(fig, fb, &own, bones)
+        }
+    };
     let pairs: Vec<(usize, usize)> = plan
         .chains
         .iter()
@@ -254,13 +308,19 @@ pub fn bake_figure(
         }
         let mut best: Option<(usize, f64)> = None;
         let mut scale = 1.0;
-        for _ in 0..REUSE_TRIES {
+        // a fixed key count leaves nothing to tighten: one try
+        let tries = if keyer.count().is_some() {
+            1
+        } else {
+            REUSE_TRIES
+        };
+        for _ in 0..tries {
             let mut p = plan.clone();
             for &x in &source {
                 p.source_scale[x] = scale;
             }
             let fb = bake_planned(name, view_box, fig, route, prefix, &p);
-            if no_worse(fig, &fb, &own, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
+            if kept(&fb, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
                 best = Some((fb.svg.len(), scale));
             }
             scale *= 0.6;
@@ -273,7 +333,7 @@ pub fn bake_figure(
         }
     }
     let fb = bake_planned(name, view_box, fig, route, prefix, &plan);
-    if no_worse(fig, &fb, &own, &vec![true; fig.bones.len()]) {
+    if kept(&fb, &vec![true; fig.bones.len()]) {
         fb
     } else {
         own
@@ -283,6 +343,35 @@ pub fn bake_figure(
 /// How many budgets (1, 0.6, 0.36, …) [`bake_figure`] tries for the
 /// shared keys.
 const REUSE_TRIES: usize = 6;
+
+/// The largest max error, at the report's rounding, of the probes on the
+/// bones marked in `bones` (tips, rims, IK effectors), with foot slip
+/// beyond [`SLIP_SLACK_PX`] counted as error.
+fn worst_on(fig: &Figure, fb: &FigureBake, bones: &[bool]) -> f64 {
+    let nb = fig.bones.len();
+    let heads: Vec<usize> = (0..nb)
+        .filter(|&x| fig.bones[x].head_radius.is_some())
+        .collect();
+    let bone_of = |i: usize| if i < nb { i } else { heads[i - nb] };
+    let tips = fb.measures.iter().flat_map(|(_, m)| {
+        m.iter()
+            .enumerate()
+            .filter(|&(i, _)| bones[bone_of(i)])
+            .map(|(_, x)| x.max_error_px)
+    });
+    let ik = fb
+        .ik
+        .iter()
+        .zip(fig.ik.iter().cycle())
+        .filter(|(_, k)| bones[k.upper])
+        .flat_map(|(x, _)| {
+            [
+                x.measure.max_error_px,
+                x.measure.slip_px.map_or(0.0, |s| s - SLIP_SLACK_PX),
+            ]
+        });
+    quantize(tips.chain(ik).fold(0.0, f64::max), COMPARE_DECIMALS)
+}
 
 /// Places to which [`no_worse`] compares: those the report prints.
 const COMPARE_DECIMALS: u32 = 4;
@@ -342,6 +431,25 @@ pub fn bake_planned(
     prefix: Option<&str>,
     plan: &reuse::Plan,
 ) -> FigureBake {
+    bake_planned_keyed(
+        name,
+        view_box,
+        fig,
+        (route, bake::Keyer::DEFAULT),
+        prefix,
+        plan,
+    )
+}
+
+/// [`bake_planned`] with the fitted channels keyed as `keyer` says.
+pub fn bake_planned_keyed(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    (route, keyer): (Route, bake::Keyer),
+    prefix: Option<&str>,
+    plan: &reuse::Plan,
+) -> FigureBake {
     let drawn;
     let fig = if plan.drawn_rad == fig.rest_rad {
         fig
@@ -352,7 +460,7 @@ pub fn bake_planned(
         };
         &drawn
     };
-    let mut clips = bake::bake(name, view_box, fig, route, plan);
+    let mut clips = bake::bake(name, view_box, fig, (route, keyer), plan);
     let mut notes = Vec::new();
     for (fc, chains) in fig.clips.iter().zip(&plan.chains).take(clips.len()) {
         for &(a, b, delay_s) in chains {
@@ -372,15 +480,27 @@ pub fn bake_planned(
     }
     let mut colours = bake::colours(fig);
     let springs = match clips.first_mut() {
-        Some(c) if !fig.springs.is_empty() => add_springs(c, fig),
+        Some(c) if !fig.springs.is_empty() => add_springs(c, fig, keyer),
         _ => Vec::new(),
     };
     let chains = match clips.first_mut() {
         Some(c) if !fig.chains.is_empty() => {
-            add_chains(c, &fig.chains, &mut colours, "rb-bone rb-s")
+            add_chains(c, &fig.chains, &mut colours, "rb-bone rb-s", keyer)
         }
         _ => Vec::new(),
     };
+    if let Some(n) = keyer.count() {
+        let frames = springs
+            .iter()
+            .map(|s| ("spring", &s.bone, s.keys))
+            .chain(chains.iter().map(|c| ("chain", &c.name, c.keys)));
+        for (what, name, keys) in frames.filter(|f| f.2 != n) {
+            notes.push(format!(
+                "{what} {name}: keyed on its {} recorded frames, so on a divisor of them: {keys} keys for {n}",
+                chain::FRAMES
+            ));
+        }
+    }
     let svg =
         crate::emit::figure::emit_figure_styled(&clips, switched, &colours, &fig.style, prefix);
     let mut measures = Vec::new();
@@ -416,7 +536,7 @@ pub fn bake_planned(
         }
         measures.push((fc.name.clone(), m));
     }
-    let ik = measure_ik(fig, &clips, plan);
+    let ik = measure_ik(fig, &clips, plan, keyer.fit);
     FigureBake {
         clips,
         svg,
@@ -498,7 +618,12 @@ pub fn measure_heads(
 /// with a ground and a gait target the foot slip per step
 /// ([`measure::foot_slip_px`], as for `ik_chains`), and how far the aimed
 /// point ever is from the target the rig asked for (`reach_px`).
-fn measure_ik(fig: &Figure, clips: &[Clip], plan: &reuse::Plan) -> Vec<IkMeasure> {
+fn measure_ik(
+    fig: &Figure,
+    clips: &[Clip],
+    plan: &reuse::Plan,
+    fit: crate::fit::Fit,
+) -> Vec<IkMeasure> {
     let mut out = Vec::new();
     for (ci, (clip, fc)) in clips.iter().zip(&fig.clips).enumerate() {
         let period = clip.period_s;
@@ -528,7 +653,7 @@ fn measure_ik(fig: &Figure, clips: &[Clip], plan: &reuse::Plan) -> Vec<IkMeasure
                     .iter()
                     .filter_map(|&b| infos.get(b).and_then(|x| x.track))
                     .collect(),
-                fit: crate::fit::Fit::Cubic,
+                fit,
                 // the entry whose upper bone's keys this one plays
                 reuses: plan.shared[ci][k.upper].and_then(|sh| {
                     let src = fig.ik.iter().find(|o| o.upper == sh.source)?;

@@ -1,0 +1,470 @@
+//! `--keys`, `--tolerance`, `--fit` and `sweep` act on every rig kind
+//! (cycling legs, `ik_chains`, bone trees), and `bake --tolerance X` never
+//! writes a file whose measured error exceeds X.
+
+use assert_cmd::Command;
+use rigbake::bake::BakeOptions;
+use rigbake::fit::Fit;
+use rigbake::{Route, bake_rig, rig};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn rigbake() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rigbake"))
+}
+
+/// Every `rigs/*.json`, sorted.
+fn rig_paths() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(repo("rigs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn load(rel: &str) -> rig::Rig {
+    rig::load(&fs::read_to_string(repo(rel)).unwrap()).unwrap()
+}
+
+/// The largest max error of one report object: legs (ankles, IK
+/// effectors), bone tips and rims, chain particles, read from the JSON.
+fn worst(report: &Value) -> f64 {
+    let field = |list: &str, key: &str| -> Vec<f64> {
+        report[list]
+            .as_array()
+            .map(|a| a.iter().map(|x| x[key].as_f64().unwrap()).collect())
+            .unwrap_or_default()
+    };
+    field("legs", "max_error_px")
+        .into_iter()
+        .chain(field("bones", "max_error_px"))
+        .chain(field("chains", "max_deviation_px"))
+        .fold(0.0, f64::max)
+}
+
+/// `bake RIG --route both --tolerance X`: either every written report
+/// measures at most X, or exit 1 or 2 with one stderr line naming the rig,
+/// a probe and the figure reached, and nothing written. Returns whether
+/// the bake was written.
+fn kept_or_refused(path: &Path, tol: f64) -> bool {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("out");
+    let report = tmp.path().join("report.json");
+    let out = rigbake()
+        .arg("bake")
+        .arg(path)
+        .args(["--route", "both", "--tolerance", &tol.to_string(), "-q"])
+        .arg("-o")
+        .arg(&dir)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let name = path.file_stem().unwrap().to_str().unwrap();
+    if out.status.success() {
+        let r: Value = serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap();
+        let reports = r.as_array().unwrap();
+        assert_eq!(reports.len(), 2, "{name}: one report per route");
+        for r in reports {
+            assert_eq!(r["tolerance_px"].as_f64(), Some(tol), "{name}");
+            let w = worst(r);
+            assert!(
+                w <= tol,
+                "{name} ({}): written with {w} px > tolerance {tol} px",
+                r["route"]
+            );
+        }
+        let files = fs::read_dir(&dir).unwrap().count();
+        assert_eq!(files, 2, "{name}: both routes written");
+        true
+    } else {
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        let line = stderr.trim_end();
+        assert!(
+            !line.contains('\n') && !line.contains("panicked"),
+            "{name}: {stderr}"
+        );
+        for needle in [name, "within", "px", "nothing written"] {
+            assert!(line.contains(needle), "{name}: lacks {needle:?}: {line}");
+        }
+        // the probe: a leg, bone, rim or chain label
+        assert!(
+            [" leg ", " bone ", " chain "]
+                .iter()
+                .any(|p| line.contains(p)),
+            "{name}: names no probe: {line}"
+        );
+        assert!(!dir.exists(), "{name}: refused but wrote {dir:?}");
+        assert!(!report.exists(), "{name}: refused but wrote the report");
+        false
+    }
+}
+
+/// Every rig in `rigs/`, both routes: a tight tolerance (0.02 px, below
+/// what the default writes for most rigs) is kept or refused with nothing
+/// written; a loose one (0.5 px) is kept by every rig.
+#[test]
+fn bake_tolerance_is_kept_or_refused_for_every_rig() {
+    let mut written = BTreeMap::new();
+    for path in rig_paths() {
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        assert!(
+            kept_or_refused(&path, 0.5),
+            "{name}: a 0.5 px tolerance should be reachable"
+        );
+        written.insert(name, kept_or_refused(&path, 0.02));
+    }
+    // the bone trees honour the tolerance (before, they ignored it and
+    // wrote their default keys whatever it was)
+    for name in ["robot-arm", "walker", "spear-form"] {
+        assert!(written.contains_key(name), "{name} is in rigs/");
+    }
+    eprintln!("0.02 px kept: {written:?}");
+}
+
+/// With a tolerance the bone tree writes fewer keys when it may and more
+/// when it must: robot-arm at 0.5 px is smaller than by default, at
+/// 0.015 px larger, and both keep their tolerance.
+#[test]
+fn tolerance_changes_bone_tree_keys_both_ways() {
+    let rig = load("rigs/robot-arm.json");
+    for route in [Route::Css, Route::Smil] {
+        let bake =
+            |tol: Option<f64>| bake_rig(&rig, &BakeOptions::resolve(&rig, route, None, tol, None));
+        let default = bake(None);
+        let loose = bake(Some(0.5));
+        let tight = bake(Some(0.015));
+        assert!(loose.report.max_error_px() <= 0.5);
+        assert!(
+            tight.report.max_error_px() <= 0.015,
+            "{}",
+            tight.report.max_error_px()
+        );
+        assert!(
+            loose.svg.len() < default.svg.len() && default.svg.len() < tight.svg.len(),
+            "{route:?}: bytes {} (0.5 px) / {} (default) / {} (0.015 px)",
+            loose.svg.len(),
+            default.svg.len(),
+            tight.svg.len()
+        );
+    }
+}
+
+/// Per track name, the key count of a bake.
+fn track_keys(b: &rigbake::Baked) -> BTreeMap<String, Vec<rigbake::clip::Key>> {
+    b.clip
+        .tracks
+        .iter()
+        .map(|t| (t.name.clone(), t.keys.clone()))
+        .collect()
+}
+
+/// `--keys N` on every bone-tree rig and both routes: every track is
+/// either a fitted channel with exactly N uniform keys (N + 1 key entries,
+/// 0 and 1 both written) at N = 12 and at N = 24, or a channel with an
+/// exact form whose keys do not change with N; the report's bones, springs
+/// and chains say the same.
+#[test]
+fn keys_sets_every_fitted_channel_of_bone_trees() {
+    let bone_rigs: Vec<PathBuf> = rig_paths()
+        .into_iter()
+        .filter(|p| fs::read_to_string(p).unwrap().contains("\"bones\""))
+        .collect();
+    assert!(bone_rigs.len() >= 8, "{bone_rigs:?}");
+    for path in bone_rigs {
+        let rig = rig::load(&fs::read_to_string(&path).unwrap()).unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let bake = |n: usize| {
+                bake_rig(
+                    &rig,
+                    &BakeOptions::resolve(&rig, route, Some(n), None, None),
+                )
+            };
+            let (a, b) = (bake(12), bake(24));
+            let (ka, kb) = (track_keys(&a), track_keys(&b));
+            assert_eq!(
+                ka.keys().collect::<Vec<_>>(),
+                kb.keys().collect::<Vec<_>>(),
+                "{}: the same tracks",
+                rig.name
+            );
+            let mut fitted = 0;
+            for (name, keys) in &ka {
+                let other = &kb[name];
+                if keys.len() == 13 && other.len() == 25 {
+                    fitted += 1;
+                    let uniform: Vec<f64> = (0..=24).map(|k| k as f64 / 24.0).collect();
+                    for (k, t) in other.iter().zip(&uniform) {
+                        assert!((k.t - t).abs() < 1e-6, "{} {name}: {} ≠ {t}", rig.name, k.t);
+                    }
+                } else {
+                    assert_eq!(
+                        keys,
+                        other,
+                        "{} ({route:?}) {name}: neither N keys nor exact ({} / {} keys)",
+                        rig.name,
+                        keys.len(),
+                        other.len()
+                    );
+                }
+            }
+            let r = &b.report;
+            for s in &r.springs {
+                assert_eq!(s.keys, 24, "{} spring {}", rig.name, s.bone);
+            }
+            for c in &r.chains {
+                assert_eq!(c.keys, 24, "{} chain {}", rig.name, c.name);
+            }
+            // a rig whose every channel is exact says so instead
+            let none = r.notes.iter().any(|n| n.contains("change nothing"));
+            assert_eq!(
+                fitted == 0 && r.chains.is_empty() && r.springs.is_empty(),
+                none,
+                "{} ({route:?}): {fitted} fitted tracks, notes {:?}",
+                rig.name,
+                r.notes
+            );
+            assert!(
+                none || r.notes.iter().any(|n| n.contains("24 uniform")),
+                "{}: {:?}",
+                rig.name,
+                r.notes
+            );
+        }
+    }
+}
+
+/// robot-arm: the measured error falls as the uniform key count grows,
+/// on both routes and with both segment shapes.
+#[test]
+fn robot_arm_error_falls_from_4_to_64_keys() {
+    let rig = load("rigs/robot-arm.json");
+    for route in [Route::Css, Route::Smil] {
+        for fit in [Fit::Linear, Fit::Cubic] {
+            let errs: Vec<f64> = [4, 8, 16, 32, 64]
+                .iter()
+                .map(|&n| {
+                    let o = BakeOptions::resolve(&rig, route, Some(n), None, Some(fit));
+                    bake_rig(&rig, &o).report.max_error_px()
+                })
+                .collect();
+            assert!(
+                errs.windows(2).all(|w| w[1] < w[0]),
+                "{route:?} {fit:?}: {errs:?}"
+            );
+            assert!(errs[4] < errs[0] / 50.0, "{route:?} {fit:?}: {errs:?}");
+        }
+    }
+}
+
+/// `--fit linear` and `--fit cubic` write different segments on a bone
+/// tree (before, both were ignored): linear writes no cubic-bezier.
+#[test]
+fn fit_acts_on_bone_trees() {
+    let rig = load("rigs/robot-arm.json");
+    let bake = |fit| {
+        bake_rig(
+            &rig,
+            &BakeOptions::resolve(&rig, Route::Css, None, None, Some(fit)),
+        )
+    };
+    let (lin, cub) = (bake(Fit::Linear), bake(Fit::Cubic));
+    assert!(!lin.svg.contains("cubic-bezier"), "linear wrote a cubic");
+    assert!(cub.svg.contains("cubic-bezier"));
+    // both kept to the channels' own budgets
+    assert!(lin.report.max_error_px() < 0.1 && cub.report.max_error_px() < 0.1);
+    assert!(lin.svg.len() > cub.svg.len());
+}
+
+/// `sweep` on a bone tree (walker) and an `ik_chains` rig (path-foot):
+/// every cell is a measured error, and more keys measure less error in the
+/// uniform columns over the range swept.
+#[test]
+fn sweep_works_on_bone_trees_and_chains() {
+    for (rel, range) in [
+        ("rigs/walker.json", "4..8"),
+        ("rigs/path-foot.json", "4..12"),
+    ] {
+        let tmp = TempDir::new().unwrap();
+        let plot = tmp.path().join("sweep.svg");
+        let out = rigbake()
+            .arg("sweep")
+            .arg(repo(rel))
+            .args(["--keys", range, "--format", "json", "--plot"])
+            .arg(&plot)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{rel}: {stderr}");
+        let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let methods = t["methods"].as_array().unwrap();
+        assert_eq!(methods.len(), 4, "{rel}");
+        let rows = t["rows"].as_array().unwrap();
+        let (a, b) = range.split_once("..").unwrap();
+        let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+        assert_eq!(rows.len(), b - a + 1);
+        for (i, m) in methods.iter().enumerate() {
+            let col: Vec<f64> = rows
+                .iter()
+                .filter_map(|r| r["max_error_px"][i].as_f64())
+                .collect();
+            assert!(!col.is_empty(), "{rel}: empty column {m}");
+            assert!(col.iter().all(|e| e.is_finite() && *e >= 0.0));
+            if m["adaptive"] == false {
+                assert_eq!(col.len(), rows.len(), "{rel} {m}");
+                assert!(col[col.len() - 1] < col[0], "{rel} {m}: {col:?}");
+            }
+        }
+        assert!(fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+    }
+}
+
+/// `check --keys/--tolerance/--fit` act on bone trees and chains: the
+/// measured errors `check` judges follow the options.
+#[test]
+fn check_keying_options_act_on_every_kind() {
+    let measured = |rel: &str, extra: &[&str]| -> f64 {
+        let out = rigbake()
+            .arg("check")
+            .arg(repo(rel))
+            .args([
+                "--max-error",
+                "1000",
+                "--max-slip",
+                "1000",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{rel} {extra:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        // the largest measured error over every route's results
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["max_error_px"].as_f64().unwrap())
+            .fold(0.0, f64::max)
+    };
+    for rel in [
+        "rigs/robot-arm.json",
+        "rigs/walker.json",
+        "rigs/path-foot.json",
+    ] {
+        let default = measured(rel, &[]);
+        let few = measured(rel, &["--keys", "4"]);
+        let loose = measured(rel, &["--tolerance", "0.5"]);
+        assert!(few > default, "{rel}: --keys 4 {few} vs default {default}");
+        assert!(loose <= 0.5, "{rel}: --tolerance 0.5 measured {loose}");
+        let lin = measured(rel, &["--keys", "8", "--fit", "linear"]);
+        let cub = measured(rel, &["--keys", "8", "--fit", "cubic"]);
+        assert_ne!(lin, cub, "{rel}: --fit changed nothing");
+    }
+}
+
+/// A bone tree's own `keys` and `tolerance_px` act as `--keys` and
+/// `--tolerance` do.
+#[test]
+fn rig_keys_and_tolerance_act_on_bone_trees() {
+    let text = fs::read_to_string(repo("rigs/robot-arm.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    let plain = rig::load(&text).unwrap();
+    for (field, value, keys, tol) in [
+        ("keys", serde_json::json!(24), Some(24), None),
+        ("tolerance_px", serde_json::json!(0.5), None, Some(0.5)),
+    ] {
+        v[field] = value;
+        let own = rig::load(&v.to_string()).unwrap();
+        v.as_object_mut().unwrap().remove(field);
+        for route in [Route::Css, Route::Smil] {
+            let a = bake_rig(&own, &BakeOptions::resolve(&own, route, None, None, None));
+            let b = bake_rig(
+                &plain,
+                &BakeOptions::resolve(&plain, route, keys, tol, None),
+            );
+            let d = bake_rig(
+                &plain,
+                &BakeOptions::resolve(&plain, route, None, None, None),
+            );
+            assert_eq!(a.svg, b.svg, "{field} ({route:?})");
+            assert_ne!(a.svg, d.svg, "{field} ({route:?}) changed nothing");
+            assert_eq!(a.report.tolerance_px, tol);
+        }
+    }
+}
+
+/// Far limbs keep replaying the near limbs' keys (css) under every keying
+/// option, and the file is smaller than one where every limb keys itself.
+#[test]
+fn limb_reuse_survives_every_keying_option() {
+    let rig = load("rigs/walker.json");
+    let fig = rig.figure.as_ref().unwrap();
+    for (keys, tol, fit) in [
+        (Some(24), None, None),
+        (Some(24), None, Some(Fit::Cubic)),
+        (None, Some(0.5), None),
+        (None, None, Some(Fit::Linear)),
+    ] {
+        let o = BakeOptions::resolve(&rig, Route::Css, keys, tol, fit);
+        let b = bake_rig(&rig, &o);
+        let reused: Vec<&str> = b
+            .report
+            .legs
+            .iter()
+            .filter_map(|l| l.reuses.as_deref())
+            .collect();
+        assert!(!reused.is_empty(), "{keys:?} {tol:?} {fit:?}: no reuse");
+        // the same keying without reuse writes more
+        let keyer = rigbake::figure::bake::Keyer {
+            keys: match (keys, tol) {
+                (Some(n), _) => rigbake::figure::bake::ChannelKeys::Uniform(n),
+                (_, Some(_)) => return_budget(&b.report),
+                _ => rigbake::figure::bake::ChannelKeys::Own,
+            },
+            fit: o.fit,
+        };
+        let own = rigbake::figure::bake_planned_keyed(
+            &rig.name,
+            rig.view_box,
+            fig,
+            (Route::Css, keyer),
+            None,
+            &rigbake::figure::reuse::Plan::none(fig),
+        );
+        assert!(
+            b.svg.len() < own.svg.len(),
+            "{keys:?} {tol:?} {fit:?}: {} bytes with reuse, {} without",
+            b.svg.len(),
+            own.svg.len()
+        );
+    }
+}
+
+/// The budget a tolerance bake settled on, from its note.
+fn return_budget(r: &rigbake::report::Report) -> rigbake::figure::bake::ChannelKeys {
+    let note = r
+        .notes
+        .iter()
+        .find(|n| n.starts_with("keys: every fitted channel fitted"))
+        .expect("a tolerance note");
+    let px: f64 = note
+        .split(" to ")
+        .nth(1)
+        .and_then(|s| s.split(" px").next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    rigbake::figure::bake::ChannelKeys::Budget(px)
+}
