@@ -103,7 +103,8 @@ enum Command {
         /// Rig files (JSON).
         #[arg(required = true, value_name = "RIG")]
         rigs: Vec<PathBuf>,
-        /// Largest acceptable ankle–pedal distance, px (user units).
+        /// Largest acceptable distance of any probe (ankle, effector, bone tip,
+        /// particle) from its ideal, px (user units).
         #[arg(long, value_name = "PX")]
         max_error: f64,
         /// Largest acceptable foot slip over the ground, px per step, of a
@@ -248,8 +249,9 @@ struct BakeArgs {
     /// Uniform keys per period (overrides the rig's "keys" and any tolerance; 2..=10000).
     #[arg(long, value_name = "N", conflicts_with = "tolerance")]
     keys: Option<usize>,
-    /// Place the fewest keys found that keep every ankle within PX of its
-    /// pedal (overrides the rig's "tolerance_px"; 0.01 to 1000000).
+    /// Place the fewest keys found that keep every probe (ankle, effector,
+    /// bone tip, particle) within PX of its ideal (overrides the rig's
+    /// "tolerance_px"; 0.01 to 1000000).
     #[arg(long, value_name = "PX")]
     tolerance: Option<f64>,
     /// Segment shape: linear, or exact cubic via cubic-bezier(1/3,y1,2/3,y2)

@@ -48,12 +48,15 @@ pub struct RigFile {
     /// Loop period in seconds (one crank turn), snapped to whole milliseconds
     /// (the report notes a snapped period).
     pub period_s: f64,
-    /// Uniform keys per period. Without it (and without `tolerance_px`) keys
-    /// are fitted to the default 0.25 px; the CLI's `--keys` or `--tolerance`
+    /// Uniform keys per period on every fitted channel (legs, chains, bones,
+    /// springs). Without it (and without `tolerance_px`) cycling legs and
+    /// `ik_chains` are fitted to the default 0.25 px and bone trees to their
+    /// channels' own, tighter budgets; the CLI's `--keys` or `--tolerance`
     /// override it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<usize>,
-    /// Fit keys to this ankle tolerance (px) instead of using `keys` uniform
+    /// Fit the fewest keys found that keep every probe (ankle, effector, bone
+    /// tip, particle) within this many px instead of using `keys` uniform
     /// keys; the CLI's `--keys` or `--tolerance` override it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance_px: Option<f64>,
@@ -209,7 +212,7 @@ pub struct Rig {
     pub period_s: f64,
     /// Uniform keys per period asked for by the rig, in 2..=[`MAX_KEYS`].
     pub keys: Option<usize>,
-    /// Ankle tolerance to fit keys to, px, in [[`MIN_TOLERANCE_PX`], [`MAX_COORD`]].
+    /// Probe tolerance to fit keys to, px, in [[`MIN_TOLERANCE_PX`], [`MAX_COORD`]].
     pub tolerance_px: Option<f64>,
     /// The crank of a cycling rig: `Some` exactly when `legs` is not empty.
     pub crank: Option<Crank>,
