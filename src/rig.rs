@@ -711,28 +711,7 @@ fn validate_figure(
     figure.springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
     figure.chains = crate::figure::chain::validate(&file.chains, &figure, &mut budget)?;
     if let Some(g) = &file.ground {
-        if figure.switched || figure.clips[0].play != crate::figure::file::Play::Loop {
-            return Err(invalid(
-                "ground",
-                "a bone tree's ground needs a rig without `clips` (one looping clip)",
-            ));
-        }
-        // `follow` names an ik entry by its upper bone; its target sets the speed
-        let entries: Vec<crate::chain::IkChain> = figure
-            .ik
-            .iter()
-            .map(|k| crate::chain::IkChain {
-                name: figure.bones[k.upper].name.clone(),
-                root: crate::trajectory::Trajectory::Fixed(Vec2::ZERO),
-                target: k.target.clone(),
-                thigh: figure.bones[k.upper].length,
-                shin: figure.bones[k.lower].length,
-                knee: k.knee,
-                reach: k.reach,
-                depth_offset: Vec2::ZERO,
-            })
-            .collect();
-        figure.ground = Some(crate::chain::validate_ground(g, &entries, period_s)?);
+        crate::figure::model::validate_ground(&mut figure, g)?;
     }
     Ok(Rig {
         name: file.name.clone(),

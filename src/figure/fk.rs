@@ -104,7 +104,7 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> (Vec<f64>, Vec<(Vec2, Vec2)>) 
         if let Some(i) = fig.ik.iter().position(|k| k.upper == b) {
             let k = &fig.ik[i];
             let joint = parent.apply(bone.at);
-            let target = to_fig.apply(k.target.at(t));
+            let target = to_fig.apply(clip.targets[i].at(t));
             ends[i] = (joint, target);
             let goal = pulled(joint, target, k.pull_to(&fig.bones));
             let (l1, l2) = (bone.length, fig.bones[k.lower].length);
@@ -260,6 +260,7 @@ mod tests {
                 chains: Vec::new(),
                 ik: Vec::new(),
                 ground: None,
+                ground_spacing_px: 0.0,
                 springs: Vec::new(),
             };
             let angles: Vec<f64> = (0..12)
@@ -318,6 +319,7 @@ mod tests {
             chains: Vec::new(),
             ik: Vec::new(),
             ground: None,
+            ground_spacing_px: 0.0,
             springs: Vec::new(),
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);

@@ -163,6 +163,90 @@ pub struct IkMeasure {
     /// target probe, px: the foot-to-target distance any tool reads from
     /// the file (`reach_px` give or take `max_error_px + target_error_px`).
     pub foot_to_target_px: f64,
+    /// With a ground, while the foot is down ([`down_intervals`]): the
+    /// largest distance of the written effector from the ground line, px.
+    pub ground_px: Option<f64>,
+}
+
+/// Grid on which [`down_intervals`] looks for a planted target.
+const DOWN_GRID: usize = 4096;
+
+/// When entry `i`'s foot is down in clip `fc`, as normalised intervals: a
+/// gait's stance (the foot slides back with the scrolling ground), or,
+/// for any other target over a ground, the spans where the target stands
+/// still on the ground line (within 1e-6 px): a planted take-off and
+/// landing. Empty without a ground.
+pub fn down_intervals(fig: &Figure, fc: &model::FigClip, i: usize) -> Vec<(f64, f64)> {
+    let Some(g) = &fig.ground else {
+        return Vec::new();
+    };
+    let target = &fc.targets[i];
+    if let crate::trajectory::Trajectory::Gait { .. } = target {
+        let ideal = crate::chain::IdealTarget {
+            root: target.clone(),
+            target: target.clone(),
+            pull_to: None,
+            offset: crate::geom::Vec2::ZERO,
+        };
+        return ideal.stance();
+    }
+    let at = |k: usize| target.at(k as f64 / DOWN_GRID as f64);
+    // grid cell k (from k to k + 1) is down when both ends sit still on the ground
+    let still = |k: usize| {
+        let (a, b) = (at(k), at(k + 1));
+        (a.y - g.y).abs() <= 1e-6 && (b.y - g.y).abs() <= 1e-6 && a.dist(b) <= 1e-9
+    };
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    let mut start = None;
+    for k in 0..=DOWN_GRID {
+        let down = k < DOWN_GRID && still(k);
+        match (down, start) {
+            (true, None) => start = Some(k),
+            (false, Some(a)) => {
+                out.push((a as f64 / DOWN_GRID as f64, k as f64 / DOWN_GRID as f64));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Measure-stage sample times of `clip` that fall in the normalised
+/// intervals `down`.
+fn down_times(clip: &Clip, down: &[(f64, f64)]) -> Vec<f64> {
+    let p = clip.period_s;
+    measure::sample_times(clip)
+        .into_iter()
+        .filter(|&t| down.iter().any(|&(a, b)| t >= a * p && t <= b * p))
+        .collect()
+}
+
+/// Largest `|y − ground|` of the written probe `probe` while down, px.
+fn ground_contact_px(clip: &Clip, probe: &str, ground_y: f64, down: &[(f64, f64)]) -> f64 {
+    down_times(clip, down)
+        .into_iter()
+        .map(|t| (measure::probes_at(clip, t)[probe].y - ground_y).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Foot slip of a planted target: over each down interval, the largest
+/// distance the written probe moves from where it stood at the interval's
+/// start, relative to the written ground probe, px (the ground of a clip
+/// with such a target normally stands still).
+fn planted_slip_px(clip: &Clip, probe: &str, down: &[(f64, f64)]) -> f64 {
+    let p = clip.period_s;
+    let ground = crate::chain::GROUND_PROBE;
+    let mut worst = 0.0f64;
+    for &(a, b) in down {
+        let start = measure::probes_at(clip, a * p);
+        let rel0 = start[probe] - start[ground];
+        for t in down_times(clip, &[(a, b)]) {
+            let at = measure::probes_at(clip, t);
+            worst = worst.max((at[probe] - at[ground] - rel0).len());
+        }
+    }
+    worst
 }
 
 /// What the bake of one Verlet chain measured.
@@ -611,28 +695,39 @@ fn measure_ik(fig: &Figure, clips: &[Clip], plan: &reuse::Plan) -> Vec<IkMeasure
                     ))
                 }),
                 ideal: Some(crate::chain::IdealTarget {
-                    root: k.target.clone(),
-                    target: k.target.clone(),
+                    root: fc.targets[i].clone(),
+                    target: fc.targets[i].clone(),
                     pull_to: None,
                     offset: crate::geom::Vec2::ZERO,
                 }),
             };
             m.name = leg.name.clone();
-            m.slip_px = measure::foot_slip_px(clip, &leg);
+            let down = down_intervals(fig, fc, i);
+            let ground_px = fig
+                .ground
+                .as_ref()
+                .map(|g| ground_contact_px(clip, &leg.ankle_probe, g.y, &down));
+            m.slip_px = match fc.targets[i] {
+                crate::trajectory::Trajectory::Gait { .. } => measure::foot_slip_px(clip, &leg),
+                _ if fig.ground.is_some() && !down.is_empty() => {
+                    Some(planted_slip_px(clip, &leg.ankle_probe, &down))
+                }
+                _ => None,
+            };
             // how far the aim (pulled for "pull") is from the target asked for
             m.reach_px = Some(
                 measure::sample_times(clip)
                     .into_iter()
                     .map(|t_s| {
                         let u = unit(t_s);
-                        k.target.at(u).dist(fk::ik_ideal(fig, fc, u)[i])
+                        fc.targets[i].at(u).dist(fk::ik_ideal(fig, fc, u)[i])
                     })
                     .fold(0.0, f64::max),
             );
             // the target probe, against the target asked for, and the
             // foot-to-target distance as written
             let target = format!("{}-target", lo.name);
-            let asked = |t_s: f64| vec![k.target.at(unit(t_s))];
+            let asked = |t_s: f64| vec![fc.targets[i].at(unit(t_s))];
             let (tm, _) = measure::measure_probes(clip, std::slice::from_ref(&target), &asked);
             let foot_to_target_px = measure::sample_times(clip)
                 .into_iter()
@@ -647,6 +742,7 @@ fn measure_ik(fig: &Figure, clips: &[Clip], plan: &reuse::Plan) -> Vec<IkMeasure
                 measure: m,
                 target_error_px: tm[0].max_error_px,
                 foot_to_target_px,
+                ground_px: ground_px.filter(|_| !down.is_empty()),
             });
         }
     }
