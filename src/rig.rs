@@ -708,8 +708,21 @@ fn validate_figure(
     )?;
     // springs and chains share one simulation budget
     let mut budget = crate::solve::physics::Budget::default();
-    figure.springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
-    figure.chains = crate::figure::chain::validate(&file.chains, &figure, &mut budget)?;
+    // simulated in every clip: the chains' anchors ride the clip's springs
+    let springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
+    figure.physics = springs
+        .into_iter()
+        .map(|springs| crate::figure::model::ClipPhysics {
+            springs,
+            chains: Vec::new(),
+        })
+        .collect();
+    let chains = crate::figure::chain::validate(&file.chains, &figure, &mut budget)?;
+    for (p, c) in figure.physics.iter_mut().zip(chains) {
+        p.chains = c;
+    }
+    figure.springs = figure.physics[0].springs.clone();
+    figure.chains = figure.physics[0].chains.clone();
     if let Some(g) = &file.ground {
         crate::figure::model::validate_ground(&mut figure, g)?;
     }

@@ -262,6 +262,7 @@ mod tests {
                 ground: None,
                 ground_spacing_px: 0.0,
                 springs: Vec::new(),
+                physics: Vec::new(),
             };
             let angles: Vec<f64> = (0..12)
                 .map(|_| (rng.next() - 0.5) * 4.0 * std::f64::consts::PI)
@@ -321,6 +322,7 @@ mod tests {
             ground: None,
             ground_spacing_px: 0.0,
             springs: Vec::new(),
+            physics: Vec::new(),
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);
         let w = world_matrices(&fig, &[a, b, c]);

@@ -78,7 +78,7 @@ fn ideal_tips(
 ) -> Vec<crate::geom::Vec2> {
     let mut tips = bake::ideal_tips(fig, fc, period, t_s);
     if !applied.is_empty() {
-        let u = (t_s / period).rem_euclid(1.0);
+        let u = unit_time(fc.play, t_s, period);
         for (b, tip) in tips.iter_mut().enumerate() {
             for &i in applied {
                 let s = &fig.springs[i];
@@ -89,6 +89,15 @@ fn ideal_tips(
         }
     }
     tips
+}
+
+/// Normalised time of a clip at document time `t_s`: wrapped for a loop,
+/// held at the ends for a one-shot clip.
+pub fn unit_time(play: file::Play, t_s: f64, period: f64) -> f64 {
+    match play {
+        file::Play::Once => (t_s / period).clamp(0.0, 1.0),
+        file::Play::Loop => (t_s / period).rem_euclid(1.0),
+    }
 }
 
 /// Wrap every spring's bone in its translate groups (parents' springs
@@ -302,20 +311,26 @@ pub fn add_chains(
                 colours.iter().position(|x| x == c).unwrap_or(0)
             )
         };
-        let build = |n: usize, base: usize| match clip.route {
-            Route::Css => {
-                chain::rotation_items(ch, n, &clip_name, base, crate::fit::Fit::Cubic, &class_of)
-            }
+        // css: cubic keys; when no count meets the budget (a fast whip
+        // between recorded frames), linear keys on every recorded frame,
+        // which follow the recording (the ideal) exactly
+        let mut fit = crate::fit::Fit::Cubic;
+        let build = |n: usize, base: usize, fit: crate::fit::Fit| match clip.route {
+            Route::Css => chain::rotation_items(ch, n, &clip_name, base, fit, &class_of),
             Route::Smil => (Vec::new(), chain::morph_items(ch, n, &class_of)),
         };
         let probes: Vec<String> = (1..ch.params.count).map(|i| chain::probe(ch, i)).collect();
         let period = clip.period_s;
-        let ideal =
-            |t_s: f64| chain::particles_at(ch, (t_s / period).rem_euclid(1.0))[1..].to_vec();
+        let play = if ch.recording.once {
+            file::Play::Once
+        } else {
+            file::Play::Loop
+        };
+        let ideal = |t_s: f64| chain::particles_at(ch, unit_time(play, t_s, period))[1..].to_vec();
         let counts = chain::key_counts();
-        let mut chosen = counts[counts.len() - 1];
+        let mut chosen = None;
         for &n in &counts {
-            let (tracks, items) = build(n, 0);
+            let (tracks, items) = build(n, 0, fit);
             let mini = Clip {
                 tracks,
                 root: crate::clip::Node {
@@ -347,11 +362,34 @@ pub fn add_chains(
             let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
             let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
             if worst <= chain::KEY_BUDGET_PX {
-                chosen = n;
+                chosen = Some(n);
                 break;
             }
         }
-        let (tracks, items) = build(chosen, clip.tracks.len());
+        let chosen = chosen.unwrap_or_else(|| {
+            // the better of cubic and linear keys on every recorded frame
+            let last = counts[counts.len() - 1];
+            let worst = |fit| {
+                let (tracks, items) = build(last, 0, fit);
+                let mini = Clip {
+                    tracks,
+                    root: crate::clip::Node {
+                        children: items,
+                        ..Default::default()
+                    },
+                    legs: Vec::new(),
+                    figure: None,
+                    ..clip.clone()
+                };
+                let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
+                m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
+            };
+            if worst(crate::fit::Fit::Linear) < worst(crate::fit::Fit::Cubic) {
+                fit = crate::fit::Fit::Linear;
+            }
+            last
+        });
+        let (tracks, items) = build(chosen, clip.tracks.len(), fit);
         clip.tracks.extend(tracks);
         if ch.far {
             clip.root.children.splice(0..0, items);
@@ -529,20 +567,45 @@ pub fn bake_planned(
         ));
     }
     let mut colours = bake::colours(fig);
-    let springs = match clips.first_mut() {
-        Some(c) if !fig.springs.is_empty() => add_springs(c, fig),
-        _ => Vec::new(),
-    };
-    let chains = match clips.first_mut() {
-        Some(c) if !fig.chains.is_empty() => {
-            add_chains(c, &fig.chains, &mut colours, "rb-bone rb-s")
+    // every written clip with the springs and chains simulated for it
+    let views: Vec<Figure> = (0..clips.len()).map(|c| fig.for_clip(c)).collect();
+    let mut springs = Vec::new();
+    let mut chains = Vec::new();
+    for (clip, view) in clips.iter_mut().zip(&views) {
+        let named = |name: &str| {
+            if switched {
+                format!("{}:{name}", view.clips[0].name)
+            } else {
+                name.to_string()
+            }
+        };
+        if !view.springs.is_empty() {
+            springs.extend(add_springs(clip, view).into_iter().map(|m| SpringMeasure {
+                bone: named(&m.bone),
+                ..m
+            }));
         }
-        _ => Vec::new(),
-    };
+        if !view.chains.is_empty() {
+            chains.extend(
+                add_chains(clip, &view.chains, &mut colours, "rb-bone rb-s")
+                    .into_iter()
+                    .map(|m| ChainMeasure {
+                        name: named(&m.name),
+                        ..m
+                    }),
+            );
+        }
+    }
     let svg = crate::emit::figure::emit_figure(&clips, switched, &colours, prefix);
     let mut measures = Vec::new();
     let mut samples = 0;
-    for (clip, fc) in clips.iter().zip(&fig.clips) {
+    for ((clip, fc), view) in clips.iter().zip(&fig.clips).zip(&views) {
+        // every clip (the drawing's structure) with this clip's physics
+        let fig = &Figure {
+            springs: view.springs.clone(),
+            chains: view.chains.clone(),
+            ..fig.clone()
+        };
         let probes: Vec<String> = fig
             .bones
             .iter()

@@ -220,8 +220,38 @@ pub struct Figure {
     pub ground: Option<crate::chain::Ground>,
     /// Distance between the ground's dots, px (see [`validate_ground`]).
     pub ground_spacing_px: f64,
-    /// Spring-follow bones, already simulated (see [`super::spring`]).
+    /// Spring-follow bones, already simulated (see [`super::spring`]),
+    /// in the first clip.
     pub springs: Vec<super::spring::Spring>,
+    /// Springs and chains as simulated in each clip, in clip order (empty
+    /// for a figure built without them: then every clip uses `springs`
+    /// and `chains`).
+    pub physics: Vec<ClipPhysics>,
+}
+
+/// The springs and Verlet chains of a figure as simulated in one clip.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClipPhysics {
+    pub springs: Vec<super::spring::Spring>,
+    pub chains: Vec<super::chain::Chain>,
+}
+
+impl Figure {
+    /// The figure as its clip `c` alone: that clip, with the springs and
+    /// chains simulated for it.
+    pub fn for_clip(&self, c: usize) -> Figure {
+        let (springs, chains) = match self.physics.get(c) {
+            Some(p) => (p.springs.clone(), p.chains.clone()),
+            None => (self.springs.clone(), self.chains.clone()),
+        };
+        Figure {
+            clips: vec![self.clips[c].clone()],
+            springs,
+            chains,
+            physics: Vec::new(),
+            ..self.clone()
+        }
+    }
 }
 
 /// Validate a track; `unit` scales values (degrees → radians for angles);
@@ -554,6 +584,7 @@ pub fn validate(
         ground: None,
         ground_spacing_px: 0.0,
         springs: Vec::new(),
+        physics: Vec::new(),
     };
     if !fig.ik.is_empty() {
         // the drawn pose of IK bones: solved at t = 0 of the first clip
