@@ -402,6 +402,9 @@ impl Report {
             if let Some(sl) = l.slip_px {
                 let _ = write!(s, "  slip {sl:.3} px/step");
             }
+            if let Some(g) = l.ground_px {
+                let _ = write!(s, "  ground {g:.3} px");
+            }
             if let Some(r) = l.reach_px.filter(|&r| r > 0.0) {
                 let _ = write!(s, "  target out of reach by {r:.3} px");
             }
