@@ -112,14 +112,17 @@ pub struct RigFile {
     /// root `<svg>`; the first plays by default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clips: Vec<crate::figure::file::ClipFile>,
-    /// Verlet chains (hair, ponytail) pinned to bones, simulated into a loop.
+    /// Verlet chains (hair, ponytail) pinned to bones, simulated in every
+    /// clip: into a seamless loop, or once from rest for a `"once"` clip,
+    /// which must have settled by its end.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chains: Vec<crate::figure::chain::ChainFile>,
     /// Two-bone IK chains inside the bone tree (legs to a gait, hands to a
     /// handle), solved every frame after their parents.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ik: Vec<crate::figure::file::IkFile>,
-    /// Bones whose subtree follows its joint through a damped spring.
+    /// Bones whose subtree follows its joint through a damped spring,
+    /// simulated in every clip like `chains`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub springs: Vec<crate::figure::spring::SpringFile>,
     /// A static torso line and head on a cycling rig (for a scarf to hang from).
@@ -131,7 +134,9 @@ pub struct RigFile {
     #[schemars(with = "Vec<serde_json::Value>")]
     pub ik_chains: Vec<crate::chain::IkChainFile>,
     /// A scrolling row of ground dots under `ik_chains`, or under a bone
-    /// tree (`follow` then names an `ik` entry by its `upper` bone).
+    /// tree (`follow` then names an `ik` entry by its `upper` bone; with
+    /// `clips`, each clip scrolls it at its own target's gait speed, or
+    /// leaves it still).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub ground: Option<crate::chain::GroundFile>,
