@@ -1093,7 +1093,21 @@ pub fn bake_chains_with(
 pub fn ground_node(g: &Ground, period_s: f64, tracks: &mut Vec<Track>) -> Node {
     let travel = g.speed_px_s * period_s;
     let spacing = travel / g.dots_per_period as f64;
-    let count = ((g.to_x - g.from_x + travel) / spacing).ceil() as usize + 1;
+    spaced_ground_node(g, spacing, travel, travel, tracks)
+}
+
+/// A ground row of dots `spacing` apart, enough to cover `[from_x, to_x]`
+/// while it moves left by up to `max_travel` px, moving left by `travel` px
+/// over the period (0: it stands still). A bone tree whose clips scroll at
+/// different speeds draws one row and gives each clip its own travel.
+pub fn spaced_ground_node(
+    g: &Ground,
+    spacing: f64,
+    travel: f64,
+    max_travel: f64,
+    tracks: &mut Vec<Track>,
+) -> Node {
+    let count = ((g.to_x - g.from_x + max_travel) / spacing).ceil() as usize + 1;
     let y = quantize(g.y, LEN_DECIMALS);
     let mut children: Vec<Item> = (0..count)
         .map(|i| Item::Circle {

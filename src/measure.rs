@@ -747,6 +747,9 @@ pub struct IkMeasure {
     /// target probe, px: the foot-to-target distance any tool reads from
     /// the file (`reach_px` give or take `max_error_px + target_error_px`).
     pub foot_to_target_px: f64,
+    /// With a ground, while the foot is down (`figure::down_intervals`): the
+    /// largest distance of the written effector from the ground line, px.
+    pub ground_px: Option<f64>,
 }
 
 /// What the bake of one Verlet chain measured.

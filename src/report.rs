@@ -62,6 +62,10 @@ pub struct LegReport {
     /// written path for a `path` target) and the ideal target.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_px: Option<f64>,
+    /// Bone-tree `ik` over a `ground`: while the foot is down, the largest
+    /// distance of the written effector from the ground line, px.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ground_px: Option<f64>,
     /// The leg's tracks. A reused track is listed under the leg that owns it too.
     pub tracks: Vec<TrackReport>,
 }
@@ -217,6 +221,7 @@ pub fn build(
                     slip_px: lm.slip_px.map(q),
                     reach_px: lm.reach_px.map(q),
                     target_px: lm.target_px.map(q),
+                    ground_px: None,
                     tracks,
                 }
             })
@@ -299,6 +304,7 @@ pub fn build_figure(fb: &FigureBake, route: Route) -> Report {
                 slip_px: lm.slip_px.map(q),
                 reach_px: lm.reach_px.map(q),
                 target_px: lm.target_px.map(q),
+                ground_px: im.ground_px.map(q),
                 tracks,
             }
         })
@@ -426,6 +432,9 @@ impl Report {
             }
             if let Some(sl) = l.slip_px {
                 let _ = write!(s, "  slip {sl:.3} px/step");
+            }
+            if let Some(g) = l.ground_px {
+                let _ = write!(s, "  ground {g:.3} px");
             }
             if let Some(r) = l.reach_px.filter(|&r| r > 0.0) {
                 let _ = write!(s, "  target out of reach by {r:.3} px");

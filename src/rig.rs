@@ -79,14 +79,17 @@ pub struct RigFile {
     /// root `<svg>`; the first plays by default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clips: Vec<crate::figure::file::ClipFile>,
-    /// Verlet chains (hair, ponytail) pinned to bones, simulated into a loop.
+    /// Verlet chains (hair, ponytail) pinned to bones, simulated in every
+    /// clip: into a seamless loop, or once from rest for a `"once"` clip,
+    /// which must have settled by its end.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chains: Vec<crate::figure::chain::ChainFile>,
     /// Two-bone IK chains inside the bone tree (legs to a gait, hands to a
     /// handle), solved every frame after their parents.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ik: Vec<crate::figure::file::IkFile>,
-    /// Bones whose subtree follows its joint through a damped spring.
+    /// Bones whose subtree follows its joint through a damped spring,
+    /// simulated in every clip like `chains`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub springs: Vec<crate::figure::spring::SpringFile>,
     /// A static torso line and head on a cycling rig (for a scarf to hang from).
@@ -98,7 +101,9 @@ pub struct RigFile {
     #[schemars(with = "Vec<serde_json::Value>")]
     pub ik_chains: Vec<crate::chain::IkChainFile>,
     /// A scrolling row of ground dots under `ik_chains`, or under a bone
-    /// tree (`follow` then names an `ik` entry by its `upper` bone).
+    /// tree (`follow` then names an `ik` entry by its `upper` bone; with
+    /// `clips`, each clip scrolls it at its own target's gait speed, or
+    /// leaves it still).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub ground: Option<crate::chain::GroundFile>,
@@ -694,31 +699,23 @@ fn validate_figure(
     }
     // springs and chains share one simulation budget
     let mut budget = crate::solve::physics::Budget::default();
-    figure.springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
-    figure.chains = crate::figure::chain::validate(&file.chains, &figure, &mut budget)?;
+    // simulated in every clip: the chains' anchors ride the clip's springs
+    let springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
+    figure.physics = springs
+        .into_iter()
+        .map(|springs| crate::figure::model::ClipPhysics {
+            springs,
+            chains: Vec::new(),
+        })
+        .collect();
+    let chains = crate::figure::chain::validate(&file.chains, &figure, &mut budget)?;
+    for (p, c) in figure.physics.iter_mut().zip(chains) {
+        p.chains = c;
+    }
+    figure.springs = figure.physics[0].springs.clone();
+    figure.chains = figure.physics[0].chains.clone();
     if let Some(g) = &file.ground {
-        if figure.switched || figure.clips[0].play != crate::figure::file::Play::Loop {
-            return Err(invalid(
-                "ground",
-                "a bone tree's ground needs a rig without `clips` (one looping clip)",
-            ));
-        }
-        // `follow` names an ik entry by its upper bone; its target sets the speed
-        let entries: Vec<crate::chain::IkChain> = figure
-            .ik
-            .iter()
-            .map(|k| crate::chain::IkChain {
-                name: figure.bones[k.upper].name.clone(),
-                root: crate::trajectory::Trajectory::Fixed(Vec2::ZERO),
-                target: k.target.clone(),
-                thigh: figure.bones[k.upper].length,
-                shin: figure.bones[k.lower].length,
-                knee: k.knee,
-                reach: k.reach,
-                depth_offset: Vec2::ZERO,
-            })
-            .collect();
-        figure.ground = Some(crate::chain::validate_ground(g, &entries, period_s)?);
+        crate::figure::model::validate_ground(&mut figure, g)?;
     }
     Ok(Rig {
         name: file.name.clone(),

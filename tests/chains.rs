@@ -241,9 +241,13 @@ fn bad_chain_inputs_name_their_path() {
             v["play"] = json!("once");
             v.as_object_mut().unwrap().remove("springs");
         }),
-        &["chains", "looping"],
+        // a one-shot clip plays its physics once, and must end settled
+        &["chains[0]", "has not settled", "\"main\""],
     );
-    bad(&edited(|v| v["play"] = json!("once")), &["springs", "loop"]);
+    bad(
+        &edited(|v| v["play"] = json!("once")),
+        &["springs[0]", "has not settled"],
+    );
     bad(
         &edited(|v| {
             v.as_object_mut().unwrap().remove("bones");

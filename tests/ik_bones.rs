@@ -152,26 +152,32 @@ fn ik_bad_target_and_move() {
 }
 
 #[test]
-fn ground_follow_must_name_an_ik_gait() {
+fn ground_follow_must_name_an_ik_entry() {
     let mut v = example("walker");
     v["ground"]["follow"] = "spine".into();
     bad(&v, &["ground.follow", "spine"]);
-    let mut v = example("rower");
-    v["ground"] = serde_json::json!({ "y": 260, "from_x": 0, "to_x": 400, "dots_per_period": 4, "follow": "thigh" });
-    bad(&v, &["ground.follow", "gait"]);
+    let mut v = example("walker");
+    v["ground"]["follow"] = "shin_n".into();
+    bad(&v, &["ground.follow", "shin_n"]);
 }
 
+/// With `clips` (or a one-shot clip) the ground is accepted: each clip
+/// scrolls it at the speed of its own followed gait.
 #[test]
 fn ground_with_clips() {
     let mut v = example("walker");
     let root = v.as_object_mut().unwrap().remove("root").unwrap();
     v["clips"] = serde_json::json!([{ "name": "walk", "root": root }]);
-    bad(&v, &["ground", "clips"]);
+    let rig = rigbake::rig::load(&v.to_string()).unwrap();
+    let fig = rig.figure.unwrap();
+    let speed = 44.0 / (0.62 * fig.clips[0].period_s);
+    assert!((fig.clips[0].ground_speed_px_s - speed).abs() < 1e-9);
 }
 
 #[test]
 fn ground_with_a_one_shot_clip() {
     let mut v = example("walker");
     v["play"] = "once".into();
-    bad(&v, &["ground", "looping"]);
+    let rig = rigbake::rig::load(&v.to_string()).unwrap();
+    assert!(rig.figure.unwrap().clips[0].ground_speed_px_s > 0.0);
 }

@@ -228,7 +228,7 @@ fn sticks_writes_the_drawing_from_before_styles() {
     let tmp = tempfile::TempDir::new().unwrap();
     for (name, routes) in [
         ("walker", &["css", "smil"][..]),
-        ("jump", &["css", "smil"][..]),
+        ("runner", &["css", "smil"][..]),
         ("ponytail", &["css"][..]),
     ] {
         let path = tmp.path().join(format!("{name}.json"));

@@ -143,8 +143,8 @@ fn clip_corners(fig: &Figure, clip: &FigClip) -> Vec<f64> {
     if let Some(m) = &r.mv {
         v.extend(m.corners());
     }
-    for (i, k) in fig.ik.iter().enumerate() {
-        v.extend(k.target.corners());
+    for (i, target) in clip.targets.iter().enumerate() {
+        v.extend(target.corners());
         v.extend(fk::pull_switches(fig, clip, i, 2048));
     }
     let mut v: Vec<f64> = v
@@ -609,18 +609,31 @@ fn bake_clip(
         })];
     }
     if let Some(g) = &fig.ground {
-        // world space, behind the figure, outside root motion
-        let ground = crate::chain::ground_node(g, clip.period_s, &mut tracks);
+        // world space, behind the figure, outside root motion; one row of
+        // dots for every clip, each clip scrolling it at its own speed
+        let max_travel = fig
+            .clips
+            .iter()
+            .map(|c| c.ground_speed_px_s * c.period_s)
+            .fold(0.0, f64::max);
+        let travel = clip.ground_speed_px_s * clip.period_s;
+        let ground = crate::chain::spaced_ground_node(
+            g,
+            fig.ground_spacing_px,
+            travel,
+            max_travel,
+            &mut tracks,
+        );
+        if fig.switched {
+            // the track's name is scoped to the clip like every other track
+            if let Some(t) = tracks.last_mut() {
+                t.name = format!("rb-{}-ground", clip.name);
+            }
+        }
         inner.insert(0, Item::Group(ground));
     }
     let period_s = quantize(clip.period_s, SEC_DECIMALS);
-    let targets = target_items(
-        fig,
-        &corners,
-        (route, keyer),
-        (&clip.name, period_s),
-        &mut tracks,
-    );
+    let targets = target_items(fig, clip, &corners, (route, keyer), period_s, &mut tracks);
     inner.extend(targets);
     Clip {
         name: name.to_string(),
@@ -655,19 +668,22 @@ pub const TARGET_BUDGET_PX: f64 = 0.02;
 /// (see [`super::reuse`]).
 fn target_items(
     fig: &Figure,
+    fc: &FigClip,
     corners: &[f64],
     (route, keyer): (Route, Keyer),
-    (clip, period_s): (&str, f64),
+    period_s: f64,
     tracks: &mut Vec<Track>,
 ) -> Vec<Item> {
+    let clip = fc.name.as_str();
     use super::reuse::{GRID, REUSE_TOLERANCE_PX};
     let mut out = Vec::new();
     // per entry: its (axis, track) pairs, outermost last
     let mut written: Vec<Vec<(Axis, &str, usize)>> = Vec::new();
-    let at = |i: usize, t: f64| fig.ik[i].target.at(t.rem_euclid(1.0));
+    let at = |i: usize, t: f64| fc.targets[i].at(t.rem_euclid(1.0));
     for (j, k) in fig.ik.iter().enumerate() {
+        let target = &fc.targets[j];
         let lower = &fig.bones[k.lower].name;
-        let p0 = k.target.at(0.0);
+        let p0 = target.at(0.0);
         // an earlier target whose path this one follows, shifted by s
         let follows = (route == Route::Css)
             .then(|| {
@@ -725,7 +741,7 @@ fn target_items(
         };
         for (axis, tag) in [(Axis::Y, "y"), (Axis::X, "x")] {
             let f = |t: f64| {
-                let d = k.target.at(t) - p0;
+                let d = target.at(t) - p0;
                 if axis == Axis::X { d.x } else { d.y }
             };
             if (0..=1024).all(|j| f(j as f64 / 1024.0).abs() < 1e-9) {
@@ -733,7 +749,7 @@ fn target_items(
             }
             let mut cs = corners.to_vec();
             cs.extend(
-                k.target
+                target
                     .corners()
                     .into_iter()
                     .map(|t| quantize(t, T_DECIMALS)),

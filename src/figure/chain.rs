@@ -38,7 +38,9 @@ use super::file::{AtFile, AtName};
 use super::fk;
 use super::model::{FigClip, Figure};
 use crate::geom::{LEN_DECIMALS, Vec2, quantize};
-use crate::solve::physics::{Budget, ChainParams, LoopParams, Recording, SIM_BUDGET, loop_chain};
+use crate::solve::physics::{
+    Budget, ChainParams, LoopParams, Recording, SETTLE_PX, SETTLE_TAIL, SIM_BUDGET, loop_chain,
+};
 use crate::valid::RigError;
 use crate::valid::{check_len as positive, check_num as finite, invalid, rgb};
 use schemars::JsonSchema;
@@ -289,7 +291,10 @@ pub struct Chain {
     pub colours: Vec<String>,
     /// Drawn behind the figure (see [`Side`]).
     pub far: bool,
-    /// The recorded loop of the figure's clip.
+    /// Particles as drawn (the first clip's first recorded frame); the css
+    /// route moves and turns them to each clip's recorded frames.
+    pub drawn: Vec<Vec2>,
+    /// The recorded loop (or one-shot play) of the clip.
     pub recording: Recording,
 }
 
@@ -322,30 +327,43 @@ pub fn anchor_at(fig: &Figure, clip: &FigClip, bone: usize, local: Vec2, t: f64)
     (fk::root_matrix(&clip.root, t) * w[bone]).apply(local)
 }
 
-/// Validate `chains` against a validated figure and simulate each into a
-/// loop of the figure's (single, looping) clip.
+/// Validate `chains` against a validated figure and simulate each in
+/// every clip (the clip's springs, in [`Figure::physics`], move the
+/// anchors): into a seamless loop for a looping clip, once from rest for a
+/// one-shot clip, which must have settled by its end
+/// ([`crate::solve::physics::SETTLE_PX`]). Every clip's copy of a chain is
+/// drawn in the first clip's first frame ([`Chain::drawn`]). One list per
+/// clip, in clip order.
 pub fn validate(
     files: &[ChainFile],
     fig: &Figure,
     budget: &mut Budget,
-) -> Result<Vec<Chain>, RigError> {
+) -> Result<Vec<Vec<Chain>>, RigError> {
     if files.is_empty() {
-        return Ok(Vec::new());
-    }
-    if fig.switched || fig.clips.len() != 1 {
-        return Err(invalid(
-            "chains",
-            "chains need a rig without `clips` (one looping clip)",
-        ));
+        return Ok(vec![Vec::new(); fig.clips.len()]);
     }
     check_count(files)?;
-    let clip = &fig.clips[0];
-    if clip.play != super::file::Play::Loop {
-        return Err(invalid(
-            "chains",
-            "chains need a looping clip (`play` must be \"loop\")",
-        ));
+    let mut per_clip: Vec<Vec<Chain>> = Vec::with_capacity(fig.clips.len());
+    for c in 0..fig.clips.len() {
+        let view = fig.for_clip(c);
+        let mut out = validate_clip(files, &view, budget)?;
+        if let Some(first) = per_clip.first() {
+            for (ch, f) in out.iter_mut().zip(first) {
+                ch.drawn = f.drawn.clone();
+            }
+        }
+        per_clip.push(out);
     }
+    Ok(per_clip)
+}
+
+/// [`validate`] for a figure of one clip.
+fn validate_clip(
+    files: &[ChainFile],
+    fig: &Figure,
+    budget: &mut Budget,
+) -> Result<Vec<Chain>, RigError> {
+    let clip = &fig.clips[0];
     let mut out: Vec<Chain> = Vec::with_capacity(files.len());
     for (i, cf) in files.iter().enumerate() {
         let p = format!("chains[{i}]");
@@ -381,7 +399,21 @@ pub fn validate(
             |t: f64| anchor_at(fig, clip, bone, local, t) + super::spring::offset(fig, bone, t);
         // FK of every bone, and every spring's offset, at each sub-step
         let fk_cost = Some((fig.bones.len() + fig.springs.len()) as u64);
-        out.push(simulate(&p, cf, clip.period_s, &anchor, fk_cost, budget)?);
+        let once = clip.play == super::file::Play::Once;
+        let mut ch = simulate(&p, cf, clip.period_s, &anchor, fk_cost, once, budget)?;
+        if once && (ch.recording.seam_error_px.is_nan() || ch.recording.seam_error_px > SETTLE_PX) {
+            return Err(invalid(
+                p,
+                format!(
+                    "has not settled when the one-shot clip {:?} ends: it still moves {:.3} px over the last {} % (at most {SETTLE_PX} px); end the clip on a longer hold, or lower `damping`",
+                    clip.name,
+                    ch.recording.seam_error_px,
+                    SETTLE_TAIL * 100.0
+                ),
+            ));
+        }
+        ch.drawn = ch.recording.frames[0].clone();
+        out.push(ch);
     }
     Ok(out)
 }
@@ -422,7 +454,9 @@ pub fn validate_fixed(
             finite(&format!("{p}.anchor.at[0]"), x)?,
             finite(&format!("{p}.anchor.at[1]"), y)?,
         );
-        out.push(simulate(&p, cf, period_s, &|_| at, None, budget)?);
+        let mut ch = simulate(&p, cf, period_s, &|_| at, None, false, budget)?;
+        ch.drawn = ch.recording.frames[0].clone();
+        out.push(ch);
     }
     Ok(out)
 }
@@ -480,12 +514,14 @@ pub fn budget_warmup(
 /// loop of `period_s` with the root particle pinned to `anchor(t)`, which
 /// costs `fk_cost` particle updates to evaluate (FK), if any; the work is
 /// taken from the rig's `budget`.
+#[allow(clippy::too_many_arguments)]
 fn simulate(
     p: &str,
     cf: &ChainFile,
     period_s: f64,
     anchor: &dyn Fn(f64) -> Vec2,
     fk_cost: Option<u64>,
+    once: bool,
     budget: &mut Budget,
 ) -> Result<Chain, RigError> {
     if !(1..MAX_PARTICLES).contains(&cf.segments) {
@@ -628,9 +664,13 @@ fn simulate(
     };
     let comp = |(o, a, h, ph): (f64, f64, f64, f64), t: f64| o + a * (TAU * h * t + ph).sin();
     let wind_at = |t: f64| Vec2::new(comp(wx, t), comp(wy, t));
-    let recording = loop_chain(&params, &lp, anchor, &wind_at);
+    let recording = if once {
+        crate::solve::physics::once_chain(&params, &lp, anchor, &wind_at)
+    } else {
+        loop_chain(&params, &lp, anchor, &wind_at)
+    };
     budget.spend(recording.warmup_periods + 1, substeps as u64 * per_step);
-    if recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX {
+    if !once && (recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX) {
         let cut = max_periods < asked && !recording.converged;
         return Err(invalid(
             p,
@@ -659,6 +699,7 @@ fn simulate(
         widths,
         colours,
         far,
+        drawn: Vec::new(),
         recording,
     })
 }
@@ -666,6 +707,7 @@ fn simulate(
 /// The recorded particles at normalised time u ∈ [0, 1], interpolated
 /// linearly between recorded frames.
 pub fn particles_at(chain: &Chain, u: f64) -> Vec<Vec2> {
+    // (a one-shot play holds its last frame: u is clamped)
     let f = &chain.recording.frames;
     let x = u.clamp(0.0, 1.0) * (f.len() - 1) as f64;
     let i = (x.floor() as usize).min(f.len() - 2);
@@ -793,7 +835,7 @@ pub fn rotation_items(
     use std::f64::consts::PI;
     let step = FRAMES / n;
     let m = chain.params.count - 1;
-    let drawn: Vec<Vec2> = chain.recording.frames[0].iter().map(|p| q(*p)).collect();
+    let drawn: Vec<Vec2> = chain.drawn.iter().map(|p| q(*p)).collect();
     let phi: Vec<f64> = (0..m)
         .map(|j| {
             let d = drawn[j + 1] - drawn[j];
@@ -828,20 +870,27 @@ pub fn rotation_items(
     // Slopes per unit t at each key for the cubic form, from the recorded
     // frames either side (periodic): segment angles and the anchor.
     let frames = &chain.recording.frames;
+    // central differences, wrapped at the seam of a loop; one-sided at
+    // the ends of a one-shot play (the same slope either side of a key)
+    let once = chain.recording.once;
     let around = |k: usize| {
         let fi = k * step;
-        let prev = if fi == 0 { FRAMES - 1 } else { fi - 1 };
-        let next = if fi == FRAMES { 1 } else { fi + 1 };
-        (&frames[prev], &frames[next])
+        let (prev, next, span) = match (once, fi) {
+            (true, 0) => (0, 1, 1.0),
+            (true, FRAMES) => (FRAMES - 1, FRAMES, 1.0),
+            (false, 0) | (false, FRAMES) => (FRAMES - 1, 1, 2.0),
+            _ => (fi - 1, fi + 1, 2.0),
+        };
+        (&frames[prev], &frames[next], span)
     };
-    let per_t = FRAMES as f64 / 2.0;
+    let per_t = FRAMES as f64;
     let seg_angle = |f: &[Vec2], j: usize| {
         let d = f[j + 1] - f[j];
         d.y.atan2(d.x)
     };
     let world_slope = |k: usize, j: usize| {
-        let (a, b) = around(k);
-        crate::geom::wrap_pi(seg_angle(b, j) - seg_angle(a, j)).to_degrees() * per_t
+        let (a, b, span) = around(k);
+        crate::geom::wrap_pi(seg_angle(b, j) - seg_angle(a, j)).to_degrees() * per_t / span
     };
     let times: Vec<f64> = (0..=n)
         .map(|k| quantize(k as f64 / n as f64, T_DECIMALS))
@@ -907,8 +956,8 @@ pub fn rotation_items(
             continue;
         }
         let anchor_slope = |k: usize| {
-            let (a, b) = around(k);
-            let d = (b[0] - a[0]) * per_t;
+            let (a, b, span) = around(k);
+            let d = (b[0] - a[0]) * (per_t / span);
             if axis == Axis::X { d.x } else { d.y }
         };
         tracks.push(Track {
@@ -970,7 +1019,9 @@ mod tests {
     #[test]
     fn a_short_lock_loops_keeps_its_segments_and_bakes_on_recorded_frames() {
         let fig = figure();
-        let chains = validate(&[hair()], &fig, &mut Budget::default()).unwrap();
+        let chains = validate(&[hair()], &fig, &mut Budget::default())
+            .unwrap()
+            .remove(0);
         let ch = &chains[0];
         assert!(ch.recording.converged && ch.recording.seam_error_px <= SEAM_TOLERANCE_PX);
         assert_eq!(ch.recording.frames.len(), FRAMES + 1);
@@ -1036,7 +1087,7 @@ mod tests {
     fn rotation_chain_keeps_lengths_and_follows_the_particles() {
         use crate::clip::{Clip, Node, Route};
         let fig = figure();
-        let ch = &validate(&[hair()], &fig, &mut Budget::default()).unwrap()[0];
+        let ch = &validate(&[hair()], &fig, &mut Budget::default()).unwrap()[0][0];
         let n = 180;
         let (tracks, items) =
             rotation_items(ch, n, "main", 0, crate::fit::Fit::Linear, &|c: &str| {

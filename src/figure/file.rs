@@ -204,4 +204,22 @@ pub struct ClipFile {
     pub angles: BTreeMap<String, DriverFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root: Option<RootFile>,
+    /// This clip's IK targets: each entry names a chain of the rig's `ik`
+    /// by its `upper` bone and gives the trajectory its effector follows in
+    /// this clip (a gait for a walk, a planted point or track for a jump).
+    /// Entries not named keep the rig's `ik[].target`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ik: Vec<ClipIkFile>,
+}
+
+/// One entry of a clip's `ik`: another target for one of the rig's IK chains.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClipIkFile {
+    /// The `upper` bone of an entry of the rig's `ik`.
+    pub upper: String,
+    /// Where that entry's effector goes in this clip, user space: any
+    /// trajectory of `ik_chains`.
+    #[schemars(with = "serde_json::Value")]
+    pub target: crate::trajectory::TrajectoryFile,
 }

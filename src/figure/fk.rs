@@ -92,7 +92,7 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> (Vec<f64>, Vec<(Vec2, Vec2)>) 
         if let Some(i) = fig.ik.iter().position(|k| k.upper == b) {
             let k = &fig.ik[i];
             let joint = parent.apply(bone.at);
-            let target = to_fig.apply(k.target.at(t));
+            let target = to_fig.apply(clip.targets[i].at(t));
             ends[i] = (joint, target);
             let goal = pulled(joint, target, k.pull_to(&fig.bones));
             let (l1, l2) = (bone.length, fig.bones[k.lower].length);
@@ -248,8 +248,10 @@ mod tests {
                 chains: Vec::new(),
                 ik: Vec::new(),
                 ground: None,
+                ground_spacing_px: 0.0,
                 springs: Vec::new(),
                 style: Default::default(),
+                physics: Vec::new(),
             };
             let angles: Vec<f64> = (0..12)
                 .map(|_| (rng.next() - 0.5) * 4.0 * std::f64::consts::PI)
@@ -307,8 +309,10 @@ mod tests {
             chains: Vec::new(),
             ik: Vec::new(),
             ground: None,
+            ground_spacing_px: 0.0,
             springs: Vec::new(),
             style: Default::default(),
+            physics: Vec::new(),
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);
         let w = world_matrices(&fig, &[a, b, c]);

@@ -42,7 +42,7 @@ fn ideal_tips(
 ) -> Vec<crate::geom::Vec2> {
     let mut tips = bake::ideal_tips(fig, fc, period, t_s);
     if !applied.is_empty() {
-        let u = (t_s / period).rem_euclid(1.0);
+        let u = unit_time(fc.play, t_s, period);
         for (b, tip) in tips.iter_mut().enumerate() {
             for &i in applied {
                 let s = &fig.springs[i];
@@ -53,6 +53,15 @@ fn ideal_tips(
         }
     }
     tips
+}
+
+/// Normalised time of a clip at document time `t_s`: wrapped for a loop,
+/// held at the ends for a one-shot clip.
+pub fn unit_time(play: file::Play, t_s: f64, period: f64) -> f64 {
+    match play {
+        file::Play::Once => (t_s / period).clamp(0.0, 1.0),
+        file::Play::Loop => (t_s / period).rem_euclid(1.0),
+    }
 }
 
 /// Wrap every spring's bone in its translate groups (parents' springs
@@ -134,6 +143,87 @@ fn frame_key_counts(keyer: bake::Keyer) -> Vec<usize> {
     }
 }
 
+/// Grid on which [`down_intervals`] looks for a planted target.
+const DOWN_GRID: usize = 4096;
+
+/// When entry `i`'s foot is down in clip `fc`, as normalised intervals: a
+/// gait's stance (the foot slides back with the scrolling ground), or,
+/// for any other target over a ground, the spans where the target stands
+/// still on the ground line (within 1e-6 px): a planted take-off and
+/// landing. Empty without a ground.
+pub fn down_intervals(fig: &Figure, fc: &model::FigClip, i: usize) -> Vec<(f64, f64)> {
+    let Some(g) = &fig.ground else {
+        return Vec::new();
+    };
+    let target = &fc.targets[i];
+    if let crate::trajectory::Trajectory::Gait { .. } = target {
+        let ideal = crate::chain::IdealTarget {
+            root: target.clone(),
+            target: target.clone(),
+            pull_to: None,
+            offset: crate::geom::Vec2::ZERO,
+        };
+        return ideal.stance();
+    }
+    let at = |k: usize| target.at(k as f64 / DOWN_GRID as f64);
+    // grid cell k (from k to k + 1) is down when both ends sit still on the ground
+    let still = |k: usize| {
+        let (a, b) = (at(k), at(k + 1));
+        (a.y - g.y).abs() <= 1e-6 && (b.y - g.y).abs() <= 1e-6 && a.dist(b) <= 1e-9
+    };
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    let mut start = None;
+    for k in 0..=DOWN_GRID {
+        let down = k < DOWN_GRID && still(k);
+        match (down, start) {
+            (true, None) => start = Some(k),
+            (false, Some(a)) => {
+                out.push((a as f64 / DOWN_GRID as f64, k as f64 / DOWN_GRID as f64));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Measure-stage sample times of `clip` that fall in the normalised
+/// intervals `down`.
+fn down_times(clip: &Clip, down: &[(f64, f64)]) -> Vec<f64> {
+    let p = clip.period_s;
+    measure::sample_times(clip)
+        .into_iter()
+        .filter(|&t| down.iter().any(|&(a, b)| t >= a * p && t <= b * p))
+        .collect()
+}
+
+/// Largest `|y − ground|` of the written probe `probe` while down, px.
+fn ground_contact_px(clip: &Clip, probe: &str, ground_y: f64, down: &[(f64, f64)]) -> f64 {
+    down_times(clip, down)
+        .into_iter()
+        .map(|t| (measure::probes_at(clip, t)[probe].y - ground_y).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Foot slip of a planted target: over each down interval, the largest
+/// distance the written probe moves from where it stood at the interval's
+/// start, relative to the written ground probe, px (the ground of a clip
+/// with such a target normally stands still).
+fn planted_slip_px(clip: &Clip, probe: &str, down: &[(f64, f64)]) -> f64 {
+    let p = clip.period_s;
+    let ground = crate::chain::GROUND_PROBE;
+    let mut worst = 0.0f64;
+    for &(a, b) in down {
+        let start = measure::probes_at(clip, a * p);
+        let rel0 = start[probe] - start[ground];
+        for t in down_times(clip, &[(a, b)]) {
+            let at = measure::probes_at(clip, t);
+            worst = worst.max((at[probe] - at[ground] - rel0).len());
+        }
+    }
+    worst
+}
+
 /// Every how many of the measure's sample times a chain's or spring's key
 /// count is first checked against the budget (see [`add_chains`],
 /// [`add_springs`]).
@@ -171,19 +261,27 @@ pub fn add_chains(
                 colours.iter().position(|x| x == c).unwrap_or(0)
             )
         };
-        let build = |n: usize, base: usize| match clip.route {
-            Route::Css => chain::rotation_items(ch, n, &clip_name, base, keyer.fit, &class_of),
+        // css: the keyer's segments; when no count meets the budget (a fast
+        // whip between recorded frames), the better of those and linear keys
+        // on every recorded frame, which follow the recording exactly
+        let mut fit = keyer.fit;
+        let build = |n: usize, base: usize, fit: crate::fit::Fit| match clip.route {
+            Route::Css => chain::rotation_items(ch, n, &clip_name, base, fit, &class_of),
             Route::Smil => (Vec::new(), chain::morph_items(ch, n, &class_of)),
         };
         let probes: Vec<String> = (1..ch.params.count).map(|i| chain::probe(ch, i)).collect();
         let period = clip.period_s;
-        let ideal =
-            |t_s: f64| chain::particles_at(ch, (t_s / period).rem_euclid(1.0))[1..].to_vec();
+        let play = if ch.recording.once {
+            file::Play::Once
+        } else {
+            file::Play::Loop
+        };
+        let ideal = |t_s: f64| chain::particles_at(ch, unit_time(play, t_s, period))[1..].to_vec();
         let counts = frame_key_counts(keyer);
         let budget = keyer.budget_px(chain::KEY_BUDGET_PX);
-        let mut chosen = counts[counts.len() - 1];
+        let mut chosen = None;
         for &n in &counts {
-            let (tracks, items) = build(n, 0);
+            let (tracks, items) = build(n, 0, fit);
             let mini = Clip {
                 tracks,
                 root: crate::clip::Node {
@@ -211,11 +309,34 @@ pub fn add_chains(
             let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
             let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
             if worst <= budget {
-                chosen = n;
+                chosen = Some(n);
                 break;
             }
         }
-        let (tracks, items) = build(chosen, clip.tracks.len());
+        let chosen = chosen.unwrap_or_else(|| {
+            // the better of cubic and linear keys on every recorded frame
+            let last = counts[counts.len() - 1];
+            let worst = |fit| {
+                let (tracks, items) = build(last, 0, fit);
+                let mini = Clip {
+                    tracks,
+                    root: crate::clip::Node {
+                        children: items,
+                        ..Default::default()
+                    },
+                    legs: Vec::new(),
+                    figure: None,
+                    ..clip.clone()
+                };
+                let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
+                m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
+            };
+            if worst(crate::fit::Fit::Linear) < worst(crate::fit::Fit::Cubic) {
+                fit = crate::fit::Fit::Linear;
+            }
+            last
+        });
+        let (tracks, items) = build(chosen, clip.tracks.len(), fit);
         clip.tracks.extend(tracks);
         if ch.far {
             clip.root.children.splice(0..0, items);
@@ -479,16 +600,39 @@ pub fn bake_planned_keyed(
         ));
     }
     let mut colours = bake::colours(fig);
-    let springs = match clips.first_mut() {
-        Some(c) if !fig.springs.is_empty() => add_springs(c, fig, keyer),
-        _ => Vec::new(),
-    };
-    let chains = match clips.first_mut() {
-        Some(c) if !fig.chains.is_empty() => {
-            add_chains(c, &fig.chains, &mut colours, "rb-bone rb-s", keyer)
+    // every written clip with the springs and chains simulated for it
+    let views: Vec<Figure> = (0..clips.len()).map(|c| fig.for_clip(c)).collect();
+    let mut springs = Vec::new();
+    let mut chains = Vec::new();
+    for (clip, view) in clips.iter_mut().zip(&views) {
+        let named = |name: &str| {
+            if switched {
+                format!("{}:{name}", view.clips[0].name)
+            } else {
+                name.to_string()
+            }
+        };
+        if !view.springs.is_empty() {
+            springs.extend(
+                add_springs(clip, view, keyer)
+                    .into_iter()
+                    .map(|m| SpringMeasure {
+                        bone: named(&m.bone),
+                        ..m
+                    }),
+            );
         }
-        _ => Vec::new(),
-    };
+        if !view.chains.is_empty() {
+            chains.extend(
+                add_chains(clip, &view.chains, &mut colours, "rb-bone rb-s", keyer)
+                    .into_iter()
+                    .map(|m| ChainMeasure {
+                        name: named(&m.name),
+                        ..m
+                    }),
+            );
+        }
+    }
     if let Some(n) = keyer.count() {
         let frames = springs
             .iter()
@@ -505,7 +649,13 @@ pub fn bake_planned_keyed(
         crate::emit::figure::emit_figure_styled(&clips, switched, &colours, &fig.style, prefix);
     let mut measures = Vec::new();
     let mut samples = 0;
-    for (clip, fc) in clips.iter().zip(&fig.clips) {
+    for ((clip, fc), view) in clips.iter().zip(&fig.clips).zip(&views) {
+        // every clip (the drawing's structure) with this clip's physics
+        let fig = &Figure {
+            springs: view.springs.clone(),
+            chains: view.chains.clone(),
+            ..fig.clone()
+        };
         let probes: Vec<String> = fig
             .bones
             .iter()
@@ -663,28 +813,39 @@ fn measure_ik(
                     ))
                 }),
                 ideal: Some(crate::chain::IdealTarget {
-                    root: k.target.clone(),
-                    target: k.target.clone(),
+                    root: fc.targets[i].clone(),
+                    target: fc.targets[i].clone(),
                     pull_to: None,
                     offset: crate::geom::Vec2::ZERO,
                 }),
             };
             m.name = leg.name.clone();
-            m.slip_px = measure::foot_slip_px(clip, &leg);
+            let down = down_intervals(fig, fc, i);
+            let ground_px = fig
+                .ground
+                .as_ref()
+                .map(|g| ground_contact_px(clip, &leg.ankle_probe, g.y, &down));
+            m.slip_px = match fc.targets[i] {
+                crate::trajectory::Trajectory::Gait { .. } => measure::foot_slip_px(clip, &leg),
+                _ if fig.ground.is_some() && !down.is_empty() => {
+                    Some(planted_slip_px(clip, &leg.ankle_probe, &down))
+                }
+                _ => None,
+            };
             // how far the aim (pulled for "pull") is from the target asked for
             m.reach_px = Some(
                 measure::sample_times(clip)
                     .into_iter()
                     .map(|t_s| {
                         let u = unit(t_s);
-                        k.target.at(u).dist(fk::ik_ideal(fig, fc, u)[i])
+                        fc.targets[i].at(u).dist(fk::ik_ideal(fig, fc, u)[i])
                     })
                     .fold(0.0, f64::max),
             );
             // the target probe, against the target asked for, and the
             // foot-to-target distance as written
             let target = format!("{}-target", lo.name);
-            let asked = |t_s: f64| vec![k.target.at(unit(t_s))];
+            let asked = |t_s: f64| vec![fc.targets[i].at(unit(t_s))];
             let (tm, _) = measure::measure_probes(clip, std::slice::from_ref(&target), &asked);
             let foot_to_target_px = measure::sample_times(clip)
                 .into_iter()
@@ -699,6 +860,7 @@ fn measure_ik(
                 measure: m,
                 target_error_px: tm[0].max_error_px,
                 foot_to_target_px,
+                ground_px: ground_px.filter(|_| !down.is_empty()),
             });
         }
     }

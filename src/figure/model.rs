@@ -192,6 +192,12 @@ pub struct FigClip {
     /// One driver per bone, in bone order.
     pub drivers: Vec<Driver>,
     pub root: RootMotion,
+    /// Per entry of [`Figure::ik`], the target its effector follows in
+    /// this clip (the clip's own `ik`, else the rig's `ik[].target`).
+    pub targets: Vec<Trajectory>,
+    /// Leftward speed of the ground under this clip, px/s (0: it stands
+    /// still); meaningful with [`Figure::ground`].
+    pub ground_speed_px_s: f64,
 }
 
 /// A validated bone-tree figure.
@@ -208,12 +214,46 @@ pub struct Figure {
     pub chains: Vec<super::chain::Chain>,
     /// Two-bone IK chains of the tree, solved in order (see [`super::fk`]).
     pub ik: Vec<IkBone>,
-    /// A scrolling ground (single-clip rigs), drawn behind the figure.
+    /// A ground row drawn behind the figure; each clip scrolls it at its
+    /// own [`FigClip::ground_speed_px_s`] (`speed_px_s` here is the
+    /// first clip's).
     pub ground: Option<crate::chain::Ground>,
-    /// Spring-follow bones, already simulated (see [`super::spring`]).
+    /// Distance between the ground's dots, px (see [`validate_ground`]).
+    pub ground_spacing_px: f64,
+    /// Spring-follow bones, already simulated (see [`super::spring`]),
+    /// in the first clip.
     pub springs: Vec<super::spring::Spring>,
     /// How the bones are drawn (see [`super::style`]).
     pub style: super::style::Style,
+    /// Springs and chains as simulated in each clip, in clip order (empty
+    /// for a figure built without them: then every clip uses `springs`
+    /// and `chains`).
+    pub physics: Vec<ClipPhysics>,
+}
+
+/// The springs and Verlet chains of a figure as simulated in one clip.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClipPhysics {
+    pub springs: Vec<super::spring::Spring>,
+    pub chains: Vec<super::chain::Chain>,
+}
+
+impl Figure {
+    /// The figure as its clip `c` alone: that clip, with the springs and
+    /// chains simulated for it.
+    pub fn for_clip(&self, c: usize) -> Figure {
+        let (springs, chains) = match self.physics.get(c) {
+            Some(p) => (p.springs.clone(), p.chains.clone()),
+            None => (self.springs.clone(), self.chains.clone()),
+        };
+        Figure {
+            clips: vec![self.clips[c].clone()],
+            springs,
+            chains,
+            physics: Vec::new(),
+            ..self.clone()
+        }
+    }
 }
 
 /// Validate a track; `unit` scales values (degrees → radians for angles);
@@ -483,6 +523,8 @@ pub fn validate(
             play,
             drivers: defaults.clone(),
             root: top_root,
+            targets: Vec::new(),
+            ground_speed_px_s: 0.0,
         });
     } else {
         if clips.len() > MAX_CLIPS {
@@ -526,11 +568,14 @@ pub fn validate(
                     Some(r) => root_motion(&format!("{p}.root"), r)?,
                     None => RootMotion::default(),
                 },
+                targets: Vec::new(),
+                ground_speed_px_s: 0.0,
             });
         }
     }
     check_work(&figs, out.len())?;
     let ik = ik_entries(ik, bones, &out, clips)?;
+    clip_targets(&mut figs, &ik, &out, clips)?;
     let mut fig = Figure {
         bones: out,
         rest_rad,
@@ -539,8 +584,10 @@ pub fn validate(
         chains: Vec::new(),
         ik,
         ground: None,
+        ground_spacing_px: 0.0,
         springs: Vec::new(),
         style: Default::default(),
+        physics: Vec::new(),
     };
     if !fig.ik.is_empty() {
         // the drawn pose of IK bones: solved at t = 0 of the first clip
@@ -678,6 +725,142 @@ fn ik_entries(
         });
     }
     Ok(out)
+}
+
+/// Dot spacing of a ground that no clip scrolls, px.
+pub const STILL_GROUND_SPACING_PX: f64 = 24.0;
+
+/// Validate a bone tree's `ground` and give every clip its speed. With
+/// `follow` (an `ik` entry named by its upper bone), a clip whose target
+/// for that entry is a gait scrolls the ground at the gait's speed
+/// (`stride ÷ (duty · period)`, so the planted foot keeps pace with it);
+/// a clip with another target (a planted jump) leaves it still. With
+/// `speed_px_s`, every clip scrolls at that speed. One row of dots is
+/// drawn for all clips: the first scrolling clip sets the spacing
+/// (`travel per period ÷ dots_per_period`), and every other scrolling clip
+/// must travel a whole number of spacings per period (within 0.005 px),
+/// or its loop would jump at the seam.
+pub fn validate_ground(fig: &mut Figure, g: &crate::chain::GroundFile) -> Result<(), RigError> {
+    let speed_of = |fc: &FigClip| -> Result<f64, RigError> {
+        match (&g.follow, g.speed_px_s) {
+            (Some(name), None) => {
+                let Some(i) = fig.ik.iter().position(|k| &fig.bones[k.upper].name == name) else {
+                    return Err(invalid(
+                        "ground.follow",
+                        format!("{name:?} is not the upper bone of an `ik` entry"),
+                    ));
+                };
+                Ok(match &fc.targets[i] {
+                    Trajectory::Gait { stride, duty, .. } => stride / (duty * fc.period_s),
+                    _ => 0.0,
+                })
+            }
+            _ => Ok(0.0),
+        }
+    };
+    let mut speeds = Vec::with_capacity(fig.clips.len());
+    for fc in &fig.clips {
+        speeds.push(speed_of(fc)?);
+    }
+    // the first scrolling clip validates the row and sets the spacing
+    let first = speeds.iter().position(|&v| v > 0.0);
+    let (file, period) = match (first, g.speed_px_s) {
+        (_, Some(_)) => (g.clone(), fig.clips[0].period_s),
+        (Some(c), None) => (
+            crate::chain::GroundFile {
+                follow: None,
+                speed_px_s: Some(speeds[c]),
+                ..g.clone()
+            },
+            fig.clips[c].period_s,
+        ),
+        (None, None) => {
+            if g.follow.is_none() {
+                // neither: the message of the shared ground check
+                crate::chain::validate_ground(g, &[], fig.clips[0].period_s)?;
+            }
+            let period = fig.clips[0].period_s;
+            (
+                crate::chain::GroundFile {
+                    follow: None,
+                    speed_px_s: Some(STILL_GROUND_SPACING_PX * g.dots_per_period as f64 / period),
+                    ..g.clone()
+                },
+                period,
+            )
+        }
+    };
+    let ground = crate::chain::validate_ground(&file, &[], period)?;
+    let spacing = ground.speed_px_s * period / ground.dots_per_period as f64;
+    for (c, fc) in fig.clips.iter_mut().enumerate() {
+        let v = match g.speed_px_s {
+            Some(_) => ground.speed_px_s,
+            None => speeds[c],
+        };
+        let travel = v * fc.period_s;
+        let n = (travel / spacing).round();
+        if (travel - n * spacing).abs() > 0.005 {
+            return Err(invalid(
+                format!("clips[{c}]"),
+                format!(
+                    "the ground travels {travel:.3} px per period in clip {:?}, not a whole number of dot spacings ({spacing:.3} px, set by the first scrolling clip): its loop would jump; change the clip's gait (stride, duty) or period_s",
+                    fc.name
+                ),
+            ));
+        }
+        fc.ground_speed_px_s = v;
+    }
+    fig.ground = Some(ground);
+    fig.ground_spacing_px = spacing;
+    Ok(())
+}
+
+/// Fill every clip's [`FigClip::targets`]: the rig's `ik[].target`, or
+/// the clip's own `ik` entry for the same chain (named by its upper bone).
+fn clip_targets(
+    figs: &mut [FigClip],
+    ik: &[IkBone],
+    bones: &[Bone],
+    clips: &[ClipFile],
+) -> Result<(), RigError> {
+    for fc in figs.iter_mut() {
+        fc.targets = ik.iter().map(|k| k.target.clone()).collect();
+    }
+    for (c, cf) in clips.iter().enumerate() {
+        let mut seen: Vec<usize> = Vec::new();
+        for (j, e) in cf.ik.iter().enumerate() {
+            let p = format!("clips[{c}].ik[{j}]");
+            let Some(i) = ik.iter().position(|k| bones[k.upper].name == e.upper) else {
+                let solved: Vec<&str> = ik.iter().map(|k| bones[k.upper].name.as_str()).collect();
+                let what = if bones.iter().any(|b| b.name == e.upper) {
+                    "is not the upper bone of an `ik` entry"
+                } else {
+                    "names no bone"
+                };
+                return Err(invalid(
+                    format!("{p}.upper"),
+                    format!(
+                        "{:?} {what} (the rig's IK chains start at: {})",
+                        e.upper,
+                        if solved.is_empty() {
+                            "none; add `ik` to the rig".to_string()
+                        } else {
+                            crate::input::escaped(&solved.join(", ")).into_owned()
+                        }
+                    ),
+                ));
+            };
+            if seen.contains(&i) {
+                return Err(invalid(
+                    format!("{p}.upper"),
+                    format!("{:?} already has a target in this clip", e.upper),
+                ));
+            }
+            seen.push(i);
+            figs[c].targets[i] = e.target.validate(&format!("{p}.target"))?;
+        }
+    }
+    Ok(())
 }
 
 /// `"reach": "error"`: the target must stay within `[|upper − lower|,

@@ -30,7 +30,9 @@ use super::model::{FigClip, Figure};
 use crate::clip::{Anim, Axis, Item, Key, Node, Track};
 use crate::fit::Fit;
 use crate::geom::{Affine, LEN_DECIMALS, T_DECIMALS, Vec2, quantize};
-use crate::solve::physics::{LoopParams, Recording, loop_spring};
+use crate::solve::physics::{
+    LoopParams, Recording, SETTLE_PX, SETTLE_TAIL, loop_spring, once_spring,
+};
 use crate::valid::RigError;
 use crate::valid::invalid;
 use schemars::JsonSchema;
@@ -113,21 +115,17 @@ pub fn offset(fig: &Figure, b: usize, u: f64) -> Vec2 {
         .fold(Vec2::ZERO, |acc, s| acc + s.offset_at(u))
 }
 
-/// Validate `springs` against a validated figure and simulate each into a
-/// loop of the figure's (single, looping) clip.
+/// Validate `springs` against a validated figure and simulate each in
+/// every clip: into a seamless loop for a looping clip, once from rest for
+/// a one-shot clip (which must have settled by its end, see
+/// [`crate::solve::physics::SETTLE_PX`]). One list per clip, in clip order.
 pub fn validate(
     files: &[SpringFile],
     fig: &Figure,
     budget: &mut crate::solve::physics::Budget,
-) -> Result<Vec<Spring>, RigError> {
+) -> Result<Vec<Vec<Spring>>, RigError> {
     if files.is_empty() {
-        return Ok(Vec::new());
-    }
-    if fig.switched || fig.clips.len() != 1 || fig.clips[0].play != super::file::Play::Loop {
-        return Err(invalid(
-            "springs",
-            "springs need a rig without `clips` whose clip loops (`play` \"loop\")",
-        ));
+        return Ok(vec![Vec::new(); fig.clips.len()]);
     }
     if files.len() * fig.bones.len() > MAX_SPRING_WORK {
         return Err(invalid(
@@ -140,7 +138,20 @@ pub fn validate(
             ),
         ));
     }
-    let clip = &fig.clips[0];
+    let mut per_clip = Vec::with_capacity(fig.clips.len());
+    for clip in &fig.clips {
+        per_clip.push(validate_clip(files, fig, clip, budget)?);
+    }
+    Ok(per_clip)
+}
+
+fn validate_clip(
+    files: &[SpringFile],
+    fig: &Figure,
+    clip: &FigClip,
+    budget: &mut crate::solve::physics::Budget,
+) -> Result<Vec<Spring>, RigError> {
+    let once = clip.play == super::file::Play::Once;
     let mut out: Vec<Spring> = Vec::with_capacity(files.len());
     for (i, sf) in files.iter().enumerate() {
         let p = format!("springs[{i}]");
@@ -201,9 +212,26 @@ pub fn validate(
             max_periods,
         };
         let target = |t: f64| joint_at(fig, clip, bone, t);
-        let recording = loop_spring(stiffness, damping, &lp, &target);
+        let recording = if once {
+            once_spring(stiffness, damping, &lp, &target)
+        } else {
+            loop_spring(stiffness, damping, &lp, &target)
+        };
         budget.spend(recording.warmup_periods + 1, lp.substeps as u64 * per_step);
-        if recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX {
+        if once && (recording.seam_error_px.is_nan() || recording.seam_error_px > SETTLE_PX) {
+            return Err(invalid(
+                p,
+                format!(
+                    "has not settled when the one-shot clip {:?} ends: it still moves {:.3} px over the last {} % (at most {SETTLE_PX} px); end the clip on a longer hold, or raise `damping`",
+                    clip.name,
+                    recording.seam_error_px,
+                    SETTLE_TAIL * 100.0
+                ),
+            ));
+        }
+        if !once
+            && (recording.seam_error_px.is_nan() || recording.seam_error_px > SEAM_TOLERANCE_PX)
+        {
             return Err(invalid(
                 p,
                 format!(
@@ -289,11 +317,23 @@ pub fn keys(fig: &Figure, clip: &FigClip, s: &Spring, n: usize, fit: Fit) -> [Ve
     let pts: Vec<(Vec2, Vec2, Vec2)> = (0..=n)
         .map(|k| {
             let f = k * step;
+            let here = at(f);
+            let per = FRAMES as f64;
+            if s.recording.once {
+                // a one-shot clip: one-sided at its ends
+                let next = if f == FRAMES { here } else { at(f + 1) };
+                let prev = if f == 0 { here } else { at(f - 1) };
+                let din = if f == 0 { next - here } else { here - prev };
+                let dout = if f == FRAMES {
+                    here - prev
+                } else {
+                    next - here
+                };
+                return (here, din * per, dout * per);
+            }
             // the loop is closed (seam ≤ tolerance): wrap the neighbours
             let next = at(if f == FRAMES { 1 } else { f + 1 });
             let prev = at(if f == 0 { FRAMES - 1 } else { f - 1 });
-            let here = at(f);
-            let per = FRAMES as f64;
             (here, (here - prev) * per, (next - here) * per)
         })
         .collect();
@@ -388,7 +428,9 @@ mod tests {
             super::super::model::validate(&bones, Some(&root), Default::default(), &[], &[], 0.8)
                 .unwrap();
         let files: Vec<SpringFile> = serde_json::from_str(springs).unwrap();
-        fig.springs = validate(&files, &fig, &mut Default::default()).unwrap();
+        fig.springs = validate(&files, &fig, &mut Default::default())
+            .unwrap()
+            .remove(0);
         fig
     }
 
@@ -445,7 +487,9 @@ mod tests {
         let files: Vec<SpringFile> =
             serde_json::from_str(r#"[{ "bone": "body", "stiffness": 200, "damping": 18 }]"#)
                 .unwrap();
-        fig.springs = validate(&files, &fig, &mut Default::default()).unwrap();
+        fig.springs = validate(&files, &fig, &mut Default::default())
+            .unwrap()
+            .remove(0);
         let s = &fig.springs[0];
         assert!(s.max_lag_px() > 1.0, "lag {}", s.max_lag_px());
         for route in [crate::clip::Route::Css, crate::clip::Route::Smil] {

@@ -111,7 +111,32 @@ pub struct Recording {
     /// Whether the seam state settled below `seam_eps_px`.
     pub converged: bool,
     /// Max particle distance between the first and last recorded frame, px.
+    /// For a one-shot recording ([`once_chain`], [`once_spring`]): the
+    /// residual motion, the largest distance any particle moves over the
+    /// last [`SETTLE_TAIL`] of the clip.
     pub seam_error_px: f64,
+    /// Recorded once from rest ([`once_chain`], [`once_spring`]), not a loop.
+    pub once: bool,
+}
+
+/// Residual motion a one-shot clip's physics may have left over its last
+/// [`SETTLE_TAIL`], px: below it the held last frame is where the
+/// simulation has come to rest (a tenth of a pixel, under what a viewer
+/// can see move).
+pub const SETTLE_PX: f64 = 0.1;
+
+/// The tail of a one-shot clip over which the residual motion is taken: 5 %.
+pub const SETTLE_TAIL: f64 = 0.05;
+
+/// Largest distance any particle of `frames` moves over their last
+/// [`SETTLE_TAIL`] (from any frame of the tail to the last), px.
+pub fn residual_px(frames: &[Vec<Vec2>]) -> f64 {
+    let n = frames.len() - 1;
+    let from = ((1.0 - SETTLE_TAIL) * n as f64).floor() as usize;
+    frames[from..]
+        .iter()
+        .map(|f| max_dist(f, &frames[n]))
+        .fold(0.0, f64::max)
 }
 
 /// A Verlet chain's state.
@@ -225,6 +250,84 @@ pub fn loop_chain(
         warmup_periods: warmup,
         converged,
         seam_error_px,
+        once: false,
+    }
+}
+
+/// Simulate a chain through one play of a one-shot clip (seed 004's
+/// release and decay): the chain first comes to rest under the inputs of
+/// the clip's first frame (anchor and wind held, warm-up periods until the
+/// state moves less than `seam_eps_px` in one), then the clip plays once,
+/// recorded; `seam_error_px` is the residual motion ([`residual_px`]).
+pub fn once_chain(
+    p: &ChainParams,
+    lp: &LoopParams,
+    anchor: Periodic<Vec2>,
+    wind: Periodic<Vec2>,
+) -> Recording {
+    let dt = lp.period_s / lp.substeps as f64;
+    let (a0, w0) = (anchor(0.0), wind(0.0));
+    let mut chain = Chain::hanging(a0, p);
+    let mut warmup = 0;
+    let mut converged = false;
+    while warmup < lp.max_periods {
+        let before = chain.pos.clone();
+        for _ in 0..lp.substeps {
+            chain.step(p, a0, w0, dt);
+        }
+        warmup += 1;
+        if max_dist(&before, &chain.pos) < lp.seam_eps_px {
+            converged = true;
+            break;
+        }
+    }
+    let mut frames = vec![chain.pos.clone()];
+    for k in 1..=lp.substeps {
+        let t = k as f64 / lp.substeps as f64;
+        chain.step(p, anchor(t), wind(t), dt);
+        if (k * lp.frames) / lp.substeps > ((k - 1) * lp.frames) / lp.substeps {
+            frames.push(chain.pos.clone());
+        }
+    }
+    let seam_error_px = residual_px(&frames);
+    Recording {
+        frames,
+        warmup_periods: warmup,
+        converged,
+        seam_error_px,
+        once: true,
+    }
+}
+
+/// A spring through one play of a one-shot clip: at rest on its target at
+/// the first frame, then recorded once; `seam_error_px` is the residual
+/// motion ([`residual_px`]).
+pub fn once_spring(
+    stiffness: f64,
+    damping: f64,
+    lp: &LoopParams,
+    target: Periodic<Vec2>,
+) -> Recording {
+    let dt = lp.period_s / lp.substeps as f64;
+    let mut s = Spring {
+        pos: target(0.0),
+        vel: Vec2::ZERO,
+    };
+    let mut frames = vec![vec![s.pos]];
+    for k in 1..=lp.substeps {
+        let t = k as f64 / lp.substeps as f64;
+        s.step(target(t), stiffness, damping, dt);
+        if (k * lp.frames) / lp.substeps > ((k - 1) * lp.frames) / lp.substeps {
+            frames.push(vec![s.pos]);
+        }
+    }
+    let seam_error_px = residual_px(&frames);
+    Recording {
+        frames,
+        warmup_periods: 0,
+        converged: true,
+        seam_error_px,
+        once: true,
     }
 }
 
@@ -284,6 +387,7 @@ pub fn loop_spring(
         warmup_periods: warmup,
         converged,
         seam_error_px,
+        once: false,
     }
 }
 
