@@ -1267,6 +1267,7 @@ fn key_count(clip: &Clip) -> usize {
 /// writes fewer keys. Without one, `keys` uniform keys are used.
 pub fn bake_chain_rig(rig: &crate::rig::Rig, opts: &crate::bake::BakeOptions) -> crate::Baked {
     use crate::bake::Keying;
+    use crate::figure::file::LayerName;
     let fit = opts.effective_fit();
     let bake = |keying: ChainKeying, fit: Fit| {
         let clip = bake_chains_with(
@@ -1342,6 +1343,15 @@ pub fn bake_chain_rig(rig: &crate::rig::Rig, opts: &crate::bake::BakeOptions) ->
             (asked.then_some(px), clip, m)
         }
     };
+    let mut clip = clip;
+    let back = crate::figure::scene::static_items(&rig.scene, LayerName::Back);
+    clip.root.children.splice(0..0, back);
+    clip.root
+        .children
+        .extend(crate::figure::scene::static_items(
+            &rig.scene,
+            LayerName::Front,
+        ));
     let svg = crate::emit::figure::emit_figure(
         std::slice::from_ref(&clip),
         false,

@@ -232,6 +232,16 @@ pub enum Item {
         at: Vec2,
     },
     Morph(Morph),
+    /// A `scene` part: `<path>` with presentation attributes (`None` paints
+    /// are written `"none"`); static within its group, never measured.
+    Part {
+        class: String,
+        d: String,
+        stroke: Option<String>,
+        width: f64,
+        fill: Option<String>,
+        opacity: f64,
+    },
 }
 
 /// What the report needs to know about a leg.

@@ -321,7 +321,7 @@ fn walk(
                     }
                 }
             }
-            Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } => {}
+            Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } | Item::Part { .. } => {}
         }
     }
 }

@@ -135,6 +135,11 @@ pub struct RigFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub ground: Option<crate::chain::GroundFile>,
+    /// Drawn parts that are not bones (a bicycle, a boat, a path drawn),
+    /// static or carried by a bone (`bones` rigs); `ik_chains` rigs take
+    /// static parts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scene: Vec<crate::figure::file::ScenePartFile>,
 }
 
 /// `crank` in the rig file.
@@ -259,6 +264,9 @@ pub struct Rig {
     /// What loading changed in the user's numbers (a period snapped to
     /// whole milliseconds); every bake's report carries these first.
     pub notes: Vec<String>,
+    /// Static `scene` parts of an `ik_chains` rig (a bone tree keeps its
+    /// parts in `figure`).
+    pub scene: Vec<crate::figure::scene::ScenePart>,
     /// Not in the file: `bake --prefix`, the prefix of every class,
     /// `@keyframes` name and id the file defines; `None` for the automatic
     /// one (see [`crate::emit::scope`]).
@@ -552,6 +560,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
         (!file.clips.is_empty(), "clips"),
         (!file.ik.is_empty(), "ik"),
         (!file.springs.is_empty(), "springs"),
+        (!file.scene.is_empty(), "scene"),
     ] {
         if set {
             return Err(invalid(path, "belongs to a bone tree: add `bones`"));
@@ -668,6 +677,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
             .map(crate::figure::chain::validate_torso)
             .transpose()?,
         notes: Vec::new(),
+        scene: Vec::new(),
     })
 }
 
@@ -710,6 +720,15 @@ fn validate_figure(
     let mut budget = crate::solve::physics::Budget::default();
     figure.springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
     figure.chains = crate::figure::chain::validate(&file.chains, &figure, &mut budget)?;
+    figure.scene = crate::figure::scene::validate(
+        &file.scene,
+        &figure
+            .bones
+            .iter()
+            .map(|b| b.name.clone())
+            .collect::<Vec<_>>(),
+        &crate::figure::fk::world_matrices(&figure, &figure.rest_rad),
+    )?;
     if let Some(g) = &file.ground {
         if figure.switched || figure.clips[0].play != crate::figure::file::Play::Loop {
             return Err(invalid(
@@ -749,6 +768,7 @@ fn validate_figure(
         fixed_chains: Vec::new(),
         torso: None,
         notes: Vec::new(),
+        scene: Vec::new(),
     })
 }
 
@@ -776,6 +796,7 @@ fn validate_chains(
         }
     }
     let (chains, ground) = crate::chain::validate(file, period_s)?;
+    let scene = crate::figure::scene::validate(&file.scene, &[], &[])?;
     Ok(Rig {
         name: file.name.clone(),
         prefix: None,
@@ -791,6 +812,7 @@ fn validate_chains(
         fixed_chains: Vec::new(),
         torso: None,
         notes: Vec::new(),
+        scene,
     })
 }
 

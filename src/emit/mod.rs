@@ -387,6 +387,7 @@ fn item_element(w: &Writer, item: &Item) -> Element {
             e
         }
         Item::Morph(m) => morph(w, m),
+        Item::Part { .. } => figure::part_element(w, item),
     }
 }
 

@@ -370,7 +370,13 @@ fn bake_clip(
             }
         };
         let tip_probe = format!("{}-tip", bone.name);
-        let mut children = Vec::new();
+        // carried `scene` parts, behind the bone's own line
+        let mut children: Vec<Item> = fig
+            .scene
+            .iter()
+            .filter(|p| p.bone == Some(b))
+            .map(|p| super::scene::item(p, rest[b]))
+            .collect();
         if bone.length > 0.0 {
             children.push(Item::Line {
                 from: joint,
@@ -534,6 +540,7 @@ fn bake_clip(
     let period_s = quantize(clip.period_s, SEC_DECIMALS);
     let targets = target_items(fig, &corners, route, (&clip.name, period_s), &mut tracks);
     inner.extend(targets);
+    scene_layers(fig, &mut inner);
     Clip {
         name: name.to_string(),
         route,
@@ -551,6 +558,15 @@ fn bake_clip(
             bones: infos,
         }),
     }
+}
+
+/// Static `scene` parts: `"back"` ones before everything (the ground
+/// included), `"front"` ones after.
+fn scene_layers(fig: &Figure, inner: &mut Vec<Item>) {
+    use super::file::LayerName;
+    let back = super::scene::static_items(&fig.scene, LayerName::Back);
+    inner.splice(0..0, back);
+    inner.extend(super::scene::static_items(&fig.scene, LayerName::Front));
 }
 
 /// Translation error allowed to the fitted keys of an IK target probe, px.

@@ -261,6 +261,7 @@ mod tests {
                 ik: Vec::new(),
                 ground: None,
                 springs: Vec::new(),
+                scene: Vec::new(),
             };
             let angles: Vec<f64> = (0..12)
                 .map(|_| (rng.next() - 0.5) * 4.0 * std::f64::consts::PI)
@@ -319,6 +320,7 @@ mod tests {
             ik: Vec::new(),
             ground: None,
             springs: Vec::new(),
+            scene: Vec::new(),
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);
         let w = world_matrices(&fig, &[a, b, c]);

@@ -212,6 +212,8 @@ pub struct Figure {
     pub ground: Option<crate::chain::Ground>,
     /// Spring-follow bones, already simulated (see [`super::spring`]).
     pub springs: Vec<super::spring::Spring>,
+    /// `scene` parts, static or carried by bones (see [`super::scene`]).
+    pub scene: Vec<super::scene::ScenePart>,
 }
 
 /// Validate a track; `unit` scales values (degrees → radians for angles);
@@ -538,6 +540,7 @@ pub fn validate(
         ik,
         ground: None,
         springs: Vec::new(),
+        scene: Vec::new(),
     };
     if !fig.ik.is_empty() {
         // the drawn pose of IK bones: solved at t = 0 of the first clip
