@@ -1195,9 +1195,15 @@ pub fn ground_node(g: &Ground, period_s: f64, tracks: &mut Vec<Track>) -> Node {
             class: "rb-dot".into(),
         })
         .collect();
+    // on the dot one period's travel along the row, so that scrolling by
+    // `travel` brings it back to `from_x`: it stays within the drawn row
+    // (and the view box that shows it) the whole period
     children.push(Item::Probe {
         name: GROUND_PROBE.into(),
-        at: Vec2::new(quantize(g.from_x, LEN_DECIMALS), y),
+        at: Vec2::new(
+            quantize(g.from_x + g.dots_per_period as f64 * spacing, LEN_DECIMALS),
+            y,
+        ),
     });
     tracks.push(track("rb-ground".into(), &[0.0, 1.0], |i| {
         if i == 0 {
