@@ -18,9 +18,7 @@ use std::path::Path;
 /// Every clip a rig's files hold on `route`.
 fn clips(rig: &Rig, route: Route) -> Vec<Clip> {
     match &rig.figure {
-        Some(fig) => {
-            rigbake::figure::bake_figure(&rig.name, rig.view_box, fig, route, None).clips
-        }
+        Some(fig) => rigbake::figure::bake_figure(&rig.name, rig.view_box, fig, route, None).clips,
         None => vec![bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None)).clip],
     }
 }
