@@ -135,7 +135,7 @@ pub(crate) fn part_element(w: &Writer, item: &crate::clip::Item) -> svg::node::e
         None => e.assign("stroke", "none"),
     }
     if *opacity < 1.0 {
-        e.assign("opacity", crate::geom::fmt_num(*opacity, 3));
+        e.assign("opacity", crate::geom::fmt_short(*opacity, 3));
     }
     e
 }
