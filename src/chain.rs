@@ -1116,9 +1116,13 @@ pub fn spaced_ground_node(
             class: "rb-dot".into(),
         })
         .collect();
+    // on the first dot at least this clip's travel along the row, so that
+    // scrolling by `travel` ends at or right of `from_x`: it stays within
+    // the drawn row (and the view box that shows it) the whole period
+    let dots = (travel / spacing - 1e-9).ceil().max(0.0);
     children.push(Item::Probe {
         name: GROUND_PROBE.into(),
-        at: Vec2::new(quantize(g.from_x, LEN_DECIMALS), y),
+        at: Vec2::new(quantize(g.from_x + dots * spacing, LEN_DECIMALS), y),
     });
     tracks.push(track("rb-ground".into(), &[0.0, 1.0], |i| {
         if i == 0 {
@@ -1183,7 +1187,7 @@ fn key_count(clip: &Clip) -> usize {
 }
 
 /// What [`bake_chain_rig`] needs of a rig with `ik_chains`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ChainRig<'a> {
     pub name: &'a str,
     pub view_box: [f64; 4],
@@ -1194,6 +1198,9 @@ pub struct ChainRig<'a> {
     pub ground: Option<&'a Ground>,
     /// `bake --prefix`.
     pub prefix: Option<&'a str>,
+    /// Static drawing (`scene` parts) behind and in front of the chains.
+    pub back: Vec<crate::clip::Item>,
+    pub front: Vec<crate::clip::Item>,
 }
 
 /// Bake, measure and report a chain rig. With a tolerance, keys are fitted
@@ -1277,6 +1284,9 @@ pub fn bake_chain_rig(rig: &ChainRig, opts: &crate::fit::BakeOptions) -> crate::
             (asked.then_some(px), clip, m)
         }
     };
+    let mut clip = clip;
+    clip.root.children.splice(0..0, rig.back.iter().cloned());
+    clip.root.children.extend(rig.front.iter().cloned());
     let svg = crate::emit::figure::emit_figure(
         std::slice::from_ref(&clip),
         false,

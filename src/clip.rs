@@ -253,6 +253,16 @@ pub enum Item {
         r_to: f64,
         class: String,
     },
+    /// A `scene` part: `<path>` with presentation attributes (`None` paints
+    /// are written `"none"`); static within its group, never measured.
+    Part {
+        class: String,
+        d: String,
+        stroke: Option<String>,
+        width: f64,
+        fill: Option<String>,
+        opacity: f64,
+    },
 }
 
 /// What the report needs to know about a leg.

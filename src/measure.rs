@@ -307,9 +307,11 @@ fn groups_holding(node: &Node, wanted: &[String], keep: &mut HashSet<*const Node
             Item::Group(g) => groups_holding(g, wanted, keep),
             Item::Probe { name, .. } => wanted.contains(name),
             Item::Morph(mo) => mo.probe.as_ref().is_some_and(|n| wanted.contains(n)),
-            Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } | Item::Taper { .. } => {
-                false
-            }
+            Item::Line { .. }
+            | Item::Circle { .. }
+            | Item::Rect { .. }
+            | Item::Taper { .. }
+            | Item::Part { .. } => false,
         };
     }
     if any {
@@ -358,7 +360,11 @@ fn walk_kept(
                     }
                 }
             }
-            Item::Line { .. } | Item::Circle { .. } | Item::Rect { .. } | Item::Taper { .. } => {}
+            Item::Line { .. }
+            | Item::Circle { .. }
+            | Item::Rect { .. }
+            | Item::Taper { .. }
+            | Item::Part { .. } => {}
         }
     }
 }

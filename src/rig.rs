@@ -112,6 +112,11 @@ pub struct RigFile {
     /// and joint balls), or an object of overrides (see docs/style.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<crate::figure::style::RigStyleFile>,
+    /// Drawn parts that are not bones (a bicycle, a boat, a path drawn),
+    /// static or carried by a bone (`bones` rigs); `ik_chains` rigs take
+    /// static parts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scene: Vec<crate::figure::file::ScenePartFile>,
 }
 
 /// `crank` in the rig file.
@@ -238,6 +243,9 @@ pub struct Rig {
     /// What loading changed in the user's numbers (a period snapped to
     /// whole milliseconds); every bake's report carries these first.
     pub notes: Vec<String>,
+    /// Static `scene` parts of an `ik_chains` rig (a bone tree keeps its
+    /// parts in `figure`).
+    pub scene: Vec<crate::figure::scene::ScenePart>,
     /// Not in the file: `bake --prefix`, the prefix of every class,
     /// `@keyframes` name and id the file defines; `None` for the automatic
     /// one (see [`crate::emit::scope`]).
@@ -255,6 +263,14 @@ impl Rig {
             chains: &self.chains,
             ground: self.ground.as_ref(),
             prefix: self.prefix.as_deref(),
+            back: crate::figure::scene::static_items(
+                &self.scene,
+                crate::figure::file::LayerName::Back,
+            ),
+            front: crate::figure::scene::static_items(
+                &self.scene,
+                crate::figure::file::LayerName::Front,
+            ),
         }
     }
 }
@@ -535,6 +551,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
         (!file.clips.is_empty(), "clips"),
         (!file.ik.is_empty(), "ik"),
         (!file.springs.is_empty(), "springs"),
+        (!file.scene.is_empty(), "scene"),
     ] {
         if set {
             return Err(invalid(path, "belongs to a bone tree: add `bones`"));
@@ -654,6 +671,7 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
             .map(crate::figure::chain::validate_torso)
             .transpose()?,
         notes: Vec::new(),
+        scene: Vec::new(),
     })
 }
 
@@ -714,6 +732,15 @@ fn validate_figure(
     }
     figure.springs = figure.physics[0].springs.clone();
     figure.chains = figure.physics[0].chains.clone();
+    figure.scene = crate::figure::scene::validate(
+        &file.scene,
+        &figure
+            .bones
+            .iter()
+            .map(|b| b.name.clone())
+            .collect::<Vec<_>>(),
+        &crate::figure::fk::world_matrices(&figure, &figure.rest_rad),
+    )?;
     if let Some(g) = &file.ground {
         crate::figure::model::validate_ground(&mut figure, g)?;
     }
@@ -732,6 +759,7 @@ fn validate_figure(
         fixed_chains: Vec::new(),
         torso: None,
         notes: Vec::new(),
+        scene: Vec::new(),
     })
 }
 
@@ -760,6 +788,7 @@ fn validate_chains(
         }
     }
     let (chains, ground) = crate::chain::validate(&file.ik_chains, file.ground.as_ref(), period_s)?;
+    let scene = crate::figure::scene::validate(&file.scene, &[], &[])?;
     Ok(Rig {
         name: file.name.clone(),
         prefix: None,
@@ -775,6 +804,7 @@ fn validate_chains(
         fixed_chains: Vec::new(),
         torso: None,
         notes: Vec::new(),
+        scene,
     })
 }
 

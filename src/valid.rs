@@ -219,3 +219,65 @@ pub fn rgb(path: &str, s: &str) -> Result<[u8; 3], RigError> {
         [d[0] * 16 + d[1], d[2] * 16 + d[3], d[4] * 16 + d[5]]
     })
 }
+
+/// A paint: `"none"` (`None`) or a [`colour`].
+pub fn paint(path: &str, s: &str) -> Result<Option<String>, RigError> {
+    if s == "none" {
+        return Ok(None);
+    }
+    colour(path, s).map(Some).map_err(|_| {
+        invalid(
+            path,
+            format!("must be \"none\" or a colour like \"#6366f1\", got {s:?}"),
+        )
+    })
+}
+
+/// An opacity in [0, 1].
+pub fn opacity(path: &str, x: f64) -> Result<f64, RigError> {
+    if !x.is_finite() || !(0.0..=1.0).contains(&x) {
+        return Err(invalid(
+            path,
+            format!("must be between 0 and 1, got {}", shown(x)),
+        ));
+    }
+    Ok(x)
+}
+
+/// Most drawing commands in one path of a rig file.
+pub const MAX_PATH_ELEMENTS: usize = 4096;
+
+/// SVG path data: parsed (arcs become cubic Béziers), at least one drawing
+/// command, at most [`MAX_PATH_ELEMENTS`], every coordinate within ±[`MAX_COORD`].
+pub fn path_data(path: &str, d: &str) -> Result<kurbo::BezPath, RigError> {
+    let head: String = d.chars().take(40).collect();
+    let shown_d = crate::input::escaped(&head);
+    let bez = kurbo::BezPath::from_svg(d)
+        .map_err(|e| invalid(path, format!("is not SVG path data ({e}): {shown_d:?}")))?;
+    let n = bez.elements().len();
+    if n < 2 {
+        return Err(invalid(
+            path,
+            format!("must draw something (a move and at least one segment), got {shown_d:?}"),
+        ));
+    }
+    if n > MAX_PATH_ELEMENTS {
+        return Err(invalid(
+            path,
+            format!("at most {MAX_PATH_ELEMENTS} commands, got {n}"),
+        ));
+    }
+    for el in bez.elements() {
+        let pts = match *el {
+            kurbo::PathEl::MoveTo(p) | kurbo::PathEl::LineTo(p) => [p, p, p],
+            kurbo::PathEl::QuadTo(a, b) => [a, b, b],
+            kurbo::PathEl::CurveTo(a, b, c) => [a, b, c],
+            kurbo::PathEl::ClosePath => continue,
+        };
+        for p in pts {
+            check_num(path, p.x)?;
+            check_num(path, p.y)?;
+        }
+    }
+    Ok(bez)
+}

@@ -159,8 +159,9 @@ fn figure_look_tapers_limbs_and_writes_the_far_side_at_042_once() {
             if v.get("style").is_some() || far_bones == 0 {
                 continue;
             }
-            // one rule, in the style sheet: not per element
-            assert_eq!(svg.matches("opacity").count(), 1, "{name}");
+            // one rule, in the style sheet: not per element (a scene part
+            // may carry its own opacity attribute)
+            assert_eq!(svg.matches("{opacity:").count(), 1, "{name}");
             assert!(svg.contains("-far{opacity:.42}"), "{name}");
             let doc = roxmltree::Document::parse(&svg).unwrap();
             for b in doc.descendants().filter(|n| {
@@ -176,6 +177,11 @@ fn figure_look_tapers_limbs_and_writes_the_far_side_at_042_once() {
                 assert_eq!(far_groups, 1, "{name}: {:?}", b.attribute("class"));
             }
             let l = limbs(&svg);
+            if !l.iter().any(|x| x.0.ends_with("-b-thigh_n")) {
+                // (the cyclist names its near limbs without `_n` and gives
+                // thigh and shin their own widths)
+                continue;
+            }
             for (thigh, shin) in [("thigh_n", "shin_n"), ("thigh_f", "shin_f")] {
                 let (_, t_tip, t_joint) = radii_of(&l, thigh);
                 let (_, s_tip, s_joint) = radii_of(&l, shin);
@@ -222,6 +228,37 @@ fn overrides_reach_the_drawing() {
     assert!(svg.contains("{fill:#ff0000}"), "{svg}");
 }
 
+/// A file's drawing: without the scoped names' content hash (the content
+/// includes probes) and without the ground probe, which has since moved to
+/// start a period's travel along the row so it stays in the view box.
+fn drawing(svg: &str, rig: &str) -> String {
+    let hashed = regex_lite(svg, &format!("{rig}-"));
+    hashed
+        .lines()
+        .filter(|l| !l.contains("data-probe=\"ground\""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `text` with every `<stem><6 hex digits>` written `<stem>HASH`.
+fn regex_lite(text: &str, stem: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(stem) {
+        let after = &rest[i + stem.len()..];
+        let hex = after.len() >= 6 && after[..6].chars().all(|c| c.is_ascii_hexdigit());
+        out.push_str(&rest[..i + stem.len()]);
+        if hex {
+            out.push_str("HASH");
+            rest = &after[6..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[test]
 fn sticks_writes_the_drawing_from_before_styles() {
     // fixtures: `out/` as rigbake wrote it before the style section existed
@@ -253,7 +290,11 @@ fn sticks_writes_the_drawing_from_before_styles() {
             );
             let got = fs::read_to_string(tmp.path().join("out").join(&file)).unwrap();
             let want = fs::read_to_string(repo(&format!("tests/fixtures/sticks/{file}"))).unwrap();
-            assert!(got == want, "{file} differs from the drawing before styles");
+            assert_eq!(
+                drawing(&got, name),
+                drawing(&want, name),
+                "{file} differs from the drawing before styles"
+            );
         }
     }
 }

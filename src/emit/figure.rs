@@ -105,7 +105,8 @@ fn collect_classes(node: &crate::clip::Node, out: &mut Vec<String>) {
             Item::Line { class, .. }
             | Item::Circle { class, .. }
             | Item::Rect { class, .. }
-            | Item::Taper { class, .. } => class,
+            | Item::Taper { class, .. }
+            | Item::Part { class, .. } => class,
             Item::Morph(m) => &m.class,
             Item::Probe { .. } => continue,
         };
@@ -152,4 +153,39 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     let mut doc = super::document(first, style, extra);
     doc.append(group(&Writer::new(first, sc), &first.root));
     super::finish(doc)
+}
+
+/// A `scene` part ([`crate::clip::Item::Part`]) as a `<path>` with
+/// presentation attributes: no style-sheet rule is needed, and nothing in
+/// the sheet selects it but its own scoped class.
+pub(crate) fn part_element(w: &Writer, item: &crate::clip::Item) -> svg::node::element::Element {
+    use super::fmt_len;
+    let crate::clip::Item::Part {
+        class,
+        d,
+        stroke,
+        width,
+        fill,
+        opacity,
+    } = item
+    else {
+        unreachable!("part_element is called with parts only")
+    };
+    let mut e = svg::node::element::Element::new("path");
+    e.assign("class", w.scope.classes(class));
+    e.assign("d", d.clone());
+    e.assign("fill", fill.as_deref().unwrap_or("none"));
+    match stroke {
+        Some(s) => {
+            e.assign("stroke", s.as_str());
+            e.assign("stroke-width", fmt_len(*width));
+            e.assign("stroke-linecap", "round");
+            e.assign("stroke-linejoin", "round");
+        }
+        None => e.assign("stroke", "none"),
+    }
+    if *opacity < 1.0 {
+        e.assign("opacity", crate::geom::fmt_short(*opacity, 3));
+    }
+    e
 }

@@ -414,6 +414,7 @@ fn item_element(w: &Writer, item: &Item) -> Element {
             e.assign("class", sc.classes(class));
             e
         }
+        Item::Part { .. } => figure::part_element(w, item),
     }
 }
 

@@ -465,7 +465,14 @@ fn bake_clip(
         };
         let tip_probe = format!("{}-tip", bone.name);
         let colour = colours.iter().position(|c| *c == bone.stroke).unwrap_or(0);
-        let mut children = super::style::bone_items(fig, &radii, b, joint, tip, colour);
+        // carried `scene` parts, behind the bone's own drawing
+        let mut children: Vec<Item> = fig
+            .scene
+            .iter()
+            .filter(|p| p.bone == Some(b))
+            .map(|p| super::scene::item(p, rest[b]))
+            .collect();
+        children.extend(super::style::bone_items(fig, &radii, b, joint, tip, colour));
         children.push(Item::Probe {
             name: tip_probe.clone(),
             at: tip,
@@ -635,6 +642,7 @@ fn bake_clip(
     let period_s = quantize(clip.period_s, SEC_DECIMALS);
     let targets = target_items(fig, clip, &corners, (route, keyer), period_s, &mut tracks);
     inner.extend(targets);
+    scene_layers(fig, &mut inner);
     Clip {
         name: name.to_string(),
         route,
@@ -652,6 +660,15 @@ fn bake_clip(
             bones: infos,
         }),
     }
+}
+
+/// Static `scene` parts: `"back"` ones before everything (the ground
+/// included), `"front"` ones after.
+fn scene_layers(fig: &Figure, inner: &mut Vec<Item>) {
+    use super::file::LayerName;
+    let back = super::scene::static_items(&fig.scene, LayerName::Back);
+    inner.splice(0..0, back);
+    inner.extend(super::scene::static_items(&fig.scene, LayerName::Front));
 }
 
 /// Translation error allowed to the fitted keys of an IK target probe, px.

@@ -223,3 +223,55 @@ pub struct ClipIkFile {
     #[schemars(with = "serde_json::Value")]
     pub target: crate::trajectory::TrajectoryFile,
 }
+
+/// Where a static `scene` part is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LayerName {
+    /// Behind everything else (default).
+    #[default]
+    Back,
+    /// Over everything else.
+    Front,
+}
+
+/// How a `scene` part is painted: SVG presentation attributes.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PaintFile {
+    /// Stroke colour `#rgb` / `#rrggbb`, or `"none"` (default `#334155`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stroke: Option<String>,
+    /// Stroke width, user units, > 0 (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<f64>,
+    /// Fill colour `#rgb` / `#rrggbb`, or `"none"` (default `"none"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill: Option<String>,
+    /// Opacity of the whole part, 0 to 1 (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opacity: Option<f64>,
+}
+
+/// One entry of `scene`: a drawn part that is not a bone (a bicycle frame,
+/// a wheel's spokes, a boat). Static, or carried by a bone: then it is
+/// written inside that bone's group and moves with it exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenePartFile {
+    /// Identifier; the part's class is `<prefix>-p-<name>`.
+    pub name: String,
+    /// SVG path data in user space, drawn where the rig is at t = 0 of its
+    /// first clip (the pose `rigbake template` shows), also for a part
+    /// carried by a bone.
+    pub d: String,
+    /// The bone that carries the part; none for a static part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bone: Option<String>,
+    /// Static parts only: `"back"` (default, behind the figure) or `"front"`.
+    /// A carried part is drawn behind its bone's own line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<LayerName>,
+    #[serde(default)]
+    pub style: PaintFile,
+}

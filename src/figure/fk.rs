@@ -252,6 +252,7 @@ mod tests {
                 springs: Vec::new(),
                 style: Default::default(),
                 physics: Vec::new(),
+                scene: Vec::new(),
             };
             let angles: Vec<f64> = (0..12)
                 .map(|_| (rng.next() - 0.5) * 4.0 * std::f64::consts::PI)
@@ -313,6 +314,7 @@ mod tests {
             springs: Vec::new(),
             style: Default::default(),
             physics: Vec::new(),
+            scene: Vec::new(),
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);
         let w = world_matrices(&fig, &[a, b, c]);

@@ -20,6 +20,7 @@ pub mod file;
 pub mod fk;
 pub mod model;
 pub mod reuse;
+pub mod scene;
 pub mod spring;
 pub mod style;
 

@@ -223,6 +223,8 @@ pub struct Figure {
     /// Spring-follow bones, already simulated (see [`super::spring`]),
     /// in the first clip.
     pub springs: Vec<super::spring::Spring>,
+    /// `scene` parts, static or carried by bones (see [`super::scene`]).
+    pub scene: Vec<super::scene::ScenePart>,
     /// How the bones are drawn (see [`super::style`]).
     pub style: super::style::Style,
     /// Springs and chains as simulated in each clip, in clip order (empty
@@ -588,6 +590,7 @@ pub fn validate(
         springs: Vec::new(),
         style: Default::default(),
         physics: Vec::new(),
+        scene: Vec::new(),
     };
     if !fig.ik.is_empty() {
         // the drawn pose of IK bones: solved at t = 0 of the first clip

@@ -1,0 +1,227 @@
+//! `scene`: drawn parts that are not bones (a bicycle's frame, a wheel's
+//! spokes, a boat, the loop a foot follows), each path data with a paint.
+//!
+//! A part is static, or carried by a bone: then it is written inside that
+//! bone's group (css: the bone's rotating `<g>`; smil: the `<g>` its
+//! `animateTransform` moves), so it turns with the bone exactly and adds no
+//! keyframes. Parts are written in the file in user space at the drawn pose
+//! (t = 0 of the first clip); a carried part is stored in its bone's frame,
+//! so it follows the bone into any drawn pose (a chain that replays another
+//! chain's keys is drawn half a period earlier). Parts carry no probe:
+//! nothing in them is measured.
+
+use super::file::{LayerName, ScenePartFile};
+use crate::clip::Item;
+use crate::geom::{Affine, LEN_DECIMALS, fmt_len, quantize};
+use crate::valid::RigError;
+use crate::valid::{check_len, check_name, invalid, opacity, paint, path_data};
+
+/// Most parts in one rig.
+pub const MAX_PARTS: usize = 256;
+/// Default stroke of a part.
+pub const DEFAULT_PART_STROKE: &str = "#334155";
+/// Default stroke width of a part, user units.
+pub const DEFAULT_PART_WIDTH: f64 = 3.0;
+
+/// A validated paint: `None` is `"none"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paint {
+    pub stroke: Option<String>,
+    pub width: f64,
+    pub fill: Option<String>,
+    pub opacity: f64,
+}
+
+/// A validated `scene` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenePart {
+    pub name: String,
+    /// User space for a static part; for a carried part, the bone's frame
+    /// (x along the bone from its joint, y clockwise of it).
+    pub path: kurbo::BezPath,
+    /// The carrying bone's index.
+    pub bone: Option<usize>,
+    pub layer: LayerName,
+    pub paint: Paint,
+}
+
+/// Validate `scene`. `bones` names the rig's bones (empty for a rig
+/// without a bone tree) and `drawn` gives each bone's frame → user space
+/// map at the drawn pose, in which carried parts are written.
+pub fn validate(
+    files: &[ScenePartFile],
+    bones: &[String],
+    drawn: &[Affine],
+) -> Result<Vec<ScenePart>, RigError> {
+    if files.len() > MAX_PARTS {
+        return Err(invalid(
+            "scene",
+            format!("at most {MAX_PARTS} parts, got {}", files.len()),
+        ));
+    }
+    let mut out: Vec<ScenePart> = Vec::with_capacity(files.len());
+    for (i, f) in files.iter().enumerate() {
+        let p = format!("scene[{i}]");
+        check_name(&format!("{p}.name"), &f.name)?;
+        if let Some(j) = out.iter().position(|x| x.name == f.name) {
+            return Err(invalid(
+                format!("{p}.name"),
+                format!("{:?} is already the name of scene[{j}]", f.name),
+            ));
+        }
+        let mut path = path_data(&format!("{p}.d"), &f.d)?;
+        let bone = match &f.bone {
+            None => None,
+            Some(name) => {
+                let Some(b) = bones.iter().position(|x| x == name) else {
+                    let why = if bones.is_empty() {
+                        "names no bone (a carried part needs a rig with `bones`)"
+                    } else {
+                        "names no bone"
+                    };
+                    return Err(invalid(format!("{p}.bone"), format!("{name:?} {why}")));
+                };
+                if f.layer.is_some() {
+                    return Err(invalid(
+                        format!("{p}.layer"),
+                        "is for static parts; a part carried by a bone is drawn with its bone",
+                    ));
+                }
+                path.apply_affine(kurbo_affine(drawn[b]).inverse());
+                Some(b)
+            }
+        };
+        let s = &f.style;
+        let stroke = paint(
+            &format!("{p}.style.stroke"),
+            s.stroke.as_deref().unwrap_or(DEFAULT_PART_STROKE),
+        )?;
+        let fill = paint(
+            &format!("{p}.style.fill"),
+            s.fill.as_deref().unwrap_or("none"),
+        )?;
+        let width = check_len(
+            &format!("{p}.style.width"),
+            s.width.unwrap_or(DEFAULT_PART_WIDTH),
+        )?;
+        let opacity = opacity(&format!("{p}.style.opacity"), s.opacity.unwrap_or(1.0))?;
+        out.push(ScenePart {
+            name: f.name.clone(),
+            path,
+            bone,
+            layer: f.layer.unwrap_or_default(),
+            paint: Paint {
+                stroke,
+                width,
+                fill,
+                opacity,
+            },
+        });
+    }
+    Ok(out)
+}
+
+fn kurbo_affine(m: Affine) -> kurbo::Affine {
+    kurbo::Affine::new([m.a, m.b, m.c, m.d, m.e, m.f])
+}
+
+/// The written part: its path mapped by `m` (its bone's drawn frame, or
+/// the identity for a static part), coordinates rounded as lengths are.
+pub fn item(part: &ScenePart, m: Affine) -> Item {
+    let mut path = part.path.clone();
+    path.apply_affine(kurbo_affine(m));
+    Item::Part {
+        class: format!("rb-p-{}", part.name),
+        d: path_d(&path),
+        stroke: part.paint.stroke.clone(),
+        width: quantize(part.paint.width, LEN_DECIMALS),
+        fill: part.paint.fill.clone(),
+        opacity: quantize(part.paint.opacity, 3),
+    }
+}
+
+/// The static parts of one layer, in file order.
+pub fn static_items(parts: &[ScenePart], layer: LayerName) -> Vec<Item> {
+    parts
+        .iter()
+        .filter(|p| p.bone.is_none() && p.layer == layer)
+        .map(|p| item(p, Affine::IDENTITY))
+        .collect()
+}
+
+/// Absolute path data, every coordinate as a written length.
+fn path_d(path: &kurbo::BezPath) -> String {
+    let pt = |p: kurbo::Point| format!("{} {}", fmt_len(p.x), fmt_len(p.y));
+    let mut out = Vec::new();
+    for el in path.elements() {
+        out.push(match *el {
+            kurbo::PathEl::MoveTo(p) => format!("M{}", pt(p)),
+            kurbo::PathEl::LineTo(p) => format!("L{}", pt(p)),
+            kurbo::PathEl::QuadTo(a, b) => format!("Q{} {}", pt(a), pt(b)),
+            kurbo::PathEl::CurveTo(a, b, c) => format!("C{} {} {}", pt(a), pt(b), pt(c)),
+            kurbo::PathEl::ClosePath => "Z".to_string(),
+        });
+    }
+    out.join("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::Vec2;
+
+    fn file(d: &str, bone: Option<&str>) -> ScenePartFile {
+        ScenePartFile {
+            name: "p".into(),
+            d: d.into(),
+            bone: bone.map(str::to_string),
+            layer: None,
+            style: Default::default(),
+        }
+    }
+
+    /// A carried part is stored in its bone's frame and written back where
+    /// it was drawn, whatever the bone's drawn frame.
+    #[test]
+    fn carried_part_round_trips_through_its_bone_frame() {
+        let m = Affine::translate(Vec2::new(30.0, -12.0)) * Affine::rotate(0.7);
+        let parts = validate(&[file("M10 20L50 60", Some("b"))], &["b".into()], &[m]).unwrap();
+        assert_ne!(
+            parts[0].path.elements()[0],
+            kurbo::PathEl::MoveTo((10.0, 20.0).into())
+        );
+        let Item::Part { d, .. } = item(&parts[0], m) else {
+            panic!()
+        };
+        assert_eq!(d, "M10 20L50 60");
+    }
+
+    #[test]
+    fn bad_parts_name_field_and_value() {
+        let err = |f: ScenePartFile, bones: &[String]| {
+            validate(&[f], bones, &[Affine::IDENTITY])
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err(file("M 0 0 L nope", None), &[]);
+        assert!(e.contains("scene[0].d") && e.contains("nope"), "{e}");
+        let e = err(file("M0 0L1e300 0", None), &[]);
+        assert!(e.contains("scene[0].d") && e.contains("1e300"), "{e}");
+        let e = err(file("M0 0L1 0", Some("wheel")), &[]);
+        assert!(e.contains("scene[0].bone") && e.contains("wheel"), "{e}");
+        let mut f = file("M0 0L1 0", None);
+        f.style.opacity = Some(1.5);
+        let e = err(f, &[]);
+        assert!(
+            e.contains("scene[0].style.opacity") && e.contains("1.5"),
+            "{e}"
+        );
+        let mut f = file("M0 0L1 0", None);
+        f.style.fill = Some("red".into());
+        let e = err(f, &[]);
+        assert!(
+            e.contains("scene[0].style.fill") && e.contains("red"),
+            "{e}"
+        );
+    }
+}

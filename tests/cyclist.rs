@@ -1,0 +1,95 @@
+//! `rigs/cyclist.json`, the whole rider on a bicycle, as baked by
+//! `rigbake bake rigs/cyclist.json`: every IK effector within the rig's
+//! 0.25 px on both routes, pedal targets on the crank bones' tips, the legs
+//! sharing keys on css, the head's spring and the scarf settled into a loop.
+
+mod common;
+
+use common::{bake, repo};
+use rigbake::{Route, measure};
+use serde_json::Value;
+use std::fs;
+
+fn cyclist() -> Value {
+    serde_json::from_str(&fs::read_to_string(repo("rigs/cyclist.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn every_effector_is_within_the_rigs_tolerance_on_both_routes() {
+    let v = cyclist();
+    let tol = v["tolerance_px"].as_f64().unwrap();
+    assert!(tol <= 0.25);
+    for route in [Route::Css, Route::Smil] {
+        let r = bake(&v, route).report;
+        let names: Vec<&str> = r.legs.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["thigh-shin", "thigh_f-shin_f", "uarm-farm", "uarm_f-farm_f"],
+            "{route:?}"
+        );
+        for l in &r.legs {
+            assert!(
+                l.max_error_px <= tol,
+                "{route:?} {}: {}",
+                l.name,
+                l.max_error_px
+            );
+        }
+        for b in &r.bones {
+            assert!(
+                b.max_error_px <= tol,
+                "{route:?} bone {}: {}",
+                b.name,
+                b.max_error_px
+            );
+        }
+    }
+}
+
+/// The pedal targets are circles that match the crank bones exactly: the
+/// written `<shin>-target` probe sits on the written crank tip all period.
+#[test]
+fn pedal_targets_ride_the_crank_tips() {
+    for route in [Route::Css, Route::Smil] {
+        let clip = bake(&cyclist(), route).clip;
+        let mut worst = 0.0f64;
+        for t in measure::sample_times(&clip) {
+            let p = measure::probes_at(&clip, t);
+            for (target, tip) in [
+                ("shin-target", "crank-tip"),
+                ("shin_f-target", "crank_f-tip"),
+            ] {
+                worst = worst.max(p[target].dist(p[tip]));
+            }
+        }
+        // both are written to 0.01 px and fitted within 0.02 px
+        assert!(
+            worst < 0.05,
+            "{route:?}: pedal target {worst} px off the crank tip"
+        );
+    }
+}
+
+#[test]
+fn the_legs_share_one_set_of_keys_on_css_and_the_body_moves() {
+    let v = cyclist();
+    let css = bake(&v, Route::Css);
+    let smil = bake(&v, Route::Smil);
+    let near = css
+        .report
+        .legs
+        .iter()
+        .find(|l| l.name == "thigh-shin")
+        .unwrap();
+    assert_eq!(near.reuses.as_deref(), Some("thigh_f-shin_f"));
+    assert!(css.svg.len() < smil.svg.len());
+    // the head hangs on a spring that lags the swaying torso, the scarf
+    // settles into a seamless loop
+    let s = &css.report.springs[0];
+    assert!(
+        s.converged && s.max_lag_px > 1.0 && s.seam_error_px < 0.01,
+        "{s:?}"
+    );
+    let c = &css.report.chains[0];
+    assert!(c.converged && c.seam_error_px < 0.01, "{c:?}");
+}

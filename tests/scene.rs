@@ -1,0 +1,228 @@
+//! `scene` parts: validation (exit 2, one line naming field and value),
+//! where parts are written (carried parts inside their bone's group on
+//! both routes, static parts outside every animated group) and the
+//! cyclist's wheels turning at its gear ratio.
+
+mod common;
+
+use common::{bad, bake, repo};
+use rigbake::Route;
+use serde_json::{Value, json};
+use std::fs;
+
+fn rig(name: &str) -> Value {
+    serde_json::from_str(&fs::read_to_string(repo(&format!("rigs/{name}.json"))).unwrap()).unwrap()
+}
+
+fn part_index(v: &Value, name: &str) -> usize {
+    v["scene"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|p| p["name"] == name)
+        .unwrap()
+}
+
+#[test]
+fn bad_parts_exit_2_naming_field_and_value() {
+    let cy = rig("cyclist");
+    let spokes = part_index(&cy, "spokes_r");
+    let edit = |f: &dyn Fn(&mut Value)| {
+        let mut v = cy.clone();
+        f(&mut v);
+        v
+    };
+    bad(
+        &edit(&|v| v["scene"][0]["d"] = "M 0 0 L zz".into()),
+        &["scene[0].d", "zz"],
+    );
+    bad(
+        &edit(&|v| v["scene"][0]["d"] = "M0 0L1e300 5".into()),
+        &["scene[0].d", "1e300"],
+    );
+    bad(
+        &edit(&|v| v["scene"][0]["d"] = "M0 0".into()),
+        &["scene[0].d"],
+    );
+    bad(
+        &edit(&|v| v["scene"][0]["style"]["width"] = json!(-1)),
+        &["scene[0].style.width", "-1"],
+    );
+    bad(
+        &edit(&|v| v["scene"][0]["style"]["opacity"] = json!(2)),
+        &["scene[0].style.opacity", "2"],
+    );
+    bad(
+        &edit(&|v| v["scene"][0]["style"]["fill"] = json!("red")),
+        &["scene[0].style.fill", "red"],
+    );
+    bad(
+        &edit(&|v| v["scene"][0]["style"]["stroke"] = json!("#12")),
+        &["scene[0].style.stroke", "#12"],
+    );
+    bad(
+        &edit(&|v| v["scene"][1]["name"] = v["scene"][0]["name"].clone()),
+        &["scene[1].name", "tyre_r"],
+    );
+    bad(
+        &edit(&|v| v["scene"][0]["name"] = json!("a-b")),
+        &["scene[0].name", "a-b"],
+    );
+    let p = format!("scene[{spokes}]");
+    bad(
+        &edit(&|v| v["scene"][spokes]["bone"] = json!("nobody")),
+        &[&format!("{p}.bone"), "nobody"],
+    );
+    bad(
+        &edit(&|v| v["scene"][spokes]["layer"] = json!("front")),
+        &[&format!("{p}.layer")],
+    );
+    // a cycling-leg rig has no place for parts; an ik_chains rig has no bones
+    let mut seed = rig("seed-nested");
+    seed["scene"] = json!([{"name": "x", "d": "M0 0L1 1"}]);
+    bad(&seed, &["scene", "bones"]);
+    let mut pf = rig("path-foot");
+    pf["scene"][0]["bone"] = json!("near");
+    bad(&pf, &["scene[0].bone", "near"]);
+}
+
+/// Ancestors' `class` values of the element whose class ends with `-p-<part>`.
+fn ancestors<'a>(doc: &'a roxmltree::Document, part: &str) -> Vec<roxmltree::Node<'a, 'a>> {
+    let suffix = format!("-p-{part}");
+    let node = doc
+        .descendants()
+        .find(|n| n.attribute("class").is_some_and(|c| c.ends_with(&suffix)))
+        .unwrap_or_else(|| panic!("no part {part}"));
+    assert_eq!(node.tag_name().name(), "path");
+    node.ancestors()
+        .skip(1)
+        .filter(|n| n.is_element())
+        .collect()
+}
+
+fn has_class(n: &roxmltree::Node, suffix: &str) -> bool {
+    n.attribute("class")
+        .is_some_and(|c| c.split(' ').any(|c| c.ends_with(suffix)))
+}
+
+#[test]
+fn carried_parts_move_with_their_bone_and_static_parts_stay_still_on_both_routes() {
+    let cy = rig("cyclist");
+    for route in [Route::Css, Route::Smil] {
+        let svg = bake(&cy, route).svg;
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        for (part, bone) in [
+            ("spokes_r", "-b-wheel_rear"),
+            ("spokes_f", "-b-wheel_front"),
+            ("chainring", "-b-crank"),
+            ("pedal_n", "-b-pedal"),
+        ] {
+            let up = ancestors(&doc, part);
+            // the nearest bone group is the carrying bone's
+            let first = up
+                .iter()
+                .find(|n| n.attribute("class").is_some_and(|c| c.contains("-b-")))
+                .unwrap();
+            assert!(
+                has_class(first, bone),
+                "{route:?} {part}: in {:?}",
+                first.attribute("class")
+            );
+            if route == Route::Smil {
+                assert!(
+                    first
+                        .children()
+                        .any(|c| c.tag_name().name() == "animateTransform"),
+                    "{part}: its bone group is not animated on smil"
+                );
+            }
+        }
+        for part in ["tyre_r", "tyre_f", "rim_r"] {
+            for n in ancestors(&doc, part) {
+                assert!(
+                    !n.attribute("class")
+                        .is_some_and(|c| c.contains("-b-") || c.contains("-lift")),
+                    "{route:?} static {part} inside {:?}",
+                    n.attribute("class")
+                );
+                assert!(
+                    !n.children()
+                        .any(|c| c.tag_name().name().starts_with("animate"))
+                );
+            }
+        }
+        // the css sheet animates the wheel groups, never a part
+        if route == Route::Css {
+            let style = doc
+                .descendants()
+                .find(|n| n.has_tag_name("style"))
+                .unwrap()
+                .text()
+                .unwrap();
+            assert!(!style.contains("-p-"), "a part is selected by the sheet");
+        }
+    }
+}
+
+/// A part carried by a bone of a chain that replays another chain's keys
+/// (the near leg, drawn half a period earlier) is written where that bone
+/// is drawn, not where the rig's own pose has it.
+#[test]
+fn a_carried_part_follows_its_bone_into_the_drawn_pose() {
+    let mut cy = rig("cyclist");
+    // the near ankle at t = 0 is on the near pedal: crank tip (470, 420)
+    cy["scene"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "shoe", "bone": "shin", "d": "M470 420L490 420"}));
+    let baked = bake(&cy, Route::Css);
+    assert!(
+        baked.report.notes.iter().any(|n| n.contains("key reuse")),
+        "{:?}",
+        baked.report.notes
+    );
+    let doc = roxmltree::Document::parse(&baked.svg).unwrap();
+    let tip = doc
+        .descendants()
+        .find(|n| n.attribute("data-probe") == Some("shin-tip"))
+        .unwrap();
+    let (x, y): (f64, f64) = (
+        tip.attribute("cx").unwrap().parse().unwrap(),
+        tip.attribute("cy").unwrap().parse().unwrap(),
+    );
+    assert!(
+        (x - 470.0).abs() > 1.0 || (y - 420.0).abs() > 1.0,
+        "the near leg is drawn at the rig's own pose"
+    );
+    let shoe = doc
+        .descendants()
+        .find(|n| n.attribute("class").is_some_and(|c| c.ends_with("-p-shoe")))
+        .unwrap();
+    let d = shoe.attribute("d").unwrap();
+    let start: Vec<f64> = d[1..]
+        .split(['L', ' '])
+        .take(2)
+        .map(|s| s.parse().unwrap())
+        .collect();
+    assert!(
+        (start[0] - x).abs() < 0.02 && (start[1] - y).abs() < 0.02,
+        "shoe starts at {start:?}, the drawn ankle is at ({x}, {y})"
+    );
+}
+
+/// Gear ratio: the wheels turn twice per crank turn, whole turns per
+/// period (a seamless loop), as written in the file.
+#[test]
+fn the_cyclists_wheels_turn_twice_per_crank_turn() {
+    let baked = bake(&rig("cyclist"), Route::Css);
+    let clip = &baked.clip;
+    let fig = clip.figure.as_ref().unwrap();
+    let turn = |bone: &str| {
+        let b = fig.bones.iter().find(|b| b.name == bone).unwrap();
+        let keys = &clip.tracks[b.track.unwrap()].keys;
+        keys.last().unwrap().value - keys[0].value
+    };
+    assert_eq!(turn("crank"), 360.0);
+    assert_eq!(turn("wheel_rear"), 720.0);
+    assert_eq!(turn("wheel_front"), 720.0);
+}

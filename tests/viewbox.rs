@@ -1,0 +1,101 @@
+//! Every probe of every file in `out/` stays inside the file's view box over
+//! the whole period of every clip.
+//!
+//! `out/` holds exactly what `rigs/*.json` bake to (pinned byte for byte by
+//! `tests/golden.rs`), so each rig is baked here on both routes as the CLI
+//! does and the written clips are evaluated by the measure stage
+//! ([`measure::probes_at`]) at its own sample times: every key time of every
+//! animation plus points in between. A bone-tree rig's every clip is checked
+//! (a class-switched css file holds them all).
+
+use rigbake::bake::BakeOptions;
+use rigbake::clip::Clip;
+use rigbake::measure;
+use rigbake::rig::{self, Rig};
+use rigbake::{Route, bake_rig};
+use std::path::Path;
+
+/// Every clip a rig's files hold on `route`.
+fn clips(rig: &Rig, route: Route) -> Vec<Clip> {
+    match &rig.figure {
+        Some(fig) => rigbake::figure::bake_figure(&rig.name, rig.view_box, fig, route, None).clips,
+        None => vec![bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None)).clip],
+    }
+}
+
+/// `(clip, probe, t_s, x, y)` of every sampled probe position outside the
+/// clip's view box.
+fn outside(clip: &Clip) -> Vec<(String, String, f64, f64, f64)> {
+    let [x0, y0, w, h] = clip.view_box;
+    let mut out = Vec::new();
+    let ts = measure::sample_times(clip);
+    // at most ~4000 times per clip: the probes move smoothly between them
+    let step = ts.len().div_ceil(4000).max(1);
+    for &t in ts.iter().step_by(step).chain(ts.last()) {
+        for (name, p) in measure::probes_at(clip, t) {
+            if !(x0..=x0 + w).contains(&p.x) || !(y0..=y0 + h).contains(&p.y) {
+                out.push((clip.name.clone(), name, t, p.x, p.y));
+            }
+        }
+    }
+    out
+}
+
+fn rig_at(path: &Path) -> Rig {
+    let text = std::fs::read_to_string(path).unwrap();
+    rig::load(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn every_probe_of_every_example_stays_inside_the_view_box() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths: Vec<_> = std::fs::read_dir(root.join("rigs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 10, "rigs/ holds {} rigs", paths.len());
+    let mut bad = Vec::new();
+    let mut probes = 0;
+    for path in &paths {
+        let rig = rig_at(path);
+        for route in [Route::Css, Route::Smil] {
+            for clip in clips(&rig, route) {
+                probes += measure::probes_at(&clip, 0.0).len();
+                for (c, probe, t, x, y) in outside(&clip).into_iter().take(3) {
+                    bad.push(format!(
+                        "{} ({}, clip {c}): {probe} at ({x:.2}, {y:.2}), t = {t:.4} s, outside view box {:?}",
+                        path.file_name().unwrap().to_string_lossy(),
+                        route.as_str(),
+                        rig.view_box
+                    ));
+                }
+            }
+        }
+    }
+    assert!(probes > 100, "only {probes} probes looked at");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The check sees a figure that leaves its canvas: the same rig with the
+/// view box's right edge pulled in past the pedals fails it.
+#[test]
+fn a_probe_leaving_the_view_box_is_caught() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("rigs/cyclist.json")).unwrap();
+    let mut file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // the front pedal reaches x = 470; an edge at 460 cuts it off for part of the turn
+    file["view_box"] = serde_json::json!([0, 0, 460, 600]);
+    let rig = rig::load(&file.to_string()).unwrap();
+    let clip = &clips(&rig, Route::Css)[0];
+    let out = outside(clip);
+    assert!(
+        out.iter().any(|(_, p, ..)| p == "shin-tip"),
+        "the near ankle crosses x = 460, yet nothing was reported: {out:?}"
+    );
+    assert!(
+        out.iter().all(|&(_, _, _, x, _)| x > 460.0),
+        "only points past the right edge are outside: {out:?}"
+    );
+}
