@@ -288,7 +288,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     let rig_path = &run.rigs[0];
     let rig = run.bake.load(rig_path)?;
     let art_text = rigbake::input::read_text(art_path, rigbake::input::Input::Drawing)?;
-    let (baked, animated) = bake_art(&rig, &run.bake, &art_text, art_path)?;
+    let (baked, animated) = bake_art(&rig, run.bake, &art_text, art_path)?;
 
     let to_stdout = run.output == Path::new("-");
     let target = if to_stdout {

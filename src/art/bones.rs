@@ -61,7 +61,7 @@ enum Role {
 }
 
 /// Every bone group's chain of groups from the clip's root (root excluded).
-fn chains<'a>(clip: &'a Clip) -> HashMap<&'a str, Vec<&'a Node>> {
+fn chains(clip: &Clip) -> HashMap<&str, Vec<&Node>> {
     fn walk<'a>(n: &'a Node, path: &mut Vec<&'a Node>, out: &mut HashMap<&'a str, Vec<&'a Node>>) {
         for c in &n.children {
             if let Item::Group(g) = c {
@@ -323,7 +323,7 @@ pub(super) fn animate(
             text: "</g>".repeat(closers),
         });
     }
-    markers.sort_by(|a, b| (bone_of(&a.leg), a.joint).cmp(&(bone_of(&b.leg), b.joint)));
+    markers.sort_by_key(|a| (bone_of(&a.leg), a.joint));
 
     let bones_svg = crate::emit::group_text(clip, &skeleton(&clip.root), &sc);
     let last = format!("<g {MARK_ATTR}=\"skeleton\">{bones_svg}</g>");

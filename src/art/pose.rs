@@ -4,7 +4,9 @@
 //! inside a closed shape or within [`POSE_LIMIT_PX`] of any outline.
 //!
 //! Shapes read: `path`, `line`, `polyline`, `polygon`, `rect`, `circle`,
-//! `ellipse`, and `<use>` of them (same-document `#id`, through `x`/`y`).
+//! `ellipse`, and `<use>` of them (same-document `#id`, through `x`/`y`);
+//! a rect, circle or ellipse of zero size draws nothing and counts as no
+//! shape.
 //! `text` and `image` have no outline rigbake reads; a part drawn only with
 //! them cannot be checked and is refused.
 
@@ -100,19 +102,27 @@ fn shape_of(node: &roxmltree::Node) -> Option<(BezPath, bool)> {
             }
             Some((p, closed))
         }
+        // a zero (or negative) size draws nothing (SVG disables rendering)
         "rect" => {
             let (w, h) = (num(node, "width")?, num(node, "height")?);
+            if w <= 0.0 || h <= 0.0 {
+                return None;
+            }
             let r = kurbo::Rect::new(zero("x"), zero("y"), zero("x") + w, zero("y") + h);
             Some((r.to_path(0.1), true))
         }
         "circle" => {
-            let c = kurbo::Circle::new((zero("cx"), zero("cy")), num(node, "r")?);
+            let r = num(node, "r").filter(|r| *r > 0.0)?;
+            let c = kurbo::Circle::new((zero("cx"), zero("cy")), r);
             Some((c.to_path(0.01), true))
         }
         "ellipse" => {
             let e = kurbo::Ellipse::new(
                 (zero("cx"), zero("cy")),
-                (num(node, "rx")?, num(node, "ry")?),
+                (
+                    num(node, "rx").filter(|r| *r > 0.0)?,
+                    num(node, "ry").filter(|r| *r > 0.0)?,
+                ),
                 0.0,
             );
             Some((e.to_path(0.01), true))
