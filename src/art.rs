@@ -1,5 +1,10 @@
 //! Animate an illustrator's drawing with a baked css clip (`bake --art`).
 //!
+//! Cycling rigs are described here; bone trees (rigs with `bones`) in
+//! module `bones`, which shares the parsing, the placement rules, the pose
+//! check and the output assembly. `ik_chains` rigs are refused
+//! ([`ArtError::Kind`]).
+//!
 //! # Naming (what the drawing must mark)
 //!
 //! Parts are found by their `id` or their `inkscape:label` (either one; an
@@ -20,7 +25,13 @@
 //! ankle from IK), in root user space, shifted by the leg's
 //! `depth_offset`. The joints always come from the rig; joint marker
 //! circles, where present, are compared with them and the distance is
-//! reported ([`MarkerCheck`]), never used.
+//! reported ([`MarkerCheck`]), never used; a marker farther than
+//! [`POSE_LIMIT_PX`] is refused ([`ArtError::OffPose`]), and so is a part
+//! whose shapes do not cover its joints (thigh: hip and knee; shin: knee
+//! and ankle; pedal: the axle) within that distance (module `pose`): a far
+//! leg drawn as the near leg plus a depth offset never bakes with its foot
+//! off the pedal. Markers are hidden in the output (an `opacity="0"`
+//! wrapper, so a browser can still measure them).
 //!
 //! # Method
 //!
