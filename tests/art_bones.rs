@@ -467,6 +467,26 @@ fn a_part_drawn_away_from_the_pose_is_refused_with_its_offset() {
         &["\"thigh-near\"", "hip"],
     );
     assert!(offset(&line) > 20.0, "{line}");
+    // a part inside a part of another branch of the tree: an arm in a thigh
+    let flat = flatten(&walker);
+    let doc = Document::parse(&flat).unwrap();
+    let range = |id: &str| {
+        doc.descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .unwrap()
+            .range()
+    };
+    let (arm, thigh) = (range("uarm_n"), range("thigh_n"));
+    assert!(arm.start > thigh.end);
+    let close = thigh.end - "</g>".len();
+    let moved = format!(
+        "{}{}{}{}",
+        &flat[..close],
+        &flat[arm.clone()],
+        &flat[close..arm.start],
+        &flat[arm.end..]
+    );
+    refused("rigs/walker.json", &moved, &["\"uarm_n\"", "\"thigh_n\""]);
     // a missing bone is named, with the rig's bones
     let doc = Document::parse(&walker).unwrap();
     let g = doc
@@ -593,4 +613,28 @@ fn preview_takes_art_and_clip() {
         );
         assert!(!tmp.path().join("x.png").exists());
     }
+}
+
+/// `<use>` that refers to its own part (a cycle), in a part of 50,000
+/// shapes: the pose check reads a bounded number of used elements, so the
+/// bake ends quickly and bakes.
+#[test]
+fn a_use_cycle_in_a_big_part_is_read_a_bounded_number_of_times() {
+    let tmp = tempfile::tempdir().unwrap();
+    let walker = draw_over(&template("rigs/walker.json", tmp.path()));
+    let tag = "<g id=\"spine\" inkscape:label=\"spine\">";
+    assert_eq!(walker.matches(tag).count(), 1);
+    let big = format!(
+        "{tag}{}<use href=\"#spine\"/><use href=\"#spine\" x=\"1\"/>",
+        "<path d=\"M0 0L1 1\"/>".repeat(50_000)
+    );
+    let drawing = walker.replace(tag, &big);
+    let t0 = std::time::Instant::now();
+    let art = bake_art("rigs/walker.json", &drawing, tmp.path(), "cycle");
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert!(art.svg.len() > drawing.len());
 }

@@ -20,10 +20,11 @@ use std::collections::HashMap;
 /// rig's phase-0 pose it must cover, px.
 pub const POSE_LIMIT_PX: f64 = 6.0;
 
-/// How deep `<use>` may refer to `<use>`, and how many it may expand in all
-/// (a drawing cannot make the check do more work than this).
+/// How deep `<use>` may refer to `<use>`, and how many elements the
+/// `<use>`s of one part may bring in all (a drawing cannot make the check do
+/// more work than its own size plus this); what lies beyond is not read.
 const USE_DEPTH: usize = 8;
-const USE_EXPANSIONS: usize = 10_000;
+const USE_VISITS: usize = 100_000;
 
 /// Elements whose content is never drawn where it stands.
 const NOT_RENDERED: &[&str] = &[
@@ -168,7 +169,7 @@ impl<'a, 'i> Checker<'a, 'i> {
         skip: &dyn Fn(roxmltree::NodeId) -> bool,
     ) -> Outline {
         let mut paths = Vec::new();
-        let mut expansions = 0;
+        let mut visits = 0;
         let start = self
             .doc
             .get_node(f.node)
@@ -177,6 +178,12 @@ impl<'a, 'i> Checker<'a, 'i> {
         while let Some((node, m, depth)) = stack.pop() {
             if !node.is_element() || (node != start && depth == 0 && skip(node.id())) {
                 continue;
+            }
+            if depth > 0 {
+                visits += 1;
+                if visits > USE_VISITS {
+                    break;
+                }
             }
             let tag = node.tag_name().name();
             if NOT_RENDERED.contains(&tag) {
@@ -191,7 +198,7 @@ impl<'a, 'i> Checker<'a, 'i> {
             if let Some((p, closed)) = shape_of(&node) {
                 paths.push((k(m) * p, closed));
             }
-            if tag == "use" && depth < USE_DEPTH && expansions < USE_EXPANSIONS {
+            if tag == "use" && depth < USE_DEPTH {
                 let href = node
                     .attribute("href")
                     .or_else(|| node.attribute(("http://www.w3.org/1999/xlink", "href")));
@@ -199,7 +206,6 @@ impl<'a, 'i> Checker<'a, 'i> {
                     .and_then(|h| h.strip_prefix('#'))
                     .and_then(|id| self.by_id(id))
                 {
-                    expansions += 1;
                     let at = Affine::translate(Vec2::new(
                         num(&node, "x").unwrap_or(0.0),
                         num(&node, "y").unwrap_or(0.0),
