@@ -638,3 +638,16 @@ fn a_use_cycle_in_a_big_part_is_read_a_bounded_number_of_times() {
     );
     assert!(art.svg.len() > drawing.len());
 }
+
+/// An `ik_chains` rig has no `--art` yet: refused in one line, never a
+/// drawing written unanimated.
+#[test]
+fn an_ik_chains_rig_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let drawn = draw_over(&template("rigs/path-foot.json", tmp.path()));
+    refused(
+        "rigs/path-foot.json",
+        &drawn,
+        &["ik_chains", "not supported"],
+    );
+}
