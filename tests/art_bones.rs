@@ -2,7 +2,8 @@
 //! drawn line becomes a curved path of another shape, the joints kept) →
 //! `bake --art`, for bone trees (the walker, nested and flat; the ponytail)
 //! and a cycling rig. The report is the plain bake's, the summary counts the
-//! written file's bytes, joint markers are hidden, and in Chromium every
+//! written file's bytes, joint markers are hidden, and in Chromium (and
+//! Firefox ESR where installed) every
 //! probe of the plain clip is where the clip's evaluator puts it and the
 //! drawn shapes follow their bones, within 0.05 px. A part drawn away from
 //! the rig's pose (moved 40 px, or a far limb drawn as the near limb plus a
@@ -273,7 +274,11 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
         baked.push(art);
     }
     let Some(chromium) = chromium else { return };
-    let b = browser::Browser::chromium(chromium);
+    let mut engines = vec![("Chromium", browser::Browser::chromium(chromium))];
+    // and Firefox ESR where it is installed
+    if let Some(firefox) = browser::find_firefox() {
+        engines.push(("Firefox", browser::Browser::firefox(firefox)));
+    }
     let rigs: Vec<rig::Rig> = jobs.iter().map(|(r, _, _)| load(r)).collect();
     let times: Vec<Vec<f64>> = rigs
         .iter()
@@ -288,99 +293,102 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
             times_s: t,
         })
         .collect();
-    let got = browser::probe_batch(&b, &batch).unwrap_or_else(|e| panic!("{e}"));
-    for ((((rig, (_, tag, _)), ts), samples), art) in
-        rigs.iter().zip(&jobs).zip(&times).zip(&got).zip(&baked)
-    {
-        // the plain bake's worst bone error (the art report is the plain one)
-        let bone_err = art.report["bones"].as_array().map_or(0.0, |b| {
-            b.iter()
-                .map(|x| x["max_error_px"].as_f64().unwrap())
-                .fold(0.0, f64::max)
-        });
-        let clip = bake_rig(
-            rig,
-            &BakeOptions::resolve(rig, Route::Css, None, None, None),
-        )
-        .clip;
-        let mut checked = 0;
-        let mut worst_drawn: f64 = 0.0;
-        for (t, p) in ts.iter().zip(samples) {
-            let at = |k: &str| {
-                *p.get(k)
-                    .unwrap_or_else(|| panic!("{tag} t={t}: no probe {k}"))
-            };
-            // every probe of the plain clip, where the clip's evaluator puts it
-            for (name, w) in measure::probes_at(&clip, *t) {
-                let e = dist(at(&name), w);
-                assert!(e <= 0.05, "{tag} t={t}: probe {name} {e} px off");
-                checked += 1;
-            }
-            match &rig.figure {
-                Some(fig) => {
-                    let fc = &fig.clips[0];
-                    let u = (t / rig.period_s).rem_euclid(1.0);
-                    let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, u));
-                    let root = fk::root_matrix(&fc.root, u);
-                    for (bi, bone) in fig.bones.iter().enumerate() {
-                        let from = format!("art-{}-from", bone.name);
-                        if !p.contains_key(&from) {
-                            continue;
+    for (engine, b) in &engines {
+        let got = browser::probe_batch(&b, &batch).unwrap_or_else(|e| panic!("{e}"));
+        for ((((rig, (_, tag, _)), ts), samples), art) in
+            rigs.iter().zip(&jobs).zip(&times).zip(&got).zip(&baked)
+        {
+            let tag = &format!("{engine}: {tag}");
+            // the plain bake's worst bone error (the art report is the plain one)
+            let bone_err = art.report["bones"].as_array().map_or(0.0, |b| {
+                b.iter()
+                    .map(|x| x["max_error_px"].as_f64().unwrap())
+                    .fold(0.0, f64::max)
+            });
+            let clip = bake_rig(
+                rig,
+                &BakeOptions::resolve(rig, Route::Css, None, None, None),
+            )
+            .clip;
+            let mut checked = 0;
+            let mut worst_drawn: f64 = 0.0;
+            for (t, p) in ts.iter().zip(samples) {
+                let at = |k: &str| {
+                    *p.get(k)
+                        .unwrap_or_else(|| panic!("{tag} t={t}: no probe {k}"))
+                };
+                // every probe of the plain clip, where the clip's evaluator puts it
+                for (name, w) in measure::probes_at(&clip, *t) {
+                    let e = dist(at(&name), w);
+                    assert!(e <= 0.05, "{tag} t={t}: probe {name} {e} px off");
+                    checked += 1;
+                }
+                match &rig.figure {
+                    Some(fig) => {
+                        let fc = &fig.clips[0];
+                        let u = (t / rig.period_s).rem_euclid(1.0);
+                        let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, u));
+                        let root = fk::root_matrix(&fc.root, u);
+                        for (bi, bone) in fig.bones.iter().enumerate() {
+                            let from = format!("art-{}-from", bone.name);
+                            if !p.contains_key(&from) {
+                                continue;
+                            }
+                            // the drawn tip on the clip's tip probe
+                            let tip = at(&format!("{}-tip", bone.name));
+                            let to = at(&format!("art-{}-to", bone.name));
+                            let e = dist(to, Vec2::new(tip[0], tip[1]));
+                            assert!(
+                                e <= 0.05,
+                                "{tag} t={t}: drawn tip of {} {e} px off",
+                                bone.name
+                            );
+                            // the drawn joint on the ideal joint (FK), within
+                            // the plain bake's own worst bone error + 0.05 px
+                            let joint =
+                                (root * world[bi]).apply(Vec2::ZERO) + spring::offset(fig, bi, u);
+                            let e = dist(at(&from), joint);
+                            worst_drawn = worst_drawn.max(e);
+                            assert!(
+                                e <= bone_err + 0.05,
+                                "{tag} t={t}: drawn joint of {} {e} px off (plain bake: {bone_err} px)",
+                                bone.name
+                            );
                         }
-                        // the drawn tip on the clip's tip probe
-                        let tip = at(&format!("{}-tip", bone.name));
-                        let to = at(&format!("art-{}-to", bone.name));
-                        let e = dist(to, Vec2::new(tip[0], tip[1]));
-                        assert!(
-                            e <= 0.05,
-                            "{tag} t={t}: drawn tip of {} {e} px off",
-                            bone.name
-                        );
-                        // the drawn joint on the ideal joint (FK), within
-                        // the plain bake's own worst bone error + 0.05 px
-                        let joint =
-                            (root * world[bi]).apply(Vec2::ZERO) + spring::offset(fig, bi, u);
-                        let e = dist(at(&from), joint);
-                        worst_drawn = worst_drawn.max(e);
-                        assert!(
-                            e <= bone_err + 0.05,
-                            "{tag} t={t}: drawn joint of {} {e} px off (plain bake: {bone_err} px)",
-                            bone.name
-                        );
                     }
-                }
-                None => {
-                    for leg in &rig.legs {
-                        let ln = &leg.name;
-                        let ankle = at(&format!("{ln}-ankle"));
-                        let e = dist(
-                            at(&format!("art-shin-{ln}-to")),
-                            Vec2::new(ankle[0], ankle[1]),
-                        );
-                        worst_drawn = worst_drawn.max(e);
-                        assert!(e <= 0.05, "{tag} t={t}: drawn ankle {e} px off");
-                        let knee = at(&format!("art-thigh-{ln}-to"));
-                        let e = dist(
-                            at(&format!("art-shin-{ln}-from")),
-                            Vec2::new(knee[0], knee[1]),
-                        );
-                        assert!(e <= 0.05, "{tag} t={t}: drawn knee {e} px apart");
+                    None => {
+                        for leg in &rig.legs {
+                            let ln = &leg.name;
+                            let ankle = at(&format!("{ln}-ankle"));
+                            let e = dist(
+                                at(&format!("art-shin-{ln}-to")),
+                                Vec2::new(ankle[0], ankle[1]),
+                            );
+                            worst_drawn = worst_drawn.max(e);
+                            assert!(e <= 0.05, "{tag} t={t}: drawn ankle {e} px off");
+                            let knee = at(&format!("art-thigh-{ln}-to"));
+                            let e = dist(
+                                at(&format!("art-shin-{ln}-from")),
+                                Vec2::new(knee[0], knee[1]),
+                            );
+                            assert!(e <= 0.05, "{tag} t={t}: drawn knee {e} px apart");
+                        }
                     }
                 }
             }
+            assert!(checked > 48, "{tag}: {checked} probes");
+            eprintln!(
+                "{tag}: {checked} probe positions within 0.05 px; drawn joints (bones: against FK) or ankles (legs: against the ankle probe) within {worst_drawn:.4} px"
+            );
         }
-        assert!(checked > 48, "{tag}: {checked} probes");
-        eprintln!(
-            "{tag}: {checked} probe positions within 0.05 px; drawn joints (bones: against FK) or ankles (legs: against the ankle probe) within {worst_drawn:.4} px"
-        );
+        // the drawing really moves: the walker's near foot travels
+        let foot: Vec<[f64; 2]> = got[0].iter().map(|p| p["art-shin_n-to"]).collect();
+        let travel = foot
+            .iter()
+            .map(|f| dist(*f, Vec2::new(foot[0][0], foot[0][1])))
+            .fold(0.0, f64::max);
+        assert!(travel > 20.0, "walker foot moves {travel} px");
     }
-    // the drawing really moves: the walker's near foot travels
-    let foot: Vec<[f64; 2]> = got[0].iter().map(|p| p["art-shin_n-to"]).collect();
-    let travel = foot
-        .iter()
-        .map(|f| dist(*f, Vec2::new(foot[0][0], foot[0][1])))
-        .fold(0.0, f64::max);
-    assert!(travel > 20.0, "walker foot moves {travel} px");
 }
 
 /// `bake --art` expecting a refusal: exit 2, one stderr line naming the
