@@ -294,7 +294,7 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
         })
         .collect();
     for (engine, b) in &engines {
-        let got = browser::probe_batch(&b, &batch).unwrap_or_else(|e| panic!("{e}"));
+        let got = browser::probe_batch(b, &batch).unwrap_or_else(|e| panic!("{e}"));
         for ((((rig, (_, tag, _)), ts), samples), art) in
             rigs.iter().zip(&jobs).zip(&times).zip(&got).zip(&baked)
         {
