@@ -1,5 +1,10 @@
 //! Animate an illustrator's drawing with a baked css clip (`bake --art`).
 //!
+//! Cycling rigs are described here; bone trees (rigs with `bones`) in
+//! module `bones`, which shares the parsing, the placement rules, the pose
+//! check and the output assembly. `ik_chains` rigs are refused
+//! ([`ArtError::Kind`]).
+//!
 //! # Naming (what the drawing must mark)
 //!
 //! Parts are found by their `id` or their `inkscape:label` (either one; an
@@ -20,7 +25,13 @@
 //! ankle from IK), in root user space, shifted by the leg's
 //! `depth_offset`. The joints always come from the rig; joint marker
 //! circles, where present, are compared with them and the distance is
-//! reported ([`MarkerCheck`]), never used.
+//! reported ([`MarkerCheck`]), never used; a marker farther than
+//! [`POSE_LIMIT_PX`] is refused ([`ArtError::OffPose`]), and so is a part
+//! whose shapes do not cover its joints (thigh: hip and knee; shin: knee
+//! and ankle; pedal: the axle) within that distance (module `pose`): a far
+//! leg drawn as the near leg plus a depth offset never bakes with its foot
+//! off the pedal. Markers are hidden in the output (an `opacity="0"`
+//! wrapper, so a browser can still measure them).
 //!
 //! # Method
 //!
@@ -90,9 +101,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::ops::Range;
 
+mod bones;
 mod dtd;
+mod pose;
 mod prescan;
 pub use dtd::{ENTITY_FLOOR, MAX_ENTITY_DEPTH};
+pub use pose::POSE_LIMIT_PX;
 pub use prescan::{WORK_FLOOR, WORK_PER_BYTE};
 
 /// Most XML nodes a drawing may hold (roxmltree's `nodes_limit`): about a
@@ -158,9 +172,34 @@ pub enum ArtError {
     /// Only the css route can animate a drawing.
     #[error("--art works on the css route only (smil would need the drawing as morphable paths)")]
     Route,
-    /// The rig has no cycling legs the drawing could be matched to (e.g. a bone tree).
-    #[error("--art needs a cycling-leg rig (crank and legs); {0}")]
+    /// The baked clip lacks a group or probe the drawing is matched to.
+    #[error("the baked clip does not fit --art: {0}")]
     Clip(String),
+    /// A rig kind `--art` cannot animate.
+    #[error("{0}")]
+    Kind(String),
+    /// A bone of the rig has no part in the drawing.
+    #[error(
+        "no element with id or inkscape:label \"{part}\" (the rig's bone \"{part}\"; its bones are {bones})"
+    )]
+    MissingBone { part: String, bones: String },
+    /// A part (or a joint marker) drawn away from the rig's phase-0 pose.
+    #[error(
+        "line {line}: \"{part}\" is {} px from the rig's phase-0 {joint} ({}, {}), more than {} px: draw every part in the rig's own phase-0 pose (`rigbake template RIG` draws it; a far limb is not the near limb moved by a depth offset)",
+        fmt_num(*offset_px, 2), fmt_len(at.x), fmt_len(at.y), fmt_num(POSE_LIMIT_PX, 2)
+    )]
+    OffPose {
+        line: u32,
+        part: String,
+        joint: String,
+        offset_px: f64,
+        at: Vec2,
+    },
+    /// A part without a shape whose place rigbake can read.
+    #[error(
+        "line {line}: \"{part}\" has no shape rigbake can check against the rig's pose (path, line, polyline, polygon, rect, circle, ellipse, or a <use> of them)"
+    )]
+    NoShape { line: u32, part: String },
     /// A required part is not in the drawing. `similar` lists names with
     /// the same prefix that name no leg of the rig (likely typos).
     #[error(
@@ -208,6 +247,10 @@ pub enum Joint {
     Hip,
     Knee,
     Ankle,
+    /// A bone's joint (where it turns), `joint-<bone>`.
+    Bone,
+    /// A bone's tip, `tip-<bone>`.
+    Tip,
 }
 
 impl Joint {
@@ -216,6 +259,8 @@ impl Joint {
             Joint::Hip => "hip",
             Joint::Knee => "knee",
             Joint::Ankle => "ankle",
+            Joint::Bone => "joint",
+            Joint::Tip => "tip",
         }
     }
 }
@@ -225,6 +270,7 @@ impl Joint {
 pub struct MarkerCheck {
     /// The marker's part name, e.g. `joint-knee-near`.
     pub part: String,
+    /// The leg (or bone) it belongs to.
     pub leg: String,
     pub joint: Joint,
     /// Marker centre in root user space (through every ancestor transform).
@@ -328,6 +374,16 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
             line: line(n.range().start),
         });
     }
+    if let Some(fig) = &rig.figure {
+        return bones::animate(art, &doc, &lines, rig, fig, clip);
+    }
+    if rig.legs.is_empty() {
+        return Err(ArtError::Kind(
+            "--art animates cycling-leg rigs (crank and legs) and bone trees (bones); \
+             this rig's ik_chains are not supported yet"
+                .into(),
+        ));
+    }
 
     let leg_names: Vec<&str> = rig.legs.iter().map(|l| l.name.as_str()).collect();
     let legs_list = leg_names
@@ -421,61 +477,15 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
 
     // Placement checks for every part.
     for (name, f) in &parts {
-        let node = node_of(f);
         let (role, _) = role_of(name).expect("parts are named by role");
-        for anc in node.ancestors().skip(1) {
-            if anc == root || !anc.is_element() {
-                continue;
-            }
-            let tag = anc.tag_name().name();
-            if FORBIDDEN_ANCESTORS.contains(&tag) {
-                return Err(ArtError::Unsupported {
-                    line: f.line,
-                    part: name.clone(),
-                    why: format!("parts cannot be inside <{tag}>"),
-                });
-            }
-            if anc
-                .attribute("style")
-                .is_some_and(|s| s.contains("transform"))
-            {
-                return Err(ArtError::Unsupported {
-                    line: f.line,
-                    part: name.clone(),
-                    why: format!(
-                        "an ancestor (line {}) sets a CSS transform in its style; use the transform attribute",
-                        line(anc.range().start)
-                    ),
-                });
-            }
-        }
-        let tag = node.tag_name().name();
-        match role {
-            Role::Marker(_) => {
-                if tag != "circle" {
-                    return Err(ArtError::Unsupported {
-                        line: f.line,
-                        part: name.clone(),
-                        why: format!("a joint marker must be a <circle>, found <{tag}>"),
-                    });
-                }
-            }
-            _ => {
-                if !DRAWABLE.contains(&tag) || node.tag_name().namespace() != Some(SVG_NS) {
-                    return Err(ArtError::Unsupported {
-                        line: f.line,
-                        part: name.clone(),
-                        why: format!("<{tag}> cannot be animated; mark a group or a shape"),
-                    });
-                }
-                if node.lookup_namespace_uri(None) != Some(SVG_NS) {
-                    return Err(ArtError::NotSvg(format!(
-                        "line {}: the default namespace at \"{name}\" is not SVG's; rigbake inserts unprefixed <g> elements",
-                        f.line
-                    )));
-                }
-            }
-        }
+        check_place(
+            root,
+            node_of(f),
+            name,
+            f.line,
+            matches!(role, Role::Marker(_)),
+            &lines,
+        )?;
     }
 
     // Nesting rules between animated parts.
@@ -518,28 +528,17 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         }
     }
 
-    // Static transforms (root user space ← an element's own coordinates).
-    let ctm_of_parent = |f: &Found, name: &str| -> Result<Affine, ArtError> {
-        let node = node_of(f);
-        let mut chain: Vec<roxmltree::Node> = node
-            .ancestors()
-            .skip(1)
-            .filter(|a| a.is_element() && *a != root)
-            .collect();
-        chain.reverse();
-        let mut m = Affine::IDENTITY;
-        for a in chain {
-            if let Some(t) = a.attribute("transform") {
-                let parsed = parse_transform(t).map_err(|why| ArtError::Unsupported {
-                    line: line(a.range().start),
-                    part: name.into(),
-                    why: format!("transform=\"{t}\" of an ancestor: {why}"),
-                })?;
-                m = m * parsed;
-            }
-        }
-        Ok(m)
-    };
+    let ctm_of_parent = |f: &Found, name: &str| ctm_of_parent(root, node_of(f), name, &lines);
+    let checker = pose::Checker::new(&doc);
+    // a part's own shapes: without the shins inside thighs, nor markers
+    let marker_nodes: std::collections::HashSet<roxmltree::NodeId> = parts
+        .iter()
+        .filter(|(n, _)| matches!(role_of(n), Some((Role::Marker(_), _))))
+        .map(|(_, f)| f.node)
+        .collect();
+    let animated_nodes: std::collections::HashSet<roxmltree::NodeId> =
+        animated.iter().map(|a| a.1.node).collect();
+    let skip = |n: roxmltree::NodeId| marker_nodes.contains(&n) || animated_nodes.contains(&n);
 
     let motion = crate::motion::sample(rig);
     let mut inserts: Vec<Insert> = Vec::new();
@@ -653,35 +652,31 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         }
 
         let world = [leg.hip, pose0.joint, pose0.end].map(|p| p + leg.depth_offset);
+        // every part drawn where the rig has it at t = 0
+        let axle = axle0 + d;
+        for (part, joints) in [
+            (
+                format!("thigh-{ln}"),
+                vec![("hip", world[0]), ("knee", world[1])],
+            ),
+            (
+                format!("shin-{ln}"),
+                vec![("knee", world[1]), ("ankle", world[2])],
+            ),
+            (format!("pedal-{ln}"), vec![("pedal axle", axle)]),
+        ] {
+            let f = &parts[&part];
+            checker.check_covers(f, &part, ctm_of_parent(f, &part)?, &skip, &joints)?;
+        }
         for (k, joint) in [Joint::Hip, Joint::Knee, Joint::Ankle]
             .into_iter()
             .enumerate()
         {
             let name = format!("joint-{}-{ln}", joint.as_str());
             let Some(f) = parts.get(&name) else { continue };
-            let node = node_of(f);
-            let centre = circle_centre(&node).map_err(|why| ArtError::Unsupported {
-                line: f.line,
-                part: name.clone(),
-                why,
-            })?;
-            let own_t = match node.attribute("transform") {
-                Some(t) => parse_transform(t).map_err(|why| ArtError::Unsupported {
-                    line: f.line,
-                    part: name.clone(),
-                    why: format!("transform=\"{t}\": {why}"),
-                })?,
-                None => Affine::IDENTITY,
-            };
-            let at = (ctm_of_parent(f, &name)? * own_t).apply(centre);
-            markers.push(MarkerCheck {
-                part: name,
-                leg: ln.into(),
-                joint,
-                art: at,
-                rig: world[k],
-                mismatch_px: at.dist(world[k]),
-            });
+            let at = marker_at(node_of(f), f, &name, ctm_of_parent(f, &name)?)?;
+            markers.push(check_marker(name, ln, joint, at, world[k], f)?);
+            hide(&mut inserts, f);
         }
     }
 
@@ -692,12 +687,29 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         wrap(&sc, &mut inserts, crank, "crank", pc_inv, &class, None, pc);
     }
 
-    // The style, right after the root start tag.
-    let css = crate::emit::css::style(clip, &sc);
+    let svg = finish(
+        art,
+        root,
+        inserts,
+        &crate::emit::css::style(clip, &sc),
+        None,
+    )?;
+    Ok(Animated { svg, markers })
+}
+
+/// The drawing with `inserts`, the clip's style sheet `css` right after the
+/// root start tag and `last` (if any) right before the root end tag.
+fn finish(
+    art: &str,
+    root: roxmltree::Node,
+    mut inserts: Vec<Insert>,
+    css: &str,
+    last: Option<String>,
+) -> Result<String, ArtError> {
     let body = if css.contains('<') || css.contains('&') {
         format!("<![CDATA[{css}]]>")
     } else {
-        css
+        css.to_string()
     };
     let at = start_tag_end(art, root.range().start)
         .ok_or_else(|| ArtError::Xml("cannot find the end of the root <svg> start tag".into()))?;
@@ -710,7 +722,18 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         order: 0,
         text: format!("<style {MARK_ATTR}=\"style\">{body}</style>"),
     });
-
+    if let Some(text) = last {
+        let end = root.range().end;
+        let pos = art[..end]
+            .rfind("</")
+            .ok_or_else(|| ArtError::Xml("cannot find the root </svg> end tag".into()))?;
+        inserts.push(Insert {
+            pos,
+            closing: true,
+            order: 2,
+            text,
+        });
+    }
     inserts.sort_by(|a, b| {
         a.pos
             .cmp(&b.pos)
@@ -726,7 +749,172 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         last = ins.pos;
     }
     out.push_str(&art[last..]);
-    Ok(Animated { svg: out, markers })
+    Ok(out)
+}
+
+/// Where a joint marker's centre is in root user space (`parent`: its
+/// parent's map to root user space).
+fn marker_at(
+    node: roxmltree::Node,
+    f: &Found,
+    name: &str,
+    parent: Affine,
+) -> Result<Vec2, ArtError> {
+    let centre = circle_centre(&node).map_err(|why| ArtError::Unsupported {
+        line: f.line,
+        part: name.into(),
+        why,
+    })?;
+    Ok((parent * own_transform(node, f, name)?).apply(centre))
+}
+
+/// A marker at `at` against the rig's joint `rig`: refused beyond
+/// [`POSE_LIMIT_PX`], else reported.
+fn check_marker(
+    name: String,
+    leg: &str,
+    joint: Joint,
+    at: Vec2,
+    rig: Vec2,
+    f: &Found,
+) -> Result<MarkerCheck, ArtError> {
+    let mismatch_px = at.dist(rig);
+    if mismatch_px > POSE_LIMIT_PX {
+        return Err(ArtError::OffPose {
+            line: f.line,
+            part: name,
+            joint: joint.as_str().into(),
+            offset_px: mismatch_px,
+            at: rig,
+        });
+    }
+    Ok(MarkerCheck {
+        part: name,
+        leg: leg.into(),
+        joint,
+        art: at,
+        rig,
+        mismatch_px,
+    })
+}
+
+/// Hide a joint marker in the output (still measurable: `opacity`, not
+/// `display`).
+fn hide(inserts: &mut Vec<Insert>, f: &Found) {
+    inserts.push(Insert {
+        pos: f.range.start,
+        closing: false,
+        order: 1,
+        text: format!("<g {MARK_ATTR}=\"hidden\" opacity=\"0\">"),
+    });
+    inserts.push(Insert {
+        pos: f.range.end,
+        closing: true,
+        order: 1,
+        text: "</g>".into(),
+    });
+}
+
+/// An element's own `transform` attribute (identity without one).
+fn own_transform(node: roxmltree::Node, f: &Found, name: &str) -> Result<Affine, ArtError> {
+    match node.attribute("transform") {
+        Some(t) => parse_transform(t).map_err(|why| ArtError::Unsupported {
+            line: f.line,
+            part: name.into(),
+            why: format!("transform=\"{t}\": {why}"),
+        }),
+        None => Ok(Affine::IDENTITY),
+    }
+}
+
+/// The product of the `transform` attributes of `node`'s ancestors below
+/// the root: root user space ← the parent's coordinates.
+fn ctm_of_parent(
+    root: roxmltree::Node,
+    node: roxmltree::Node,
+    name: &str,
+    lines: &LineIndex,
+) -> Result<Affine, ArtError> {
+    let mut chain: Vec<roxmltree::Node> = node
+        .ancestors()
+        .skip(1)
+        .filter(|a| a.is_element() && *a != root)
+        .collect();
+    chain.reverse();
+    let mut m = Affine::IDENTITY;
+    for a in chain {
+        if let Some(t) = a.attribute("transform") {
+            let parsed = parse_transform(t).map_err(|why| ArtError::Unsupported {
+                line: lines.row(a.range().start),
+                part: name.into(),
+                why: format!("transform=\"{t}\" of an ancestor: {why}"),
+            })?;
+            m = m * parsed;
+        }
+    }
+    Ok(m)
+}
+
+/// Where a part (or marker) may sit and what it may be (see the module's
+/// limits).
+fn check_place(
+    root: roxmltree::Node,
+    node: roxmltree::Node,
+    name: &str,
+    line: u32,
+    marker: bool,
+    lines: &LineIndex,
+) -> Result<(), ArtError> {
+    for anc in node.ancestors().skip(1) {
+        if anc == root || !anc.is_element() {
+            continue;
+        }
+        let tag = anc.tag_name().name();
+        if FORBIDDEN_ANCESTORS.contains(&tag) {
+            return Err(ArtError::Unsupported {
+                line,
+                part: name.into(),
+                why: format!("parts cannot be inside <{tag}>"),
+            });
+        }
+        if anc
+            .attribute("style")
+            .is_some_and(|s| s.contains("transform"))
+        {
+            return Err(ArtError::Unsupported {
+                line,
+                part: name.into(),
+                why: format!(
+                    "an ancestor (line {}) sets a CSS transform in its style; use the transform attribute",
+                    lines.row(anc.range().start)
+                ),
+            });
+        }
+    }
+    let tag = node.tag_name().name();
+    if marker {
+        if tag != "circle" {
+            return Err(ArtError::Unsupported {
+                line,
+                part: name.into(),
+                why: format!("a joint marker must be a <circle>, found <{tag}>"),
+            });
+        }
+    } else {
+        if !DRAWABLE.contains(&tag) || node.tag_name().namespace() != Some(SVG_NS) {
+            return Err(ArtError::Unsupported {
+                line,
+                part: name.into(),
+                why: format!("<{tag}> cannot be animated; mark a group or a shape"),
+            });
+        }
+        if node.lookup_namespace_uri(None) != Some(SVG_NS) {
+            return Err(ArtError::NotSvg(format!(
+                "line {line}: the default namespace at \"{name}\" is not SVG's; rigbake inserts unprefixed <g> elements"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Line numbers of byte positions, as roxmltree counts them (`\n` only),

@@ -160,6 +160,12 @@ enum Command {
         /// Route to bake and seek.
         #[arg(long, value_enum, default_value_t = SweepRoute::Css)]
         route: SweepRoute,
+        /// Preview this drawing animated by the rig, as `bake --art` writes it (css route).
+        #[arg(long, value_name = "DRAWING.svg")]
+        art: Option<PathBuf>,
+        /// Preview only this clip of a bone-tree rig with `clips`.
+        #[arg(long, value_name = "NAME")]
+        clip: Option<String>,
     },
     /// Bake rigs on both routes into a directory with an index.html showing them all.
     ///
@@ -422,7 +428,9 @@ fn run(cli: Cli) -> Result<Exit> {
             output,
             frames,
             route,
-        } => workflow::cmd_preview(&rig, &output, frames, route),
+            art,
+            clip,
+        } => workflow::cmd_preview(&rig, &output, frames, route, art.as_deref(), clip),
         Command::Gallery { rigs, output } => workflow::cmd_gallery(&rigs, &output),
         Command::Template { rig, output } => workflow::cmd_template(&rig, &output),
         Command::Completions { shell } => {

@@ -225,6 +225,17 @@ fn anim_matrix(clip: &Clip, anim: &Anim, t_s: f64) -> Affine {
     }
 }
 
+/// The transform a group applies at document time `t_s`: its static
+/// translate, then its animation (identity without one), as [`probes_at`]
+/// composes them.
+pub fn group_matrix(clip: &Clip, node: &Node, t_s: f64) -> Affine {
+    let m = Affine::translate(node.translate);
+    match &node.anim {
+        Some(a) => m * anim_matrix(clip, a, t_s),
+        None => m,
+    }
+}
+
 /// The point at `fraction` of the length of written path data (in path
 /// units, see [`MotionPath::scale`]), as CSS
 /// `offset-distance` and SMIL `keyPoints` place it: the arc length
@@ -329,10 +340,7 @@ fn walk_kept(
     keep: Option<&HashSet<*const Node>>,
     visit: &mut dyn FnMut(&str, &[Vec2], Affine),
 ) {
-    let mut m = parent * Affine::translate(node.translate);
-    if let Some(a) = &node.anim {
-        m = m * anim_matrix(clip, a, t_s);
-    }
+    let m = parent * group_matrix(clip, node, t_s);
     for item in &node.children {
         match item {
             Item::Group(g) => {

@@ -25,8 +25,8 @@
 //! | `ik_chains` | per chain, last listed first: `thigh-<chain>` holding `shin-<chain>` |
 //! | bone trees | one group per bone named as the bone, each child bone's group inside its parent's |
 //!
-//! These are the names `bake --art` looks for on cycling rigs
-//! (see [`crate::art`]). Joint markers are `<circle>`s on a hidden layer
+//! These are the names `bake --art` looks for on cycling rigs and bone
+//! trees (see [`crate::art`]). Joint markers are `<circle>`s on a hidden layer
 //! labelled `guides`: `joint-hip-<leg>`, `joint-knee-<leg>`,
 //! `joint-ankle-<leg>` for legs and chains (the markers `bake --art`
 //! compares with the rig), `joint-<bone>` and `tip-<bone>` for bones; the
@@ -417,18 +417,21 @@ fn instructions(rig: &Rig, kind: Kind) -> String {
             rig.name,
             kind.as_str()
         ),
-        Kind::Chains | Kind::Bones => format!(
+        Kind::Bones => format!(
             "Drawing template for the rig \"{}\" ({}), in its phase-0 pose (t = 0). {common} \
-             Each group is named after the rig's part ({}); keep child groups inside their \
-             parents. bake --art animates cycling-leg drawings today; this drawing keeps the \
-             names it will look for.",
+             Each group is named after its bone; a part may stay inside its parent bone's \
+             group or be moved out of it. Keep every part in this pose: each must cover its \
+             bone's joint and tip. Then animate it: rigbake bake RIG.json --art THIS.svg -o OUT.svg",
             rig.name,
             kind.as_str(),
-            if kind == Kind::Bones {
-                "the bone names"
-            } else {
-                "thigh-<chain>, shin-<chain>"
-            }
+        ),
+        Kind::Chains => format!(
+            "Drawing template for the rig \"{}\" ({}), in its phase-0 pose (t = 0). {common} \
+             Each group is named after the rig's part (thigh-<chain>, shin-<chain>); keep \
+             child groups inside their parents. bake --art does not animate ik_chains \
+             drawings yet; this drawing keeps the names it will look for.",
+            rig.name,
+            kind.as_str(),
         ),
     }
 }

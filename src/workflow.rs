@@ -27,6 +27,8 @@ pub(crate) fn cmd_preview(
     output: &Path,
     frames: usize,
     route: SweepRoute,
+    art: Option<&Path>,
+    clip: Option<String>,
 ) -> Result<Exit> {
     if !(1..=MAX_PREVIEW_FRAMES).contains(&frames) {
         bail!("--frames: must be between 1 and {MAX_PREVIEW_FRAMES}, got {frames}");
@@ -37,11 +39,19 @@ pub(crate) fn cmd_preview(
             output.display()
         );
     }
-    let inputs = [Input::rig(rig_path)];
+    let mut inputs = vec![Input::rig(rig_path)];
+    if let Some(p) = art {
+        inputs.push(Input {
+            what: "drawing",
+            path: p,
+        });
+    }
     output::check_distinct(&[Output::new("-o", output, &[])], &inputs)?;
-    let rig = load_rig(rig_path)?;
     let (route, mode) = match route {
         SweepRoute::Css => (Route::Css, SeekMode::WebAnimations),
+        SweepRoute::Smil if art.is_some() => {
+            bail!("--route: {}", rigbake::art::ArtError::Route)
+        }
         SweepRoute::Smil => (Route::Smil, SeekMode::Smil),
     };
     let args = BakeArgs {
@@ -49,10 +59,17 @@ pub(crate) fn cmd_preview(
         keys: None,
         tolerance: None,
         fit: None,
-        clip: None,
+        clip,
         prefix: None,
     };
-    let baked = rigbake::bake_rig(&rig, &args.options(&rig, route));
+    let rig = args.load(rig_path)?;
+    let mut baked = rigbake::bake_rig(&rig, &args.options(&rig, route));
+    if let Some(p) = art {
+        let text = rigbake::input::read_text(p, rigbake::input::Input::Drawing)?;
+        let (b, animated) = bake_art(&rig, &args, &text, p)?;
+        baked = b;
+        baked.svg = animated.svg;
+    }
     let chromium = browser::find_chromium().ok_or_else(|| {
         anyhow!(
             "preview needs headless Chromium: none found on PATH \
@@ -271,10 +288,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     let rig_path = &run.rigs[0];
     let rig = run.bake.load(rig_path)?;
     let art_text = rigbake::input::read_text(art_path, rigbake::input::Input::Drawing)?;
-    let baked = rigbake::bake_rig(&rig, &run.bake.options(&rig, Route::Css));
-    tolerance_kept(&baked.report)?;
-    let animated = rigbake::art::animate(&art_text, &rig, &baked.clip)
-        .with_context(|| art_path.display().to_string())?;
+    let (baked, animated) = bake_art(&rig, run.bake, &art_text, art_path)?;
 
     let to_stdout = run.output == Path::new("-");
     let target = if to_stdout {
@@ -331,6 +345,23 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
         }
     }
     Ok(Exit::Ok)
+}
+
+/// Bake `rig` on the css route and animate the drawing `art_text` with its
+/// clip ([`rigbake::art::animate`]); the report's byte count is the
+/// animated file's.
+fn bake_art(
+    rig: &rigbake::rig::Rig,
+    args: &BakeArgs,
+    art_text: &str,
+    art_path: &Path,
+) -> Result<(rigbake::Baked, rigbake::art::Animated)> {
+    let mut baked = rigbake::bake_rig(rig, &args.options(rig, Route::Css));
+    tolerance_kept(&baked.report)?;
+    let animated = rigbake::art::animate(art_text, rig, &baked.clip)
+        .with_context(|| art_path.display().to_string())?;
+    baked.report.bytes = animated.svg.len();
+    Ok((baked, animated))
 }
 
 /// `bake --watch`: bake once, then again after every debounced save of a

@@ -500,11 +500,13 @@ fn many_legs_deep_in_the_drawing_are_checked_in_parts_times_depth() {
         "crank": { "center": [420, 420], "radius": 50, "start_deg": 0, "direction": "cw" },
         "legs": legs
     });
+    // every part a rect over the whole canvas: it covers its joints in
+    // any pose (the pose check reads the shapes)
     let parts: String = (0..64)
         .map(|i| {
             format!(
-                "<g id=\"thigh-l{i}\"><path d=\"M0 0\"/><g id=\"shin-l{i}\"><path d=\"M0 0\"/></g></g>\
-                 <g id=\"pedal-l{i}\"><rect width=\"1\" height=\"1\"/></g>\n"
+                "<g id=\"thigh-l{i}\"><rect width=\"800\" height=\"600\"/><g id=\"shin-l{i}\"><rect width=\"800\" height=\"600\"/></g></g>\
+                 <g id=\"pedal-l{i}\"><rect width=\"800\" height=\"600\"/></g>\n"
             )
         })
         .collect();

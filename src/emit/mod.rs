@@ -112,6 +112,13 @@ fn emit_in(clip: &Clip, colours: &[String], sc: &Scope) -> String {
     finish(doc)
 }
 
+/// One group of a clip (with everything inside it) as SVG text, names
+/// scoped by `sc`: the writer [`emit`] uses, for callers that place a
+/// clip's groups into another document (`bake --art`).
+pub fn group_text(clip: &Clip, node: &Node, sc: &Scope) -> String {
+    group(&Writer::new(clip, sc), node).to_string()
+}
+
 /// What the element writers share: the clip, the scope and the next id.
 pub(crate) struct Writer<'a> {
     pub clip: &'a Clip,

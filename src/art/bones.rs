@@ -1,0 +1,338 @@
+//! `bake --art` for bone trees: every bone's part wrapped into the clip's
+//! own group chain for that bone.
+//!
+//! # Naming
+//!
+//! | name | element | required |
+//! | --- | --- | --- |
+//! | `<bone>` (the bone's `name`) | any drawable element or group | for every bone with a `length` > 0 or a `head_radius` |
+//! | `joint-<bone>`, `tip-<bone>` | `<circle>`, anywhere | no: checked against the pose, hidden in the output |
+//!
+//! `rigbake template` writes exactly these names. A part may hold the
+//! parts of bones below it (a nested drawing) or stand alone (a flat one):
+//! rigbake nests as needed. A part inside another part must belong to a
+//! bone below that part's bone.
+//!
+//! # Method
+//!
+//! The clip draws every bone in its rest pose inside a chain of groups
+//! (root motion, springs, the bone and its ancestors); `G_b(t)` is the
+//! product of that chain's transforms at time t ([`crate::measure::group_matrix`]).
+//! The drawing shows the phase-0 pose `G_b(0)·rest`, so a part's points
+//! must move by `G_b(t)·G_b(0)⁻¹`. A part with static parent transform `Q`
+//! whose nearest enclosing part belongs to bone `a` (none: `G_a = I`, the
+//! chain from the top) is wrapped as
+//!
+//! ```text
+//! <g transform="Q⁻¹·G_a(0)"> chain below a … <g class="rb-b-<bone>"> <g transform="G_b(0)⁻¹·Q"> PART </g></g>…</g>
+//! ```
+//!
+//! where the chain is the clip's groups (a static translate as its own
+//! `<g transform>`, an animated group as a `<g class>` animated by the clip's
+//! own `@keyframes` from [`crate::emit::css::style`]). The clip's groups
+//! with their probes (and nothing the clip draws) follow the drawing as one
+//! `<g data-rigbake="skeleton">`, written by the clip's emitter, so the file
+//! carries every probe of the plain bake: bone tips, IK targets, ground,
+//! springs' and chains' probes.
+//!
+//! Every part must cover its bone's joint and tip in the phase-0 pose (as
+//! `rigbake template` draws it: FK of the clip at t = 0 through its root
+//! motion and springs) and every marker must sit on its joint, within [`super::POSE_LIMIT_PX`]
+//! (module `pose`); otherwise the bake is refused naming the part.
+
+use super::pose::Checker;
+use super::{
+    Animated, ArtError, Found, INKSCAPE_NS, Insert, Joint, LineIndex, MARK_ATTR, check_marker,
+    check_place, ctm_of_parent, finish, fmt_affine, hide, is_identity, marker_at, own_transform,
+    singular,
+};
+use crate::clip::{Clip, Item, Node};
+use crate::emit::scope::Scope;
+use crate::figure::{Figure, fk, spring};
+use crate::geom::{Affine, Vec2, fmt_len};
+use crate::rig::Rig;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Role {
+    Bone(usize),
+    Marker(usize, Joint),
+}
+
+/// Every bone group's chain of groups from the clip's root (root excluded).
+fn chains(clip: &Clip) -> HashMap<&str, Vec<&Node>> {
+    fn walk<'a>(n: &'a Node, path: &mut Vec<&'a Node>, out: &mut HashMap<&'a str, Vec<&'a Node>>) {
+        for c in &n.children {
+            if let Item::Group(g) = c {
+                path.push(g);
+                if let Some(bone) = g.class.as_deref().and_then(|c| c.strip_prefix("rb-b-")) {
+                    out.insert(bone, path.clone());
+                }
+                walk(g, path, out);
+                path.pop();
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    walk(&clip.root, &mut Vec::new(), &mut out);
+    out
+}
+
+/// A static placement group for `m` unless it is the identity; the number
+/// of groups opened.
+fn place(open: &mut String, m: Affine) -> usize {
+    if is_identity(m) {
+        return 0;
+    }
+    let _ = write!(
+        open,
+        "<g {MARK_ATTR}=\"place\" transform=\"{}\">",
+        fmt_affine(m)
+    );
+    1
+}
+
+/// The clip's groups and probes without anything it draws.
+fn skeleton(n: &Node) -> Node {
+    Node {
+        children: n
+            .children
+            .iter()
+            .filter_map(|c| match c {
+                Item::Group(g) => Some(Item::Group(skeleton(g))),
+                Item::Probe { .. } => Some(c.clone()),
+                _ => None,
+            })
+            .collect(),
+        ..n.clone()
+    }
+}
+
+pub(super) fn animate(
+    art: &str,
+    doc: &roxmltree::Document,
+    lines: &LineIndex,
+    rig: &Rig,
+    fig: &Figure,
+    clip: &Clip,
+) -> Result<Animated, ArtError> {
+    let root = doc.root_element();
+    let names: Vec<&str> = fig.bones.iter().map(|b| b.name.as_str()).collect();
+    let bone_of = |n: &str| names.iter().position(|b| *b == n);
+    let role_of = |name: &str| -> Option<Role> {
+        if let Some(b) = bone_of(name) {
+            return Some(Role::Bone(b));
+        }
+        if let Some(b) = name.strip_prefix("joint-").and_then(bone_of) {
+            return Some(Role::Marker(b, Joint::Bone));
+        }
+        name.strip_prefix("tip-")
+            .and_then(bone_of)
+            .map(|b| Role::Marker(b, Joint::Tip))
+    };
+
+    let mut parts: BTreeMap<String, (Found, Role)> = BTreeMap::new();
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        let mut found: Vec<&str> = Vec::new();
+        for name in [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))]
+            .into_iter()
+            .flatten()
+        {
+            if role_of(name).is_some() && !found.contains(&name) {
+                found.push(name);
+            }
+        }
+        let here = lines.row(node.range().start);
+        if let [a, b, ..] = found[..] {
+            return Err(ArtError::TwoRoles {
+                line: here,
+                a: a.into(),
+                b: b.into(),
+            });
+        }
+        let Some(name) = found.first() else { continue };
+        if let Some((prev, _)) = parts.get(*name) {
+            return Err(ArtError::Duplicate {
+                part: name.to_string(),
+                first: prev.line,
+                second: here,
+            });
+        }
+        let role = role_of(name).expect("filtered above");
+        let f = Found {
+            node: node.id(),
+            range: node.range(),
+            line: here,
+        };
+        parts.insert(name.to_string(), (f, role));
+    }
+    let list = names
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    for bone in &fig.bones {
+        if (bone.length > 0.0 || bone.head_radius.is_some()) && !parts.contains_key(&bone.name) {
+            return Err(ArtError::MissingBone {
+                part: bone.name.clone(),
+                bones: list,
+            });
+        }
+    }
+    let node_of = |f: &Found| doc.get_node(f.node).expect("node id from this document");
+    for (name, (f, role)) in &parts {
+        let marker = matches!(role, Role::Marker(..));
+        check_place(root, node_of(f), name, f.line, marker, lines)?;
+    }
+
+    // the clip's chain and phase-0 transform for every bone
+    let chain_of = chains(clip);
+    let chain = |b: usize| -> Result<&Vec<&Node>, ArtError> {
+        chain_of.get(names[b]).ok_or_else(|| {
+            ArtError::Clip(format!("the baked clip has no group \"rb-b-{}\"", names[b]))
+        })
+    };
+    let g0 = |path: &[&Node]| {
+        path.iter().fold(Affine::IDENTITY, |m, n| {
+            m * crate::measure::group_matrix(clip, n, 0.0)
+        })
+    };
+    // the phase-0 pose as `template` draws it: FK of the clip at t = 0
+    // through the root motion and springs at t = 0
+    let fc = &fig.clips[0];
+    let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, 0.0));
+    let root_m = fk::root_matrix(&fc.root, 0.0);
+
+    let sc = match &rig.prefix {
+        Some(p) => Scope::with_prefix(p),
+        None => Scope::from_content(
+            &clip.name,
+            &format!("{art}\n{}", crate::emit::css::style(clip, &Scope::local())),
+        ),
+    };
+    let by_node: HashMap<roxmltree::NodeId, usize> = parts
+        .values()
+        .filter_map(|(f, r)| match r {
+            Role::Bone(b) => Some((f.node, *b)),
+            Role::Marker(..) => None,
+        })
+        .collect();
+    let markers_at: HashSet<roxmltree::NodeId> = parts
+        .values()
+        .filter(|(_, r)| matches!(r, Role::Marker(..)))
+        .map(|(f, _)| f.node)
+        .collect();
+    let skip = |n: roxmltree::NodeId| by_node.contains_key(&n) || markers_at.contains(&n);
+    let checker = Checker::new(doc);
+    let mut inserts: Vec<Insert> = Vec::new();
+    let mut markers = Vec::new();
+    // phase-0 joint and tip of every bone, root user space
+    let pose0 = |b: usize| -> (Vec2, Vec2) {
+        let m = root_m * world[b];
+        let off = spring::offset(fig, b, 0.0);
+        (
+            m.apply(Vec2::ZERO) + off,
+            m.apply(Vec2::new(fig.bones[b].length, 0.0)) + off,
+        )
+    };
+
+    for (name, (f, role)) in &parts {
+        let node = node_of(f);
+        let b = match *role {
+            Role::Bone(b) => b,
+            Role::Marker(b, joint) => {
+                let (jw, tw) = pose0(b);
+                let want = if joint == Joint::Tip { tw } else { jw };
+                let at = marker_at(node, f, name, ctm_of_parent(root, node, name, lines)?)?;
+                markers.push(check_marker(name.clone(), names[b], joint, at, want, f)?);
+                hide(&mut inserts, f);
+                continue;
+            }
+        };
+        let path = chain(b)?;
+        // the nearest enclosing part, and where its bone is in this chain
+        let outer = node.ancestors().skip(1).find_map(|a| by_node.get(&a.id()));
+        let from = match outer {
+            None => 0,
+            Some(&a) => {
+                let class = format!("rb-b-{}", names[a]);
+                let at = path
+                    .iter()
+                    .position(|n| n.class.as_deref() == Some(class.as_str()))
+                    .filter(|_| a != b)
+                    .ok_or_else(|| ArtError::Nested {
+                        line: f.line,
+                        part: name.clone(),
+                        outer: format!(
+                            "{}\" (a part may only hold the parts of the bones below its own bone; \"{}\" is not above \"{name}",
+                            names[a], names[a]
+                        ),
+                    })?;
+                at + 1
+            }
+        };
+        let ga = g0(&path[..from]);
+        let gb = g0(path);
+        let qm = ctm_of_parent(root, node, name, lines)?;
+        let q_inv = qm.inverse().ok_or_else(|| singular(f, name))?;
+        let gb_inv = gb.inverse().ok_or_else(|| {
+            ArtError::Clip(format!("bone \"{name}\" is scaled to nothing at t = 0"))
+        })?;
+
+        let (jw, tw) = pose0(b);
+        let mut joints = vec![("joint", jw)];
+        if fig.bones[b].length > 0.0 {
+            joints.push(("tip", tw));
+        }
+        own_transform(node, f, name)?;
+        checker.check_covers(f, name, qm, &skip, &joints)?;
+
+        let mut open = String::new();
+        let mut closers = place(&mut open, q_inv * ga);
+        for n in &path[from..] {
+            if n.translate != Vec2::ZERO {
+                let _ = write!(
+                    open,
+                    "<g {MARK_ATTR}=\"place\" transform=\"translate({} {})\">",
+                    fmt_len(n.translate.x),
+                    fmt_len(n.translate.y)
+                );
+                closers += 1;
+            }
+            if let (Some(class), Some(_)) = (&n.class, &n.anim) {
+                let _ = write!(
+                    open,
+                    "<g {MARK_ATTR}=\"{name}\" class=\"{}\">",
+                    sc.classes(class)
+                );
+                closers += 1;
+            }
+        }
+        closers += place(&mut open, gb_inv * qm);
+        inserts.push(Insert {
+            pos: f.range.start,
+            closing: false,
+            order: 1,
+            text: open,
+        });
+        inserts.push(Insert {
+            pos: f.range.end,
+            closing: true,
+            order: 1,
+            text: "</g>".repeat(closers),
+        });
+    }
+    markers.sort_by_key(|a| (bone_of(&a.leg), a.joint));
+
+    let bones_svg = crate::emit::group_text(clip, &skeleton(&clip.root), &sc);
+    let last = format!("<g {MARK_ATTR}=\"skeleton\">{bones_svg}</g>");
+    let svg = finish(
+        art,
+        root,
+        inserts,
+        &crate::emit::css::style(clip, &sc),
+        Some(last),
+    )?;
+    Ok(Animated { svg, markers })
+}
