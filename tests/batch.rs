@@ -16,10 +16,6 @@ use std::process::{Command, Output, Stdio};
 #[path = "../benches/cycling_rigs.rs"]
 mod cycling_rigs;
 
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
 /// `rigbake ARGS` with `threads` rayon threads (None: every core).
 fn rigbake(threads: Option<usize>) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_rigbake"));
@@ -34,15 +30,11 @@ fn rigbake(threads: Option<usize>) -> Command {
 const THREADS: [Option<usize>; 4] = [None, Some(1), Some(2), Some(5)];
 
 /// A batch of every rig kind: the example rigs (cycling, figures, chains,
-/// clips) and generated cycling rigs, in an order that is not the
-/// alphabetical one of their names.
+/// clips; not the slow whole characters, which add time but no kind) and
+/// generated cycling rigs, in an order that is not the alphabetical one of
+/// their names.
 fn mixed_batch(dir: &Path) -> Vec<PathBuf> {
-    let mut rigs: Vec<PathBuf> = fs::read_dir(repo("rigs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    rigs.sort();
+    let mut rigs = common::example_rigs_but_composites();
     rigs.reverse();
     let generated = cycling_rigs::write_cycling_rigs(&dir.join("gen"), 8).unwrap();
     // interleave: example, generated, example, …

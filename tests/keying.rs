@@ -12,23 +12,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
+mod common;
+use common::{COMPOSITES, example_rigs, repo};
 
 fn rigbake() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rigbake"))
-}
-
-/// Every `rigs/*.json`, sorted.
-fn rig_paths() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(repo("rigs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    v.sort();
-    v
 }
 
 fn load(rel: &str) -> rig::Rig {
@@ -110,19 +98,23 @@ fn kept_or_refused(path: &Path, tol: f64) -> bool {
     }
 }
 
-/// Every rig in `rigs/`, both routes: a tight tolerance (0.02 px, below
-/// what the default writes for most rigs) is kept or refused with nothing
-/// written; a loose one (0.5 px) is kept by every rig.
+/// Every rig in `rigs/`, both routes: a loose tolerance (0.5 px) is kept
+/// by every rig; a tight one (0.02 px, below what the default writes for
+/// most rigs) is kept or refused with nothing written by every rig but the
+/// [`COMPOSITES`], which would spend minutes searching key counts through
+/// the same loop their parts already exercise here.
 #[test]
 fn bake_tolerance_is_kept_or_refused_for_every_rig() {
     let mut written = BTreeMap::new();
-    for path in rig_paths() {
+    for path in example_rigs() {
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
         assert!(
             kept_or_refused(&path, 0.5),
             "{name}: a 0.5 px tolerance should be reachable"
         );
-        written.insert(name, kept_or_refused(&path, 0.02));
+        if !COMPOSITES.contains(&name.as_str()) {
+            written.insert(name, kept_or_refused(&path, 0.02));
+        }
     }
     // the bone trees honour the tolerance (before, they ignored it and
     // wrote their default keys whatever it was)
@@ -176,7 +168,7 @@ fn track_keys(b: &rigbake::Baked) -> BTreeMap<String, Vec<rigbake::clip::Key>> {
 /// and chains say the same.
 #[test]
 fn keys_sets_every_fitted_channel_of_bone_trees() {
-    let bone_rigs: Vec<PathBuf> = rig_paths()
+    let bone_rigs: Vec<PathBuf> = example_rigs()
         .into_iter()
         .filter(|p| fs::read_to_string(p).unwrap().contains("\"bones\""))
         .collect();

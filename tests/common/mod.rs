@@ -80,6 +80,39 @@ pub fn assert_slip_caught(name: &str, v: &Value, stride: f64, cadence: f64) -> u
     legs
 }
 
+/// Every `rigs/*.json`, sorted.
+pub fn example_rigs() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(repo("rigs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The whole-character examples: each combines features that cheaper
+/// examples already carry one at a time (IK legs on ground, springs,
+/// Verlet chains, clips, pedals), and each takes seconds to bake where the
+/// others take a fraction of one. Tests of the rig files themselves
+/// (golden bytes, determinism, view box, browsers, their own test files)
+/// bake them; tests of a mechanism that every kind shares (batch order,
+/// thread counts, the tolerance loop at a tight tolerance) leave them out.
+pub const COMPOSITES: [&str; 3] = ["cyclist", "runner", "stickman"];
+
+/// [`example_rigs`] without the [`COMPOSITES`]; still every rig kind
+/// (cycling legs, `ik_chains`, bone trees with IK, ground, springs,
+/// chains and clips).
+pub fn example_rigs_but_composites() -> Vec<PathBuf> {
+    example_rigs()
+        .into_iter()
+        .filter(|p| {
+            let stem = p.file_stem().unwrap().to_str().unwrap();
+            !COMPOSITES.contains(&stem)
+        })
+        .collect()
+}
+
 /// Every file below `dir` (relative paths, sorted) with its bytes.
 pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
