@@ -23,7 +23,9 @@
 //! whose segment differs carry their own.
 //!
 //! **Smaller, same motion.** Two animations whose keyframe bodies are
-//! identical share one `@keyframes` block (the first name). A track whose
+//! identical share one `@keyframes` block (the first name); within a block,
+//! keys whose blocks are identical share one selector list (`0%,to{…}`,
+//! see [`Frames::body`]), and a Bézier on the diagonal is written `linear`. A track whose
 //! keys all hold one value (and that starts without a delay) is not
 //! animated: an identity value (no turn, no shift, scale 1) writes nothing,
 //! any other a static declaration. Numbers are written in their shortest
@@ -62,17 +64,19 @@ fn angle(x: f64) -> String {
     if v == "0" { v } else { format!("{v}deg") }
 }
 
-/// The css timing function of a segment.
+/// The css timing function of a segment: `linear` also for a Bézier whose
+/// written control points lie on the diagonal (`y1 = x1`, `y2 = x2`: then
+/// y(s) = x(s), the identity, exactly).
 fn timing(e: Ease) -> String {
     match e {
-        Ease::Linear => "linear".to_string(),
-        Ease::CubicBezier(b) => format!(
+        Ease::CubicBezier(b) if !super::linear_as_written(e) => format!(
             "cubic-bezier({},{},{},{})",
             fmt_t(b[0]),
             fmt_t(b[1]),
             fmt_t(b[2]),
             fmt_t(b[3])
         ),
+        _ => "linear".to_string(),
     }
 }
 
@@ -128,17 +132,47 @@ impl Frames {
 
     /// The body of the `@keyframes` block (after its name) with `usual` as
     /// the animation's timing function: each key at its percentage, plus its
-    /// own timing function where its segment differs.
+    /// own timing function where its segment differs. Keys whose blocks are
+    /// identical share one selector list (`0%,to{…}`), written where the
+    /// first of them is (keyframes are ordered by their offsets, not by
+    /// where they are written). The last key has no segment after it, so
+    /// its timing function is never used: it joins the first block that
+    /// declares the same value, whatever that block's timing function.
     fn body(&self, usual: &str) -> String {
-        let mut s = String::from("{");
+        // (selectors, declaration, block content)
+        let mut blocks: Vec<(String, &str, String)> = Vec::new();
+        let n = self.times.len();
         for (i, (t, d)) in self.times.iter().zip(&self.decls).enumerate() {
             let pct = fmt_pct(*t);
-            let sel = if pct == "100" { "to" } else { &pct };
-            let _ = write!(s, "{sel}{}{{{d}", if sel == "to" { "" } else { "%" });
+            let sel = if pct == "100" {
+                "to".to_string()
+            } else {
+                format!("{pct}%")
+            };
+            let mut content = d.clone();
             if let Some(tf) = self.timings.get(i).filter(|tf| *tf != usual) {
-                let _ = write!(s, ";animation-timing-function:{tf}");
+                let _ = write!(content, ";animation-timing-function:{tf}");
             }
-            s.push('}');
+            // (a track ends at t = 1: its last key is the `to` keyframe)
+            let last = i + 1 == n && n > 1 && sel == "to";
+            let same = blocks.iter_mut().find(|(_, decl, c)| {
+                if last {
+                    *decl == d.as_str()
+                } else {
+                    *c == content
+                }
+            });
+            match same {
+                Some((sels, _, _)) => {
+                    sels.push(',');
+                    sels.push_str(&sel);
+                }
+                None => blocks.push((sel, d.as_str(), content)),
+            }
+        }
+        let mut s = String::from("{");
+        for (sels, _, content) in blocks {
+            let _ = write!(s, "{sels}{{{content}}}");
         }
         s.push('}');
         s
@@ -415,15 +449,51 @@ mod tests {
         assert_eq!(usual, "cubic-bezier(.333333,1,.666667,1)");
         assert_eq!(
             f.body(&usual),
-            "{0%{rotate:0deg}25%{rotate:10deg}\
-             50%{rotate:-.5deg;animation-timing-function:linear}\
-             to{rotate:0deg}}"
+            "{0%,to{rotate:0deg}25%{rotate:10deg}\
+             50%{rotate:-.5deg;animation-timing-function:linear}}"
         );
         // the last key's easing has no segment: it never decides nor is written
         let t = track(&[(0.0, 1.0, Ease::Linear), (1.0, 2.0, OUT)]);
         let f = Frames::of_track(&t, |i| t.keys[i].value.to_string());
         assert_eq!(usual_timing(&f.timings), "linear");
         assert!(!f.body("linear").contains("timing"));
+    }
+
+    #[test]
+    fn identical_key_blocks_share_one_selector_list() {
+        let lin = Ease::Linear;
+        // a hold (10 % to 50 %), back to the first value at the end; the
+        // last key carries an easing that has no segment to time
+        let t = track(&[
+            (0.0, 1.0, OUT),
+            (0.1, 2.0, lin),
+            (0.3, 2.0, lin),
+            (0.5, 2.0, OUT),
+            (0.7, 1.0, lin),
+            (1.0, 1.0, lin),
+        ]);
+        let f = Frames::of_track(&t, |i| rotate_decl(t.keys[i].value));
+        let usual = usual_timing(&f.timings);
+        assert_eq!(usual, "linear");
+        // 50 % declares 2deg too, but times its segment differently; 70 %
+        // declares the first value with another timing function than 0 %;
+        // `to` joins the first block that declares its value
+        assert_eq!(
+            f.body(&usual),
+            "{0%,to{rotate:1deg;animation-timing-function:cubic-bezier(.333333,1,.666667,1)}\
+             10%,30%{rotate:2deg}\
+             50%{rotate:2deg;animation-timing-function:cubic-bezier(.333333,1,.666667,1)}\
+             70%{rotate:1deg}}"
+        );
+    }
+
+    #[test]
+    fn a_bezier_on_the_diagonal_is_written_linear() {
+        let diag = Ease::CubicBezier([0.333333, 0.333333, 0.666667, 0.666667]);
+        assert_eq!(timing(diag), "linear");
+        assert_eq!(timing(OUT), "cubic-bezier(.333333,1,.666667,1)");
+        let off = Ease::CubicBezier([0.333333, 0.333334, 0.666667, 0.666667]);
+        assert_eq!(timing(off), "cubic-bezier(.333333,.333334,.666667,.666667)");
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub mod scope;
 pub mod smil;
 pub mod style;
 
-use crate::clip::{Clip, Item, Morph, Node, Route};
+use crate::clip::{Clip, Ease, Item, Morph, Node, Route};
 use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, fmt_short};
 use scope::Scope;
 use std::cell::Cell;
@@ -79,6 +79,18 @@ pub(crate) fn fmt_deg(x: f64) -> String {
 /// (four places: the six of a keyTime, times 100).
 pub(crate) fn fmt_pct(t: f64) -> String {
     fmt_short(t * 100.0, T_DECIMALS - 2)
+}
+
+/// The segment is linear as written: [`Ease::Linear`], or a
+/// `cubic-bezier(x1, y1, x2, y2)` whose written control points lie on the
+/// diagonal (`y1 = x1`, `y2 = x2`). Then y(s) and x(s) are one polynomial,
+/// so the value follows time exactly (y = x) and `linear` is the same
+/// timing function, shorter.
+pub(crate) fn linear_as_written(e: Ease) -> bool {
+    match e {
+        Ease::Linear => true,
+        Ease::CubicBezier(b) => fmt_t(b[0]) == fmt_t(b[1]) && fmt_t(b[2]) == fmt_t(b[3]),
+    }
 }
 
 /// Emit the clip as SVG text, names scoped by the rig name and a content

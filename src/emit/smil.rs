@@ -59,10 +59,12 @@ pub(crate) fn evenly_spaced(times: &[f64]) -> bool {
 }
 
 /// keyTimes (unless evenly spaced and linear), plus calcMode/keySplines when
-/// any segment is eased.
+/// any segment is eased. A segment linear as written
+/// ([`super::linear_as_written`]: a spline on the diagonal) counts as
+/// linear and is written `0 0 1 1`.
 fn key_times(e: &mut Element, times: &[f64], eases: &[Ease]) {
     let segments = &eases[..eases.len().saturating_sub(1)];
-    let spline = segments.iter().any(|x| *x != Ease::Linear);
+    let spline = segments.iter().any(|x| !super::linear_as_written(*x));
     if spline || !evenly_spaced(times) {
         e.assign(
             "keyTimes",
@@ -78,8 +80,10 @@ fn key_times(e: &mut Element, times: &[f64], eases: &[Ease]) {
         let splines = segments
             .iter()
             .map(|x| match x {
-                Ease::Linear => "0 0 1 1".to_string(),
-                Ease::CubicBezier(b) => b.iter().map(|v| fmt_t(*v)).collect::<Vec<_>>().join(" "),
+                Ease::CubicBezier(b) if !super::linear_as_written(*x) => {
+                    b.iter().map(|v| fmt_t(*v)).collect::<Vec<_>>().join(" ")
+                }
+                _ => "0 0 1 1".to_string(),
             })
             .collect::<Vec<_>>()
             .join(";");
