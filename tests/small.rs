@@ -5,10 +5,12 @@
 //! `cargo test --test small sizes -- --nocapture` prints every file's size
 //! and the totals per route.
 
+use rayon::prelude::*;
 use rigbake::clip::{Clip, Ease};
 use rigbake::{Baked, Route, bake_rig, measure, rig};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 fn rig_paths() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rigs");
@@ -21,22 +23,30 @@ fn rig_paths() -> Vec<PathBuf> {
     v
 }
 
-/// (file name as in `out/`, bake) for every rig and route.
-fn bakes() -> Vec<(String, Baked)> {
-    let mut out = Vec::new();
-    for path in rig_paths() {
-        let rig = rig::load(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        for route in [Route::Css, Route::Smil] {
-            let opts = rigbake::bake::BakeOptions::resolve(&rig, route, None, None, None);
-            let name = match route {
-                Route::Css => format!("{}.svg", rig.name),
-                Route::Smil => format!("{}.smil.svg", rig.name),
-            };
-            out.push((name, bake_rig(&rig, &opts)));
-        }
-    }
-    assert!(out.len() >= 20, "rigs/ holds the examples");
-    out
+/// (file name as in `out/`, bake) for every rig and route, baked once for
+/// all the tests of this file (both cores at work).
+fn bakes() -> &'static [(String, Baked)] {
+    static BAKES: LazyLock<Vec<(String, Baked)>> = LazyLock::new(|| {
+        let jobs: Vec<(rig::Rig, Route)> = rig_paths()
+            .iter()
+            .map(|path| rig::load(&std::fs::read_to_string(path).unwrap()).unwrap())
+            .flat_map(|rig| [(rig.clone(), Route::Css), (rig, Route::Smil)])
+            .collect();
+        let out: Vec<(String, Baked)> = jobs
+            .into_par_iter()
+            .map(|(rig, route)| {
+                let opts = rigbake::bake::BakeOptions::resolve(&rig, route, None, None, None);
+                let name = match route {
+                    Route::Css => format!("{}.svg", rig.name),
+                    Route::Smil => format!("{}.smil.svg", rig.name),
+                };
+                (name, bake_rig(&rig, &opts))
+            })
+            .collect();
+        assert!(out.len() >= 20, "rigs/ holds the examples");
+        out
+    });
+    &BAKES
 }
 
 /// The text between `open` and the matching close of the block that starts
