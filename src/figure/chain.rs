@@ -930,6 +930,29 @@ pub fn rotation_items(
             .collect();
         crate::fit::keys_from(&times, &samples, fit)
     };
+    // `children` in a group moved along `axis` by `vals`, keyed as track
+    // `rb-<clip>-<chain>-<track tag>`; the group's class is `rb-c-<chain>-<class tag>`
+    let translated = |tracks: &mut Vec<Track>,
+                      (track_tag, class_tag): (String, String),
+                      axis: Axis,
+                      vals: &[f64],
+                      slope: &dyn Fn(usize) -> f64,
+                      children: Vec<Item>| {
+        tracks.push(Track {
+            name: format!("rb-{clip_name}-{}-{track_tag}", chain.name),
+            keys: keys(vals, slope),
+        });
+        Node {
+            class: Some(format!("rb-c-{}-{class_tag}", chain.name)),
+            translate: Vec2::ZERO,
+            anim: Some(Anim::Translate {
+                track: base + tracks.len() - 1,
+                axis,
+                delay_s: 0.0,
+            }),
+            children,
+        }
+    };
     let mut tracks = Vec::new();
     let mut inner: Option<Node> = None;
     let seg_len = |f: &[Vec2], j: usize| f[j + 1].dist(f[j]);
@@ -967,20 +990,14 @@ pub fn rotation_items(
                 let (a, b, span) = around(k);
                 (seg_len(b, j) - seg_len(a, j)) * (per_t / span) * unit
             };
-            tracks.push(Track {
-                name: format!("rb-{clip_name}-{}-s{j}{tag}", chain.name),
-                keys: keys(vals, &stretch_slope),
-            });
-            children = vec![Item::Group(Node {
-                class: Some(format!("rb-c-{}-{j}s{tag}", chain.name)),
-                translate: Vec2::ZERO,
-                anim: Some(Anim::Translate {
-                    track: base + tracks.len() - 1,
-                    axis,
-                    delay_s: 0.0,
-                }),
-                children: std::mem::take(&mut children),
-            })];
+            children = vec![Item::Group(translated(
+                &mut tracks,
+                (format!("s{j}{tag}"), format!("{j}s{tag}")),
+                axis,
+                vals,
+                &stretch_slope,
+                std::mem::take(&mut children),
+            ))];
             moved = true;
         }
         if moved {
@@ -1016,20 +1033,14 @@ pub fn rotation_items(
             let d = (b[0] - a[0]) * (per_t / span);
             if axis == Axis::X { d.x } else { d.y }
         };
-        tracks.push(Track {
-            name: format!("rb-{clip_name}-{}-{tag}", chain.name),
-            keys: keys(vals, &anchor_slope),
-        });
-        node = Node {
-            class: Some(format!("rb-c-{}-{tag}", chain.name)),
-            translate: Vec2::ZERO,
-            anim: Some(Anim::Translate {
-                track: base + tracks.len() - 1,
-                axis,
-                delay_s: 0.0,
-            }),
-            children: vec![Item::Group(node)],
-        };
+        node = translated(
+            &mut tracks,
+            (tag.to_string(), tag.to_string()),
+            axis,
+            vals,
+            &anchor_slope,
+            vec![Item::Group(node)],
+        );
     }
     (tracks, vec![Item::Group(node)])
 }
