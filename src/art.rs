@@ -801,18 +801,9 @@ fn check_marker(
 /// Hide a joint marker in the output (still measurable: `opacity`, not
 /// `display`).
 fn hide(inserts: &mut Vec<Insert>, f: &Found) {
-    inserts.push(Insert {
-        pos: f.range.start,
-        closing: false,
-        order: 1,
-        text: format!("<g {MARK_ATTR}=\"hidden\" opacity=\"0\">"),
-    });
-    inserts.push(Insert {
-        pos: f.range.end,
-        closing: true,
-        order: 1,
-        text: "</g>".into(),
-    });
+    let mut w = Wrapper::default();
+    w.group(format!("{MARK_ATTR}=\"hidden\" opacity=\"0\""));
+    w.around(inserts, f);
 }
 
 /// An element's own `transform` attribute (identity without one).
@@ -957,6 +948,65 @@ fn singular(f: &Found, part: &str) -> ArtError {
     }
 }
 
+/// Groups opened before a part and closed after it, outermost first: the
+/// one writer of part wrappers for every rig kind.
+#[derive(Default)]
+struct Wrapper {
+    open: String,
+    closers: usize,
+}
+
+impl Wrapper {
+    /// A static placement group for `m`, left out when `m` is the identity.
+    fn place(&mut self, m: Affine) {
+        if !is_identity(m) {
+            self.group(format!(
+                "{MARK_ATTR}=\"place\" transform=\"{}\"",
+                fmt_affine(m)
+            ));
+        }
+    }
+
+    /// A static placement group translating by `v` (user units).
+    fn translate(&mut self, v: Vec2) {
+        self.group(format!(
+            "{MARK_ATTR}=\"place\" transform=\"translate({} {})\"",
+            fmt_len(v.x),
+            fmt_len(v.y)
+        ));
+    }
+
+    /// The group animated by the clip's rules for `class`, marked `part`.
+    fn animated(&mut self, sc: &Scope, part: &str, class: &str) {
+        self.group(format!(
+            "{MARK_ATTR}=\"{part}\" class=\"{}\"",
+            sc.classes(class)
+        ));
+    }
+
+    /// A `<g>` with these attributes.
+    fn group(&mut self, attrs: String) {
+        let _ = write!(self.open, "<g {attrs}>");
+        self.closers += 1;
+    }
+
+    /// Open the groups before the part found at `f` and close them after it.
+    fn around(self, inserts: &mut Vec<Insert>, f: &Found) {
+        inserts.push(Insert {
+            pos: f.range.start,
+            closing: false,
+            order: 1,
+            text: self.open,
+        });
+        inserts.push(Insert {
+            pos: f.range.end,
+            closing: true,
+            order: 1,
+            text: "</g>".repeat(self.closers),
+        });
+    }
+}
+
 /// Wrap a part: `<g transform=X><g class=…>[probe]<g transform=Y>PART</g></g></g>`,
 /// leaving out identity transforms.
 #[allow(clippy::too_many_arguments)]
@@ -970,49 +1020,19 @@ fn wrap(
     probe: Option<(&str, Vec2)>,
     y: Affine,
 ) {
-    let mut open = String::new();
-    let mut closers = 1;
-    if !is_identity(x) {
-        let _ = write!(
-            open,
-            "<g {MARK_ATTR}=\"place\" transform=\"{}\">",
-            fmt_affine(x)
-        );
-        closers += 1;
-    }
-    let _ = write!(
-        open,
-        "<g {MARK_ATTR}=\"{part}\" class=\"{}\">",
-        sc.classes(class)
-    );
+    let mut w = Wrapper::default();
+    w.place(x);
+    w.animated(sc, part, class);
     if let Some((name, at)) = probe {
         let _ = write!(
-            open,
+            w.open,
             "<circle {MARK_ATTR}=\"probe\" data-probe=\"{name}\" cx=\"{}\" cy=\"{}\"/>",
             fmt_len(at.x),
             fmt_len(at.y)
         );
     }
-    if !is_identity(y) {
-        let _ = write!(
-            open,
-            "<g {MARK_ATTR}=\"place\" transform=\"{}\">",
-            fmt_affine(y)
-        );
-        closers += 1;
-    }
-    inserts.push(Insert {
-        pos: f.range.start,
-        closing: false,
-        order: 1,
-        text: open,
-    });
-    inserts.push(Insert {
-        pos: f.range.end,
-        closing: true,
-        order: 1,
-        text: "</g>".repeat(closers),
-    });
+    w.place(y);
+    w.around(inserts, f);
 }
 
 /// Looks up the clip's groups by class.

@@ -474,27 +474,9 @@ fn period_notes(file: &RigFile) -> Vec<String> {
 }
 
 /// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
-/// One note per deprecated field the file still sets.
-#[allow(deprecated)]
-fn deprecation_notes(file: &RigFile) -> Vec<String> {
-    file.chains
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.iterations.is_some())
-        .map(|(i, _)| {
-            format!(
-                "chains[{i}].iterations is ignored: chains keep their length within 0.02 % at \
-                 any pass count, so it changed nothing; remove it"
-            )
-        })
-        .collect()
-}
-
-/// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
 pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     let mut rig = validate_parts(file)?;
     rig.notes = period_notes(file);
-    rig.notes.extend(deprecation_notes(file));
     if let (None, Some(keys)) = (rig.tolerance_px, rig.keys) {
         check_key_work("keys", keys, &rig)?;
     }

@@ -141,6 +141,17 @@ pub fn check_name(path: &str, s: &str) -> Result<(), RigError> {
     Ok(())
 }
 
+/// Check a whole number against `lo..=hi`.
+pub fn check_within(path: &str, n: usize, lo: usize, hi: usize) -> Result<usize, RigError> {
+    if !(lo..=hi).contains(&n) {
+        return Err(invalid(
+            path,
+            format!("must be within {lo}..={hi}, got {n}"),
+        ));
+    }
+    Ok(n)
+}
+
 /// Check keys against the accepted range; shared by the rig field and `--keys`.
 pub fn check_keys(path: &str, keys: usize) -> Result<usize, RigError> {
     if !(2..=MAX_KEYS).contains(&keys) {

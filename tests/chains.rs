@@ -162,37 +162,6 @@ fn the_recorded_loop_keeps_its_segments_and_closes() {
     }
 }
 
-/// `iterations` is deprecated: accepted so older files load, ignored (the
-/// same bytes for any count, or none), and named in a report note.
-#[test]
-fn iterations_is_accepted_ignored_and_noted() {
-    let plain = rig::load(&edited(|v| {
-        v["chains"][0].as_object_mut().unwrap().remove("iterations");
-    }))
-    .unwrap();
-    assert!(plain.notes.is_empty(), "{:?}", plain.notes);
-    for route in [Route::Css, Route::Smil] {
-        let want = bake_rig(&plain, &opts(&plain, route)).svg;
-        for n in [0, 1, 6, 50] {
-            let rig = rig::load(&edited(|v| v["chains"][0]["iterations"] = json!(n))).unwrap();
-            let baked = bake_rig(&rig, &opts(&rig, route));
-            assert!(
-                baked.svg == want,
-                "iterations {n} changed the {route:?} file"
-            );
-            assert!(
-                baked
-                    .report
-                    .notes
-                    .iter()
-                    .any(|m| m.contains("chains[0].iterations") && m.contains("ignored")),
-                "{:?}",
-                baked.report.notes
-            );
-        }
-    }
-}
-
 fn bad(text: &str, want: &[&str]) {
     let err = rig::load(text).unwrap_err().to_string();
     for w in want {

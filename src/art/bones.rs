@@ -42,17 +42,15 @@
 
 use super::pose::Checker;
 use super::{
-    Animated, ArtError, Found, INKSCAPE_NS, Insert, Joint, LineIndex, MARK_ATTR, check_marker,
-    check_place, ctm_of_parent, finish, fmt_affine, hide, is_identity, marker_at, own_transform,
-    singular,
+    Animated, ArtError, Found, INKSCAPE_NS, Insert, Joint, LineIndex, MARK_ATTR, Wrapper,
+    check_marker, check_place, ctm_of_parent, finish, hide, marker_at, own_transform, singular,
 };
 use crate::clip::{Clip, Item, Node};
 use crate::emit::scope::Scope;
 use crate::figure::{Figure, fk, spring};
-use crate::geom::{Affine, Vec2, fmt_len};
+use crate::geom::{Affine, Vec2};
 use crate::rig::Rig;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fmt::Write as _;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Role {
@@ -77,20 +75,6 @@ fn chains(clip: &Clip) -> HashMap<&str, Vec<&Node>> {
     let mut out = HashMap::new();
     walk(&clip.root, &mut Vec::new(), &mut out);
     out
-}
-
-/// A static placement group for `m` unless it is the identity; the number
-/// of groups opened.
-fn place(open: &mut String, m: Affine) -> usize {
-    if is_identity(m) {
-        return 0;
-    }
-    let _ = write!(
-        open,
-        "<g {MARK_ATTR}=\"place\" transform=\"{}\">",
-        fmt_affine(m)
-    );
-    1
 }
 
 /// The clip's groups and probes without anything it draws.
@@ -288,40 +272,18 @@ pub(super) fn animate(
         own_transform(node, f, name)?;
         checker.check_covers(f, name, qm, &skip, &joints)?;
 
-        let mut open = String::new();
-        let mut closers = place(&mut open, q_inv * ga);
+        let mut w = Wrapper::default();
+        w.place(q_inv * ga);
         for n in &path[from..] {
             if n.translate != Vec2::ZERO {
-                let _ = write!(
-                    open,
-                    "<g {MARK_ATTR}=\"place\" transform=\"translate({} {})\">",
-                    fmt_len(n.translate.x),
-                    fmt_len(n.translate.y)
-                );
-                closers += 1;
+                w.translate(n.translate);
             }
             if let (Some(class), Some(_)) = (&n.class, &n.anim) {
-                let _ = write!(
-                    open,
-                    "<g {MARK_ATTR}=\"{name}\" class=\"{}\">",
-                    sc.classes(class)
-                );
-                closers += 1;
+                w.animated(&sc, name, class);
             }
         }
-        closers += place(&mut open, gb_inv * qm);
-        inserts.push(Insert {
-            pos: f.range.start,
-            closing: false,
-            order: 1,
-            text: open,
-        });
-        inserts.push(Insert {
-            pos: f.range.end,
-            closing: true,
-            order: 1,
-            text: "</g>".repeat(closers),
-        });
+        w.place(gb_inv * qm);
+        w.around(&mut inserts, f);
     }
     markers.sort_by_key(|a| (bone_of(&a.leg), a.joint));
 

@@ -42,7 +42,7 @@ use crate::solve::physics::{
     Budget, ChainParams, LoopParams, Recording, SETTLE_PX, SETTLE_TAIL, SIM_BUDGET, loop_chain,
 };
 use crate::valid::RigError;
-use crate::valid::{check_len as positive, check_num as finite, invalid, rgb};
+use crate::valid::{check_len as positive, check_num as finite, check_within, invalid, rgb};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
@@ -170,10 +170,11 @@ pub const FAR_WIDTH: f64 = 0.75;
 /// Brightness factor of a far-side chain's colours (seed 000: darker).
 pub const FAR_SHADE: f64 = 0.58;
 
-/// Constraint passes per sub-step of at most 1/3600 s. At that sub-step
-/// a chain keeps its length within 0.02 % for any count from 1 up, so the
-/// count is fixed rather than a rig setting.
+/// Constraint passes per sub-step of a chain without `iterations`: at
+/// sub-steps of at most 1/3600 s it keeps its length within 0.02 %.
 pub const PASSES: usize = 6;
+/// Most `iterations` (passes per 1/60 s step, seed 004's scheme).
+pub const MAX_ITERATIONS: usize = 100;
 
 /// One entry of `chains`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -186,14 +187,13 @@ pub struct ChainFile {
     pub segments: usize,
     /// Segment rest length, user units, > 0.
     pub segment: f64,
-    /// Deprecated and ignored (the report says so): chains are solved with
-    /// 6 constraint passes per sub-step of at most 1/3600 s, where they keep
-    /// their length within 0.02 % for any pass count, so the count changed
-    /// nothing (seed 004 counts passes per 1/60 s frame, where fewer passes
-    /// stretch the chain; a stretching chain cannot be drawn as rotating
-    /// segments). Accepted so older rig files still load.
+    /// Constraint passes per 1/60 s frame, 1..=100. Set, the chain is
+    /// solved as seed 004 solves it: one Verlet step per 1/60 s frame with
+    /// this many passes, so fewer passes leave a softer chain that
+    /// stretches under gravity and wind. Absent, it is solved with 6 passes
+    /// every sub-step of at most 1/3600 s and keeps its length within
+    /// 0.02 %.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[deprecated(note = "ignored: chains keep their length at any pass count")]
     pub iterations: Option<usize>,
     /// Velocity kept per 1/60 s, in (0, 1) (default 0.97).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -296,6 +296,9 @@ pub struct Chain {
     pub drawn: Vec<Vec2>,
     /// The recorded loop (or one-shot play) of the clip.
     pub recording: Recording,
+    /// Solved with `iterations` (seed 004's scheme), so its segments
+    /// stretch: the css route also moves each joint along its segment.
+    pub stretches: bool,
 }
 
 /// A wind component as a function of normalised time.
@@ -475,12 +478,13 @@ pub fn substeps(period_s: f64) -> usize {
 pub fn budget_warmup(
     p: &str,
     period_s: f64,
+    steps: usize,
     per_step: u64,
     why: &str,
     cap: usize,
     budget: &Budget,
 ) -> Result<usize, RigError> {
-    let steps = substeps(period_s) as u64;
+    let steps = steps as u64;
     let per_period = steps.saturating_mul(per_step);
     let periods = budget.periods(per_period);
     if periods < 2 {
@@ -524,16 +528,7 @@ fn simulate(
     once: bool,
     budget: &mut Budget,
 ) -> Result<Chain, RigError> {
-    if !(1..MAX_PARTICLES).contains(&cf.segments) {
-        return Err(invalid(
-            format!("{p}.segments"),
-            format!(
-                "must be within 1..={}, got {}",
-                MAX_PARTICLES - 1,
-                cf.segments
-            ),
-        ));
-    }
+    check_within(&format!("{p}.segments"), cf.segments, 1, MAX_PARTICLES - 1)?;
     let segment = positive(&format!("{p}.segment"), cf.segment)?;
     let damping60 = cf.damping.unwrap_or(0.97);
     if !(damping60.is_finite() && damping60 > 0.0 && damping60 < 1.0) {
@@ -620,19 +615,27 @@ fn simulate(
         })
         .collect();
 
-    let max_periods = cf.max_warmup_periods.unwrap_or(DEFAULT_WARMUP);
-    if !(1..=MAX_WARMUP).contains(&max_periods) {
-        return Err(invalid(
-            format!("{p}.max_warmup_periods"),
-            format!("must be within 1..={MAX_WARMUP}, got {max_periods}"),
-        ));
-    }
-    let passes = PASSES * (1 + cf.colliders.len());
+    let max_periods = check_within(
+        &format!("{p}.max_warmup_periods"),
+        cf.max_warmup_periods.unwrap_or(DEFAULT_WARMUP),
+        1,
+        MAX_WARMUP,
+    )?;
+    // without `iterations`: fine sub-steps that keep the length; with it,
+    // seed 004's scheme: one step per 1/60 s frame, `iterations` passes each
+    let (substeps, iterations) = match cf.iterations {
+        None => (substeps(period_s), PASSES),
+        Some(i) => (
+            ((period_s * 60.0).round() as usize).max(1),
+            check_within(&format!("{p}.iterations"), i, 1, MAX_ITERATIONS)?,
+        ),
+    };
+    let passes = iterations * (1 + cf.colliders.len());
     let per_step = ((n + 1) * passes) as u64 + fk_cost.unwrap_or(0);
     let why = format!(
         "({} particles × {} passes{}{})",
         n + 1,
-        PASSES,
+        iterations,
         match cf.colliders.len() {
             0 => String::new(),
             1 => " × (1 + 1 collider)".to_string(),
@@ -644,13 +647,12 @@ fn simulate(
         }
     );
     let asked = max_periods;
-    let max_periods = budget_warmup(p, period_s, per_step, &why, asked, budget)?;
-    let substeps = substeps(period_s);
+    let max_periods = budget_warmup(p, period_s, substeps, per_step, &why, asked, budget)?;
     let dt = period_s / substeps as f64;
     let params = ChainParams {
         count: n + 1,
         segment,
-        iterations: PASSES,
+        iterations,
         damping: damping60.powf(60.0 * dt),
         gravity,
         colliders,
@@ -701,6 +703,7 @@ fn simulate(
         far,
         drawn: Vec::new(),
         recording,
+        stretches: cf.iterations.is_some(),
     })
 }
 
@@ -846,6 +849,8 @@ pub fn rotation_items(
     let mut ax = Vec::with_capacity(n + 1);
     let mut ay = Vec::with_capacity(n + 1);
     let mut local: Vec<Vec<f64>> = vec![Vec::with_capacity(n + 1); m];
+    // a stretching chain's joint j + 1 moves along segment j, drawn space
+    let mut along: Vec<[Vec<f64>; 2]> = vec![[Vec::new(), Vec::new()]; m];
     let mut unwrapped = vec![0.0f64; m];
     for k in 0..=n {
         let f = &chain.recording.frames[k * step];
@@ -864,7 +869,20 @@ pub fn rotation_items(
             let world_q = quantize(delta.to_degrees(), DEG_DECIMALS);
             local[j].push(quantize(world_q - prev_q, DEG_DECIMALS));
             prev_q = world_q;
-            w = w + Vec2::from_angle(phi[j] + world_q.to_radians()) * len[j];
+            w = if chain.stretches {
+                // the joint as written: drawn segment plus its stretch, turned
+                let s = d.len() - len[j];
+                let st = Vec2::new(
+                    quantize(s * phi[j].cos(), LEN_DECIMALS),
+                    quantize(s * phi[j].sin(), LEN_DECIMALS),
+                );
+                along[j][0].push(st.x);
+                along[j][1].push(st.y);
+                let turn = crate::geom::Affine::rotate(world_q.to_radians());
+                w + turn.apply(drawn[j + 1] - drawn[j] + st)
+            } else {
+                w + Vec2::from_angle(phi[j] + world_q.to_radians()) * len[j]
+            };
         }
     }
     // Slopes per unit t at each key for the cubic form, from the recorded
@@ -912,16 +930,41 @@ pub fn rotation_items(
             .collect();
         crate::fit::keys_from(&times, &samples, fit)
     };
+    // `children` in a group moved along `axis` by `vals`, keyed as track
+    // `rb-<clip>-<chain>-<track tag>`; the group's class is `rb-c-<chain>-<class tag>`
+    let translated = |tracks: &mut Vec<Track>,
+                      (track_tag, class_tag): (String, String),
+                      axis: Axis,
+                      vals: &[f64],
+                      slope: &dyn Fn(usize) -> f64,
+                      children: Vec<Item>| {
+        tracks.push(Track {
+            name: format!("rb-{clip_name}-{}-{track_tag}", chain.name),
+            keys: keys(vals, slope),
+        });
+        Node {
+            class: Some(format!("rb-c-{}-{class_tag}", chain.name)),
+            translate: Vec2::ZERO,
+            anim: Some(Anim::Translate {
+                track: base + tracks.len() - 1,
+                axis,
+                delay_s: 0.0,
+            }),
+            children,
+        }
+    };
     let mut tracks = Vec::new();
     let mut inner: Option<Node> = None;
+    let seg_len = |f: &[Vec2], j: usize| f[j + 1].dist(f[j]);
     for j in (0..m).rev() {
+        let line = Item::Line {
+            from: drawn[j],
+            to: drawn[j + 1],
+            class: class_of(&chain.colours[j]),
+            width: chain.widths[j],
+        };
         let mut children = vec![
-            Item::Line {
-                from: drawn[j],
-                to: drawn[j + 1],
-                class: class_of(&chain.colours[j]),
-                width: chain.widths[j],
-            },
+            line.clone(),
             Item::Probe {
                 name: probe(chain, j + 1),
                 at: drawn[j + 1],
@@ -929,6 +972,36 @@ pub fn rotation_items(
         ];
         if let Some(g) = inner.take() {
             children.push(Item::Group(g));
+        }
+        // a stretching segment: its far joint (the probe, the rest of the
+        // chain and a copy of the segment's line, which with the line left
+        // in place covers the stretched length) moves along the drawn segment
+        let mut moved = false;
+        for (axis, vals, tag) in [(Axis::Y, &along[j][1], "y"), (Axis::X, &along[j][0], "x")] {
+            if vals.iter().all(|v| *v == 0.0) {
+                continue;
+            }
+            let unit = if axis == Axis::X {
+                phi[j].cos()
+            } else {
+                phi[j].sin()
+            };
+            let stretch_slope = |k: usize| {
+                let (a, b, span) = around(k);
+                (seg_len(b, j) - seg_len(a, j)) * (per_t / span) * unit
+            };
+            children = vec![Item::Group(translated(
+                &mut tracks,
+                (format!("s{j}{tag}"), format!("{j}s{tag}")),
+                axis,
+                vals,
+                &stretch_slope,
+                std::mem::take(&mut children),
+            ))];
+            moved = true;
+        }
+        if moved {
+            children.insert(0, line);
         }
         let anim = local[j].iter().any(|v| *v != 0.0).then(|| {
             tracks.push(Track {
@@ -960,20 +1033,14 @@ pub fn rotation_items(
             let d = (b[0] - a[0]) * (per_t / span);
             if axis == Axis::X { d.x } else { d.y }
         };
-        tracks.push(Track {
-            name: format!("rb-{clip_name}-{}-{tag}", chain.name),
-            keys: keys(vals, &anchor_slope),
-        });
-        node = Node {
-            class: Some(format!("rb-c-{}-{tag}", chain.name)),
-            translate: Vec2::ZERO,
-            anim: Some(Anim::Translate {
-                track: base + tracks.len() - 1,
-                axis,
-                delay_s: 0.0,
-            }),
-            children: vec![Item::Group(node)],
-        };
+        node = translated(
+            &mut tracks,
+            (tag.to_string(), tag.to_string()),
+            axis,
+            vals,
+            &anchor_slope,
+            vec![Item::Group(node)],
+        );
     }
     (tracks, vec![Item::Group(node)])
 }
@@ -1132,14 +1199,17 @@ mod tests {
         assert_eq!(substeps(1.0), 3600);
         let per_period = 36_000;
         let fit = (SIM_BUDGET / per_period) as usize;
-        assert_eq!(budget_warmup("c", 1.0, 10, "x", 400, &b).unwrap(), 400);
         assert_eq!(
-            budget_warmup("c", 1.0, 10, "x", 100_000, &b).unwrap(),
+            budget_warmup("c", 1.0, 3600, 10, "x", 400, &b).unwrap(),
+            400
+        );
+        assert_eq!(
+            budget_warmup("c", 1.0, 3600, 10, "x", 100_000, &b).unwrap(),
             fit - 1
         );
         b.spend(fit - 1, per_period);
         // one period left: no warm-up and recording
-        let e = budget_warmup("c", 1.0, 10, "(x)", 400, &b)
+        let e = budget_warmup("c", 1.0, 3600, 10, "(x)", 400, &b)
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("c: simulating one period takes period_s 1 s = 3600 sub-steps × (x) = 36000 particle updates"), "{e}");

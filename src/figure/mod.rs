@@ -278,12 +278,10 @@ pub fn add_chains(
             file::Play::Loop
         };
         let ideal = |t_s: f64| chain::particles_at(ch, unit_time(play, t_s, period))[1..].to_vec();
-        let counts = frame_key_counts(keyer);
-        let budget = keyer.budget_px(chain::KEY_BUDGET_PX);
-        let mut chosen = None;
-        for &n in &counts {
+        // the chain alone with `n` keys, to measure a key count on
+        let trial = |n: usize, fit: crate::fit::Fit| {
             let (tracks, items) = build(n, 0, fit);
-            let mini = Clip {
+            Clip {
                 tracks,
                 root: crate::clip::Node {
                     children: items,
@@ -292,7 +290,17 @@ pub fn add_chains(
                 legs: Vec::new(),
                 figure: None,
                 ..clip.clone()
-            };
+            }
+        };
+        let worst = |c: &Clip| {
+            let (m, _) = measure::measure_probes(c, &probes, &ideal);
+            m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
+        };
+        let counts = frame_key_counts(keyer);
+        let budget = keyer.budget_px(chain::KEY_BUDGET_PX);
+        let mut chosen = None;
+        for &n in &counts {
+            let mini = trial(n, fit);
             // A count whose error already exceeds the budget at every
             // PRECHECK_STRIDE-th of the measure's own sample times is out
             // without the full measure (the max over all samples is at
@@ -307,9 +315,7 @@ pub fn add_chains(
             ) {
                 continue;
             }
-            let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
-            let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
-            if worst <= budget {
+            if worst(&mini) <= budget {
                 chosen = Some(n);
                 break;
             }
@@ -317,22 +323,8 @@ pub fn add_chains(
         let chosen = chosen.unwrap_or_else(|| {
             // the better of cubic and linear keys on every recorded frame
             let last = counts[counts.len() - 1];
-            let worst = |fit| {
-                let (tracks, items) = build(last, 0, fit);
-                let mini = Clip {
-                    tracks,
-                    root: crate::clip::Node {
-                        children: items,
-                        ..Default::default()
-                    },
-                    legs: Vec::new(),
-                    figure: None,
-                    ..clip.clone()
-                };
-                let (m, _) = measure::measure_probes(&mini, &probes, &ideal);
-                m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
-            };
-            if worst(crate::fit::Fit::Linear) < worst(crate::fit::Fit::Cubic) {
+            let at = |fit| worst(&trial(last, fit));
+            if at(crate::fit::Fit::Linear) < at(crate::fit::Fit::Cubic) {
                 fit = crate::fit::Fit::Linear;
             }
             last
@@ -344,11 +336,10 @@ pub fn add_chains(
         } else {
             clip.root.children.extend(items);
         }
-        let (m, _) = measure::measure_probes(clip, &probes, &ideal);
         out.push(ChainMeasure {
             name: ch.name.clone(),
             keys: chosen,
-            max_deviation_px: m.iter().map(|x| x.max_error_px).fold(0.0, f64::max),
+            max_deviation_px: worst(clip),
             seam_error_px: ch.recording.seam_error_px,
             converged: ch.recording.converged,
             warmup_periods: ch.recording.warmup_periods,

@@ -202,11 +202,19 @@ fn validate_clip(
         // the target is FK of every bone (and the springs above) per sub-step
         let per_step = (1 + fig.bones.len() + out.len()) as u64;
         let why = format!("(1 spring + {} for its target's FK)", per_step - 1);
-        let max_periods =
-            super::chain::budget_warmup(&p, period_s, per_step, &why, SPRING_WARMUP, budget)?;
+        let steps = super::chain::substeps(period_s);
+        let max_periods = super::chain::budget_warmup(
+            &p,
+            period_s,
+            steps,
+            per_step,
+            &why,
+            SPRING_WARMUP,
+            budget,
+        )?;
         let lp = LoopParams {
             period_s,
-            substeps: super::chain::substeps(period_s),
+            substeps: steps,
             frames: FRAMES,
             seam_eps_px: 1e-5,
             max_periods,

@@ -24,6 +24,11 @@
 //! back to `segment` length (each particle moves half the error; particle 0
 //! is pinned to the anchor and takes none), then particles inside a circle
 //! collider are pushed out to its rim. Accelerations are in px/s².
+//!
+//! The step may also be coarse, as in seed 004 (one step per 1/60 s frame,
+//! where fewer passes leave a stretchier chain): with fewer sub-steps than
+//! recorded frames every sub-step is kept and the frames are interpolated
+//! linearly between them ([`resample`]).
 
 use crate::geom::Vec2;
 
@@ -200,8 +205,41 @@ impl Chain {
     }
 }
 
+/// Largest distance between matching points; NaN when any is NaN (a
+/// simulation that blew up never counts as settled).
 fn max_dist(a: &[Vec2], b: &[Vec2]) -> f64 {
-    a.iter().zip(b).map(|(p, q)| p.dist(*q)).fold(0.0, f64::max)
+    a.iter()
+        .zip(b)
+        .map(|(p, q)| p.dist(*q))
+        .fold(0.0, |m: f64, d| if d.is_nan() { d } else { m.max(d) })
+}
+
+/// Whether sub-step `k` (1-based) of `substeps` is recorded as one of
+/// `frames` frames: the one nearest each frame time, or every sub-step when
+/// there are fewer sub-steps than frames.
+fn recorded(k: usize, substeps: usize, frames: usize) -> bool {
+    substeps < frames || (k * frames) / substeps > ((k - 1) * frames) / substeps
+}
+
+/// `states` evenly spaced over one period, as `frames + 1` frames evenly
+/// spaced over it, interpolated linearly; unchanged when they already are.
+pub fn resample(states: Vec<Vec<Vec2>>, frames: usize) -> Vec<Vec<Vec2>> {
+    let steps = states.len() - 1;
+    if steps == frames {
+        return states;
+    }
+    (0..=frames)
+        .map(|i| {
+            let x = i as f64 * steps as f64 / frames as f64;
+            let j = (x.floor() as usize).min(steps - 1);
+            let s = x - j as f64;
+            states[j]
+                .iter()
+                .zip(&states[j + 1])
+                .map(|(a, b)| *a + (*b - *a) * s)
+                .collect()
+        })
+        .collect()
 }
 
 /// Simulate a chain into a seamless loop (see the module docs).
@@ -221,13 +259,10 @@ pub fn loop_chain(
         for k in 1..=lp.substeps {
             let t = k as f64 / lp.substeps as f64;
             chain.step(p, anchor(t % 1.0), wind(t % 1.0), dt);
-            if let Some(r) = rec.as_deref_mut() {
-                // record at the sub-steps nearest each frame time
-                let prev_frame = ((k - 1) * lp.frames) / lp.substeps;
-                let frame = (k * lp.frames) / lp.substeps;
-                if frame > prev_frame {
-                    r.push(chain.pos.clone());
-                }
+            if let Some(r) = rec.as_deref_mut()
+                && recorded(k, lp.substeps, lp.frames)
+            {
+                r.push(chain.pos.clone());
             }
         }
     };
@@ -244,6 +279,7 @@ pub fn loop_chain(
     }
     let mut frames = Vec::with_capacity(lp.frames + 1);
     run_period(&mut chain, Some(&mut frames));
+    let frames = resample(frames, lp.frames);
     let seam_error_px = max_dist(&frames[0], &frames[frames.len() - 1]);
     Recording {
         frames,
@@ -285,10 +321,11 @@ pub fn once_chain(
     for k in 1..=lp.substeps {
         let t = k as f64 / lp.substeps as f64;
         chain.step(p, anchor(t), wind(t), dt);
-        if (k * lp.frames) / lp.substeps > ((k - 1) * lp.frames) / lp.substeps {
+        if recorded(k, lp.substeps, lp.frames) {
             frames.push(chain.pos.clone());
         }
     }
+    let frames = resample(frames, lp.frames);
     let seam_error_px = residual_px(&frames);
     Recording {
         frames,
@@ -317,7 +354,7 @@ pub fn once_spring(
     for k in 1..=lp.substeps {
         let t = k as f64 / lp.substeps as f64;
         s.step(target(t), stiffness, damping, dt);
-        if (k * lp.frames) / lp.substeps > ((k - 1) * lp.frames) / lp.substeps {
+        if recorded(k, lp.substeps, lp.frames) {
             frames.push(vec![s.pos]);
         }
     }
@@ -371,7 +408,7 @@ pub fn loop_spring(
         for k in 1..=lp.substeps {
             let t = k as f64 / lp.substeps as f64;
             s.step(target(t % 1.0), stiffness, damping, dt);
-            if recording && (k * lp.frames) / lp.substeps > ((k - 1) * lp.frames) / lp.substeps {
+            if recording && recorded(k, lp.substeps, lp.frames) {
                 frames.push(vec![s.pos]);
             }
         }
@@ -468,6 +505,36 @@ mod tests {
             .map(|(a, b)| max_dist(a, b))
             .fold(0.0, f64::max);
         assert!(worst < 0.1, "moved {worst} px");
+    }
+
+    #[test]
+    fn a_coarse_step_is_kept_whole_and_interpolated_to_the_frames() {
+        // seed 004's scheme: one step per 1/60 s, fewer steps than frames
+        let (mut p, mut lp) = ponytail();
+        lp.substeps = 60;
+        p.damping = 0.97;
+        p.iterations = 2;
+        let r = loop_chain(&p, &lp, &bob, &breeze);
+        assert_eq!(r.frames.len(), lp.frames + 1);
+        assert!(r.converged && r.seam_error_px <= 0.1, "{}", r.seam_error_px);
+        // 60 frames of 60 steps: every frame is a step; resampled to 120,
+        // odd frames lie halfway between their neighbours
+        let twice = resample(r.frames.clone(), 120);
+        assert_eq!(twice.len(), 121);
+        for k in 0..=60 {
+            assert!(max_dist(&twice[2 * k], &r.frames[k]) < 1e-9);
+        }
+        let mid = (r.frames[7][18] + r.frames[8][18]) * 0.5;
+        assert!(twice[15][18].dist(mid) < 1e-9);
+    }
+
+    #[test]
+    fn a_chain_that_blows_up_never_counts_as_settled() {
+        let (mut p, lp) = ponytail();
+        p.gravity = Vec2::new(0.0, f64::NAN);
+        let r = loop_chain(&p, &lp, &bob, &breeze);
+        assert!(!r.converged);
+        assert!(r.seam_error_px.is_nan());
     }
 
     #[test]
