@@ -17,7 +17,8 @@
 
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, MotionPath, Node, Play};
 use crate::geom::{Affine, Vec2};
-use std::collections::{BTreeMap, HashSet};
+use fnv::FnvHashSet as HashSet;
+use std::collections::BTreeMap;
 
 /// Evaluations per interval between consecutive breakpoints.
 pub const SAMPLES_PER_INTERVAL: usize = 100;
@@ -404,7 +405,7 @@ impl ProbeWalk {
     /// A walk that evaluates only the groups leading to the probes named in
     /// `wanted` (their positions are the whole walk's, bit for bit).
     fn only(clip: &Clip, wanted: &[String]) -> Self {
-        let mut keep = HashSet::new();
+        let mut keep = HashSet::default();
         groups_holding(&clip.root, wanted, &mut keep);
         Self::walking(clip, Some(keep))
     }

@@ -32,6 +32,7 @@ pub use model::Figure;
 use crate::clip::{Clip, Route};
 use crate::geom::quantize;
 use crate::measure;
+use rayon::prelude::*;
 
 /// The ideal tips of every bone: FK plus the offsets of the springs in
 /// `applied` (indices into `fig.springs`) at or above each bone.
@@ -375,12 +376,11 @@ pub fn bake_figure_keyed(
     // fitted tighter; per pair of chains the smallest file whose probes of
     // those two chains pass wins, and the whole is checked again at the end
     // (else reuse is left out).
-    let own = bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig));
-    let kept = |fb: &FigureBake, bones: &[bool]| {
+    let kept = |fb: &FigureBake, own: &FigureBake, bones: &[bool]| {
         if pooled {
-            worst_on(fig, fb, bones) <= worst_on(fig, &own, bones)
+            worst_on(fig, fb, bones) <= worst_on(fig, own, bones)
         } else {
-            no_worse(fig, fb, &own, bones)
+            no_worse(fig, fb, own, bones)
         }
     };
     let pairs: Vec<(usize, usize)> = plan
@@ -389,40 +389,73 @@ pub fn bake_figure_keyed(
         .flatten()
         .map(|&(a, b, _)| (a, b))
         .collect();
+    // The bakes of one pair's tries (and, with the first pair, the bake
+    // with keys of their own) are independent: they run in parallel, and
+    // the choice among them is made in order afterwards.
+    let mut own: Option<FigureBake> = None;
+    let mut last: Option<(reuse::Plan, FigureBake)> = None;
     for (a, b) in pairs {
         let source = reuse::Plan::chain(fig, a);
         let mut bones = vec![false; fig.bones.len()];
         for &x in source.iter().chain(&reuse::Plan::chain(fig, b)) {
             bones[x] = true;
         }
-        let mut best: Option<(usize, f64)> = None;
-        let mut scale = 1.0;
         // a fixed key count leaves nothing to tighten: one try
         let tries = if keyer.count().is_some() {
             1
         } else {
             REUSE_TRIES
         };
+        let mut scales = Vec::with_capacity(tries);
+        let mut scale = 1.0;
         for _ in 0..tries {
-            let mut p = plan.clone();
-            for &x in &source {
-                p.source_scale[x] = scale;
-            }
-            let fb = bake_planned(name, view_box, fig, route, prefix, &p);
-            if kept(&fb, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
-                best = Some((fb.svg.len(), scale));
-            }
+            scales.push(scale);
             scale *= 0.6;
         }
-        let Some((_, scale)) = best else {
-            return own;
+        let mut plans: Vec<reuse::Plan> = scales
+            .iter()
+            .map(|&scale| {
+                let mut p = plan.clone();
+                for &x in &source {
+                    p.source_scale[x] = scale;
+                }
+                p
+            })
+            .collect();
+        if own.is_none() {
+            plans.push(reuse::Plan::none(fig));
+        }
+        let mut bakes: Vec<FigureBake> = plans
+            .par_iter()
+            .map(|p| bake_planned(name, view_box, fig, route, prefix, p))
+            .collect();
+        if own.is_none() {
+            own = bakes.pop();
+        }
+        let own = own.as_ref().expect("baked with the first pair");
+        let mut best: Option<(usize, usize)> = None;
+        for (i, fb) in bakes.iter().enumerate() {
+            if kept(fb, own, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
+                best = Some((fb.svg.len(), i));
+            }
+        }
+        let Some((_, i)) = best else {
+            return own.clone();
         };
         for &x in &source {
-            plan.source_scale[x] = scale;
+            plan.source_scale[x] = scales[i];
         }
+        last = Some((plans.swap_remove(i), bakes.swap_remove(i)));
     }
-    let fb = bake_planned(name, view_box, fig, route, prefix, &plan);
-    if kept(&fb, &vec![true; fig.bones.len()]) {
+    let own = own.unwrap_or_else(|| {
+        bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig))
+    });
+    // the last pair's chosen try was baked with the final plan already
+    let fb = match last {
+        Some((p, fb)) if p == plan => fb,
+        _ => bake_planned(name, view_box, fig, route, prefix, &plan),
+    };
+    if kept(&fb, &own, &vec![true; fig.bones.len()]) {
         fb
     } else {
         own
