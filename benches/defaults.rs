@@ -4,7 +4,7 @@
 //!   and each route (`defaults/process <rig> <route>`), one rig per call,
 //!   the file written into a fresh directory;
 //! - in process: [`rigbake::bake_rig`] (fit, emit, independent measure) on
-//!   `rigs/seed-nested.json` per route (`defaults/bake_rig seed-nested …`);
+//!   every rig in `rigs/` per route (`defaults/bake_rig <rig> <route>`);
 //! - shared geometry: a crank with 4, 8 or 32 legs of one geometry at evenly
 //!   spread phases (`defaults/shared legs N`): the first leg is fitted and
 //!   measured, the others replay its keys with a delay, so the time should
@@ -12,7 +12,7 @@
 //!
 //! Run: `cargo bench --bench defaults` (release build; quicker: append
 //! `-- --warm-up-time 1 --measurement-time 3`; one group: append its name,
-//! e.g. `-- shared`).
+//! e.g. `-- shared`, or one rig: `-- "bake_rig stickman"`).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rigbake::bake::BakeOptions;
@@ -83,15 +83,19 @@ fn process(c: &mut Criterion) {
 
 fn in_process(c: &mut Criterion) {
     let mut g = c.benchmark_group("defaults");
-    g.sample_size(20);
-    let text = std::fs::read_to_string(root().join("rigs/seed-nested.json")).unwrap();
-    let seed = rig::load(&text).unwrap();
-    for route in [Route::Css, Route::Smil] {
-        let opts = BakeOptions::resolve(&seed, route, None, None, None);
-        g.bench_function(format!("bake_rig seed-nested {}", route.as_str()), |b| {
-            b.iter(|| bake_rig(black_box(&seed), black_box(&opts)))
-        });
+    // the slowest rigs take seconds per bake: criterion's fewest samples
+    g.sample_size(10);
+    for path in example_rigs() {
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let rig = rig::load(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let opts = BakeOptions::resolve(&rig, route, None, None, None);
+            g.bench_function(format!("bake_rig {stem} {}", route.as_str()), |b| {
+                b.iter(|| bake_rig(black_box(&rig), black_box(&opts)))
+            });
+        }
     }
+    g.sample_size(20);
     for n in [4, 8, 32] {
         let rig = rig::load(&shared_legs_rig(n)).unwrap();
         let opts = BakeOptions::resolve(&rig, Route::Css, None, None, None);

@@ -17,7 +17,8 @@
 
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, MotionPath, Node, Play};
 use crate::geom::{Affine, Vec2};
-use std::collections::{BTreeMap, HashSet};
+use fnv::FnvHashSet as HashSet;
+use std::collections::BTreeMap;
 
 /// Evaluations per interval between consecutive breakpoints.
 pub const SAMPLES_PER_INTERVAL: usize = 100;
@@ -404,7 +405,7 @@ impl ProbeWalk {
     /// A walk that evaluates only the groups leading to the probes named in
     /// `wanted` (their positions are the whole walk's, bit for bit).
     fn only(clip: &Clip, wanted: &[String]) -> Self {
-        let mut keep = HashSet::new();
+        let mut keep = HashSet::default();
         groups_holding(&clip.root, wanted, &mut keep);
         Self::walking(clip, Some(keep))
     }
@@ -657,8 +658,34 @@ pub fn measure_probes(
     probes: &[String],
     ideal: &dyn Fn(f64) -> Vec<Vec2>,
 ) -> (Vec<LegMeasure>, usize) {
+    let mut errs: Vec<Vec<f64>> = vec![Vec::new(); probes.len()];
+    let ts = sample_probes(clip, probes, |t, at| {
+        let want = ideal(t);
+        for (i, p) in at.iter().enumerate() {
+            errs[i].push(p.dist(want[i]));
+        }
+    });
+    let out = probes
+        .iter()
+        .zip(&errs)
+        .map(|(name, e)| probe_measure(name, &ts, e, clip.period_s))
+        .collect();
+    (out, ts.len())
+}
+
+/// Walk the written clip once at each of the measure stage's sample times
+/// ([`sample_times`], returned) and hand `visit` the time and the positions
+/// of the probes named in `probes` (same order), exactly as [`probes_at`]
+/// reads them: one pass for any number of probes and figures.
+///
+/// # Panics
+/// When the clip has no probe of one of the names.
+pub fn sample_probes(
+    clip: &Clip,
+    probes: &[String],
+    mut visit: impl FnMut(f64, &[Vec2]),
+) -> Vec<f64> {
     let ts = sample_times(clip);
-    let mut errs: Vec<Vec<f64>> = vec![Vec::with_capacity(ts.len()); probes.len()];
     let mut pw = ProbeWalk::only(clip, probes);
     let index: Vec<usize> = probes
         .iter()
@@ -667,31 +694,35 @@ pub fn measure_probes(
                 .unwrap_or_else(|| panic!("the clip has no probe {name:?}"))
         })
         .collect();
+    let mut at = Vec::with_capacity(index.len());
     for &t in &ts {
         pw.at_time(clip, t);
-        let want = ideal(t);
-        for (i, &j) in index.iter().enumerate() {
-            errs[i].push(pw.at[j].dist(want[i]));
-        }
+        at.clear();
+        at.extend(index.iter().map(|&j| pw.at[j]));
+        visit(t, &at);
     }
-    let out = probes
-        .iter()
-        .zip(&errs)
-        .map(|(name, e)| {
-            let (worst, worst_t, rms) = max_and_rms(&ts, e, clip.period_s);
-            LegMeasure {
-                name: name.clone(),
-                max_error_px: worst,
-                rms_error_px: rms,
-                worst_t_s: worst_t,
-                max_bone_stretch_px: None,
-                slip_px: None,
-                reach_px: None,
-                target_px: None,
-            }
-        })
-        .collect();
-    (out, ts.len())
+    ts
+}
+
+/// Whether the clip has a probe named `name` (as [`probes_at`] finds it).
+pub fn has_probe(clip: &Clip, name: &str) -> bool {
+    ProbeWalk::new(clip).index(name).is_some()
+}
+
+/// One probe's figures from its error `errs[k]` at each sample time
+/// `ts[k]`: the max, its time and the RMS, as [`measure`] takes them.
+pub fn probe_measure(name: &str, ts: &[f64], errs: &[f64], period_s: f64) -> LegMeasure {
+    let (worst, worst_t, rms) = max_and_rms(ts, errs, period_s);
+    LegMeasure {
+        name: name.to_string(),
+        max_error_px: worst,
+        rms_error_px: rms,
+        worst_t_s: worst_t,
+        max_bone_stretch_px: None,
+        slip_px: None,
+        reach_px: None,
+        target_px: None,
+    }
 }
 
 /// Whether any probe in `probes` is farther than `budget_px` from its ideal

@@ -273,7 +273,7 @@ pub fn build_figure(fb: &FigureBake, route: Route) -> Report {
                 worst_t_s: q(m.worst_t_s),
             });
         }
-        // after the bones: head rims (`<bone>-rim`, see figure::measure_heads)
+        // after the bones: head rims (`<bone>-rim`, see figure::measured)
         for m in ms.iter().skip(infos.len()) {
             bones.push(BoneReport {
                 clip: name.clone(),

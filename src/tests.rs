@@ -455,3 +455,137 @@ mod style {
         assert_eq!(r[5], (4.0, 4.0));
     }
 }
+
+/// The one-pass clip measure of bone trees (`figure::measured`).
+mod figure_measured {
+    use crate::clip::Route;
+    use crate::figure::{Figure, bake_planned, down_intervals, fk, reuse, spring, unit_time};
+    use crate::measure;
+
+    /// FK tips plus every spring's offset at or above each bone: the
+    /// ideal the tips are measured against, derived here on its own.
+    fn ideal_tips(
+        f: &Figure,
+        fc: &crate::figure::model::FigClip,
+        period: f64,
+        t: f64,
+    ) -> Vec<crate::geom::Vec2> {
+        let u = unit_time(fc.play, t, period);
+        let mut tips = fk::tips(f, fc, u);
+        for (b, tip) in tips.iter_mut().enumerate() {
+            for s in &f.springs {
+                if spring::in_subtree(f, s.bone, b) {
+                    *tip = *tip + s.offset_at(u);
+                }
+            }
+        }
+        tips
+    }
+
+    /// Clips with more samples skip the `probes_at` checks (time).
+    const MAP_SAMPLES: usize = 30_000;
+
+    /// The one-pass measure gives, bit for bit, what a walk per probe
+    /// gives (tips through `measure_probes`, the foot-to-target distance
+    /// and ground contact through `probes_at`'s map of every probe), on
+    /// every bone-tree rig in `rigs/`: no figure moves when the passes are
+    /// merged.
+    #[test]
+    fn one_pass_equals_a_walk_per_probe() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs");
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .expect("rigs/")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        paths.sort();
+        let mut checked = 0;
+        for path in paths {
+            let rig = crate::rig::load(&std::fs::read_to_string(&path).expect("read"))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let Some(fig) = &rig.figure else { continue };
+            let fb = bake_planned(
+                &rig.name,
+                rig.view_box,
+                fig,
+                Route::Css,
+                None,
+                &reuse::Plan::none(fig),
+            );
+            let nb = fig.bones.len();
+            let nk = fig.ik.len();
+            for (ci, clip) in fb.clips.iter().enumerate() {
+                let fc = &fig.clips[ci];
+                let period = clip.period_s;
+                let view = fig.for_clip(ci);
+                let f = Figure {
+                    springs: view.springs.clone(),
+                    chains: view.chains.clone(),
+                    ..fig.clone()
+                };
+                let probes: Vec<String> = fig
+                    .bones
+                    .iter()
+                    .map(|b| format!("{}-tip", b.name))
+                    .collect();
+                let (tips, _) =
+                    measure::measure_probes(clip, &probes, &|t| ideal_tips(&f, fc, period, t));
+                assert_eq!(fb.measures[ci].1[..nb], tips[..], "{}", path.display());
+                let ts = measure::sample_times(clip);
+                for (i, k) in fig.ik.iter().enumerate() {
+                    let got = &fb.ik[ci * nk + i];
+                    let foot = &probes[k.lower];
+                    let target = format!("{}-target", fig.bones[k.lower].name);
+                    let unit = |t: f64| unit_time(fc.play, t, period);
+                    let (m, _) = measure::measure_probes(clip, std::slice::from_ref(foot), &|t| {
+                        vec![fk::ik_ideal(fig, fc, unit(t))[i]]
+                    });
+                    let what = format!("{} clip {ci} entry {i}", path.display());
+                    assert_eq!(got.measure.max_error_px, m[0].max_error_px, "{what}");
+                    assert_eq!(got.measure.rms_error_px, m[0].rms_error_px, "{what}");
+                    assert_eq!(got.measure.worst_t_s, m[0].worst_t_s, "{what}");
+                    let (tm, _) =
+                        measure::measure_probes(clip, std::slice::from_ref(&target), &|t| {
+                            vec![fc.targets[i].at(unit(t))]
+                        });
+                    assert_eq!(got.target_error_px, tm[0].max_error_px, "{what}");
+                    let reach = ts
+                        .iter()
+                        .map(|&t| {
+                            fc.targets[i]
+                                .at(unit(t))
+                                .dist(fk::ik_ideal(fig, fc, unit(t))[i])
+                        })
+                        .fold(0.0, f64::max);
+                    assert_eq!(got.measure.reach_px, Some(reach), "{what}");
+                    // (the map of every probe per sample is slow: clips of
+                    // many samples are checked through the walks above only)
+                    if ts.len() > MAP_SAMPLES {
+                        checked += 1;
+                        continue;
+                    }
+                    let maps: Vec<_> = ts.iter().map(|&t| measure::probes_at(clip, t)).collect();
+                    let f2t = maps
+                        .iter()
+                        .map(|p| p[foot].dist(p[&target]))
+                        .fold(0.0, f64::max);
+                    assert_eq!(got.foot_to_target_px, f2t, "{what}");
+                    let down = down_intervals(fig, fc, i);
+                    let ground = fig.ground.as_ref().filter(|_| !down.is_empty()).map(|g| {
+                        ts.iter()
+                            .zip(&maps)
+                            .filter(|&(&t, _)| {
+                                down.iter()
+                                    .any(|&(a, b)| t >= a * period && t <= b * period)
+                            })
+                            .map(|(_, p)| (p[foot].y - g.y).abs())
+                            .fold(0.0, f64::max)
+                    });
+                    assert_eq!(got.ground_px, ground, "{what}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 4, "only {checked} ik entries checked");
+    }
+}

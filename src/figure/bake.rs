@@ -189,6 +189,23 @@ fn fitted_keys(
     })
 }
 
+/// The local angles of one clip's bones ([`fk::local_angles`]) memoised
+/// by normalised time: every IK-solved bone of the clip fits its keys to
+/// the same solve at the same times (the unwrap table's grid, the fitter's
+/// dense grids), so each time is solved once.
+#[derive(Default)]
+struct SolvedAngles(std::cell::RefCell<fnv::FnvHashMap<u64, Vec<f64>>>);
+
+impl SolvedAngles {
+    /// Bone `b`'s local angle at t, radians.
+    fn at(&self, fig: &Figure, clip: &FigClip, b: usize, t: f64) -> f64 {
+        self.0
+            .borrow_mut()
+            .entry(t.to_bits())
+            .or_insert_with(|| fk::local_angles(fig, clip, t))[b]
+    }
+}
+
 /// Keys of an IK-solved bone: its local angle (unwrapped continuously from
 /// the rest angle over the loop) minus the rest angle, degrees, fitted.
 fn ik_bone_keys(
@@ -198,9 +215,10 @@ fn ik_bone_keys(
     reach_px: f64,
     corners: &[f64],
     rk: (Route, Keyer),
+    solved: &SolvedAngles,
 ) -> Option<Vec<Key>> {
     let rest = fig.rest_rad[b];
-    let raw = |t: f64| fk::local_angles(fig, clip, t)[b];
+    let raw = |t: f64| solved.at(fig, clip, b, t);
     // continuous over the loop, starting on the rest angle's turn
     let table = Unwrapped::new(|t| (raw(t), 0.0));
     let a0 = table.at(0.0, (raw(0.0), 0.0)).0;
@@ -437,6 +455,7 @@ fn bake_clip(
     let mut tracks: Vec<Track> = Vec::new();
     let mut infos: Vec<BoneInfo> = Vec::new();
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
+    let solved_at = SolvedAngles::default();
     for (b, bone) in fig.bones.iter().enumerate() {
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
@@ -449,7 +468,7 @@ fn bake_clip(
                 // times `plan.source_scale`, as if its reach were longer)
                 let reach_b = reach[b] / source_scale[b];
                 let keys = if solved {
-                    ik_bone_keys(fig, clip, b, reach_b, &corners, (route, keyer))
+                    ik_bone_keys(fig, clip, b, reach_b, &corners, (route, keyer), &solved_at)
                 } else {
                     bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, (route, keyer))
                 };

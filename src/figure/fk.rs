@@ -133,13 +133,48 @@ pub fn ik_joint_and_target(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (V
 /// (pulled back for `"pull"`, in the figure's frame), never the solver's
 /// angles. `"clamp"` keeps the raw target, so the gap counts as error.
 pub fn ik_ideal(fig: &Figure, clip: &FigClip, t: f64) -> Vec<Vec2> {
-    let (_, ends) = solve(fig, clip, t);
-    let r = root_matrix(&clip.root, t);
-    fig.ik
+    pose(fig, clip, t).ik
+}
+
+/// The ideal pose of a clip at normalised time t, from one solve: what
+/// [`tips`] and [`ik_ideal`] read, for callers that want both per sample.
+#[derive(Debug, Clone)]
+pub struct Pose {
+    /// World matrices `M_b` without root motion ([`world_matrices`] of
+    /// [`local_angles`]).
+    pub world: Vec<Affine>,
+    /// The root-motion matrix `S · T` ([`root_matrix`]).
+    pub root: Affine,
+    /// Per `ik` entry, its ideal effector ([`ik_ideal`]).
+    pub ik: Vec<Vec2>,
+}
+
+impl Pose {
+    /// Every bone's tip in user space ([`tips`]).
+    pub fn tips(&self, fig: &Figure) -> Vec<Vec2> {
+        fig.bones
+            .iter()
+            .zip(&self.world)
+            .map(|(b, m)| (self.root * *m).apply(Vec2::new(b.length, 0.0)))
+            .collect()
+    }
+}
+
+/// The [`Pose`] of `clip` at normalised time t.
+pub fn pose(fig: &Figure, clip: &FigClip, t: f64) -> Pose {
+    let (local, ends) = solve(fig, clip, t);
+    let root = root_matrix(&clip.root, t);
+    let ik = fig
+        .ik
         .iter()
         .zip(ends)
-        .map(|(k, (joint, target))| r.apply(pulled(joint, target, k.pull_to(&fig.bones))))
-        .collect()
+        .map(|(k, (joint, target))| root.apply(pulled(joint, target, k.pull_to(&fig.bones))))
+        .collect();
+    Pose {
+        world: world_matrices(fig, &local),
+        root,
+        ik,
+    }
 }
 
 /// Times where entry `i`'s pull switches on or off (its angles have a
@@ -176,13 +211,7 @@ pub fn pull_switches(fig: &Figure, clip: &FigClip, i: usize, n: usize) -> Vec<f6
 
 /// The ideal (FK) tip of every bone at normalised time t, user space.
 pub fn tips(fig: &Figure, clip: &FigClip, t: f64) -> Vec<Vec2> {
-    let w = world_matrices(fig, &local_angles(fig, clip, t));
-    let r = root_matrix(&clip.root, t);
-    fig.bones
-        .iter()
-        .zip(&w)
-        .map(|(b, m)| (r * *m).apply(Vec2::new(b.length, 0.0)))
-        .collect()
+    pose(fig, clip, t).tips(fig)
 }
 
 #[cfg(test)]

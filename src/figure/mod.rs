@@ -18,6 +18,7 @@ pub mod bake;
 pub mod chain;
 pub mod file;
 pub mod fk;
+mod measured;
 pub mod model;
 pub mod reuse;
 pub mod scene;
@@ -30,7 +31,8 @@ pub use model::Figure;
 
 use crate::clip::{Clip, Route};
 use crate::geom::quantize;
-use crate::measure::{self, LegMeasure};
+use crate::measure;
+use rayon::prelude::*;
 
 /// The ideal tips of every bone: FK plus the offsets of the springs in
 /// `applied` (indices into `fig.springs`) at or above each bone.
@@ -42,18 +44,21 @@ fn ideal_tips(
     applied: &[usize],
 ) -> Vec<crate::geom::Vec2> {
     let mut tips = bake::ideal_tips(fig, fc, period, t_s);
-    if !applied.is_empty() {
-        let u = unit_time(fc.play, t_s, period);
-        for (b, tip) in tips.iter_mut().enumerate() {
-            for &i in applied {
-                let s = &fig.springs[i];
-                if spring::in_subtree(fig, s.bone, b) {
-                    *tip = *tip + s.offset_at(u);
-                }
+    add_spring_offsets(fig, unit_time(fc.play, t_s, period), applied, &mut tips);
+    tips
+}
+
+/// Add to each bone's tip the offsets, at normalised time u, of the
+/// springs in `applied` (indices into `fig.springs`) at or above it.
+fn add_spring_offsets(fig: &Figure, u: f64, applied: &[usize], tips: &mut [crate::geom::Vec2]) {
+    for (b, tip) in tips.iter_mut().enumerate() {
+        for &i in applied {
+            let s = &fig.springs[i];
+            if spring::in_subtree(fig, s.bone, b) {
+                *tip = *tip + s.offset_at(u);
             }
         }
     }
-    tips
 }
 
 /// Normalised time of a clip at document time `t_s`: wrapped for a loop,
@@ -186,43 +191,6 @@ pub fn down_intervals(fig: &Figure, fc: &model::FigClip, i: usize) -> Vec<(f64, 
         }
     }
     out
-}
-
-/// Measure-stage sample times of `clip` that fall in the normalised
-/// intervals `down`.
-fn down_times(clip: &Clip, down: &[(f64, f64)]) -> Vec<f64> {
-    let p = clip.period_s;
-    measure::sample_times(clip)
-        .into_iter()
-        .filter(|&t| down.iter().any(|&(a, b)| t >= a * p && t <= b * p))
-        .collect()
-}
-
-/// Largest `|y − ground|` of the written probe `probe` while down, px.
-fn ground_contact_px(clip: &Clip, probe: &str, ground_y: f64, down: &[(f64, f64)]) -> f64 {
-    down_times(clip, down)
-        .into_iter()
-        .map(|t| (measure::probes_at(clip, t)[probe].y - ground_y).abs())
-        .fold(0.0, f64::max)
-}
-
-/// Foot slip of a planted target: over each down interval, the largest
-/// distance the written probe moves from where it stood at the interval's
-/// start, relative to the written ground probe, px (the ground of a clip
-/// with such a target normally stands still).
-fn planted_slip_px(clip: &Clip, probe: &str, down: &[(f64, f64)]) -> f64 {
-    let p = clip.period_s;
-    let ground = crate::chain::GROUND_PROBE;
-    let mut worst = 0.0f64;
-    for &(a, b) in down {
-        let start = measure::probes_at(clip, a * p);
-        let rel0 = start[probe] - start[ground];
-        for t in down_times(clip, &[(a, b)]) {
-            let at = measure::probes_at(clip, t);
-            worst = worst.max((at[probe] - at[ground] - rel0).len());
-        }
-    }
-    worst
 }
 
 /// Every how many of the measure's sample times a chain's or spring's key
@@ -399,12 +367,11 @@ pub fn bake_figure_keyed(
     // fitted tighter; per pair of chains the smallest file whose probes of
     // those two chains pass wins, and the whole is checked again at the end
     // (else reuse is left out).
-    let own = bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig));
-    let kept = |fb: &FigureBake, bones: &[bool]| {
+    let kept = |fb: &FigureBake, own: &FigureBake, bones: &[bool]| {
         if pooled {
-            worst_on(fig, fb, bones) <= worst_on(fig, &own, bones)
+            worst_on(fig, fb, bones) <= worst_on(fig, own, bones)
         } else {
-            no_worse(fig, fb, &own, bones)
+            no_worse(fig, fb, own, bones)
         }
     };
     let pairs: Vec<(usize, usize)> = plan
@@ -413,40 +380,73 @@ pub fn bake_figure_keyed(
         .flatten()
         .map(|&(a, b, _)| (a, b))
         .collect();
+    // The bakes of one pair's tries (and, with the first pair, the bake
+    // with keys of their own) are independent: they run in parallel, and
+    // the choice among them is made in order afterwards.
+    let mut own: Option<FigureBake> = None;
+    let mut last: Option<(reuse::Plan, FigureBake)> = None;
     for (a, b) in pairs {
         let source = reuse::Plan::chain(fig, a);
         let mut bones = vec![false; fig.bones.len()];
         for &x in source.iter().chain(&reuse::Plan::chain(fig, b)) {
             bones[x] = true;
         }
-        let mut best: Option<(usize, f64)> = None;
-        let mut scale = 1.0;
         // a fixed key count leaves nothing to tighten: one try
         let tries = if keyer.count().is_some() {
             1
         } else {
             REUSE_TRIES
         };
+        let mut scales = Vec::with_capacity(tries);
+        let mut scale = 1.0;
         for _ in 0..tries {
-            let mut p = plan.clone();
-            for &x in &source {
-                p.source_scale[x] = scale;
-            }
-            let fb = bake_planned(name, view_box, fig, route, prefix, &p);
-            if kept(&fb, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
-                best = Some((fb.svg.len(), scale));
-            }
+            scales.push(scale);
             scale *= 0.6;
         }
-        let Some((_, scale)) = best else {
-            return own;
+        let mut plans: Vec<reuse::Plan> = scales
+            .iter()
+            .map(|&scale| {
+                let mut p = plan.clone();
+                for &x in &source {
+                    p.source_scale[x] = scale;
+                }
+                p
+            })
+            .collect();
+        if own.is_none() {
+            plans.push(reuse::Plan::none(fig));
+        }
+        let mut bakes: Vec<FigureBake> = plans
+            .par_iter()
+            .map(|p| bake_planned(name, view_box, fig, route, prefix, p))
+            .collect();
+        if own.is_none() {
+            own = bakes.pop();
+        }
+        let own = own.as_ref().expect("baked with the first pair");
+        let mut best: Option<(usize, usize)> = None;
+        for (i, fb) in bakes.iter().enumerate() {
+            if kept(fb, own, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
+                best = Some((fb.svg.len(), i));
+            }
+        }
+        let Some((_, i)) = best else {
+            return own.clone();
         };
         for &x in &source {
-            plan.source_scale[x] = scale;
+            plan.source_scale[x] = scales[i];
         }
+        last = Some((plans.swap_remove(i), bakes.swap_remove(i)));
     }
-    let fb = bake_planned(name, view_box, fig, route, prefix, &plan);
-    if kept(&fb, &vec![true; fig.bones.len()]) {
+    let own = own.unwrap_or_else(|| {
+        bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig))
+    });
+    // the last pair's chosen try was baked with the final plan already
+    let fb = match last {
+        Some((p, fb)) if p == plan => fb,
+        _ => bake_planned(name, view_box, fig, route, prefix, &plan),
+    };
+    if kept(&fb, &own, &vec![true; fig.bones.len()]) {
         fb
     } else {
         own
@@ -641,24 +641,17 @@ pub fn bake_planned_keyed(
         crate::emit::figure::emit_figure_styled(&clips, switched, &colours, &fig.style, prefix);
     let mut measures = Vec::new();
     let mut samples = 0;
-    for ((clip, fc), view) in clips.iter().zip(&fig.clips).zip(&views) {
+    let mut ik = Vec::new();
+    for (ci, ((clip, fc), view)) in clips.iter().zip(&fig.clips).zip(&views).enumerate() {
         // every clip (the drawing's structure) with this clip's physics
         let fig = &Figure {
             springs: view.springs.clone(),
             chains: view.chains.clone(),
             ..fig.clone()
         };
-        let probes: Vec<String> = fig
-            .bones
-            .iter()
-            .map(|b| format!("{}-tip", b.name))
-            .collect();
-        let period = clip.period_s;
-        let all: Vec<usize> = (0..fig.springs.len()).collect();
-        let (mut m, n) =
-            measure::measure_probes(clip, &probes, &|t_s| ideal_tips(fig, fc, period, t_s, &all));
-        samples = samples.max(n);
-        for (name, rim) in measure_heads(fig, fc, clip, &all) {
+        let cm = measured::measure_clip(fig, ci, fc, clip, plan, keyer.fit);
+        samples = samples.max(cm.samples);
+        for (name, rim) in cm.heads.iter().zip(&cm.tips[fig.bones.len()..]) {
             let keys = |suffix: &str| {
                 let want = format!("rb-{}-{name}-head-{suffix}", fc.name);
                 clip.tracks
@@ -674,11 +667,10 @@ pub fn bake_planned_keyed(
                 keys("y-sy"),
                 rim.max_error_px
             ));
-            m.push(rim);
         }
-        measures.push((fc.name.clone(), m));
+        measures.push((fc.name.clone(), cm.tips));
+        ik.extend(cm.ik);
     }
-    let ik = measure_ik(fig, &clips, plan, keyer.fit);
     FigureBake {
         clips,
         svg,
@@ -689,172 +681,4 @@ pub fn bake_planned_keyed(
         ik,
         springs,
     }
-}
-
-/// Measure every head (`head_radius`) of a written clip: its rim probes
-/// `<bone>-rim-x`, `<bone>-rim-y` against `W(c) + m · r · (1, 0)` and
-/// `W(c) + m · r · (0, 1)`, W(c) the ideal tip (FK, root motion, springs
-/// in `applied`) and `m = (sx + sy)/2` of the ideal squash (1 without).
-/// A figure without any squash draws a plain circle whose rim probes turn
-/// with the bone: they are measured against `W(c) + R(Φ) · r · e` instead
-/// (Φ the bone's ideal world turn). One line per head, named
-/// `<bone>-rim`, the worse of the two probes.
-pub fn measure_heads(
-    fig: &Figure,
-    fc: &model::FigClip,
-    clip: &Clip,
-    applied: &[usize],
-) -> Vec<(String, LegMeasure)> {
-    use crate::geom::Vec2;
-    let period = clip.period_s;
-    // the written structure has the counter groups (see bake::head_items)
-    let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
-    let mut out = Vec::new();
-    for (b, bone) in fig.bones.iter().enumerate() {
-        let Some(r) = bone.head_radius else { continue };
-        let rest = fk::world_matrices(fig, &fig.rest_rad)[b];
-        let probes = [
-            format!("{}-rim-x", bone.name),
-            format!("{}-rim-y", bone.name),
-        ];
-        let ideal = |t_s: f64| {
-            let u = match fc.play {
-                file::Play::Once => (t_s / period).clamp(0.0, 1.0),
-                file::Play::Loop => (t_s / period).rem_euclid(1.0),
-            };
-            let m = fc.root.squash.as_ref().map_or(1.0, |s| {
-                let sy = s.sy.eval(u);
-                (1.0 + (1.0 - sy) * s.k + sy) / 2.0
-            });
-            let c = ideal_tips(fig, fc, period, t_s, applied)[b];
-            let (ex, ey) = if squashed {
-                (Vec2::new(m * r, 0.0), Vec2::new(0.0, m * r))
-            } else {
-                // the bone's world turn since the drawn pose (no squash:
-                // root motion only translates)
-                let w = fk::world_matrices(fig, &fk::local_angles(fig, fc, u))[b];
-                let phi = w.b.atan2(w.a) - rest.b.atan2(rest.a);
-                let (sin, cos) = phi.sin_cos();
-                (Vec2::new(r * cos, r * sin), Vec2::new(-r * sin, r * cos))
-            };
-            vec![c + ex, c + ey]
-        };
-        let (ms, _) = measure::measure_probes(clip, &probes, &ideal);
-        let worst = ms
-            .into_iter()
-            .max_by(|a, b| a.max_error_px.total_cmp(&b.max_error_px))
-            .expect("two probes");
-        out.push((
-            bone.name.clone(),
-            LegMeasure {
-                name: format!("{}-rim", bone.name),
-                ..worst
-            },
-        ));
-    }
-    out
-}
-
-/// Measure every `ik` entry of every written clip: the lower bone's tip
-/// probe against [`fk::ik_ideal`] (the target, pulled for `"pull"`), and
-/// with a ground and a gait target the foot slip per step
-/// ([`measure::foot_slip_px`], as for `ik_chains`), and how far the aimed
-/// point ever is from the target the rig asked for (`reach_px`).
-fn measure_ik(
-    fig: &Figure,
-    clips: &[Clip],
-    plan: &reuse::Plan,
-    fit: crate::fit::Fit,
-) -> Vec<IkMeasure> {
-    let mut out = Vec::new();
-    for (ci, (clip, fc)) in clips.iter().zip(&fig.clips).enumerate() {
-        let period = clip.period_s;
-        let infos = clip.figure.as_ref().map_or(&[][..], |f| &f.bones[..]);
-        for (i, k) in fig.ik.iter().enumerate() {
-            let (up, lo) = (&fig.bones[k.upper], &fig.bones[k.lower]);
-            let probe = format!("{}-tip", lo.name);
-            let unit = |t_s: f64| match fc.play {
-                file::Play::Once => (t_s / period).clamp(0.0, 1.0),
-                file::Play::Loop => (t_s / period).rem_euclid(1.0),
-            };
-            let ideal = |t_s: f64| vec![fk::ik_ideal(fig, fc, unit(t_s))[i]];
-            let (mut m, _) = measure::measure_probes(clip, std::slice::from_ref(&probe), &ideal);
-            let mut m = m.remove(0);
-            let prefix = if fig.switched {
-                format!("{}:", fc.name)
-            } else {
-                String::new()
-            };
-            let leg = crate::clip::LegInfo {
-                name: format!("{prefix}{}-{}", up.name, lo.name),
-                ankle_probe: probe.clone(),
-                target_probe: probe,
-                thigh: up.length,
-                shin: lo.length,
-                tracks: [k.upper, k.lower]
-                    .iter()
-                    .filter_map(|&b| infos.get(b).and_then(|x| x.track))
-                    .collect(),
-                fit,
-                // the entry whose upper bone's keys this one plays
-                reuses: plan.shared[ci][k.upper].and_then(|sh| {
-                    let src = fig.ik.iter().find(|o| o.upper == sh.source)?;
-                    Some(format!(
-                        "{prefix}{}-{}",
-                        fig.bones[src.upper].name, fig.bones[src.lower].name
-                    ))
-                }),
-                ideal: Some(crate::chain::IdealTarget {
-                    root: fc.targets[i].clone(),
-                    target: fc.targets[i].clone(),
-                    pull_to: None,
-                    offset: crate::geom::Vec2::ZERO,
-                }),
-            };
-            m.name = leg.name.clone();
-            let down = down_intervals(fig, fc, i);
-            let ground_px = fig
-                .ground
-                .as_ref()
-                .map(|g| ground_contact_px(clip, &leg.ankle_probe, g.y, &down));
-            m.slip_px = match fc.targets[i] {
-                crate::trajectory::Trajectory::Gait { .. } => measure::foot_slip_px(clip, &leg),
-                _ if fig.ground.is_some() && !down.is_empty() => {
-                    Some(planted_slip_px(clip, &leg.ankle_probe, &down))
-                }
-                _ => None,
-            };
-            // how far the aim (pulled for "pull") is from the target asked for
-            m.reach_px = Some(
-                measure::sample_times(clip)
-                    .into_iter()
-                    .map(|t_s| {
-                        let u = unit(t_s);
-                        fc.targets[i].at(u).dist(fk::ik_ideal(fig, fc, u)[i])
-                    })
-                    .fold(0.0, f64::max),
-            );
-            // the target probe, against the target asked for, and the
-            // foot-to-target distance as written
-            let target = format!("{}-target", lo.name);
-            let asked = |t_s: f64| vec![fc.targets[i].at(unit(t_s))];
-            let (tm, _) = measure::measure_probes(clip, std::slice::from_ref(&target), &asked);
-            let foot_to_target_px = measure::sample_times(clip)
-                .into_iter()
-                .map(|t_s| {
-                    let p = measure::probes_at(clip, t_s);
-                    p[&leg.ankle_probe].dist(p[&target])
-                })
-                .fold(0.0, f64::max);
-            out.push(IkMeasure {
-                clip: ci,
-                leg,
-                measure: m,
-                target_error_px: tm[0].max_error_px,
-                foot_to_target_px,
-                ground_px: ground_px.filter(|_| !down.is_empty()),
-            });
-        }
-    }
-    out
 }

@@ -1,0 +1,254 @@
+//! Measure one written clip of a bone tree in a single pass over the
+//! measure stage's sample times: every bone tip against FK (with the
+//! springs), every head rim, and every `ik` entry's effector, target
+//! marker, reach, foot-to-target distance and ground contact. The ideal
+//! pose is solved once per sample ([`fk::pose`]) and the written tree is
+//! walked once per sample for all probes together
+//! ([`measure::sample_probes`]); the figures are the same as measuring
+//! each probe on its own.
+
+use super::model::FigClip;
+use super::{Figure, add_spring_offsets, down_intervals, fk, reuse, unit_time};
+use crate::clip::{Clip, LegInfo};
+use crate::geom::Vec2;
+use crate::measure::{self, IkMeasure, LegMeasure};
+use crate::trajectory::Trajectory;
+
+/// What [`measure_clip`] measured of one clip.
+pub(super) struct ClipMeasures {
+    /// One per bone (`<bone>-tip`), then one per head bone (`<bone>-rim`,
+    /// the worse of its two rim probes).
+    pub tips: Vec<LegMeasure>,
+    /// The head bones' names, in the order of their rims in `tips`.
+    pub heads: Vec<String>,
+    /// One per `ik` entry.
+    pub ik: Vec<IkMeasure>,
+    /// Sample times evaluated.
+    pub samples: usize,
+}
+
+/// Measure clip `ci` (`clip`, written from `fc`) of `fig`, whose springs
+/// and chains are those simulated for this clip.
+///
+/// - Tips: `<bone>-tip` against the FK tip plus every spring's offset.
+/// - Heads (`head_radius`): the rim probes `<bone>-rim-x`, `<bone>-rim-y`
+///   against `W(c) + m · r · (1, 0)` and `W(c) + m · r · (0, 1)`, W(c) the
+///   ideal tip and `m = (sx + sy)/2` of the ideal squash (1 without). A
+///   figure without any squash draws a plain circle whose rim probes turn
+///   with the bone: they are measured against `W(c) + R(Φ) · r · e`
+///   instead (Φ the bone's ideal world turn).
+/// - `ik` entries: the lower bone's tip against [`fk::ik_ideal`] (the
+///   target, pulled for `"pull"`); with a ground and a gait target the foot
+///   slip per step ([`measure::foot_slip_px`], as for `ik_chains`), with a
+///   planted target over a ground the slip while down; how far the aimed
+///   point ever is from the target asked for (`reach_px`); the target
+///   marker against that target; the written foot-to-target distance; the
+///   foot's distance from the ground line while down.
+pub(super) fn measure_clip(
+    fig: &Figure,
+    ci: usize,
+    fc: &FigClip,
+    clip: &Clip,
+    plan: &reuse::Plan,
+    fit: crate::fit::Fit,
+) -> ClipMeasures {
+    let nb = fig.bones.len();
+    let period = clip.period_s;
+    let applied: Vec<usize> = (0..fig.springs.len()).collect();
+    let heads: Vec<(usize, f64)> = (0..nb)
+        .filter_map(|b| fig.bones[b].head_radius.map(|r| (b, r)))
+        .collect();
+    // the written structure has the counter groups (see bake::head_items)
+    let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
+    let rest = fk::world_matrices(fig, &fig.rest_rad);
+    let mut probes: Vec<String> = fig
+        .bones
+        .iter()
+        .map(|b| format!("{}-tip", b.name))
+        .collect();
+    for &(b, _) in &heads {
+        let name = &fig.bones[b].name;
+        probes.push(format!("{name}-rim-x"));
+        probes.push(format!("{name}-rim-y"));
+    }
+    let target0 = probes.len();
+    for k in &fig.ik {
+        probes.push(format!("{}-target", fig.bones[k.lower].name));
+    }
+    let nk = fig.ik.len();
+    let downs: Vec<Vec<(f64, f64)>> = (0..nk).map(|i| down_intervals(fig, fc, i)).collect();
+    let planted: Vec<bool> = (0..nk)
+        .map(|i| {
+            !matches!(fc.targets[i], Trajectory::Gait { .. })
+                && fig.ground.is_some()
+                && !downs[i].is_empty()
+        })
+        .collect();
+    let ground = crate::clip::GROUND_PROBE;
+    let ground_at = planted.iter().any(|&p| p).then(|| {
+        probes.push(ground.to_string());
+        probes.len() - 1
+    });
+    // a planted foot's place relative to the ground at each interval's start
+    let rel0: Vec<Vec<Vec2>> = (0..nk)
+        .map(|i| {
+            if !planted[i] {
+                return Vec::new();
+            }
+            let foot = &probes[fig.ik[i].lower];
+            downs[i]
+                .iter()
+                .map(|&(a, _)| {
+                    let start = measure::probes_at(clip, a * period);
+                    start[foot] - start[ground]
+                })
+                .collect()
+        })
+        .collect();
+    let within = |t: f64, (a, b): (f64, f64)| t >= a * period && t <= b * period;
+
+    let mut errs: Vec<Vec<f64>> = vec![Vec::new(); target0];
+    let mut ik_errs: Vec<Vec<f64>> = vec![Vec::new(); nk];
+    let mut target_px = vec![0.0f64; nk];
+    let mut reach_px = vec![0.0f64; nk];
+    let mut foot_to_target_px = vec![0.0f64; nk];
+    let mut ground_px = vec![0.0f64; nk];
+    let mut planted_px = vec![0.0f64; nk];
+    let ts = measure::sample_probes(clip, &probes, |t, at| {
+        let u = unit_time(fc.play, t, period);
+        let pose = fk::pose(fig, fc, u);
+        let mut tips = pose.tips(fig);
+        add_spring_offsets(fig, u, &applied, &mut tips);
+        for b in 0..nb {
+            errs[b].push(at[b].dist(tips[b]));
+        }
+        for (h, &(b, r)) in heads.iter().enumerate() {
+            let m = fc.root.squash.as_ref().map_or(1.0, |s| {
+                let sy = s.sy.eval(u);
+                (1.0 + (1.0 - sy) * s.k + sy) / 2.0
+            });
+            let c = tips[b];
+            let (ex, ey) = if squashed {
+                (Vec2::new(m * r, 0.0), Vec2::new(0.0, m * r))
+            } else {
+                // the bone's world turn since the drawn pose (no squash:
+                // root motion only translates)
+                let w = pose.world[b];
+                let phi = w.b.atan2(w.a) - rest[b].b.atan2(rest[b].a);
+                let (sin, cos) = phi.sin_cos();
+                (Vec2::new(r * cos, r * sin), Vec2::new(-r * sin, r * cos))
+            };
+            let j = nb + 2 * h;
+            errs[j].push(at[j].dist(c + ex));
+            errs[j + 1].push(at[j + 1].dist(c + ey));
+        }
+        for (i, k) in fig.ik.iter().enumerate() {
+            let (foot, marker) = (at[k.lower], at[target0 + i]);
+            let ideal = pose.ik[i];
+            let asked = fc.targets[i].at(u);
+            ik_errs[i].push(foot.dist(ideal));
+            target_px[i] = target_px[i].max(marker.dist(asked));
+            reach_px[i] = reach_px[i].max(asked.dist(ideal));
+            foot_to_target_px[i] = foot_to_target_px[i].max(foot.dist(marker));
+            if let Some(g) = &fig.ground
+                && downs[i].iter().any(|&d| within(t, d))
+            {
+                ground_px[i] = ground_px[i].max((foot.y - g.y).abs());
+            }
+            if let Some(gi) = ground_at.filter(|_| planted[i]) {
+                for (d, r0) in downs[i].iter().zip(&rel0[i]) {
+                    if within(t, *d) {
+                        planted_px[i] = planted_px[i].max((foot - at[gi] - *r0).len());
+                    }
+                }
+            }
+        }
+    });
+
+    let mut tips: Vec<LegMeasure> = (0..nb)
+        .map(|b| measure::probe_measure(&probes[b], &ts, &errs[b], period))
+        .collect();
+    for (h, &(b, _)) in heads.iter().enumerate() {
+        let j = nb + 2 * h;
+        let worst = [j, j + 1]
+            .map(|j| measure::probe_measure(&probes[j], &ts, &errs[j], period))
+            .into_iter()
+            .max_by(|a, b| a.max_error_px.total_cmp(&b.max_error_px))
+            .expect("two probes");
+        tips.push(LegMeasure {
+            name: format!("{}-rim", fig.bones[b].name),
+            ..worst
+        });
+    }
+
+    let infos = clip.figure.as_ref().map_or(&[][..], |f| &f.bones[..]);
+    let prefix = if fig.switched {
+        format!("{}:", fc.name)
+    } else {
+        String::new()
+    };
+    let ik = fig
+        .ik
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let (up, lo) = (&fig.bones[k.upper], &fig.bones[k.lower]);
+            let probe = probes[k.lower].clone();
+            let leg = LegInfo {
+                name: format!("{prefix}{}-{}", up.name, lo.name),
+                ankle_probe: probe.clone(),
+                target_probe: probe.clone(),
+                thigh: up.length,
+                shin: lo.length,
+                tracks: [k.upper, k.lower]
+                    .iter()
+                    .filter_map(|&b| infos.get(b).and_then(|x| x.track))
+                    .collect(),
+                fit,
+                // the entry whose upper bone's keys this one plays
+                reuses: plan.shared[ci][k.upper].and_then(|sh| {
+                    let src = fig.ik.iter().find(|o| o.upper == sh.source)?;
+                    Some(format!(
+                        "{prefix}{}-{}",
+                        fig.bones[src.upper].name, fig.bones[src.lower].name
+                    ))
+                }),
+                ideal: Some(crate::chain::IdealTarget {
+                    root: fc.targets[i].clone(),
+                    target: fc.targets[i].clone(),
+                    pull_to: None,
+                    offset: Vec2::ZERO,
+                }),
+            };
+            let mut m = measure::probe_measure(&probe, &ts, &ik_errs[i], period);
+            m.name = leg.name.clone();
+            m.slip_px = match fc.targets[i] {
+                Trajectory::Gait { .. } => measure::foot_slip_px(clip, &leg),
+                _ if planted[i] => Some(planted_px[i]),
+                _ => None,
+            };
+            m.reach_px = Some(reach_px[i]);
+            IkMeasure {
+                clip: ci,
+                leg,
+                measure: m,
+                target_error_px: target_px[i],
+                foot_to_target_px: foot_to_target_px[i],
+                ground_px: fig
+                    .ground
+                    .as_ref()
+                    .map(|_| ground_px[i])
+                    .filter(|_| !downs[i].is_empty()),
+            }
+        })
+        .collect();
+    ClipMeasures {
+        tips,
+        heads: heads
+            .iter()
+            .map(|&(b, _)| fig.bones[b].name.clone())
+            .collect(),
+        ik,
+        samples: ts.len(),
+    }
+}
