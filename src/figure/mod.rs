@@ -157,7 +157,7 @@ pub fn down_intervals(fig: &Figure, fc: &model::FigClip, i: usize) -> Vec<(f64, 
         return Vec::new();
     };
     let target = &fc.targets[i];
-    if let crate::trajectory::Trajectory::Gait { .. } = target {
+    if target.is_gait() {
         let ideal = crate::chain::IdealTarget {
             root: target.clone(),
             target: target.clone(),
@@ -826,8 +826,8 @@ fn measure_ik(
                 .ground
                 .as_ref()
                 .map(|g| ground_contact_px(clip, &leg.ankle_probe, g.y, &down));
-            m.slip_px = match fc.targets[i] {
-                crate::trajectory::Trajectory::Gait { .. } => measure::foot_slip_px(clip, &leg),
+            m.slip_px = match &fc.targets[i] {
+                t if t.is_gait() => measure::foot_slip_px(clip, &leg),
                 _ if fig.ground.is_some() && !down.is_empty() => {
                     Some(planted_slip_px(clip, &leg.ankle_probe, &down))
                 }
