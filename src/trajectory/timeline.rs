@@ -20,9 +20,11 @@
 //! `v(t) = stride·cadence ÷ duty` of the blended gait at t (px per loop):
 //! the foot touches down at `+stride/2` (stride of that moment), then moves
 //! back exactly as the ground does, `x = stride/2 + G(t) − G(t_down)` with
-//! `G(t) = −∫₀ᵗ v`; the swing runs from where the foot lifted to the next
-//! touchdown point with smoothstep, lifted by `step_height·sin(π·u)`. The
-//! travel speed is therefore a timeline too (it follows the blend).
+//! `G(t) = −∫₀ᵗ v`, and lifts once the ground has carried it that stride
+//! (at `−stride/2`; with a constant blend, after `duty` of the cycle); the
+//! swing runs over the rest of the cycle to the next touchdown point with
+//! smoothstep, lifted by `step_height·sin(π·u)`. The travel speed is
+//! therefore a timeline too (it follows the blend).
 //! `G` is integrated once on a grid of [`GROUND_CELLS`] cells (Simpson) and
 //! read with cubic Hermite interpolation, which is not exact but far below
 //! the written precision (about 1e-9 px for the rigs in `rigs/`).
@@ -41,6 +43,8 @@ pub const MAX_KEYS: usize = 1000;
 pub const MAX_CYCLES: f64 = 64.0;
 /// How far from a whole number the cycles of one loop may be.
 pub const WHOLE_EPS: f64 = 1e-6;
+/// Latest liftoff, as a fraction of the time from touchdown to the next.
+pub const MAX_STANCE: f64 = 0.95;
 /// Grid cells on which the ground's travel is integrated.
 pub const GROUND_CELLS: usize = 2048;
 
@@ -429,11 +433,29 @@ impl TimedGait {
         k * self.travel_per_loop() + v
     }
 
-    /// Cycle `k`'s touchdown time, its liftoff time and its duty.
+    /// Cycle `k`'s touchdown time, its liftoff time and the gait at
+    /// touchdown. The foot lifts once the ground has carried it one stride
+    /// (the stride at touchdown) from where it landed, so it always lifts
+    /// at `−stride/2` whatever the blend does meanwhile (at the latest at
+    /// [`MAX_STANCE`] of the time to the next touchdown).
     fn cycle(&self, k: f64) -> (f64, f64, Stepping) {
         let td = self.cadence.time_of(k - self.phase);
         let s = self.at_blend(td);
-        (td, self.cadence.time_of(k + s.duty - self.phase), s)
+        let next = self.cadence.time_of(k + 1.0 - self.phase);
+        let want = self.travel_at(td) + s.stride;
+        let (mut lo, mut hi) = (td, td + MAX_STANCE * (next - td));
+        if self.travel_at(hi) <= want {
+            return (td, hi, s);
+        }
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if self.travel_at(mid) < want {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        (td, 0.5 * (lo + hi), s)
     }
 
     /// The foot at normalised time t.
@@ -442,13 +464,17 @@ impl TimedGait {
         let psi = self.phase + self.cadence.phase(t);
         let k = psi.floor();
         let (td, lo, s) = self.cycle(k);
+        // td ≤ t: Φ(td) = k − phase ≤ Φ(t)
         let down_x = s.stride / 2.0;
-        if psi - k < s.duty {
+        if t < lo {
             return self.origin + Vec2::new(down_x - (self.travel_at(t) - self.travel_at(td)), 0.0);
         }
         let lift_x = down_x - (self.travel_at(lo) - self.travel_at(td));
-        let next = self.at_blend(self.cadence.time_of(k + 1.0 - self.phase));
-        let u = ((psi - k - s.duty) / (1.0 - s.duty)).clamp(0.0, 1.0);
+        let tn = self.cadence.time_of(k + 1.0 - self.phase);
+        let next = self.at_blend(tn);
+        let (p_lo, p_t) = (self.cadence.phase(lo), self.cadence.phase(t));
+        let p_n = self.cadence.phase(tn);
+        let u = ((p_t - p_lo) / (p_n - p_lo)).clamp(0.0, 1.0);
         let x = lift_x + (next.stride / 2.0 - lift_x) * smooth(u);
         let lift = self.at_blend(t).step_height * (PI * u).sin();
         self.origin + Vec2::new(x, -lift)
@@ -486,9 +512,9 @@ impl TimedGait {
 
     /// Whether the foot is down at t.
     pub fn in_stance(&self, t: f64) -> bool {
-        let psi = self.phase + self.cadence.phase(t.rem_euclid(1.0));
-        let k = psi.floor();
-        psi - k < self.cycle(k).2.duty
+        let t = t.rem_euclid(1.0);
+        let k = (self.phase + self.cadence.phase(t)).floor();
+        t < self.cycle(k).1
     }
 }
 
@@ -607,6 +633,8 @@ mod tests {
             let t = i as f64 / n as f64;
             let d = g.at(t).dist(g.at(t + 1e-7));
             assert!(d < 1e-3, "{t}: jump {d}");
+            // lands at +stride/2, lifts at −stride/2: never past the longer stride
+            assert!((g.at(t).x).abs() <= 30.0 + 1e-6, "{t}: {:?}", g.at(t));
         }
         assert!(g.at(0.0).dist(g.at(1.0 - 1e-12)) < 1e-6);
         let st = g.stance();
