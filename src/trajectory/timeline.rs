@@ -603,48 +603,104 @@ mod tests {
         }
     }
 
-    fn gait() -> TimedGait {
-        let blend = keyed(&[(0.0, 0.0), (0.5, 1.0), (1.0, 0.0)], EaseName::Smoothstep);
-        // mean blend 1/2: 4 + (6 − 4)/2 = 5 cycles
-        let cad = Cadence::new("b", blend, 4.0, 6.0).unwrap();
-        let w = Stepping {
-            stride: 45.0,
-            step_height: 8.0,
-            duty: 0.6,
-            cycles: 4.0,
-        };
-        let r = Stepping {
-            stride: 60.0,
-            step_height: 14.0,
-            duty: 0.4,
-            cycles: 6.0,
-        };
-        TimedGait::new(Vec2::new(0.0, 100.0), w, r, cad, 0.5)
+    fn stepping(stride: f64, step_height: f64, duty: f64, cycles: f64) -> Stepping {
+        Stepping {
+            stride,
+            step_height,
+            duty,
+            cycles,
+        }
     }
 
-    /// The foot path is continuous everywhere (seam included), and while
-    /// down it moves exactly with the ground.
+    /// Timelines of the class: smoothstep ramps, easeIn/easeOut ramps,
+    /// linear ramps with holds, three foot phases; each closes (whole cycles).
+    fn gaits() -> Vec<TimedGait> {
+        use EaseName::*;
+        // (keys, eases, walk cycles, run cycles, phase)
+        let cases: Vec<(Vec<(f64, f64)>, Vec<EaseName>, f64, f64, f64)> = vec![
+            // ∫blend = 1/2: 4 + 2/2 = 5 cycles
+            (
+                vec![(0.0, 0.0), (0.5, 1.0), (1.0, 0.0)],
+                vec![Smoothstep; 2],
+                4.0,
+                6.0,
+                0.5,
+            ),
+            // ∫blend = 0.3·1/4 + 0.2 + 0.1·1/4 = 0.3: 5 + 10·0.3 = 8
+            (
+                vec![
+                    (0.0, 0.0),
+                    (0.2, 0.0),
+                    (0.5, 1.0),
+                    (0.7, 1.0),
+                    (0.8, 0.0),
+                    (1.0, 0.0),
+                ],
+                vec![Linear, EaseInCubic, Linear, EaseOutCubic, Linear],
+                5.0,
+                15.0,
+                0.0,
+            ),
+            // ∫blend = 0.125 + 0.25 + 0.125 = 0.5: 6 + 4·0.5 = 8
+            (
+                vec![
+                    (0.0, 0.0),
+                    (0.15, 0.0),
+                    (0.4, 1.0),
+                    (0.65, 1.0),
+                    (0.9, 0.0),
+                    (1.0, 0.0),
+                ],
+                vec![Linear, Smoothstep, Linear, Linear, Linear],
+                6.0,
+                10.0,
+                0.25,
+            ),
+        ];
+        cases
+            .into_iter()
+            .map(|(keys, eases, w, r, phase)| {
+                let cad = Cadence::new("b", Keyed { keys, eases }, w, r).unwrap();
+                TimedGait::new(
+                    Vec2::new(0.0, 100.0),
+                    stepping(45.0, 8.0, 0.6, w),
+                    stepping(60.0, 14.0, 0.4, r),
+                    cad,
+                    phase,
+                )
+            })
+            .collect()
+    }
+
+    fn gait() -> TimedGait {
+        gaits().remove(0)
+    }
+
+    /// The foot path is continuous everywhere (seam included), lands at
+    /// +stride/2 and lifts at −stride/2 (never beyond the longer stride's
+    /// half), and while down moves exactly with the ground.
     #[test]
     fn timed_gait_is_continuous_and_planted() {
-        let g = gait();
-        assert_eq!(g.cadence.cycles, 5);
-        let n = 20_000;
-        for i in 0..=n {
-            let t = i as f64 / n as f64;
-            let d = g.at(t).dist(g.at(t + 1e-7));
-            assert!(d < 1e-3, "{t}: jump {d}");
-            // lands at +stride/2, lifts at −stride/2: never past the longer stride
-            assert!((g.at(t).x).abs() <= 30.0 + 1e-6, "{t}: {:?}", g.at(t));
+        for (c, g) in gaits().iter().enumerate() {
+            let n = 20_000;
+            for i in 0..=n {
+                let t = i as f64 / n as f64;
+                let d = g.at(t).dist(g.at(t + 1e-7));
+                assert!(d < 1e-3, "{c} {t}: jump {d}");
+                assert!(g.at(t).x.abs() <= 30.0 + 1e-6, "{c} {t}: {:?}", g.at(t));
+            }
+            assert!(g.at(0.0).dist(g.at(1.0 - 1e-12)) < 1e-6, "{c}");
+            let st = g.stance();
+            let whole = g.cadence.cycles as usize;
+            assert!(st.len() == whole || st.len() == whole + 1, "{c} {st:?}");
+            for (a, b) in st {
+                let (pa, pb) = (g.at(a + 1e-9), g.at(b - 1e-9));
+                let ground = g.travel_at(b - 1e-9) - g.travel_at(a + 1e-9);
+                assert!((pa.x - pb.x - ground).abs() < 1e-6, "{c}");
+                assert!(pa.y == 100.0 && pb.y == 100.0, "{c}");
+            }
         }
-        assert!(g.at(0.0).dist(g.at(1.0 - 1e-12)) < 1e-6);
-        let st = g.stance();
-        assert_eq!(st.len(), 6, "{st:?}"); // one split at the seam
-        for (a, b) in st {
-            let (pa, pb) = (g.at(a + 1e-9), g.at(b - 1e-9));
-            let ground = g.travel_at(b - 1e-9) - g.travel_at(a + 1e-9);
-            assert!((pa.x - pb.x - ground).abs() < 1e-6);
-            assert!(pa.y == 100.0 && pb.y == 100.0);
-        }
+        assert_eq!(gait().cadence.cycles, 5);
     }
 
     /// A blend whose cycles do not add up to a whole number is refused
