@@ -612,12 +612,15 @@ mod tests {
         }
     }
 
+    /// A test timeline: keys, eases, walk and run cycles, foot phase.
+    type Case = (Vec<(f64, f64)>, Vec<EaseName>, f64, f64, f64);
+
     /// Timelines of the class: smoothstep ramps, easeIn/easeOut ramps,
     /// linear ramps with holds, three foot phases; each closes (whole cycles).
     fn gaits() -> Vec<TimedGait> {
         use EaseName::*;
         // (keys, eases, walk cycles, run cycles, phase)
-        let cases: Vec<(Vec<(f64, f64)>, Vec<EaseName>, f64, f64, f64)> = vec![
+        let cases: Vec<Case> = vec![
             // ∫blend = 1/2: 4 + 2/2 = 5 cycles
             (
                 vec![(0.0, 0.0), (0.5, 1.0), (1.0, 0.0)],
