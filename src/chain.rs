@@ -163,6 +163,8 @@ impl IkChain {
     pub fn gait_speed_px_s(&self, period_s: f64) -> Option<f64> {
         match &self.target {
             Trajectory::Gait { stride, duty, .. } => Some(stride / (duty * period_s)),
+            // the mean speed: the travel per loop over the period
+            Trajectory::TimedGait(g) => Some(g.travel_per_loop() / period_s),
             _ => None,
         }
     }
@@ -1093,18 +1095,49 @@ pub fn bake_chains_with(
 pub fn ground_node(g: &Ground, period_s: f64, tracks: &mut Vec<Track>) -> Node {
     let travel = g.speed_px_s * period_s;
     let spacing = travel / g.dots_per_period as f64;
-    spaced_ground_node(g, spacing, travel, travel, tracks)
+    spaced_ground_node(g, spacing, travel, travel, None, tracks)
+}
+
+/// Largest gap between a ground's travel and the straight keys written
+/// for it ([`ground_keys`]), px.
+pub const GROUND_KEY_PX: f64 = 0.01;
+
+/// Linear keys `(t, −travel(t))` for a ground whose speed changes over the
+/// loop (`travel(t)` px moved left from t = 0): the fewest uniform keys of
+/// 20, 40, 50, 100, …, 1000 (times exact in three decimals) whose chords
+/// stay within [`GROUND_KEY_PX`] of the travel at four points per segment;
+/// 1000 keys if none does.
+pub fn ground_keys(travel: &dyn Fn(f64) -> f64) -> Vec<(f64, f64)> {
+    const COUNTS: [usize; 8] = [20, 40, 50, 100, 200, 250, 500, 1000];
+    for n in COUNTS {
+        let t = |i: usize| i as f64 / n as f64;
+        let ok = (0..n).all(|i| {
+            let (a, b) = (travel(t(i)), travel(t(i + 1)));
+            [0.2, 0.4, 0.5, 0.6, 0.8].iter().all(|&u| {
+                let x = t(i) + u / n as f64;
+                (a + (b - a) * u - travel(x)).abs() <= GROUND_KEY_PX
+            })
+        });
+        if ok || n == 1000 {
+            return (0..=n).map(|i| (t(i), -travel(t(i)))).collect();
+        }
+    }
+    unreachable!("the last count always returns")
 }
 
 /// A ground row of dots `spacing` apart, enough to cover `[from_x, to_x]`
 /// while it moves left by up to `max_travel` px, moving left by `travel` px
 /// over the period (0: it stands still). A bone tree whose clips scroll at
 /// different speeds draws one row and gives each clip its own travel.
+///
+/// `keys` (from [`ground_keys`]) replace the constant speed by keyed
+/// travel: a ground that follows a gait whose speed changes over the loop.
 pub fn spaced_ground_node(
     g: &Ground,
     spacing: f64,
     travel: f64,
     max_travel: f64,
+    keys: Option<&[(f64, f64)]>,
     tracks: &mut Vec<Track>,
 ) -> Node {
     let count = ((g.to_x - g.from_x + max_travel) / spacing).ceil() as usize + 1;
@@ -1124,13 +1157,21 @@ pub fn spaced_ground_node(
         name: GROUND_PROBE.into(),
         at: Vec2::new(quantize(g.from_x + dots * spacing, LEN_DECIMALS), y),
     });
-    tracks.push(track("rb-ground".into(), &[0.0, 1.0], |i| {
-        if i == 0 {
-            0.0
-        } else {
-            -quantize(travel, LEN_DECIMALS)
+    match keys {
+        Some(keys) => {
+            let times: Vec<f64> = keys.iter().map(|k| k.0).collect();
+            tracks.push(track("rb-ground".into(), &times, |i| {
+                quantize(keys[i].1, LEN_DECIMALS)
+            }));
         }
-    }));
+        None => tracks.push(track("rb-ground".into(), &[0.0, 1.0], |i| {
+            if i == 0 {
+                0.0
+            } else {
+                -quantize(travel, LEN_DECIMALS)
+            }
+        })),
+    }
     Node {
         class: Some("rb-ground".into()),
         translate: Vec2::ZERO,

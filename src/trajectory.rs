@@ -29,6 +29,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{PI, TAU};
 
+pub mod timeline;
+use timeline::{Cadence, ParamFile, Stepping, TimedBob, TimedGait};
+
 /// Arc-length accuracy for `path` trajectories, px.
 pub const ARCLEN_ACCURACY: f64 = 1e-6;
 
@@ -161,9 +164,14 @@ pub struct BobFile {
     /// The running bob's parameters (see `blend`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<BobRunFile>,
-    /// 0 = walk (the fields above), 1 = `run`; default 0.
-    #[serde(default = "zero")]
-    pub blend: f64,
+    /// 0 = walk (the fields above), 1 = `run`; default 0. A number, or a
+    /// timeline `{"keys": [[t, blend], …], "ease": …}` (see [`timeline`]).
+    #[serde(default)]
+    pub blend: ParamFile,
+    /// Gait cycles per loop while walking (two bobs each; default 1); with
+    /// a blend timeline, give the gait's `cycles` so the bob keeps step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<f64>,
 }
 
 /// `run` of a `bob`: the same numeric fields as the walk.
@@ -173,6 +181,9 @@ pub struct BobRunFile {
     pub amp: f64,
     #[serde(default = "zero")]
     pub phase: f64,
+    /// Gait cycles per loop while running (default: the walk's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<f64>,
 }
 
 /// `run` of a `gait`: the same numeric fields as the walk.
@@ -182,6 +193,9 @@ pub struct GaitRunFile {
     pub stride: f64,
     pub step_height: f64,
     pub duty: f64,
+    /// Gait cycles per loop while running (default: the walk's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -201,8 +215,13 @@ pub struct GaitFile {
     pub run: Option<GaitRunFile>,
     /// Seed 000's gait blend: 0 = walk (the fields above), 1 = `run`;
     /// `stride`, `step_height` and `duty` are `lerp(walk, run, blend)`.
-    #[serde(default = "zero")]
-    pub blend: f64,
+    /// A number, or a timeline `{"keys": [[t, blend], …], "ease": …}`
+    /// (see [`timeline`]).
+    #[serde(default)]
+    pub blend: ParamFile,
+    /// Gait cycles per loop while walking (a rate; default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<f64>,
 }
 
 /// A validated trajectory.
@@ -240,6 +259,11 @@ pub enum Trajectory {
         amp: f64,
         phase: f64,
     },
+    /// A gait whose blend follows a timeline, or that makes more than one
+    /// cycle per loop (see [`timeline`]).
+    TimedGait(Box<TimedGait>),
+    /// A bob whose blend follows a timeline, or of more than one cycle.
+    TimedBob(Box<TimedBob>),
 }
 
 fn sign(d: Direction) -> f64 {
@@ -281,47 +305,128 @@ impl TrajectoryFile {
             TrajectoryFile::Path(pf) => validate_path(&format!("{path}.path"), pf)?,
             TrajectoryFile::Bob(b) => {
                 let p = format!("{path}.bob");
-                let blend = blend(&format!("{p}.blend"), b.blend, b.run.is_some())?;
-                let (mut amp, mut phase) = (
+                let center = point(&format!("{p}.center"), b.center)?;
+                let (amp, phase) = (
                     num(&format!("{p}.amp"), b.amp)?,
                     num(&format!("{p}.phase"), b.phase)?,
                 );
-                if let Some(r) = &b.run {
-                    amp = lerp(amp, num(&format!("{p}.run.amp"), r.amp)?, blend);
-                    phase = lerp(phase, num(&format!("{p}.run.phase"), r.phase)?, blend);
+                let (run_amp, run_phase) = match &b.run {
+                    Some(r) => (
+                        num(&format!("{p}.run.amp"), r.amp)?,
+                        num(&format!("{p}.run.phase"), r.phase)?,
+                    ),
+                    None => (amp, phase),
+                };
+                let run_cycles = b.run.as_ref().and_then(|r| r.cycles);
+                if let (ParamFile::Const(x), None, None) = (&b.blend, b.cycles, run_cycles) {
+                    let blend = blend(&format!("{p}.blend"), *x, b.run.is_some())?;
+                    return Ok(Trajectory::Bob {
+                        center,
+                        amp: lerp(amp, run_amp, blend),
+                        phase: lerp(phase, run_phase, blend),
+                    });
                 }
-                Trajectory::Bob {
-                    center: point(&format!("{p}.center"), b.center)?,
-                    amp,
-                    phase,
-                }
+                let cadence = cadence(&p, &b.blend, b.cycles, run_cycles, b.run.is_some())?;
+                Trajectory::TimedBob(Box::new(TimedBob {
+                    center,
+                    amp: (amp, run_amp),
+                    phase: (phase, run_phase),
+                    cadence,
+                }))
             }
             TrajectoryFile::Gait(g) => {
                 let p = format!("{path}.gait");
-                let blend = blend(&format!("{p}.blend"), g.blend, g.run.is_some())?;
-                let mut stride = positive(&format!("{p}.stride"), g.stride)?;
-                let mut step_height = num(&format!("{p}.step_height"), g.step_height)?;
-                let mut duty = duty(&format!("{p}.duty"), g.duty)?;
-                if let Some(r) = &g.run {
-                    let q = format!("{p}.run");
-                    stride = lerp(stride, positive(&format!("{q}.stride"), r.stride)?, blend);
-                    step_height = lerp(
-                        step_height,
-                        num(&format!("{q}.step_height"), r.step_height)?,
-                        blend,
-                    );
-                    duty = lerp(duty, self::duty(&format!("{q}.duty"), r.duty)?, blend);
+                let walk = Stepping {
+                    stride: positive(&format!("{p}.stride"), g.stride)?,
+                    step_height: num(&format!("{p}.step_height"), g.step_height)?,
+                    duty: duty(&format!("{p}.duty"), g.duty)?,
+                    cycles: 1.0,
+                };
+                let run = match &g.run {
+                    Some(r) => {
+                        let q = format!("{p}.run");
+                        Stepping {
+                            stride: positive(&format!("{q}.stride"), r.stride)?,
+                            step_height: num(&format!("{q}.step_height"), r.step_height)?,
+                            duty: self::duty(&format!("{q}.duty"), r.duty)?,
+                            cycles: 1.0,
+                        }
+                    }
+                    None => walk,
+                };
+                let origin = point(&format!("{p}.origin"), g.origin)?;
+                let phase = num(&format!("{p}.phase"), g.phase)?.rem_euclid(1.0);
+                let run_cycles = g.run.as_ref().and_then(|r| r.cycles);
+                if let (ParamFile::Const(x), None, None) = (&g.blend, g.cycles, run_cycles) {
+                    let blend = blend(&format!("{p}.blend"), *x, g.run.is_some())?;
+                    return Ok(Trajectory::Gait {
+                        origin,
+                        stride: lerp(walk.stride, run.stride, blend),
+                        step_height: lerp(walk.step_height, run.step_height, blend),
+                        duty: lerp(walk.duty, run.duty, blend),
+                        phase,
+                    });
                 }
-                Trajectory::Gait {
-                    origin: point(&format!("{p}.origin"), g.origin)?,
-                    stride,
-                    step_height,
-                    duty,
-                    phase: num(&format!("{p}.phase"), g.phase)?.rem_euclid(1.0),
-                }
+                let cadence = cadence(&p, &g.blend, g.cycles, run_cycles, g.run.is_some())?;
+                let (walk, run) = (
+                    Stepping {
+                        cycles: cadence.walk,
+                        ..walk
+                    },
+                    Stepping {
+                        cycles: cadence.run,
+                        ..run
+                    },
+                );
+                Trajectory::TimedGait(Box::new(TimedGait::new(origin, walk, run, cadence, phase)))
             }
         })
     }
+}
+
+/// The cycle phase of a gait or bob at `p` with a blend timeline or
+/// `cycles`: the blend within [0, 1] (a non-constant one needs `run`),
+/// `cycles` and `run.cycles` within (0, 64], and a whole number of cycles
+/// per loop (refused at `p.blend`, or at `p.cycles` for a constant blend).
+fn cadence(
+    p: &str,
+    b: &ParamFile,
+    walk: Option<f64>,
+    run: Option<f64>,
+    has_run: bool,
+) -> Result<Cadence, RigError> {
+    let rate = |path: String, c: f64| -> Result<f64, RigError> {
+        let c = num(&path, c)?;
+        if !(c > 0.0 && c <= timeline::MAX_CYCLES) {
+            return Err(invalid(
+                path,
+                format!(
+                    "must be within (0, {}], got {}",
+                    timeline::MAX_CYCLES,
+                    crate::valid::shown(c)
+                ),
+            ));
+        }
+        Ok(c)
+    };
+    let walk = rate(format!("{p}.cycles"), walk.unwrap_or(1.0))?;
+    let run = match run {
+        Some(c) => rate(format!("{p}.run.cycles"), c)?,
+        None => walk,
+    };
+    let bp = format!("{p}.blend");
+    let keyed = timeline::validate_param(&bp, b, &|q, v| {
+        let v = timeline::unit(q, v)?;
+        if v != 0.0 && !has_run {
+            return Err(invalid(q, "needs `run` parameters to blend toward"));
+        }
+        Ok(v)
+    })?;
+    let field = match b {
+        ParamFile::Const(_) => format!("{p}.cycles"),
+        ParamFile::Keys(_) => bp,
+    };
+    Cadence::new(&field, keyed, walk, run)
 }
 
 fn lerp(a: f64, b: f64, u: f64) -> f64 {
@@ -545,6 +650,8 @@ impl Trajectory {
             Trajectory::Bob { center, amp, phase } => {
                 *center + Vec2::new(0.0, -amp * (TAU * (t + phase)).sin().abs())
             }
+            Trajectory::TimedGait(g) => g.at(t),
+            Trajectory::TimedBob(b) => b.at(t),
         }
     }
 
@@ -615,6 +722,8 @@ impl Trajectory {
                 let a = (-phase).rem_euclid(0.5);
                 vec![a, a + 0.5]
             }
+            Trajectory::TimedGait(g) => g.corners(),
+            Trajectory::TimedBob(b) => b.corners(),
         };
         out.retain(|t| (0.0..1.0).contains(t));
         out.sort_by(f64::total_cmp);
@@ -622,11 +731,31 @@ impl Trajectory {
         out
     }
 
+    /// Whether this is a gait (a foot that plants on a scrolling ground).
+    pub fn is_gait(&self) -> bool {
+        matches!(self, Trajectory::Gait { .. } | Trajectory::TimedGait(_))
+    }
+
+    /// How far a ground that a planted foot of this gait keeps pace with
+    /// has moved left from normalised time 0 to t (t ∈ [0, 1]), px; `None`
+    /// for other kinds. A constant gait's ground moves `stride ÷ duty` per
+    /// loop at constant speed; a timed gait's follows its blend.
+    pub fn ground_travel(&self, t: f64) -> Option<f64> {
+        match self {
+            Trajectory::Gait { stride, duty, .. } => Some(stride / duty * t),
+            Trajectory::TimedGait(g) => Some(g.travel_at(t)),
+            _ => None,
+        }
+    }
+
     /// Whether the point is on the ground (gait stance) at t; always false
     /// for other kinds.
+    ///
+    /// (A gait, timed or not, is also recognised by [`Self::is_gait`].)
     pub fn in_stance(&self, t: f64) -> bool {
         match self {
             Trajectory::Gait { duty, phase, .. } => (t + phase).rem_euclid(1.0) < *duty,
+            Trajectory::TimedGait(g) => g.in_stance(t),
             _ => false,
         }
     }
@@ -1018,6 +1147,7 @@ impl IdealTarget {
                     vec![(a, 1.0), (0.0, b - 1.0)]
                 }
             }
+            Trajectory::TimedGait(g) => g.stance(),
             _ => Vec::new(),
         }
     }

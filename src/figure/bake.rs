@@ -648,6 +648,7 @@ fn bake_clip(
             fig.ground_spacing_px,
             travel,
             max_travel,
+            (!clip.ground_keys.is_empty()).then_some(&clip.ground_keys[..]),
             &mut tracks,
         );
         if fig.switched {

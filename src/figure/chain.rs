@@ -79,7 +79,8 @@ fn check_count(files: &[ChainFile]) -> Result<(), RigError> {
     Ok(())
 }
 
-/// One wind component: a constant, or `offset + amp · sin(2π·harmonic·t + phase)`.
+/// One wind component: a constant, `offset + amp · sin(2π·harmonic·t +
+/// phase)`, or a timeline keyed over the loop.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum WindComponentFile {
@@ -87,6 +88,10 @@ pub enum WindComponentFile {
     Const(f64),
     /// Periodic with the loop, px/s².
     Periodic(PeriodicFile),
+    /// A timeline, px/s²: `{"keys": [[t, value], …], "ease": …}` as a bone's
+    /// `track`, the last value equal to the first (e.g. wind that grows as a
+    /// gait's blend timeline speeds the figure up).
+    Keys(crate::trajectory::timeline::LoopKeysFile),
 }
 
 /// `offset + amp · sin(2π · harmonic · t + phase_deg)`, t the loop's normalised time.
@@ -301,12 +306,33 @@ pub struct Chain {
     pub stretches: bool,
 }
 
+/// A validated wind component: `(offset, amp, harmonic, phase_rad)` of a
+/// sine, or a timeline.
+enum Wind {
+    Sine(f64, f64, f64, f64),
+    Keys(crate::trajectory::timeline::Keyed),
+}
+
+impl Wind {
+    /// The acceleration at normalised time t ∈ [0, 1), px/s².
+    fn at(&self, t: f64) -> f64 {
+        match self {
+            Wind::Sine(o, a, h, ph) => o + a * (TAU * h * t + ph).sin(),
+            Wind::Keys(k) => k.eval(t),
+        }
+    }
+}
+
 /// A wind component as a function of normalised time.
-fn wind_fn(path: &str, w: &Option<WindComponentFile>) -> Result<(f64, f64, f64, f64), RigError> {
-    // (offset, amp, harmonic, phase_rad)
+fn wind_fn(path: &str, w: &Option<WindComponentFile>) -> Result<Wind, RigError> {
     Ok(match w {
-        None => (0.0, 0.0, 0.0, 0.0),
-        Some(WindComponentFile::Const(c)) => (finite(path, *c)?, 0.0, 0.0, 0.0),
+        None => Wind::Sine(0.0, 0.0, 0.0, 0.0),
+        Some(WindComponentFile::Const(c)) => Wind::Sine(finite(path, *c)?, 0.0, 0.0, 0.0),
+        Some(WindComponentFile::Keys(k)) => Wind::Keys(crate::trajectory::timeline::validate_loop(
+            path,
+            k,
+            &|q, v| finite(q, v),
+        )?),
         Some(WindComponentFile::Periodic(p)) => {
             if p.harmonic > 64 {
                 return Err(invalid(
@@ -314,7 +340,7 @@ fn wind_fn(path: &str, w: &Option<WindComponentFile>) -> Result<(f64, f64, f64, 
                     format!("must be at most 64, got {}", p.harmonic),
                 ));
             }
-            (
+            Wind::Sine(
                 finite(&format!("{path}.offset"), p.offset)?,
                 finite(&format!("{path}.amp"), p.amp)?,
                 p.harmonic as f64,
@@ -664,8 +690,7 @@ fn simulate(
         seam_eps_px: 1e-4,
         max_periods,
     };
-    let comp = |(o, a, h, ph): (f64, f64, f64, f64), t: f64| o + a * (TAU * h * t + ph).sin();
-    let wind_at = |t: f64| Vec2::new(comp(wx, t), comp(wy, t));
+    let wind_at = |t: f64| Vec2::new(wx.at(t), wy.at(t));
     let recording = if once {
         crate::solve::physics::once_chain(&params, &lp, anchor, &wind_at)
     } else {

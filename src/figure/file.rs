@@ -157,7 +157,8 @@ pub struct RootFile {
     pub squash: Option<SquashFile>,
     /// Translates the whole figure by `traj(t) − traj(0)`: any trajectory
     /// of `ik_chains` (`{"bob": …}` for a walking hip, a `track` for a
-    /// sliding seat), added to `x` and `y`.
+    /// sliding seat), added to `x` and `y`. A `bob`'s `blend` may be a
+    /// timeline, as a gait's.
     #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub mv: Option<crate::trajectory::TrajectoryFile>,
@@ -175,6 +176,9 @@ pub struct IkFile {
     /// The second bone (shin, forearm).
     pub lower: String,
     /// Where `lower`'s tip goes, in user space: any trajectory of `ik_chains`.
+    /// A `gait`'s `blend` may be a timeline keyed over the loop
+    /// (`{"keys": [[t, blend], …], "ease": …}`, with `cycles` and
+    /// `run.cycles` its rate in cycles per loop; see docs/walker.md §7).
     #[schemars(with = "serde_json::Value")]
     pub target: crate::trajectory::TrajectoryFile,
     /// `"forward"` (default): the middle joint lies counter-clockwise on

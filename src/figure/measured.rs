@@ -12,7 +12,6 @@ use super::{Figure, add_spring_offsets, down_intervals, fk, reuse, unit_time};
 use crate::clip::{Clip, LegInfo};
 use crate::geom::Vec2;
 use crate::measure::{self, IkMeasure, LegMeasure};
-use crate::trajectory::Trajectory;
 
 /// What [`measure_clip`] measured of one clip.
 pub(super) struct ClipMeasures {
@@ -79,7 +78,7 @@ pub(super) fn measure_clip(
     let downs: Vec<Vec<(f64, f64)>> = (0..nk).map(|i| down_intervals(fig, fc, i)).collect();
     let planted: Vec<bool> = (0..nk)
         .map(|i| {
-            !matches!(fc.targets[i], Trajectory::Gait { .. })
+            !fc.targets[i].is_gait()
                 && fig.ground.is_some()
                 && !downs[i].is_empty()
         })
@@ -222,8 +221,8 @@ pub(super) fn measure_clip(
             };
             let mut m = measure::probe_measure(&probe, &ts, &ik_errs[i], period);
             m.name = leg.name.clone();
-            m.slip_px = match fc.targets[i] {
-                Trajectory::Gait { .. } => measure::foot_slip_px(clip, &leg),
+            m.slip_px = match &fc.targets[i] {
+                t if t.is_gait() => measure::foot_slip_px(clip, &leg),
                 _ if planted[i] => Some(planted_px[i]),
                 _ => None,
             };

@@ -162,7 +162,7 @@ pub fn down_intervals(fig: &Figure, fc: &model::FigClip, i: usize) -> Vec<(f64, 
         return Vec::new();
     };
     let target = &fc.targets[i];
-    if let crate::trajectory::Trajectory::Gait { .. } = target {
+    if target.is_gait() {
         let ideal = crate::chain::IdealTarget {
             root: target.clone(),
             target: target.clone(),

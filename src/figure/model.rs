@@ -196,8 +196,13 @@ pub struct FigClip {
     /// this clip (the clip's own `ik`, else the rig's `ik[].target`).
     pub targets: Vec<Trajectory>,
     /// Leftward speed of the ground under this clip, px/s (0: it stands
-    /// still); meaningful with [`Figure::ground`].
+    /// still); meaningful with [`Figure::ground`]. For a ground that
+    /// follows a timed gait, the mean speed (travel per loop ÷ period).
     pub ground_speed_px_s: f64,
+    /// The ground's keyed travel `(t, x offset)` when it follows a gait
+    /// whose speed changes over the loop ([`crate::chain::ground_keys`]);
+    /// empty: constant speed.
+    pub ground_keys: Vec<(f64, f64)>,
 }
 
 /// A validated bone-tree figure.
@@ -527,6 +532,7 @@ pub fn validate(
             root: top_root,
             targets: Vec::new(),
             ground_speed_px_s: 0.0,
+            ground_keys: Vec::new(),
         });
     } else {
         if clips.len() > MAX_CLIPS {
@@ -572,6 +578,7 @@ pub fn validate(
                 },
                 targets: Vec::new(),
                 ground_speed_px_s: 0.0,
+                ground_keys: Vec::new(),
             });
         }
     }
@@ -755,6 +762,7 @@ pub fn validate_ground(fig: &mut Figure, g: &crate::chain::GroundFile) -> Result
                 };
                 Ok(match &fc.targets[i] {
                     Trajectory::Gait { stride, duty, .. } => stride / (duty * fc.period_s),
+                    Trajectory::TimedGait(g) => g.travel_per_loop() / fc.period_s,
                     _ => 0.0,
                 })
             }
@@ -812,6 +820,13 @@ pub fn validate_ground(fig: &mut Figure, g: &crate::chain::GroundFile) -> Result
             ));
         }
         fc.ground_speed_px_s = v;
+        // a timed gait's ground changes speed over the loop: keyed travel
+        if let (Some(name), None) = (&g.follow, g.speed_px_s)
+            && let Some(i) = fig.ik.iter().position(|k| &fig.bones[k.upper].name == name)
+            && let Trajectory::TimedGait(tg) = &fc.targets[i]
+        {
+            fc.ground_keys = crate::chain::ground_keys(&|t| tg.travel_at(t));
+        }
     }
     fig.ground = Some(ground);
     fig.ground_spacing_px = spacing;

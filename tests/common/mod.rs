@@ -98,7 +98,7 @@ pub fn example_rigs() -> Vec<PathBuf> {
 /// (golden bytes, determinism, view box, browsers, their own test files)
 /// bake them; tests of a mechanism that every kind shares (batch order,
 /// thread counts, the tolerance loop at a tight tolerance) leave them out.
-pub const COMPOSITES: [&str; 3] = ["cyclist", "runner", "stickman"];
+pub const COMPOSITES: [&str; 4] = ["cyclist", "run-up", "runner", "stickman"];
 
 /// [`example_rigs`] without the [`COMPOSITES`]; still every rig kind
 /// (cycling legs, `ik_chains`, bone trees with IK, ground, springs,

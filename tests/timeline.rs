@@ -1,0 +1,233 @@
+//! Timelines: `rigs/run-up.json` (walk → run → walk in one loop, its gait
+//! blend, speed and hair wind keyed over the loop) measured from the written
+//! files on both routes: no pop at the loop seam, planted feet that keep
+//! pace with the ground, every probe within the rig's tolerance; and
+//! timelines that do not close refused with exit 2 naming the field.
+
+use assert_cmd::Command;
+use rigbake::bake::BakeOptions;
+use rigbake::clip::{Clip, GROUND_PROBE};
+use rigbake::report::Report;
+use rigbake::rig::{self, Rig};
+use rigbake::trajectory::Trajectory;
+use rigbake::{Route, bake_rig, measure};
+use std::path::Path;
+
+fn text(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("rigs")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// As `rigbake bake` does, with the rig's own tolerance.
+fn bake(rig: &Rig, route: Route) -> rigbake::Baked {
+    bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None))
+}
+
+/// Every probe figure of a report, as `(name, px)`.
+fn probes(r: &Report) -> Vec<(String, f64)> {
+    let mut out: Vec<(String, f64)> = Vec::new();
+    out.extend(r.legs.iter().map(|l| (l.name.clone(), l.max_error_px)));
+    out.extend(r.bones.iter().map(|b| (b.name.clone(), b.max_error_px)));
+    out.extend(
+        r.chains
+            .iter()
+            .map(|c| (c.name.clone(), c.max_deviation_px)),
+    );
+    out
+}
+
+/// The largest jump of any written probe across the loop seam: its
+/// position just before the period ends against its position at 0 (the
+/// ground's probe modulo the dot spacing, since the row wraps by whole
+/// dots), px.
+fn seam_pop_px(clip: &Clip, spacing: f64) -> (String, f64) {
+    let p = clip.period_s;
+    let (end, start) = (
+        measure::probes_at(clip, p * (1.0 - 1e-7)),
+        measure::probes_at(clip, 0.0),
+    );
+    let mut worst = (String::new(), 0.0f64);
+    for (name, q) in &start {
+        let mut d = end[name] - *q;
+        if name == GROUND_PROBE {
+            d.x -= (d.x / spacing).round() * spacing;
+        }
+        if d.len() > worst.1 {
+            worst = (name.clone(), d.len());
+        }
+    }
+    worst
+}
+
+/// Over each stance interval of each foot, the farthest the written foot
+/// moves from where it touched down, relative to the written ground: a
+/// stricter figure than the report's net slip per step, px.
+fn worst_slide_px(rig: &Rig, clip: &Clip) -> f64 {
+    let fig = rig.figure.as_ref().unwrap();
+    let p = clip.period_s;
+    let mut worst = 0.0f64;
+    for k in &fig.ik {
+        let Trajectory::TimedGait(g) = &k.target else {
+            panic!("run-up's feet follow timed gaits");
+        };
+        let foot = format!("{}-tip", fig.bones[k.lower].name);
+        for (a, b) in g.stance() {
+            let (ta, tb) = (a * p, b * p - 1e-9);
+            let at = |t: f64| {
+                let m = measure::probes_at(clip, t);
+                m[&foot] - m[GROUND_PROBE]
+            };
+            let rel0 = at(ta);
+            for j in 0..=40 {
+                let t = ta + (tb - ta) * j as f64 / 40.0;
+                worst = worst.max((at(t) - rel0).len());
+            }
+        }
+    }
+    worst
+}
+
+/// Both routes of run-up (other timelines of the class are checked on the
+/// ideal path in `src/trajectory/timeline.rs`, a bake each being too slow
+/// for a test): no probe pops by more than 0.1 px at the seam,
+/// no planted foot slides more than 0.5 px against the ground while down
+/// (nor does the report's slip or ground contact exceed 0.5 px), and every
+/// probe is within the rig's 0.25 px tolerance.
+#[test]
+fn run_up_loops_seamlessly_with_planted_feet_on_both_routes() {
+    let base = text("run-up.json");
+    let cases = [
+        ("run-up", base.as_str(), Route::Css),
+        ("run-up", base.as_str(), Route::Smil),
+    ];
+    for (what, rig_text, route) in cases {
+        let rig = rig::load(rig_text).unwrap();
+        let tolerance = rig.tolerance_px.unwrap();
+        let spacing = rig.figure.as_ref().unwrap().ground_spacing_px;
+        let baked = bake(&rig, route);
+        let (name, pop) = seam_pop_px(&baked.clip, spacing);
+        eprintln!("{what} {route:?}: seam pop {pop:.4} px ({name})");
+        assert!(pop <= 0.1, "{what} {route:?}: {name} pops {pop} px");
+        let slide = worst_slide_px(&rig, &baked.clip);
+        eprintln!("{what} {route:?}: planted foot slides {slide:.4} px");
+        assert!(slide <= 0.5, "{what} {route:?}: {slide}");
+        let r = &baked.report;
+        assert_eq!(r.legs.len(), 2);
+        for l in &r.legs {
+            let (slip, ground) = (l.slip_px.unwrap(), l.ground_px.unwrap());
+            eprintln!(
+                "{what} {route:?} {}: slip {slip} px, ground {ground} px",
+                l.name
+            );
+            assert!(slip <= 0.5 && ground <= 0.5, "{what} {route:?} {}", l.name);
+        }
+        let ps = probes(r);
+        assert!(ps.len() >= 14, "{what}: {} probes", ps.len());
+        for (name, px) in ps {
+            assert!(px <= tolerance, "{what} {route:?} {name}: {px} px");
+        }
+        assert!(r.chains.iter().any(|c| c.name.contains("hair")));
+    }
+}
+
+/// The speed changes over the loop: the ground is keyed, running at
+/// least 2.5 times as fast as walking (312.5 against 112.5 px/s), and the
+/// hair's wind follows (the rig keys it with the same blend).
+#[test]
+fn run_up_speeds_up_and_slows_down() {
+    let rig = rig::load(&text("run-up.json")).unwrap();
+    let fig = rig.figure.as_ref().unwrap();
+    let keys = &fig.clips[0].ground_keys;
+    assert!(keys.len() > 2, "{keys:?}");
+    let p = fig.clips[0].period_s;
+    let speed = |t: f64| {
+        let i = keys.iter().position(|k| k.0 >= t).unwrap();
+        -(keys[i + 1].1 - keys[i].1) / ((keys[i + 1].0 - keys[i].0) * p)
+    };
+    let (walk, run) = (speed(0.0), speed(0.45));
+    eprintln!("ground speed walking {walk:.2} px/s, running {run:.2} px/s");
+    assert!((walk - 112.5).abs() < 1.0 && (run - 312.5).abs() < 1.0);
+}
+
+fn bake_cli(rig_text: &str) -> (i32, String, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, rig_text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .args(["bake", path.to_str().unwrap(), "-o"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let written = std::fs::read_dir(dir.path().join("out"))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    (out.status.code().unwrap_or(-1), stderr, written)
+}
+
+/// A timeline that does not close (the last blend or wind value not the
+/// first, a fractional number of gait cycles per loop, a blend outside
+/// [0, 1]) exits 2 with one stderr line naming the file, the field and the
+/// value, and writes nothing.
+#[test]
+fn a_timeline_that_does_not_close_is_refused() {
+    let base: serde_json::Value = serde_json::from_str(&text("run-up.json")).unwrap();
+    let edit = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = base.clone();
+        f(&mut v);
+        v.to_string()
+    };
+    let cases: Vec<(String, &[&str])> = vec![
+        (
+            edit(&|v| v["ik"][0]["target"]["gait"]["blend"]["keys"][5][1] = 0.5.into()),
+            &[
+                "ik[0].target.gait.blend.keys[5][1]",
+                "0.5",
+                "does not close",
+            ],
+        ),
+        (
+            edit(&|v| v["ik"][1]["target"]["gait"]["run"]["cycles"] = 9.into()),
+            &[
+                "ik[1].target.gait.blend",
+                "7.5 cycles",
+                "not a whole number",
+            ],
+        ),
+        (
+            edit(&|v| v["root"]["move"]["bob"]["cycles"] = 6.5.into()),
+            &["root.move.bob.blend", "8.25 cycles"],
+        ),
+        (
+            edit(&|v| v["chains"][0]["wind"]["x"]["keys"][0][1] = (-300).into()),
+            &[
+                "chains[0].wind.x.keys[5][1]",
+                "-400",
+                "-300",
+                "does not close",
+            ],
+        ),
+        (
+            edit(&|v| v["ik"][0]["target"]["gait"]["blend"]["keys"][3][1] = 1.5.into()),
+            &["ik[0].target.gait.blend.keys[3][1]", "1.5", "[0, 1]"],
+        ),
+    ];
+    for (rig_text, want) in cases {
+        let (code, stderr, written) = bake_cli(&rig_text);
+        eprintln!("{}", stderr.trim_end());
+        assert_eq!(code, 2, "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("bad.json"), "{stderr}");
+        for w in want {
+            assert!(stderr.contains(w), "{stderr:?} lacks {w:?}");
+        }
+        assert!(written.is_empty(), "{written:?}");
+    }
+}
