@@ -77,11 +77,7 @@ pub(super) fn measure_clip(
     let nk = fig.ik.len();
     let downs: Vec<Vec<(f64, f64)>> = (0..nk).map(|i| down_intervals(fig, fc, i)).collect();
     let planted: Vec<bool> = (0..nk)
-        .map(|i| {
-            !fc.targets[i].is_gait()
-                && fig.ground.is_some()
-                && !downs[i].is_empty()
-        })
+        .map(|i| !fc.targets[i].is_gait() && fig.ground.is_some() && !downs[i].is_empty())
         .collect();
     let ground = crate::clip::GROUND_PROBE;
     let ground_at = planted.iter().any(|&p| p).then(|| {
