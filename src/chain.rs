@@ -89,7 +89,7 @@ pub enum ChainReach {
 }
 
 /// One entry of `ik_chains` in the rig file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IkChainFile {
     pub name: String,
@@ -106,7 +106,7 @@ pub struct IkChainFile {
 }
 
 /// `ground` in the rig file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GroundFile {
     /// Ground line, user units.

@@ -98,14 +98,12 @@ pub struct RigFile {
     /// Two-bone chains whose root and target follow trajectories (instead
     /// of `crank` + `legs` or `bones`), front to back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(with = "Vec<serde_json::Value>")]
     pub ik_chains: Vec<crate::chain::IkChainFile>,
     /// A scrolling row of ground dots under `ik_chains`, or under a bone
     /// tree (`follow` then names an `ik` entry by its `upper` bone; with
     /// `clips`, each clip scrolls it at its own target's gait speed, or
     /// leaves it still).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<serde_json::Value>")]
     pub ground: Option<crate::chain::GroundFile>,
     /// How a bone tree is drawn: `"figure"` (default: tapered limbs, round
     /// head, far side thinner and translucent), `"sticks"` (straight sticks

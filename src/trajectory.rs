@@ -69,7 +69,7 @@ pub enum EaseName {
 }
 
 /// A trajectory as written in a rig file (externally tagged: `{"circle": {…}}`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum TrajectoryFile {
     Fixed([f64; 2]),
@@ -85,7 +85,7 @@ fn zero() -> f64 {
     0.0
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CircleFile {
     pub center: [f64; 2],
@@ -96,7 +96,7 @@ pub struct CircleFile {
     pub direction: Direction,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EllipseFile {
     pub center: [f64; 2],
@@ -111,15 +111,18 @@ pub struct EllipseFile {
 }
 
 /// Per-segment easing: one name for every segment, or one per segment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum EaseSpec {
     All(EaseName),
     Each(Vec<EaseName>),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A `track`: keys `[t, [x, y]]` over the loop (t in [0, 1], increasing)
+/// and their easing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "PointTrackFile")]
 pub struct TrackFile {
     pub keys: Vec<(f64, [f64; 2])>,
     #[serde(default = "default_ease")]
@@ -131,7 +134,7 @@ fn default_ease() -> EaseSpec {
 }
 
 /// Direction along a path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Along {
     #[default]
@@ -139,7 +142,7 @@ pub enum Along {
     Reverse,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PathFile {
     /// Closed SVG path data, e.g. `"M 0 0 C 10 0 10 10 0 10 Z"`.
@@ -154,7 +157,7 @@ pub struct PathFile {
 /// Seed 000's hip bob: `center + (0, −amp·|sin(2π·(t + phase))|)`, two
 /// bobs per loop (one per step). With `run` and `blend`, `amp` and `phase`
 /// are `lerp(walk, run, blend)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BobFile {
     pub center: [f64; 2],
@@ -175,7 +178,7 @@ pub struct BobFile {
 }
 
 /// `run` of a `bob`: the same numeric fields as the walk.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BobRunFile {
     pub amp: f64,
@@ -187,7 +190,7 @@ pub struct BobRunFile {
 }
 
 /// `run` of a `gait`: the same numeric fields as the walk.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GaitRunFile {
     pub stride: f64,
@@ -198,7 +201,7 @@ pub struct GaitRunFile {
     pub cycles: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GaitFile {
     /// The ground point under the hip (stance is centred on its x).

@@ -393,6 +393,11 @@ fn type_of(v: &Value) -> String {
     match types.as_slice() {
         ["array"] => {
             let items = &v["items"];
+            // a tuple (draft 07: `items` is one schema per position)
+            if let Some(each) = items.as_array() {
+                let ts: Vec<String> = each.iter().map(type_of).collect();
+                return format!("[{}]", ts.join(", "));
+            }
             let (min, max) = (v["minItems"].as_u64(), v["maxItems"].as_u64());
             if let (Some(a), Some(b)) = (min, max)
                 && a == b
@@ -523,9 +528,9 @@ fn rig_format_markdown(schema: &Value) -> String {
          with `RIGBAKE_BLESS=1 cargo test --test docs`. The schema gives the shape of a rig \
          file: field names, types, enum values and defaults. Unknown fields are errors. Value \
          rules (lengths > 0, unique names, reachable targets, coordinate bounds) are checked \
-         by `rigbake` itself and reported as one error line naming the field. Fields whose \
-         type reads *any JSON* (trajectories in `ik_chains`, `ground`, `root.move`, `ik[].target`) \
-         are described in [the walker guide](walker.md) and \
+         by `rigbake` itself and reported as one error line naming the field. What each \
+         trajectory (`ik_chains`, `root.move`, `ik[].target`, a clip's `ik`) does is described \
+         in [the walker guide](walker.md) and \
          [how it works](how-it-works.md#trajectories).\n\n",
     );
     if let Some(d) = schema["description"].as_str() {

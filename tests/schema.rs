@@ -168,3 +168,69 @@ fn typo_at_top_level_and_bad_enum_are_rejected() {
     rig["view_box"] = serde_json::json!([0, 0, 800]);
     assert!(v.check(&rig).is_err());
 }
+
+/// No section is left untyped: every property of every object in the
+/// schema has a type, a reference, a choice or an enum (before, the
+/// trajectories of `ik_chains`, `ik[].target`, `root.move` and `ground`
+/// read "any JSON"), and a mistyped trajectory in each of those places is
+/// rejected by the schema as it is by rigbake.
+#[test]
+fn every_section_is_typed_and_a_mistyped_trajectory_is_rejected() {
+    fn walk(v: &Value, at: &str, untyped: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::Object(props)) = m.get("properties") {
+                    for (name, p) in props {
+                        let typed = p.as_object().is_some_and(|o| {
+                            ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const"]
+                                .iter()
+                                .any(|k| o.contains_key(*k))
+                        });
+                        if !typed {
+                            untyped.push(format!("{at}/properties/{name}"));
+                        }
+                    }
+                }
+                for (k, x) in m {
+                    walk(x, &format!("{at}/{k}"), untyped);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, &format!("{at}/{i}"), untyped);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut untyped = Vec::new();
+    walk(&rigbake::schema::rig_schema(), "", &mut untyped);
+    assert!(untyped.is_empty(), "untyped: {untyped:?}");
+
+    let v = Validator::new();
+    let rig_of = |name: &str| -> Value {
+        serde_json::from_str(&fs::read_to_string(root().join(format!("rigs/{name}.json"))).unwrap())
+            .unwrap()
+    };
+    let bad_circle = serde_json::json!({"circle": {"center": [0, 0], "radius": "big"}});
+    let mut cases: Vec<(&str, Value)> = Vec::new();
+    let mut r = rig_of("path-foot");
+    r["ik_chains"][0]["target"] = bad_circle.clone();
+    cases.push(("ik_chains[0].target", r));
+    let mut r = rig_of("walker");
+    r["ik"][0]["target"] = bad_circle.clone();
+    cases.push(("ik[0].target", r));
+    let mut r = rig_of("walker");
+    r["root"]["move"] = serde_json::json!({"bob": {"center": [0, 0], "amp": "high"}});
+    cases.push(("root.move", r));
+    let mut r = rig_of("walker");
+    r["ground"]["y"] = "low".into();
+    cases.push(("ground.y", r));
+    for (what, rig) in cases {
+        assert!(v.check(&rig).is_err(), "{what}: the schema accepts it");
+        assert!(
+            rigbake::rig::parse(&rig.to_string()).is_err(),
+            "{what}: rigbake accepts it"
+        );
+    }
+}

@@ -160,7 +160,6 @@ pub struct RootFile {
     /// sliding seat), added to `x` and `y`. A `bob`'s `blend` may be a
     /// timeline, as a gait's.
     #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<serde_json::Value>")]
     pub mv: Option<crate::trajectory::TrajectoryFile>,
 }
 
@@ -179,7 +178,6 @@ pub struct IkFile {
     /// A `gait`'s `blend` may be a timeline keyed over the loop
     /// (`{"keys": [[t, blend], …], "ease": …}`, with `cycles` and
     /// `run.cycles` its rate in cycles per loop; see docs/walker.md §7).
-    #[schemars(with = "serde_json::Value")]
     pub target: crate::trajectory::TrajectoryFile,
     /// `"forward"` (default): the middle joint lies counter-clockwise on
     /// screen of the joint→target line (a knee in front for a figure facing
@@ -224,7 +222,6 @@ pub struct ClipIkFile {
     pub upper: String,
     /// Where that entry's effector goes in this clip, user space: any
     /// trajectory of `ik_chains`.
-    #[schemars(with = "serde_json::Value")]
     pub target: crate::trajectory::TrajectoryFile,
 }
 
