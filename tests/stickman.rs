@@ -3,13 +3,14 @@
 //! on both routes, planted feet during a jump, one-shot physics that
 //! settles and holds, and clip `ik` errors that name their JSON path.
 
-use assert_cmd::Command;
 use rigbake::bake::BakeOptions;
 use rigbake::report::Report;
 use rigbake::rig::{self, Rig};
 use rigbake::solve::physics::{SETTLE_PX, SETTLE_TAIL};
 use rigbake::{Route, bake_rig, measure};
 use std::path::Path;
+
+mod common;
 
 fn text(name: &str) -> String {
     std::fs::read_to_string(
@@ -216,25 +217,6 @@ fn one_shot_physics_settles_and_holds() {
     assert!(err.contains("\"fling\""), "{err}");
 }
 
-fn rigbake_check(rig_text: &str) -> (i32, String, Vec<String>) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bad.json");
-    std::fs::write(&path, rig_text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_rigbake"))
-        .args(["bake", path.to_str().unwrap(), "-o"])
-        .arg(dir.path().join("out"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let written = std::fs::read_dir(dir.path().join("out"))
-        .map(|d| {
-            d.map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    (out.status.code().unwrap_or(-1), stderr, written)
-}
-
 /// A clip's `ik` entry that names a bone without IK, a bone twice, or a
 /// bad target exits 2 with one stderr line naming the file, the JSON path
 /// and the value, and writes nothing.
@@ -276,7 +258,7 @@ fn bad_clip_ik_exits_2_naming_the_json_path() {
         ),
     ];
     for (rig_text, want) in cases {
-        let (code, stderr, written) = rigbake_check(&rig_text);
+        let (code, stderr, written) = common::bake_text(&rig_text);
         assert_eq!(code, 2, "{stderr}");
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
         assert!(stderr.contains("bad.json"), "{stderr}");

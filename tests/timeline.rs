@@ -4,7 +4,6 @@
 //! pace with the ground, every probe within the rig's tolerance; and
 //! timelines that do not close refused with exit 2 naming the field.
 
-use assert_cmd::Command;
 use rigbake::bake::BakeOptions;
 use rigbake::clip::{Clip, GROUND_PROBE};
 use rigbake::report::Report;
@@ -12,6 +11,8 @@ use rigbake::rig::{self, Rig};
 use rigbake::trajectory::Trajectory;
 use rigbake::{Route, bake_rig, measure};
 use std::path::Path;
+
+mod common;
 
 fn text(name: &str) -> String {
     std::fs::read_to_string(
@@ -153,25 +154,6 @@ fn run_up_speeds_up_and_slows_down() {
     assert!((walk - 112.5).abs() < 1.0 && (run - 312.5).abs() < 1.0);
 }
 
-fn bake_cli(rig_text: &str) -> (i32, String, Vec<String>) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bad.json");
-    std::fs::write(&path, rig_text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_rigbake"))
-        .args(["bake", path.to_str().unwrap(), "-o"])
-        .arg(dir.path().join("out"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let written = std::fs::read_dir(dir.path().join("out"))
-        .map(|d| {
-            d.map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    (out.status.code().unwrap_or(-1), stderr, written)
-}
-
 /// A timeline that does not close (the last blend or wind value not the
 /// first, a fractional number of gait cycles per loop, a blend outside
 /// [0, 1]) exits 2 with one stderr line naming the file, the field and the
@@ -220,7 +202,7 @@ fn a_timeline_that_does_not_close_is_refused() {
         ),
     ];
     for (rig_text, want) in cases {
-        let (code, stderr, written) = bake_cli(&rig_text);
+        let (code, stderr, written) = common::bake_text(&rig_text);
         eprintln!("{}", stderr.trim_end());
         assert_eq!(code, 2, "{stderr}");
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");

@@ -58,41 +58,9 @@ impl EaseName {
     }
 }
 
-/// A validated eased track: `keys[i] = (t, value)`, `eases[i]` the easing
-/// of the segment from key i to key i + 1 (`eases.len() == keys.len() − 1`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct EasedTrack {
-    pub keys: Vec<(f64, f64)>,
-    pub eases: Vec<EaseName>,
-}
-
-impl EasedTrack {
-    /// Seed 000's `track()`: the first value before the first key, the last
-    /// after the last, else `v0 + (v1 − v0) · ease(u)` with
-    /// `u = (t − t0) / (t1 − t0)`.
-    pub fn eval(&self, t: f64) -> f64 {
-        let k = &self.keys;
-        if t <= k[0].0 {
-            return k[0].1;
-        }
-        for i in 0..k.len() - 1 {
-            let ((t0, v0), (t1, v1)) = (k[i], k[i + 1]);
-            if t <= t1 {
-                let u = (t - t0) / (t1 - t0);
-                return v0 + (v1 - v0) * self.eases[i].apply(u);
-            }
-        }
-        k[k.len() - 1].1
-    }
-
-    /// The same track with every value mapped by `f` (easings kept).
-    pub fn map(&self, f: impl Fn(f64) -> f64) -> EasedTrack {
-        EasedTrack {
-            keys: self.keys.iter().map(|&(t, v)| (t, f(v))).collect(),
-            eases: self.eases.clone(),
-        }
-    }
-}
+/// A validated eased track (a bone's `track`, a clip's squash): the same
+/// keys and easings as a timeline, evaluated the same way.
+pub use crate::trajectory::timeline::Keyed as EasedTrack;
 
 /// A validated angle driver; values in radians.
 #[derive(Debug, Clone, PartialEq)]

@@ -86,8 +86,10 @@ impl Default for ParamFile {
     }
 }
 
-/// A validated timeline: `keys[i] = (t, value)`, `eases[i]` the easing of
-/// the segment after key i; the last value equals the first.
+/// A validated eased track: `keys[i] = (t, value)`, `eases[i]` the easing
+/// of the segment after key i (`eases.len() == keys.len() − 1`). Seed
+/// 000's `track()`; as a timeline ([`validate_loop`]) its last value also
+/// equals its first. Bone tracks use it too (`figure::model::EasedTrack`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Keyed {
     pub keys: Vec<(f64, f64)>,
@@ -126,6 +128,14 @@ impl Keyed {
             }
         }
         k[k.len() - 1].1
+    }
+
+    /// The same track with every value mapped by `f` (easings kept).
+    pub fn map(&self, f: impl Fn(f64) -> f64) -> Keyed {
+        Keyed {
+            keys: self.keys.iter().map(|&(t, v)| (t, f(v))).collect(),
+            eases: self.eases.clone(),
+        }
     }
 
     /// `∫₀ᵗ value`, t ∈ [0, 1], exact.

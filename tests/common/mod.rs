@@ -158,3 +158,24 @@ pub fn refused(out: &Output, needles: &[&str]) -> String {
     }
     err
 }
+
+/// `rigbake bake` of `rig_text` written to a fresh `bad.json`: (exit code,
+/// stderr, the names of the files written to its output directory).
+pub fn bake_text(rig_text: &str) -> (i32, String, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, rig_text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .args(["bake", path.to_str().unwrap(), "-o"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let written = std::fs::read_dir(dir.path().join("out"))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    (out.status.code().unwrap_or(-1), stderr, written)
+}
