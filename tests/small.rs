@@ -384,7 +384,10 @@ fn numbers_are_written_in_their_shortest_form() {
 /// SMIL spreads values without keyTimes at exactly i/(n − 1); the clip holds
 /// those times rounded to six places. Moving every key of such a linear,
 /// evenly spaced track or morph to the exact time moves no probe by more
-/// than 1e-4 px at any of 4,000 times: the report measures what browsers play.
+/// than 5e-4 px at any of 4,000 times, below the 0.001 px the report prints:
+/// the report measures what browsers play. (The bound grows with key count
+/// and probe speed: run-up's 4 s loop of up to 512 keys, the fastest, moves
+/// a probe about 1e-4 px; the other examples under 1e-4 px.)
 #[test]
 fn omitted_key_times_move_no_probe() {
     let exact = |times: &mut dyn Iterator<Item = &mut f64>| {
@@ -445,7 +448,7 @@ fn omitted_key_times_move_no_probe() {
         }
         println!("{name}: {worst:.1e} px");
         assert!(
-            worst <= 1e-4,
+            worst <= 5e-4,
             "{name}: exact key times move a probe {worst} px"
         );
     }
