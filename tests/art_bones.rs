@@ -185,22 +185,9 @@ fn same_figures(rig: &str, art: &Art, dir: &Path) {
         got, plain,
         "{rig}: the art bake's figures are the plain bake's"
     );
-    let markers: Vec<&str> = art
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("art: "))
-        .collect();
+    let markers = common::art_marker_offsets(&art.stdout);
     assert!(!markers.is_empty(), "{rig}: {}", art.stdout);
-    for l in markers {
-        let px: f64 = l
-            .split(" is ")
-            .nth(1)
-            .unwrap()
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+    for (l, px) in markers {
         assert!(px <= 0.01, "{rig}: {l}");
     }
 }

@@ -3,52 +3,11 @@
 //! on both routes, planted feet during a jump, one-shot physics that
 //! settles and holds, and clip `ik` errors that name their JSON path.
 
-use rigbake::bake::BakeOptions;
-use rigbake::report::Report;
-use rigbake::rig::{self, Rig};
+use rigbake::rig;
 use rigbake::solve::physics::{SETTLE_PX, SETTLE_TAIL};
-use rigbake::{Route, bake_rig, measure};
-use std::path::Path;
+use rigbake::{Route, measure};
 
 mod common;
-
-fn text(name: &str) -> String {
-    std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("rigs")
-            .join(name),
-    )
-    .unwrap()
-}
-
-/// As `rigbake bake` does: the rig's own keying (bone trees honour keying
-/// options, so uniform keys would be a different bake).
-fn bake(rig: &Rig, route: Route) -> rigbake::Baked {
-    bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None))
-}
-
-/// Every probe figure of a report: legs (effectors), bones, head rims,
-/// chains and springs, as `(name, px)`.
-fn probes(r: &Report) -> Vec<(String, f64)> {
-    let mut out: Vec<(String, f64)> = Vec::new();
-    out.extend(r.legs.iter().map(|l| (l.name.clone(), l.max_error_px)));
-    out.extend(
-        r.bones
-            .iter()
-            .map(|b| (format!("{}:{}", b.clip, b.name), b.max_error_px)),
-    );
-    out.extend(
-        r.chains
-            .iter()
-            .map(|c| (c.name.clone(), c.max_deviation_px)),
-    );
-    out.extend(
-        r.springs
-            .iter()
-            .map(|s| (s.bone.clone(), s.max_tip_error_px)),
-    );
-    out
-}
 
 const CLIPS: [&str; 3] = ["walk", "run", "jump"];
 
@@ -57,13 +16,13 @@ const CLIPS: [&str; 3] = ["walk", "run", "jump"];
 /// every clip has its effectors, bones and hair in the report.
 #[test]
 fn every_stickman_clip_bakes_within_a_quarter_pixel_on_both_routes() {
-    let all = rig::load(&text("stickman.json")).unwrap();
-    let r = bake(&all, Route::Css).report;
+    let all = rig::load(&common::rig_text("stickman.json")).unwrap();
+    let r = common::bake_own(&all, Route::Css).report;
     for clip in CLIPS {
         for what in ["thigh_f-shin_f", "thigh_n-shin_n", "hair"] {
             let name = format!("{clip}:{what}");
             assert!(
-                probes(&r).iter().any(|(n, _)| *n == name),
+                common::probe_figures(&r).iter().any(|(n, _)| *n == name),
                 "the css report lacks {name}"
             );
         }
@@ -71,13 +30,16 @@ fn every_stickman_clip_bakes_within_a_quarter_pixel_on_both_routes() {
     }
     let mut reports = vec![("all clips".to_string(), r)];
     for clip in CLIPS {
-        let one = rig::load_clip(&text("stickman.json"), clip).unwrap();
+        let one = rig::load_clip(&common::rig_text("stickman.json"), clip).unwrap();
         for route in [Route::Css, Route::Smil] {
-            reports.push((format!("{clip} {route:?}"), bake(&one, route).report));
+            reports.push((
+                format!("{clip} {route:?}"),
+                common::bake_own(&one, route).report,
+            ));
         }
     }
     for (what, r) in &reports {
-        let ps = probes(r);
+        let ps = common::probe_figures(r);
         assert!(ps.len() >= 15, "{what}: {} probes", ps.len());
         for (name, px) in ps {
             eprintln!("{what:<12} {name:<22} {px:.4} px");
@@ -99,9 +61,9 @@ fn jump_feet_stay_planted_while_down() {
         ("stickman.json", "run"),
     ];
     for (file, clip) in cases {
-        let rig = rig::load_clip(&text(file), clip).unwrap();
+        let rig = rig::load_clip(&common::rig_text(file), clip).unwrap();
         for route in [Route::Css, Route::Smil] {
-            let r = bake(&rig, route).report;
+            let r = common::bake_own(&rig, route).report;
             assert_eq!(r.legs.len(), 2, "{file} {clip}");
             for l in &r.legs {
                 let slip = l.slip_px.expect("a planted foot has a slip figure");
@@ -128,13 +90,13 @@ fn jump_feet_stay_planted_while_down() {
     // the figures can fail: with "reach": "pull" and a crouch that lifts
     // the hip 20 px instead of lowering it, the pulled foot leaves its
     // planted target
-    let mut v: serde_json::Value = serde_json::from_str(&text("jump.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&common::rig_text("jump.json")).unwrap();
     for k in v["ik"].as_array_mut().unwrap() {
         k["reach"] = "pull".into();
     }
     v["clips"][0]["root"]["y"]["keys"][1][1] = (-20.0).into();
     let rig = rig::load_clip(&v.to_string(), "jump").unwrap();
-    let r = bake(&rig, Route::Css).report;
+    let r = common::bake_own(&rig, Route::Css).report;
     for l in &r.legs {
         eprintln!(
             "lifted hip {}: slip {:?} ground {:?}",
@@ -186,7 +148,7 @@ fn one_shot_physics_settles_and_holds() {
     }
     let one = rig::load_clip(rig_text, "fling").unwrap();
     for route in [Route::Css, Route::Smil] {
-        let baked = bake(&one, route);
+        let baked = common::bake_own(&one, route);
         let clip = &baked.clip;
         let p = clip.period_s;
         let last = measure::probes_at(clip, p);
@@ -206,7 +168,7 @@ fn one_shot_physics_settles_and_holds() {
         for (name, q) in &later {
             assert!(q.dist(last[name]) < 1e-9, "{route:?} {name}");
         }
-        for (name, px) in probes(&baked.report) {
+        for (name, px) in common::probe_figures(&baked.report) {
             assert!(px <= 0.25, "{route:?} {name}: {px}");
         }
     }
@@ -222,7 +184,7 @@ fn one_shot_physics_settles_and_holds() {
 /// and the value, and writes nothing.
 #[test]
 fn bad_clip_ik_exits_2_naming_the_json_path() {
-    let base: serde_json::Value = serde_json::from_str(&text("stickman.json")).unwrap();
+    let base: serde_json::Value = serde_json::from_str(&common::rig_text("stickman.json")).unwrap();
     let edit = |f: &dyn Fn(&mut serde_json::Value)| {
         let mut v = base.clone();
         f(&mut v);
@@ -274,7 +236,7 @@ fn bad_clip_ik_exits_2_naming_the_json_path() {
 /// whole number of dot spacings is refused at its JSON path.
 #[test]
 fn each_clip_scrolls_the_ground_at_its_own_gait_speed() {
-    let rig = rig::load(&text("stickman.json")).unwrap();
+    let rig = rig::load(&common::rig_text("stickman.json")).unwrap();
     let fig = rig.figure.as_ref().unwrap();
     let speeds: Vec<f64> = fig.clips.iter().map(|c| c.ground_speed_px_s).collect();
     assert!(
@@ -286,7 +248,7 @@ fn each_clip_scrolls_the_ground_at_its_own_gait_speed() {
         "{speeds:?}"
     );
     assert_eq!(speeds[2], 0.0);
-    let odd = text("stickman.json").replace(r#""stride": 50"#, r#""stride": 52"#);
+    let odd = common::rig_text("stickman.json").replace(r#""stride": 50"#, r#""stride": 52"#);
     let err = rig::load(&odd).unwrap_err().to_string();
     assert!(
         err.contains("clips[1]") && err.contains("dot spacings"),

@@ -508,18 +508,9 @@ fn cycling_template_round_trips_through_bake_art() {
             "{}",
             String::from_utf8_lossy(&res.stderr)
         );
-        let art_lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("art: ")).collect();
+        let art_lines = common::art_marker_offsets(&stdout);
         assert_eq!(art_lines.len(), 3 * rig.legs.len(), "{stdout}");
-        for l in art_lines {
-            let px: f64 = l
-                .split(" is ")
-                .nth(1)
-                .unwrap()
-                .split(' ')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
+        for (l, px) in art_lines {
             assert!(px <= ROUND_PX, "{l}");
         }
         let check = rigbake()

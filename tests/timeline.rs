@@ -4,42 +4,12 @@
 //! pace with the ground, every probe within the rig's tolerance; and
 //! timelines that do not close refused with exit 2 naming the field.
 
-use rigbake::bake::BakeOptions;
 use rigbake::clip::{Clip, GROUND_PROBE};
-use rigbake::report::Report;
 use rigbake::rig::{self, Rig};
 use rigbake::trajectory::Trajectory;
-use rigbake::{Route, bake_rig, measure};
-use std::path::Path;
+use rigbake::{Route, measure};
 
 mod common;
-
-fn text(name: &str) -> String {
-    std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("rigs")
-            .join(name),
-    )
-    .unwrap()
-}
-
-/// As `rigbake bake` does, with the rig's own tolerance.
-fn bake(rig: &Rig, route: Route) -> rigbake::Baked {
-    bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None))
-}
-
-/// Every probe figure of a report, as `(name, px)`.
-fn probes(r: &Report) -> Vec<(String, f64)> {
-    let mut out: Vec<(String, f64)> = Vec::new();
-    out.extend(r.legs.iter().map(|l| (l.name.clone(), l.max_error_px)));
-    out.extend(r.bones.iter().map(|b| (b.name.clone(), b.max_error_px)));
-    out.extend(
-        r.chains
-            .iter()
-            .map(|c| (c.name.clone(), c.max_deviation_px)),
-    );
-    out
-}
 
 /// The largest jump of any written probe across the loop seam: its
 /// position just before the period ends against its position at 0 (the
@@ -100,7 +70,7 @@ fn worst_slide_px(rig: &Rig, clip: &Clip) -> f64 {
 /// probe is within the rig's 0.25 px tolerance.
 #[test]
 fn run_up_loops_seamlessly_with_planted_feet_on_both_routes() {
-    let base = text("run-up.json");
+    let base = common::rig_text("run-up.json");
     let cases = [
         ("run-up", base.as_str(), Route::Css),
         ("run-up", base.as_str(), Route::Smil),
@@ -109,7 +79,7 @@ fn run_up_loops_seamlessly_with_planted_feet_on_both_routes() {
         let rig = rig::load(rig_text).unwrap();
         let tolerance = rig.tolerance_px.unwrap();
         let spacing = rig.figure.as_ref().unwrap().ground_spacing_px;
-        let baked = bake(&rig, route);
+        let baked = common::bake_own(&rig, route);
         let (name, pop) = seam_pop_px(&baked.clip, spacing);
         eprintln!("{what} {route:?}: seam pop {pop:.4} px ({name})");
         assert!(pop <= 0.1, "{what} {route:?}: {name} pops {pop} px");
@@ -126,7 +96,7 @@ fn run_up_loops_seamlessly_with_planted_feet_on_both_routes() {
             );
             assert!(slip <= 0.5 && ground <= 0.5, "{what} {route:?} {}", l.name);
         }
-        let ps = probes(r);
+        let ps = common::probe_figures(r);
         assert!(ps.len() >= 14, "{what}: {} probes", ps.len());
         for (name, px) in ps {
             assert!(px <= tolerance, "{what} {route:?} {name}: {px} px");
@@ -140,7 +110,7 @@ fn run_up_loops_seamlessly_with_planted_feet_on_both_routes() {
 /// hair's wind follows (the rig keys it with the same blend).
 #[test]
 fn run_up_speeds_up_and_slows_down() {
-    let rig = rig::load(&text("run-up.json")).unwrap();
+    let rig = rig::load(&common::rig_text("run-up.json")).unwrap();
     let fig = rig.figure.as_ref().unwrap();
     let keys = &fig.clips[0].ground_keys;
     assert!(keys.len() > 2, "{keys:?}");
@@ -160,7 +130,7 @@ fn run_up_speeds_up_and_slows_down() {
 /// value, and writes nothing.
 #[test]
 fn a_timeline_that_does_not_close_is_refused() {
-    let base: serde_json::Value = serde_json::from_str(&text("run-up.json")).unwrap();
+    let base: serde_json::Value = serde_json::from_str(&common::rig_text("run-up.json")).unwrap();
     let edit = |f: &dyn Fn(&mut serde_json::Value)| {
         let mut v = base.clone();
         f(&mut v);

@@ -179,3 +179,50 @@ pub fn bake_text(rig_text: &str) -> (i32, String, Vec<String>) {
         .unwrap_or_default();
     (out.status.code().unwrap_or(-1), stderr, written)
 }
+
+/// The text of `rigs/<name>`.
+pub fn rig_text(name: &str) -> String {
+    fs::read_to_string(repo("rigs").join(name)).unwrap()
+}
+
+/// As `rigbake bake` does: the rig's own keying (bone trees honour keying
+/// options, so uniform keys would be a different bake).
+pub fn bake_own(rig: &rig::Rig, route: Route) -> rigbake::Baked {
+    bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None))
+}
+
+/// Every probe figure of a report: legs (effectors), bones and head rims
+/// (`clip:name`), chains and springs, as `(name, px)`.
+pub fn probe_figures(r: &rigbake::report::Report) -> Vec<(String, f64)> {
+    let mut out: Vec<(String, f64)> = Vec::new();
+    out.extend(r.legs.iter().map(|l| (l.name.clone(), l.max_error_px)));
+    out.extend(
+        r.bones
+            .iter()
+            .map(|b| (format!("{}:{}", b.clip, b.name), b.max_error_px)),
+    );
+    out.extend(
+        r.chains
+            .iter()
+            .map(|c| (c.name.clone(), c.max_deviation_px)),
+    );
+    out.extend(
+        r.springs
+            .iter()
+            .map(|s| (s.bone.clone(), s.max_tip_error_px)),
+    );
+    out
+}
+
+/// The `art: <marker> is <px> px from …` lines a `bake --art` prints, as
+/// `(line, px)`.
+pub fn art_marker_offsets(stdout: &str) -> Vec<(&str, f64)> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("art: "))
+        .map(|l| {
+            let px = l.split(" is ").nth(1).unwrap().split(' ').next().unwrap();
+            (l, px.parse().unwrap())
+        })
+        .collect()
+}
