@@ -42,38 +42,39 @@ fn outside(clip: &Clip, dots: &[f64]) -> Vec<(String, String, f64, f64, f64)> {
     let [x0, y0, w, h] = clip.view_box;
     let mut out = Vec::new();
     let ts = measure::sample_times(clip);
-    let ground_at = |t: f64| {
-        measure::probes_at(clip, t)
-            .into_iter()
-            .find(|(n, _)| n == "ground")
-            .map(|(_, p)| p)
-    };
-    let xs: Vec<f64> = ts
+    // at most ~4000 times per clip: the probes move smoothly between them
+    let step = ts.len().div_ceil(4000).max(1);
+    let samples: Vec<_> = ts
         .iter()
-        .filter_map(|&t| ground_at(t))
-        .map(|p| p.x)
+        .step_by(step)
+        .chain(ts.last())
+        .map(|&t| (t, measure::probes_at(clip, t)))
+        .collect();
+    let xs: Vec<f64> = samples
+        .iter()
+        .filter_map(|(_, ps)| ps.get("ground").map(|p| p.x))
         .collect();
     let travel = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
         - xs.iter().cloned().fold(f64::INFINITY, f64::min);
     let scrolls_past = travel > w;
+    let start_x = measure::probes_at(clip, 0.0)
+        .get("ground")
+        .map_or(0.0, |p| p.x);
     let (lo, hi) = dots
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
             (l.min(x), h.max(x))
         });
-    // at most ~4000 times per clip: the probes move smoothly between them
-    let step = ts.len().div_ceil(4000).max(1);
-    for &t in ts.iter().step_by(step).chain(ts.last()) {
-        let start = ground_at(0.0);
-        for (name, p) in measure::probes_at(clip, t) {
+    let spacing = if dots.len() > 1 {
+        (hi - lo) / (dots.len() - 1) as f64
+    } else {
+        w
+    };
+    for (t, probes) in samples {
+        for (name, p) in probes {
             if name == "ground" && scrolls_past {
                 // the row's offset since t = 0, applied to every dot
-                let dx = p.x - start.unwrap().x;
-                let spacing = if dots.len() > 1 {
-                    (hi - lo) / (dots.len() - 1) as f64
-                } else {
-                    w
-                };
+                let dx = p.x - start_x;
                 if lo + dx > x0 + spacing || hi + dx < x0 + w - spacing {
                     out.push((clip.name.clone(), "ground row".into(), t, lo + dx, p.y));
                 }
