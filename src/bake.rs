@@ -691,6 +691,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
         root,
         legs: infos,
         figure: None,
+        ground_wrap_px: None,
     }
 }
 

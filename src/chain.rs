@@ -1089,6 +1089,7 @@ pub fn bake_chains_with(
         },
         legs,
         figure: None,
+        ground_wrap_px: None,
     }
 }
 
@@ -1125,6 +1126,51 @@ pub fn ground_keys(travel: &dyn Fn(f64) -> f64) -> Vec<(f64, f64)> {
     unreachable!("the last count always returns")
 }
 
+/// The keys of a ground row that wraps: the travel keys `keys` (`(t,
+/// −travel(t))`, from [`ground_keys`]) reduced modulo `spacing`, so the
+/// row never moves more than one dot spacing left of where it is drawn.
+/// Each time the travel passes a whole number of spacings, the row steps
+/// back by one spacing within one written key time (10⁻⁶ of the period,
+/// two keys that far apart): every dot lands where its right-hand
+/// neighbour was, so the row looks the same and scrolls on. Between the
+/// steps the keys are those of `keys` (and points on their chords), so the
+/// written row moves as the unwrapped one does, minus whole spacings; the
+/// measure adds them back ([`crate::measure::ground_unwrap_px`]).
+pub fn wrapped_ground_keys(keys: &[(f64, f64)], spacing: f64) -> Vec<(f64, f64)> {
+    use crate::geom::T_DECIMALS;
+    let step = 10f64.powi(-(T_DECIMALS as i32));
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(keys.len() * 2);
+    let push = |out: &mut Vec<(f64, f64)>, t: f64, x: f64| {
+        if out.last().is_none_or(|l| t > l.0 + step / 2.0) {
+            out.push((t, x));
+        }
+    };
+    let mut teeth = 0.0;
+    for w in keys.windows(2) {
+        let ((t0, x0), (t1, x1)) = (w[0], w[1]);
+        let at = |t: f64| x0 + (x1 - x0) * (t - t0) / (t1 - t0);
+        push(&mut out, t0, x0 + teeth * spacing);
+        loop {
+            // where the next tooth starts: the travel passes one more spacing
+            let edge = -(teeth + 1.0) * spacing;
+            if x1 >= edge - 1e-9 * spacing {
+                break;
+            }
+            let c = t0 + (edge - x0) / (x1 - x0) * (t1 - t0);
+            // the last written time at or before the crossing, and the next
+            let q = quantize((c / step + 1e-9).floor() * step, T_DECIMALS).max(t0);
+            push(&mut out, q, at(q) + teeth * spacing);
+            teeth += 1.0;
+            let r = quantize(q + step, T_DECIMALS);
+            push(&mut out, r, at(r) + teeth * spacing);
+        }
+    }
+    if let Some(&(t, x)) = keys.last() {
+        push(&mut out, t, x + teeth * spacing);
+    }
+    out
+}
+
 /// A ground row of dots `spacing` apart, enough to cover `[from_x, to_x]`
 /// while it moves left by up to `max_travel` px, moving left by `travel` px
 /// over the period (0: it stands still). A bone tree whose clips scroll at
@@ -1132,6 +1178,9 @@ pub fn ground_keys(travel: &dyn Fn(f64) -> f64) -> Vec<(f64, f64)> {
 ///
 /// `keys` (from [`ground_keys`]) replace the constant speed by keyed
 /// travel: a ground that follows a gait whose speed changes over the loop.
+/// Such a row wraps ([`wrapped_ground_keys`]): it moves at most one
+/// spacing, whatever its travel, so `travel` and `max_travel` need count
+/// only that spacing for it.
 pub fn spaced_ground_node(
     g: &Ground,
     spacing: f64,
@@ -1140,6 +1189,7 @@ pub fn spaced_ground_node(
     keys: Option<&[(f64, f64)]>,
     tracks: &mut Vec<Track>,
 ) -> Node {
+    let travel = if keys.is_some() { spacing } else { travel };
     let count = ((g.to_x - g.from_x + max_travel) / spacing).ceil() as usize + 1;
     let y = quantize(g.y, LEN_DECIMALS);
     let mut children: Vec<Item> = (0..count)
@@ -1159,6 +1209,7 @@ pub fn spaced_ground_node(
     });
     match keys {
         Some(keys) => {
+            let keys = wrapped_ground_keys(keys, spacing);
             let times: Vec<f64> = keys.iter().map(|k| k.0).collect();
             tracks.push(track("rb-ground".into(), &times, |i| {
                 quantize(keys[i].1, LEN_DECIMALS)

@@ -298,6 +298,10 @@ pub struct Clip {
     pub legs: Vec<LegInfo>,
     /// Bone-tree clips only (`None` for the v1 cycling bake).
     pub figure: Option<FigureInfo>,
+    /// The ground row steps back by this many px (one dot spacing) each
+    /// time it has scrolled that far ([`crate::chain::wrapped_ground_keys`]);
+    /// `None`: it scrolls on over the whole period.
+    pub ground_wrap_px: Option<f64>,
 }
 
 impl Clip {

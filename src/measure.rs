@@ -644,9 +644,41 @@ pub fn foot_slip_px(clip: &Clip, leg: &crate::clip::LegInfo) -> Option<f64> {
         // just before the end: at exactly the period the ground has wrapped
         let (ta, tb) = (a * clip.period_s, b * clip.period_s - 1e-9);
         let (pa, pb) = (probes_at(clip, ta), probes_at(clip, tb));
-        rel = rel + (pb[&leg.ankle_probe] - pa[&leg.ankle_probe]) - (pb[ground] - pa[ground]);
+        let moved = pb[ground] - pa[ground] - (ground_unwrap(clip, tb) - ground_unwrap(clip, ta));
+        rel = rel + (pb[&leg.ankle_probe] - pa[&leg.ankle_probe]) - moved;
     }
     Some(rel.len())
+}
+
+/// How far a wrapping ground row ([`Clip::ground_wrap_px`]) has stepped
+/// back by document time `t_s` (t ∈ [0, period]): the wrap times the
+/// number of steps written so far, a step counting in part while it is
+/// under way. The `ground` probe's written position minus this is where
+/// a row that never wrapped would be: a point on the ground that moves on
+/// continuously, as a planted foot does. Zero for a row that does not
+/// wrap. Steps are read from the written keys (one key to the next rising
+/// by more than half the wrap), so this holds for what was written.
+pub fn ground_unwrap(clip: &Clip, t_s: f64) -> Vec2 {
+    let Some(wrap) = clip.ground_wrap_px else {
+        return Vec2::ZERO;
+    };
+    let track = clip.groups().into_iter().find_map(|g| match g.anim {
+        Some(Anim::Translate { track, .. }) if g.class.as_deref() == Some("rb-ground") => {
+            Some(&clip.tracks[track])
+        }
+        _ => None,
+    });
+    let Some(track) = track else {
+        return Vec2::ZERO;
+    };
+    let u = t_s / clip.period_s;
+    let steps: f64 = track
+        .keys
+        .windows(2)
+        .filter(|w| w[1].value - w[0].value > wrap / 2.0)
+        .map(|w| ((u - w[0].t) / (w[1].t - w[0].t)).clamp(0.0, 1.0))
+        .sum();
+    Vec2::new(steps * wrap, 0.0)
 }
 
 /// Measure named probes of a clip against ideal positions: `ideal(t_s)`

@@ -48,9 +48,10 @@ fn worst_slide_px(rig: &Rig, clip: &Clip) -> f64 {
         let foot = format!("{}-tip", fig.bones[k.lower].name);
         for (a, b) in g.stance() {
             let (ta, tb) = (a * p, b * p - 1e-9);
+            // against the ground as it moves on, not as its row wraps
             let at = |t: f64| {
                 let m = measure::probes_at(clip, t);
-                m[&foot] - m[GROUND_PROBE]
+                m[&foot] - (m[GROUND_PROBE] - measure::ground_unwrap(clip, t))
             };
             let rel0 = at(ta);
             for j in 0..=40 {

@@ -33,30 +33,28 @@ fn ground_dots(svg: &str) -> Vec<f64> {
 }
 
 /// `(clip, probe, t_s, x, y)` of every sampled probe position outside the
-/// clip's view box. The `ground` probe is a reference point on the
-/// scrolling row of dots (`dots`, their x at rest): where the row travels
-/// farther per loop than the view box is wide (a timed gait's ground), no
-/// single dot can stay in view, so there the row itself must cover the view
-/// box's width at every time instead, and a gap is reported at its edge.
+/// clip's view box, the `ground` probe included (a row whose travel per
+/// loop is longer than the view box is wide wraps back by one dot spacing
+/// as it goes, so its probe stays in view too). The row of dots itself
+/// (`dots`, their x at rest) must also cover the view box's width at every
+/// time: a gap at its edge is reported as the probe `ground row`.
 fn outside(clip: &Clip, dots: &[f64]) -> Vec<(String, String, f64, f64, f64)> {
     let [x0, y0, w, h] = clip.view_box;
     let mut out = Vec::new();
     let ts = measure::sample_times(clip);
     // at most ~4000 times per clip: the probes move smoothly between them
+    // (and every time within a wrapping row's step, where it does not)
     let step = ts.len().div_ceil(4000).max(1);
+    let stepping = |t: f64| {
+        let u = measure::ground_unwrap(clip, t).x / clip.ground_wrap_px.unwrap_or(1.0);
+        u.fract() != 0.0
+    };
     let samples: Vec<_> = ts
         .iter()
-        .step_by(step)
-        .chain(ts.last())
-        .map(|&t| (t, measure::probes_at(clip, t)))
+        .enumerate()
+        .filter(|&(i, &t)| i % step == 0 || i + 1 == ts.len() || stepping(t))
+        .map(|(_, &t)| (t, measure::probes_at(clip, t)))
         .collect();
-    let xs: Vec<f64> = samples
-        .iter()
-        .filter_map(|(_, ps)| ps.get("ground").map(|p| p.x))
-        .collect();
-    let travel = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
-        - xs.iter().cloned().fold(f64::INFINITY, f64::min);
-    let scrolls_past = travel > w;
     let start_x = measure::probes_at(clip, 0.0)
         .get("ground")
         .map_or(0.0, |p| p.x);
@@ -72,13 +70,12 @@ fn outside(clip: &Clip, dots: &[f64]) -> Vec<(String, String, f64, f64, f64)> {
     };
     for (t, probes) in samples {
         for (name, p) in probes {
-            if name == "ground" && scrolls_past {
+            if name == "ground" && !dots.is_empty() {
                 // the row's offset since t = 0, applied to every dot
                 let dx = p.x - start_x;
                 if lo + dx > x0 + spacing || hi + dx < x0 + w - spacing {
                     out.push((clip.name.clone(), "ground row".into(), t, lo + dx, p.y));
                 }
-                continue;
             }
             if !(x0..=x0 + w).contains(&p.x) || !(y0..=y0 + h).contains(&p.y) {
                 out.push((clip.name.clone(), name, t, p.x, p.y));
@@ -152,11 +149,13 @@ fn a_probe_leaving_the_view_box_is_caught() {
     );
 }
 
-/// A ground that scrolls past the view box within one loop (run-up's timed
-/// gait) is judged by its row: the written row covers the view box, and the
-/// same row cut to its first half leaves a gap that is caught.
+/// The ground rows are judged too: run-up's row (keyed, wrapping) covers
+/// the view box at every time and its probe stays inside, while the same
+/// row cut to its first half leaves a gap that is caught, and the same rig
+/// with its row written unwrapped (moved on by the steps it took) sends
+/// its probe out of the view box, which is caught.
 #[test]
-fn a_ground_row_that_stops_short_is_caught() {
+fn a_ground_row_that_stops_short_or_scrolls_away_is_caught() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let rig = rig_at(&root.join("rigs/run-up.json"));
     let svg = std::fs::read_to_string(root.join("out/run-up.svg")).unwrap();
@@ -164,15 +163,38 @@ fn a_ground_row_that_stops_short_is_caught() {
     assert!(dots.len() > 10, "{dots:?}");
     let clip = &clips(&rig, Route::Css)[0];
     let whole = outside(clip, &dots);
-    assert!(
-        whole.iter().all(|(_, p, ..)| p != "ground row"),
-        "{whole:?}"
-    );
+    assert!(whole.is_empty(), "{whole:?}");
     let half = &dots[..dots.len() / 2];
     let cut = outside(clip, half);
     assert!(
         cut.iter().any(|(_, p, ..)| p == "ground row"),
-        "a row of {} dots cannot cover the loop's travel, yet nothing was reported",
+        "a row of {} dots leaves the view box's right edge bare, yet nothing was reported",
         half.len()
+    );
+    // unwrap the row: each key moved on by the steps taken before it
+    let wrap = clip.ground_wrap_px.expect("run-up's row wraps");
+    let mut unwrapped = clip.clone();
+    let ground = unwrapped
+        .tracks
+        .iter_mut()
+        .find(|t| t.name.ends_with("ground"))
+        .unwrap();
+    let mut steps = 0.0;
+    let mut prev = ground.keys[0].value;
+    for k in ground.keys.iter_mut() {
+        if k.value - prev > wrap / 2.0 {
+            steps += 1.0;
+        }
+        prev = k.value;
+        k.value -= steps * wrap;
+    }
+    assert!(steps > 10.0, "{steps} steps");
+    unwrapped.ground_wrap_px = None;
+    let away = outside(&unwrapped, &[]);
+    assert!(
+        away.iter().any(|(_, p, ..)| p == "ground"),
+        "a row scrolling {:.0} px left in a {}-px view box, yet its probe was not caught",
+        steps * wrap,
+        clip.view_box[2]
     );
 }

@@ -637,11 +637,12 @@ fn bake_clip(
     if let Some(g) = &fig.ground {
         // world space, behind the figure, outside root motion; one row of
         // dots for every clip, each clip scrolling it at its own speed
-        let max_travel = fig
-            .clips
-            .iter()
-            .map(|c| c.ground_speed_px_s * c.period_s)
-            .fold(0.0, f64::max);
+        // a keyed (timed gait's) row wraps: it moves one spacing at most
+        let span = |c: &super::model::FigClip| match c.ground_keys.is_empty() {
+            true => c.ground_speed_px_s * c.period_s,
+            false => fig.ground_spacing_px,
+        };
+        let max_travel = fig.clips.iter().map(span).fold(0.0, f64::max);
         let travel = clip.ground_speed_px_s * clip.period_s;
         let ground = crate::chain::spaced_ground_node(
             g,
@@ -679,6 +680,8 @@ fn bake_clip(
             play: clip.play,
             bones: infos,
         }),
+        ground_wrap_px: (fig.ground.is_some() && !clip.ground_keys.is_empty())
+            .then_some(fig.ground_spacing_px),
     }
 }
 

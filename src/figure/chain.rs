@@ -1199,6 +1199,7 @@ mod tests {
             },
             legs: Vec::new(),
             figure: None,
+            ground_wrap_px: None,
         };
         let step = FRAMES / n;
         for k in 0..n {

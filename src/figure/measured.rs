@@ -95,7 +95,7 @@ pub(super) fn measure_clip(
                 .iter()
                 .map(|&(a, _)| {
                     let start = measure::probes_at(clip, a * period);
-                    start[foot] - start[ground]
+                    start[foot] - (start[ground] - measure::ground_unwrap(clip, a * period))
                 })
                 .collect()
         })
@@ -153,7 +153,8 @@ pub(super) fn measure_clip(
             if let Some(gi) = ground_at.filter(|_| planted[i]) {
                 for (d, r0) in downs[i].iter().zip(&rel0[i]) {
                     if within(t, *d) {
-                        planted_px[i] = planted_px[i].max((foot - at[gi] - *r0).len());
+                        let ground = at[gi] - measure::ground_unwrap(clip, t);
+                        planted_px[i] = planted_px[i].max((foot - ground - *r0).len());
                     }
                 }
             }

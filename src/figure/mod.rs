@@ -257,6 +257,7 @@ pub fn add_chains(
                 },
                 legs: Vec::new(),
                 figure: None,
+                ground_wrap_px: None,
                 ..clip.clone()
             }
         };
