@@ -184,3 +184,117 @@ fn a_timeline_that_does_not_close_is_refused() {
         assert!(written.is_empty(), "{written:?}");
     }
 }
+
+/// run-up's arms keep step with the legs while the cadence changes: each
+/// upper arm's sine follows the opposite leg's gait (`sine.follow`), so
+/// it is at its forward extreme whenever that foot touches down, walking
+/// and running alike; and the written arms do swing (the near hand's
+/// probe travels more than 20 px across the loop).
+#[test]
+fn run_up_arms_keep_step_with_the_opposite_foot() {
+    let rig = rig::load(&common::rig_text("run-up.json")).unwrap();
+    let fig = rig.figure.as_ref().unwrap();
+    let bone = |name: &str| fig.bones.iter().position(|b| b.name == name).unwrap();
+    let clip = &fig.clips[0];
+    for (arm, leg) in [("uarm_n", "thigh_f"), ("uarm_f", "thigh_n")] {
+        let k = fig
+            .ik
+            .iter()
+            .find(|k| fig.bones[k.upper].name == leg)
+            .unwrap();
+        let Trajectory::TimedGait(g) = &k.target else {
+            panic!("run-up's feet follow timed gaits");
+        };
+        let drive = &clip.drivers[bone(arm)];
+        let forward = (0..4000)
+            .map(|i| drive.eval(i as f64 / 4000.0))
+            .fold(f64::INFINITY, f64::min);
+        // touchdowns: stance starts, but not the part of a stance split
+        // at the loop boundary that continues at t = 0
+        let stance = g.stance();
+        let split = stance.iter().any(|s| s.1 == 1.0);
+        let touchdowns: Vec<f64> = stance
+            .iter()
+            .filter(|s| !(split && s.0 == 0.0))
+            .map(|s| s.0)
+            .collect();
+        assert_eq!(touchdowns.len(), g.cadence.cycles as usize, "{stance:?}");
+        for a in touchdowns {
+            let at = drive.eval(a);
+            assert!(
+                (at - forward).abs() < 1e-6,
+                "{arm} at {leg}'s touchdown t = {a:.4}: {:.3}°, forward extreme {:.3}°",
+                at.to_degrees(),
+                forward.to_degrees()
+            );
+        }
+    }
+    let baked = common::bake_own(&rig, Route::Css);
+    let xs: Vec<f64> = (0..200)
+        .map(|i| {
+            measure::probes_at(&baked.clip, baked.clip.period_s * i as f64 / 200.0)["farm_n-tip"].x
+        })
+        .collect();
+    let swing = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+        - xs.iter().cloned().fold(f64::INFINITY, f64::min);
+    eprintln!("near hand swings {swing:.1} px");
+    assert!(swing > 20.0, "the near hand moves {swing} px");
+}
+
+/// A `sine.follow` that names no IK entry, or one whose target is not a
+/// gait with a `blend` timeline, exits 2 naming the field, and nothing is
+/// written.
+#[test]
+fn a_sine_that_follows_no_timed_gait_is_refused() {
+    let base: serde_json::Value = serde_json::from_str(&common::rig_text("run-up.json")).unwrap();
+    let walker: serde_json::Value = serde_json::from_str(&common::rig_text("walker.json")).unwrap();
+    let arm = |v: &serde_json::Value| {
+        v["bones"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|b| b["name"] == "uarm_n")
+            .unwrap()
+    };
+    let follow = |mut v: serde_json::Value, name: &str| {
+        let i = arm(&v);
+        v["bones"][i]["angle"] = serde_json::json!(
+            {"sine": {"amp_deg": 20, "harmonic": 1, "follow": name}});
+        (v.to_string(), format!("bones[{i}].angle.sine.follow"))
+    };
+    let mut stickman: serde_json::Value =
+        serde_json::from_str(&common::rig_text("stickman.json")).unwrap();
+    stickman["clips"][1]["angles"]["uarm_n"] =
+        serde_json::json!({"sine": {"amp_deg": 20, "harmonic": 1, "follow": "thigh_n"}});
+    let in_clip = (
+        stickman.to_string(),
+        "clips[1].angles.uarm_n.sine.follow".to_string(),
+    );
+    let cases = [
+        (in_clip, "does not aim at a gait with a `blend` timeline"),
+        (
+            follow(base.clone(), "spine"),
+            "\"spine\" is not the upper bone of an `ik` entry",
+        ),
+        (
+            follow(base.clone(), "nobody"),
+            "\"nobody\" is not the upper bone",
+        ),
+        (
+            follow(walker.clone(), "thigh_n"),
+            "does not aim at a gait with a `blend` timeline",
+        ),
+    ];
+    for ((rig_text, field), want) in cases {
+        let (code, stderr, written) = common::bake_text(&rig_text);
+        eprintln!("{}", stderr.trim_end());
+        assert_eq!(code, 2, "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("bad.json") && stderr.contains(&field),
+            "{stderr}"
+        );
+        assert!(stderr.contains(want), "{stderr:?} lacks {want:?}");
+        assert!(written.is_empty(), "{written:?}");
+    }
+}

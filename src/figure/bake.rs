@@ -326,24 +326,28 @@ fn bone_keys(
         Driver::Sine {
             harmonic,
             phase_rad,
+            clock,
             ..
         } => {
             let f = |t: f64| deg(driver.eval(t));
             let h = *harmonic as f64;
-            // extrema: 2π·h·t + phase = π/2 + kπ
-            let extrema: Vec<f64> = (0..2 * *harmonic as i64 + 2)
+            let cycles = *harmonic as usize * driver.loop_cycles() as usize;
+            // extrema: 2π·h·x + phase = π/2 + kπ, x the time (or the
+            // followed gait's cycles, mapped back to time)
+            let extrema: Vec<f64> = (0..2 * cycles as i64 + 2)
                 .map(|k| {
                     let x = (std::f64::consts::FRAC_PI_2 + k as f64 * std::f64::consts::PI
                         - phase_rad)
                         / (TAU * h);
-                    quantize(x.rem_euclid(1.0), T_DECIMALS)
+                    let t = clock.as_ref().map_or(x, |c| c.time_of(x));
+                    quantize(t.rem_euclid(1.0), T_DECIMALS)
                 })
                 .collect();
             Some(keyer.keys(&fit::Curve {
                 f: &f,
                 fixed: &extrema,
                 corners: &[],
-                step: 4 * *harmonic as usize,
+                step: 4 * cycles,
                 budget: keyer.budget_px(SINE_BUDGET_PX).to_degrees() / reach_px,
                 max_keys: MAX_SINE_KEYS,
                 clamp_y: route == Route::Smil,

@@ -38,16 +38,24 @@ pub struct TrackFile {
 
 /// `sine` driver: `offset_deg + amp_deg · sin(2π · harmonic · t + phase_deg)`,
 /// t the clip's normalised time, so the bone repeats `harmonic` times per loop.
+/// With `follow`, t is a gait's cycle count instead.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SineFile {
     pub amp_deg: f64,
-    /// Whole number of cycles per loop, 0..=64 (0 gives a constant).
+    /// Whole number of cycles per loop, 0..=64 (0 gives a constant); with
+    /// `follow`, per cycle of the followed gait.
     pub harmonic: u32,
     #[serde(default)]
     pub phase_deg: f64,
     #[serde(default)]
     pub offset_deg: f64,
+    /// The upper bone of an `ik` entry whose target is a gait with a
+    /// `blend` timeline: the sine runs on that gait's cycles (its phase
+    /// included) instead of the loop's time, so an arm keeps step with the
+    /// legs while the cadence changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow: Option<String>,
 }
 
 /// What drives a bone's local angle (degrees, relative to its parent's

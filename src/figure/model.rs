@@ -8,7 +8,7 @@
 
 use super::file::{
     AtFile, AtName, BoneFile, ClipFile, DriverFile, EaseFile, EaseName, IkFile, Play, RootFile,
-    TrackFile,
+    SineFile, TrackFile,
 };
 use crate::chain::ChainReach;
 use crate::geom::Vec2;
@@ -66,12 +66,14 @@ pub use crate::trajectory::timeline::Keyed as EasedTrack;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Driver {
     Const(f64),
-    /// `offset + amp · sin(2π · harmonic · t + phase)`.
+    /// `offset + amp · sin(2π · harmonic · x + phase)`, x = t, or the
+    /// cycles of a followed gait ([`GaitClock`]).
     Sine {
         amp_rad: f64,
         harmonic: u32,
         phase_rad: f64,
         offset_rad: f64,
+        clock: Option<GaitClock>,
     },
     Track(EasedTrack),
 }
@@ -86,9 +88,41 @@ impl Driver {
                 harmonic,
                 phase_rad,
                 offset_rad,
-            } => offset_rad + amp_rad * (TAU * *harmonic as f64 * t + phase_rad).sin(),
+                clock,
+            } => {
+                let x = clock.as_ref().map_or(t, |c| c.cycles(t));
+                offset_rad + amp_rad * (TAU * *harmonic as f64 * x + phase_rad).sin()
+            }
             Driver::Track(tr) => tr.eval(t),
         }
+    }
+
+    /// Cycles per loop of a sine's clock: 1, or a followed gait's.
+    pub fn loop_cycles(&self) -> u32 {
+        match self {
+            Driver::Sine { clock: Some(c), .. } => c.cadence.cycles,
+            _ => 1,
+        }
+    }
+}
+
+/// A followed gait's clock (`sine.follow`): its cycle count at normalised
+/// time t, `Φ(t) + phase` (the far foot's gait runs half a cycle ahead).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GaitClock {
+    pub cadence: crate::trajectory::timeline::Cadence,
+    pub phase: f64,
+}
+
+impl GaitClock {
+    /// Cycles at t.
+    pub fn cycles(&self, t: f64) -> f64 {
+        self.cadence.phase(t) + self.phase
+    }
+
+    /// The time in [0, 1) at which the count reaches `x` (mod the loop).
+    pub fn time_of(&self, x: f64) -> f64 {
+        self.cadence.time_of(x - self.phase).rem_euclid(1.0)
     }
 }
 
@@ -310,11 +344,14 @@ fn driver(path: &str, d: &DriverFile) -> Result<Driver, RigError> {
                     format!("must be at most {MAX_HARMONIC}, got {}", s.harmonic),
                 ));
             }
+            // a `follow` gets its clock once the IK targets are known
+            // ([`follow_gaits`])
             Driver::Sine {
                 amp_rad: num(&format!("{p}.amp_deg"), s.amp_deg)?.to_radians(),
                 harmonic: s.harmonic,
                 phase_rad: num(&format!("{p}.phase_deg"), s.phase_deg)?.to_radians(),
                 offset_rad: num(&format!("{p}.offset_deg"), s.offset_deg)?.to_radians(),
+                clock: None,
             }
         }
         DriverFile::Track(tf) => Driver::Track(track(
@@ -485,7 +522,7 @@ pub fn validate(
             head_radius,
         });
     }
-    let rest_rad: Vec<f64> = defaults.iter().map(|d| d.eval(0.0)).collect();
+    let mut rest_rad: Vec<f64> = defaults.iter().map(|d| d.eval(0.0)).collect();
     let top_root = match root {
         Some(r) => root_motion("root", r)?,
         None => RootMotion::default(),
@@ -550,9 +587,10 @@ pub fn validate(
             });
         }
     }
-    check_work(&figs, out.len())?;
     let ik = ik_entries(ik, bones, &out, clips)?;
     clip_targets(&mut figs, &ik, &out, clips)?;
+    follow_gaits(bones, clips, &ik, &out, &mut figs, &mut rest_rad)?;
+    check_work(&figs, out.len())?;
     let mut fig = Figure {
         bones: out,
         rest_rad,
@@ -600,7 +638,9 @@ fn check_work(clips: &[FigClip], bones: usize) -> Result<(), RigError> {
                 .iter()
                 .map(|d| match d {
                     Driver::Const(_) => 0,
-                    Driver::Sine { harmonic, .. } => SINE_KEYS_PER_CYCLE * *harmonic as usize,
+                    d @ Driver::Sine { harmonic, .. } => {
+                        SINE_KEYS_PER_CYCLE * *harmonic as usize * d.loop_cycles() as usize
+                    }
                     Driver::Track(t) => t.keys.len(),
                 })
                 .sum::<usize>()
@@ -798,6 +838,85 @@ pub fn validate_ground(fig: &mut Figure, g: &crate::chain::GroundFile) -> Result
     }
     fig.ground = Some(ground);
     fig.ground_spacing_px = spacing;
+    Ok(())
+}
+
+/// Give every `sine` with `follow` its gait's clock: in each clip from the
+/// clip's IK targets, and for the drawn pose (`rest_rad`, t = 0 of the
+/// bone's own `angle`) from the rig's `ik[].target`. The followed entry
+/// must exist and aim at a gait with a `blend` timeline.
+fn follow_gaits(
+    bones: &[BoneFile],
+    clips: &[ClipFile],
+    ik: &[IkBone],
+    out: &[Bone],
+    figs: &mut [FigClip],
+    rest_rad: &mut [f64],
+) -> Result<(), RigError> {
+    let clock = |path: &str, name: &str, targets: &[Trajectory]| -> Result<GaitClock, RigError> {
+        let Some(i) = ik.iter().position(|k| out[k.upper].name == name) else {
+            let solved: Vec<&str> = ik.iter().map(|k| out[k.upper].name.as_str()).collect();
+            return Err(invalid(
+                path,
+                format!(
+                    "{name:?} is not the upper bone of an `ik` entry (they are: {})",
+                    if solved.is_empty() {
+                        "none".to_string()
+                    } else {
+                        crate::input::escaped(&solved.join(", ")).into_owned()
+                    }
+                ),
+            ));
+        };
+        match &targets[i] {
+            Trajectory::TimedGait(g) => Ok(GaitClock {
+                cadence: g.cadence.clone(),
+                phase: g.phase,
+            }),
+            _ => Err(invalid(
+                path,
+                format!(
+                    "the `ik` entry of {name:?} does not aim at a gait with a `blend` timeline; without `follow`, a sine with `harmonic` = the gait's cycles keeps step with a constant gait"
+                ),
+            )),
+        }
+    };
+    let set = |d: &mut Driver, c: GaitClock| {
+        if let Driver::Sine { clock, .. } = d {
+            *clock = Some(c);
+        }
+    };
+    let rig_targets: Vec<Trajectory> = ik.iter().map(|k| k.target.clone()).collect();
+    for (b, bf) in bones.iter().enumerate() {
+        if let DriverFile::Sine(SineFile {
+            follow: Some(name), ..
+        }) = &bf.angle
+        {
+            let path = format!("bones[{b}].angle.sine.follow");
+            let c = clock(&path, name, &rig_targets)?;
+            let mut d = figs[0].drivers[b].clone();
+            if clips.is_empty() {
+                set(&mut figs[0].drivers[b], c.clone());
+            }
+            set(&mut d, c);
+            rest_rad[b] = d.eval(0.0);
+        }
+    }
+    for (ci, cf) in clips.iter().enumerate() {
+        for (b, bf) in bones.iter().enumerate() {
+            let (path, file) = match cf.angles.get(&bf.name) {
+                Some(d) => (format!("clips[{ci}].angles.{}.sine.follow", bf.name), d),
+                None => (format!("bones[{b}].angle.sine.follow"), &bf.angle),
+            };
+            if let DriverFile::Sine(SineFile {
+                follow: Some(name), ..
+            }) = file
+            {
+                let c = clock(&path, name, &figs[ci].targets)?;
+                set(&mut figs[ci].drivers[b], c);
+            }
+        }
+    }
     Ok(())
 }
 
