@@ -17,7 +17,6 @@ mod common;
 
 use common::art::*;
 use rigbake::bake::BakeOptions;
-use rigbake::browser::{self, SeekMode};
 use rigbake::figure::{fk, spring};
 use rigbake::geom::Vec2;
 use rigbake::{Route, bake_rig, measure, rig};
@@ -26,14 +25,6 @@ use std::fs;
 
 #[test]
 fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
-    let chromium = browser::find_chromium();
-    if chromium.is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no Chromium found"
-        );
-        eprintln!("note: no Chromium found; the round trip is checked without a browser");
-    }
     let tmp = tempfile::tempdir().unwrap();
     let walker = draw_over(&template("rigs/walker.json", tmp.path()));
     let jobs: Vec<(&str, &str, String)> = vec![
@@ -59,30 +50,14 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
         }
         baked.push(art);
     }
-    let Some(chromium) = chromium else { return };
-    let mut engines = vec![("Chromium", browser::Browser::chromium(chromium))];
-    // and Firefox ESR where it is installed
-    if let Some(firefox) = browser::find_firefox() {
-        engines.push(("Firefox", browser::Browser::firefox(firefox)));
-    }
     let rigs: Vec<rig::Rig> = jobs.iter().map(|(r, _, _)| load(r)).collect();
-    let times: Vec<Vec<f64>> = rigs
-        .iter()
-        .map(|r| (0..48).map(|i| r.period_s * i as f64 / 48.0).collect())
-        .collect();
-    let batch: Vec<browser::ProbeJob> = baked
-        .iter()
-        .zip(&times)
-        .map(|(a, t)| browser::ProbeJob {
-            svg: &a.svg,
-            mode: SeekMode::WebAnimations,
-            times_s: t,
-        })
-        .collect();
-    for (engine, b) in &engines {
-        let got = browser::probe_batch(b, &batch).unwrap_or_else(|e| panic!("{e}"));
+    let svgs: Vec<&str> = baked.iter().map(|a| a.svg.as_str()).collect();
+    let Some((times, engines)) = probe_in_browsers(&rigs, &svgs) else {
+        return;
+    };
+    for (engine, got) in &engines {
         for ((((rig, (_, tag, _)), ts), samples), art) in
-            rigs.iter().zip(&jobs).zip(&times).zip(&got).zip(&baked)
+            rigs.iter().zip(&jobs).zip(&times).zip(got).zip(&baked)
         {
             let tag = &format!("{engine}: {tag}");
             // the plain bake's worst bone error (the art report is the plain one)
@@ -258,23 +233,6 @@ fn a_part_drawn_away_from_the_pose_is_refused_with_its_offset() {
 #[test]
 fn a_far_limb_drawn_as_the_near_limb_plus_a_depth_offset_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let far_as_near = |drawn: &str, far: &[&str], near: &[&str]| -> String {
-        let mut s = drawn.to_string();
-        for (f, n) in far.iter().zip(near) {
-            let doc = Document::parse(&s).unwrap();
-            let shape = doc
-                .descendants()
-                .find(|e| e.attribute("id") == Some(&format!("shape-{f}")))
-                .unwrap();
-            let r = shape.range();
-            s = format!(
-                "{}<use href=\"#shape-{n}\" transform=\"translate(-6,-7)\"/>{}",
-                &s[..r.start],
-                &s[r.end..]
-            );
-        }
-        s
-    };
     let walker = draw_over(&template("rigs/walker.json", tmp.path()));
     let line = refused(
         "rigs/walker.json",
@@ -300,14 +258,9 @@ fn a_far_limb_drawn_as_the_near_limb_plus_a_depth_offset_is_refused() {
 
 #[test]
 fn preview_takes_art_and_clip() {
-    let Some(_) = browser::find_chromium() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no Chromium found"
-        );
-        eprintln!("skipping preview test: no Chromium found");
+    if chromium_or_skip("preview").is_none() {
         return;
-    };
+    }
     let tmp = tempfile::tempdir().unwrap();
     let drawing = tmp.path().join("walker.svg");
     fs::write(

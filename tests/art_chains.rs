@@ -19,7 +19,6 @@ mod common;
 
 use common::art::*;
 use common::repo;
-use rigbake::browser::{self, SeekMode};
 use rigbake::geom::Vec2;
 use rigbake::{Route, measure};
 use roxmltree::Document;
@@ -28,20 +27,6 @@ use std::path::Path;
 
 const PATH_FOOT: &str = "rigs/path-foot.json";
 const WALKER: &str = "tests/fixtures/ik_chains/walker.json";
-
-fn chromium_or_skip(what: &str) -> Option<browser::Browser> {
-    match browser::find_chromium() {
-        Some(c) => Some(browser::Browser::chromium(c)),
-        None => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI=true but no Chromium found"
-            );
-            eprintln!("note: no Chromium found; {what} is checked without a browser");
-            None
-        }
-    }
-}
 
 /// The rig at `rig` with its text edited by `edit`, written into `dir`;
 /// its path.
@@ -57,22 +42,12 @@ fn variant(rig: &str, dir: &Path, name: &str, edit: impl Fn(&mut serde_json::Val
 
 /// The drawing with the far chain's shapes replaced by the near chain's,
 /// moved by `translate(-6,-7)`, as seed 001 draws its far leg.
-fn far_as_near(drawn: &str) -> String {
-    let mut s = drawn.to_string();
-    for part in ["thigh", "shin"] {
-        let doc = Document::parse(&s).unwrap();
-        let shape = doc
-            .descendants()
-            .find(|e| e.attribute("id") == Some(&format!("shape-{part}-far")))
-            .unwrap();
-        let r = shape.range();
-        s = format!(
-            "{}<use href=\"#shape-{part}-near\" transform=\"translate(-6,-7)\"/>{}",
-            &s[..r.start],
-            &s[r.end..]
-        );
-    }
-    s
+fn far_chain_as_near(drawn: &str) -> String {
+    far_as_near(
+        drawn,
+        &["thigh-far", "shin-far"],
+        &["thigh-near", "shin-near"],
+    )
 }
 
 /// Bakes every `(rig, tag, drawing)` job with `--art`, checks what was
@@ -96,30 +71,13 @@ fn round_trip(jobs: &[(String, &str, String)], dir: &Path) -> Option<Vec<f64>> {
         }
         baked.push(art);
     }
-    let chromium = chromium_or_skip("the chain round trip")?;
-    let mut engines = vec![("Chromium", chromium)];
-    if let Some(firefox) = browser::find_firefox() {
-        engines.push(("Firefox", browser::Browser::firefox(firefox)));
-    }
     let rigs: Vec<rigbake::rig::Rig> = jobs.iter().map(|(r, _, _)| load(r)).collect();
-    let times: Vec<Vec<f64>> = rigs
-        .iter()
-        .map(|r| (0..48).map(|i| r.period_s * i as f64 / 48.0).collect())
-        .collect();
-    let batch: Vec<browser::ProbeJob> = baked
-        .iter()
-        .zip(&times)
-        .map(|(a, t)| browser::ProbeJob {
-            svg: &a.svg,
-            mode: SeekMode::WebAnimations,
-            times_s: t,
-        })
-        .collect();
+    let svgs: Vec<&str> = baked.iter().map(|a| a.svg.as_str()).collect();
+    let (times, engines) = probe_in_browsers(&rigs, &svgs)?;
     let mut chromium_worst = Vec::new();
-    for (engine, b) in &engines {
-        let got = browser::probe_batch(b, &batch).unwrap_or_else(|e| panic!("{e}"));
+    for (engine, got) in &engines {
         for (k, (((rig, ts), samples), art)) in
-            rigs.iter().zip(&times).zip(&got).zip(&baked).enumerate()
+            rigs.iter().zip(&times).zip(got).zip(&baked).enumerate()
         {
             let tag = format!("{engine}: {}", jobs[k].1);
             let clip = common::bake_own(rig, Route::Css).clip;
@@ -206,7 +164,7 @@ fn a_far_chain_drawn_as_the_near_chain_plus_a_depth_offset() {
     let tmp = tempfile::tempdir().unwrap();
     let line = refused(
         PATH_FOOT,
-        &far_as_near(&draw_over(&template(PATH_FOOT, tmp.path()))),
+        &far_chain_as_near(&draw_over(&template(PATH_FOOT, tmp.path()))),
         &["px from the rig's phase-0", "far limb"],
     );
     assert!(
@@ -223,7 +181,7 @@ fn a_far_chain_drawn_as_the_near_chain_plus_a_depth_offset() {
             .unwrap()
             .remove("start");
     });
-    let drawn = far_as_near(&draw_over(&template(&same_phase, tmp.path())));
+    let drawn = far_chain_as_near(&draw_over(&template(&same_phase, tmp.path())));
     let jobs = vec![(same_phase, "far drawn as near + translate(-6,-7)", drawn)];
     if let Some(worst) = round_trip(&jobs, tmp.path()) {
         assert!(worst[0] <= 0.5 + 0.05, "{worst:?}");
@@ -379,7 +337,7 @@ fn preview_takes_a_chain_drawing() {
     let bad = tmp.path().join("bad.svg");
     fs::write(
         &bad,
-        far_as_near(&draw_over(&template(PATH_FOOT, tmp.path()))),
+        far_chain_as_near(&draw_over(&template(PATH_FOOT, tmp.path()))),
     )
     .unwrap();
     let png2 = tmp.path().join("bad.png");

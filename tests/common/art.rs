@@ -107,13 +107,7 @@ pub fn bake_art(rig: &str, drawing: &str, dir: &Path, tag: &str) -> Art {
     fs::write(&art, drawing).unwrap();
     let out = dir.join(format!("{tag}.art.svg"));
     let report = dir.join(format!("{tag}.json"));
-    let res = rigbake()
-        .arg("bake")
-        .arg(rig)
-        .arg("--art")
-        .arg(&art)
-        .arg("-o")
-        .arg(&out)
+    let res = art_cmd(rig, &art, &out)
         .arg("--report")
         .arg(&report)
         .output()
@@ -128,6 +122,18 @@ pub fn bake_art(rig: &str, drawing: &str, dir: &Path, tag: &str) -> Art {
         stdout: String::from_utf8(res.stdout).unwrap(),
         report: serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap(),
     }
+}
+
+/// `rigbake bake RIG --art ART -o OUT`.
+fn art_cmd(rig: &str, art: &Path, out: &Path) -> Command {
+    let mut c = rigbake();
+    c.arg("bake")
+        .arg(rig)
+        .arg("--art")
+        .arg(art)
+        .arg("-o")
+        .arg(out);
+    c
 }
 
 /// The plain css bake's report.
@@ -216,27 +222,12 @@ pub fn refused(rig: &str, drawing: &str, needles: &[&str]) -> String {
     let art = tmp.path().join("drawing.svg");
     fs::write(&art, drawing).unwrap();
     let out: PathBuf = tmp.path().join("out.svg");
-    let res = rigbake()
-        .arg("bake")
-        .arg(rig)
-        .arg("--art")
-        .arg(&art)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(res.stderr).unwrap();
-    assert_eq!(res.status.code(), Some(2), "{stderr}");
-    let line = stderr.trim_end();
-    assert!(
-        !line.contains('\n') && !line.contains("panicked"),
-        "{stderr}"
-    );
-    for n in ["drawing.svg"].iter().chain(needles) {
-        assert!(line.contains(n), "lacks {n:?}: {line}");
-    }
+    let res = art_cmd(rig, &art, &out).output().unwrap();
+    let mut all = vec!["drawing.svg"];
+    all.extend(needles);
+    let line = super::refused(&res, &all).trim_end().to_string();
     assert!(!out.exists());
-    line.to_string()
+    line
 }
 
 /// The offset a refusal states, px.
@@ -256,4 +247,81 @@ pub fn with_attrs(drawn: &str, id: &str, attrs: &str) -> String {
     let tag = format!("<g id=\"{id}\" inkscape:label=\"{id}\"");
     assert_eq!(drawn.matches(&tag).count(), 1, "{id}");
     drawn.replace(&tag, &format!("{tag} {attrs}"))
+}
+
+/// Probes of every art file at 48 times over its rig's period, in Chromium
+/// and (where installed) Firefox ESR: the times per file, and per engine
+/// its name and the probes per file and time. `None` without Chromium
+/// (a notice on stderr; a failure when `CI=true`).
+#[allow(clippy::type_complexity)]
+pub fn probe_in_browsers(
+    rigs: &[rig::Rig],
+    svgs: &[&str],
+) -> Option<(
+    Vec<Vec<f64>>,
+    Vec<(&'static str, Vec<Vec<rigbake::browser::Probes>>)>,
+)> {
+    use rigbake::browser::{self, SeekMode};
+    let mut engines = vec![("Chromium", chromium_or_skip("the round trip")?)];
+    if let Some(firefox) = browser::find_firefox() {
+        engines.push(("Firefox", browser::Browser::firefox(firefox)));
+    }
+    let times: Vec<Vec<f64>> = rigs
+        .iter()
+        .map(|r| (0..48).map(|i| r.period_s * i as f64 / 48.0).collect())
+        .collect();
+    let batch: Vec<browser::ProbeJob> = svgs
+        .iter()
+        .zip(&times)
+        .map(|(svg, t)| browser::ProbeJob {
+            svg,
+            mode: SeekMode::WebAnimations,
+            times_s: t,
+        })
+        .collect();
+    let got = engines
+        .iter()
+        .map(|(name, b)| {
+            let probes = browser::probe_batch(b, &batch).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (*name, probes)
+        })
+        .collect();
+    Some((times, got))
+}
+
+/// Headless Chromium, or `None` with a notice on stderr that `what` is
+/// checked without a browser (a failure when `CI=true`).
+pub fn chromium_or_skip(what: &str) -> Option<rigbake::browser::Browser> {
+    match rigbake::browser::find_chromium() {
+        Some(c) => Some(rigbake::browser::Browser::chromium(c)),
+        None => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true but no Chromium found"
+            );
+            eprintln!("note: no Chromium found; {what} is checked without a browser");
+            None
+        }
+    }
+}
+
+/// Seed 001's far limb: the shapes `shape-<far part>` replaced by a `<use>`
+/// of the near part's shape moved by `translate(-6,-7)` (parts paired in
+/// order).
+pub fn far_as_near(drawn: &str, far: &[&str], near: &[&str]) -> String {
+    let mut s = drawn.to_string();
+    for (f, n) in far.iter().zip(near) {
+        let doc = Document::parse(&s).unwrap();
+        let shape = doc
+            .descendants()
+            .find(|e| e.attribute("id") == Some(&format!("shape-{f}")))
+            .unwrap();
+        let r = shape.range();
+        s = format!(
+            "{}<use href=\"#shape-{n}\" transform=\"translate(-6,-7)\"/>{}",
+            &s[..r.start],
+            &s[r.end..]
+        );
+    }
+    s
 }
