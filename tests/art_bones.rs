@@ -262,20 +262,8 @@ fn preview_takes_art_and_clip() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let drawing = tmp.path().join("walker.svg");
-    fs::write(
-        &drawing,
-        draw_over(&template("rigs/walker.json", tmp.path())),
-    )
-    .unwrap();
-    let png = tmp.path().join("strip.png");
-    let res = rigbake()
-        .args(["preview", "rigs/walker.json", "--frames", "2", "--art"])
-        .arg(&drawing)
-        .arg("-o")
-        .arg(&png)
-        .output()
-        .unwrap();
+    let drawn = draw_over(&template("rigs/walker.json", tmp.path()));
+    let (res, png) = preview_art("rigs/walker.json", &drawn, tmp.path(), "walker");
     assert!(res.status.success(), "{res:?}");
     assert!(fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     let res = rigbake()

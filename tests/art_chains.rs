@@ -301,18 +301,7 @@ fn bad_chain_drawings_are_one_line_refusals_that_write_nothing() {
     );
     bake_art(PATH_FOOT, &with_pedal, tmp.path(), "pedal");
     // the smil route
-    let art = tmp.path().join("d.svg");
-    fs::write(&art, &flat).unwrap();
-    let out = tmp.path().join("smil-out.svg");
-    let res = rigbake()
-        .args(["bake", PATH_FOOT, "--route", "smil", "--art"])
-        .arg(&art)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    common::refused(&res, &["css route only"]);
-    assert!(!out.exists());
+    refused_with(PATH_FOOT, &flat, &["--route", "smil"], &["css route only"]);
 }
 
 #[test]
@@ -321,33 +310,12 @@ fn preview_takes_a_chain_drawing() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let drawing = tmp.path().join("path-foot.svg");
-    fs::write(&drawing, draw_over(&template(PATH_FOOT, tmp.path()))).unwrap();
-    let png = tmp.path().join("strip.png");
-    let res = rigbake()
-        .args(["preview", PATH_FOOT, "--frames", "2", "--art"])
-        .arg(&drawing)
-        .arg("-o")
-        .arg(&png)
-        .output()
-        .unwrap();
+    let drawn = draw_over(&template(PATH_FOOT, tmp.path()));
+    let (res, png) = preview_art(PATH_FOOT, &drawn, tmp.path(), "good");
     assert!(res.status.success(), "{res:?}");
     assert!(fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     // a far chain off its pose: exit 2, one line, no strip
-    let bad = tmp.path().join("bad.svg");
-    fs::write(
-        &bad,
-        far_chain_as_near(&draw_over(&template(PATH_FOOT, tmp.path()))),
-    )
-    .unwrap();
-    let png2 = tmp.path().join("bad.png");
-    let res = rigbake()
-        .args(["preview", PATH_FOOT, "--frames", "2", "--art"])
-        .arg(&bad)
-        .arg("-o")
-        .arg(&png2)
-        .output()
-        .unwrap();
+    let (res, png2) = preview_art(PATH_FOOT, &far_chain_as_near(&drawn), tmp.path(), "bad");
     common::refused(&res, &["bad.svg", "-far\""]);
     assert!(!png2.exists());
 }

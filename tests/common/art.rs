@@ -218,14 +218,20 @@ pub fn show_guides(drawn: &str) -> String {
 /// `bake --art` expecting a refusal: exit 2, one stderr line naming the
 /// drawing and every needle, nothing written; the line.
 pub fn refused(rig: &str, drawing: &str, needles: &[&str]) -> String {
+    let mut all = vec!["drawing.svg"];
+    all.extend(needles);
+    refused_with(rig, drawing, &[], &all)
+}
+
+/// `bake --art` with more arguments expecting a refusal: exit 2, one
+/// stderr line holding every needle, nothing written; the line.
+pub fn refused_with(rig: &str, drawing: &str, args: &[&str], needles: &[&str]) -> String {
     let tmp = tempfile::tempdir().unwrap();
     let art = tmp.path().join("drawing.svg");
     fs::write(&art, drawing).unwrap();
     let out: PathBuf = tmp.path().join("out.svg");
-    let res = art_cmd(rig, &art, &out).output().unwrap();
-    let mut all = vec!["drawing.svg"];
-    all.extend(needles);
-    let line = super::refused(&res, &all).trim_end().to_string();
+    let res = art_cmd(rig, &art, &out).args(args).output().unwrap();
+    let line = super::refused(&res, needles).trim_end().to_string();
     assert!(!out.exists());
     line
 }
@@ -324,4 +330,26 @@ pub fn far_as_near(drawn: &str, far: &[&str], near: &[&str]) -> String {
         );
     }
     s
+}
+
+/// `rigbake preview RIG --frames 2 --art DRAWING -o DIR/<tag>.png` with
+/// `drawing` written to `DIR/<tag>.svg`: the command's output and the PNG
+/// path.
+pub fn preview_art(
+    rig: &str,
+    drawing: &str,
+    dir: &Path,
+    tag: &str,
+) -> (std::process::Output, PathBuf) {
+    let art = dir.join(format!("{tag}.svg"));
+    fs::write(&art, drawing).unwrap();
+    let png = dir.join(format!("{tag}.png"));
+    let res = rigbake()
+        .args(["preview", rig, "--frames", "2", "--art"])
+        .arg(&art)
+        .arg("-o")
+        .arg(&png)
+        .output()
+        .unwrap();
+    (res, png)
 }
