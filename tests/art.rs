@@ -6,6 +6,8 @@
 //! The browser test needs Chromium; without one it is skipped with a notice
 //! on stderr, unless `CI=true`, where it fails.
 
+mod common;
+
 use assert_cmd::Command;
 use rigbake::browser::{self, SeekMode};
 use std::fs;
@@ -41,12 +43,8 @@ fn bake_art(art: &str) -> Baked {
     fs::write(&art_path, art).unwrap();
     let out = dir.path().join("animated.svg");
     let report = dir.path().join("report.json");
-    let res = rigbake()
-        .args(["bake", RIG, "--prefix", "rb", "--art"])
-        .arg(&art_path)
-        .arg("-o")
-        .arg(&out)
-        .arg("--report")
+    let res = common::art::art_cmd(RIG, &art_path, &out)
+        .args(["--prefix", "rb", "--report"])
         .arg(&report)
         .output()
         .unwrap();

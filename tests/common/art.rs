@@ -125,7 +125,7 @@ pub fn bake_art(rig: &str, drawing: &str, dir: &Path, tag: &str) -> Art {
 }
 
 /// `rigbake bake RIG --art ART -o OUT`.
-fn art_cmd(rig: &str, art: &Path, out: &Path) -> Command {
+pub fn art_cmd(rig: &str, art: &Path, out: &Path) -> Command {
     let mut c = rigbake();
     c.arg("bake")
         .arg(rig)
