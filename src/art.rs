@@ -407,51 +407,21 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         .collect::<Vec<_>>()
         .join(", ");
 
-    // Collect named parts.
-    let mut parts: BTreeMap<String, Found> = BTreeMap::new();
-    let mut unmatched: Vec<(String, Role, u32)> = Vec::new();
-    for node in doc.descendants().filter(|n| n.is_element()) {
-        let mut names: Vec<&str> = Vec::new();
-        for name in [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))]
-            .into_iter()
-            .flatten()
-        {
-            if role_of(name, cycling).is_some() && !names.contains(&name) {
-                names.push(name);
-            }
-        }
-        if let [a, b, ..] = names[..] {
-            return Err(ArtError::TwoRoles {
-                line: line(node.range().start),
-                a: a.into(),
-                b: b.into(),
-            });
-        }
-        let Some(name) = names.first() else { continue };
-        let here = line(node.range().start);
-        let (role, leg) = role_of(name, cycling).expect("filtered above");
-        if let Some(leg) = leg
-            && !leg_names.contains(&leg)
-        {
-            // `thigh-near-outline`, `crank-arm`: not parts, but kept as
-            // hints for a missing part's message.
-            unmatched.push((name.to_string(), role, here));
-            continue;
-        }
-        let found = Found {
-            node: node.id(),
-            range: node.range(),
-            line: here,
-        };
-        if let Some(prev) = parts.get(*name) {
-            return Err(ArtError::Duplicate {
-                part: name.to_string(),
-                first: prev.line,
-                second: here,
-            });
-        }
-        parts.insert(name.to_string(), found);
-    }
+    // Collect named parts; `thigh-near-outline`, `crank-arm` (no leg of the
+    // rig) are not parts, but kept as hints for a missing part's message.
+    let found = find_parts(&doc, &lines, |name| {
+        let (role, leg) = role_of(name, cycling)?;
+        Some(match leg {
+            Some(leg) if !leg_names.contains(&leg) => Named::Hint(role),
+            _ => Named::Part(role),
+        })
+    })?;
+    let unmatched = found.hints;
+    let parts: BTreeMap<String, Found> = found
+        .parts
+        .into_iter()
+        .map(|(name, (f, _))| (name, f))
+        .collect();
 
     for leg in &leg_names {
         let mut required = vec![format!("thigh-{leg}"), format!("shin-{leg}")];
@@ -749,6 +719,83 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         last,
     )?;
     Ok(Animated { svg, markers })
+}
+
+/// What a name on an element is to [`find_parts`].
+enum Named<R> {
+    /// A part (or marker) of the rig with this role.
+    Part(R),
+    /// Shaped like a part name but naming nothing of the rig (a likely
+    /// typo, kept for a missing part's message).
+    Hint(R),
+}
+
+/// The named elements of a drawing.
+struct FoundParts<R> {
+    /// Parts by name, with their role.
+    parts: BTreeMap<String, (Found, R)>,
+    /// Hints: name, role and line.
+    hints: Vec<(String, R, u32)>,
+}
+
+/// Every element whose `id` or `inkscape:label` `name_of` recognises (an
+/// element carrying both names counts once): one walk of the document for
+/// every rig kind. An element with two different names, or a part name on
+/// two elements, is refused.
+fn find_parts<R>(
+    doc: &roxmltree::Document,
+    lines: &LineIndex,
+    name_of: impl Fn(&str) -> Option<Named<R>>,
+) -> Result<FoundParts<R>, ArtError> {
+    let mut out = FoundParts {
+        parts: BTreeMap::new(),
+        hints: Vec::new(),
+    };
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        let mut names: Vec<(&str, Named<R>)> = Vec::new();
+        for name in [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))]
+            .into_iter()
+            .flatten()
+        {
+            if names.iter().all(|(n, _)| *n != name)
+                && let Some(named) = name_of(name)
+            {
+                names.push((name, named));
+            }
+        }
+        let here = lines.row(node.range().start);
+        if let [(a, _), (b, _), ..] = names[..] {
+            return Err(ArtError::TwoRoles {
+                line: here,
+                a: a.into(),
+                b: b.into(),
+            });
+        }
+        let Some((name, named)) = names.pop() else {
+            continue;
+        };
+        let role = match named {
+            Named::Hint(role) => {
+                out.hints.push((name.to_string(), role, here));
+                continue;
+            }
+            Named::Part(role) => role,
+        };
+        if let Some((prev, _)) = out.parts.get(name) {
+            return Err(ArtError::Duplicate {
+                part: name.to_string(),
+                first: prev.line,
+                second: here,
+            });
+        }
+        let f = Found {
+            node: node.id(),
+            range: node.range(),
+            line: here,
+        };
+        out.parts.insert(name.to_string(), (f, role));
+    }
+    Ok(out)
 }
 
 /// A thigh holding a shin about a hip: a cycling leg or an `ik_chains` chain.

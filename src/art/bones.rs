@@ -43,8 +43,8 @@
 
 use super::pose::Checker;
 use super::{
-    Animated, ArtError, ClipIndex, Found, INKSCAPE_NS, Insert, Joint, LineIndex, PartWrap,
-    check_marker, check_place, ctm_of_parent, finish, hide, marker_at, own_transform, phase0_map,
+    Animated, ArtError, ClipIndex, Found, Insert, Joint, LineIndex, Named, PartWrap, check_marker,
+    check_place, ctm_of_parent, find_parts, finish, hide, marker_at, own_transform, phase0_map,
     skeleton_text, wrap_part,
 };
 use crate::clip::Clip;
@@ -52,7 +52,7 @@ use crate::emit::scope::Scope;
 use crate::figure::{Figure, fk, spring};
 use crate::geom::Vec2;
 use crate::rig::Rig;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Role {
@@ -83,41 +83,7 @@ pub(super) fn animate(
             .map(|b| Role::Marker(b, Joint::Tip))
     };
 
-    let mut parts: BTreeMap<String, (Found, Role)> = BTreeMap::new();
-    for node in doc.descendants().filter(|n| n.is_element()) {
-        let mut found: Vec<&str> = Vec::new();
-        for name in [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))]
-            .into_iter()
-            .flatten()
-        {
-            if role_of(name).is_some() && !found.contains(&name) {
-                found.push(name);
-            }
-        }
-        let here = lines.row(node.range().start);
-        if let [a, b, ..] = found[..] {
-            return Err(ArtError::TwoRoles {
-                line: here,
-                a: a.into(),
-                b: b.into(),
-            });
-        }
-        let Some(name) = found.first() else { continue };
-        if let Some((prev, _)) = parts.get(*name) {
-            return Err(ArtError::Duplicate {
-                part: name.to_string(),
-                first: prev.line,
-                second: here,
-            });
-        }
-        let role = role_of(name).expect("filtered above");
-        let f = Found {
-            node: node.id(),
-            range: node.range(),
-            line: here,
-        };
-        parts.insert(name.to_string(), (f, role));
-    }
+    let parts = find_parts(doc, lines, |n| role_of(n).map(Named::Part))?.parts;
     let list = names
         .iter()
         .map(|n| format!("\"{n}\""))
