@@ -1,29 +1,35 @@
 //! Animate an illustrator's drawing with a baked css clip (`bake --art`).
 //!
-//! Cycling rigs are described here; bone trees (rigs with `bones`) in
+//! Cycling legs and `ik_chains` are described here: both are a thigh
+//! holding a shin about a hip, and go through one path (part search, pose
+//! check, marker hiding, wrappers). Bone trees (rigs with `bones`) are in
 //! module `bones`, which shares the parsing, the placement rules, the pose
-//! check and the output assembly. `ik_chains` rigs are refused
-//! ([`ArtError::Kind`]).
+//! check and the output assembly.
 //!
 //! # Naming (what the drawing must mark)
 //!
 //! Parts are found by their `id` or their `inkscape:label` (either one; an
 //! element that carries both names counts once). `<leg>` is a leg `name`
-//! from the rig.
+//! from the rig, or a chain `name` of its `ik_chains`.
 //!
 //! | name | element | required | moves as |
 //! | --- | --- | --- | --- |
-//! | `thigh-<leg>` | any drawable element or group | yes | rotates about the hip |
-//! | `shin-<leg>` | inside its `thigh-<leg>` | yes | rotates about the knee, carried by the thigh |
-//! | `pedal-<leg>` | not inside any other part | yes | orbits the crank without turning |
-//! | `crank` | not inside any other part | no | turns about the crank centre |
-//! | `crank-<leg>` | not inside any other part | no | turns about the crank centre (that leg's side) |
+//! | `thigh-<leg>` | any drawable element or group | yes | rotates about the hip (with a chain's moving root) |
+//! | `shin-<leg>` | inside its `thigh-<leg>` or outside every part | yes | rotates about the knee, carried by the thigh |
+//! | `pedal-<leg>` | not inside any other part | cycling legs | orbits the crank without turning |
+//! | `crank` | not inside any other part | no (cycling legs) | turns about the crank centre |
+//! | `crank-<leg>` | not inside any other part | no (cycling legs) | turns about the crank centre (that leg's side) |
 //! | `joint-hip-<leg>`, `joint-knee-<leg>`, `joint-ankle-<leg>` | `<circle>`, anywhere | no | checked only (see below) |
 //!
+//! A shin outside its thigh (a flat drawing) is nested by rigbake: its
+//! wrapper carries the thigh's motion too.
+//!
 //! The drawing must show every leg in its **phase-0 pose**: the pose
-//! two-bone IK gives at t = 0 for that leg (hip from the rig, knee and
-//! ankle from IK), in root user space, shifted by the leg's
-//! `depth_offset`. The joints always come from the rig; joint marker
+//! two-bone IK gives at t = 0 for that leg or chain (hip from the rig or
+//! the chain's root at t = 0, knee and ankle from IK), in root user space,
+//! shifted by its `depth_offset` — the pose `rigbake template` draws
+//! ([`crate::template::chain_phase0`] for chains). The joints always come
+//! from the rig; joint marker
 //! circles, where present, are compared with them and the distance is
 //! reported ([`MarkerCheck`]), never used; a marker farther than
 //! [`POSE_LIMIT_PX`] is refused ([`ArtError::OffPose`]), and so is a part
@@ -41,30 +47,40 @@
 //! text, comments, whitespace) is kept exactly. The one exception is a
 //! DOCTYPE's internal subset: rigbake reads it first, writes the drawing's
 //! references to its entities out as text and leaves the subset out
-//! (module `dtd`), so neither the parser nor the output expands entities. For an animated part with
-//! static parent transform `P` (the product of the `transform` attributes
-//! of its ancestors below the root `<svg>`, mapping the parent's
-//! coordinates to root user space) the element is wrapped as
+//! (module `dtd`), so neither the parser nor the output expands entities.
+//!
+//! Every part is wrapped into the clip's own chain of groups down to the
+//! part's group (one writer for every rig kind, `wrap_part`). For a part
+//! with static parent transform `Q` (the product of the `transform`
+//! attributes of its ancestors below the root `<svg>`) and phase-0 map `E`
+//! (the drawn part, in root user space, is `E` applied to the clip's rest
+//! pose of the part's group), inside an enclosing part with phase-0 map `Eₐ`
+//! (none: identity, and the chain starts at the clip's root):
 //!
 //! ```text
-//! <g transform="X"><g class="rb-<leg>-thigh"> [probe] <g transform="Y"> PART </g></g></g>
+//! <g transform="Q⁻¹·Eₐ·S"><g class="…"> … <g class="rb-<leg>-shin"> [probe] <g transform="E⁻¹·Q"> PART </g>…</g></g>
 //! ```
 //!
-//! with `X = P⁻¹·T(d)` and `Y = T(−d)·P` (d: the leg's `depth_offset`), so
-//! the class group — animated by the clip's own `@keyframes` from
-//! [`crate::emit::css::style`] — works in the clip's coordinates: a point of
-//! the part ends up at `T(d)·A(t)·T(−d)·w` for its rest position `w`, which
-//! is exactly the clip's motion. The shin's `X` also undoes the static
-//! part of the thigh chain (`X = Q⁻¹·T(d)·M₁⁻¹` for shin parent transform
-//! `Q`). A pedal's `Y` also subtracts the pedal axle's phase-0 position,
-//! since the clip's orbit places its group *at* the axle. A leg that replays
-//! another leg's keyframes (same hip and bones, other phase) is drawn in its
-//! own phase-0 pose; `M₁`, `M₂` are the rigid maps onto the replayed leg's
-//! drawn pose that the clip expects, identity otherwise.
+//! where the class groups are the clip's animated groups below the
+//! enclosing part's (animated by the clip's own `@keyframes` from
+//! [`crate::emit::css::style`]) and `S` folds the clip's static
+//! translations (a leg's or chain's `depth_offset`) into the placement
+//! before each. A point of the part then ends up at `G(t)·E⁻¹·w` for its
+//! drawn position `w`, `G(t)` being the clip's group chain at time t:
+//! exactly the clip's motion. For a thigh `E = G₀·M₁⁻¹` and for a shin
+//! `E = G₀·M₂⁻¹`, `G₀` being the clip's groups above the thigh at t = 0
+//! (the depth offset; a chain's root translation, zero at t = 0) and `M₁`,
+//! `M₂` the rigid maps from the rig's phase-0 pose onto the pose the clip
+//! draws (identity unless a leg replays another leg's keyframes in
+//! another phase). A pedal's `E` also adds the pedal axle's phase-0
+//! position, since the clip's orbit places its group *at* the axle.
 //! Probe circles without `r` (`data-probe="<leg>-ankle"` in the shin group at
 //! the ankle, `data-probe="<leg>-target"` in the pedal group) are placed
 //! exactly where the clip has them, so the browser harness measures the
-//! output like any baked file. The `<style>` goes right after the root
+//! output like any baked file; for `ik_chains`, whose targets are not
+//! drawn parts, the clip's groups with their other probes (targets,
+//! ground) and nothing the clip draws follow the drawing as one
+//! `<g data-rigbake="skeleton">`. The `<style>` goes right after the root
 //! start tag. Everything rigbake adds carries a `data-rigbake` attribute.
 //!
 //! # Limits
@@ -97,7 +113,7 @@ use crate::clip::{Anim, Clip, Item, Node, Route};
 use crate::emit::scope::Scope;
 use crate::geom::{Affine, LEN_DECIMALS, Vec2, fmt_len, fmt_num, quantize};
 use crate::rig::Rig;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::ops::Range;
 
@@ -200,11 +216,10 @@ pub enum ArtError {
         "line {line}: \"{part}\" has no shape rigbake can check against the rig's pose (path, line, polyline, polygon, rect, circle, ellipse, or a <use> of them)"
     )]
     NoShape { line: u32, part: String },
-    /// A required part is not in the drawing. `similar` lists names with
-    /// the same prefix that name no leg of the rig (likely typos).
-    #[error(
-        "no element with id or inkscape:label \"{part}\" (required for leg \"{leg}\"){similar}"
-    )]
+    /// A required part is not in the drawing. `leg` is the leg or chain
+    /// it belongs to (`leg "near"`, `chain "far"`); `similar` lists names
+    /// with the same prefix that name no leg of the rig (likely typos).
+    #[error("no element with id or inkscape:label \"{part}\" (required for {leg}){similar}")]
     Missing {
         part: String,
         leg: String,
@@ -220,11 +235,6 @@ pub enum ArtError {
     /// One element carries two different part names.
     #[error("line {line}: one element is both \"{a}\" and \"{b}\"")]
     TwoRoles { line: u32, a: String, b: String },
-    /// A shin that is not a descendant of its thigh.
-    #[error(
-        "line {line}: \"shin-{leg}\" must be inside \"thigh-{leg}\" (the shin is carried by the thigh)"
-    )]
-    ShinNotInThigh { line: u32, leg: String },
     /// An animated part inside another animated part it must not move with.
     #[error("line {line}: \"{part}\" must not be inside \"{outer}\"")]
     Nested {
@@ -308,10 +318,11 @@ enum Role {
     Marker(Joint),
 }
 
-/// Split a part name into its role and leg (`None` leg for `crank`).
-fn role_of(name: &str) -> Option<(Role, Option<&str>)> {
+/// Split a part name into its role and leg (`None` leg for `crank`);
+/// pedals and cranks are parts of `cycling` rigs only.
+fn role_of(name: &str, cycling: bool) -> Option<(Role, Option<&str>)> {
     if name == "crank" {
-        return Some((Role::Crank, None));
+        return cycling.then_some((Role::Crank, None));
     }
     for (prefix, role) in [
         ("thigh-", Role::Thigh),
@@ -325,7 +336,8 @@ fn role_of(name: &str) -> Option<(Role, Option<&str>)> {
         if let Some(leg) = name.strip_prefix(prefix)
             && !leg.is_empty()
         {
-            return Some((role, Some(leg)));
+            let cycling_only = matches!(role, Role::Pedal | Role::SideCrank);
+            return (cycling || !cycling_only).then_some((role, Some(leg)));
         }
     }
     None
@@ -377,75 +389,48 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     if let Some(fig) = &rig.figure {
         return bones::animate(art, &doc, &lines, rig, fig, clip);
     }
-    if rig.legs.is_empty() {
+    let limbs = limbs(rig);
+    if limbs.is_empty() {
         return Err(ArtError::Kind(
-            "--art animates cycling-leg rigs (crank and legs) and bone trees (bones); \
-             this rig's ik_chains are not supported yet"
+            "--art animates cycling legs (legs), ik_chains and bone trees (bones); this rig has none"
                 .into(),
         ));
     }
+    // pedals and cranks are parts of cycling rigs only
+    let cycling = !rig.legs.is_empty();
+    let noun = if cycling { "leg" } else { "chain" };
 
-    let leg_names: Vec<&str> = rig.legs.iter().map(|l| l.name.as_str()).collect();
+    let leg_names: Vec<&str> = limbs.iter().map(|l| l.name).collect();
     let legs_list = leg_names
         .iter()
         .map(|n| format!("\"{n}\""))
         .collect::<Vec<_>>()
         .join(", ");
 
-    // Collect named parts.
-    let mut parts: BTreeMap<String, Found> = BTreeMap::new();
-    let mut unmatched: Vec<(String, Role, u32)> = Vec::new();
-    for node in doc.descendants().filter(|n| n.is_element()) {
-        let mut names: Vec<&str> = Vec::new();
-        for name in [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))]
-            .into_iter()
-            .flatten()
-        {
-            if role_of(name).is_some() && !names.contains(&name) {
-                names.push(name);
-            }
-        }
-        if let [a, b, ..] = names[..] {
-            return Err(ArtError::TwoRoles {
-                line: line(node.range().start),
-                a: a.into(),
-                b: b.into(),
-            });
-        }
-        let Some(name) = names.first() else { continue };
-        let here = line(node.range().start);
-        let (role, leg) = role_of(name).expect("filtered above");
-        if let Some(leg) = leg
-            && !leg_names.contains(&leg)
-        {
-            // `thigh-near-outline`, `crank-arm`: not parts, but kept as
-            // hints for a missing part's message.
-            unmatched.push((name.to_string(), role, here));
-            continue;
-        }
-        let found = Found {
-            node: node.id(),
-            range: node.range(),
-            line: here,
-        };
-        if let Some(prev) = parts.get(*name) {
-            return Err(ArtError::Duplicate {
-                part: name.to_string(),
-                first: prev.line,
-                second: here,
-            });
-        }
-        parts.insert(name.to_string(), found);
-    }
+    // Collect named parts; `thigh-near-outline`, `crank-arm` (no leg of the
+    // rig) are not parts, but kept as hints for a missing part's message.
+    let found = find_parts(&doc, &lines, |name| {
+        let (role, leg) = role_of(name, cycling)?;
+        Some(match leg {
+            Some(leg) if !leg_names.contains(&leg) => Named::Hint(role),
+            _ => Named::Part(role),
+        })
+    })?;
+    let unmatched = found.hints;
+    let parts: BTreeMap<String, Found> = found
+        .parts
+        .into_iter()
+        .map(|(name, (f, _))| (name, f))
+        .collect();
 
     for leg in &leg_names {
-        for part in [
-            format!("thigh-{leg}"),
-            format!("shin-{leg}"),
-            format!("pedal-{leg}"),
-        ] {
+        let mut required = vec![format!("thigh-{leg}"), format!("shin-{leg}")];
+        if cycling {
+            required.push(format!("pedal-{leg}"));
+        }
+        for part in required {
             if !parts.contains_key(&part) {
-                let role = role_of(&part).map(|r| r.0);
+                let role = role_of(&part, cycling).map(|r| r.0);
                 // At most a few hints, so the message stays one short line.
                 const HINTS: usize = 5;
                 let same_role = unmatched.iter().filter(|u| Some(u.1) == role);
@@ -459,12 +444,12 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
                 }
                 return Err(ArtError::Missing {
                     part,
-                    leg: leg.to_string(),
+                    leg: format!("{noun} \"{leg}\""),
                     similar: if similar.is_empty() {
                         String::new()
                     } else {
                         format!(
-                            "; the drawing has {}, but the rig's legs are {legs_list}",
+                            "; the drawing has {}, but the rig's {noun}s are {legs_list}",
                             similar.join(", ")
                         )
                     },
@@ -477,7 +462,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
 
     // Placement checks for every part.
     for (name, f) in &parts {
-        let (role, _) = role_of(name).expect("parts are named by role");
+        let (role, _) = role_of(name, cycling).expect("parts are named by role");
         check_place(
             root,
             node_of(f),
@@ -488,11 +473,13 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         )?;
     }
 
-    // Nesting rules between animated parts.
+    // Nesting rules between animated parts: a shin may sit inside its own
+    // thigh (nested) or outside every part (flat); no other part may sit
+    // inside an animated part.
     let animated: Vec<(&String, &Found, Role, Option<&str>)> = parts
         .iter()
         .filter_map(|(n, f)| {
-            let (role, leg) = role_of(n)?;
+            let (role, leg) = role_of(n, cycling)?;
             (!matches!(role, Role::Marker(_))).then_some((n, f, role, leg))
         })
         .collect();
@@ -502,28 +489,22 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         .enumerate()
         .map(|(i, a)| (a.1.node, i))
         .collect();
+    let mut shin_in_thigh: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for &(name, f, role, leg) in &animated {
         let node = node_of(f);
-        let mut inside_own_thigh = false;
         for anc in node.ancestors().skip(1) {
             let Some(&k) = by_node.get(&anc.id()) else {
                 continue;
             };
             let (outer, _, orole, oleg) = animated[k];
             if role == Role::Shin && orole == Role::Thigh && oleg == leg {
-                inside_own_thigh = true;
+                shin_in_thigh.insert(leg.unwrap_or_default());
                 continue;
             }
             return Err(ArtError::Nested {
                 line: f.line,
                 part: name.clone(),
                 outer: outer.clone(),
-            });
-        }
-        if role == Role::Shin && !inside_own_thigh {
-            return Err(ArtError::ShinNotInThigh {
-                line: f.line,
-                leg: leg.unwrap_or_default().into(),
             });
         }
     }
@@ -533,14 +514,13 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     // a part's own shapes: without the shins inside thighs, nor markers
     let marker_nodes: std::collections::HashSet<roxmltree::NodeId> = parts
         .iter()
-        .filter(|(n, _)| matches!(role_of(n), Some((Role::Marker(_), _))))
+        .filter(|(n, _)| matches!(role_of(n, cycling), Some((Role::Marker(_), _))))
         .map(|(_, f)| f.node)
         .collect();
     let animated_nodes: std::collections::HashSet<roxmltree::NodeId> =
         animated.iter().map(|a| a.1.node).collect();
     let skip = |n: roxmltree::NodeId| marker_nodes.contains(&n) || animated_nodes.contains(&n);
 
-    let motion = crate::motion::sample(rig);
     let mut inserts: Vec<Insert> = Vec::new();
     let mut markers = Vec::new();
     let css_nodes = ClipIndex::new(clip);
@@ -554,107 +534,81 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         ),
     };
 
-    for (i, leg) in rig.legs.iter().enumerate() {
-        let ln = leg.name.as_str();
-        let lm = &motion.legs[i];
-        let pose0 = lm.pose_at(0.0);
+    for limb in &limbs {
+        let ln = limb.name;
         let q = |p: Vec2| Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS));
-        let own = [q(leg.hip), q(pose0.joint), q(pose0.end)];
-        let side = css_nodes.node(&format!("rb-{ln}"))?;
-        let d = side.translate;
-        let (hip_c, thigh_class) = css_nodes.rotate(&format!("rb-{ln}-thigh"))?;
-        let (knee_c, shin_class) = css_nodes.rotate(&format!("rb-{ln}-shin"))?;
-        let shin_node = css_nodes.node(&shin_class)?;
-        let ankle_c = probe_in(shin_node, &format!("{ln}-ankle")).ok_or_else(|| {
+        let own = limb.pose.map(q);
+        let thigh_path = css_nodes.path(&format!("rb-{ln}-thigh"))?;
+        let shin_path = css_nodes.path(&format!("rb-{ln}-shin"))?;
+        let (hip_c, _) = css_nodes.rotate(&format!("rb-{ln}-thigh"))?;
+        let (knee_c, _) = css_nodes.rotate(&format!("rb-{ln}-shin"))?;
+        let ankle_c = probe_in(
+            css_nodes.node(&format!("rb-{ln}-shin"))?,
+            &format!("{ln}-ankle"),
+        )
+        .ok_or_else(|| {
             ArtError::Clip(format!(
                 "the clip has no probe {ln}-ankle in its shin group"
             ))
         })?;
-        let (axle0, pedal_class) = css_nodes.orbit(&format!("rb-{ln}-pedal"))?;
-        let pedal_node = css_nodes.node(&pedal_class)?;
-        let target_at = probe_in(pedal_node, &format!("{ln}-target")).ok_or_else(|| {
-            ArtError::Clip(format!(
-                "the clip has no probe {ln}-target in its pedal group"
-            ))
-        })?;
+        // the clip's groups above the thigh at t = 0: the depth offset (and
+        // a moving root, which starts where the clip draws it)
+        let above = &thigh_path[..thigh_path.len() - 1];
+        let g_above = phase0_map(clip, above);
+        let g_above_inv = g_above
+            .inverse()
+            .ok_or_else(|| ArtError::Clip(format!("{noun} \"{ln}\" is scaled to nothing")))?;
 
-        // Rigid maps from this leg's own drawn pose to the pose the clip draws.
+        // Rigid maps from this limb's own drawn pose to the pose the clip draws.
         let m1 = rigid_map(own[0], own[1], hip_c, knee_c);
         let m2 = rigid_map(own[1], own[2], knee_c, ankle_c);
-        let td = Affine::translate(d);
-        let tnd = Affine::translate(d * -1.0);
-
-        let thigh = &parts[&format!("thigh-{ln}")];
-        let p = ctm_of_parent(thigh, &format!("thigh-{ln}"))?;
-        let p_inv = p
-            .inverse()
-            .ok_or_else(|| singular(thigh, &format!("thigh-{ln}")))?;
         let m1_inv = m1.inverse().expect("rigid maps are invertible");
-        wrap(
+        let thigh_phase0 = g_above * m1_inv;
+
+        let name = format!("thigh-{ln}");
+        let thigh = &parts[&name];
+        wrap_part(
             &sc,
             &mut inserts,
             thigh,
-            &format!("thigh-{ln}"),
-            p_inv * td,
-            &thigh_class,
-            None,
-            m1 * tnd * p,
-        );
+            &name,
+            PartWrap {
+                path: thigh_path,
+                from: 0,
+                outer: Affine::IDENTITY,
+                rest: m1 * g_above_inv,
+                parent: ctm_of_parent(thigh, &name)?,
+                probe: None,
+            },
+        )?;
 
-        let shin = &parts[&format!("shin-{ln}")];
-        let qm = ctm_of_parent(shin, &format!("shin-{ln}"))?;
-        let q_inv = qm
-            .inverse()
-            .ok_or_else(|| singular(shin, &format!("shin-{ln}")))?;
-        wrap(
+        let name = format!("shin-{ln}");
+        let shin = &parts[&name];
+        // nested: the thigh's wrapper already applies the groups down to
+        // the thigh; flat: the shin carries the whole chain itself
+        let (from, outer) = if shin_in_thigh.contains(ln) {
+            (thigh_path.len(), thigh_phase0)
+        } else {
+            (0, Affine::IDENTITY)
+        };
+        wrap_part(
             &sc,
             &mut inserts,
             shin,
-            &format!("shin-{ln}"),
-            q_inv * td * m1_inv,
-            &shin_class,
-            Some((&format!("{ln}-ankle"), ankle_c)),
-            m2 * tnd * qm,
-        );
+            &name,
+            PartWrap {
+                path: shin_path,
+                from,
+                outer,
+                rest: m2 * g_above_inv,
+                parent: ctm_of_parent(shin, &name)?,
+                probe: Some((format!("{ln}-ankle"), ankle_c)),
+            },
+        )?;
 
-        let pedal = &parts[&format!("pedal-{ln}")];
-        let pp = ctm_of_parent(pedal, &format!("pedal-{ln}"))?;
-        let pp_inv = pp
-            .inverse()
-            .ok_or_else(|| singular(pedal, &format!("pedal-{ln}")))?;
-        wrap(
-            &sc,
-            &mut inserts,
-            pedal,
-            &format!("pedal-{ln}"),
-            pp_inv * td,
-            &pedal_class,
-            Some((&format!("{ln}-target"), target_at)),
-            Affine::translate(axle0 * -1.0) * tnd * pp,
-        );
-
-        if let Some(arm) = parts.get(&format!("crank-{ln}")) {
-            let (_, class) = css_nodes.rotate(&format!("rb-{ln}-crank"))?;
-            let pa = ctm_of_parent(arm, &format!("crank-{ln}"))?;
-            let pa_inv = pa
-                .inverse()
-                .ok_or_else(|| singular(arm, &format!("crank-{ln}")))?;
-            wrap(
-                &sc,
-                &mut inserts,
-                arm,
-                &format!("crank-{ln}"),
-                pa_inv * td,
-                &class,
-                None,
-                tnd * pa,
-            );
-        }
-
-        let world = [leg.hip, pose0.joint, pose0.end].map(|p| p + leg.depth_offset);
+        let world = limb.pose.map(|p| p + limb.depth);
         // every part drawn where the rig has it at t = 0
-        let axle = axle0 + d;
-        for (part, joints) in [
+        let mut covers = vec![
             (
                 format!("thigh-{ln}"),
                 vec![("hip", world[0]), ("knee", world[1])],
@@ -663,8 +617,55 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
                 format!("shin-{ln}"),
                 vec![("knee", world[1]), ("ankle", world[2])],
             ),
-            (format!("pedal-{ln}"), vec![("pedal axle", axle)]),
-        ] {
+        ];
+        if cycling {
+            let tnd = Affine::translate(limb.depth * -1.0);
+            let (axle0, pedal_class) = css_nodes.orbit(&format!("rb-{ln}-pedal"))?;
+            let target_at = probe_in(css_nodes.node(&pedal_class)?, &format!("{ln}-target"))
+                .ok_or_else(|| {
+                    ArtError::Clip(format!(
+                        "the clip has no probe {ln}-target in its pedal group"
+                    ))
+                })?;
+            let name = format!("pedal-{ln}");
+            let pedal = &parts[&name];
+            wrap_part(
+                &sc,
+                &mut inserts,
+                pedal,
+                &name,
+                PartWrap {
+                    path: css_nodes.path(&pedal_class)?,
+                    from: 0,
+                    outer: Affine::IDENTITY,
+                    rest: Affine::translate(axle0 * -1.0) * tnd,
+                    parent: ctm_of_parent(pedal, &name)?,
+                    probe: Some((format!("{ln}-target"), target_at)),
+                },
+            )?;
+            let name = format!("crank-{ln}");
+            if let Some(arm) = parts.get(&name) {
+                wrap_part(
+                    &sc,
+                    &mut inserts,
+                    arm,
+                    &name,
+                    PartWrap {
+                        path: css_nodes.path(&format!("rb-{ln}-crank"))?,
+                        from: 0,
+                        outer: Affine::IDENTITY,
+                        rest: tnd,
+                        parent: ctm_of_parent(arm, &name)?,
+                        probe: None,
+                    },
+                )?;
+            }
+            covers.push((
+                format!("pedal-{ln}"),
+                vec![("pedal axle", axle0 + limb.depth)],
+            ));
+        }
+        for (part, joints) in covers {
             let f = &parts[&part];
             checker.check_covers(f, &part, ctm_of_parent(f, &part)?, &skip, &joints)?;
         }
@@ -681,20 +682,188 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     }
 
     if let Some(crank) = parts.get("crank") {
-        let (_, class) = css_nodes.rotate("rb-chainring")?;
-        let pc = ctm_of_parent(crank, "crank")?;
-        let pc_inv = pc.inverse().ok_or_else(|| singular(crank, "crank"))?;
-        wrap(&sc, &mut inserts, crank, "crank", pc_inv, &class, None, pc);
+        wrap_part(
+            &sc,
+            &mut inserts,
+            crank,
+            "crank",
+            PartWrap {
+                path: css_nodes.path("rb-chainring")?,
+                from: 0,
+                outer: Affine::IDENTITY,
+                rest: Affine::IDENTITY,
+                parent: ctm_of_parent(crank, "crank")?,
+                probe: None,
+            },
+        )?;
     }
 
+    // ik_chains: the clip's other probes (targets, ground) follow the
+    // drawing in the clip's own groups, nothing drawn
+    let last = (!cycling).then(|| {
+        let thighs: Vec<String> = limbs
+            .iter()
+            .map(|l| format!("rb-{}-thigh", l.name))
+            .collect();
+        skeleton_text(clip, &sc, |n| {
+            !thighs
+                .iter()
+                .any(|t| n.class.as_deref() == Some(t.as_str()))
+        })
+    });
     let svg = finish(
         art,
         root,
         inserts,
         &crate::emit::css::style(clip, &sc),
-        None,
+        last,
     )?;
     Ok(Animated { svg, markers })
+}
+
+/// What a name on an element is to [`find_parts`].
+enum Named<R> {
+    /// A part (or marker) of the rig with this role.
+    Part(R),
+    /// Shaped like a part name but naming nothing of the rig (a likely
+    /// typo, kept for a missing part's message).
+    Hint(R),
+}
+
+/// The named elements of a drawing.
+struct FoundParts<R> {
+    /// Parts by name, with their role.
+    parts: BTreeMap<String, (Found, R)>,
+    /// Hints: name, role and line.
+    hints: Vec<(String, R, u32)>,
+}
+
+/// Every element whose `id` or `inkscape:label` `name_of` recognises (an
+/// element carrying both names counts once): one walk of the document for
+/// every rig kind. An element with two different names, or a part name on
+/// two elements, is refused.
+fn find_parts<R>(
+    doc: &roxmltree::Document,
+    lines: &LineIndex,
+    name_of: impl Fn(&str) -> Option<Named<R>>,
+) -> Result<FoundParts<R>, ArtError> {
+    let mut out = FoundParts {
+        parts: BTreeMap::new(),
+        hints: Vec::new(),
+    };
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        let mut names: Vec<(&str, Named<R>)> = Vec::new();
+        for name in [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))]
+            .into_iter()
+            .flatten()
+        {
+            if names.iter().all(|(n, _)| *n != name)
+                && let Some(named) = name_of(name)
+            {
+                names.push((name, named));
+            }
+        }
+        let here = lines.row(node.range().start);
+        if let [(a, _), (b, _), ..] = names[..] {
+            return Err(ArtError::TwoRoles {
+                line: here,
+                a: a.into(),
+                b: b.into(),
+            });
+        }
+        let Some((name, named)) = names.pop() else {
+            continue;
+        };
+        let role = match named {
+            Named::Hint(role) => {
+                out.hints.push((name.to_string(), role, here));
+                continue;
+            }
+            Named::Part(role) => role,
+        };
+        if let Some((prev, _)) = out.parts.get(name) {
+            return Err(ArtError::Duplicate {
+                part: name.to_string(),
+                first: prev.line,
+                second: here,
+            });
+        }
+        let f = Found {
+            node: node.id(),
+            range: node.range(),
+            line: here,
+        };
+        out.parts.insert(name.to_string(), (f, role));
+    }
+    Ok(out)
+}
+
+/// A thigh holding a shin about a hip: a cycling leg or an `ik_chains` chain.
+struct Limb<'a> {
+    name: &'a str,
+    depth: Vec2,
+    /// Hip, knee and ankle in the rig's phase-0 pose, before the depth offset.
+    pose: [Vec2; 3],
+}
+
+/// The rig's legs, or else its `ik_chains`, in the phase-0 pose
+/// `rigbake template` draws.
+fn limbs(rig: &Rig) -> Vec<Limb<'_>> {
+    if !rig.legs.is_empty() {
+        let motion = crate::motion::sample(rig);
+        return rig
+            .legs
+            .iter()
+            .zip(&motion.legs)
+            .map(|(leg, lm)| {
+                let p = lm.pose_at(0.0);
+                Limb {
+                    name: &leg.name,
+                    depth: leg.depth_offset,
+                    pose: [leg.hip, p.joint, p.end],
+                }
+            })
+            .collect();
+    }
+    rig.chains
+        .iter()
+        .map(|c| Limb {
+            name: &c.name,
+            depth: c.depth_offset,
+            pose: crate::template::chain_phase0(c),
+        })
+        .collect()
+}
+
+/// The product of groups' transforms at t = 0.
+fn phase0_map(clip: &Clip, path: &[&Node]) -> Affine {
+    path.iter().fold(Affine::IDENTITY, |m, n| {
+        m * crate::measure::group_matrix(clip, n, 0.0)
+    })
+}
+
+/// The clip's groups and probes, without anything it draws and without the
+/// groups `keep` refuses, as the last child of the output.
+fn skeleton_text(clip: &Clip, sc: &Scope, keep: impl Fn(&Node) -> bool) -> String {
+    fn strip(n: &Node, keep: &dyn Fn(&Node) -> bool) -> Node {
+        Node {
+            children: n
+                .children
+                .iter()
+                .filter_map(|c| match c {
+                    Item::Group(g) if keep(g) => {
+                        let g = strip(g, keep);
+                        (!g.children.is_empty()).then_some(Item::Group(g))
+                    }
+                    Item::Probe { .. } => Some(c.clone()),
+                    _ => None,
+                })
+                .collect(),
+            ..n.clone()
+        }
+    }
+    let text = crate::emit::group_text(clip, &strip(&clip.root, &keep), sc);
+    format!("<g {MARK_ATTR}=\"skeleton\">{text}</g>")
 }
 
 /// The drawing with `inserts`, the clip's style sheet `css` right after the
@@ -967,15 +1136,6 @@ impl Wrapper {
         }
     }
 
-    /// A static placement group translating by `v` (user units).
-    fn translate(&mut self, v: Vec2) {
-        self.group(format!(
-            "{MARK_ATTR}=\"place\" transform=\"translate({} {})\"",
-            fmt_len(v.x),
-            fmt_len(v.y)
-        ));
-    }
-
     /// The group animated by the clip's rules for `class`, marked `part`.
     fn animated(&mut self, sc: &Scope, part: &str, class: &str) {
         self.group(format!(
@@ -1007,23 +1167,54 @@ impl Wrapper {
     }
 }
 
-/// Wrap a part: `<g transform=X><g class=…>[probe]<g transform=Y>PART</g></g></g>`,
-/// leaving out identity transforms.
-#[allow(clippy::too_many_arguments)]
-fn wrap(
+/// How one part is wrapped into the clip's groups.
+struct PartWrap<'a> {
+    /// The clip's groups from its root down to the part's own group.
+    path: &'a [&'a Node],
+    /// How many of them the wrapper of an enclosing part already applies.
+    from: usize,
+    /// That enclosing part's phase-0 map (the identity when none): its
+    /// drawing in root user space is this map of the clip's pose.
+    outer: Affine,
+    /// Root user space (the part as drawn) → the clip's rest coordinates
+    /// of the part's own group: the inverse of its phase-0 map.
+    rest: Affine,
+    /// The part's parent → root user space (static transforms).
+    parent: Affine,
+    /// A probe circle placed in the part's animated group.
+    probe: Option<(String, Vec2)>,
+}
+
+/// Wrap a part into the clip's groups below the enclosing part:
+///
+/// ```text
+/// <g transform="Q⁻¹·outer·S₁"><g class=…> … <g class=…>[probe]<g transform="rest·Q">PART</g>…</g></g>
+/// ```
+///
+/// with the static translations `S` of the clip's groups folded into the
+/// placement before each animated group and identity placements left out.
+/// The one writer of part wrappers for every rig kind.
+fn wrap_part(
     sc: &Scope,
     inserts: &mut Vec<Insert>,
     f: &Found,
     part: &str,
-    x: Affine,
-    class: &str,
-    probe: Option<(&str, Vec2)>,
-    y: Affine,
-) {
+    p: PartWrap,
+) -> Result<(), ArtError> {
+    let q_inv = p.parent.inverse().ok_or_else(|| singular(f, part))?;
     let mut w = Wrapper::default();
-    w.place(x);
-    w.animated(sc, part, class);
-    if let Some((name, at)) = probe {
+    let mut s = q_inv * p.outer;
+    for n in &p.path[p.from..] {
+        if n.translate != Vec2::ZERO {
+            s = s * Affine::translate(n.translate);
+        }
+        if let (Some(class), Some(_)) = (&n.class, &n.anim) {
+            w.place(s);
+            w.animated(sc, part, class);
+            s = Affine::IDENTITY;
+        }
+    }
+    if let Some((name, at)) = p.probe {
         let _ = write!(
             w.open,
             "<circle {MARK_ATTR}=\"probe\" data-probe=\"{name}\" cx=\"{}\" cy=\"{}\"/>",
@@ -1031,32 +1222,51 @@ fn wrap(
             fmt_len(at.y)
         );
     }
-    w.place(y);
+    w.place(s * p.rest * p.parent);
     w.around(inserts, f);
+    Ok(())
 }
 
-/// Looks up the clip's groups by class.
+/// Looks up the clip's groups by class, with their chains of groups from
+/// the clip's root (root excluded).
 struct ClipIndex<'a> {
-    by_class: BTreeMap<&'a str, &'a Node>,
+    paths: HashMap<&'a str, Vec<&'a Node>>,
     clip: &'a Clip,
 }
 
 impl<'a> ClipIndex<'a> {
     fn new(clip: &'a Clip) -> Self {
-        let mut by_class = BTreeMap::new();
-        for n in clip.groups() {
-            if let Some(c) = &n.class {
-                by_class.insert(c.as_str(), n);
+        fn walk<'a>(
+            n: &'a Node,
+            path: &mut Vec<&'a Node>,
+            out: &mut HashMap<&'a str, Vec<&'a Node>>,
+        ) {
+            for c in &n.children {
+                if let Item::Group(g) = c {
+                    path.push(g);
+                    if let Some(class) = g.class.as_deref() {
+                        out.insert(class, path.clone());
+                    }
+                    walk(g, path, out);
+                    path.pop();
+                }
             }
         }
-        ClipIndex { by_class, clip }
+        let mut paths = HashMap::new();
+        walk(&clip.root, &mut Vec::new(), &mut paths);
+        ClipIndex { paths, clip }
+    }
+
+    /// The groups from the clip's root down to the group `class`.
+    fn path(&self, class: &str) -> Result<&[&'a Node], ArtError> {
+        self.paths
+            .get(class)
+            .map(Vec::as_slice)
+            .ok_or_else(|| ArtError::Clip(format!("the baked clip has no group \"{class}\"")))
     }
 
     fn node(&self, class: &str) -> Result<&'a Node, ArtError> {
-        self.by_class
-            .get(class)
-            .copied()
-            .ok_or_else(|| ArtError::Clip(format!("the baked clip has no group \"{class}\"")))
+        Ok(self.path(class)?.last().expect("a path ends at its group"))
     }
 
     /// A rotating group's origin and class.
@@ -1304,13 +1514,18 @@ mod tests {
 
     #[test]
     fn part_names() {
-        assert_eq!(role_of("crank"), Some((Role::Crank, None)));
-        assert_eq!(role_of("thigh-near"), Some((Role::Thigh, Some("near"))));
+        assert_eq!(role_of("crank", true), Some((Role::Crank, None)));
+        assert_eq!(role_of("crank", false), None);
+        assert_eq!(role_of("pedal-near", false), None);
         assert_eq!(
-            role_of("joint-knee-far"),
+            role_of("thigh-near", false),
+            Some((Role::Thigh, Some("near")))
+        );
+        assert_eq!(
+            role_of("joint-knee-far", true),
             Some((Role::Marker(Joint::Knee), Some("far")))
         );
-        assert_eq!(role_of("thigh-"), None);
-        assert_eq!(role_of("path12"), None);
+        assert_eq!(role_of("thigh-", true), None);
+        assert_eq!(role_of("path12", true), None);
     }
 }

@@ -25,8 +25,7 @@
 //! | `ik_chains` | per chain, last listed first: `thigh-<chain>` holding `shin-<chain>` |
 //! | bone trees | one group per bone named as the bone, each child bone's group inside its parent's |
 //!
-//! These are the names `bake --art` looks for on cycling rigs and bone
-//! trees (see [`crate::art`]). Joint markers are `<circle>`s on a hidden layer
+//! These are the names `bake --art` looks for (see [`crate::art`]). Joint markers are `<circle>`s on a hidden layer
 //! labelled `guides`: `joint-hip-<leg>`, `joint-knee-<leg>`,
 //! `joint-ankle-<leg>` for legs and chains (the markers `bake --art`
 //! compares with the rig), `joint-<bone>` and `tip-<bone>` for bones; the
@@ -280,6 +279,19 @@ fn hair(pose: &mut Pose, ch: &crate::figure::chain::Chain) {
     });
 }
 
+/// A chain's hip (its root), knee and ankle at t = 0, before its
+/// `depth_offset`: IK toward the target (pulled back for `"reach": "pull"`).
+/// The pose the template draws and `bake --art` checks a drawing against.
+pub fn chain_phase0(c: &crate::chain::IkChain) -> [Vec2; 3] {
+    let root = c.root.at(0.0);
+    let target = c.target.at(0.0);
+    let pull = (c.reach == crate::chain::ChainReach::Pull)
+        .then_some(c.thigh + c.shin - crate::chain::PULL_MARGIN_PX);
+    let goal = fk::pulled(root, target, pull);
+    let p = ik::solve(root, goal, c.thigh, c.shin, c.knee);
+    [root, p.joint, p.end]
+}
+
 fn chains(rig: &Rig) -> Pose {
     let mut pose = Pose {
         kind: Kind::Chains,
@@ -290,12 +302,7 @@ fn chains(rig: &Rig) -> Pose {
     };
     for (i, c) in rig.chains.iter().enumerate().rev() {
         let d = c.depth_offset;
-        let root = c.root.at(0.0);
-        let target = c.target.at(0.0);
-        let pull = (c.reach == crate::chain::ChainReach::Pull)
-            .then_some(c.thigh + c.shin - crate::chain::PULL_MARGIN_PX);
-        let goal = fk::pulled(root, target, pull);
-        let p = ik::solve(root, goal, c.thigh, c.shin, c.knee);
+        let [root, knee, ankle] = chain_phase0(c);
         let colour = if i == 0 { NEAR } else { FAR };
         let layer = pose.layers.len();
         pose.layers.push(format!("leg {}", c.name));
@@ -305,16 +312,16 @@ fn chains(rig: &Rig) -> Pose {
             format!("thigh-{}", c.name),
             layer,
             None,
-            vec![line(root + d, p.joint + d, 14.0, colour)],
+            vec![line(root + d, knee + d, 14.0, colour)],
         );
         push(
             &mut pose,
             format!("shin-{}", c.name),
             layer,
             Some(thigh),
-            vec![line(p.joint + d, p.end + d, 10.0, colour)],
+            vec![line(knee + d, ankle + d, 10.0, colour)],
         );
-        for (joint, at) in [("hip", root), ("knee", p.joint), ("ankle", p.end)] {
+        for (joint, at) in [("hip", root), ("knee", knee), ("ankle", ankle)] {
             marker(&mut pose, format!("joint-{joint}-{}", c.name), at + d);
         }
         pose.guides.push(Guide {
@@ -427,9 +434,10 @@ fn instructions(rig: &Rig, kind: Kind) -> String {
         ),
         Kind::Chains => format!(
             "Drawing template for the rig \"{}\" ({}), in its phase-0 pose (t = 0). {common} \
-             Each group is named after the rig's part (thigh-<chain>, shin-<chain>); keep \
-             child groups inside their parents. bake --art does not animate ik_chains \
-             drawings yet; this drawing keeps the names it will look for.",
+             Each group is named after the rig's part (thigh-<chain>, shin-<chain>); a \
+             shin-<chain> group may stay inside its thigh-<chain> group or be moved out of \
+             it. Keep every part in this pose: each must cover its joints. Then animate it: \
+             rigbake bake RIG.json --art THIS.svg -o OUT.svg",
             rig.name,
             kind.as_str(),
         ),

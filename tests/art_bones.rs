@@ -15,226 +15,16 @@
 
 mod common;
 
-use assert_cmd::Command;
-use common::repo;
+use common::art::*;
 use rigbake::bake::BakeOptions;
-use rigbake::browser::{self, SeekMode};
 use rigbake::figure::{fk, spring};
 use rigbake::geom::Vec2;
 use rigbake::{Route, bake_rig, measure, rig};
 use roxmltree::Document;
 use std::fs;
-use std::path::{Path, PathBuf};
-
-const INKSCAPE: &str = "http://www.inkscape.org/namespaces/inkscape";
-
-fn rigbake() -> Command {
-    let mut c = Command::cargo_bin("rigbake").unwrap();
-    c.current_dir(repo(""));
-    c
-}
-
-fn load(rig: &str) -> rig::Rig {
-    rig::load(&fs::read_to_string(repo(rig)).unwrap()).unwrap()
-}
-
-/// `rigbake template RIG` into `dir`; the template's text.
-fn template(rig: &str, dir: &Path) -> String {
-    let res = rigbake()
-        .arg("template")
-        .arg(rig)
-        .arg("-o")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(res.status.success(), "{res:?}");
-    let name = load(rig).name;
-    fs::read_to_string(dir.join(format!("{name}.template.svg"))).unwrap()
-}
-
-fn num(n: &roxmltree::Node, a: &str) -> f64 {
-    n.attribute(a).unwrap().parse().unwrap()
-}
-
-/// What an illustrator does: every part's `<line>` becomes a wider curved
-/// `<path>` through a midpoint pushed sideways, with the same ends (the
-/// joints), and zero-radius `data-probe` circles `art-<part>-from`/`-to`
-/// mark its ends inside the part, so a browser can follow the drawing.
-fn draw_over(template: &str) -> String {
-    let doc = Document::parse(template).unwrap();
-    let mut out = String::new();
-    let mut last = 0;
-    for l in doc.descendants().filter(|n| n.has_tag_name("line")) {
-        let part = l.parent().unwrap().attribute("id").unwrap();
-        let a = Vec2::new(num(&l, "x1"), num(&l, "y1"));
-        let b = Vec2::new(num(&l, "x2"), num(&l, "y2"));
-        let mid = (a + b) * 0.5 + Vec2::new(b.y - a.y, a.x - b.x) * 0.1;
-        let r = l.range();
-        out.push_str(&template[last..r.start]);
-        out.push_str(&format!(
-            "<path id=\"shape-{part}\" d=\"M {} {} Q {} {} {} {}\" fill=\"none\" stroke=\"#264653\" stroke-width=\"9\"/>\
-             <circle data-probe=\"art-{part}-from\" cx=\"{}\" cy=\"{}\" r=\"0\"/>\
-             <circle data-probe=\"art-{part}-to\" cx=\"{}\" cy=\"{}\" r=\"0\"/>",
-            a.x, a.y, mid.x, mid.y, b.x, b.y, a.x, a.y, b.x, b.y
-        ));
-        last = r.end;
-    }
-    out.push_str(&template[last..]);
-    assert!(!out.contains("<line"));
-    out
-}
-
-/// The same drawing flat: every part group at the top level, holding only
-/// its own shapes (the parts it held follow it), as a drawing whose layers
-/// were never nested.
-fn flatten(drawn: &str) -> String {
-    let doc = Document::parse(drawn).unwrap();
-    let root = doc.root_element();
-    let first = root.first_element_child().unwrap();
-    let mut out = drawn[..first.range().start].to_string();
-    for g in doc.descendants().filter(|n| {
-        n.has_tag_name("g")
-            && n.attribute((INKSCAPE, "label")).is_some()
-            && n.attribute((INKSCAPE, "label")) == n.attribute("id")
-    }) {
-        let id = g.attribute("id").unwrap();
-        out.push_str(&format!("<g id=\"{id}\" inkscape:label=\"{id}\">"));
-        for c in g
-            .children()
-            .filter(|c| c.is_element() && !c.has_tag_name("g"))
-        {
-            out.push_str(&drawn[c.range()]);
-        }
-        out.push_str("</g>\n");
-    }
-    out.push_str("</svg>\n");
-    out
-}
-
-struct Art {
-    svg: String,
-    stdout: String,
-    report: serde_json::Value,
-}
-
-/// `bake RIG --art drawing -o out.svg --report r.json` expecting success.
-fn bake_art(rig: &str, drawing: &str, dir: &Path, tag: &str) -> Art {
-    let art = dir.join(format!("{tag}.drawing.svg"));
-    fs::write(&art, drawing).unwrap();
-    let out = dir.join(format!("{tag}.art.svg"));
-    let report = dir.join(format!("{tag}.json"));
-    let res = rigbake()
-        .arg("bake")
-        .arg(rig)
-        .arg("--art")
-        .arg(&art)
-        .arg("-o")
-        .arg(&out)
-        .arg("--report")
-        .arg(&report)
-        .output()
-        .unwrap();
-    assert!(
-        res.status.success(),
-        "{tag}: {}",
-        String::from_utf8_lossy(&res.stderr)
-    );
-    Art {
-        svg: fs::read_to_string(&out).unwrap(),
-        stdout: String::from_utf8(res.stdout).unwrap(),
-        report: serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap(),
-    }
-}
-
-/// The plain css bake's report.
-fn plain_report(rig: &str, dir: &Path) -> serde_json::Value {
-    let report = dir.join("plain.json");
-    let res = rigbake()
-        .arg("bake")
-        .arg(rig)
-        .args(["--route", "css", "-q", "--report"])
-        .arg(&report)
-        .arg("-o")
-        .arg(dir.join("plain"))
-        .output()
-        .unwrap();
-    assert!(res.status.success(), "{res:?}");
-    serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap()
-}
-
-/// Every figure of the art bake's report is the plain bake's (only the
-/// byte count differs); the summary line and the report give the written
-/// file's size; every `art:` marker line is on the rig's joint.
-fn same_figures(rig: &str, art: &Art, dir: &Path) {
-    let mut plain = plain_report(rig, dir);
-    let mut got = art.report.clone();
-    assert_eq!(
-        got["bytes"].as_u64().unwrap() as usize,
-        art.svg.len(),
-        "{rig}"
-    );
-    let summary = art.stdout.lines().next().unwrap();
-    assert!(
-        summary.contains(&format!("(css, {} bytes,", art.svg.len())),
-        "{rig}: {summary} vs {} bytes written",
-        art.svg.len()
-    );
-    plain["bytes"] = 0.into();
-    got["bytes"] = 0.into();
-    assert_eq!(
-        got, plain,
-        "{rig}: the art bake's figures are the plain bake's"
-    );
-    let markers = common::art_marker_offsets(&art.stdout);
-    assert!(!markers.is_empty(), "{rig}: {}", art.stdout);
-    for (l, px) in markers {
-        assert!(px <= 0.01, "{rig}: {l}");
-    }
-}
-
-/// Every joint marker of the output is hidden: inside a `display:none`
-/// layer or an `opacity="0"` group rigbake added.
-fn markers_hidden(svg: &str) {
-    let doc = Document::parse(svg).unwrap();
-    let mut n = 0;
-    for m in doc.descendants().filter(|e| {
-        e.attribute("id")
-            .is_some_and(|id| id.starts_with("joint-") || id.starts_with("tip-"))
-    }) {
-        n += 1;
-        assert!(
-            m.ancestors().any(|a| a.attribute("opacity") == Some("0")
-                || a.attribute("style")
-                    .is_some_and(|s| s.contains("display:none"))),
-            "marker {:?} is visible",
-            m.attribute("id")
-        );
-    }
-    assert!(n > 0);
-}
-
-fn dist(a: [f64; 2], b: Vec2) -> f64 {
-    (a[0] - b.x).hypot(a[1] - b.y)
-}
-
-/// A drawing of a bone-tree rig whose markers sit on the hidden guide
-/// layer, made visible: the output must hide them itself.
-fn show_guides(drawn: &str) -> String {
-    let s = drawn.replace(" style=\"display:none\"", "");
-    assert_ne!(s, drawn);
-    s
-}
 
 #[test]
 fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
-    let chromium = browser::find_chromium();
-    if chromium.is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no Chromium found"
-        );
-        eprintln!("note: no Chromium found; the round trip is checked without a browser");
-    }
     let tmp = tempfile::tempdir().unwrap();
     let walker = draw_over(&template("rigs/walker.json", tmp.path()));
     let jobs: Vec<(&str, &str, String)> = vec![
@@ -260,30 +50,14 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
         }
         baked.push(art);
     }
-    let Some(chromium) = chromium else { return };
-    let mut engines = vec![("Chromium", browser::Browser::chromium(chromium))];
-    // and Firefox ESR where it is installed
-    if let Some(firefox) = browser::find_firefox() {
-        engines.push(("Firefox", browser::Browser::firefox(firefox)));
-    }
     let rigs: Vec<rig::Rig> = jobs.iter().map(|(r, _, _)| load(r)).collect();
-    let times: Vec<Vec<f64>> = rigs
-        .iter()
-        .map(|r| (0..48).map(|i| r.period_s * i as f64 / 48.0).collect())
-        .collect();
-    let batch: Vec<browser::ProbeJob> = baked
-        .iter()
-        .zip(&times)
-        .map(|(a, t)| browser::ProbeJob {
-            svg: &a.svg,
-            mode: SeekMode::WebAnimations,
-            times_s: t,
-        })
-        .collect();
-    for (engine, b) in &engines {
-        let got = browser::probe_batch(b, &batch).unwrap_or_else(|e| panic!("{e}"));
+    let svgs: Vec<&str> = baked.iter().map(|a| a.svg.as_str()).collect();
+    let Some((times, engines)) = probe_in_browsers(&rigs, &svgs) else {
+        return;
+    };
+    for (engine, got) in &engines {
         for ((((rig, (_, tag, _)), ts), samples), art) in
-            rigs.iter().zip(&jobs).zip(&times).zip(&got).zip(&baked)
+            rigs.iter().zip(&jobs).zip(&times).zip(got).zip(&baked)
         {
             let tag = &format!("{engine}: {tag}");
             // the plain bake's worst bone error (the art report is the plain one)
@@ -378,55 +152,6 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
     }
 }
 
-/// `bake --art` expecting a refusal: exit 2, one stderr line naming the
-/// drawing and every needle, nothing written; the line.
-fn refused(rig: &str, drawing: &str, needles: &[&str]) -> String {
-    let tmp = tempfile::tempdir().unwrap();
-    let art = tmp.path().join("drawing.svg");
-    fs::write(&art, drawing).unwrap();
-    let out: PathBuf = tmp.path().join("out.svg");
-    let res = rigbake()
-        .arg("bake")
-        .arg(rig)
-        .arg("--art")
-        .arg(&art)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(res.stderr).unwrap();
-    assert_eq!(res.status.code(), Some(2), "{stderr}");
-    let line = stderr.trim_end();
-    assert!(
-        !line.contains('\n') && !line.contains("panicked"),
-        "{stderr}"
-    );
-    for n in ["drawing.svg"].iter().chain(needles) {
-        assert!(line.contains(n), "lacks {n:?}: {line}");
-    }
-    assert!(!out.exists());
-    line.to_string()
-}
-
-/// The offset a refusal states, px.
-fn offset(line: &str) -> f64 {
-    line.split("\" is ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
-}
-
-/// Add `attrs` to the start tag of the part group `id`.
-fn with_attrs(drawn: &str, id: &str, attrs: &str) -> String {
-    let tag = format!("<g id=\"{id}\" inkscape:label=\"{id}\"");
-    assert_eq!(drawn.matches(&tag).count(), 1, "{id}");
-    drawn.replace(&tag, &format!("{tag} {attrs}"))
-}
-
 #[test]
 fn a_part_drawn_away_from_the_pose_is_refused_with_its_offset() {
     let tmp = tempfile::tempdir().unwrap();
@@ -508,23 +233,6 @@ fn a_part_drawn_away_from_the_pose_is_refused_with_its_offset() {
 #[test]
 fn a_far_limb_drawn_as_the_near_limb_plus_a_depth_offset_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let far_as_near = |drawn: &str, far: &[&str], near: &[&str]| -> String {
-        let mut s = drawn.to_string();
-        for (f, n) in far.iter().zip(near) {
-            let doc = Document::parse(&s).unwrap();
-            let shape = doc
-                .descendants()
-                .find(|e| e.attribute("id") == Some(&format!("shape-{f}")))
-                .unwrap();
-            let r = shape.range();
-            s = format!(
-                "{}<use href=\"#shape-{n}\" transform=\"translate(-6,-7)\"/>{}",
-                &s[..r.start],
-                &s[r.end..]
-            );
-        }
-        s
-    };
     let walker = draw_over(&template("rigs/walker.json", tmp.path()));
     let line = refused(
         "rigs/walker.json",
@@ -550,29 +258,12 @@ fn a_far_limb_drawn_as_the_near_limb_plus_a_depth_offset_is_refused() {
 
 #[test]
 fn preview_takes_art_and_clip() {
-    let Some(_) = browser::find_chromium() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no Chromium found"
-        );
-        eprintln!("skipping preview test: no Chromium found");
+    if chromium_or_skip("preview").is_none() {
         return;
-    };
+    }
     let tmp = tempfile::tempdir().unwrap();
-    let drawing = tmp.path().join("walker.svg");
-    fs::write(
-        &drawing,
-        draw_over(&template("rigs/walker.json", tmp.path())),
-    )
-    .unwrap();
-    let png = tmp.path().join("strip.png");
-    let res = rigbake()
-        .args(["preview", "rigs/walker.json", "--frames", "2", "--art"])
-        .arg(&drawing)
-        .arg("-o")
-        .arg(&png)
-        .output()
-        .unwrap();
+    let drawn = draw_over(&template("rigs/walker.json", tmp.path()));
+    let (res, png) = preview_art("rigs/walker.json", &drawn, tmp.path(), "walker");
     assert!(res.status.success(), "{res:?}");
     assert!(fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     let res = rigbake()
@@ -641,17 +332,4 @@ fn a_use_cycle_in_a_big_part_is_read_a_bounded_number_of_times() {
         t0.elapsed()
     );
     assert!(art.svg.len() > drawing.len());
-}
-
-/// An `ik_chains` rig has no `--art` yet: refused in one line, never a
-/// drawing written unanimated.
-#[test]
-fn an_ik_chains_rig_is_refused() {
-    let tmp = tempfile::tempdir().unwrap();
-    let drawn = draw_over(&template("rigs/path-foot.json", tmp.path()));
-    refused(
-        "rigs/path-foot.json",
-        &drawn,
-        &["ik_chains", "not supported"],
-    );
 }

@@ -10,6 +10,7 @@
 mod common;
 
 use assert_cmd::Command;
+use common::art::draw_over;
 use common::{refused, repo, snapshot};
 use rigbake::bake::BakeOptions;
 use rigbake::browser::{self, SeekMode};
@@ -419,36 +420,6 @@ fn bad_input_is_one_line_and_writes_nothing() {
     refused(&res, &["file.svg", "-o"]);
     assert_eq!(fs::read_to_string(&file).unwrap(), "x");
     assert!(!out.exists());
-}
-
-/// What an illustrator does with a template: every part's `<line>` becomes
-/// a `<path>` with the same endpoints (a curve through a midpoint pushed
-/// sideways, wider), and a zero-radius `data-probe` circle marks each end
-/// of it inside the part, so a browser can follow the drawn shape.
-fn draw_over(template: &str) -> String {
-    let doc = Document::parse(template).unwrap();
-    let mut out = String::new();
-    let mut last = 0;
-    for l in doc.descendants().filter(|n| n.has_tag_name("line")) {
-        let part = l.parent().unwrap().attribute("id").unwrap();
-        let (a, b) = (
-            Vec2::new(num(&l, "x1"), num(&l, "y1")),
-            Vec2::new(num(&l, "x2"), num(&l, "y2")),
-        );
-        let mid = (a + b) * 0.5 + Vec2::new(b.y - a.y, a.x - b.x) * 0.08;
-        let r = l.range();
-        out.push_str(&template[last..r.start]);
-        out.push_str(&format!(
-            "<path d=\"M {} {} Q {} {} {} {}\" fill=\"none\" stroke=\"#264653\" stroke-width=\"11\"/>\
-             <circle data-probe=\"art-{part}-from\" cx=\"{}\" cy=\"{}\" r=\"0\"/>\
-             <circle data-probe=\"art-{part}-to\" cx=\"{}\" cy=\"{}\" r=\"0\"/>",
-            a.x, a.y, mid.x, mid.y, b.x, b.y, a.x, a.y, b.x, b.y
-        ));
-        last = r.end;
-    }
-    out.push_str(&template[last..]);
-    assert!(!out.contains("<line"));
-    out
 }
 
 fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {

@@ -27,9 +27,10 @@
 //! <g transform="Q⁻¹·G_a(0)"> chain below a … <g class="rb-b-<bone>"> <g transform="G_b(0)⁻¹·Q"> PART </g></g>…</g>
 //! ```
 //!
-//! where the chain is the clip's groups (a static translate as its own
-//! `<g transform>`, an animated group as a `<g class>` animated by the clip's
-//! own `@keyframes` from [`crate::emit::css::style`]). The clip's groups
+//! where the chain is the clip's groups (a static translate folded into the
+//! placement before the next animated group, an animated group as a
+//! `<g class>` animated by the clip's own `@keyframes` from
+//! [`crate::emit::css::style`]; the one wrapper writer of module `art`). The clip's groups
 //! with their probes (and nothing the clip draws) follow the drawing as one
 //! `<g data-rigbake="skeleton">`, written by the clip's emitter, so the file
 //! carries every probe of the plain bake: bone tips, IK targets, ground,
@@ -42,55 +43,21 @@
 
 use super::pose::Checker;
 use super::{
-    Animated, ArtError, Found, INKSCAPE_NS, Insert, Joint, LineIndex, MARK_ATTR, Wrapper,
-    check_marker, check_place, ctm_of_parent, finish, hide, marker_at, own_transform, singular,
+    Animated, ArtError, ClipIndex, Found, Insert, Joint, LineIndex, Named, PartWrap, check_marker,
+    check_place, ctm_of_parent, find_parts, finish, hide, marker_at, own_transform, phase0_map,
+    skeleton_text, wrap_part,
 };
-use crate::clip::{Clip, Item, Node};
+use crate::clip::Clip;
 use crate::emit::scope::Scope;
 use crate::figure::{Figure, fk, spring};
-use crate::geom::{Affine, Vec2};
+use crate::geom::Vec2;
 use crate::rig::Rig;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Role {
     Bone(usize),
     Marker(usize, Joint),
-}
-
-/// Every bone group's chain of groups from the clip's root (root excluded).
-fn chains(clip: &Clip) -> HashMap<&str, Vec<&Node>> {
-    fn walk<'a>(n: &'a Node, path: &mut Vec<&'a Node>, out: &mut HashMap<&'a str, Vec<&'a Node>>) {
-        for c in &n.children {
-            if let Item::Group(g) = c {
-                path.push(g);
-                if let Some(bone) = g.class.as_deref().and_then(|c| c.strip_prefix("rb-b-")) {
-                    out.insert(bone, path.clone());
-                }
-                walk(g, path, out);
-                path.pop();
-            }
-        }
-    }
-    let mut out = HashMap::new();
-    walk(&clip.root, &mut Vec::new(), &mut out);
-    out
-}
-
-/// The clip's groups and probes without anything it draws.
-fn skeleton(n: &Node) -> Node {
-    Node {
-        children: n
-            .children
-            .iter()
-            .filter_map(|c| match c {
-                Item::Group(g) => Some(Item::Group(skeleton(g))),
-                Item::Probe { .. } => Some(c.clone()),
-                _ => None,
-            })
-            .collect(),
-        ..n.clone()
-    }
 }
 
 pub(super) fn animate(
@@ -116,41 +83,7 @@ pub(super) fn animate(
             .map(|b| Role::Marker(b, Joint::Tip))
     };
 
-    let mut parts: BTreeMap<String, (Found, Role)> = BTreeMap::new();
-    for node in doc.descendants().filter(|n| n.is_element()) {
-        let mut found: Vec<&str> = Vec::new();
-        for name in [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))]
-            .into_iter()
-            .flatten()
-        {
-            if role_of(name).is_some() && !found.contains(&name) {
-                found.push(name);
-            }
-        }
-        let here = lines.row(node.range().start);
-        if let [a, b, ..] = found[..] {
-            return Err(ArtError::TwoRoles {
-                line: here,
-                a: a.into(),
-                b: b.into(),
-            });
-        }
-        let Some(name) = found.first() else { continue };
-        if let Some((prev, _)) = parts.get(*name) {
-            return Err(ArtError::Duplicate {
-                part: name.to_string(),
-                first: prev.line,
-                second: here,
-            });
-        }
-        let role = role_of(name).expect("filtered above");
-        let f = Found {
-            node: node.id(),
-            range: node.range(),
-            line: here,
-        };
-        parts.insert(name.to_string(), (f, role));
-    }
+    let parts = find_parts(doc, lines, |n| role_of(n).map(Named::Part))?.parts;
     let list = names
         .iter()
         .map(|n| format!("\"{n}\""))
@@ -171,17 +104,8 @@ pub(super) fn animate(
     }
 
     // the clip's chain and phase-0 transform for every bone
-    let chain_of = chains(clip);
-    let chain = |b: usize| -> Result<&Vec<&Node>, ArtError> {
-        chain_of.get(names[b]).ok_or_else(|| {
-            ArtError::Clip(format!("the baked clip has no group \"rb-b-{}\"", names[b]))
-        })
-    };
-    let g0 = |path: &[&Node]| {
-        path.iter().fold(Affine::IDENTITY, |m, n| {
-            m * crate::measure::group_matrix(clip, n, 0.0)
-        })
-    };
+    let index = ClipIndex::new(clip);
+    let chain = |b: usize| index.path(&format!("rb-b-{}", names[b]));
     // the phase-0 pose as `template` draws it: FK of the clip at t = 0
     // through the root motion and springs at t = 0
     let fc = &fig.clips[0];
@@ -256,10 +180,8 @@ pub(super) fn animate(
                 at + 1
             }
         };
-        let ga = g0(&path[..from]);
-        let gb = g0(path);
+        let gb = phase0_map(clip, path);
         let qm = ctm_of_parent(root, node, name, lines)?;
-        let q_inv = qm.inverse().ok_or_else(|| singular(f, name))?;
         let gb_inv = gb.inverse().ok_or_else(|| {
             ArtError::Clip(format!("bone \"{name}\" is scaled to nothing at t = 0"))
         })?;
@@ -271,24 +193,24 @@ pub(super) fn animate(
         }
         own_transform(node, f, name)?;
         checker.check_covers(f, name, qm, &skip, &joints)?;
-
-        let mut w = Wrapper::default();
-        w.place(q_inv * ga);
-        for n in &path[from..] {
-            if n.translate != Vec2::ZERO {
-                w.translate(n.translate);
-            }
-            if let (Some(class), Some(_)) = (&n.class, &n.anim) {
-                w.animated(&sc, name, class);
-            }
-        }
-        w.place(gb_inv * qm);
-        w.around(&mut inserts, f);
+        wrap_part(
+            &sc,
+            &mut inserts,
+            f,
+            name,
+            PartWrap {
+                path,
+                from,
+                outer: phase0_map(clip, &path[..from]),
+                rest: gb_inv,
+                parent: qm,
+                probe: None,
+            },
+        )?;
     }
     markers.sort_by_key(|a| (bone_of(&a.leg), a.joint));
 
-    let bones_svg = crate::emit::group_text(clip, &skeleton(&clip.root), &sc);
-    let last = format!("<g {MARK_ATTR}=\"skeleton\">{bones_svg}</g>");
+    let last = skeleton_text(clip, &sc, |_| true);
     let svg = finish(
         art,
         root,

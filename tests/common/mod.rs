@@ -2,6 +2,8 @@
 //! that uses only some of them would otherwise warn about the rest.
 #![allow(dead_code)]
 
+pub mod art;
+
 use assert_cmd::Command;
 use rigbake::bake::BakeOptions;
 use rigbake::{Route, bake_rig, rig};
