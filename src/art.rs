@@ -28,7 +28,7 @@
 //! two-bone IK gives at t = 0 for that leg or chain (hip from the rig or
 //! the chain's root at t = 0, knee and ankle from IK), in root user space,
 //! shifted by its `depth_offset` — the pose `rigbake template` draws
-//! ([`crate::template::chain_phase0`] for chains). The joints always come
+//! ([`crate::chain::IkChain::phase0`] for chains). The joints always come
 //! from the rig; joint marker
 //! circles, where present, are compared with them and the distance is
 //! reported ([`MarkerCheck`]), never used; a marker farther than
@@ -830,7 +830,7 @@ fn limbs(rig: &Rig) -> Vec<Limb<'_>> {
         .map(|c| Limb {
             name: &c.name,
             depth: c.depth_offset,
-            pose: crate::template::chain_phase0(c),
+            pose: c.phase0(),
         })
         .collect()
 }

@@ -159,6 +159,15 @@ impl IkChain {
         }
     }
 
+    /// The hip (root), knee and ankle at t = 0, before `depth_offset`: IK
+    /// toward the target, pulled back for `"reach": "pull"`. The pose the
+    /// template draws and `bake --art` checks a drawing against.
+    pub fn phase0(&self) -> [Vec2; 3] {
+        let root = self.root.at(0.0);
+        let p = ik::solve(root, self.ideal().at(0.0), self.thigh, self.shin, self.knee);
+        [root, p.joint, p.end]
+    }
+
     /// Gait speed of the target, px/s (`stride ÷ (duty · period)`), if it is a gait.
     pub fn gait_speed_px_s(&self, period_s: f64) -> Option<f64> {
         match &self.target {

@@ -41,7 +41,6 @@
 use crate::figure::{Figure, fk, spring};
 use crate::geom::{LEN_DECIMALS, Vec2, fmt_len, quantize};
 use crate::rig::Rig;
-use crate::solve::ik;
 use std::fmt::Write as _;
 
 /// Which kind of rig a template was drawn for.
@@ -279,19 +278,6 @@ fn hair(pose: &mut Pose, ch: &crate::figure::chain::Chain) {
     });
 }
 
-/// A chain's hip (its root), knee and ankle at t = 0, before its
-/// `depth_offset`: IK toward the target (pulled back for `"reach": "pull"`).
-/// The pose the template draws and `bake --art` checks a drawing against.
-pub fn chain_phase0(c: &crate::chain::IkChain) -> [Vec2; 3] {
-    let root = c.root.at(0.0);
-    let target = c.target.at(0.0);
-    let pull = (c.reach == crate::chain::ChainReach::Pull)
-        .then_some(c.thigh + c.shin - crate::chain::PULL_MARGIN_PX);
-    let goal = fk::pulled(root, target, pull);
-    let p = ik::solve(root, goal, c.thigh, c.shin, c.knee);
-    [root, p.joint, p.end]
-}
-
 fn chains(rig: &Rig) -> Pose {
     let mut pose = Pose {
         kind: Kind::Chains,
@@ -302,7 +288,7 @@ fn chains(rig: &Rig) -> Pose {
     };
     for (i, c) in rig.chains.iter().enumerate().rev() {
         let d = c.depth_offset;
-        let [root, knee, ankle] = chain_phase0(c);
+        let [root, knee, ankle] = c.phase0();
         let colour = if i == 0 { NEAR } else { FAR };
         let layer = pose.layers.len();
         pose.layers.push(format!("leg {}", c.name));
