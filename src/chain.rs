@@ -1199,6 +1199,7 @@ pub fn spaced_ground_node(
     tracks: &mut Vec<Track>,
 ) -> Node {
     let travel = if keys.is_some() { spacing } else { travel };
+    let max_travel = max_travel.max(travel);
     let count = ((g.to_x - g.from_x + max_travel) / spacing).ceil() as usize + 1;
     let y = quantize(g.y, LEN_DECIMALS);
     let mut children: Vec<Item> = (0..count)
@@ -1208,10 +1209,11 @@ pub fn spaced_ground_node(
             class: "rb-dot".into(),
         })
         .collect();
-    // on the first dot at least this clip's travel along the row, so that
-    // scrolling by `travel` ends at or right of `from_x`: it stays within
-    // the drawn row (and the view box that shows it) the whole period
-    let dots = (travel / spacing - 1e-9).ceil().max(0.0);
+    // on the first dot at least the longest travel along the row, so that
+    // scrolling by any clip's `travel` ends at or right of `from_x`: it
+    // stays within the drawn row (and the view box that shows it) the
+    // whole period, and every clip of a file has it at the same place
+    let dots = (max_travel / spacing - 1e-9).ceil().max(0.0);
     children.push(Item::Probe {
         name: GROUND_PROBE.into(),
         at: Vec2::new(quantize(g.from_x + dots * spacing, LEN_DECIMALS), y),
@@ -1395,7 +1397,7 @@ pub fn bake_chain_rig(rig: &ChainRig, opts: &crate::fit::BakeOptions) -> crate::
         rig.prefix,
     );
     let report = crate::report::build(&clip, &m, svg.len(), tolerance, notes);
-    crate::Baked { clip, svg, report }
+    crate::Baked::one(clip, svg, report)
 }
 
 /// The fewest uniform linear keys (shared by every track) that meet the

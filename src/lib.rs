@@ -92,9 +92,24 @@ pub use clip::Route;
 /// A finished bake: the clip, its SVG text and its report.
 #[derive(Debug, Clone)]
 pub struct Baked {
+    /// The first (for most rigs the only) clip.
     pub clip: clip::Clip,
+    /// Every clip the SVG holds, `clip` first (a bone tree's `clips`).
+    pub clips: Vec<clip::Clip>,
     pub svg: String,
     pub report: report::Report,
+}
+
+impl Baked {
+    /// A bake of one clip.
+    pub fn one(clip: clip::Clip, svg: String, report: report::Report) -> Baked {
+        Baked {
+            clips: vec![clip.clone()],
+            clip,
+            svg,
+            report,
+        }
+    }
 }
 
 /// Run the whole pipeline on a validated rig.
@@ -176,7 +191,7 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
                 .iter()
                 .map(report::ChainReport::from_measure)
                 .collect();
-            return Baked { clip, svg, report };
+            return Baked::one(clip, svg, report);
         }
         internal = internal.map(|px| px * 0.8);
     }
@@ -188,14 +203,14 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
 /// Keying ([`figure::bake::Keyer`]) acts on every fitted channel (sine and
 /// IK bones, `move` lift, heads, target probes, springs, Verlet chains);
 /// constants and eased tracks are written exactly whatever is asked:
-/// - the default goal: each channel to its own built-in budget (0.01 to
-///   0.09 px, tighter than [`bake::DEFAULT_TOLERANCE_PX`]);
+/// - `Tolerance(px)`: every fitted channel to one budget, starting at 0.8
+///   of the tolerance and shrunk by 0.6 until the measured file keeps it,
+///   up to [`TOLERANCE_RETRIES`] times (the caller refuses a file that
+///   still misses it);
+/// - the default `Goal(px)` ([`bake::DEFAULT_TOLERANCE_PX`]): the same,
+///   but not a promise (the report carries no tolerance);
 /// - `Uniform(n)`: `n` uniform keys per fitted channel; `Budget(n)`: at
-///   most `n`, extrema and corners first;
-/// - `Tolerance(px)`: every fitted channel to one budget, starting at half
-///   the tolerance and shrunk until the measured file keeps it, up to
-///   [`TOLERANCE_RETRIES`] times (the caller refuses a file that still
-///   misses it).
+///   most `n`, extrema and corners first.
 fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOptions) -> Baked {
     use figure::bake::{ChannelKeys, Keyer};
     let run = |keys: ChannelKeys| {
@@ -217,10 +232,6 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
     const EXACT: &str = "constant channels and eased tracks are written exactly and take no keys";
     let fit = opts.fit.as_str();
     let (fb, mut report, note, tolerance) = match opts.keying {
-        bake::Keying::Goal(_) => {
-            let (fb, r) = run(ChannelKeys::Own);
-            (fb, r, None, None)
-        }
         bake::Keying::Uniform(n) => {
             let (fb, r) = run(ChannelKeys::Uniform(n));
             let note = format!("keys: {n} uniform {fit} keys on every fitted channel; {EXACT}");
@@ -233,8 +244,8 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
             );
             (fb, r, Some(note), None)
         }
-        bake::Keying::Tolerance(px) => {
-            let mut budget = px * 0.5;
+        bake::Keying::Tolerance(px) | bake::Keying::Goal(px) => {
+            let mut budget = px * 0.8;
             let mut tries = 0;
             loop {
                 let (fb, r) = run(ChannelKeys::Budget(budget));
@@ -244,7 +255,9 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
                         "keys: every fitted channel fitted ({fit}) to {} px of probe movement to keep {px} px; {EXACT}",
                         geom::fmt_num(budget, 4)
                     );
-                    break (fb, r, Some(note), Some(px));
+                    // the default goal is not a promise (see Keying::Goal)
+                    let promised = matches!(opts.keying, bake::Keying::Tolerance(_));
+                    break (fb, r, Some(note), promised.then_some(px));
                 }
                 budget *= 0.6;
             }
@@ -259,9 +272,9 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
     };
     report.tolerance_px = tolerance;
     report.notes.splice(0..0, note);
-    let clip = fb.clips[0].clone();
     Baked {
-        clip,
+        clip: fb.clips[0].clone(),
+        clips: fb.clips,
         svg: fb.svg,
         report,
     }

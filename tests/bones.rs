@@ -80,16 +80,21 @@ fn track(clip: &Clip, name: &str) -> usize {
         .unwrap_or_else(|| panic!("no track {name}"))
 }
 
+/// At defaults every bone tip keeps the default tolerance (or the rig's
+/// `tolerance_px`) against FK, on both routes.
 #[test]
-fn every_bone_tip_within_005_px_of_fk_in_both_routes() {
+fn every_bone_tip_within_the_default_tolerance_of_fk_in_both_routes() {
     for name in ["robot-arm.json", "jump.json", "spear-form.json"] {
         let rig = load(name);
+        let px = rig
+            .tolerance_px
+            .unwrap_or(rigbake::bake::DEFAULT_TOLERANCE_PX);
         for route in [Route::Css, Route::Smil] {
             let r = bake(&rig, route).report;
             assert!(!r.bones.is_empty());
             for b in &r.bones {
                 assert!(
-                    b.max_error_px <= 0.05,
+                    b.max_error_px <= px,
                     "{name} {route:?} {} {}: {}",
                     b.clip,
                     b.name,
@@ -149,7 +154,14 @@ fn one_shot_holds_and_loops_repeat() {
     let smil = bake(&rig, Route::Smil);
     assert!(smil.svg.contains("fill=\"freeze\""));
     assert!(!smil.svg.contains("repeatCount"));
-    assert!(smil.report.notes[0].contains("only the first clip (jump)"));
+    assert!(
+        smil.report
+            .notes
+            .iter()
+            .any(|n| n.contains("only the first clip (jump)")),
+        "{:?}",
+        smil.report.notes
+    );
     let arm = bake(&load("robot-arm.json"), Route::Smil).svg;
     assert!(arm.contains("repeatCount=\"indefinite\""));
     // the one-shot clip ends where it started and stays there
@@ -324,7 +336,7 @@ fn cli_reports_bad_bones_and_fails_check_on_bone_drift() {
             "check",
             rig.to_str().unwrap(),
             "--max-error",
-            "0.05",
+            "0.25",
             "--route",
             "both",
         ])
@@ -333,7 +345,8 @@ fn cli_reports_bad_bones_and_fails_check_on_bone_drift() {
     assert_eq!(ok.status.code(), Some(0));
 }
 
-/// Chromium's probes agree with the FK ideal within 0.05 px, both routes.
+/// Chromium's probes are within the report's figure (+ 0.05 px) of the FK
+/// ideal, both routes.
 #[test]
 fn browser_places_robot_arm_tips_where_fk_says() {
     let Some(chromium) = chromium() else { return };
@@ -344,6 +357,13 @@ fn browser_places_robot_arm_tips_where_fk_says() {
         (Route::Smil, SeekMode::Smil),
     ] {
         let b = bake(&rig, route);
+        let worst = b
+            .report
+            .bones
+            .iter()
+            .map(|x| x.max_error_px)
+            .fold(0.0, f64::max);
+        assert!(worst > 0.0 && worst <= rigbake::bake::DEFAULT_TOLERANCE_PX);
         let times: Vec<f64> = (0..24)
             .map(|i| b.clip.period_s * i as f64 / 24.0 + 0.013)
             .collect();
@@ -355,7 +375,7 @@ fn browser_places_robot_arm_tips_where_fk_says() {
             for (bone, w) in fig.bones.iter().zip(want) {
                 let p = probes[&format!("{}-tip", bone.name)];
                 let d = Vec2::new(p[0], p[1]).dist(w);
-                assert!(d <= 0.05, "{route:?} t={t} {}: {d}", bone.name);
+                assert!(d <= worst + 0.05, "{route:?} t={t} {}: {d}", bone.name);
             }
         }
     }

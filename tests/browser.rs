@@ -818,9 +818,9 @@ fn root_class(svg: &str) -> Option<&str> {
 
 /// Clip switching as a page does it: the multi-clip CSS file starts in its
 /// first clip (every probe as the library evaluates the file); setting the
-/// root class that names another clip makes every bone tip follow that clip
-/// as the library evaluates it (the `--clip NAME` bake of the same rig), at
-/// every sampled time, within [`TOL_PX`].
+/// root class that names another clip makes every bone tip and the ground
+/// follow that clip as the library evaluates it (the same file's clip,
+/// `Baked::clips`), at every sampled time, within [`TOL_PX`].
 #[test]
 fn switching_the_clip_class_shows_the_other_clip() {
     let mut cases = Vec::new();
@@ -832,9 +832,7 @@ fn switching_the_clip_class_shows_the_other_clip() {
         };
         let rig = load_rig(&path);
         let all = bake_rig(&rig, &cli_options(&rig, Route::Css));
-        for other in file.clips.iter().skip(1) {
-            let one = rig::load_clip(&text, &other.name).unwrap();
-            let alone = bake_rig(&one, &cli_options(&one, Route::Css));
+        for (j, other) in file.clips.iter().enumerate().skip(1) {
             let class = root_class(&all.svg)
                 .and_then(|c| c.strip_suffix(first.name.as_str()))
                 .map(|prefix| format!("{prefix}{}", other.name))
@@ -845,31 +843,33 @@ fn switching_the_clip_class_shows_the_other_clip() {
                         first.name
                     )
                 });
-            cases.push((path.clone(), all.clone(), alone, class));
+            let written = all.clips[j].figure.as_ref().map(|f| f.clip.as_str());
+            assert_eq!(written, Some(other.name.as_str()));
+            cases.push((path.clone(), all.clone(), j, class));
         }
     }
     assert!(!cases.is_empty(), "no example rig has a second clip");
     each_engine(|browser| {
-        for (path, all, alone, class) in &cases {
-            let period_s = all.clip.period_s.min(alone.clip.period_s);
+        for (path, all, j, class) in &cases {
+            let other = &all.clips[*j];
+            let period_s = all.clip.period_s.min(other.period_s);
             let times: Vec<f64> = period_times(period_s, 24)
                 .iter()
                 .map(|t| (t * 1000.0).round() / 1000.0)
                 .collect();
             let (before, after) =
                 browser::probe_class_switch(browser, &all.svg, class, &times).unwrap();
-            for (clip, got, when) in [
-                (&all.clip, &before, "before"),
-                (&alone.clip, &after, "after"),
-            ] {
+            for (clip, got, when) in [(&all.clip, &before, "before"), (other, &after, "after")] {
                 let mut worst = (0.0_f64, String::new());
                 for (t, probes) in times.iter().zip(got) {
                     for (name, want) in measure::probes_at(clip, *t) {
-                        // The squash rim probes of the other clip differ
-                        // between the multi-clip file and the `--clip`
-                        // bake (up to 0.31 px for jump's idle head, the
-                        // same in both engines); bone tips do not.
-                        if when == "after" && !name.ends_with("-tip") {
+                        // After the switch only bone tips and the ground are
+                        // compared: the library models a later clip's
+                        // chain particles and squash rims as that clip
+                        // draws them alone (stickman's run hair lies up to
+                        // 10 px from where the file's shared chain puts it,
+                        // the same in both engines).
+                        if when == "after" && !(name.ends_with("-tip") || name == "ground") {
                             continue;
                         }
                         let p = probes.get(&name).unwrap_or_else(|| {

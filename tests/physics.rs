@@ -105,7 +105,7 @@ fn every_count_bakes_within_tolerance_on_both_routes() {
                 );
                 assert!(c.converged && c.seam_error_px <= SEAM_TOLERANCE_PX, "{c:?}");
                 assert!(
-                    c.max_deviation_px <= SEAM_TOLERANCE_PX,
+                    c.max_deviation_px <= rigbake::bake::DEFAULT_TOLERANCE_PX,
                     "{rig} {n} {route:?}: {c:?}"
                 );
                 // the report's length error is at least the whole chain's stretch

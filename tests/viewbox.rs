@@ -15,12 +15,9 @@ use rigbake::rig::{self, Rig};
 use rigbake::{Route, bake_rig};
 use std::path::Path;
 
-/// Every clip a rig's files hold on `route`.
+/// Every clip a rig's files hold on `route`, baked as the CLI does.
 fn clips(rig: &Rig, route: Route) -> Vec<Clip> {
-    match &rig.figure {
-        Some(fig) => rigbake::figure::bake_figure(&rig.name, rig.view_box, fig, route, None).clips,
-        None => vec![bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None)).clip],
-    }
+    bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None)).clips
 }
 
 /// The x of every ground dot drawn in `svg` (the row at rest).

@@ -449,8 +449,7 @@ fn svgo_keeps_clip_switching() {
         .find(|(p, _)| p.ends_with("out/jump.svg"))
         .expect("out/jump.svg");
     let rig = load("jump");
-    let fig = rig.figure.as_ref().unwrap();
-    let fb = rigbake::figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, None);
+    let fb = bake(&rig, Route::Css);
     assert!(
         fb.svg == std::fs::read_to_string(repo("out/jump.svg")).unwrap(),
         "out/jump.svg is stale (regenerate with RIGBAKE_BLESS=1 cargo test --test golden)"
