@@ -104,23 +104,34 @@ struct CssLegProblem<'a> {
     ankle0: Vec2,
     /// (set, key time in millionths) → exact (value deg, slope deg per period).
     cache: RefCell<BTreeMap<(usize, i64), (f64, f64)>>,
-    /// The last estimate's key times, written angles (deg) and errors per
-    /// sample: a trial re-evaluates only the samples its changed keys reach.
+    /// The last completed estimate's key times, written angles (deg) and
+    /// errors per sample: a trial re-evaluates only the samples its changed
+    /// keys reach, measured against that base.
     last: RefCell<Option<CssState>>,
 }
 
-struct CssState {
-    times: Vec<Vec<f64>>,
+/// One set of per-sample values of a css-leg estimate.
+#[derive(Clone)]
+struct CssSamples {
     /// Written thigh and shin angles per sample, degrees.
     angles: [Vec<f64>; 2],
     /// The drawn thigh vector turned by the written thigh angle, per sample.
     thigh: Vec<Vec2>,
     /// Squared ankle errors per sample, px².
     errors: Vec<f64>,
-    /// Samples a bounded estimate left half updated: recomputed next time.
-    stale: Option<std::ops::Range<usize>>,
-    /// The sample of the last completed estimate's max: a bounded estimate
-    /// checks it first (a trial that fails usually fails there).
+}
+
+struct CssState {
+    /// Key times of the base: the last estimate that completed.
+    times: Vec<Vec<f64>>,
+    /// The base's values at every sample.
+    base: CssSamples,
+    /// A trial's values at the samples it changed (the rest unused); copied
+    /// into `base` when the trial completes. A trial cut short by its bound
+    /// leaves the base as it was (the caller goes back to it).
+    trial: CssSamples,
+    /// The first sample of the base's max: a bounded trial checks it first
+    /// (a trial that fails usually fails there).
     worst: usize,
 }
 
@@ -179,115 +190,138 @@ impl<'a> CssLegProblem<'a> {
     }
 
     /// The estimate, or `None` as soon as one sample's error exceeds
-    /// `bound`: samples the keys changed are re-evaluated; an estimate cut
-    /// short leaves them marked stale for the next call.
+    /// `bound`: only the samples whose segments differ from the base (the
+    /// last completed estimate) are evaluated, into scratch buffers that
+    /// become the base when the estimate completes.
     fn bounded(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
         let n = self.ts.len();
         let mut last = self.last.borrow_mut();
-        let state = last.get_or_insert_with(|| CssState {
-            times: vec![Vec::new(); 2],
-            angles: [vec![0.0; n], vec![0.0; n]],
-            thigh: vec![Vec2::new(0.0, 0.0); n],
-            errors: vec![0.0; n],
-            stale: None,
-            worst: 0,
+        let fresh = last.is_none();
+        let state = last.get_or_insert_with(|| {
+            let zero = CssSamples {
+                angles: [vec![0.0; n], vec![0.0; n]],
+                thigh: vec![Vec2::new(0.0, 0.0); n],
+                errors: vec![0.0; n],
+            };
+            CssState {
+                times: vec![Vec::new(); 2],
+                base: zero.clone(),
+                trial: zero,
+                worst: 0,
+            }
         });
         let (thigh0, shin0) = (self.knee0 - self.hip, self.ankle0 - self.knee0);
         let rot = |v: Vec2, a: f64| {
             let (s, c) = a.sin_cos();
             Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
         };
-        // only the samples whose segments changed since the last estimate
-        let spans: Vec<Option<std::ops::Range<usize>>> = (0..2)
-            .map(|set| {
-                let span = if state.times[set].is_empty() {
-                    Some(0..n)
-                } else {
-                    fit::changed_samples(&state.times[set], &times[set], &self.ts)
-                };
-                fit::union(span, state.stale.clone())
-            })
-            .collect();
-        let bound2 = bound * bound;
-        let all = fit::union(spans[0].clone(), spans[1].clone());
-        if let Some(d) = &all {
-            // a sample the trial leaves alone already exceeds the bound
-            let outside = state.errors[..d.start]
-                .iter()
-                .chain(&state.errors[d.end..])
-                .fold(0.0f64, |m, &e| m.max(e));
-            if outside.sqrt() > bound {
-                return None;
+        // only the samples whose segments differ from the base
+        let spans: [std::ops::Range<usize>; 2] = std::array::from_fn(|set| {
+            if fresh {
+                0..n
+            } else {
+                fit::changed_samples(&state.times[set], &times[set], &self.ts).unwrap_or(0..0)
             }
+        });
+        let dirty = match (spans[0].is_empty(), spans[1].is_empty()) {
+            (true, true) => 0..0,
+            (false, true) => spans[0].clone(),
+            (true, false) => spans[1].clone(),
+            (false, false) => spans[0].start.min(spans[1].start)..spans[0].end.max(spans[1].end),
+        };
+        let bound2 = bound * bound;
+        let over = |e: f64| e > bound2 && e.sqrt() > bound;
+        let CssState {
+            base, trial, worst, ..
+        } = state;
+        // a sample the trial leaves alone already exceeds the bound
+        if !dirty.contains(worst) && over(base.errors[*worst]) {
+            return None;
         }
-        let thigh_span = spans[0].clone().unwrap_or(0..0);
-        let mut dirty = None;
-        for (set, span) in spans.into_iter().enumerate() {
-            if let Some(span) = span.clone() {
+        let outside = base.errors[..dirty.start]
+            .iter()
+            .chain(&base.errors[dirty.end..])
+            .fold(0.0f64, |m, &e| m.max(e));
+        if over(outside) {
+            return None;
+        }
+        for (set, span) in spans.iter().enumerate() {
+            if !span.is_empty() {
                 let keys = self.keys(times, set);
                 let mut seg = 0;
-                for i in span {
-                    state.angles[set][i] = fit::eval_keys_from(&keys, self.ts[i], &mut seg);
+                for i in span.clone() {
+                    trial.angles[set][i] = fit::eval_keys_from(&keys, self.ts[i], &mut seg);
                 }
+            }
+        }
+        // the squared error at sample i of the trial's keys
+        let error_at = |trial: &mut CssSamples, i: usize| {
+            let a1 = if spans[0].contains(&i) {
+                trial.angles[0][i]
+            } else {
+                base.angles[0][i]
+            };
+            let a2 = if spans[1].contains(&i) {
+                trial.angles[1][i]
+            } else {
+                base.angles[1][i]
+            };
+            let (a1, a2) = (a1.to_radians(), a2.to_radians());
+            let thigh = if spans[0].contains(&i) {
+                rot(thigh0, a1)
+            } else {
+                base.thigh[i]
+            };
+            trial.thigh[i] = thigh;
+            // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
+            let d = self.hip + thigh + rot(shin0, a1 + a2) - self.targets[i];
+            trial.errors[i] = d.x * d.x + d.y * d.y;
+            over(trial.errors[i])
+        };
+        if bound.is_finite() && dirty.contains(worst) && error_at(trial, *worst) {
+            return None;
+        }
+        for i in dirty.clone() {
+            if error_at(trial, i) {
+                return None;
+            }
+        }
+        // the trial completed: it becomes the base
+        for (set, span) in spans.iter().enumerate() {
+            base.angles[set][span.clone()].copy_from_slice(&trial.angles[set][span.clone()]);
+        }
+        base.thigh[dirty.clone()].copy_from_slice(&trial.thigh[dirty.clone()]);
+        base.errors[dirty.clone()].copy_from_slice(&trial.errors[dirty.clone()]);
+        for (set, span) in spans.iter().enumerate() {
+            if !span.is_empty() || fresh {
                 state.times[set].clone_from(&times[set]);
             }
-            dirty = fit::union(dirty, span);
         }
-        let dirty = dirty.unwrap_or(0..0);
-        // the squared error at sample i of the written keys
-        let error_at = |state: &mut CssState, i: usize| {
-            let a1 = state.angles[0][i].to_radians();
-            let a2 = state.angles[1][i].to_radians();
-            if thigh_span.contains(&i) {
-                state.thigh[i] = rot(thigh0, a1);
-            }
-            // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
-            let d = self.hip + state.thigh[i] + rot(shin0, a1 + a2) - self.targets[i];
-            state.errors[i] = d.x * d.x + d.y * d.y;
-            state.errors[i] > bound2 && state.errors[i].sqrt() > bound
-        };
-        if bound.is_finite() && dirty.contains(&state.worst) {
-            let w = state.worst;
-            if error_at(state, w) {
-                state.stale = Some(dirty);
-                return None;
-            }
-        }
-        state.stale = None;
-        for i in dirty.clone() {
-            if error_at(state, i) {
-                state.stale = Some(i + 1..dirty.end).filter(|r| !r.is_empty());
-                return None;
-            }
-        }
-        let mut best = Estimate {
-            max_px: -1.0,
-            worst_t: 0.0,
-            blame: 0,
-        };
         let mut worst_i = 0;
-        for (i, &e) in state.errors.iter().enumerate() {
-            if e > best.max_px {
-                best.max_px = e;
+        let mut max = -1.0;
+        for (i, &e) in base.errors.iter().enumerate() {
+            if e > max {
+                max = e;
                 worst_i = i;
             }
         }
-        best.max_px = best.max_px.sqrt();
-        if best.max_px > bound {
-            // (unchanged keys: nothing above was re-evaluated)
+        *worst = worst_i;
+        if max.sqrt() > bound {
+            // (`over` compares squares first: a max within rounding of the bound)
             return None;
         }
-        state.worst = worst_i;
-        best.worst_t = self.ts[worst_i];
-        let d1 = (state.angles[0][worst_i] - self.ideal[0][worst_i])
+        let d1 = (base.angles[0][worst_i] - self.ideal[0][worst_i])
             .to_radians()
             .abs();
-        let d2 = (state.angles[1][worst_i] - self.ideal[1][worst_i])
+        let d2 = (base.angles[1][worst_i] - self.ideal[1][worst_i])
             .to_radians()
             .abs();
         let (arm1, arm2) = self.arms[worst_i];
-        best.blame = if d1 * arm1 >= d2 * arm2 { 0 } else { 1 };
-        Some(best)
+        Some(Estimate {
+            max_px: max.sqrt(),
+            worst_t: self.ts[worst_i],
+            blame: if d1 * arm1 >= d2 * arm2 { 0 } else { 1 },
+        })
     }
 }
 
