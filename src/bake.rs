@@ -88,6 +88,12 @@ pub fn local_angles_rad(lm: &LegMotion, t: f64) -> (f64, f64) {
     (thigh_local, (shin - shin0) - thigh_local)
 }
 
+/// `v` turned by `a` radians (y down: clockwise on screen).
+fn rot(v: Vec2, a: f64) -> Vec2 {
+    let (s, c) = a.sin_cos();
+    Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
+}
+
 /// Fitting a css-route leg: two key sets (thigh, shin) judged jointly by the
 /// ankle position their nested rotations produce on the drawn pose.
 struct CssLegProblem<'a> {
@@ -96,12 +102,15 @@ struct CssLegProblem<'a> {
     ts: Vec<f64>,
     /// Ideal local angles (deg) at `ts`.
     ideal: [Vec<f64>; 2],
-    targets: Vec<Vec2>,
     /// Lever arms at `ts`: |ankle − hip| and |ankle − knee| of the ideal pose.
     arms: Vec<(f64, f64)>,
-    hip: Vec2,
-    knee0: Vec2,
-    ankle0: Vec2,
+    /// Per sample: the ideal local angles (rad) and the drawn thigh and
+    /// shin vectors turned by them, and the drawn ankle so turned minus the
+    /// target (the rounding of the drawn pose, or a clamped leg's gap).
+    /// The error of written angles `I + δ` is then
+    /// `thigh·(cos δ₁ − 1) + ⊥thigh·sin δ₁ + shin·(cos δ₁₂ − 1) + ⊥shin·sin δ₁₂ + gap`,
+    /// with small δ: no full-angle sine per trial sample.
+    turned: Vec<Turned>,
     /// (set, key time in millionths) → exact (value deg, slope deg per period).
     cache: RefCell<BTreeMap<(usize, i64), (f64, f64)>>,
     /// The last completed estimate's key times, written angles (deg) and
@@ -110,12 +119,40 @@ struct CssLegProblem<'a> {
     last: RefCell<Option<CssState>>,
 }
 
+/// The ideal pose of a css leg at one fitter sample (see [`CssLegProblem`]).
+struct Turned {
+    thigh_rad: f64,
+    shin_rad: f64,
+    thigh: Vec2,
+    shin: Vec2,
+    gap: Vec2,
+}
+
+/// `(sin δ, cos δ − 1)`: a series for the small angles a fitted key's
+/// error makes (exact to rounding below 0.1 rad), `sin_cos` beyond.
+fn small_sin_cos_m1(d: f64) -> (f64, f64) {
+    if d.abs() >= 0.1 {
+        let (s, c) = d.sin_cos();
+        return (s, c - 1.0);
+    }
+    let d2 = d * d;
+    let s = d
+        * (1.0
+            - d2 / 6.0
+                * (1.0 - d2 / 20.0 * (1.0 - d2 / 42.0 * (1.0 - d2 / 72.0 * (1.0 - d2 / 110.0)))));
+    let c = -d2 / 2.0
+        * (1.0
+            - d2 / 12.0
+                * (1.0 - d2 / 30.0 * (1.0 - d2 / 56.0 * (1.0 - d2 / 90.0 * (1.0 - d2 / 132.0)))));
+    (s, c)
+}
+
 /// One set of per-sample values of a css-leg estimate.
 #[derive(Clone)]
 struct CssSamples {
     /// Written thigh and shin angles per sample, degrees.
     angles: [Vec<f64>; 2],
-    /// The drawn thigh vector turned by the written thigh angle, per sample.
+    /// The thigh's share of the ankle error, per sample.
     thigh: Vec<Vec2>,
     /// Squared ankle errors per sample, px².
     errors: Vec<f64>,
@@ -141,28 +178,41 @@ impl<'a> CssLegProblem<'a> {
             .map(|k| k as f64 / FIT_SAMPLES as f64)
             .collect();
         let locals: Vec<(f64, f64)> = ts.iter().map(|&t| local_angles_rad(lm, t)).collect();
+        let poses: Vec<_> = ts.iter().map(|&t| lm.pose_at(t)).collect();
         let pose0 = lm.pose_at(0.0);
+        let hip = q_len(lm.leg().hip);
+        let knee0 = q_len(pose0.joint);
+        let ankle0 = q_len(pose0.end);
+        let ideal: [Vec<f64>; 2] = [
+            locals.iter().map(|a| a.0.to_degrees()).collect(),
+            locals.iter().map(|a| a.1.to_degrees()).collect(),
+        ];
+        let turned = (0..ts.len())
+            .map(|i| {
+                let (a1, a2) = (ideal[0][i].to_radians(), ideal[1][i].to_radians());
+                let thigh = rot(knee0 - hip, a1);
+                let shin = rot(ankle0 - knee0, a1 + a2);
+                Turned {
+                    thigh_rad: a1,
+                    shin_rad: a1 + a2,
+                    thigh,
+                    shin,
+                    // the reachable ankle: what keys can be fitted to (a leg
+                    // clamped out of reach keeps its gap whatever the keys)
+                    gap: hip + thigh + shin - poses[i].end,
+                }
+            })
+            .collect();
         CssLegProblem {
             lm,
             fit,
-            ideal: [
-                locals.iter().map(|a| a.0.to_degrees()).collect(),
-                locals.iter().map(|a| a.1.to_degrees()).collect(),
-            ],
-            // the reachable ankle: what keys can be fitted to (a leg clamped
-            // out of reach keeps its gap whatever the keys)
-            targets: ts.iter().map(|&t| lm.pose_at(t).end).collect(),
-            arms: ts
+            ideal,
+            turned,
+            arms: poses
                 .iter()
-                .map(|&t| {
-                    let p = lm.pose_at(t);
-                    (p.end.dist(lm.leg().hip), p.end.dist(p.joint))
-                })
+                .map(|p| (p.end.dist(lm.leg().hip), p.end.dist(p.joint)))
                 .collect(),
             ts,
-            hip: q_len(lm.leg().hip),
-            knee0: q_len(pose0.joint),
-            ankle0: q_len(pose0.end),
             cache: RefCell::new(BTreeMap::new()),
             last: RefCell::new(None),
         }
@@ -210,11 +260,6 @@ impl<'a> CssLegProblem<'a> {
                 worst: 0,
             }
         });
-        let (thigh0, shin0) = (self.knee0 - self.hip, self.ankle0 - self.knee0);
-        let rot = |v: Vec2, a: f64| {
-            let (s, c) = a.sin_cos();
-            Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
-        };
         // only the samples whose segments differ from the base
         let spans: [std::ops::Range<usize>; 2] = std::array::from_fn(|set| {
             if fresh {
@@ -267,14 +312,18 @@ impl<'a> CssLegProblem<'a> {
                 base.angles[1][i]
             };
             let (a1, a2) = (a1.to_radians(), a2.to_radians());
+            let p = &self.turned[i];
+            let perp = |v: Vec2| Vec2::new(-v.y, v.x);
             let thigh = if spans[0].contains(&i) {
-                rot(thigh0, a1)
+                let (s, c) = small_sin_cos_m1(a1 - p.thigh_rad);
+                p.thigh * c + perp(p.thigh) * s
             } else {
                 base.thigh[i]
             };
             trial.thigh[i] = thigh;
             // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
-            let d = self.hip + thigh + rot(shin0, a1 + a2) - self.targets[i];
+            let (s, c) = small_sin_cos_m1(a1 + a2 - p.shin_rad);
+            let d = thigh + p.shin * c + perp(p.shin) * s + p.gap;
             trial.errors[i] = d.x * d.x + d.y * d.y;
             over(trial.errors[i])
         };
