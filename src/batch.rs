@@ -35,6 +35,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// error of the lowest failing index, if any. Once an index fails, higher
 /// ones that have not started are skipped (lower ones run to the end).
 pub(crate) fn ordered<T: Send>(n: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
+    if n <= 1 {
+        // one rig: no thread pool to start (its threads would cost more
+        // CPU than a small bake)
+        return (0..n).map(f).collect();
+    }
     let first_failure = AtomicUsize::new(usize::MAX);
     let results: Vec<Option<Result<T>>> = (0..n)
         .into_par_iter()
