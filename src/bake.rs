@@ -131,20 +131,30 @@ struct Turned {
 /// `(sin δ, cos δ − 1)`: a series for the small angles a fitted key's
 /// error makes (exact to rounding below 0.1 rad), `sin_cos` beyond.
 fn small_sin_cos_m1(d: f64) -> (f64, f64) {
+    // Taylor coefficients ±1/k! (sine odd k ≤ 11, cosine even 2 ≤ k ≤ 12)
+    const S: [f64; 5] = [
+        -1.0 / 6.0,
+        1.0 / 120.0,
+        -1.0 / 5040.0,
+        1.0 / 362_880.0,
+        -1.0 / 39_916_800.0,
+    ];
+    const C: [f64; 6] = [
+        -1.0 / 2.0,
+        1.0 / 24.0,
+        -1.0 / 720.0,
+        1.0 / 40_320.0,
+        -1.0 / 3_628_800.0,
+        1.0 / 479_001_600.0,
+    ];
     if d.abs() >= 0.1 {
         let (s, c) = d.sin_cos();
         return (s, c - 1.0);
     }
     let d2 = d * d;
-    let s = d
-        * (1.0
-            - d2 / 6.0
-                * (1.0 - d2 / 20.0 * (1.0 - d2 / 42.0 * (1.0 - d2 / 72.0 * (1.0 - d2 / 110.0)))));
-    let c = -d2 / 2.0
-        * (1.0
-            - d2 / 12.0
-                * (1.0 - d2 / 30.0 * (1.0 - d2 / 56.0 * (1.0 - d2 / 90.0 * (1.0 - d2 / 132.0)))));
-    (s, c)
+    let s = S.iter().rev().fold(0.0, |acc, &k| acc * d2 + k);
+    let c = C.iter().rev().fold(0.0, |acc, &k| acc * d2 + k);
+    (d + d * d2 * s, d2 * c)
 }
 
 /// One set of per-sample values of a css-leg estimate.
@@ -170,6 +180,26 @@ struct CssState {
     /// The first sample of the base's max: a bounded trial checks it first
     /// (a trial that fails usually fails there).
     worst: usize,
+    /// The max of the base's errors over each run of [`BLOCK`] samples: the
+    /// max outside a trial's samples without a pass over all of them.
+    blocks: Vec<f64>,
+}
+
+/// Samples per block of [`CssState::blocks`].
+const BLOCK: usize = 32;
+
+/// The largest of `errors[range]`, by whole blocks where `blocks` (each the
+/// max of [`BLOCK`] errors) covers them.
+fn max_over(errors: &[f64], blocks: &[f64], range: std::ops::Range<usize>) -> f64 {
+    let (first, last) = (range.start.div_ceil(BLOCK), range.end / BLOCK);
+    if first >= last {
+        return errors[range].iter().fold(0.0, |m, &e| m.max(e));
+    }
+    let m = errors[range.start..first * BLOCK]
+        .iter()
+        .chain(&errors[last * BLOCK..range.end])
+        .fold(0.0f64, |m, &e| m.max(e));
+    blocks[first..last].iter().fold(m, |m, &e| m.max(e))
 }
 
 impl<'a> CssLegProblem<'a> {
@@ -258,6 +288,7 @@ impl<'a> CssLegProblem<'a> {
                 base: zero.clone(),
                 trial: zero,
                 worst: 0,
+                blocks: vec![0.0; n.div_ceil(BLOCK)],
             }
         });
         // only the samples whose segments differ from the base
@@ -277,40 +308,44 @@ impl<'a> CssLegProblem<'a> {
         let bound2 = bound * bound;
         let over = |e: f64| e > bound2 && e.sqrt() > bound;
         let CssState {
-            base, trial, worst, ..
+            base,
+            trial,
+            worst,
+            blocks,
+            ..
         } = state;
         // a sample the trial leaves alone already exceeds the bound
         if !dirty.contains(worst) && over(base.errors[*worst]) {
             return None;
         }
-        let outside = base.errors[..dirty.start]
-            .iter()
-            .chain(&base.errors[dirty.end..])
-            .fold(0.0f64, |m, &e| m.max(e));
+        let outside = max_over(&base.errors, blocks, 0..dirty.start).max(max_over(
+            &base.errors,
+            blocks,
+            dirty.end..n,
+        ));
         if over(outside) {
             return None;
         }
-        for (set, span) in spans.iter().enumerate() {
-            if !span.is_empty() {
-                let keys = self.keys(times, set);
-                let mut seg = 0;
-                for i in span.clone() {
-                    trial.angles[set][i] = fit::eval_keys_from(&keys, self.ts[i], &mut seg);
-                }
+        let keys: [Vec<Key>; 2] = std::array::from_fn(|set| {
+            if spans[set].is_empty() {
+                Vec::new()
+            } else {
+                self.keys(times, set)
             }
-        }
-        // the squared error at sample i of the trial's keys
-        let error_at = |trial: &mut CssSamples, i: usize| {
-            let a1 = if spans[0].contains(&i) {
-                trial.angles[0][i]
-            } else {
-                base.angles[0][i]
+        });
+        // the squared error at sample i of the trial's keys (`seg`: each
+        // set's segment of the last sample, for samples in increasing order)
+        let error_at = |trial: &mut CssSamples, i: usize, seg: &mut [usize; 2]| {
+            let mut angle = |set: usize| {
+                if spans[set].contains(&i) {
+                    let a = fit::eval_keys_from(&keys[set], self.ts[i], &mut seg[set]);
+                    trial.angles[set][i] = a;
+                    a
+                } else {
+                    base.angles[set][i]
+                }
             };
-            let a2 = if spans[1].contains(&i) {
-                trial.angles[1][i]
-            } else {
-                base.angles[1][i]
-            };
+            let (a1, a2) = (angle(0), angle(1));
             let (a1, a2) = (a1.to_radians(), a2.to_radians());
             let p = &self.turned[i];
             let perp = |v: Vec2| Vec2::new(-v.y, v.x);
@@ -327,11 +362,12 @@ impl<'a> CssLegProblem<'a> {
             trial.errors[i] = d.x * d.x + d.y * d.y;
             over(trial.errors[i])
         };
-        if bound.is_finite() && dirty.contains(worst) && error_at(trial, *worst) {
+        if bound.is_finite() && dirty.contains(worst) && error_at(trial, *worst, &mut [0, 0]) {
             return None;
         }
+        let mut seg = [0, 0];
         for i in dirty.clone() {
-            if error_at(trial, i) {
+            if error_at(trial, i, &mut seg) {
                 return None;
             }
         }
@@ -346,14 +382,26 @@ impl<'a> CssLegProblem<'a> {
                 state.times[set].clone_from(&times[set]);
             }
         }
-        let mut worst_i = 0;
-        let mut max = -1.0;
-        for (i, &e) in base.errors.iter().enumerate() {
-            if e > max {
-                max = e;
-                worst_i = i;
+        if !dirty.is_empty() {
+            for b in dirty.start / BLOCK..dirty.end.div_ceil(BLOCK) {
+                let block = &base.errors[b * BLOCK..((b + 1) * BLOCK).min(n)];
+                blocks[b] = block.iter().fold(0.0, |m, &e| m.max(e));
             }
         }
+        // the first sample of the max: the first block holding it, then
+        // the first sample in that block
+        let mut top = 0;
+        for (b, &m) in blocks.iter().enumerate() {
+            if m > blocks[top] {
+                top = b;
+            }
+        }
+        let max = blocks[top];
+        let worst_i = top * BLOCK
+            + base.errors[top * BLOCK..]
+                .iter()
+                .position(|&e| e == max)
+                .expect("the block's max is one of its samples");
         *worst = worst_i;
         if max.sqrt() > bound {
             // (`over` compares squares first: a max within rounding of the bound)
