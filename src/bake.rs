@@ -111,6 +111,9 @@ struct CssLegProblem<'a> {
     /// `thigh·(cos δ₁ − 1) + ⊥thigh·sin δ₁ + shin·(cos δ₁₂ − 1) + ⊥shin·sin δ₁₂ + gap`,
     /// with small δ: no full-angle sine per trial sample.
     turned: Vec<Turned>,
+    /// Drawn thigh and shin lengths, px, a little over (an upper bound's
+    /// factors: a bone turned by δ moves its end by at most length × |δ|).
+    lengths: (f64, f64),
     /// (set, key time in millionths) → exact (value deg, slope deg per period).
     cache: RefCell<BTreeMap<(usize, i64), (f64, f64)>>,
     /// The last completed estimate's key times, written angles (deg) and
@@ -126,6 +129,8 @@ struct Turned {
     thigh: Vec2,
     shin: Vec2,
     gap: Vec2,
+    /// `|gap|`, px.
+    gap_len: f64,
 }
 
 /// `(sin δ, cos δ − 1)`: a series for the small angles a fitted key's
@@ -162,10 +167,13 @@ fn small_sin_cos_m1(d: f64) -> (f64, f64) {
 struct CssSamples {
     /// Written thigh and shin angles per sample, degrees.
     angles: [Vec<f64>; 2],
-    /// The thigh's share of the ankle error, per sample.
+    /// The thigh's share of the ankle error, per sample (where `exact`).
     thigh: Vec<Vec2>,
-    /// Squared ankle errors per sample, px².
+    /// Squared ankle errors per sample, px²: exact where `exact`, else an
+    /// upper bound (bone length × missed angle, summed), computed exactly
+    /// only when it could matter (above a bound, or the max).
     errors: Vec<f64>,
+    exact: Vec<bool>,
 }
 
 struct CssState {
@@ -230,6 +238,7 @@ impl<'a> CssLegProblem<'a> {
                     // the reachable ankle: what keys can be fitted to (a leg
                     // clamped out of reach keeps its gap whatever the keys)
                     gap: hip + thigh + shin - poses[i].end,
+                    gap_len: (hip + thigh + shin - poses[i].end).len(),
                 }
             })
             .collect();
@@ -238,6 +247,10 @@ impl<'a> CssLegProblem<'a> {
             fit,
             ideal,
             turned,
+            lengths: (
+                (knee0 - hip).len() * (1.0 + 1e-9),
+                (ankle0 - knee0).len() * (1.0 + 1e-9),
+            ),
             arms: poses
                 .iter()
                 .map(|p| (p.end.dist(lm.leg().hip), p.end.dist(p.joint)))
@@ -269,10 +282,90 @@ impl<'a> CssLegProblem<'a> {
         fit::keys_from(&times[set], &samples, self.fit)
     }
 
+    /// The thigh's share of the ankle error at sample `i` for a written
+    /// thigh angle `a1` (rad).
+    fn thigh_share(&self, i: usize, a1: f64) -> Vec2 {
+        let p = &self.turned[i];
+        let (s, c) = small_sin_cos_m1(a1 - p.thigh_rad);
+        p.thigh * c + Vec2::new(-p.thigh.y, p.thigh.x) * s
+    }
+
+    /// The squared ankle error at sample `i` from the thigh's share and the
+    /// written angles (rad): rotate_about(a1, hip) · rotate_about(a2, knee0)
+    /// applied to ankle0, minus the target.
+    fn error2(&self, i: usize, thigh: Vec2, a1: f64, a2: f64) -> f64 {
+        let p = &self.turned[i];
+        let (s, c) = small_sin_cos_m1(a1 + a2 - p.shin_rad);
+        let d = thigh + p.shin * c + Vec2::new(-p.shin.y, p.shin.x) * s + p.gap;
+        d.x * d.x + d.y * d.y
+    }
+
+    /// An upper bound of the ankle error at sample `i` (px) for written
+    /// angles `a1`, `a2` (rad), without trigonometry.
+    fn upper(&self, i: usize, a1: f64, a2: f64) -> f64 {
+        let p = &self.turned[i];
+        (self.lengths.0 * (a1 - p.thigh_rad).abs()
+            + self.lengths.1 * (a1 + a2 - p.shin_rad).abs()
+            + p.gap_len)
+            * (1.0 + 1e-9)
+    }
+
+    /// Makes the base's sample `i` exact (its angles are always exact).
+    fn settle(&self, base: &mut CssSamples, i: usize) {
+        if !base.exact[i] {
+            let (a1, a2) = (
+                base.angles[0][i].to_radians(),
+                base.angles[1][i].to_radians(),
+            );
+            base.thigh[i] = self.thigh_share(i, a1);
+            base.errors[i] = self.error2(i, base.thigh[i], a1, a2);
+            base.exact[i] = true;
+        }
+    }
+
+    /// Whether an exact base error in `range` is `over` the bound: the
+    /// samples whose upper bounds are over are settled first.
+    fn over_in(
+        &self,
+        base: &mut CssSamples,
+        blocks: &mut [f64],
+        range: std::ops::Range<usize>,
+        over: &dyn Fn(f64) -> bool,
+    ) -> bool {
+        if !over(max_over(&base.errors, blocks, range.clone())) {
+            return false;
+        }
+        let n = base.errors.len();
+        for b in range.start / BLOCK..range.end.div_ceil(BLOCK) {
+            if !over(blocks[b]) {
+                continue;
+            }
+            let block = b * BLOCK..((b + 1) * BLOCK).min(n);
+            let mut found = false;
+            for i in block.start.max(range.start)..block.end.min(range.end) {
+                if over(base.errors[i]) {
+                    self.settle(base, i);
+                    if over(base.errors[i]) {
+                        found = true;
+                        break;
+                    }
+                }
+            }
+            // (settled samples lowered the block's max)
+            blocks[b] = base.errors[block].iter().fold(0.0, |m, &e| m.max(e));
+            if found {
+                return true;
+            }
+        }
+        false
+    }
+
     /// The estimate, or `None` as soon as one sample's error exceeds
     /// `bound`: only the samples whose segments differ from the base (the
     /// last completed estimate) are evaluated, into scratch buffers that
-    /// become the base when the estimate completes.
+    /// become the base when the estimate completes; a sample whose upper
+    /// bound is within `bound` keeps the bound, and is made exact later
+    /// only if it could be the max.
     fn bounded(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
         let n = self.ts.len();
         let mut last = self.last.borrow_mut();
@@ -282,6 +375,7 @@ impl<'a> CssLegProblem<'a> {
                 angles: [vec![0.0; n], vec![0.0; n]],
                 thigh: vec![Vec2::new(0.0, 0.0); n],
                 errors: vec![0.0; n],
+                exact: vec![true; n],
             };
             CssState {
                 times: vec![Vec::new(); 2],
@@ -314,16 +408,14 @@ impl<'a> CssLegProblem<'a> {
             blocks,
             ..
         } = state;
-        // a sample the trial leaves alone already exceeds the bound
+        // a sample the trial leaves alone already exceeds the bound (the
+        // base's max is exact)
         if !dirty.contains(worst) && over(base.errors[*worst]) {
             return None;
         }
-        let outside = max_over(&base.errors, blocks, 0..dirty.start).max(max_over(
-            &base.errors,
-            blocks,
-            dirty.end..n,
-        ));
-        if over(outside) {
+        if self.over_in(base, blocks, 0..dirty.start, &over)
+            || self.over_in(base, blocks, dirty.end..n, &over)
+        {
             return None;
         }
         let keys: [Vec<Key>; 2] = std::array::from_fn(|set| {
@@ -333,8 +425,9 @@ impl<'a> CssLegProblem<'a> {
                 self.keys(times, set)
             }
         });
-        // the squared error at sample i of the trial's keys (`seg`: each
-        // set's segment of the last sample, for samples in increasing order)
+        // the squared error at sample i of the trial's keys, or an upper
+        // bound within `bound` (`seg`: each set's segment of the last
+        // sample, for samples in increasing order); true when over `bound`
         let error_at = |trial: &mut CssSamples, i: usize, seg: &mut [usize; 2]| {
             let mut angle = |set: usize| {
                 if spans[set].contains(&i) {
@@ -345,21 +438,21 @@ impl<'a> CssLegProblem<'a> {
                     base.angles[set][i]
                 }
             };
-            let (a1, a2) = (angle(0), angle(1));
-            let (a1, a2) = (a1.to_radians(), a2.to_radians());
-            let p = &self.turned[i];
-            let perp = |v: Vec2| Vec2::new(-v.y, v.x);
-            let thigh = if spans[0].contains(&i) {
-                let (s, c) = small_sin_cos_m1(a1 - p.thigh_rad);
-                p.thigh * c + perp(p.thigh) * s
+            let (a1, a2) = (angle(0).to_radians(), angle(1).to_radians());
+            let upper = self.upper(i, a1, a2);
+            if upper <= bound {
+                trial.errors[i] = upper * upper;
+                trial.exact[i] = false;
+                return false;
+            }
+            let thigh = if spans[0].contains(&i) || !base.exact[i] {
+                self.thigh_share(i, a1)
             } else {
                 base.thigh[i]
             };
             trial.thigh[i] = thigh;
-            // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
-            let (s, c) = small_sin_cos_m1(a1 + a2 - p.shin_rad);
-            let d = thigh + p.shin * c + perp(p.shin) * s + p.gap;
-            trial.errors[i] = d.x * d.x + d.y * d.y;
+            trial.errors[i] = self.error2(i, thigh, a1, a2);
+            trial.exact[i] = true;
             over(trial.errors[i])
         };
         if bound.is_finite() && dirty.contains(worst) && error_at(trial, *worst, &mut [0, 0]) {
@@ -377,31 +470,44 @@ impl<'a> CssLegProblem<'a> {
         }
         base.thigh[dirty.clone()].copy_from_slice(&trial.thigh[dirty.clone()]);
         base.errors[dirty.clone()].copy_from_slice(&trial.errors[dirty.clone()]);
+        base.exact[dirty.clone()].copy_from_slice(&trial.exact[dirty.clone()]);
         for (set, span) in spans.iter().enumerate() {
             if !span.is_empty() || fresh {
                 state.times[set].clone_from(&times[set]);
             }
         }
+        let block_max = |errors: &[f64], b: usize| {
+            errors[b * BLOCK..((b + 1) * BLOCK).min(n)]
+                .iter()
+                .fold(0.0, |m: f64, &e| m.max(e))
+        };
         if !dirty.is_empty() {
             for b in dirty.start / BLOCK..dirty.end.div_ceil(BLOCK) {
-                let block = &base.errors[b * BLOCK..((b + 1) * BLOCK).min(n)];
-                blocks[b] = block.iter().fold(0.0, |m, &e| m.max(e));
+                blocks[b] = block_max(&base.errors, b);
             }
         }
-        // the first sample of the max: the first block holding it, then
-        // the first sample in that block
-        let mut top = 0;
-        for (b, &m) in blocks.iter().enumerate() {
-            if m > blocks[top] {
-                top = b;
+        // the first sample of the max: the first block holding it, then the
+        // first sample in that block; an upper bound there is made exact
+        // and the search repeated
+        let (max, worst_i) = loop {
+            let mut top = 0;
+            for (b, &m) in blocks.iter().enumerate() {
+                if m > blocks[top] {
+                    top = b;
+                }
             }
-        }
-        let max = blocks[top];
-        let worst_i = top * BLOCK
-            + base.errors[top * BLOCK..]
-                .iter()
-                .position(|&e| e == max)
-                .expect("the block's max is one of its samples");
+            let max = blocks[top];
+            let i = top * BLOCK
+                + base.errors[top * BLOCK..]
+                    .iter()
+                    .position(|&e| e == max)
+                    .expect("the block's max is one of its samples");
+            if base.exact[i] {
+                break (max, i);
+            }
+            self.settle(base, i);
+            blocks[top] = block_max(&base.errors, top);
+        };
         *worst = worst_i;
         if max.sqrt() > bound {
             // (`over` compares squares first: a max within rounding of the bound)
