@@ -82,8 +82,12 @@ fn q_deg(rad: f64) -> f64 {
 /// `shin_local = (θ_shin(t) − θ_shin(0)) − (θ_thigh(t) − θ_thigh(0))`,
 /// from unwrapped world angles.
 pub fn local_angles_rad(lm: &LegMotion, t: f64) -> (f64, f64) {
-    let (thigh0, shin0) = lm.angles_at(0.0);
-    let (thigh, shin) = lm.angles_at(t);
+    local_of(lm.angles_at(0.0), lm.angles_at(t))
+}
+
+/// The local rotations of [`local_angles_rad`] from the unwrapped world
+/// angles at 0 and at t.
+fn local_of((thigh0, shin0): (f64, f64), (thigh, shin): (f64, f64)) -> (f64, f64) {
     let thigh_local = thigh - thigh0;
     (thigh_local, (shin - shin0) - thigh_local)
 }
@@ -215,9 +219,15 @@ impl<'a> CssLegProblem<'a> {
         let ts: Vec<f64> = (0..=FIT_SAMPLES)
             .map(|k| k as f64 / FIT_SAMPLES as f64)
             .collect();
-        let locals: Vec<(f64, f64)> = ts.iter().map(|&t| local_angles_rad(lm, t)).collect();
         let poses: Vec<_> = ts.iter().map(|&t| lm.pose_at(t)).collect();
         let pose0 = lm.pose_at(0.0);
+        // local_angles_rad from the poses solved once
+        let zero = lm.angles_of(0.0, &pose0);
+        let locals: Vec<(f64, f64)> = ts
+            .iter()
+            .zip(&poses)
+            .map(|(&t, p)| local_of(zero, lm.angles_of(t, p)))
+            .collect();
         let hip = q_len(lm.leg().hip);
         let knee0 = q_len(pose0.joint);
         let ankle0 = q_len(pose0.end);
