@@ -1081,14 +1081,60 @@ mod tests {
         assert_eq!(reuse_delay_s(0.0, 1.0, 2.0), 0.0);
     }
 
+    /// The css estimate without shortcuts: every sample's keys evaluated
+    /// and its error computed exactly; the max, its first time and blame.
+    fn reference(p: &CssLegProblem, times: &[Vec<f64>]) -> Estimate {
+        let keys = [p.keys(times, 0), p.keys(times, 1)];
+        let (mut max, mut at) = (-1.0, 0);
+        let pose0 = p.lm.pose_at(0.0);
+        let (hip, knee0, ankle0) = (q_len(p.lm.leg().hip), q_len(pose0.joint), q_len(pose0.end));
+        for (i, &t) in p.ts.iter().enumerate() {
+            let a1 = fit::eval_keys(&keys[0], t).to_radians();
+            let a2 = fit::eval_keys(&keys[1], t).to_radians();
+            let e = p.error2(i, p.thigh_share(i, a1), a1, a2);
+            // the drawn leg turned by the written angles, against the target
+            let ankle = hip + rot(knee0 - hip, a1) + rot(ankle0 - knee0, a1 + a2);
+            let want = ankle.dist(p.lm.pose_at(t).end);
+            assert!(
+                (e.sqrt() - want).abs() < 1e-9,
+                "t {t}: {} vs {want}",
+                e.sqrt()
+            );
+            if e > max {
+                (max, at) = (e, i);
+            }
+        }
+        let d = |set: usize| {
+            (fit::eval_keys(&keys[set], p.ts[at]) - p.ideal[set][at])
+                .to_radians()
+                .abs()
+        };
+        let (arm1, arm2) = p.arms[at];
+        Estimate {
+            max_px: max.sqrt(),
+            worst_t: p.ts[at],
+            blame: if d(0) * arm1 >= d(1) * arm2 { 0 } else { 1 },
+        }
+    }
+
     /// The fitters' incremental estimate (only the samples a trial's changed
-    /// keys reach) equals a full evaluation by a fresh problem, over a long
-    /// random walk of insertions, removals and shifts in either set, on both
-    /// routes, also after bounded estimates that stopped part way.
+    /// keys reach, upper bounds where they cannot matter) equals a full
+    /// evaluation by a fresh problem and, on the css route, an evaluation
+    /// of every sample without shortcuts, over a long random walk of
+    /// insertions, removals and shifts in either set, on both routes, also
+    /// after bounded estimates that stopped part way; for a forward and a
+    /// backward knee.
     #[test]
     fn incremental_estimates_equal_full_ones() {
-        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
-        let motion = crate::motion::sample(&rig);
+        let backward = crate::rig::tests_support::SEED.replace("\"forward\"", "\"backward\"");
+        assert_ne!(backward, crate::rig::tests_support::SEED);
+        for text in [crate::rig::tests_support::SEED, &backward] {
+            incremental_walk(&crate::rig::load(text).unwrap());
+        }
+    }
+
+    fn incremental_walk(rig: &Rig) {
+        let motion = crate::motion::sample(rig);
         let lm = &motion.legs[0];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut rnd = move || {
@@ -1119,6 +1165,8 @@ mod tests {
                 }
             }
             let want = CssLegProblem::new(lm, Fit::Cubic).estimate(&times);
+            let full = reference(&css, &times);
+            assert_eq!(want, full, "css step {step}: {times:?}");
             if step % 2 == 0 {
                 // a bounded estimate, cut short or not, then the full one
                 let bound = want.max_px * (0.5 + rnd());
