@@ -269,4 +269,17 @@ mod tests {
             assert_eq!(e.to_string(), "failed at 37");
         }
     }
+
+    /// One rig (or none) runs on the calling thread, with the same results.
+    #[test]
+    fn one_item_runs_on_the_calling_thread() {
+        let caller = std::thread::current().id();
+        assert_eq!(
+            ordered(1, |i| Ok((i, std::thread::current().id()))).unwrap(),
+            vec![(0, caller)]
+        );
+        assert!(ordered(0, |i| Ok(i)).unwrap().is_empty());
+        let e = ordered(1, |_| -> Result<()> { bail!("failed at 0") }).unwrap_err();
+        assert_eq!(e.to_string(), "failed at 0");
+    }
 }
