@@ -108,6 +108,8 @@ struct CssLegProblem<'a> {
     ideal: [Vec<f64>; 2],
     /// Lever arms at `ts`: |ankle − hip| and |ankle − knee| of the ideal pose.
     arms: Vec<(f64, f64)>,
+    /// The unwrapped world angles at t = 0 (rad).
+    zero: (f64, f64),
     /// Per sample: the ideal local angles (rad) and the drawn thigh and
     /// shin vectors turned by them, and the drawn ankle so turned minus the
     /// target (the rounding of the drawn pose, or a clamped leg's gap).
@@ -257,6 +259,7 @@ impl<'a> CssLegProblem<'a> {
             fit,
             ideal,
             turned,
+            zero,
             lengths: (
                 (knee0 - hip).len() * (1.0 + 1e-9),
                 (ankle0 - knee0).len() * (1.0 + 1e-9),
@@ -274,9 +277,10 @@ impl<'a> CssLegProblem<'a> {
     /// Keys for a candidate set, with exact values and slopes memoised per
     /// key time (the fitter revisits the same times many times).
     fn keys(&self, times: &[Vec<f64>], set: usize) -> Vec<Key> {
-        let lm = self.lm;
+        let (lm, zero) = (self.lm, self.zero);
+        // local_angles_rad, with the angles at 0 solved once
         let f = move |t: f64| {
-            let a = local_angles_rad(lm, t);
+            let a = local_of(zero, lm.angles_at(t));
             if set == 0 { a.0 } else { a.1 }.to_degrees()
         };
         let mut cache = self.cache.borrow_mut();
