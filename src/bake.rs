@@ -202,6 +202,13 @@ struct CssState {
 /// Samples per block of [`CssState::blocks`].
 const BLOCK: usize = 32;
 
+/// The max of `errors` over block `b` ([`BLOCK`] samples, fewer at the end).
+fn block_max(errors: &[f64], b: usize) -> f64 {
+    errors[b * BLOCK..((b + 1) * BLOCK).min(errors.len())]
+        .iter()
+        .fold(0.0, |m, &e| m.max(e))
+}
+
 /// The largest of `errors[range]`, by whole blocks where `blocks` (each the
 /// max of [`BLOCK`] errors) covers them.
 fn max_over(errors: &[f64], blocks: &[f64], range: std::ops::Range<usize>) -> f64 {
@@ -350,8 +357,9 @@ impl<'a> CssLegProblem<'a> {
             return false;
         }
         let n = base.errors.len();
-        for b in range.start / BLOCK..range.end.div_ceil(BLOCK) {
-            if !over(blocks[b]) {
+        let (first, end) = (range.start / BLOCK, range.end.div_ceil(BLOCK));
+        for (b, top) in blocks.iter_mut().enumerate().take(end).skip(first) {
+            if !over(*top) {
                 continue;
             }
             let block = b * BLOCK..((b + 1) * BLOCK).min(n);
@@ -366,7 +374,7 @@ impl<'a> CssLegProblem<'a> {
                 }
             }
             // (settled samples lowered the block's max)
-            blocks[b] = base.errors[block].iter().fold(0.0, |m, &e| m.max(e));
+            *top = block_max(&base.errors, b);
             if found {
                 return true;
             }
@@ -490,15 +498,9 @@ impl<'a> CssLegProblem<'a> {
                 state.times[set].clone_from(&times[set]);
             }
         }
-        let block_max = |errors: &[f64], b: usize| {
-            errors[b * BLOCK..((b + 1) * BLOCK).min(n)]
-                .iter()
-                .fold(0.0, |m: f64, &e| m.max(e))
-        };
-        if !dirty.is_empty() {
-            for b in dirty.start / BLOCK..dirty.end.div_ceil(BLOCK) {
-                blocks[b] = block_max(&base.errors, b);
-            }
+        let (first, end) = (dirty.start / BLOCK, dirty.end.div_ceil(BLOCK));
+        for (b, top) in blocks.iter_mut().enumerate().take(end).skip(first) {
+            *top = block_max(&base.errors, b);
         }
         // the first sample of the max: the first block holding it, then the
         // first sample in that block; an upper bound there is made exact

@@ -278,7 +278,7 @@ mod tests {
             ordered(1, |i| Ok((i, std::thread::current().id()))).unwrap(),
             vec![(0, caller)]
         );
-        assert!(ordered(0, |i| Ok(i)).unwrap().is_empty());
+        assert!(ordered(0, Ok).unwrap().is_empty());
         let e = ordered(1, |_| -> Result<()> { bail!("failed at 0") }).unwrap_err();
         assert_eq!(e.to_string(), "failed at 0");
     }
