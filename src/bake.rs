@@ -82,10 +82,20 @@ fn q_deg(rad: f64) -> f64 {
 /// `shin_local = (θ_shin(t) − θ_shin(0)) − (θ_thigh(t) − θ_thigh(0))`,
 /// from unwrapped world angles.
 pub fn local_angles_rad(lm: &LegMotion, t: f64) -> (f64, f64) {
-    let (thigh0, shin0) = lm.angles_at(0.0);
-    let (thigh, shin) = lm.angles_at(t);
+    local_of(lm.angles_at(0.0), lm.angles_at(t))
+}
+
+/// The local rotations of [`local_angles_rad`] from the unwrapped world
+/// angles at 0 and at t.
+fn local_of((thigh0, shin0): (f64, f64), (thigh, shin): (f64, f64)) -> (f64, f64) {
     let thigh_local = thigh - thigh0;
     (thigh_local, (shin - shin0) - thigh_local)
+}
+
+/// `v` turned by `a` radians (y down: clockwise on screen).
+fn rot(v: Vec2, a: f64) -> Vec2 {
+    let (s, c) = a.sin_cos();
+    Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
 }
 
 /// Fitting a css-route leg: two key sets (thigh, shin) judged jointly by the
@@ -96,32 +106,121 @@ struct CssLegProblem<'a> {
     ts: Vec<f64>,
     /// Ideal local angles (deg) at `ts`.
     ideal: [Vec<f64>; 2],
-    targets: Vec<Vec2>,
     /// Lever arms at `ts`: |ankle − hip| and |ankle − knee| of the ideal pose.
     arms: Vec<(f64, f64)>,
-    hip: Vec2,
-    knee0: Vec2,
-    ankle0: Vec2,
+    /// The unwrapped world angles at t = 0 (rad).
+    zero: (f64, f64),
+    /// Per sample: the ideal local angles (rad) and the drawn thigh and
+    /// shin vectors turned by them, and the drawn ankle so turned minus the
+    /// target (the rounding of the drawn pose, or a clamped leg's gap).
+    /// The error of written angles `I + δ` is then
+    /// `thigh·(cos δ₁ − 1) + ⊥thigh·sin δ₁ + shin·(cos δ₁₂ − 1) + ⊥shin·sin δ₁₂ + gap`,
+    /// with small δ: no full-angle sine per trial sample.
+    turned: Vec<Turned>,
+    /// Drawn thigh and shin lengths, px, a little over (an upper bound's
+    /// factors: a bone turned by δ moves its end by at most length × |δ|).
+    lengths: (f64, f64),
     /// (set, key time in millionths) → exact (value deg, slope deg per period).
     cache: RefCell<BTreeMap<(usize, i64), (f64, f64)>>,
-    /// The last estimate's key times, written angles (deg) and errors per
-    /// sample: a trial re-evaluates only the samples its changed keys reach.
+    /// The last completed estimate's key times, written angles (deg) and
+    /// errors per sample: a trial re-evaluates only the samples its changed
+    /// keys reach, measured against that base.
     last: RefCell<Option<CssState>>,
 }
 
-struct CssState {
-    times: Vec<Vec<f64>>,
+/// The ideal pose of a css leg at one fitter sample (see [`CssLegProblem`]).
+struct Turned {
+    thigh_rad: f64,
+    shin_rad: f64,
+    thigh: Vec2,
+    shin: Vec2,
+    gap: Vec2,
+    /// `|gap|`, px.
+    gap_len: f64,
+}
+
+/// `(sin δ, cos δ − 1)`: a series for the small angles a fitted key's
+/// error makes (exact to rounding below 0.1 rad), `sin_cos` beyond.
+fn small_sin_cos_m1(d: f64) -> (f64, f64) {
+    // Taylor coefficients ±1/k! (sine odd k ≤ 11, cosine even 2 ≤ k ≤ 12)
+    const S: [f64; 5] = [
+        -1.0 / 6.0,
+        1.0 / 120.0,
+        -1.0 / 5040.0,
+        1.0 / 362_880.0,
+        -1.0 / 39_916_800.0,
+    ];
+    const C: [f64; 6] = [
+        -1.0 / 2.0,
+        1.0 / 24.0,
+        -1.0 / 720.0,
+        1.0 / 40_320.0,
+        -1.0 / 3_628_800.0,
+        1.0 / 479_001_600.0,
+    ];
+    if d.abs() >= 0.1 {
+        let (s, c) = d.sin_cos();
+        return (s, c - 1.0);
+    }
+    let d2 = d * d;
+    let s = S.iter().rev().fold(0.0, |acc, &k| acc * d2 + k);
+    let c = C.iter().rev().fold(0.0, |acc, &k| acc * d2 + k);
+    (d + d * d2 * s, d2 * c)
+}
+
+/// One set of per-sample values of a css-leg estimate.
+#[derive(Clone)]
+struct CssSamples {
     /// Written thigh and shin angles per sample, degrees.
     angles: [Vec<f64>; 2],
-    /// The drawn thigh vector turned by the written thigh angle, per sample.
+    /// The thigh's share of the ankle error, per sample (where `exact`).
     thigh: Vec<Vec2>,
-    /// Squared ankle errors per sample, px².
+    /// Squared ankle errors per sample, px²: exact where `exact`, else an
+    /// upper bound (bone length × missed angle, summed), computed exactly
+    /// only when it could matter (above a bound, or the max).
     errors: Vec<f64>,
-    /// Samples a bounded estimate left half updated: recomputed next time.
-    stale: Option<std::ops::Range<usize>>,
-    /// The sample of the last completed estimate's max: a bounded estimate
-    /// checks it first (a trial that fails usually fails there).
+    exact: Vec<bool>,
+}
+
+struct CssState {
+    /// Key times of the base: the last estimate that completed.
+    times: Vec<Vec<f64>>,
+    /// The base's values at every sample.
+    base: CssSamples,
+    /// A trial's values at the samples it changed (the rest unused); copied
+    /// into `base` when the trial completes. A trial cut short by its bound
+    /// leaves the base as it was (the caller goes back to it).
+    trial: CssSamples,
+    /// The first sample of the base's max: a bounded trial checks it first
+    /// (a trial that fails usually fails there).
     worst: usize,
+    /// The max of the base's errors over each run of [`BLOCK`] samples: the
+    /// max outside a trial's samples without a pass over all of them.
+    blocks: Vec<f64>,
+}
+
+/// Samples per block of [`CssState::blocks`].
+const BLOCK: usize = 32;
+
+/// The max of `errors` over block `b` ([`BLOCK`] samples, fewer at the end).
+fn block_max(errors: &[f64], b: usize) -> f64 {
+    errors[b * BLOCK..((b + 1) * BLOCK).min(errors.len())]
+        .iter()
+        .fold(0.0, |m, &e| m.max(e))
+}
+
+/// The largest of `errors[range]`, by whole blocks where `blocks` (each the
+/// max of [`BLOCK`] errors) covers them.
+fn max_over(errors: &[f64], blocks: &[f64], range: std::ops::Range<usize>) -> f64 {
+    let (first, last) = (range.start.div_ceil(BLOCK), range.end / BLOCK);
+    if first >= last {
+        return errors[range].iter().fold(0.0, |m, &e| m.max(e));
+    }
+    let m = errors[range.start..first * BLOCK]
+        .iter()
+        .chain(&errors[last * BLOCK..range.end])
+        .fold(0.0f64, |m, &e| m.max(e));
+    blocks[first..last].iter().fold(m, |m, &e| m.max(e))
 }
 
 impl<'a> CssLegProblem<'a> {
@@ -129,29 +228,54 @@ impl<'a> CssLegProblem<'a> {
         let ts: Vec<f64> = (0..=FIT_SAMPLES)
             .map(|k| k as f64 / FIT_SAMPLES as f64)
             .collect();
-        let locals: Vec<(f64, f64)> = ts.iter().map(|&t| local_angles_rad(lm, t)).collect();
+        let poses: Vec<_> = ts.iter().map(|&t| lm.pose_at(t)).collect();
         let pose0 = lm.pose_at(0.0);
+        // local_angles_rad from the poses solved once
+        let zero = lm.angles_of(0.0, &pose0);
+        let locals: Vec<(f64, f64)> = ts
+            .iter()
+            .zip(&poses)
+            .map(|(&t, p)| local_of(zero, lm.angles_of(t, p)))
+            .collect();
+        let hip = q_len(lm.leg().hip);
+        let knee0 = q_len(pose0.joint);
+        let ankle0 = q_len(pose0.end);
+        let ideal: [Vec<f64>; 2] = [
+            locals.iter().map(|a| a.0.to_degrees()).collect(),
+            locals.iter().map(|a| a.1.to_degrees()).collect(),
+        ];
+        let turned = (0..ts.len())
+            .map(|i| {
+                let (a1, a2) = (ideal[0][i].to_radians(), ideal[1][i].to_radians());
+                let thigh = rot(knee0 - hip, a1);
+                let shin = rot(ankle0 - knee0, a1 + a2);
+                Turned {
+                    thigh_rad: a1,
+                    shin_rad: a1 + a2,
+                    thigh,
+                    shin,
+                    // the reachable ankle: what keys can be fitted to (a leg
+                    // clamped out of reach keeps its gap whatever the keys)
+                    gap: hip + thigh + shin - poses[i].end,
+                    gap_len: (hip + thigh + shin - poses[i].end).len(),
+                }
+            })
+            .collect();
         CssLegProblem {
             lm,
             fit,
-            ideal: [
-                locals.iter().map(|a| a.0.to_degrees()).collect(),
-                locals.iter().map(|a| a.1.to_degrees()).collect(),
-            ],
-            // the reachable ankle: what keys can be fitted to (a leg clamped
-            // out of reach keeps its gap whatever the keys)
-            targets: ts.iter().map(|&t| lm.pose_at(t).end).collect(),
-            arms: ts
+            ideal,
+            turned,
+            zero,
+            lengths: (
+                (knee0 - hip).len() * (1.0 + 1e-9),
+                (ankle0 - knee0).len() * (1.0 + 1e-9),
+            ),
+            arms: poses
                 .iter()
-                .map(|&t| {
-                    let p = lm.pose_at(t);
-                    (p.end.dist(lm.leg().hip), p.end.dist(p.joint))
-                })
+                .map(|p| (p.end.dist(lm.leg().hip), p.end.dist(p.joint)))
                 .collect(),
             ts,
-            hip: q_len(lm.leg().hip),
-            knee0: q_len(pose0.joint),
-            ankle0: q_len(pose0.end),
             cache: RefCell::new(BTreeMap::new()),
             last: RefCell::new(None),
         }
@@ -160,9 +284,10 @@ impl<'a> CssLegProblem<'a> {
     /// Keys for a candidate set, with exact values and slopes memoised per
     /// key time (the fitter revisits the same times many times).
     fn keys(&self, times: &[Vec<f64>], set: usize) -> Vec<Key> {
-        let lm = self.lm;
+        let (lm, zero) = (self.lm, self.zero);
+        // local_angles_rad, with the angles at 0 solved once
         let f = move |t: f64| {
-            let a = local_angles_rad(lm, t);
+            let a = local_of(zero, lm.angles_at(t));
             if set == 0 { a.0 } else { a.1 }.to_degrees()
         };
         let mut cache = self.cache.borrow_mut();
@@ -178,116 +303,244 @@ impl<'a> CssLegProblem<'a> {
         fit::keys_from(&times[set], &samples, self.fit)
     }
 
+    /// The thigh's share of the ankle error at sample `i` for a written
+    /// thigh angle `a1` (rad).
+    fn thigh_share(&self, i: usize, a1: f64) -> Vec2 {
+        let p = &self.turned[i];
+        let (s, c) = small_sin_cos_m1(a1 - p.thigh_rad);
+        p.thigh * c + Vec2::new(-p.thigh.y, p.thigh.x) * s
+    }
+
+    /// The squared ankle error at sample `i` from the thigh's share and the
+    /// written angles (rad): rotate_about(a1, hip) · rotate_about(a2, knee0)
+    /// applied to ankle0, minus the target.
+    fn error2(&self, i: usize, thigh: Vec2, a1: f64, a2: f64) -> f64 {
+        let p = &self.turned[i];
+        let (s, c) = small_sin_cos_m1(a1 + a2 - p.shin_rad);
+        let d = thigh + p.shin * c + Vec2::new(-p.shin.y, p.shin.x) * s + p.gap;
+        d.x * d.x + d.y * d.y
+    }
+
+    /// An upper bound of the ankle error at sample `i` (px) for written
+    /// angles `a1`, `a2` (rad), without trigonometry.
+    fn upper(&self, i: usize, a1: f64, a2: f64) -> f64 {
+        let p = &self.turned[i];
+        (self.lengths.0 * (a1 - p.thigh_rad).abs()
+            + self.lengths.1 * (a1 + a2 - p.shin_rad).abs()
+            + p.gap_len)
+            * (1.0 + 1e-9)
+    }
+
+    /// Makes the base's sample `i` exact (its angles are always exact).
+    fn settle(&self, base: &mut CssSamples, i: usize) {
+        if !base.exact[i] {
+            let (a1, a2) = (
+                base.angles[0][i].to_radians(),
+                base.angles[1][i].to_radians(),
+            );
+            base.thigh[i] = self.thigh_share(i, a1);
+            base.errors[i] = self.error2(i, base.thigh[i], a1, a2);
+            base.exact[i] = true;
+        }
+    }
+
+    /// Whether an exact base error in `range` is `over` the bound: the
+    /// samples whose upper bounds are over are settled first.
+    fn over_in(
+        &self,
+        base: &mut CssSamples,
+        blocks: &mut [f64],
+        range: std::ops::Range<usize>,
+        over: &dyn Fn(f64) -> bool,
+    ) -> bool {
+        if !over(max_over(&base.errors, blocks, range.clone())) {
+            return false;
+        }
+        let n = base.errors.len();
+        let (first, end) = (range.start / BLOCK, range.end.div_ceil(BLOCK));
+        for (b, top) in blocks.iter_mut().enumerate().take(end).skip(first) {
+            if !over(*top) {
+                continue;
+            }
+            let block = b * BLOCK..((b + 1) * BLOCK).min(n);
+            let mut found = false;
+            for i in block.start.max(range.start)..block.end.min(range.end) {
+                if over(base.errors[i]) {
+                    self.settle(base, i);
+                    if over(base.errors[i]) {
+                        found = true;
+                        break;
+                    }
+                }
+            }
+            // (settled samples lowered the block's max)
+            *top = block_max(&base.errors, b);
+            if found {
+                return true;
+            }
+        }
+        false
+    }
+
     /// The estimate, or `None` as soon as one sample's error exceeds
-    /// `bound`: samples the keys changed are re-evaluated; an estimate cut
-    /// short leaves them marked stale for the next call.
+    /// `bound`: only the samples whose segments differ from the base (the
+    /// last completed estimate) are evaluated, into scratch buffers that
+    /// become the base when the estimate completes; a sample whose upper
+    /// bound is within `bound` keeps the bound, and is made exact later
+    /// only if it could be the max.
     fn bounded(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
         let n = self.ts.len();
         let mut last = self.last.borrow_mut();
-        let state = last.get_or_insert_with(|| CssState {
-            times: vec![Vec::new(); 2],
-            angles: [vec![0.0; n], vec![0.0; n]],
-            thigh: vec![Vec2::new(0.0, 0.0); n],
-            errors: vec![0.0; n],
-            stale: None,
-            worst: 0,
+        let fresh = last.is_none();
+        let state = last.get_or_insert_with(|| {
+            let zero = CssSamples {
+                angles: [vec![0.0; n], vec![0.0; n]],
+                thigh: vec![Vec2::new(0.0, 0.0); n],
+                errors: vec![0.0; n],
+                exact: vec![true; n],
+            };
+            CssState {
+                times: vec![Vec::new(); 2],
+                base: zero.clone(),
+                trial: zero,
+                worst: 0,
+                blocks: vec![0.0; n.div_ceil(BLOCK)],
+            }
         });
-        let (thigh0, shin0) = (self.knee0 - self.hip, self.ankle0 - self.knee0);
-        let rot = |v: Vec2, a: f64| {
-            let (s, c) = a.sin_cos();
-            Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
+        // only the samples whose segments differ from the base
+        let spans: [std::ops::Range<usize>; 2] = std::array::from_fn(|set| {
+            if fresh {
+                0..n
+            } else {
+                fit::changed_samples(&state.times[set], &times[set], &self.ts).unwrap_or(0..0)
+            }
+        });
+        let dirty = match (spans[0].is_empty(), spans[1].is_empty()) {
+            (true, true) => 0..0,
+            (false, true) => spans[0].clone(),
+            (true, false) => spans[1].clone(),
+            (false, false) => spans[0].start.min(spans[1].start)..spans[0].end.max(spans[1].end),
         };
-        // only the samples whose segments changed since the last estimate
-        let spans: Vec<Option<std::ops::Range<usize>>> = (0..2)
-            .map(|set| {
-                let span = if state.times[set].is_empty() {
-                    Some(0..n)
-                } else {
-                    fit::changed_samples(&state.times[set], &times[set], &self.ts)
-                };
-                fit::union(span, state.stale.clone())
-            })
-            .collect();
         let bound2 = bound * bound;
-        let all = fit::union(spans[0].clone(), spans[1].clone());
-        if let Some(d) = &all {
-            // a sample the trial leaves alone already exceeds the bound
-            let outside = state.errors[..d.start]
-                .iter()
-                .chain(&state.errors[d.end..])
-                .fold(0.0f64, |m, &e| m.max(e));
-            if outside.sqrt() > bound {
-                return None;
-            }
-        }
-        let thigh_span = spans[0].clone().unwrap_or(0..0);
-        let mut dirty = None;
-        for (set, span) in spans.into_iter().enumerate() {
-            if let Some(span) = span.clone() {
-                let keys = self.keys(times, set);
-                let mut seg = 0;
-                for i in span {
-                    state.angles[set][i] = fit::eval_keys_from(&keys, self.ts[i], &mut seg);
-                }
-                state.times[set].clone_from(&times[set]);
-            }
-            dirty = fit::union(dirty, span);
-        }
-        let dirty = dirty.unwrap_or(0..0);
-        // the squared error at sample i of the written keys
-        let error_at = |state: &mut CssState, i: usize| {
-            let a1 = state.angles[0][i].to_radians();
-            let a2 = state.angles[1][i].to_radians();
-            if thigh_span.contains(&i) {
-                state.thigh[i] = rot(thigh0, a1);
-            }
-            // rotate_about(a1, hip) · rotate_about(a2, knee0) applied to ankle0
-            let d = self.hip + state.thigh[i] + rot(shin0, a1 + a2) - self.targets[i];
-            state.errors[i] = d.x * d.x + d.y * d.y;
-            state.errors[i] > bound2 && state.errors[i].sqrt() > bound
-        };
-        if bound.is_finite() && dirty.contains(&state.worst) {
-            let w = state.worst;
-            if error_at(state, w) {
-                state.stale = Some(dirty);
-                return None;
-            }
-        }
-        state.stale = None;
-        for i in dirty.clone() {
-            if error_at(state, i) {
-                state.stale = Some(i + 1..dirty.end).filter(|r| !r.is_empty());
-                return None;
-            }
-        }
-        let mut best = Estimate {
-            max_px: -1.0,
-            worst_t: 0.0,
-            blame: 0,
-        };
-        let mut worst_i = 0;
-        for (i, &e) in state.errors.iter().enumerate() {
-            if e > best.max_px {
-                best.max_px = e;
-                worst_i = i;
-            }
-        }
-        best.max_px = best.max_px.sqrt();
-        if best.max_px > bound {
-            // (unchanged keys: nothing above was re-evaluated)
+        let over = |e: f64| e > bound2 && e.sqrt() > bound;
+        let CssState {
+            base,
+            trial,
+            worst,
+            blocks,
+            ..
+        } = state;
+        // a sample the trial leaves alone already exceeds the bound (the
+        // base's max is exact)
+        if !dirty.contains(worst) && over(base.errors[*worst]) {
             return None;
         }
-        state.worst = worst_i;
-        best.worst_t = self.ts[worst_i];
-        let d1 = (state.angles[0][worst_i] - self.ideal[0][worst_i])
+        if self.over_in(base, blocks, 0..dirty.start, &over)
+            || self.over_in(base, blocks, dirty.end..n, &over)
+        {
+            return None;
+        }
+        let keys: [Vec<Key>; 2] = std::array::from_fn(|set| {
+            if spans[set].is_empty() {
+                Vec::new()
+            } else {
+                self.keys(times, set)
+            }
+        });
+        // the squared error at sample i of the trial's keys, or an upper
+        // bound within `bound` (`seg`: each set's segment of the last
+        // sample, for samples in increasing order); true when over `bound`
+        let error_at = |trial: &mut CssSamples, i: usize, seg: &mut [usize; 2]| {
+            let mut angle = |set: usize| {
+                if spans[set].contains(&i) {
+                    let a = fit::eval_keys_from(&keys[set], self.ts[i], &mut seg[set]);
+                    trial.angles[set][i] = a;
+                    a
+                } else {
+                    base.angles[set][i]
+                }
+            };
+            let (a1, a2) = (angle(0).to_radians(), angle(1).to_radians());
+            let upper = self.upper(i, a1, a2);
+            if upper <= bound {
+                trial.errors[i] = upper * upper;
+                trial.exact[i] = false;
+                return false;
+            }
+            let thigh = if spans[0].contains(&i) || !base.exact[i] {
+                self.thigh_share(i, a1)
+            } else {
+                base.thigh[i]
+            };
+            trial.thigh[i] = thigh;
+            trial.errors[i] = self.error2(i, thigh, a1, a2);
+            trial.exact[i] = true;
+            over(trial.errors[i])
+        };
+        if bound.is_finite() && dirty.contains(worst) && error_at(trial, *worst, &mut [0, 0]) {
+            return None;
+        }
+        let mut seg = [0, 0];
+        for i in dirty.clone() {
+            if error_at(trial, i, &mut seg) {
+                return None;
+            }
+        }
+        // the trial completed: it becomes the base
+        for (set, span) in spans.iter().enumerate() {
+            base.angles[set][span.clone()].copy_from_slice(&trial.angles[set][span.clone()]);
+        }
+        base.thigh[dirty.clone()].copy_from_slice(&trial.thigh[dirty.clone()]);
+        base.errors[dirty.clone()].copy_from_slice(&trial.errors[dirty.clone()]);
+        base.exact[dirty.clone()].copy_from_slice(&trial.exact[dirty.clone()]);
+        for (set, span) in spans.iter().enumerate() {
+            if !span.is_empty() || fresh {
+                state.times[set].clone_from(&times[set]);
+            }
+        }
+        let (first, end) = (dirty.start / BLOCK, dirty.end.div_ceil(BLOCK));
+        for (b, top) in blocks.iter_mut().enumerate().take(end).skip(first) {
+            *top = block_max(&base.errors, b);
+        }
+        // the first sample of the max: the first block holding it, then the
+        // first sample in that block; an upper bound there is made exact
+        // and the search repeated
+        let (max, worst_i) = loop {
+            let mut top = 0;
+            for (b, &m) in blocks.iter().enumerate() {
+                if m > blocks[top] {
+                    top = b;
+                }
+            }
+            let max = blocks[top];
+            let i = top * BLOCK
+                + base.errors[top * BLOCK..]
+                    .iter()
+                    .position(|&e| e == max)
+                    .expect("the block's max is one of its samples");
+            if base.exact[i] {
+                break (max, i);
+            }
+            self.settle(base, i);
+            blocks[top] = block_max(&base.errors, top);
+        };
+        *worst = worst_i;
+        if max.sqrt() > bound {
+            // (`over` compares squares first: a max within rounding of the bound)
+            return None;
+        }
+        let d1 = (base.angles[0][worst_i] - self.ideal[0][worst_i])
             .to_radians()
             .abs();
-        let d2 = (state.angles[1][worst_i] - self.ideal[1][worst_i])
+        let d2 = (base.angles[1][worst_i] - self.ideal[1][worst_i])
             .to_radians()
             .abs();
         let (arm1, arm2) = self.arms[worst_i];
-        best.blame = if d1 * arm1 >= d2 * arm2 { 0 } else { 1 };
-        Some(best)
+        Some(Estimate {
+            max_px: max.sqrt(),
+            worst_t: self.ts[worst_i],
+            blame: if d1 * arm1 >= d2 * arm2 { 0 } else { 1 },
+        })
     }
 }
 
@@ -835,14 +1088,60 @@ mod tests {
         assert_eq!(reuse_delay_s(0.0, 1.0, 2.0), 0.0);
     }
 
+    /// The css estimate without shortcuts: every sample's keys evaluated
+    /// and its error computed exactly; the max, its first time and blame.
+    fn reference(p: &CssLegProblem, times: &[Vec<f64>]) -> Estimate {
+        let keys = [p.keys(times, 0), p.keys(times, 1)];
+        let (mut max, mut at) = (-1.0, 0);
+        let pose0 = p.lm.pose_at(0.0);
+        let (hip, knee0, ankle0) = (q_len(p.lm.leg().hip), q_len(pose0.joint), q_len(pose0.end));
+        for (i, &t) in p.ts.iter().enumerate() {
+            let a1 = fit::eval_keys(&keys[0], t).to_radians();
+            let a2 = fit::eval_keys(&keys[1], t).to_radians();
+            let e = p.error2(i, p.thigh_share(i, a1), a1, a2);
+            // the drawn leg turned by the written angles, against the target
+            let ankle = hip + rot(knee0 - hip, a1) + rot(ankle0 - knee0, a1 + a2);
+            let want = ankle.dist(p.lm.pose_at(t).end);
+            assert!(
+                (e.sqrt() - want).abs() < 1e-9,
+                "t {t}: {} vs {want}",
+                e.sqrt()
+            );
+            if e > max {
+                (max, at) = (e, i);
+            }
+        }
+        let d = |set: usize| {
+            (fit::eval_keys(&keys[set], p.ts[at]) - p.ideal[set][at])
+                .to_radians()
+                .abs()
+        };
+        let (arm1, arm2) = p.arms[at];
+        Estimate {
+            max_px: max.sqrt(),
+            worst_t: p.ts[at],
+            blame: if d(0) * arm1 >= d(1) * arm2 { 0 } else { 1 },
+        }
+    }
+
     /// The fitters' incremental estimate (only the samples a trial's changed
-    /// keys reach) equals a full evaluation by a fresh problem, over a long
-    /// random walk of insertions, removals and shifts in either set, on both
-    /// routes, also after bounded estimates that stopped part way.
+    /// keys reach, upper bounds where they cannot matter) equals a full
+    /// evaluation by a fresh problem and, on the css route, an evaluation
+    /// of every sample without shortcuts, over a long random walk of
+    /// insertions, removals and shifts in either set, on both routes, also
+    /// after bounded estimates that stopped part way; for a forward and a
+    /// backward knee.
     #[test]
     fn incremental_estimates_equal_full_ones() {
-        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
-        let motion = crate::motion::sample(&rig);
+        let backward = crate::rig::tests_support::SEED.replace("\"forward\"", "\"backward\"");
+        assert_ne!(backward, crate::rig::tests_support::SEED);
+        for text in [crate::rig::tests_support::SEED, &backward] {
+            incremental_walk(&crate::rig::load(text).unwrap());
+        }
+    }
+
+    fn incremental_walk(rig: &Rig) {
+        let motion = crate::motion::sample(rig);
         let lm = &motion.legs[0];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut rnd = move || {
@@ -873,6 +1172,8 @@ mod tests {
                 }
             }
             let want = CssLegProblem::new(lm, Fit::Cubic).estimate(&times);
+            let full = reference(&css, &times);
+            assert_eq!(want, full, "css step {step}: {times:?}");
             if step % 2 == 0 {
                 // a bounded estimate, cut short or not, then the full one
                 let bound = want.max_px * (0.5 + rnd());

@@ -35,6 +35,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// error of the lowest failing index, if any. Once an index fails, higher
 /// ones that have not started are skipped (lower ones run to the end).
 pub(crate) fn ordered<T: Send>(n: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
+    if n <= 1 {
+        // one rig: no thread pool to start (its threads would cost more
+        // CPU than a small bake)
+        return (0..n).map(f).collect();
+    }
     let first_failure = AtomicUsize::new(usize::MAX);
     let results: Vec<Option<Result<T>>> = (0..n)
         .into_par_iter()
@@ -263,5 +268,18 @@ mod tests {
             .unwrap_err();
             assert_eq!(e.to_string(), "failed at 37");
         }
+    }
+
+    /// One rig (or none) runs on the calling thread, with the same results.
+    #[test]
+    fn one_item_runs_on_the_calling_thread() {
+        let caller = std::thread::current().id();
+        assert_eq!(
+            ordered(1, |i| Ok((i, std::thread::current().id()))).unwrap(),
+            vec![(0, caller)]
+        );
+        assert!(ordered(0, Ok).unwrap().is_empty());
+        let e = ordered(1, |_| -> Result<()> { bail!("failed at 0") }).unwrap_err();
+        assert_eq!(e.to_string(), "failed at 0");
     }
 }

@@ -691,8 +691,9 @@ fn shift_keys(p: &dyn Problem, times: &mut [Vec<f64>], set: usize, range: std::o
                         }
                         let old = times[s][i];
                         times[s][i] = t;
-                        let e = p.estimate_within(times, best).map(|e| e.max_px);
-                        if let Some(e) = e.filter(|&e| e < best) {
+                        // strictly better: within the largest value below `best`
+                        let e = p.estimate_within(times, best.next_down()).map(|e| e.max_px);
+                        if let Some(e) = e {
                             best = e;
                             improved = true;
                         } else {

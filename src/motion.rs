@@ -102,8 +102,12 @@ impl LegMotion {
     /// Unwrapped (thigh, shin) world angles at normalised time t ∈ [0, 1], radians.
     /// Continuous in t; at t = 1 they differ from t = 0 by whole turns only.
     pub fn angles_at(&self, t: f64) -> (f64, f64) {
-        let p = self.pose_at(t);
-        self.unwrapped.at(t, (p.bone1_rad, p.bone2_rad))
+        self.angles_of(t, &self.pose_at(t))
+    }
+
+    /// [`LegMotion::angles_at`] from the pose at t, already solved.
+    pub fn angles_of(&self, t: f64, pose: &TwoBonePose) -> (f64, f64) {
+        self.unwrapped.at(t, (pose.bone1_rad, pose.bone2_rad))
     }
 }
 
