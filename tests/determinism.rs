@@ -11,14 +11,11 @@ fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
+mod common;
+
 /// Every rig file in `rigs/`, sorted.
 fn rigs() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(repo("rigs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    v.sort();
+    let v = common::example_rigs();
     assert!(v.len() >= 10, "rigs/ holds {} rigs", v.len());
     v
 }

@@ -220,14 +220,7 @@ fn bad_clip_ik_exits_2_naming_the_json_path() {
         ),
     ];
     for (rig_text, want) in cases {
-        let (code, stderr, written) = common::bake_text(&rig_text);
-        assert_eq!(code, 2, "{stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-        assert!(stderr.contains("bad.json"), "{stderr}");
-        for w in want {
-            assert!(stderr.contains(w), "{stderr:?} lacks {w:?}");
-        }
-        assert!(written.is_empty(), "{written:?}");
+        common::assert_bake_refused(&rig_text, want);
     }
 }
 

@@ -173,15 +173,7 @@ fn a_timeline_that_does_not_close_is_refused() {
         ),
     ];
     for (rig_text, want) in cases {
-        let (code, stderr, written) = common::bake_text(&rig_text);
-        eprintln!("{}", stderr.trim_end());
-        assert_eq!(code, 2, "{stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-        assert!(stderr.contains("bad.json"), "{stderr}");
-        for w in want {
-            assert!(stderr.contains(w), "{stderr:?} lacks {w:?}");
-        }
-        assert!(written.is_empty(), "{written:?}");
+        common::assert_bake_refused(&rig_text, want);
     }
 }
 
@@ -286,15 +278,6 @@ fn a_sine_that_follows_no_timed_gait_is_refused() {
         ),
     ];
     for ((rig_text, field), want) in cases {
-        let (code, stderr, written) = common::bake_text(&rig_text);
-        eprintln!("{}", stderr.trim_end());
-        assert_eq!(code, 2, "{stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-        assert!(
-            stderr.contains("bad.json") && stderr.contains(&field),
-            "{stderr}"
-        );
-        assert!(stderr.contains(want), "{stderr:?} lacks {want:?}");
-        assert!(written.is_empty(), "{written:?}");
+        common::assert_bake_refused(&rig_text, &[&field, want]);
     }
 }

@@ -15,6 +15,8 @@ use rigbake::rig::{self, Rig};
 use rigbake::{Route, bake_rig};
 use std::path::Path;
 
+mod common;
+
 /// Every clip a rig's files hold on `route`, baked as the CLI does.
 fn clips(rig: &Rig, route: Route) -> Vec<Clip> {
     bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None)).clips
@@ -90,12 +92,7 @@ fn rig_at(path: &Path) -> Rig {
 #[test]
 fn every_probe_of_every_example_stays_inside_the_view_box() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut paths: Vec<_> = std::fs::read_dir(root.join("rigs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
+    let paths = common::example_rigs();
     assert!(paths.len() >= 10, "rigs/ holds {} rigs", paths.len());
     let mut bad = Vec::new();
     let mut probes = 0;

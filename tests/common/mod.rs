@@ -182,6 +182,21 @@ pub fn bake_text(rig_text: &str) -> (i32, String, Vec<String>) {
     (out.status.code().unwrap_or(-1), stderr, written)
 }
 
+/// `rigbake bake` of `rig_text` ([`bake_text`]) is refused: exit 2, one
+/// stderr line naming `bad.json` and holding every one of `needles`, and
+/// nothing written.
+pub fn assert_bake_refused(rig_text: &str, needles: &[&str]) {
+    let (code, stderr, written) = bake_text(rig_text);
+    eprintln!("{}", stderr.trim_end());
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("bad.json"), "{stderr}");
+    for w in needles {
+        assert!(stderr.contains(w), "{stderr:?} lacks {w:?}");
+    }
+    assert!(written.is_empty(), "{written:?}");
+}
+
 /// The text of `rigs/<name>`.
 pub fn rig_text(name: &str) -> String {
     fs::read_to_string(repo("rigs").join(name)).unwrap()
