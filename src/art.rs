@@ -72,8 +72,9 @@
 //! (the depth offset; a chain's root translation, zero at t = 0) and `M₁`,
 //! `M₂` the rigid maps from the rig's phase-0 pose onto the pose the clip
 //! draws (identity unless a leg replays another leg's keyframes in
-//! another phase). A pedal's `E` also adds the pedal axle's phase-0
-//! position, since the clip's orbit places its group *at* the axle.
+//! another phase). A pedal's `E` is `G₀` like a crank arm's: the clip
+//! draws it at its phase-0 axle inside the crank arm's group and turns it
+//! back about that axle.
 //! Probe circles without `r` (`data-probe="<leg>-ankle"` in the shin group at
 //! the ankle, `data-probe="<leg>-target"` in the pedal group) are placed
 //! exactly where the clip has them, so the browser harness measures the
@@ -528,10 +529,10 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     // together decide the output
     let sc = match &rig.prefix {
         Some(p) => Scope::with_prefix(p),
-        None => Scope::from_content(
-            &clip.name,
-            &format!("{art}\n{}", crate::emit::css::style(clip, &Scope::local())),
-        ),
+        None => Scope::from_content(&format!(
+            "{art}\n{}",
+            crate::emit::css::style(clip, &Scope::local())
+        )),
     };
 
     for limb in &limbs {
@@ -620,7 +621,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         ];
         if cycling {
             let tnd = Affine::translate(limb.depth * -1.0);
-            let (axle0, pedal_class) = css_nodes.orbit(&format!("rb-{ln}-pedal"))?;
+            let (axle0, pedal_class) = css_nodes.rotate(&format!("rb-{ln}-pedal"))?;
             let target_at = probe_in(css_nodes.node(&pedal_class)?, &format!("{ln}-target"))
                 .ok_or_else(|| {
                     ArtError::Clip(format!(
@@ -638,7 +639,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
                     path: css_nodes.path(&pedal_class)?,
                     from: 0,
                     outer: Affine::IDENTITY,
-                    rest: Affine::translate(axle0 * -1.0) * tnd,
+                    rest: tnd,
                     parent: ctm_of_parent(pedal, &name)?,
                     probe: Some((format!("{ln}-target"), target_at)),
                 },
@@ -1231,7 +1232,6 @@ fn wrap_part(
 /// the clip's root (root excluded).
 struct ClipIndex<'a> {
     paths: HashMap<&'a str, Vec<&'a Node>>,
-    clip: &'a Clip,
 }
 
 impl<'a> ClipIndex<'a> {
@@ -1254,7 +1254,7 @@ impl<'a> ClipIndex<'a> {
         }
         let mut paths = HashMap::new();
         walk(&clip.root, &mut Vec::new(), &mut paths);
-        ClipIndex { paths, clip }
+        ClipIndex { paths }
     }
 
     /// The groups from the clip's root down to the group `class`.
@@ -1274,28 +1274,6 @@ impl<'a> ClipIndex<'a> {
         match &self.node(class)?.anim {
             Some(Anim::Rotate { origin, .. }) => Ok((*origin, class.to_string())),
             _ => Err(ArtError::Clip(format!("group \"{class}\" does not rotate"))),
-        }
-    }
-
-    /// An orbiting group's position at t = 0 (its translation) and class.
-    fn orbit(&self, class: &str) -> Result<(Vec2, String), ArtError> {
-        match &self.node(class)?.anim {
-            Some(Anim::Orbit {
-                track,
-                center,
-                radius,
-                ..
-            }) => {
-                let theta0 = self
-                    .clip
-                    .tracks
-                    .get(*track)
-                    .and_then(|t| t.keys.first())
-                    .map(|k| k.value.to_radians())
-                    .ok_or_else(|| ArtError::Clip(format!("group \"{class}\" has no keys")))?;
-                Ok((*center + Vec2::from_angle(theta0) * *radius, class.into()))
-            }
-            _ => Err(ArtError::Clip(format!("group \"{class}\" does not orbit"))),
         }
     }
 }

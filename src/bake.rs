@@ -26,7 +26,7 @@ use crate::clip::{Anim, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Trac
 pub use crate::emit::scope::{FIXED_NAMES, SIDE_PARTS, leg_names, side_names};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
 pub use crate::fit::{BakeOptions, DEFAULT_TOLERANCE_PX, Keying, MAX_FIT_KEYS};
-use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
+use crate::geom::{LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
 use crate::motion::{LegMotion, Motion};
 use crate::rig::{Crank, Leg, Rig};
 use std::cell::RefCell;
@@ -70,10 +70,6 @@ fn bone_width(leg: &Leg) -> f64 {
 
 fn q_len(p: Vec2) -> Vec2 {
     Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
-}
-
-fn q_deg(rad: f64) -> f64 {
-    quantize(rad.to_degrees(), DEG_DECIMALS)
 }
 
 /// Parent-relative rotations (radians) of the thigh and shin groups at
@@ -716,7 +712,6 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
     for (i, lm) in motion.legs.iter().enumerate() {
         let leg = lm.leg();
         let theta0 = crank.start_rad + leg.phase_rad;
-        let theta0_deg = q_deg(theta0);
         let width = bone_width(leg);
         let side_class = side_names(&leg.name, "");
         let mut side = Node {
@@ -739,97 +734,54 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
             class: "rb-arm".into(),
             width: quantize((width * 0.35).max(1.5), 1),
         };
-        match opts.route {
-            Route::Css => {
-                side.children.push(Item::Group(Node {
-                    class: Some(side_names(&side_class, "crank")),
-                    anim: Some(Anim::Rotate {
-                        track: crank_track,
-                        origin: center,
-                        delay_s: 0.0,
-                    }),
-                    children: vec![arm],
-                    ..Node::default()
-                }));
-                let orbit = tracks.len();
-                tracks.push(Track {
-                    name: side_names(&side_class, "pedal"),
-                    keys: vec![
-                        Key {
-                            t: 0.0,
-                            value: theta0_deg,
-                            ease: Ease::Linear,
-                        },
-                        Key {
-                            t: 1.0,
-                            value: theta0_deg + sign * 360.0,
-                            ease: Ease::Linear,
-                        },
-                    ],
-                });
-                side.children.push(Item::Group(Node {
-                    class: Some(side_names(&side_class, "pedal")),
-                    anim: Some(Anim::Orbit {
-                        track: orbit,
-                        center,
-                        radius,
-                        delay_s: 0.0,
-                    }),
-                    children: vec![
-                        pedal_rect(Vec2::ZERO, pedal_w, pedal_h),
-                        Item::Probe {
-                            name: target_probe.clone(),
-                            at: offset,
-                        },
-                    ],
-                    ..Node::default()
-                }));
-            }
-            Route::Smil => {
-                let counter = tracks.len();
-                tracks.push(Track {
-                    name: side_names(&side_class, "counter"),
-                    keys: vec![
-                        Key {
-                            t: 0.0,
-                            value: 0.0,
-                            ease: Ease::Linear,
-                        },
-                        Key {
-                            t: 1.0,
-                            value: -sign * 360.0,
-                            ease: Ease::Linear,
-                        },
-                    ],
-                });
-                let pedal = Node {
-                    class: None,
-                    anim: Some(Anim::Rotate {
-                        track: counter,
-                        origin: pedal_axle0,
-                        delay_s: 0.0,
-                    }),
-                    children: vec![
-                        pedal_rect(pedal_axle0, pedal_w, pedal_h),
-                        Item::Probe {
-                            name: target_probe.clone(),
-                            at: q_len(pedal_axle0 + offset),
-                        },
-                    ],
-                    ..Node::default()
-                };
-                side.children.push(Item::Group(Node {
-                    class: None,
-                    anim: Some(Anim::Rotate {
-                        track: crank_track,
-                        origin: center,
-                        delay_s: 0.0,
-                    }),
-                    children: vec![arm, Item::Group(pedal)],
-                    ..Node::default()
-                }));
-            }
-        }
+        // The arm turns with the crank; the pedal, drawn at its phase-0
+        // axle inside the arm's group, turns back about that axle as fast,
+        // so it stays level. One structure on both routes; the css route
+        // names the groups its rules select (every leg's counter-turn has
+        // the same keys, so the file writes one keyframes block for them).
+        let counter = tracks.len();
+        tracks.push(Track {
+            name: side_names(&side_class, "counter"),
+            keys: vec![
+                Key {
+                    t: 0.0,
+                    value: 0.0,
+                    ease: Ease::Linear,
+                },
+                Key {
+                    t: 1.0,
+                    value: -sign * 360.0,
+                    ease: Ease::Linear,
+                },
+            ],
+        });
+        let class = |part: &str| (opts.route == Route::Css).then(|| side_names(&side_class, part));
+        let pedal = Node {
+            class: class("pedal"),
+            anim: Some(Anim::Rotate {
+                track: counter,
+                origin: pedal_axle0,
+                delay_s: 0.0,
+            }),
+            children: vec![
+                pedal_rect(pedal_axle0, pedal_w, pedal_h),
+                Item::Probe {
+                    name: target_probe.clone(),
+                    at: q_len(pedal_axle0 + offset),
+                },
+            ],
+            ..Node::default()
+        };
+        side.children.push(Item::Group(Node {
+            class: class("crank"),
+            anim: Some(Anim::Rotate {
+                track: crank_track,
+                origin: center,
+                delay_s: 0.0,
+            }),
+            children: vec![arm, Item::Group(pedal)],
+            ..Node::default()
+        }));
 
         let leg_class = if i == 0 { "rb-leg" } else { "rb-leg rb-back" };
         let (leg_tracks, reuses) = match opts.route {

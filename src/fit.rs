@@ -22,7 +22,7 @@
 
 pub use crate::clip::Fit;
 use crate::clip::{Ease, Key, Route};
-use crate::geom::{DEG_DECIMALS, T_DECIMALS, quantize};
+use crate::geom::{BEZIER_DECIMALS, DEG_DECIMALS, T_DECIMALS, quantize};
 
 /// Largest |y| written into a cubic-bezier; beyond it the segment is linear.
 pub const MAX_ABS_Y: f64 = 1.0e4;
@@ -186,10 +186,10 @@ fn cubic_ease(dt: f64, dv: f64, m0: f64, m1: f64) -> Ease {
         return Ease::Linear;
     }
     Ease::CubicBezier([
-        quantize(1.0 / 3.0, T_DECIMALS),
-        quantize(y1, T_DECIMALS),
-        quantize(2.0 / 3.0, T_DECIMALS),
-        quantize(y2, T_DECIMALS),
+        quantize(1.0 / 3.0, BEZIER_DECIMALS),
+        quantize(y1, BEZIER_DECIMALS),
+        quantize(2.0 / 3.0, BEZIER_DECIMALS),
+        quantize(y2, BEZIER_DECIMALS),
     ])
 }
 

@@ -191,7 +191,7 @@ fn tolerance_fits_few_cubic_keys_per_track_on_css() {
         let tol = v["tolerance_px"].as_f64().unwrap();
         let b = bake(&v, Route::Css);
         assert!(
-            b.svg.contains("cubic-bezier(.333333,"),
+            b.svg.contains("cubic-bezier(.3333,"),
             "{name}: cubic segments"
         );
         for l in &b.report.legs {

@@ -229,58 +229,37 @@ fn overrides_reach_the_drawing() {
     assert!(svg.contains("{fill:#ff0000}"), "{svg}");
 }
 
-/// A file's drawing: without the scoped names' content hash (the content
-/// includes probes), without the ground probe, which has since moved to
-/// start a period's travel along the row so it stays in the view box, and
-/// without the `@keyframes` blocks, `animation` declarations and SMIL
-/// `<animate…>` elements: the
-/// motion, whose written form the emitters have since shortened
-/// (`tests/golden.rs` and the measure pin it).
+/// A file's drawing: its markup and the style rules that draw (not those
+/// that animate: the motion's written form the emitters have since
+/// shortened and regrouped, pinned by `tests/golden.rs` and the measure),
+/// without the scoped names' content hash (the content includes probes;
+/// the prefix has since been shortened from `<rig>-<hash>` to
+/// `r<hash>`), without the ground probe, which has since moved to start a
+/// period's travel along the row so it stays in the view box, and without
+/// SMIL `<animate…>` elements.
 fn drawing(svg: &str, rig: &str) -> String {
-    let hashed = regex_lite(&without_keyframes(svg), &format!("{rig}-"));
+    let (a, b) = (svg.find("<style>").unwrap(), svg.find("</style>").unwrap());
+    let rules: Vec<String> = common::css_rule_list(svg)
+        .into_iter()
+        .filter(|(sels, body)| {
+            !sels.starts_with('[')
+                && !sels.starts_with('*')
+                && !["animation", "transform-", "offset-"]
+                    .iter()
+                    .any(|p| body.contains(p))
+        })
+        .map(|(sels, body)| format!("{sels}{{{body}}}"))
+        .collect();
+    let text = format!("{}{}{}", &svg[..a], rules.join("\n"), &svg[b..]);
+    let hashed = regex_lite(&regex_lite(&text, &format!("{rig}-")), "r");
+    let hashed = hashed
+        .replace(&format!("{rig}-HASH"), "HASH")
+        .replace("rHASH", "HASH");
     hashed
         .lines()
         .filter(|l| !l.contains("data-probe=\"ground\"") && !l.contains("<animate"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// `css` without its `@keyframes NAME{…}` blocks (braces balanced).
-fn without_keyframes(css: &str) -> String {
-    let mut out = String::with_capacity(css.len());
-    let mut rest = css;
-    while let Some(i) = rest.find("@keyframes") {
-        out.push_str(&rest[..i]);
-        let block = &rest[i..];
-        let open = block.find('{').expect("a keyframes block opens");
-        let mut depth = 0;
-        let mut end = block.len();
-        for (j, c) in block[open..].char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = open + j + 1;
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        rest = &block[end..];
-    }
-    out.push_str(rest);
-    // and every `animation:…` declaration, up to its `;` or `}`
-    let mut drawn = String::with_capacity(out.len());
-    let mut rest = out.as_str();
-    while let Some(i) = rest.find("animation:") {
-        drawn.push_str(&rest[..i]);
-        let after = &rest[i..];
-        rest = &after[after.find([';', '}']).unwrap_or(after.len())..];
-    }
-    drawn.push_str(rest);
-    drawn
 }
 
 /// `text` with every `<stem><6 hex digits>` written `<stem>HASH`.

@@ -257,6 +257,80 @@ fn one_shared_prefix_makes_inlined_files_drive_each_other() {
     );
 }
 
+/// A page whose own sheet sets another `transform-box` on every SVG
+/// element (a common snippet for animating SVG parts about their own
+/// centre): the file's one `[id^="<prefix>-n"]{transform-box:view-box}`
+/// rule keeps every origin in the view box, for joints (rotate) and for
+/// scaled groups alike.
+/// (Its one probe is only there because every mounted document needs one.)
+const ORIGIN_HOSTILE_PAGE: &str = r#"<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><style>svg *{transform-box:fill-box;transform-origin:center}</style><circle data-probe="page" cx="0" cy="0"/></svg>"#;
+
+/// The files of [`files_inlined_in_one_page_keep_their_own_motion`] on
+/// the page of [`ORIGIN_HOSTILE_PAGE`], the files as written and with
+/// their `transform-box` rule taken out.
+fn on_hostile_page(chromium: &browser::Browser, strip: bool) -> Vec<(String, f64)> {
+    let bakes = [
+        ("seed-nested", bake(&load("seed-nested"), Route::Css)),
+        ("walker", bake(&load("walker"), Route::Css)),
+        ("jump", bake(&load("jump"), Route::Css)),
+    ];
+    let svgs: Vec<String> = bakes
+        .iter()
+        .map(|(_, b)| {
+            let rule = b.svg.find("[id^=").expect("a transform-box rule");
+            assert!(b.svg[rule..].starts_with(&format!("[id^=\"{}", id_stem(&b.svg))));
+            if strip {
+                let end = rule + b.svg[rule..].find('}').unwrap() + 1;
+                format!("{}{}", &b.svg[..rule], &b.svg[end..])
+            } else {
+                b.svg.clone()
+            }
+        })
+        .collect();
+    let refs: Vec<&Baked> = bakes.iter().map(|(_, b)| b).collect();
+    let span = refs.iter().map(|b| b.clip.period_s).fold(0.0, f64::max);
+    let times = times_for(span, &refs);
+    let mut docs: Vec<(&str, SeekMode)> = vec![(ORIGIN_HOSTILE_PAGE, SeekMode::WebAnimations)];
+    docs.extend(svgs.iter().map(|s| (s.as_str(), SeekMode::WebAnimations)));
+    let got = browser::probe_inline(chromium, &docs, &times).unwrap();
+    bakes
+        .iter()
+        .zip(&got[1..])
+        .map(|((label, b), got)| {
+            if strip {
+                (label.to_string(), deviation(&b.clip, &times, got).0)
+            } else {
+                (
+                    label.to_string(),
+                    agrees(label, &b.clip, Some(b), &times, got),
+                )
+            }
+        })
+        .collect()
+}
+
+/// The id stem (`<prefix>-n`) of a file's first element id.
+fn id_stem(svg: &str) -> String {
+    let at = svg.find(" id=\"").expect("an element id") + 5;
+    let id = &svg[at..at + svg[at..].find('"').unwrap()];
+    id.trim_end_matches(|c: char| c.is_ascii_digit())
+        .to_string()
+}
+
+#[test]
+fn a_page_that_moves_every_origin_does_not_move_a_file() {
+    let Some(chromium) = chromium() else { return };
+    for (label, worst) in on_hostile_page(&chromium, false) {
+        assert!(worst <= TOL_PX, "{label}: {worst} px");
+    }
+    // the check can fail: without the rule the page's sheet wins
+    let stripped = on_hostile_page(&chromium, true);
+    eprintln!("without the transform-box rule: {stripped:?}");
+    for (label, worst) in stripped {
+        assert!(worst > 1.0, "{label}: only {worst} px off without the rule");
+    }
+}
+
 /// Names a file defines: class names, ids and `@keyframes` names.
 fn defined_names(svg: &str) -> BTreeSet<String> {
     let doc = roxmltree::Document::parse(svg).unwrap();

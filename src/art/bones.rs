@@ -114,10 +114,10 @@ pub(super) fn animate(
 
     let sc = match &rig.prefix {
         Some(p) => Scope::with_prefix(p),
-        None => Scope::from_content(
-            &clip.name,
-            &format!("{art}\n{}", crate::emit::css::style(clip, &Scope::local())),
-        ),
+        None => Scope::from_content(&format!(
+            "{art}\n{}",
+            crate::emit::css::style(clip, &Scope::local())
+        )),
     };
     let by_node: HashMap<roxmltree::NodeId, usize> = parts
         .values()

@@ -2,8 +2,10 @@
 //! group and an `@keyframes` block per distinct keyframe body.
 //!
 //! - `Anim::Rotate` becomes keyframes of the `rotate: Xdeg` property with
-//!   `transform-origin` at the drawn joint and `transform-box: view-box`, so
-//!   the origin is in the group's own user space (its parent's coordinates,
+//!   `transform-origin` at the drawn joint in the view box's coordinates
+//!   (`transform-box: view-box`, the initial value, restored by one rule
+//!   per file against a page's own sheet, see [`Sheet::parts`]), so the
+//!   origin is in the group's own user space (its parent's coordinates,
 //!   before the group's transform).
 //! - `Anim::Orbit` becomes the composite
 //!   `translate(c) rotate(θ) translate(r, 0) rotate(−θ)`, which needs no origin.
@@ -25,7 +27,9 @@
 //! **Smaller, same motion.** Two animations whose keyframe bodies are
 //! identical share one `@keyframes` block (the first name); within a block,
 //! keys whose blocks are identical share one selector list (`0%,to{…}`,
-//! see [`Frames::body`]), and a Bézier on the diagonal is written `linear`. A track whose
+//! see [`Frames::body`]), and a Bézier on the diagonal is written `linear`.
+//! Rules whose bodies are identical share one selector list too, a late
+//! replay's delay in a rule of its own ([`Sheet`]). A track whose
 //! keys all hold one value (and that starts without a delay) is not
 //! animated: an identity value (no turn, no shift, scale 1) writes nothing,
 //! any other a static declaration. Numbers are written in their shortest
@@ -181,9 +185,23 @@ impl Frames {
 
 /// Rules and keyframes of one or more clips, keyframe bodies written once,
 /// every class and keyframes name scoped.
+///
+/// Rules whose bodies are identical are written once with a selector list
+/// (`.a,.b{…}`, where the first of them stood). A group that replays
+/// another's keyframes late shares that group's rule and gets its delay
+/// from a rule of its own after all the others (`.b{animation-delay:-.6s}`:
+/// the same specificity, later, so it overrides the shorthand's 0s). Each
+/// animated group has one rule per clip, so no element meets two rules of
+/// the same specificity that set one property differently, and moving a
+/// rule up to its twin changes nothing.
 pub(crate) struct Sheet {
     scope: Scope,
-    rules: String,
+    /// (selectors, body), in order of first appearance.
+    rules: Vec<(Vec<String>, String)>,
+    /// (selector, `animation-delay` value) of the late replays.
+    delays: Vec<(String, String)>,
+    /// Some rule places a `transform-origin` in the view box.
+    origins: bool,
     frames: String,
     /// Written keyframes: (name, body).
     written: Vec<(String, String)>,
@@ -193,9 +211,19 @@ impl Sheet {
     pub(crate) fn new(scope: Scope) -> Sheet {
         Sheet {
             scope,
-            rules: String::new(),
+            rules: Vec::new(),
+            delays: Vec::new(),
+            origins: false,
             frames: String::new(),
             written: Vec::new(),
+        }
+    }
+
+    /// Add a rule, joining an earlier one with the same body.
+    fn rule(&mut self, selector: &str, body: String) {
+        match self.rules.iter_mut().find(|(_, b)| *b == body) {
+            Some((sels, _)) => sels.push(selector.to_string()),
+            None => self.rules.push((vec![selector.to_string()], body)),
         }
     }
 
@@ -233,26 +261,32 @@ impl Sheet {
         if frames.constant() && delay_s <= 0.0 {
             let d = &frames.decls[0];
             if identity != Some(d.as_str()) {
-                let _ = write!(self.rules, "{selector}{{{d}{extra}}}");
+                self.rule(selector, format!("{d}{extra}"));
             }
             return;
         }
         let usual = usual_timing(&frames.timings);
         let name = self.keyframes(&self.scope.name(name), frames.body(&usual));
-        let delay = if delay_s != 0.0 {
-            format!(" {}s", fmt_s(delay_s))
-        } else {
-            String::new()
-        };
+        if delay_s != 0.0 {
+            self.delays
+                .push((selector.to_string(), format!("{}s", fmt_s(delay_s))));
+        }
         let iter = match clip.figure.as_ref().map(|f| f.play) {
             Some(Play::Once) => "1 forwards",
             _ => "infinite",
         };
-        let _ = write!(
-            self.rules,
-            "{selector}{{animation:{name} {}s {usual}{delay} {iter}{extra}}}",
+        let body = format!(
+            "animation:{name} {}s {usual} {iter}{extra}",
             fmt_s(clip.period_s)
         );
+        self.rule(selector, body);
+    }
+
+    /// `transform-origin` in the parent's user space: the declaration, and
+    /// the sheet's one `transform-box: view-box` rule (see [`Sheet::parts`]).
+    fn origin(&mut self, x: f64, y: f64) -> String {
+        self.origins = true;
+        format!(";transform-origin:{} {}", px(x), px(y))
     }
 
     /// Add every animation of `clip`, selectors prefixed by `select`.
@@ -272,11 +306,7 @@ impl Sheet {
                     let f = Frames::of_track(&clip.tracks[*track], |i| {
                         rotate_decl(keys(*track)[i].value)
                     });
-                    let extra = format!(
-                        ";transform-origin:{} {};transform-box:view-box",
-                        px(origin.x),
-                        px(origin.y)
-                    );
+                    let extra = self.origin(origin.x, origin.y);
                     let name = &clip.tracks[*track].name;
                     let identity = Some("rotate:0deg");
                     self.animation(clip, &selector, name, f, *delay_s, &extra, identity);
@@ -339,10 +369,10 @@ impl Sheet {
                             format!("scale:{x} {y}")
                         }
                     });
-                    let extra = ";transform-origin:0 0;transform-box:view-box";
+                    let extra = self.origin(0.0, 0.0);
                     let name = &clip.tracks[*sx].name;
                     let identity = Some("scale:1");
-                    self.animation(clip, &selector, name, f, *delay_s, extra, identity);
+                    self.animation(clip, &selector, name, f, *delay_s, &extra, identity);
                 }
             }
         }
@@ -370,8 +400,36 @@ impl Sheet {
     }
 
     /// The rules and the keyframes, apart.
+    ///
+    /// `transform-box: view-box` is the initial value, but a page's own
+    /// sheet may set another on every element (`svg *{transform-box:
+    /// fill-box}` is a common snippet), which would move every origin; one
+    /// rule restores it on the groups that need it. Every animated group on
+    /// the css route carries an id `<prefix>-n<k>` ([`Scope::id`]), so an
+    /// id-prefix selector reaches them all, with a class's specificity.
     pub(crate) fn parts(self) -> (String, String) {
-        (self.rules, self.frames)
+        let mut s = String::new();
+        if self.origins {
+            let _ = write!(
+                s,
+                "[id^=\"{}\"]{{transform-box:view-box}}",
+                self.scope.id_stem()
+            );
+        }
+        for (sels, body) in &self.rules {
+            let _ = write!(s, "{}{{{body}}}", sels.join(","));
+        }
+        let mut delays: Vec<(Vec<&str>, &str)> = Vec::new();
+        for (sel, delay) in &self.delays {
+            match delays.iter_mut().find(|(_, d)| d == delay) {
+                Some((sels, _)) => sels.push(sel),
+                None => delays.push((vec![sel], delay)),
+            }
+        }
+        for (sels, delay) in delays {
+            let _ = write!(s, "{}{{animation-delay:{delay}}}", sels.join(","));
+        }
+        (s, self.frames)
     }
 }
 
@@ -503,6 +561,33 @@ mod tests {
         assert_eq!(sheet.keyframes("b", "{0%{x:1}to{x:2}}".into()), "a");
         assert_eq!(sheet.keyframes("a", "{0%{x:3}to{x:2}}".into()), "a-2");
         assert_eq!(sheet.frames.matches("@keyframes").count(), 2);
+    }
+
+    #[test]
+    fn twin_rules_share_a_selector_list_and_late_replays_get_a_delay_rule() {
+        let mut sheet = Sheet::new(Scope::with_prefix("p"));
+        let o = sheet.origin(1.0, 2.0);
+        sheet.rule(".a", format!("animation:k 1s linear infinite{o}"));
+        sheet.rule(".b", "rotate:5deg".into());
+        sheet.rule(".c", format!("animation:k 1s linear infinite{o}"));
+        sheet.delays.push((".c".into(), "-.5s".into()));
+        sheet.delays.push((".d".into(), "-.25s".into()));
+        sheet.delays.push((".e".into(), "-.5s".into()));
+        let (rules, _) = sheet.parts();
+        // one transform-box rule for every id of the file, first; twins
+        // where the first stood; delays last, so they override the
+        // shorthand's 0s at the same specificity
+        assert_eq!(
+            rules,
+            "[id^=\"p-n\"]{transform-box:view-box}\
+             .a,.c{animation:k 1s linear infinite;transform-origin:1px 2px}\
+             .b{rotate:5deg}\
+             .c,.e{animation-delay:-.5s}.d{animation-delay:-.25s}"
+        );
+        // without an origin there is no transform-box rule
+        let mut sheet = Sheet::new(Scope::with_prefix("p"));
+        sheet.rule(".a", "translate:1px".into());
+        assert_eq!(sheet.parts().0, ".a{translate:1px}");
     }
 
     #[test]

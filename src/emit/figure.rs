@@ -59,9 +59,7 @@ pub fn emit_figure_styled(
     look: &Style,
     prefix: Option<&str>,
 ) -> String {
-    super::scope::scoped(&clips[0].name, prefix, |sc| {
-        emit_in(clips, switched, colours, look, sc)
-    })
+    super::scope::scoped(prefix, |sc| emit_in(clips, switched, colours, look, sc))
 }
 
 /// The colour rules of a figure: `rb-s<i>` strokes (lines, chains) and

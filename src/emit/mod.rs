@@ -104,7 +104,7 @@ pub fn emit(clip: &Clip) -> String {
 /// (without colours the bytes are those of [`emit`]). `prefix`: the scope's
 /// prefix (`bake --prefix`), else the automatic one.
 pub fn emit_with_chains(clip: &Clip, colours: &[String], prefix: Option<&str>) -> String {
-    scope::scoped(&clip.name, prefix, |sc| emit_in(clip, colours, sc))
+    scope::scoped(prefix, |sc| emit_in(clip, colours, sc))
 }
 
 fn emit_in(clip: &Clip, colours: &[String], sc: &Scope) -> String {

@@ -6,21 +6,21 @@
 //! each other's shapes. The clip keeps *local* names (all beginning `rb-`);
 //! the emitters pass every name they write through one [`Scope`], which
 //! swaps the local `rb-` for the file's prefix: `rb-near-thigh` →
-//! `seed-nested-1a2b3c-near-thigh`.
+//! `r1a2b3c-near-thigh`.
 //!
-//! The prefix is the rig name (made a CSS identifier, at most
-//! [`NAME_CHARS`] characters) and a hash of the file as written with local
-//! names ([`scoped`]): the same rig and options give the same bytes, and
-//! two different files (e.g. two bakes of one rig with different bone
-//! lengths) get different names. The hash is FNV-1a (64 bit) shown as
-//! [`HASH_HEX`] hex digits: not cryptographic, a collision between two
-//! files is about one in 16 million per pair. `bake --prefix P` replaces
-//! the whole prefix ([`check_prefix`]).
+//! The prefix is the letter `r` and a hash of the file as written with
+//! local names ([`scoped`]; the text holds the rig's name in its `<title>`):
+//! the same rig and options give the same bytes, and two different files
+//! (e.g. two bakes of one rig with different bone lengths) get different
+//! names. The hash is FNV-1a (64 bit) shown as [`HASH_HEX`] hex digits: not
+//! cryptographic, a collision between two files is about one in 16 million
+//! per pair. The prefix is short on purpose: every class, keyframes name and
+//! id carries it, so its length is paid dozens of times per file (the rig
+//! name in it made the seed's file about 15 % larger). `bake --prefix P`
+//! replaces the whole prefix ([`check_prefix`]), e.g. with a readable name.
 
 use std::hash::Hasher as _;
 
-/// Characters of the rig name kept in an automatic prefix.
-pub const NAME_CHARS: usize = 16;
 /// Hex digits of the content hash in an automatic prefix.
 pub const HASH_HEX: usize = 6;
 /// Longest prefix `--prefix` accepts.
@@ -48,14 +48,14 @@ impl Scope {
         }
     }
 
-    /// The automatic scope of a file named `name` whose text with local
-    /// names is `local_text`: `<name>-<hash>`.
-    pub fn from_content(name: &str, local_text: &str) -> Scope {
+    /// The automatic scope of a file whose text with local names is
+    /// `local_text`: `r<hash>`.
+    pub fn from_content(local_text: &str) -> Scope {
         let mut h = fnv::FnvHasher::default();
         h.write(local_text.as_bytes());
         let hash = format!("{:016x}", h.finish());
         Scope {
-            prefix: format!("{}-{}", ident_stem(name), &hash[..HASH_HEX]),
+            prefix: format!("r{}", &hash[..HASH_HEX]),
         }
     }
 
@@ -95,17 +95,22 @@ impl Scope {
 
     /// The `n`-th element id of the file: `<prefix>-n<n>`.
     pub fn id(&self, n: usize) -> String {
-        format!("{}-n{n}", self.prefix)
+        format!("{}{n}", self.id_stem())
+    }
+
+    /// What every element id of the file starts with: `<prefix>-n`.
+    pub fn id_stem(&self) -> String {
+        format!("{}-n", self.prefix)
     }
 }
 
 /// Emit a file with scoped names: `emit` is called with the local scope to
 /// hash the content, then again with the file's scope (`prefix` when given,
 /// checked by [`check_prefix`], else [`Scope::from_content`]).
-pub fn scoped(name: &str, prefix: Option<&str>, emit: impl Fn(&Scope) -> String) -> String {
+pub fn scoped(prefix: Option<&str>, emit: impl Fn(&Scope) -> String) -> String {
     let scope = match prefix {
         Some(p) => Scope::with_prefix(p),
-        None => Scope::from_content(name, &emit(&Scope::local())),
+        None => Scope::from_content(&emit(&Scope::local())),
     };
     emit(&scope)
 }
@@ -126,29 +131,6 @@ pub fn check_prefix(p: &str) -> Result<(), String> {
             "must be a letter or _ then letters, digits, - or _ (at most {MAX_PREFIX_CHARS}), got \"{}\"",
             crate::input::escaped(p)
         ))
-    }
-}
-
-/// The rig name as the stem of a CSS identifier: ASCII letters, digits,
-/// `-` and `_` kept, runs of anything else one `_`, at most [`NAME_CHARS`]
-/// characters; `rb` in front when it would not start with a letter or `_`.
-fn ident_stem(name: &str) -> String {
-    let mut s = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-            s.push(c);
-        } else if !s.ends_with('_') {
-            s.push('_');
-        }
-        if s.len() >= NAME_CHARS {
-            break;
-        }
-    }
-    let s = s.trim_end_matches(['-']).to_string();
-    if s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        s
-    } else {
-        format!("rb{s}")
     }
 }
 
@@ -205,10 +187,11 @@ mod tests {
 
     #[test]
     fn names_classes_and_sheets_are_scoped() {
-        let s = Scope::from_content("seed nested!", "text");
+        let s = Scope::from_content("text");
         let p = s.prefix().to_string();
-        assert!(p.starts_with("seed_nested_-"), "{p}");
-        assert_eq!(p.len(), "seed_nested_-".len() + HASH_HEX);
+        assert!(p.starts_with('r'), "{p}");
+        assert_eq!(p.len(), 1 + HASH_HEX);
+        assert!(check_prefix(&p).is_ok(), "{p}");
         assert_eq!(s.name("rb-near-thigh"), format!("{p}-near-thigh"));
         assert_eq!(s.classes("rb-leg rb-back"), format!("{p}-leg {p}-back"));
         assert_eq!(s.sheet(".rb-leg{x:y}"), format!(".{p}-leg{{x:y}}"));
@@ -218,22 +201,11 @@ mod tests {
 
     #[test]
     fn the_hash_follows_the_content_and_nothing_else() {
-        let a = Scope::from_content("r", "one");
-        assert_eq!(a, Scope::from_content("r", "one"));
-        assert_ne!(a, Scope::from_content("r", "one "));
+        let a = Scope::from_content("one");
+        assert_eq!(a, Scope::from_content("one"));
+        assert_ne!(a, Scope::from_content("one "));
         // FNV-1a 64 of "a" is af63dc4c8601ec8c
-        assert_eq!(Scope::from_content("r", "a").prefix(), "r-af63dc");
-    }
-
-    #[test]
-    fn stems_are_identifiers() {
-        assert_eq!(ident_stem("jump"), "jump");
-        assert_eq!(ident_stem("3d rig"), "rb3d_rig");
-        assert_eq!(ident_stem("-x"), "rb-x");
-        assert_eq!(ident_stem(""), "rb");
-        assert_eq!(ident_stem("ünïcode"), "_n_code");
-        assert_eq!(ident_stem(&"a".repeat(40)).len(), NAME_CHARS);
-        assert_eq!(ident_stem("abcdefghijklmno-x"), "abcdefghijklmno");
+        assert_eq!(Scope::from_content("a").prefix(), "raf63dc");
     }
 
     #[test]
@@ -247,11 +219,11 @@ mod tests {
 
     #[test]
     fn scoped_emits_twice_with_the_content_hash() {
-        let out = scoped("r", None, |s| format!(".{}{{}}", s.name("rb-x")));
+        let out = scoped(None, |s| format!(".{}{{}}", s.name("rb-x")));
         assert_eq!(
             out,
-            format!(".{}{{}}", Scope::from_content("r", ".rb-x{}").name("rb-x"))
+            format!(".{}{{}}", Scope::from_content(".rb-x{}").name("rb-x"))
         );
-        assert_eq!(scoped("r", Some("P"), |s| s.name("rb-x")), "P-x");
+        assert_eq!(scoped(Some("P"), |s| s.name("rb-x")), "P-x");
     }
 }

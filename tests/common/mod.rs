@@ -243,3 +243,69 @@ pub fn art_marker_offsets(stdout: &str) -> Vec<(&str, f64)> {
         })
         .collect()
 }
+
+/// The css rules of `svg` as (selector list, body), in the order written;
+/// `@keyframes` blocks are skipped, `@media` blocks looked into.
+pub fn css_rule_list(svg: &str) -> Vec<(&str, &str)> {
+    let (Some(a), Some(b)) = (svg.find("<style>"), svg.find("</style>")) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut rest = &svg[a + "<style>".len()..b];
+    while let Some(open) = rest.find('{') {
+        let head = rest[..open].trim().trim_start_matches('}').trim();
+        if head.starts_with("@keyframes") {
+            let mut depth = 0;
+            let mut end = rest.len() - 1;
+            for (i, c) in rest[open..].char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = open + i;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            rest = &rest[end + 1..];
+            continue;
+        }
+        if head.starts_with('@') {
+            rest = &rest[open + 1..];
+            continue;
+        }
+        let Some(len) = rest[open..].find('}') else {
+            break;
+        };
+        let close = open + len;
+        found.push((head, &rest[open + 1..close]));
+        rest = &rest[close + 1..];
+    }
+    found
+}
+
+/// The bodies of the css rules of `svg` one of whose selectors ends with
+/// `tail` (a class, `.r1a2b3c-near-thigh`, or the end of one,
+/// `-near-thigh`, whatever the file's prefix), in the order written
+/// ([`css_rule_list`]). Rules with identical bodies share one selector
+/// list (`.a,.b{…}`) and a late replay's delay has a rule of its own, so a
+/// class may have several.
+pub fn css_rules<'a>(svg: &'a str, tail: &str) -> Vec<&'a str> {
+    css_rule_list(svg)
+        .into_iter()
+        .filter(|(sels, _)| sels.split(',').any(|s| s.trim().ends_with(tail)))
+        .map(|(_, body)| body)
+        .collect()
+}
+
+/// The `@keyframes` name the css rule of `tail` (see [`css_rules`]) plays
+/// (`animation:NAME …`).
+pub fn animation_name(svg: &str, tail: &str) -> Option<String> {
+    css_rules(svg, tail).into_iter().find_map(|body| {
+        let at = body.find("animation:")? + "animation:".len();
+        body[at..].split(' ').next().map(str::to_string)
+    })
+}
