@@ -1540,4 +1540,194 @@ mod tests {
             .to_string();
         assert!(err.contains("chains[0].anchor.bone"), "{err}");
     }
+
+    /// A head that nods once early in an 8 s one-shot clip and
+    /// then holds, with a short lock of hair that settles in the hold.
+    fn one_shot() -> Chain {
+        let bones: Vec<BoneFile> = serde_json::from_str(
+            r#"[{ "name": "head", "at": [100, 50], "length": 20,
+                  "angle": { "track": { "keys": [[0, -90], [0.03, -40], [0.06, -90]],
+                                        "ease": ["smoothstep", "smoothstep"] } } }]"#,
+        )
+        .unwrap();
+        let fig = super::super::model::validate(
+            &bones,
+            None,
+            super::super::file::Play::Once,
+            &[],
+            &[],
+            8.0,
+        )
+        .unwrap();
+        let mut h = hair();
+        h.wind = None;
+        h.damping = Some(0.9);
+        let mut chains = validate(&[h], &fig, &mut Budget::default()).unwrap();
+        chains.remove(0).remove(0)
+    }
+
+    /// Looping chains of several kinds: wind-blown, stretching (seed
+    /// 004's scheme), pushed round a collider.
+    fn loops() -> Vec<Chain> {
+        let fig = figure();
+        let mut stretchy = hair();
+        stretchy.name = "soft".into();
+        stretchy.iterations = Some(2);
+        let mut pushed = hair();
+        pushed.name = "pushed".into();
+        pushed.colliders = vec![ColliderFile {
+            center: [112.0, 60.0],
+            radius: 6.0,
+        }];
+        [hair(), stretchy, pushed]
+            .into_iter()
+            .map(|c| validate(&[c], &fig, &mut Budget::default()).unwrap()[0].remove(0))
+            .collect()
+    }
+
+    /// `chain` alone keyed as `plan` for `route`, as a clip of 1 s.
+    fn keyed(chain: &Chain, plan: &KeyPlan, route: crate::clip::Route) -> crate::clip::Clip {
+        use crate::clip::{Clip, Node, Route};
+        let class = |c: &str| c.to_string();
+        let (tracks, items) = match route {
+            Route::Css => rotation_items(chain, plan, "main", 0, &class),
+            Route::Smil => (Vec::new(), morph_items(chain, plan, &class)),
+        };
+        Clip {
+            name: "t".into(),
+            route,
+            period_s: 1.0,
+            view_box: [0.0, 0.0, 200.0, 200.0],
+            tracks,
+            root: Node {
+                children: items,
+                ..Default::default()
+            },
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
+        }
+    }
+
+    const ROUTES: [crate::clip::Route; 2] = [crate::clip::Route::Css, crate::clip::Route::Smil];
+
+    #[test]
+    fn a_one_shot_chain_that_holds_still_takes_few_keys_in_its_hold() {
+        use crate::fit::Fit;
+        let ch = one_shot();
+        assert!(ch.recording.once);
+        let frames = &ch.recording.frames;
+        // the hold: from the first frame after which no particle is ever
+        // more than 0.02 px from where it ends
+        let last = &frames[FRAMES];
+        let still = |f: &Vec<Vec2>| f.iter().zip(last).all(|(a, b)| a.dist(*b) <= 0.02);
+        let hold = (0..=FRAMES)
+            .rev()
+            .take_while(|&f| still(&frames[f]))
+            .last()
+            .unwrap();
+        assert!(hold < FRAMES / 2, "the hair settles late: frame {hold}");
+        for route in ROUTES {
+            let placer = Placer::new(&ch, route);
+            let plan = placer.plan(Fit::Cubic, KEY_BUDGET_PX);
+            assert_eq!((plan.frames[0], *plan.frames.last().unwrap()), (0, FRAMES));
+            let in_hold = plan.frames.iter().filter(|&&f| f > hold).count();
+            let moving = plan.frames.iter().filter(|&&f| f <= hold).count();
+            // the hold takes at most a key where the last motion fades and
+            // the clip's last key, however long it is
+            assert!(
+                in_hold <= 2,
+                "{route:?}: {in_hold} keys in the hold, plan {:?}",
+                plan.frames
+            );
+            assert!(moving > in_hold, "{route:?}: {moving} keys in the motion");
+            // uniform keys as dense as the motion needs would key the hold too
+            let spacing = plan
+                .frames
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .filter(|&d| d > 0);
+            let densest = spacing.min().unwrap();
+            assert!(
+                plan.keys() * 4 < FRAMES / densest,
+                "{route:?}: {} keys",
+                plan.keys()
+            );
+            // and the written chain keeps the budget on every frame
+            let clip = keyed(&ch, &plan, route);
+            for (f, want) in frames.iter().enumerate() {
+                let got = crate::measure::probes_at(&clip, f as f64 / FRAMES as f64);
+                for i in 1..want.len() {
+                    let d = got[&probe(&ch, i)].dist(want[i]);
+                    assert!(d <= KEY_BUDGET_PX + 1e-3, "{route:?} frame {f} p{i}: {d}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_recorded_frame_of_a_looped_chain_is_within_budget_of_the_written_keys() {
+        use crate::fit::Fit;
+        for ch in &loops() {
+            for (route, fit) in [
+                (crate::clip::Route::Css, Fit::Cubic),
+                (crate::clip::Route::Css, Fit::Linear),
+                (crate::clip::Route::Smil, Fit::Linear),
+            ] {
+                for budget in [0.05, KEY_BUDGET_PX, 0.2] {
+                    let plan = Placer::new(ch, route).plan(fit, budget);
+                    assert!(
+                        plan.keys() < FRAMES,
+                        "{} {route:?}: every frame keyed",
+                        ch.name
+                    );
+                    let clip = keyed(ch, &plan, route);
+                    let mut worst = 0.0f64;
+                    for (f, want) in ch.recording.frames.iter().enumerate() {
+                        let got = crate::measure::probes_at(&clip, f as f64 / FRAMES as f64);
+                        for i in 1..want.len() {
+                            worst = worst.max(got[&probe(ch, i)].dist(want[i]));
+                        }
+                    }
+                    // (key times are written to 1e-6 of the period)
+                    assert!(
+                        worst <= budget + 1e-3,
+                        "{} {route:?} {fit:?} budget {budget}: {worst} px with {} keys",
+                        ch.name,
+                        plan.keys()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_seam_of_a_looping_chain_stays_closed() {
+        use crate::fit::Fit;
+        for ch in &loops() {
+            assert!(!ch.recording.once);
+            for route in ROUTES {
+                let plan = Placer::new(ch, route).plan(Fit::Cubic, KEY_BUDGET_PX);
+                let clip = keyed(ch, &plan, route);
+                // the last written instant of the loop and the first
+                let end = crate::measure::probes_at(&clip, 1.0 - 1e-9);
+                let start = crate::measure::probes_at(&clip, 0.0);
+                for i in 1..ch.params.count {
+                    let name = probe(ch, i);
+                    let d = end[&name].dist(start[&name]);
+                    // the recording's own seam plus rounding as written
+                    assert!(
+                        d <= ch.recording.seam_error_px + 0.02,
+                        "{} {route:?} p{i}: {d} px across the seam",
+                        ch.name
+                    );
+                }
+                // no track closes by a whole turn (a spin at the seam)
+                for tr in &clip.tracks {
+                    let (a, b) = (tr.keys[0].value, tr.keys[tr.keys.len() - 1].value);
+                    assert!((a - b).abs() < 1.0, "{}: {a} → {b}", tr.name);
+                }
+            }
+        }
+    }
 }
