@@ -31,17 +31,21 @@ fn probes(ch: &Chain) -> Vec<String> {
     (1..ch.params.count).map(|i| chain::probe(ch, i)).collect()
 }
 
-/// Worst measured distance of `ch`'s written particles in `clip` from
-/// the simulation (recorded frames interpolated linearly), px.
-fn deviation(clip: &Clip, ch: &Chain) -> f64 {
+/// The simulated particles (1 and up) of `ch` at document time t_s of a
+/// clip of `period_s` (recorded frames interpolated linearly).
+fn ideal(ch: &Chain, period_s: f64) -> impl Fn(f64) -> Vec<rigbake::geom::Vec2> + '_ {
     let play = if ch.recording.once {
         rigbake::clip::Play::Once
     } else {
         rigbake::clip::Play::Loop
     };
-    let ideal =
-        |t_s: f64| chain::particles_at(ch, unit_time(play, t_s, clip.period_s))[1..].to_vec();
-    let (m, _) = measure::measure_probes(clip, &probes(ch), &ideal);
+    move |t_s| chain::particles_at(ch, unit_time(play, t_s, period_s))[1..].to_vec()
+}
+
+/// Worst measured distance of `ch`'s written particles in `clip` from
+/// the simulation, px.
+fn deviation(clip: &Clip, ch: &Chain) -> f64 {
+    let (m, _) = measure::measure_probes(clip, &probes(ch), &ideal(ch, clip.period_s));
     m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
 }
 
@@ -101,15 +105,8 @@ fn fewest_uniform(like: &Clip, ch: &Chain, px: f64) -> (KeyPlan, Clip) {
     for n in chain::key_counts() {
         let plan = KeyPlan::uniform(n, fit);
         let c = alone(like, ch, &plan);
-        let quick = |t_s: f64| {
-            let play = if ch.recording.once {
-                rigbake::clip::Play::Once
-            } else {
-                rigbake::clip::Play::Loop
-            };
-            chain::particles_at(ch, unit_time(play, t_s, like.period_s))[1..].to_vec()
-        };
-        if measure::over_budget_at_stride(&c, &probes(ch), &quick, 8, px + 1e-9) {
+        let want = ideal(ch, like.period_s);
+        if measure::over_budget_at_stride(&c, &probes(ch), &want, 8, px + 1e-9) {
             continue;
         }
         if deviation(&c, ch) <= px {

@@ -1466,28 +1466,13 @@ mod tests {
 
     #[test]
     fn rotation_chain_keeps_lengths_and_follows_the_particles() {
-        use crate::clip::{Clip, Node, Route};
         let fig = figure();
         let ch = &validate(&[hair()], &fig, &mut Budget::default()).unwrap()[0][0];
         let n = 180;
         let plan = KeyPlan::uniform(n, crate::fit::Fit::Linear);
-        let (tracks, items) = rotation_items(ch, &plan, "main", 0, &|c: &str| c.to_string());
+        let clip = keyed(ch, &plan, crate::clip::Route::Css);
         // one rotation per segment, the anchor translates on both axes
-        assert_eq!(tracks.len(), 4 + 2);
-        let clip = Clip {
-            name: "t".into(),
-            route: Route::Css,
-            period_s: 1.0,
-            view_box: [0.0, 0.0, 200.0, 200.0],
-            tracks,
-            root: Node {
-                children: items,
-                ..Default::default()
-            },
-            legs: Vec::new(),
-            figure: None,
-            ground_wrap_px: None,
-        };
+        assert_eq!(clip.tracks.len(), 4 + 2);
         let step = FRAMES / n;
         for k in 0..n {
             let t = k as f64 / n as f64;
