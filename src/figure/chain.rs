@@ -829,7 +829,7 @@ fn frame_time(f: usize) -> f64 {
 
 /// Evaluations per recorded frame interval of [`Placer`]'s css estimate
 /// (the smil estimate is exact on the frames).
-const CSS_SUBSAMPLES: usize = 4;
+pub const CSS_SUBSAMPLES: usize = 4;
 
 /// Places a chain's keys on recorded frames for one route: the fewest
 /// spans found whose written particles stay within a budget of the
