@@ -122,8 +122,8 @@ pub type SpringReport = crate::measure::SpringMeasure;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChainReport {
     pub name: String,
-    /// Uniform keys per period of the chain's rotation tracks (css) or
-    /// `d` morphs (smil).
+    /// Keys per period of the chain's rotation tracks (css) or `d` morphs
+    /// (smil), one set of key times for all (t = 0 and t = 1 counted once).
     pub keys: usize,
     /// Max distance of a written particle from the simulated one (recorded
     /// frames interpolated linearly), px, measured on the written clip.

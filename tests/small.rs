@@ -324,8 +324,10 @@ fn smil_key_times_only_where_needed_and_no_still_animations() {
             }
         }
     }
+    // (legs and uniform tracks; Verlet chains mostly key where they move,
+    // so their morphs carry keyTimes)
     assert!(
-        omitted > 50,
+        omitted > 40,
         "keyTimes left out on only {omitted} animations"
     );
 }

@@ -27,12 +27,16 @@
 //! Catmull-Rom curve through the particles, the same commands in every
 //! value. Both: stroke width and colour interpolated from root to tip (a
 //! tapered, graded chain; `"side": "far"` draws it first, thinner and
-//! darker). Keys are uniform on recorded frames (cubic Hermite on the css
-//! route, linear on the smil route, where a keySpline would retime every
-//! number of a `d` value at once): the fewest among the divisors of
-//! [`FRAMES`] whose measured particle deviation (the written clip against
-//! the recorded frames, interpolated linearly) is within [`KEY_BUDGET_PX`]. The probe `<chain>-p<i>` is particle i (i ≥ 1;
-//! particle 0 is the anchor).
+//! darker). Keys sit on recorded frames (cubic Hermite on the css route,
+//! linear on the smil route, where a keySpline would retime every number
+//! of a `d` value at once), one set of key times for the whole chain
+//! ([`KeyPlan`]): placed by [`Placer`] so that the measured particle
+//! deviation (the written clip against the recorded frames, interpolated
+//! linearly) is within [`KEY_BUDGET_PX`] (or the bake's budget), a hold
+//! taking one key at each end; `super::add_chains` checks the placement
+//! on the measure stage and keeps it or the fewest uniform keys (divisors
+//! of [`FRAMES`]), whichever writes fewer bytes. The probe `<chain>-p<i>`
+//! is particle i (i ≥ 1; particle 0 is the anchor).
 
 use super::file::{AtFile, AtName};
 use super::fk;
@@ -785,22 +789,397 @@ pub fn catmull_rom(knots: &[Vec2]) -> Vec<Vec2> {
     out
 }
 
-/// The smil form with `n` uniform keys (n divides [`FRAMES`]): one
-/// morphed cubic path per segment, cut from the Catmull-Rom curve through
-/// all particles (same commands in every value, so SMIL interpolates
-/// every number linearly between keys), in world space.
+/// Which recorded frames carry a chain's keys, and the shape of each span
+/// between them. Every segment (css: every track; smil: every segment's
+/// morph) of one chain shares the one set of key times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyPlan {
+    /// Recorded frame indices, increasing: 0 first, [`FRAMES`] last.
+    pub frames: Vec<usize>,
+    /// Segment shape of span i (`frames[i]` → `frames[i + 1]`) on the css
+    /// route; the smil route writes every span linear.
+    pub fits: Vec<crate::fit::Fit>,
+}
+
+impl KeyPlan {
+    /// `n` uniform keys (n divides [`FRAMES`]), every span `fit`.
+    pub fn uniform(n: usize, fit: crate::fit::Fit) -> KeyPlan {
+        let step = FRAMES / n;
+        KeyPlan {
+            frames: (0..=n).map(|k| k * step).collect(),
+            fits: vec![fit; n],
+        }
+    }
+
+    /// Keys per period: the spans between key times (t = 0 and t = 1 are one key).
+    pub fn keys(&self) -> usize {
+        self.frames.len() - 1
+    }
+
+    /// The key times as written (normalised, rounded).
+    fn times(&self) -> Vec<f64> {
+        self.frames.iter().map(|&f| frame_time(f)).collect()
+    }
+}
+
+/// Normalised time of recorded frame `f`, as written.
+fn frame_time(f: usize) -> f64 {
+    quantize(f as f64 / FRAMES as f64, crate::geom::T_DECIMALS)
+}
+
+/// Evaluations per recorded frame interval of [`Placer`]'s css estimate
+/// (the smil estimate is exact on the frames).
+pub const CSS_SUBSAMPLES: usize = 4;
+
+/// Places a chain's keys on recorded frames for one route: the fewest
+/// spans found whose written particles stay within a budget of the
+/// recording (interpolated linearly between frames).
+///
+/// With one key-time set for the whole chain, what a span writes depends
+/// only on its two end frames (their rounded values and, for cubic spans,
+/// the recorded slopes there), so a span's error is a function of its ends
+/// alone and the plan is a segmentation of the frames: from each key, the
+/// next is the farthest frame whose span stays within the budget (found by
+/// doubling the span, then bisecting). A span where the chain holds still
+/// costs nothing, so a hold of any length takes one key at each end. When
+/// feasibility is monotone in the span's length (a shorter span of a
+/// feasible one is feasible) this is the fewest keys; otherwise it is few,
+/// not provably the fewest.
+///
+/// The estimate: smil spans are linear in every written point, and the
+/// recording is linear between frames, so their largest deviation is on a
+/// recorded frame: exact. css spans are evaluated as [`crate::measure`]
+/// reads them (the written, rounded keys; nested rotations composed) at
+/// [`CSS_SUBSAMPLES`] times per frame interval; the measure stage then
+/// checks the written clip independently (see `add_chains`).
+pub struct Placer<'a> {
+    chain: &'a Chain,
+    route: crate::clip::Route,
+    /// smil: the written (rounded) particles of every frame.
+    rounded: Vec<Vec<Vec2>>,
+    /// css: the written values and slopes of every frame.
+    css: Option<CssFrames>,
+}
+
+impl<'a> Placer<'a> {
+    pub fn new(chain: &'a Chain, route: crate::clip::Route) -> Placer<'a> {
+        use crate::clip::Route;
+        let (rounded, css) = match route {
+            Route::Smil => (
+                chain
+                    .recording
+                    .frames
+                    .iter()
+                    .map(|f| f.iter().map(|p| q(*p)).collect())
+                    .collect(),
+                None,
+            ),
+            Route::Css => (Vec::new(), Some(CssFrames::new(chain))),
+        };
+        Placer {
+            chain,
+            route,
+            rounded,
+            css,
+        }
+    }
+
+    /// The plan: from frame 0, each next key on the farthest frame whose
+    /// span keeps the estimate within `budget_px` (spans `fit`, linear on
+    /// the smil route). Where even the next frame misses it (a whip
+    /// between recorded frames), a one-frame span of the better shape.
+    pub fn plan(&self, fit: crate::fit::Fit, budget_px: f64) -> KeyPlan {
+        use crate::fit::Fit;
+        let fit = match self.route {
+            crate::clip::Route::Smil => Fit::Linear,
+            crate::clip::Route::Css => fit,
+        };
+        let mut frames = vec![0];
+        let mut fits = Vec::new();
+        let mut a = 0;
+        while a < FRAMES {
+            let ok = |b: usize| self.span_error(a, b, fit, budget_px) <= budget_px;
+            if !ok(a + 1) {
+                let other = if fit == Fit::Cubic {
+                    Fit::Linear
+                } else {
+                    Fit::Cubic
+                };
+                let err = |f| self.span_error(a, a + 1, f, f64::INFINITY);
+                let better = if self.route == crate::clip::Route::Css && err(other) < err(fit) {
+                    other
+                } else {
+                    fit
+                };
+                frames.push(a + 1);
+                fits.push(better);
+                a += 1;
+                continue;
+            }
+            // double the span while it keeps the budget, then bisect
+            let (mut lo, mut hi) = (a + 1, None);
+            while lo < FRAMES {
+                let next = (a + 2 * (lo - a)).min(FRAMES);
+                if ok(next) {
+                    lo = next;
+                } else {
+                    hi = Some(next);
+                    break;
+                }
+            }
+            if let Some(mut hi) = hi {
+                while hi - lo > 1 {
+                    let mid = (lo + hi) / 2;
+                    if ok(mid) {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+            }
+            frames.push(lo);
+            fits.push(fit);
+            a = lo;
+        }
+        KeyPlan { frames, fits }
+    }
+
+    /// Whether every span of `plan` keeps the estimate within `budget_px`.
+    pub fn within(&self, plan: &KeyPlan, budget_px: f64) -> bool {
+        plan.frames
+            .windows(2)
+            .zip(&plan.fits)
+            .all(|(w, &fit)| self.span_error(w[0], w[1], fit, budget_px) <= budget_px)
+    }
+
+    /// Largest distance of a written particle (1 and up) from the
+    /// recording over the span from frame `a` to frame `b` written `fit`;
+    /// stops early, with the first value over `limit`.
+    pub fn span_error(&self, a: usize, b: usize, fit: crate::fit::Fit, limit: f64) -> f64 {
+        let frames = &self.chain.recording.frames;
+        let n = self.chain.params.count;
+        let mut worst = 0.0f64;
+        match &self.css {
+            None => {
+                let (pa, pb) = (&self.rounded[a], &self.rounded[b]);
+                for (f, want) in frames.iter().enumerate().take(b + 1).skip(a) {
+                    let s = (f - a) as f64 / (b - a) as f64;
+                    for i in 1..n {
+                        let got = pa[i] + (pb[i] - pa[i]) * s;
+                        worst = worst.max(got.dist(want[i]));
+                    }
+                    if worst > limit {
+                        return worst;
+                    }
+                }
+            }
+            Some(css) => {
+                let (ta, tb) = (frame_time(a), frame_time(b));
+                let span = |c: &Channel| {
+                    let keys = crate::fit::keys_from(
+                        &[ta, tb],
+                        &[(c.values[a], c.slopes[a]), (c.values[b], c.slopes[b])],
+                        fit,
+                    );
+                    move |u: f64| crate::measure::track_value(&keys, u)
+                };
+                let x = span(&css.x);
+                let y = span(&css.y);
+                let rot: Vec<_> = css.rot.iter().map(span).collect();
+                let along: Vec<[_; 2]> = css
+                    .along
+                    .iter()
+                    .map(|[sx, sy]| [span(sx), span(sy)])
+                    .collect();
+                let steps = (b - a) * CSS_SUBSAMPLES;
+                let mut world = vec![0.0; n - 1];
+                let mut stretch = vec![Vec2::ZERO; n - 1];
+                for k in 0..=steps {
+                    let at = a as f64 + k as f64 / CSS_SUBSAMPLES as f64;
+                    let u = at / FRAMES as f64;
+                    let mut sum = 0.0;
+                    for (j, r) in rot.iter().enumerate() {
+                        sum += r(u);
+                        world[j] = sum;
+                    }
+                    for (j, [sx, sy]) in along.iter().enumerate() {
+                        stretch[j] = Vec2::new(sx(u), sy(u));
+                    }
+                    // the recording between frames f and f + 1, a fraction s along
+                    let f = (at.floor() as usize).min(FRAMES - 1);
+                    let s = at - f as f64;
+                    let mut w = css.drawn[0] + Vec2::new(x(u), y(u));
+                    for j in 0..n - 1 {
+                        w = css.joint(j, w, world[j], stretch[j]);
+                        let want = frames[f][j + 1] + (frames[f + 1][j + 1] - frames[f][j + 1]) * s;
+                        worst = worst.max(w.dist(want));
+                    }
+                    if worst > limit {
+                        return worst;
+                    }
+                }
+            }
+        }
+        worst
+    }
+}
+
+/// One written css value per recorded frame, and its slope per unit t.
+struct Channel {
+    values: Vec<f64>,
+    slopes: Vec<f64>,
+}
+
+impl Channel {
+    fn with_capacity(n: usize) -> Channel {
+        Channel {
+            values: Vec::with_capacity(n),
+            slopes: Vec::with_capacity(n),
+        }
+    }
+}
+
+/// The css route's written values on every recorded frame (see
+/// [`rotation_items`]): the anchor's translation, each segment's local
+/// angle (degrees) and, for a stretching chain, each joint's move along
+/// its drawn segment; with slopes from the recorded frames either side.
+struct CssFrames {
+    /// The drawn (rounded) particles of the first frame.
+    drawn: Vec<Vec2>,
+    x: Channel,
+    y: Channel,
+    rot: Vec<Channel>,
+    /// Empty unless the chain stretches.
+    along: Vec<[Channel; 2]>,
+}
+
+impl CssFrames {
+    fn new(chain: &Chain) -> CssFrames {
+        use crate::geom::DEG_DECIMALS;
+        use std::f64::consts::PI;
+        let m = chain.params.count - 1;
+        let frames = &chain.recording.frames;
+        let drawn: Vec<Vec2> = chain.drawn.iter().map(|p| q(*p)).collect();
+        let phi: Vec<f64> = (0..m)
+            .map(|j| {
+                let d = drawn[j + 1] - drawn[j];
+                d.y.atan2(d.x)
+            })
+            .collect();
+        let len: Vec<f64> = (0..m).map(|j| drawn[j].dist(drawn[j + 1])).collect();
+        let n = frames.len();
+        let mut x = Channel::with_capacity(n);
+        let mut y = Channel::with_capacity(n);
+        let mut rot: Vec<Channel> = (0..m).map(|_| Channel::with_capacity(n)).collect();
+        let mut along: Vec<[Channel; 2]> = if chain.stretches {
+            (0..m)
+                .map(|_| [Channel::with_capacity(n), Channel::with_capacity(n)])
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // central differences, wrapped at the seam of a loop; one-sided at
+        // the ends of a one-shot play (the same slope either side of a key)
+        let once = chain.recording.once;
+        let around = |fi: usize| {
+            let (prev, next, span) = match (once, fi) {
+                (true, 0) => (0, 1, 1.0),
+                (true, FRAMES) => (FRAMES - 1, FRAMES, 1.0),
+                (false, 0) | (false, FRAMES) => (FRAMES - 1, 1, 2.0),
+                _ => (fi - 1, fi + 1, 2.0),
+            };
+            (&frames[prev], &frames[next], FRAMES as f64 / span)
+        };
+        let seg_angle = |f: &[Vec2], j: usize| {
+            let d = f[j + 1] - f[j];
+            d.y.atan2(d.x)
+        };
+        let world_slope = |fi: usize, j: usize| {
+            let (a, b, per_t) = around(fi);
+            crate::geom::wrap_pi(seg_angle(b, j) - seg_angle(a, j)).to_degrees() * per_t
+        };
+        let mut unwrapped = vec![0.0f64; m];
+        for (fi, f) in frames.iter().enumerate() {
+            let (a, b, per_t) = around(fi);
+            let dx = quantize(f[0].x - drawn[0].x, LEN_DECIMALS);
+            let dy = quantize(f[0].y - drawn[0].y, LEN_DECIMALS);
+            let d0 = (b[0] - a[0]) * per_t;
+            x.values.push(dx);
+            x.slopes.push(d0.x);
+            y.values.push(dy);
+            y.slopes.push(d0.y);
+            let mut w = drawn[0] + Vec2::new(dx, dy);
+            let mut prev_q = 0.0;
+            for j in 0..m {
+                let d = f[j + 1] - w;
+                let raw = d.y.atan2(d.x) - phi[j];
+                // continuous in time: the nearest turn to the previous frame's
+                let delta = raw - ((raw - unwrapped[j]) / (2.0 * PI)).round() * 2.0 * PI;
+                unwrapped[j] = delta;
+                let world_q = quantize(delta.to_degrees(), DEG_DECIMALS);
+                rot[j].values.push(quantize(world_q - prev_q, DEG_DECIMALS));
+                rot[j]
+                    .slopes
+                    .push(world_slope(fi, j) - if j == 0 { 0.0 } else { world_slope(fi, j - 1) });
+                prev_q = world_q;
+                // a stretching chain's joint j + 1 moves along segment j, drawn space
+                let st = if chain.stretches {
+                    let s = d.len() - len[j];
+                    let st = Vec2::new(
+                        quantize(s * phi[j].cos(), LEN_DECIMALS),
+                        quantize(s * phi[j].sin(), LEN_DECIMALS),
+                    );
+                    let ds = (b[j + 1].dist(b[j]) - a[j + 1].dist(a[j])) * per_t;
+                    along[j][0].values.push(st.x);
+                    along[j][0].slopes.push(ds * phi[j].cos());
+                    along[j][1].values.push(st.y);
+                    along[j][1].slopes.push(ds * phi[j].sin());
+                    st
+                } else {
+                    Vec2::ZERO
+                };
+                w = CssFrames::joint_of(&drawn, j, w, world_q, st);
+            }
+        }
+        CssFrames {
+            drawn,
+            x,
+            y,
+            rot,
+            along,
+        }
+    }
+
+    /// Joint j + 1 as written, from joint j at `w`: the drawn segment plus
+    /// its stretch `st`, turned by segment j's world angle (degrees).
+    fn joint(&self, j: usize, w: Vec2, world_deg: f64, st: Vec2) -> Vec2 {
+        CssFrames::joint_of(&self.drawn, j, w, world_deg, st)
+    }
+
+    fn joint_of(drawn: &[Vec2], j: usize, w: Vec2, world_deg: f64, st: Vec2) -> Vec2 {
+        w + crate::geom::Affine::rotate(world_deg.to_radians()).apply(drawn[j + 1] - drawn[j] + st)
+    }
+}
+
+/// The smil form keyed as `plan` says: one morphed cubic path per segment,
+/// cut from the Catmull-Rom curve through all particles (same commands in
+/// every value, so SMIL interpolates every number linearly between keys),
+/// in world space.
 pub fn morph_items(
     chain: &Chain,
-    n: usize,
+    plan: &KeyPlan,
     class_of: &dyn Fn(&str) -> String,
 ) -> Vec<crate::clip::Item> {
-    let step = FRAMES / n;
-    let curves: Vec<(f64, Vec<Vec2>)> = (0..=n)
-        .map(|k| {
-            let f = &chain.recording.frames[k * step];
+    let curves: Vec<(f64, Vec<Vec2>)> = plan
+        .frames
+        .iter()
+        .map(|&fi| {
             (
-                quantize(k as f64 / n as f64, crate::geom::T_DECIMALS),
-                catmull_rom(f).into_iter().map(q).collect(),
+                frame_time(fi),
+                catmull_rom(&chain.recording.frames[fi])
+                    .into_iter()
+                    .map(q)
+                    .collect(),
             )
         })
         .collect();
@@ -821,8 +1200,8 @@ pub fn morph_items(
         .collect()
 }
 
-/// The css form with `n` uniform keys (n divides [`FRAMES`]): a nested
-/// rotation chain in world space.
+/// The css form keyed as `plan` says: a nested rotation chain in world
+/// space.
 ///
 /// The chain is drawn once as straight segments through the particles of
 /// recorded frame 0 (rounded), `d_0 … d_m`. Two translate groups move the
@@ -835,137 +1214,60 @@ pub fn morph_items(
 /// (after segments 0..j) at the simulated particle j + 1, so a length
 /// difference is not carried down the chain. World angles are rounded
 /// first and the local keys are differences of rounded world angles, so
-/// rounding does not add up along the chain either.
+/// rounding does not add up along the chain either; they are unwrapped
+/// frame by frame (the nearest turn to the previous recorded frame).
 ///
 /// World space, not nested in the anchor bone: a bone's group can carry
 /// the root squash (a non-uniform scale), which would stretch the
 /// segments; in world space only rigid rotations and the anchor's
 /// translation act on the chain.
 ///
-/// Keys sit on `n` uniform recorded frames. With [`crate::fit::Fit::Cubic`]
-/// each track is a cubic Hermite through them ([`crate::fit::keys_from`]:
-/// exact `cubic-bezier(1/3, y1, 2/3, y2)` timing functions), its slopes
-/// from the recorded frames either side of each key (segment angles and the
+/// Keys sit on the plan's recorded frames. A [`crate::fit::Fit::Cubic`]
+/// span is a cubic Hermite ([`crate::fit::keys_from`]: exact
+/// `cubic-bezier(1/3, y1, 2/3, y2)` timing functions), its slopes from the
+/// recorded frames either side of each key (segment angles and the
 /// anchor; a local slope is the difference of world slopes, so the nested
-/// sum is the world angle's Hermite); with `Linear`, straight segments.
+/// sum is the world angle's Hermite); a `Linear` span is straight.
 ///
 /// `base` is the index the first returned track will have in the clip.
 pub fn rotation_items(
     chain: &Chain,
-    n: usize,
+    plan: &KeyPlan,
     clip_name: &str,
     base: usize,
-    fit: crate::fit::Fit,
     class_of: &dyn Fn(&str) -> String,
 ) -> (Vec<crate::clip::Track>, Vec<crate::clip::Item>) {
-    use crate::clip::{Anim, Axis, Item, Key, Node, Track};
-    use crate::geom::{DEG_DECIMALS, T_DECIMALS};
-    use std::f64::consts::PI;
-    let step = FRAMES / n;
+    use crate::clip::{Anim, Axis, Ease, Item, Key, Node, Track};
+    use crate::fit::Fit;
+    let css = CssFrames::new(chain);
     let m = chain.params.count - 1;
-    let drawn: Vec<Vec2> = chain.drawn.iter().map(|p| q(*p)).collect();
-    let phi: Vec<f64> = (0..m)
-        .map(|j| {
-            let d = drawn[j + 1] - drawn[j];
-            d.y.atan2(d.x)
-        })
-        .collect();
-    let len: Vec<f64> = (0..m).map(|j| drawn[j].dist(drawn[j + 1])).collect();
-    let mut ax = Vec::with_capacity(n + 1);
-    let mut ay = Vec::with_capacity(n + 1);
-    let mut local: Vec<Vec<f64>> = vec![Vec::with_capacity(n + 1); m];
-    // a stretching chain's joint j + 1 moves along segment j, drawn space
-    let mut along: Vec<[Vec<f64>; 2]> = vec![[Vec::new(), Vec::new()]; m];
-    let mut unwrapped = vec![0.0f64; m];
-    for k in 0..=n {
-        let f = &chain.recording.frames[k * step];
-        let dx = quantize(f[0].x - drawn[0].x, LEN_DECIMALS);
-        let dy = quantize(f[0].y - drawn[0].y, LEN_DECIMALS);
-        ax.push(dx);
-        ay.push(dy);
-        let mut w = drawn[0] + Vec2::new(dx, dy);
-        let mut prev_q = 0.0;
-        for j in 0..m {
-            let d = f[j + 1] - w;
-            let raw = d.y.atan2(d.x) - phi[j];
-            // continuous in time: the nearest turn to the previous key
-            let delta = raw - ((raw - unwrapped[j]) / (2.0 * PI)).round() * 2.0 * PI;
-            unwrapped[j] = delta;
-            let world_q = quantize(delta.to_degrees(), DEG_DECIMALS);
-            local[j].push(quantize(world_q - prev_q, DEG_DECIMALS));
-            prev_q = world_q;
-            w = if chain.stretches {
-                // the joint as written: drawn segment plus its stretch, turned
-                let s = d.len() - len[j];
-                let st = Vec2::new(
-                    quantize(s * phi[j].cos(), LEN_DECIMALS),
-                    quantize(s * phi[j].sin(), LEN_DECIMALS),
-                );
-                along[j][0].push(st.x);
-                along[j][1].push(st.y);
-                let turn = crate::geom::Affine::rotate(world_q.to_radians());
-                w + turn.apply(drawn[j + 1] - drawn[j] + st)
-            } else {
-                w + Vec2::from_angle(phi[j] + world_q.to_radians()) * len[j]
-            };
-        }
-    }
-    // Slopes per unit t at each key for the cubic form, from the recorded
-    // frames either side (periodic): segment angles and the anchor.
-    let frames = &chain.recording.frames;
-    // central differences, wrapped at the seam of a loop; one-sided at
-    // the ends of a one-shot play (the same slope either side of a key)
-    let once = chain.recording.once;
-    let around = |k: usize| {
-        let fi = k * step;
-        let (prev, next, span) = match (once, fi) {
-            (true, 0) => (0, 1, 1.0),
-            (true, FRAMES) => (FRAMES - 1, FRAMES, 1.0),
-            (false, 0) | (false, FRAMES) => (FRAMES - 1, 1, 2.0),
-            _ => (fi - 1, fi + 1, 2.0),
-        };
-        (&frames[prev], &frames[next], span)
-    };
-    let per_t = FRAMES as f64;
-    let seg_angle = |f: &[Vec2], j: usize| {
-        let d = f[j + 1] - f[j];
-        d.y.atan2(d.x)
-    };
-    let world_slope = |k: usize, j: usize| {
-        let (a, b, span) = around(k);
-        crate::geom::wrap_pi(seg_angle(b, j) - seg_angle(a, j)).to_degrees() * per_t / span
-    };
-    let times: Vec<f64> = (0..=n)
-        .map(|k| quantize(k as f64 / n as f64, T_DECIMALS))
-        .collect();
-    let keys = |vals: &[f64], slope: &dyn Fn(usize) -> f64| -> Vec<Key> {
-        let samples: Vec<(f64, f64)> = vals
+    let drawn = &css.drawn;
+    let times = plan.times();
+    let keys = |c: &Channel| -> Vec<Key> {
+        let samples: Vec<(f64, f64)> = plan
+            .frames
             .iter()
-            .enumerate()
-            .map(|(k, &v)| {
-                (
-                    v,
-                    if fit == crate::fit::Fit::Cubic {
-                        slope(k)
-                    } else {
-                        0.0
-                    },
-                )
-            })
+            .map(|&fi| (c.values[fi], c.slopes[fi]))
             .collect();
-        crate::fit::keys_from(&times, &samples, fit)
+        let mut keys = crate::fit::keys_from(&times, &samples, Fit::Cubic);
+        for (k, fit) in keys.iter_mut().zip(&plan.fits) {
+            if *fit == Fit::Linear {
+                k.ease = Ease::Linear;
+            }
+        }
+        keys
     };
-    // `children` in a group moved along `axis` by `vals`, keyed as track
+    let moves = |c: &Channel| plan.frames.iter().any(|&fi| c.values[fi] != 0.0);
+    // `children` in a group moved along `axis` by `c`, keyed as track
     // `rb-<clip>-<chain>-<track tag>`; the group's class is `rb-c-<chain>-<class tag>`
     let translated = |tracks: &mut Vec<Track>,
                       (track_tag, class_tag): (String, String),
                       axis: Axis,
-                      vals: &[f64],
-                      slope: &dyn Fn(usize) -> f64,
+                      c: &Channel,
                       children: Vec<Item>| {
         tracks.push(Track {
             name: format!("rb-{clip_name}-{}-{track_tag}", chain.name),
-            keys: keys(vals, slope),
+            keys: keys(c),
         });
         Node {
             class: Some(format!("rb-c-{}-{class_tag}", chain.name)),
@@ -980,7 +1282,6 @@ pub fn rotation_items(
     };
     let mut tracks = Vec::new();
     let mut inner: Option<Node> = None;
-    let seg_len = |f: &[Vec2], j: usize| f[j + 1].dist(f[j]);
     for j in (0..m).rev() {
         let line = Item::Line {
             from: drawn[j],
@@ -1002,38 +1303,28 @@ pub fn rotation_items(
         // chain and a copy of the segment's line, which with the line left
         // in place covers the stretched length) moves along the drawn segment
         let mut moved = false;
-        for (axis, vals, tag) in [(Axis::Y, &along[j][1], "y"), (Axis::X, &along[j][0], "x")] {
-            if vals.iter().all(|v| *v == 0.0) {
-                continue;
+        if let Some([sx, sy]) = css.along.get(j) {
+            for (axis, c, tag) in [(Axis::Y, sy, "y"), (Axis::X, sx, "x")] {
+                if !moves(c) {
+                    continue;
+                }
+                children = vec![Item::Group(translated(
+                    &mut tracks,
+                    (format!("s{j}{tag}"), format!("{j}s{tag}")),
+                    axis,
+                    c,
+                    std::mem::take(&mut children),
+                ))];
+                moved = true;
             }
-            let unit = if axis == Axis::X {
-                phi[j].cos()
-            } else {
-                phi[j].sin()
-            };
-            let stretch_slope = |k: usize| {
-                let (a, b, span) = around(k);
-                (seg_len(b, j) - seg_len(a, j)) * (per_t / span) * unit
-            };
-            children = vec![Item::Group(translated(
-                &mut tracks,
-                (format!("s{j}{tag}"), format!("{j}s{tag}")),
-                axis,
-                vals,
-                &stretch_slope,
-                std::mem::take(&mut children),
-            ))];
-            moved = true;
         }
         if moved {
             children.insert(0, line);
         }
-        let anim = local[j].iter().any(|v| *v != 0.0).then(|| {
+        let anim = moves(&css.rot[j]).then(|| {
             tracks.push(Track {
                 name: format!("rb-{clip_name}-{}-r{j}", chain.name),
-                keys: keys(&local[j], &|k| {
-                    world_slope(k, j) - if j == 0 { 0.0 } else { world_slope(k, j - 1) }
-                }),
+                keys: keys(&css.rot[j]),
             });
             Anim::Rotate {
                 track: base + tracks.len() - 1,
@@ -1049,21 +1340,15 @@ pub fn rotation_items(
         });
     }
     let mut node = inner.expect("a chain has at least one segment");
-    for (axis, vals, tag) in [(Axis::Y, &ay, "y"), (Axis::X, &ax, "x")] {
-        if vals.iter().all(|v| *v == 0.0) {
+    for (axis, c, tag) in [(Axis::Y, &css.y, "y"), (Axis::X, &css.x, "x")] {
+        if !moves(c) {
             continue;
         }
-        let anchor_slope = |k: usize| {
-            let (a, b, span) = around(k);
-            let d = (b[0] - a[0]) * (per_t / span);
-            if axis == Axis::X { d.x } else { d.y }
-        };
         node = translated(
             &mut tracks,
             (tag.to_string(), tag.to_string()),
             axis,
-            vals,
-            &anchor_slope,
+            c,
             vec![Item::Group(node)],
         );
     }
@@ -1131,7 +1416,11 @@ mod tests {
                 assert!((w[0].dist(w[1]) - 9.0).abs() < 0.09);
             }
         }
-        let items = morph_items(ch, 24, &|c: &str| c.to_string());
+        let items = morph_items(
+            ch,
+            &KeyPlan::uniform(24, crate::fit::Fit::Linear),
+            &|c: &str| c.to_string(),
+        );
         assert_eq!(items.len(), 4);
         let crate::clip::Item::Morph(m) = &items[3] else {
             panic!("not a morph")
@@ -1177,30 +1466,13 @@ mod tests {
 
     #[test]
     fn rotation_chain_keeps_lengths_and_follows_the_particles() {
-        use crate::clip::{Clip, Node, Route};
         let fig = figure();
         let ch = &validate(&[hair()], &fig, &mut Budget::default()).unwrap()[0][0];
         let n = 180;
-        let (tracks, items) =
-            rotation_items(ch, n, "main", 0, crate::fit::Fit::Linear, &|c: &str| {
-                c.to_string()
-            });
+        let plan = KeyPlan::uniform(n, crate::fit::Fit::Linear);
+        let clip = keyed(ch, &plan, crate::clip::Route::Css);
         // one rotation per segment, the anchor translates on both axes
-        assert_eq!(tracks.len(), 4 + 2);
-        let clip = Clip {
-            name: "t".into(),
-            route: Route::Css,
-            period_s: 1.0,
-            view_box: [0.0, 0.0, 200.0, 200.0],
-            tracks,
-            root: Node {
-                children: items,
-                ..Default::default()
-            },
-            legs: Vec::new(),
-            figure: None,
-            ground_wrap_px: None,
-        };
+        assert_eq!(clip.tracks.len(), 4 + 2);
         let step = FRAMES / n;
         for k in 0..n {
             let t = k as f64 / n as f64;
@@ -1252,5 +1524,195 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("chains[0].anchor.bone"), "{err}");
+    }
+
+    /// A head that nods once early in an 8 s one-shot clip and
+    /// then holds, with a short lock of hair that settles in the hold.
+    fn one_shot() -> Chain {
+        let bones: Vec<BoneFile> = serde_json::from_str(
+            r#"[{ "name": "head", "at": [100, 50], "length": 20,
+                  "angle": { "track": { "keys": [[0, -90], [0.03, -40], [0.06, -90]],
+                                        "ease": ["smoothstep", "smoothstep"] } } }]"#,
+        )
+        .unwrap();
+        let fig = super::super::model::validate(
+            &bones,
+            None,
+            super::super::file::Play::Once,
+            &[],
+            &[],
+            8.0,
+        )
+        .unwrap();
+        let mut h = hair();
+        h.wind = None;
+        h.damping = Some(0.9);
+        let mut chains = validate(&[h], &fig, &mut Budget::default()).unwrap();
+        chains.remove(0).remove(0)
+    }
+
+    /// Looping chains of several kinds: wind-blown, stretching (seed
+    /// 004's scheme), pushed round a collider.
+    fn loops() -> Vec<Chain> {
+        let fig = figure();
+        let mut stretchy = hair();
+        stretchy.name = "soft".into();
+        stretchy.iterations = Some(2);
+        let mut pushed = hair();
+        pushed.name = "pushed".into();
+        pushed.colliders = vec![ColliderFile {
+            center: [112.0, 60.0],
+            radius: 6.0,
+        }];
+        [hair(), stretchy, pushed]
+            .into_iter()
+            .map(|c| validate(&[c], &fig, &mut Budget::default()).unwrap()[0].remove(0))
+            .collect()
+    }
+
+    /// `chain` alone keyed as `plan` for `route`, as a clip of 1 s.
+    fn keyed(chain: &Chain, plan: &KeyPlan, route: crate::clip::Route) -> crate::clip::Clip {
+        use crate::clip::{Clip, Node, Route};
+        let class = |c: &str| c.to_string();
+        let (tracks, items) = match route {
+            Route::Css => rotation_items(chain, plan, "main", 0, &class),
+            Route::Smil => (Vec::new(), morph_items(chain, plan, &class)),
+        };
+        Clip {
+            name: "t".into(),
+            route,
+            period_s: 1.0,
+            view_box: [0.0, 0.0, 200.0, 200.0],
+            tracks,
+            root: Node {
+                children: items,
+                ..Default::default()
+            },
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
+        }
+    }
+
+    const ROUTES: [crate::clip::Route; 2] = [crate::clip::Route::Css, crate::clip::Route::Smil];
+
+    #[test]
+    fn a_one_shot_chain_that_holds_still_takes_few_keys_in_its_hold() {
+        use crate::fit::Fit;
+        let ch = one_shot();
+        assert!(ch.recording.once);
+        let frames = &ch.recording.frames;
+        // the hold: from the first frame after which no particle is ever
+        // more than 0.02 px from where it ends
+        let last = &frames[FRAMES];
+        let still = |f: &Vec<Vec2>| f.iter().zip(last).all(|(a, b)| a.dist(*b) <= 0.02);
+        let hold = (0..=FRAMES)
+            .rev()
+            .take_while(|&f| still(&frames[f]))
+            .last()
+            .unwrap();
+        assert!(hold < FRAMES / 2, "the hair settles late: frame {hold}");
+        for route in ROUTES {
+            let placer = Placer::new(&ch, route);
+            let plan = placer.plan(Fit::Cubic, KEY_BUDGET_PX);
+            assert_eq!((plan.frames[0], *plan.frames.last().unwrap()), (0, FRAMES));
+            let in_hold = plan.frames.iter().filter(|&&f| f > hold).count();
+            let moving = plan.frames.iter().filter(|&&f| f <= hold).count();
+            // the hold takes at most a key where the last motion fades and
+            // the clip's last key, however long it is
+            assert!(
+                in_hold <= 2,
+                "{route:?}: {in_hold} keys in the hold, plan {:?}",
+                plan.frames
+            );
+            assert!(moving > in_hold, "{route:?}: {moving} keys in the motion");
+            // uniform keys as dense as the motion needs would key the hold too
+            let spacing = plan
+                .frames
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .filter(|&d| d > 0);
+            let densest = spacing.min().unwrap();
+            assert!(
+                plan.keys() * 4 < FRAMES / densest,
+                "{route:?}: {} keys",
+                plan.keys()
+            );
+            // and the written chain keeps the budget on every frame
+            let clip = keyed(&ch, &plan, route);
+            for (f, want) in frames.iter().enumerate() {
+                let got = crate::measure::probes_at(&clip, f as f64 / FRAMES as f64);
+                for i in 1..want.len() {
+                    let d = got[&probe(&ch, i)].dist(want[i]);
+                    assert!(d <= KEY_BUDGET_PX + 1e-3, "{route:?} frame {f} p{i}: {d}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_recorded_frame_of_a_looped_chain_is_within_budget_of_the_written_keys() {
+        use crate::fit::Fit;
+        for ch in &loops() {
+            for (route, fit) in [
+                (crate::clip::Route::Css, Fit::Cubic),
+                (crate::clip::Route::Css, Fit::Linear),
+                (crate::clip::Route::Smil, Fit::Linear),
+            ] {
+                for budget in [0.05, KEY_BUDGET_PX, 0.2] {
+                    let plan = Placer::new(ch, route).plan(fit, budget);
+                    assert!(
+                        plan.keys() < FRAMES,
+                        "{} {route:?}: every frame keyed",
+                        ch.name
+                    );
+                    let clip = keyed(ch, &plan, route);
+                    let mut worst = 0.0f64;
+                    for (f, want) in ch.recording.frames.iter().enumerate() {
+                        let got = crate::measure::probes_at(&clip, f as f64 / FRAMES as f64);
+                        for i in 1..want.len() {
+                            worst = worst.max(got[&probe(ch, i)].dist(want[i]));
+                        }
+                    }
+                    // (key times are written to 1e-6 of the period)
+                    assert!(
+                        worst <= budget + 1e-3,
+                        "{} {route:?} {fit:?} budget {budget}: {worst} px with {} keys",
+                        ch.name,
+                        plan.keys()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_seam_of_a_looping_chain_stays_closed() {
+        use crate::fit::Fit;
+        for ch in &loops() {
+            assert!(!ch.recording.once);
+            for route in ROUTES {
+                let plan = Placer::new(ch, route).plan(Fit::Cubic, KEY_BUDGET_PX);
+                let clip = keyed(ch, &plan, route);
+                // the last written instant of the loop and the first
+                let end = crate::measure::probes_at(&clip, 1.0 - 1e-9);
+                let start = crate::measure::probes_at(&clip, 0.0);
+                for i in 1..ch.params.count {
+                    let name = probe(ch, i);
+                    let d = end[&name].dist(start[&name]);
+                    // the recording's own seam plus rounding as written
+                    assert!(
+                        d <= ch.recording.seam_error_px + 0.02,
+                        "{} {route:?} p{i}: {d} px across the seam",
+                        ch.name
+                    );
+                }
+                // no track closes by a whole turn (a spin at the seam)
+                for tr in &clip.tracks {
+                    let (a, b) = (tr.keys[0].value, tr.keys[tr.keys.len() - 1].value);
+                    assert!((a - b).abs() < 1.0, "{}: {a} → {b}", tr.name);
+                }
+            }
+        }
     }
 }

@@ -193,17 +193,21 @@ pub fn down_intervals(fig: &Figure, fc: &model::FigClip, i: usize) -> Vec<(f64, 
     out
 }
 
-/// Every how many of the measure's sample times a chain's or spring's key
-/// count is first checked against the budget (see [`add_chains`],
-/// [`add_springs`]).
+/// Every how many of the measure's sample times a spring's key count is
+/// first checked against the budget (see [`add_springs`]).
 const PRECHECK_STRIDE: usize = 8;
+
+/// How many estimate budgets (1, 0.7, 0.49, … of the chain's) [`add_chains`]
+/// places keys for before it keys every recorded frame.
+const PLACE_TRIES: usize = 4;
 
 /// Add every chain of `fig` to `clip` (world space; a near chain is drawn
 /// over the bones, a far one under them): on the css route as a nested
 /// rotation chain ([`chain::rotation_items`]), on the smil route as
-/// Catmull-Rom `d` morphs ([`chain::morph_items`]), each with the fewest
-/// uniform keys (see [`chain`]) whose measured particle deviation is within
-/// [`chain::KEY_BUDGET_PX`]; extends `colours` with the chains'
+/// Catmull-Rom `d` morphs ([`chain::morph_items`]), keyed on recorded
+/// frames by [`chain::Placer`] so that the measured particle deviation is
+/// within [`chain::KEY_BUDGET_PX`] (or the keyer's budget; a keyer asking
+/// for a count gets uniform keys); extends `colours` with the chains'
 /// gradient colours; a segment's class is `class_prefix` followed by its
 /// colour's index in `colours`.
 pub fn add_chains(
@@ -230,13 +234,9 @@ pub fn add_chains(
                 colours.iter().position(|x| x == c).unwrap_or(0)
             )
         };
-        // css: the keyer's segments; when no count meets the budget (a fast
-        // whip between recorded frames), the better of those and linear keys
-        // on every recorded frame, which follow the recording exactly
-        let mut fit = keyer.fit;
-        let build = |n: usize, base: usize, fit: crate::fit::Fit| match clip.route {
-            Route::Css => chain::rotation_items(ch, n, &clip_name, base, fit, &class_of),
-            Route::Smil => (Vec::new(), chain::morph_items(ch, n, &class_of)),
+        let build = |plan: &chain::KeyPlan, base: usize| match clip.route {
+            Route::Css => chain::rotation_items(ch, plan, &clip_name, base, &class_of),
+            Route::Smil => (Vec::new(), chain::morph_items(ch, plan, &class_of)),
         };
         let probes: Vec<String> = (1..ch.params.count).map(|i| chain::probe(ch, i)).collect();
         let period = clip.period_s;
@@ -246,9 +246,9 @@ pub fn add_chains(
             file::Play::Loop
         };
         let ideal = |t_s: f64| chain::particles_at(ch, unit_time(play, t_s, period))[1..].to_vec();
-        // the chain alone with `n` keys, to measure a key count on
-        let trial = |n: usize, fit: crate::fit::Fit| {
-            let (tracks, items) = build(n, 0, fit);
+        // the chain alone keyed as `plan`, to measure the plan on
+        let trial = |plan: &chain::KeyPlan| {
+            let (tracks, items) = build(plan, 0);
             Clip {
                 tracks,
                 root: crate::clip::Node {
@@ -265,40 +265,56 @@ pub fn add_chains(
             let (m, _) = measure::measure_probes(c, &probes, &ideal);
             m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
         };
-        let counts = frame_key_counts(keyer);
         let budget = keyer.budget_px(chain::KEY_BUDGET_PX);
-        let mut chosen = None;
-        for &n in &counts {
-            let mini = trial(n, fit);
-            // A count whose error already exceeds the budget at every
-            // PRECHECK_STRIDE-th of the measure's own sample times is out
-            // without the full measure (the max over all samples is at
-            // least that): the same choice, at a fraction of the cost for
-            // the counts that fail.
-            if measure::over_budget_at_stride(
-                &mini,
-                &probes,
-                &ideal,
-                PRECHECK_STRIDE,
-                budget + 1e-9,
-            ) {
-                continue;
+        let chosen = match keyer.count() {
+            // a fixed count: uniform keys (css: when they miss the budget,
+            // the better of cubic and linear segments)
+            Some(_) => {
+                let n = frame_key_counts(keyer)[0];
+                let plan = chain::KeyPlan::uniform(n, keyer.fit);
+                let other = chain::KeyPlan::uniform(n, crate::fit::Fit::Linear);
+                if clip.route == Route::Css
+                    && plan != other
+                    && worst(&trial(&plan)) > budget
+                    && worst(&trial(&other)) < worst(&trial(&plan))
+                {
+                    other
+                } else {
+                    plan
+                }
             }
-            if worst(&mini) <= budget {
-                chosen = Some(n);
-                break;
+            // Two candidates, each checked by the measure stage: keys placed
+            // on recorded frames to the estimate (its budget shrinking while
+            // the measured clip misses the chain's), and the fewest uniform
+            // keys that keep it (no key times to write, round percentages);
+            // the one written in fewer bytes wins. Neither: every recorded
+            // frame is a key, each span the better shape.
+            None => {
+                let placer = chain::Placer::new(ch, clip.route);
+                let mut candidates = Vec::new();
+                let mut internal = budget;
+                for _ in 0..PLACE_TRIES {
+                    let plan = placer.plan(keyer.fit, internal);
+                    if worst(&trial(&plan)) <= budget {
+                        candidates.push(plan);
+                        break;
+                    }
+                    internal *= 0.7;
+                }
+                let uniform = chain::key_counts()
+                    .into_iter()
+                    .map(|n| chain::KeyPlan::uniform(n, keyer.fit))
+                    .filter(|plan| placer.within(plan, budget))
+                    .take(PLACE_TRIES)
+                    .find(|plan| worst(&trial(plan)) <= budget);
+                candidates.extend(uniform);
+                candidates
+                    .into_iter()
+                    .min_by_key(|plan| chain_bytes(&trial(plan)))
+                    .unwrap_or_else(|| placer.plan(keyer.fit, 0.0))
             }
-        }
-        let chosen = chosen.unwrap_or_else(|| {
-            // the better of cubic and linear keys on every recorded frame
-            let last = counts[counts.len() - 1];
-            let at = |fit| worst(&trial(last, fit));
-            if at(crate::fit::Fit::Linear) < at(crate::fit::Fit::Cubic) {
-                fit = crate::fit::Fit::Linear;
-            }
-            last
-        });
-        let (tracks, items) = build(chosen, clip.tracks.len(), fit);
+        };
+        let (tracks, items) = build(&chosen, clip.tracks.len());
         clip.tracks.extend(tracks);
         if ch.far {
             clip.root.children.splice(0..0, items);
@@ -307,7 +323,7 @@ pub fn add_chains(
         }
         out.push(ChainMeasure {
             name: ch.name.clone(),
-            keys: chosen,
+            keys: chosen.keys(),
             max_deviation_px: worst(clip),
             seam_error_px: ch.recording.seam_error_px,
             converged: ch.recording.converged,
@@ -316,6 +332,26 @@ pub fn add_chains(
         });
     }
     out
+}
+
+/// Bytes of the animation a clip holding one chain writes: its tracks'
+/// `@keyframes` (css) or its morphs' `<animate>` elements (smil).
+fn chain_bytes(c: &Clip) -> usize {
+    let css: usize = (0..c.tracks.len())
+        .map(|i| crate::emit::css::track_keyframes(c, i).len())
+        .sum();
+    let smil: usize = c
+        .groups()
+        .iter()
+        .flat_map(|g| &g.children)
+        .filter_map(|item| match item {
+            crate::clip::Item::Morph(m) => {
+                Some(crate::emit::smil::animate_d(c, m).to_string().len())
+            }
+            _ => None,
+        })
+        .sum();
+    css + smil
 }
 
 /// Bake, emit and measure a figure for one route.
