@@ -298,6 +298,108 @@ pub fn fewest_uniform(c: &Curve) -> Vec<Key> {
     }
 }
 
+/// Key times [`fewest_placed`] may choose: multiples of `1 / PLACE_GRID`
+/// of the period (written as percentages with at most one decimal).
+pub const PLACE_GRID: usize = 1000;
+/// Error checks of [`fewest_placed`] per key-time step (on a grid shared by
+/// every span, so a memoised curve is evaluated once per check time).
+const PLACE_CHECKS: usize = 4;
+
+/// The fewest keys found by cutting the period into spans: from each key
+/// the next goes on the farthest time of the [`PLACE_GRID`] (or the next
+/// of `c.fixed`, which are always keys) whose segment keeps `|keys − f|`
+/// within `c.budget` on a grid [`PLACE_CHECKS`] times finer, found by
+/// doubling the span, then bisecting. A segment depends only on its two
+/// end keys (values and slopes from `c.f`, as [`curve_keys`] writes them),
+/// so the check of each span is the check of the written keys there; where
+/// even one grid step misses the budget (a kink the corners do not name),
+/// that step is taken anyway. Greedy farthest reach: few keys, not provably
+/// the fewest when the error does not grow with the span.
+pub fn fewest_placed(c: &Curve) -> Vec<Key> {
+    let fixed = written_times(c.fixed);
+    let corners = written_times(c.corners);
+    let mut stops: Vec<f64> = vec![0.0, 1.0];
+    stops.extend(fixed.iter().filter(|&&t| t > MIN_GAP && t < 1.0 - MIN_GAP));
+    stops.sort_by(f64::total_cmp);
+    stops.dedup();
+    let grid = PLACE_GRID as f64;
+    let checks = (PLACE_GRID * PLACE_CHECKS) as f64;
+    let fits = |a: f64, b: f64| -> bool {
+        let keys = curve_keys(c, &[a, b], &corners);
+        let (lo, hi) = ((a * checks).floor() as i64 + 1, (b * checks).ceil() as i64);
+        (lo..hi).all(|k| {
+            let t = k as f64 / checks;
+            (eval_keys(&keys, t) - (c.f)(t)).abs() <= c.budget
+        })
+    };
+    let mut times = vec![0.0];
+    for w in stops.windows(2) {
+        let (from, to) = (w[0], w[1]);
+        let mut a = from;
+        while a < to {
+            // the grid steps after `a`, up to `to`
+            let first = (a * grid).floor() as i64 + 1;
+            let last = (to * grid).ceil() as i64;
+            let at = |k: i64| {
+                if k >= last {
+                    to
+                } else {
+                    quantize(k as f64 / grid, T_DECIMALS)
+                }
+            };
+            let b = if fits(a, to) {
+                to
+            } else {
+                // largest k with fits(a, at(k)); at(first) is taken anyway
+                let (mut good, mut step) = (first, 1);
+                while good + step < last && fits(a, at(good + step)) {
+                    good += step;
+                    step *= 2;
+                }
+                let mut bad = (good + step).min(last);
+                while bad - good > 1 {
+                    let mid = (good + bad) / 2;
+                    if fits(a, at(mid)) {
+                        good = mid;
+                    } else {
+                        bad = mid;
+                    }
+                }
+                at(good)
+            };
+            times.push(b);
+            a = b;
+        }
+    }
+    curve_keys(c, &times, &corners)
+}
+
+/// About the bytes `keys` take as css keyframes: each key's percentage,
+/// and for the first key of each distinct block (value and segment shape;
+/// later ones join its selector list) its value with a dozen characters of
+/// selector and declaration around it and a timing function where its
+/// segment is a curve. For choosing between two key sets of one channel,
+/// not for reporting.
+pub fn written_len(keys: &[Key]) -> usize {
+    let mut blocks: Vec<(String, Ease)> = Vec::new();
+    keys.iter()
+        .map(|k| {
+            let pct = crate::geom::fmt_short(k.t * 100.0, T_DECIMALS - 2).len();
+            let value = crate::geom::fmt_short(k.value, DEG_DECIMALS);
+            if blocks.iter().any(|(v, e)| *v == value && *e == k.ease) {
+                return pct + 1;
+            }
+            let ease = match k.ease {
+                Ease::CubicBezier(_) => 50,
+                Ease::Linear => 0,
+            };
+            let len = pct + value.len() + 12 + ease;
+            blocks.push((value, k.ease));
+            len
+        })
+        .sum()
+}
+
 /// Exactly `n` uniform keys (`t_k = k / n`, k = 0..=n) of `c` with `c.fit`
 /// segments: `c.fixed`, `c.step`, `c.budget` and `c.max_keys` play no part.
 pub fn uniform_keys(c: &Curve, n: usize) -> Vec<Key> {
@@ -709,6 +811,71 @@ fn shift_keys(p: &dyn Problem, times: &mut [Vec<f64>], set: usize, range: std::o
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn placed_curve<'a>(f: &'a dyn Fn(f64) -> f64, fixed: &'a [f64], budget: f64) -> Curve<'a> {
+        Curve {
+            f,
+            fixed,
+            corners: &[],
+            step: 4,
+            budget,
+            max_keys: MAX_FIT_KEYS,
+            clamp_y: false,
+            decimals: 3,
+            fit: Fit::Cubic,
+        }
+    }
+
+    #[test]
+    fn placed_keys_keep_the_budget_everywhere_and_go_where_the_curve_bends() {
+        // a hold, then a quick swing: the hold costs few keys, the swing many
+        let f = |t: f64| {
+            if t < 0.5 {
+                0.0
+            } else {
+                30.0 * (std::f64::consts::TAU * 4.0 * (t - 0.5)).sin().powi(2)
+            }
+        };
+        for budget in [0.5, 0.05, 0.005] {
+            let keys = fewest_placed(&placed_curve(&f, &[0.5], budget));
+            assert_eq!((keys[0].t, keys[keys.len() - 1].t), (0.0, 1.0));
+            assert!(keys.iter().any(|k| k.t == 0.5), "fixed times are keys");
+            let in_hold = keys.iter().filter(|k| k.t < 0.5).count();
+            assert!(in_hold <= 1, "{budget}: {in_hold} keys in the hold");
+            // every written time on the grid or fixed
+            for k in &keys {
+                let g = k.t * PLACE_GRID as f64;
+                assert!((g - g.round()).abs() < 1e-6 || k.t == 0.5, "{}", k.t);
+            }
+            // within the budget on a grid finer than the fitter's own
+            for i in 0..=20_000 {
+                let t = i as f64 / 20_000.0;
+                let e = (eval_keys(&keys, t) - f(t)).abs();
+                assert!(e <= budget * 1.02 + 1e-9, "{budget}: {e} at {t}");
+            }
+            // and fewer keys than the fewest uniform ones for the same budget
+            let uniform = fewest_uniform(&placed_curve(&f, &[0.5], budget));
+            assert!(
+                keys.len() < uniform.len(),
+                "{} vs {}",
+                keys.len(),
+                uniform.len()
+            );
+        }
+    }
+
+    #[test]
+    fn written_len_counts_shared_blocks_once() {
+        let key = |t: f64, value: f64| Key {
+            t,
+            value,
+            ease: Ease::Linear,
+        };
+        let a = [key(0.0, 0.0), key(0.5, 10.0), key(1.0, 0.0)];
+        let b = [key(0.0, 0.0), key(0.5, 10.0), key(1.0, 5.0)];
+        // `to` joins `0%` in a: one comma and "100" instead of a block
+        assert!(written_len(&a) < written_len(&b));
+    }
 
     #[test]
     fn cubic_keys_reproduce_a_cubic_exactly() {

@@ -62,9 +62,10 @@ fn pedal_targets_ride_the_crank_tips() {
                 worst = worst.max(p[target].dist(p[tip]));
             }
         }
-        // both are written to 0.01 px and fitted within 0.02 px
+        // both are written to 0.01 px and fitted to the bake's goal (the
+        // rig's 0.25 px), each channel to part of it
         assert!(
-            worst < 0.05,
+            worst <= 0.25,
             "{route:?}: pedal target {worst} px off the crank tip"
         );
     }

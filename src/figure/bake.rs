@@ -12,14 +12,16 @@
 //! equals the rest angle). An eased track gives exactly its own keys, each
 //! segment's easing as an exact timing function (hold keys are added at
 //! t = 0 and t = 1 when the track starts late or ends early). A sine has no
-//! exact timing-function form: it gets uniform cubic Hermite keys
-//! ([`crate::fit`]), the fewest multiples of `4·harmonic` whose angle error
-//! times the bone's reach stays within [`SINE_BUDGET_PX`] on a dense grid
-//! (the measure stage then checks the written result independently).
-//! IK-solved bones and `move` go through the same fitter
-//! ([`crate::fit::fewest_uniform`]) with their extrema and corners as
-//! keys ([`IK_BUDGET_PX`], [`MOVE_BUDGET_PX`]); `move` is added to the lift
-//! tracks, which are then fitted rather than written exactly.
+//! exact timing-function form: it gets cubic Hermite keys ([`crate::fit`])
+//! whose angle error times the bone's reach stays within its budget on a
+//! dense grid, with its extrema as keys (the measure stage then checks the
+//! written result independently). IK-solved bones and `move` go through
+//! the same fitter with their extrema and corners as keys; `move` is added
+//! to the lift tracks, which are then fitted rather than written exactly.
+//! By default ([`Keyer::keys`]) a channel gets the smaller, as written, of
+//! two key sets: keys placed where its curve needs them
+//! ([`crate::fit::fewest_placed`], to [`PLACED_SHARE`] of its budget) and
+//! the fewest uniform ones ([`crate::fit::fewest_uniform`]).
 //!
 //! These budgets and the cubic shape are the default [`Keyer`]; the keying
 //! options replace them on every *fitted* channel (sine and IK bones,
@@ -56,6 +58,15 @@ pub const IK_BUDGET_PX: f64 = 0.05;
 pub const MOVE_BUDGET_PX: f64 = 0.02;
 /// Most keys per fitted IK or `move` track.
 pub const MAX_FIT_KEYS: usize = 1024;
+
+/// The share of a channel's budget its keys are fitted to by default. A
+/// probe moves with every channel above it (a foot with the root, the
+/// thigh and the shin), and keys placed where they are needed leave each
+/// channel's error near its budget almost everywhere, so two channels in
+/// series could add up to twice it; half of it keeps the sum within the
+/// budget for the usual two-bone limb, and the bake's tolerance loop
+/// shrinks the budget when the measured file still misses.
+pub const PLACED_SHARE: f64 = 0.5;
 
 /// How many keys a fitted channel gets (see [`Keyer`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -112,10 +123,23 @@ impl Keyer {
         }
     }
 
-    /// Keys for curve `c` (whose `budget` is already this keyer's).
+    /// Keys for curve `c` (whose `budget` is already this keyer's): by
+    /// default the fewer bytes ([`fit::written_len`]) of keys placed to
+    /// [`PLACED_SHARE`] of the budget and the fewest uniform keys within it.
     pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
         match self.keys {
-            ChannelKeys::Own | ChannelKeys::Budget(_) => fit::fewest_uniform(c),
+            ChannelKeys::Own | ChannelKeys::Budget(_) => {
+                let placed = fit::fewest_placed(&fit::Curve {
+                    budget: c.budget * PLACED_SHARE,
+                    ..*c
+                });
+                let uniform = fit::fewest_uniform(c);
+                if fit::written_len(&placed) <= fit::written_len(&uniform) {
+                    placed
+                } else {
+                    uniform
+                }
+            }
             ChannelKeys::Uniform(n) => fit::uniform_keys(c, n),
             ChannelKeys::Placed(n) => fit::placed_keys(c, n),
         }
