@@ -2,6 +2,25 @@
 //! beside the loader, so the stages they test stay free of it (see the
 //! layers in `lib.rs`).
 
+/// Every rig in `rigs/`, loaded, in file-name order.
+fn example_rigs() -> Vec<(std::path::PathBuf, crate::rig::Rig)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("rigs/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let rig = crate::rig::load(&std::fs::read_to_string(&path).expect("read"))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (path, rig)
+        })
+        .collect()
+}
+
 mod measure {
     use crate::clip::Clip;
     use crate::measure::*;
@@ -55,6 +74,27 @@ mod measure {
         for route in [crate::Route::Css, crate::Route::Smil] {
             crate::measure::tests::probe_walk_matches_the_map(&seed_clip(route));
         }
+    }
+
+    /// The flattened walk (fixed groups composed once, groups without an
+    /// asked probe left out) reads every probe of every clip of every rig
+    /// in `rigs/`, as baked by default on both routes, bit for bit as the
+    /// straightforward walk of the tree does.
+    #[test]
+    fn indexed_probes_match_the_map_on_every_example_rig() {
+        let mut clips = 0;
+        for (path, rig) in super::example_rigs() {
+            for route in [crate::Route::Css, crate::Route::Smil] {
+                let opts = crate::bake::BakeOptions::resolve(&rig, route, None, None, None);
+                let baked = crate::bake_rig(&rig, &opts);
+                for clip in &baked.clips {
+                    eprintln!("{} {route:?} {}", path.display(), clip.name);
+                    crate::measure::tests::probe_walk_matches_the_map(clip);
+                    clips += 1;
+                }
+            }
+        }
+        assert!(clips >= 32, "only {clips} clips checked");
     }
 
     #[test]
@@ -492,17 +532,8 @@ mod figure_measured {
     /// merged.
     #[test]
     fn one_pass_equals_a_walk_per_probe() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs");
-        let mut paths: Vec<_> = std::fs::read_dir(&dir)
-            .expect("rigs/")
-            .map(|e| e.expect("entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        paths.sort();
         let mut checked = 0;
-        for path in paths {
-            let rig = crate::rig::load(&std::fs::read_to_string(&path).expect("read"))
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for (path, rig) in super::example_rigs() {
             let Some(fig) = &rig.figure else { continue };
             let fb = bake_planned(
                 &rig.name,
