@@ -17,6 +17,7 @@
 
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, Morph, MotionPath, Node, Play};
 use crate::geom::{Affine, Vec2};
+use fnv::{FnvHashMap as HashMap, FnvHashSet as HashSet};
 use std::collections::BTreeMap;
 
 /// Evaluations per interval between consecutive breakpoints.
@@ -534,11 +535,47 @@ impl<'c> ProbeWalk<'c> {
         let (a, b) = self.range[i];
         &self.points[a..b]
     }
+
+    /// The groups this walk evaluates.
+    fn groups(&self) -> impl Iterator<Item = *const Node> + '_ {
+        self.steps.iter().map(|s| s.node as *const Node)
+    }
+
+    /// The morphs this walk reads.
+    fn morphs(&self) -> impl Iterator<Item = *const Morph> + '_ {
+        self.visits.iter().filter_map(|(_, v)| match v {
+            Visit::Morph(m) => Some(*m as *const Morph),
+            Visit::Point(_) => None,
+        })
+    }
+
+    /// Group matrices evaluated so far (the work done, for tests).
+    fn work(&self) -> usize {
+        self.walks * self.moving.len()
+    }
 }
 
 /// Every key time (seconds into the period, after delays) of every animation
 /// in the clip, plus 0 and the period, sorted and de-duplicated.
 pub fn breakpoints(clip: &Clip) -> Vec<f64> {
+    let groups = clip.groups();
+    let morphs = groups.iter().flat_map(|n| {
+        n.children.iter().filter_map(|item| match item {
+            Item::Morph(m) => Some(m),
+            _ => None,
+        })
+    });
+    breakpoints_of(clip, groups.iter().copied(), morphs)
+}
+
+/// Every key time (seconds into the period, after delays) of the
+/// animations of `groups` and of `morphs`, plus 0 and the period, sorted
+/// and de-duplicated (the order they come in does not matter).
+fn breakpoints_of<'a>(
+    clip: &Clip,
+    groups: impl IntoIterator<Item = &'a Node>,
+    morphs: impl IntoIterator<Item = &'a Morph>,
+) -> Vec<f64> {
     let t = clip.period_s;
     let mut bp = vec![0.0, t];
     let mut push_keys = |times: &mut dyn Iterator<Item = f64>, delay_s: f64| {
@@ -546,7 +583,7 @@ pub fn breakpoints(clip: &Clip) -> Vec<f64> {
             bp.push((k * t + delay_s).rem_euclid(t));
         }
     };
-    for node in clip.groups() {
+    for node in groups {
         match &node.anim {
             Some(Anim::Rotate { track, delay_s, .. })
             | Some(Anim::Orbit { track, delay_s, .. })
@@ -559,11 +596,9 @@ pub fn breakpoints(clip: &Clip) -> Vec<f64> {
             }
             None => {}
         }
-        for item in &node.children {
-            if let Item::Morph(m) = item {
-                push_keys(&mut m.keys.iter().map(|k| k.0), 0.0);
-            }
-        }
+    }
+    for m in morphs {
+        push_keys(&mut m.keys.iter().map(|k| k.0), 0.0);
     }
     bp.sort_by(f64::total_cmp);
     bp.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
@@ -572,14 +607,19 @@ pub fn breakpoints(clip: &Clip) -> Vec<f64> {
 
 /// The evaluation times: [`SAMPLES_PER_INTERVAL`] per breakpoint interval.
 pub fn sample_times(clip: &Clip) -> Vec<f64> {
-    let bp = breakpoints(clip);
+    times_between(&breakpoints(clip), clip.period_s)
+}
+
+/// [`SAMPLES_PER_INTERVAL`] evenly spaced times per interval of the
+/// breakpoints `bp`, and the period at the end.
+fn times_between(bp: &[f64], period_s: f64) -> Vec<f64> {
     let mut ts = Vec::with_capacity(bp.len() * SAMPLES_PER_INTERVAL);
     for w in bp.windows(2) {
         for j in 0..SAMPLES_PER_INTERVAL {
             ts.push(w[0] + (w[1] - w[0]) * j as f64 / SAMPLES_PER_INTERVAL as f64);
         }
     }
-    ts.push(clip.period_s);
+    ts.push(period_s);
     ts
 }
 
@@ -600,86 +640,160 @@ fn max_and_rms(ts: &[f64], e: &[f64], period_s: f64) -> (f64, f64, f64) {
 }
 
 /// Measure every leg of a clip.
+///
+/// Each leg is walked on its own ([`ProbeWalk::only`] its ankle and
+/// target probes) at the clip's breakpoints ([`sample_times`]), less
+/// those that only a delayed replay of another leg's keys adds (the
+/// groups only that replay's probes hang from): a replay's breakpoints
+/// are kept for the replay itself and for the leg whose keys it plays,
+/// and left out of the other replays of the same keys. So every leg is
+/// still sampled at every key time of every animation that moves its own
+/// probes, a clip without replays is sampled exactly as before, and legs
+/// that replay one leg's keys at many delays cost time linear in their
+/// number instead of quadratic. `samples` is the most times any leg was
+/// evaluated at.
 pub fn measure(clip: &Clip) -> Measurement {
-    let ts = sample_times(clip);
-    let mut errs: Vec<Vec<f64>> = vec![Vec::with_capacity(ts.len()); clip.legs.len()];
-    let mut stretch: Vec<Option<f64>> = vec![None; clip.legs.len()];
-    let mut pw = ProbeWalk::new(clip);
-    let missing = |name: &str| -> usize { panic!("the clip has no probe {name:?}") };
-    let ankle: Vec<usize> = clip
+    measure_counting(clip).0
+}
+
+/// [`measure`], and the work it did: group matrices evaluated.
+pub(crate) fn measure_counting(clip: &Clip) -> (Measurement, usize) {
+    let walks: Vec<ProbeWalk> = clip
         .legs
         .iter()
-        .map(|l| {
-            pw.index(&l.ankle_probe)
-                .unwrap_or_else(|| missing(&l.ankle_probe))
-        })
+        .map(|leg| ProbeWalk::only(clip, &[leg.ankle_probe.clone(), leg.target_probe.clone()]))
         .collect();
-    let target: Vec<Option<usize>> = clip
-        .legs
-        .iter()
-        .map(|l| match l.ideal {
-            Some(_) => None,
-            None => Some(
-                pw.index(&l.target_probe)
-                    .unwrap_or_else(|| missing(&l.target_probe)),
-            ),
-        })
-        .collect();
-    let morph: Vec<Option<usize>> = clip
-        .legs
-        .iter()
-        .map(|l| pw.morph_index(&l.ankle_probe))
-        .collect();
-    // a chain's drawn marker, judged against the same ideal
-    let marker: Vec<Option<usize>> = clip
-        .legs
-        .iter()
-        .map(|l| l.ideal.as_ref().and_then(|_| pw.index(&l.target_probe)))
-        .collect();
-    let mut marker_errs: Vec<Vec<f64>> = vec![Vec::new(); clip.legs.len()];
-    for &t in &ts {
-        pw.at_time(t);
-        for (i, leg) in clip.legs.iter().enumerate() {
-            let a = pw.at[ankle[i]];
-            // a chain is measured against its ideal target, not the drawn marker
-            let g = match (&leg.ideal, target[i]) {
-                (Some(ideal), _) => ideal.world_at(t / clip.period_s),
-                (None, Some(j)) => pw.at[j],
-                (None, None) => unreachable!("resolved above"),
-            };
-            errs[i].push(a.dist(g));
-            if let Some(j) = marker[i] {
-                marker_errs[i].push(pw.at[j].dist(g));
-            }
-            if let Some(pts) = morph[i].map(|j| pw.morph_points(j)) {
-                let s = (pts[0].dist(pts[1]) - leg.thigh)
-                    .abs()
-                    .max((pts[1].dist(pts[2]) - leg.shin).abs());
-                stretch[i] = Some(stretch[i].map_or(s, |m: f64| m.max(s)));
-            }
+    // what each replay alone moves: groups and morphs no other leg's probes read
+    let mut count: HashMap<*const Node, usize> = HashMap::default();
+    let mut morphs: HashMap<*const Morph, usize> = HashMap::default();
+    for pw in &walks {
+        for g in pw.groups() {
+            *count.entry(g).or_default() += 1;
+        }
+        for m in pw.morphs() {
+            *morphs.entry(m).or_default() += 1;
         }
     }
+    // per replay: the groups and morphs only its probes read
+    let own: Vec<(Vec<*const Node>, Vec<*const Morph>)> = clip
+        .legs
+        .iter()
+        .zip(&walks)
+        .map(|(leg, pw)| match leg.reuses {
+            Some(_) => (
+                pw.groups().filter(|g| count[g] == 1).collect(),
+                pw.morphs().filter(|m| morphs[m] == 1).collect(),
+            ),
+            None => Default::default(),
+        })
+        .collect();
+    let groups = clip.groups();
+    let all_morphs: Vec<&Morph> = groups
+        .iter()
+        .flat_map(|n| {
+            n.children.iter().filter_map(|item| match item {
+                Item::Morph(m) => Some(m),
+                _ => None,
+            })
+        })
+        .collect();
+    let mut work = 0;
+    let mut samples = 0;
     let legs = clip
         .legs
         .iter()
-        .enumerate()
-        .map(|(i, leg)| {
-            let (worst, worst_t, rms) = max_and_rms(&ts, &errs[i], clip.period_s);
-            LegMeasure {
-                name: leg.name.clone(),
-                max_error_px: worst,
-                rms_error_px: rms,
-                worst_t_s: worst_t,
-                max_bone_stretch_px: stretch[i],
-                slip_px: foot_slip_px(clip, leg),
-                reach_px: leg.ideal.as_ref().map(|i| i.reach_px(&ts, clip.period_s)),
-                target_px: marker[i].map(|_| max_and_rms(&ts, &marker_errs[i], clip.period_s).0),
+        .zip(walks)
+        .map(|(leg, mut pw)| {
+            // left out: the replays of keys this leg neither plays nor owns
+            let mut skip: HashSet<*const Node> = HashSet::default();
+            let mut skip_morphs: HashSet<*const Morph> = HashSet::default();
+            for (o, (g, m)) in clip.legs.iter().zip(&own) {
+                if o.name != leg.name && o.reuses.as_deref() != Some(leg.name.as_str()) {
+                    skip.extend(g);
+                    skip_morphs.extend(m);
+                }
             }
+            let ts = if skip.is_empty() && skip_morphs.is_empty() {
+                sample_times(clip)
+            } else {
+                let bp = breakpoints_of(
+                    clip,
+                    groups
+                        .iter()
+                        .copied()
+                        .filter(|&g| !skip.contains(&(g as *const Node))),
+                    all_morphs
+                        .iter()
+                        .copied()
+                        .filter(|&m| !skip_morphs.contains(&(m as *const Morph))),
+                );
+                times_between(&bp, clip.period_s)
+            };
+            let m = measure_leg(clip, leg, &mut pw, &ts);
+            samples = samples.max(ts.len());
+            work += pw.work();
+            m
         })
         .collect();
-    Measurement {
-        legs,
-        samples: ts.len(),
+    (Measurement { legs, samples }, work)
+}
+
+/// One leg of [`measure`], read by `pw` (a walk of its probes) at `ts`.
+fn measure_leg(
+    clip: &Clip,
+    leg: &crate::clip::LegInfo,
+    pw: &mut ProbeWalk,
+    ts: &[f64],
+) -> LegMeasure {
+    let missing = |name: &str| -> usize { panic!("the clip has no probe {name:?}") };
+    let ankle = pw
+        .index(&leg.ankle_probe)
+        .unwrap_or_else(|| missing(&leg.ankle_probe));
+    // a chain is measured against its ideal target, not the drawn marker,
+    // which is judged against the same ideal
+    let (target, marker) = match leg.ideal {
+        Some(_) => (None, pw.index(&leg.target_probe)),
+        None => (
+            Some(
+                pw.index(&leg.target_probe)
+                    .unwrap_or_else(|| missing(&leg.target_probe)),
+            ),
+            None,
+        ),
+    };
+    let morph = pw.morph_index(&leg.ankle_probe);
+    let mut errs = Vec::with_capacity(ts.len());
+    let mut marker_errs = Vec::new();
+    let mut stretch: Option<f64> = None;
+    for &t in ts {
+        pw.at_time(t);
+        let a = pw.at[ankle];
+        let g = match (&leg.ideal, target) {
+            (Some(ideal), _) => ideal.world_at(t / clip.period_s),
+            (None, Some(j)) => pw.at[j],
+            (None, None) => unreachable!("resolved above"),
+        };
+        errs.push(a.dist(g));
+        if let Some(j) = marker {
+            marker_errs.push(pw.at[j].dist(g));
+        }
+        if let Some(pts) = morph.map(|j| pw.morph_points(j)) {
+            let s = (pts[0].dist(pts[1]) - leg.thigh)
+                .abs()
+                .max((pts[1].dist(pts[2]) - leg.shin).abs());
+            stretch = Some(stretch.map_or(s, |m| m.max(s)));
+        }
+    }
+    let (worst, worst_t, rms) = max_and_rms(ts, &errs, clip.period_s);
+    LegMeasure {
+        name: leg.name.clone(),
+        max_error_px: worst,
+        rms_error_px: rms,
+        worst_t_s: worst_t,
+        max_bone_stretch_px: stretch,
+        slip_px: foot_slip_px(clip, leg),
+        reach_px: leg.ideal.as_ref().map(|i| i.reach_px(ts, clip.period_s)),
+        target_px: marker.map(|_| max_and_rms(ts, &marker_errs, clip.period_s).0),
     }
 }
 

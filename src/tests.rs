@@ -76,6 +76,96 @@ mod measure {
         }
     }
 
+    /// The seed rig with `n` legs of its geometry at evenly spread phases
+    /// and default keys: every leg after the first replays the first
+    /// one's keys with a delay.
+    fn shared_legs(n: usize) -> crate::rig::Rig {
+        let mut v: serde_json::Value =
+            serde_json::from_str(crate::rig::tests_support::SEED).unwrap();
+        v.as_object_mut().unwrap().remove("keys");
+        let near = v["legs"][0].clone();
+        v["legs"] = (0..n)
+            .map(|k| {
+                let mut leg = near.clone();
+                leg["name"] = format!("l{k}").into();
+                leg["phase_deg"] = (360.0 * k as f64 / n as f64).into();
+                leg
+            })
+            .collect();
+        crate::rig::load(&v.to_string()).unwrap()
+    }
+
+    /// Legs that replay one leg's keys at many delays are measured with
+    /// work linear in their number: per leg, 32 legs evaluate at most
+    /// 1.25× the group matrices 4 legs do, where sampling every leg at
+    /// every replay's breakpoints would cost 8× per leg (64× in all).
+    #[test]
+    fn replayed_legs_cost_linear_work() {
+        let work = |n: usize| {
+            let rig = shared_legs(n);
+            let opts = crate::bake::BakeOptions::resolve(&rig, crate::Route::Css, None, None, None);
+            let clip = crate::bake_rig(&rig, &opts).clip;
+            assert_eq!(
+                clip.legs.iter().filter(|l| l.reuses.is_some()).count(),
+                n - 1
+            );
+            let (m, work) = measure_counting(&clip);
+            // every leg within the bake's goal
+            for l in &m.legs {
+                assert!(l.max_error_px <= 0.25, "{}: {}", l.name, l.max_error_px);
+            }
+            // the quadratic way: every leg at every breakpoint of the clip
+            let union = sample_times(&clip).len();
+            (work, union, m.samples)
+        };
+        let (w4, u4, _) = work(4);
+        let (w32, u32, s32) = work(32);
+        assert!(u32 > 7 * u4, "the replays add breakpoints: {u4} → {u32}");
+        // per leg: w32 / 32 ≤ 1.25 · w4 / 4
+        assert!(4 * w32 <= 40 * w4, "work {w4} → {w32}");
+        assert!(
+            s32 == u32,
+            "the source leg is still sampled at every replay's breakpoints"
+        );
+    }
+
+    /// The per-leg measure of every cycling and `ik_chains` rig in
+    /// `rigs/` (none has more than one replay of a leg's keys) gives, bit
+    /// for bit, what measuring each ankle at the clip's sample times with
+    /// the straightforward walk gives ([`measure_probes`] against
+    /// [`probes_at`]'s target probe, or the chain's ideal target).
+    #[test]
+    fn per_leg_measure_equals_the_clip_wide_walk() {
+        let mut legs = 0;
+        for (path, rig) in super::example_rigs() {
+            if rig.figure.is_some() {
+                continue;
+            }
+            for route in [crate::Route::Css, crate::Route::Smil] {
+                let opts = crate::bake::BakeOptions::resolve(&rig, route, None, None, None);
+                let clip = crate::bake_rig(&rig, &opts).clip;
+                let m = measure(&clip);
+                assert_eq!(m.samples, sample_times(&clip).len());
+                for (leg, got) in clip.legs.iter().zip(&m.legs) {
+                    let ideal = |t: f64| {
+                        vec![match &leg.ideal {
+                            Some(i) => i.world_at(t / clip.period_s),
+                            None => probes_at(&clip, t)[&leg.target_probe],
+                        }]
+                    };
+                    let (want, _) =
+                        measure_probes(&clip, std::slice::from_ref(&leg.ankle_probe), &ideal);
+                    let what = format!("{} {route:?} {}", path.display(), leg.name);
+                    assert_eq!(got.max_error_px, want[0].max_error_px, "{what}");
+                    assert_eq!(got.rms_error_px, want[0].rms_error_px, "{what}");
+                    assert_eq!(got.worst_t_s, want[0].worst_t_s, "{what}");
+                    legs += 1;
+                }
+            }
+        }
+        assert!(legs >= 16, "only {legs} legs checked");
+    }
+
     /// The flattened walk (fixed groups composed once, groups without an
     /// asked probe left out) reads every probe of every clip of every rig
     /// in `rigs/`, as baked by default on both routes, bit for bit as the
