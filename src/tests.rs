@@ -612,6 +612,62 @@ mod figure_measured {
         tips
     }
 
+    /// The measures one bake call keeps are those of the clip asked
+    /// about: an equal clip (same pose, same shared keys) gets the
+    /// measure taken before, and a clip with one key moved, or drawn in
+    /// another pose, is measured anew, each time what measuring it
+    /// directly gives (on every bone-tree rig with an `ik` entry in `rigs/`).
+    #[test]
+    fn kept_measures_are_those_of_the_clip() {
+        use crate::figure::measured::{Measured, measure_clip};
+        let mut checked = 0;
+        for (path, rig) in super::example_rigs() {
+            let Some(fig) = &rig.figure else { continue };
+            if fig.ik.is_empty() {
+                continue;
+            }
+            let plan = reuse::Plan::none(fig);
+            let fb = bake_planned(&rig.name, rig.view_box, fig, Route::Css, None, &plan);
+            let view = fig.for_clip(0);
+            let f = Figure {
+                springs: view.springs.clone(),
+                chains: view.chains.clone(),
+                ..fig.clone()
+            };
+            let fc = &fig.clips[0];
+            let fit = crate::fit::Fit::Cubic;
+            let direct = |f: &Figure, clip: &crate::clip::Clip| {
+                format!("{:?}", measure_clip(f, 0, fc, clip, &plan, fit))
+            };
+            let memo = Measured::default();
+            let kept = |f: &Figure, clip: &crate::clip::Clip| {
+                format!("{:?}", memo.measure_clip(f, 0, fc, clip, &plan, fit))
+            };
+            let clip = &fb.clips[0];
+            let first = kept(&f, clip);
+            assert_eq!(first, direct(&f, clip), "{}", path.display());
+            assert_eq!(kept(&f, &clip.clone()), first, "{}", path.display());
+            // one key of the first fitted ik track moved by a hundredth of a degree
+            let mut moved = clip.clone();
+            let track = fb.ik[0].leg.tracks[0];
+            moved.tracks[track].keys[1].value += 0.01;
+            let other = kept(&f, &moved);
+            assert_ne!(other, first, "{}", path.display());
+            assert_eq!(other, direct(&f, &moved), "{}", path.display());
+            // the same clip drawn in another pose
+            let mut posed = f.clone();
+            posed.rest_rad[fig.ik[0].upper] += 0.1;
+            assert_eq!(
+                kept(&posed, clip),
+                direct(&posed, clip),
+                "{}",
+                path.display()
+            );
+            checked += 1;
+        }
+        assert!(checked >= 4, "only {checked} rigs checked");
+    }
+
     /// Clips with more samples skip the `probes_at` checks (time).
     const MAP_SAMPLES: usize = 30_000;
 

@@ -14,7 +14,8 @@ use crate::geom::Vec2;
 use crate::measure::{self, IkMeasure, LegMeasure};
 
 /// What [`measure_clip`] measured of one clip.
-pub(super) struct ClipMeasures {
+#[derive(Debug, Clone)]
+pub(crate) struct ClipMeasures {
     /// One per bone (`<bone>-tip`), then one per head bone (`<bone>-rim`,
     /// the worse of its two rim probes).
     pub tips: Vec<LegMeasure>,
@@ -24,6 +25,58 @@ pub(super) struct ClipMeasures {
     pub ik: Vec<IkMeasure>,
     /// Sample times evaluated.
     pub samples: usize,
+}
+
+/// What the bakes of one [`super::bake_figure_keyed`] call measured, by
+/// what [`measure_clip`] reads: the tries of a reuse plan often write a
+/// clip exactly as another try (or the bake with keys of their own) did,
+/// and such a clip measures the same. Shared by the tries baked in
+/// parallel; which of two racing tries fills an entry does not matter
+/// (both measure the same).
+#[derive(Default)]
+pub(crate) struct Measured {
+    #[allow(clippy::type_complexity)]
+    taken: std::sync::Mutex<
+        Vec<(
+            (usize, Clip, Vec<f64>, Vec<Option<reuse::Shared>>),
+            ClipMeasures,
+        )>,
+    >,
+}
+
+impl Measured {
+    /// [`measure_clip`], or what it gave for an equal clip `ci` drawn in
+    /// the same pose with the same shared keys.
+    pub(crate) fn measure_clip(
+        &self,
+        fig: &Figure,
+        ci: usize,
+        fc: &FigClip,
+        clip: &Clip,
+        plan: &reuse::Plan,
+        fit: crate::fit::Fit,
+    ) -> ClipMeasures {
+        let same = |k: &(usize, Clip, Vec<f64>, Vec<Option<reuse::Shared>>)| {
+            k.0 == ci && k.2 == fig.rest_rad && k.3 == plan.shared[ci] && k.1 == *clip
+        };
+        let taken = self.taken.lock().expect("no panic while held");
+        if let Some((_, m)) = taken.iter().find(|(k, _)| same(k)) {
+            return m.clone();
+        }
+        drop(taken);
+        let m = measure_clip(fig, ci, fc, clip, plan, fit);
+        let key = (
+            ci,
+            clip.clone(),
+            fig.rest_rad.clone(),
+            plan.shared[ci].clone(),
+        );
+        self.taken
+            .lock()
+            .expect("no panic while held")
+            .push((key, m.clone()));
+        m
+    }
 }
 
 /// Measure clip `ci` (`clip`, written from `fc`) of `fig`, whose springs
@@ -43,7 +96,7 @@ pub(super) struct ClipMeasures {
 ///   point ever is from the target asked for (`reach_px`); the target
 ///   marker against that target; the written foot-to-target distance; the
 ///   foot's distance from the ground line while down.
-pub(super) fn measure_clip(
+pub(crate) fn measure_clip(
     fig: &Figure,
     ci: usize,
     fc: &FigClip,
