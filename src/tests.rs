@@ -661,7 +661,10 @@ mod figure_measured {
             };
             let memo = Measured::default();
             let kept = |f: &Figure, clip: &crate::clip::Clip| {
-                format!("{:?}", memo.measure_clip(f, 0, fc, clip, &plan, fit))
+                let m = memo.kept((f, &plan), 0, clip, || {
+                    measure_clip(f, 0, fc, clip, &plan, fit)
+                });
+                format!("{m:?}")
             };
             let clip = &fb.clips[0];
             let first = kept(&f, clip);

@@ -27,44 +27,39 @@ pub(crate) struct ClipMeasures {
     pub samples: usize,
 }
 
+/// What [`measure_clip`] reads that can differ between the tries of one
+/// bake call: the clip's index, the written clip, the drawn pose and the
+/// clip's shared keys (the rig, its physics and the fit are the call's).
+type Key = (usize, Clip, Vec<f64>, Vec<Option<reuse::Shared>>);
+
 /// What the bakes of one [`super::bake_figure_keyed`] call measured, by
-/// what [`measure_clip`] reads: the tries of a reuse plan often write a
-/// clip exactly as another try (or the bake with keys of their own) did,
-/// and such a clip measures the same. Shared by the tries baked in
-/// parallel; which of two racing tries fills an entry does not matter
-/// (both measure the same).
+/// [`Key`]: the tries of a reuse plan often write a clip exactly as
+/// another try (or the bake with keys of their own) did, and such a clip
+/// measures the same. Shared by the tries baked in parallel; which of two
+/// racing tries fills an entry does not matter (both measure the same).
 #[derive(Default)]
 pub(crate) struct Measured {
-    #[allow(clippy::type_complexity)]
-    taken: std::sync::Mutex<
-        Vec<(
-            (usize, Clip, Vec<f64>, Vec<Option<reuse::Shared>>),
-            ClipMeasures,
-        )>,
-    >,
+    taken: std::sync::Mutex<Vec<(Key, ClipMeasures)>>,
 }
 
 impl Measured {
-    /// [`measure_clip`], or what it gave for an equal clip `ci` drawn in
-    /// the same pose with the same shared keys.
-    pub(crate) fn measure_clip(
+    /// What `measure` gives for clip `ci` of `fig` baked with `plan`: taken
+    /// from an equal clip measured before, else measured (and kept).
+    pub(crate) fn kept(
         &self,
-        fig: &Figure,
+        (fig, plan): (&Figure, &reuse::Plan),
         ci: usize,
-        fc: &FigClip,
         clip: &Clip,
-        plan: &reuse::Plan,
-        fit: crate::fit::Fit,
+        measure: impl FnOnce() -> ClipMeasures,
     ) -> ClipMeasures {
-        let same = |k: &(usize, Clip, Vec<f64>, Vec<Option<reuse::Shared>>)| {
-            k.0 == ci && k.2 == fig.rest_rad && k.3 == plan.shared[ci] && k.1 == *clip
-        };
+        let same =
+            |k: &Key| k.0 == ci && k.2 == fig.rest_rad && k.3 == plan.shared[ci] && k.1 == *clip;
         let taken = self.taken.lock().expect("no panic while held");
         if let Some((_, m)) = taken.iter().find(|(k, _)| same(k)) {
             return m.clone();
         }
         drop(taken);
-        let m = measure_clip(fig, ci, fc, clip, plan, fit);
+        let m = measure();
         let key = (
             ci,
             clip.clone(),

@@ -666,7 +666,9 @@ fn bake_planned_measured(
             chains: view.chains.clone(),
             ..fig.clone()
         };
-        let cm = memo.measure_clip(fig, ci, fc, clip, plan, keyer.fit);
+        let cm = memo.kept((fig, plan), ci, clip, || {
+            measured::measure_clip(fig, ci, fc, clip, plan, keyer.fit)
+        });
         samples = samples.max(cm.samples);
         for (name, rim) in cm.heads.iter().zip(&cm.tips[fig.bones.len()..]) {
             let keys = |suffix: &str| {
