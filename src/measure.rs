@@ -13,11 +13,13 @@
 //! breakpoint; each interval between breakpoints is evaluated at 100 evenly
 //! spaced times. The maximum is taken over those samples (so it may miss a
 //! sharper peak between samples by a hair, never overstate it); RMS is the
-//! trapezoid rule over the same samples.
+//! trapezoid rule over the same samples. [`measure`] walks each leg on its
+//! own and leaves out the breakpoints only another replay of the same keys
+//! adds (see there).
 
-use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, MotionPath, Node, Play};
+use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, Morph, MotionPath, Node, Play};
 use crate::geom::{Affine, Vec2};
-use fnv::FnvHashSet as HashSet;
+use fnv::{FnvHashMap as HashMap, FnvHashSet as HashSet};
 use std::collections::BTreeMap;
 
 /// Evaluations per interval between consecutive breakpoints.
@@ -299,6 +301,30 @@ pub fn morph_points_at(clip: &Clip, probe: &str, t_s: f64) -> Option<Vec<Vec2>> 
 /// Morphs with at most this many points are interpolated on the stack.
 const STACK_POINTS: usize = 8;
 
+/// The points of morph `mo` at document time `t_s` (delay 0, linear
+/// between its keys), handed to `visit` (on the stack for short morphs).
+fn morph_at(clip: &Clip, mo: &Morph, t_s: f64, visit: &mut dyn FnMut(&[Vec2])) {
+    let u = progress(t_s, 0.0, clip.period_s);
+    let (i, f) = segment(mo.keys.len(), |i| mo.keys[i].0, u);
+    let (a, b) = (&mo.keys[i].1, &mo.keys[i + 1].1);
+    let lerp = |(p, q): (&Vec2, &Vec2)| *p + (*q - *p) * f;
+    let n = a.len().min(b.len());
+    if n <= STACK_POINTS {
+        let mut buf = [Vec2::ZERO; STACK_POINTS];
+        for (o, pq) in buf.iter_mut().zip(a.iter().zip(b)) {
+            *o = lerp(pq);
+        }
+        visit(&buf[..n]);
+    } else {
+        let pts: Vec<Vec2> = a.iter().zip(b).map(lerp).collect();
+        visit(&pts);
+    }
+}
+
+/// The straightforward evaluation: walk the group tree at `t_s`, composing
+/// each group's matrix onto its parent's, and hand `visit` every probe
+/// (name, its points, the matrix of its group). [`ProbeWalk`] is the fast
+/// path of the hot loops and gives the same positions bit for bit.
 fn walk(
     clip: &Clip,
     node: &Node,
@@ -306,67 +332,14 @@ fn walk(
     t_s: f64,
     visit: &mut dyn FnMut(&str, &[Vec2], Affine),
 ) {
-    walk_kept(clip, node, parent, t_s, None, visit)
-}
-
-/// Groups whose subtree holds a probe named in `wanted`: a walk kept to
-/// them visits those probes exactly as the whole walk does, in the same
-/// order, without evaluating the rest of the tree.
-fn groups_holding(node: &Node, wanted: &[String], keep: &mut HashSet<*const Node>) -> bool {
-    let mut any = false;
-    for item in &node.children {
-        any |= match item {
-            Item::Group(g) => groups_holding(g, wanted, keep),
-            Item::Probe { name, .. } => wanted.contains(name),
-            Item::Morph(mo) => mo.probe.as_ref().is_some_and(|n| wanted.contains(n)),
-            Item::Line { .. }
-            | Item::Circle { .. }
-            | Item::Rect { .. }
-            | Item::Taper { .. }
-            | Item::Part { .. } => false,
-        };
-    }
-    if any {
-        keep.insert(node as *const Node);
-    }
-    any
-}
-
-/// [`walk`], entering only the groups in `keep` (all when `None`).
-fn walk_kept(
-    clip: &Clip,
-    node: &Node,
-    parent: Affine,
-    t_s: f64,
-    keep: Option<&HashSet<*const Node>>,
-    visit: &mut dyn FnMut(&str, &[Vec2], Affine),
-) {
     let m = parent * group_matrix(clip, node, t_s);
     for item in &node.children {
         match item {
-            Item::Group(g) => {
-                if keep.is_none_or(|k| k.contains(&(g as *const Node))) {
-                    walk_kept(clip, g, m, t_s, keep, visit)
-                }
-            }
+            Item::Group(g) => walk(clip, g, m, t_s, visit),
             Item::Probe { name, at } => visit(name, &[*at], m),
             Item::Morph(mo) => {
                 if let Some(name) = &mo.probe {
-                    let u = progress(t_s, 0.0, clip.period_s);
-                    let (i, f) = segment(mo.keys.len(), |i| mo.keys[i].0, u);
-                    let (a, b) = (&mo.keys[i].1, &mo.keys[i + 1].1);
-                    let lerp = |(p, q): (&Vec2, &Vec2)| *p + (*q - *p) * f;
-                    let n = a.len().min(b.len());
-                    if n <= STACK_POINTS {
-                        let mut buf = [Vec2::ZERO; STACK_POINTS];
-                        for (o, pq) in buf.iter_mut().zip(a.iter().zip(b)) {
-                            *o = lerp(pq);
-                        }
-                        visit(name, &buf[..n], m);
-                    } else {
-                        let pts: Vec<Vec2> = a.iter().zip(b).map(lerp).collect();
-                        visit(name, &pts, m);
-                    }
+                    morph_at(clip, mo, t_s, &mut |pts| visit(name, pts, m));
                 }
             }
             Item::Line { .. }
@@ -378,12 +351,38 @@ fn walk_kept(
     }
 }
 
-/// The probes of a clip resolved to their place in the tree walk, so the
+/// A group of a [`ProbeWalk`], in depth-first order (parents first).
+struct Step<'c> {
+    node: &'c Node,
+    /// The parent's step; `None` for the root.
+    parent: Option<usize>,
+}
+
+/// A probe of a [`ProbeWalk`]: the step of its group and what it reads.
+enum Visit<'c> {
+    Point(Vec2),
+    Morph(&'c Morph),
+}
+
+/// The probes of a clip resolved to their place in the group tree, so the
 /// hot loops of the measure stage read positions by index into reused
-/// buffers instead of building a map of names per sample.
-struct ProbeWalk {
-    /// Name of every probe visit, in walk order (the same at every time).
-    names: Vec<String>,
+/// buffers: the tree is flattened once into steps (parents before
+/// children), groups whose matrix cannot change (no animation on them or
+/// above them) are composed once, and groups that hold no asked probe are
+/// left out. Each matrix is composed as [`walk`] composes it (the parent's
+/// matrix times [`group_matrix`]), so positions are [`probes_at`]'s, bit
+/// for bit.
+struct ProbeWalk<'c> {
+    clip: &'c Clip,
+    steps: Vec<Step<'c>>,
+    /// The steps whose matrix changes with time, in order.
+    moving: Vec<usize>,
+    /// Per step: its matrix at the last time walked.
+    mats: Vec<Affine>,
+    /// Per visit: its step and what it reads.
+    visits: Vec<(usize, Visit<'c>)>,
+    /// Name of every probe visit, in walk order.
+    names: Vec<&'c str>,
     /// Whether the visit carries points (a morph may have none).
     some: Vec<bool>,
     /// Whether the visit is a morph with more than one point.
@@ -393,47 +392,102 @@ struct ProbeWalk {
     /// Per visit: range of its points in `points` (morphs of > 1 point).
     range: Vec<(usize, usize)>,
     points: Vec<Vec2>,
-    /// The groups walked (all when `None`), see [`ProbeWalk::only`].
-    keep: Option<HashSet<*const Node>>,
+    /// Sample times walked (the work done, for tests).
+    walks: usize,
 }
 
-impl ProbeWalk {
-    fn new(clip: &Clip) -> Self {
+impl<'c> ProbeWalk<'c> {
+    /// A walk reading every probe of the clip.
+    fn new(clip: &'c Clip) -> Self {
         Self::walking(clip, None)
     }
 
     /// A walk that evaluates only the groups leading to the probes named in
-    /// `wanted` (their positions are the whole walk's, bit for bit).
-    fn only(clip: &Clip, wanted: &[String]) -> Self {
-        let mut keep = HashSet::default();
-        groups_holding(&clip.root, wanted, &mut keep);
-        Self::walking(clip, Some(keep))
+    /// `wanted` and reads only those probes (their positions are the whole
+    /// walk's, bit for bit).
+    fn only(clip: &'c Clip, wanted: &[String]) -> Self {
+        Self::walking(clip, Some(wanted))
     }
 
-    fn walking(clip: &Clip, keep: Option<HashSet<*const Node>>) -> Self {
-        let (mut names, mut some, mut multi) = (Vec::new(), Vec::new(), Vec::new());
-        walk_kept(
+    fn walking(clip: &'c Clip, wanted: Option<&[String]>) -> Self {
+        let mut pw = ProbeWalk {
             clip,
-            &clip.root,
-            Affine::IDENTITY,
-            0.0,
-            keep.as_ref(),
-            &mut |name, pts, _| {
-                names.push(name.to_string());
-                some.push(!pts.is_empty());
-                multi.push(pts.len() > 1);
-            },
-        );
-        let n = names.len();
-        ProbeWalk {
-            names,
-            some,
-            multi,
-            at: Vec::with_capacity(n),
-            range: Vec::with_capacity(n),
+            steps: Vec::new(),
+            moving: Vec::new(),
+            mats: Vec::new(),
+            visits: Vec::new(),
+            names: Vec::new(),
+            some: Vec::new(),
+            multi: Vec::new(),
+            at: Vec::new(),
+            range: Vec::new(),
             points: Vec::new(),
-            keep,
+            walks: 0,
+        };
+        pw.flatten(&clip.root, None, wanted);
+        let mut moves = Vec::with_capacity(pw.steps.len());
+        for (i, step) in pw.steps.iter().enumerate() {
+            let parent = step.parent.map_or(Affine::IDENTITY, |p| pw.mats[p]);
+            moves.push(step.node.anim.is_some() || step.parent.is_some_and(|p| moves[p]));
+            if moves[i] {
+                pw.moving.push(i);
+            }
+            // a fixed group's matrix is the same at every time
+            pw.mats.push(parent * group_matrix(clip, step.node, 0.0));
         }
+        let n = pw.visits.len();
+        pw.at.reserve(n);
+        pw.range.reserve(n);
+        pw
+    }
+
+    /// Add `node` (a group below step `parent`) and, depth first, the
+    /// groups below it that hold a wanted probe (all when `wanted` is
+    /// `None`); whether anything wanted was added. The root is always kept.
+    fn flatten(
+        &mut self,
+        node: &'c Node,
+        parent: Option<usize>,
+        wanted: Option<&[String]>,
+    ) -> bool {
+        let is_wanted = |name: &str| wanted.is_none_or(|w| w.iter().any(|x| x == name));
+        let (steps, visits) = (self.steps.len(), self.visits.len());
+        self.steps.push(Step { node, parent });
+        let mut any = false;
+        for item in &node.children {
+            match item {
+                Item::Group(g) => any |= self.flatten(g, Some(steps), wanted),
+                Item::Probe { name, at } if is_wanted(name) => {
+                    self.visits.push((steps, Visit::Point(*at)));
+                    self.names.push(name);
+                    self.some.push(true);
+                    self.multi.push(false);
+                    any = true;
+                }
+                Item::Morph(mo) => match &mo.probe {
+                    Some(name) if is_wanted(name) => {
+                        let n = mo.keys[0].1.len().min(mo.keys[1].1.len());
+                        self.visits.push((steps, Visit::Morph(mo)));
+                        self.names.push(name);
+                        self.some.push(n > 0);
+                        self.multi.push(n > 1);
+                        any = true;
+                    }
+                    _ => {}
+                },
+                Item::Probe { .. }
+                | Item::Line { .. }
+                | Item::Circle { .. }
+                | Item::Rect { .. }
+                | Item::Taper { .. }
+                | Item::Part { .. } => {}
+            }
+        }
+        if !any && parent.is_some() {
+            self.steps.truncate(steps);
+            self.visits.truncate(visits);
+        }
+        any
     }
 
     /// The visit [`probes_at`] reports under `name` (the last with points).
@@ -450,39 +504,80 @@ impl ProbeWalk {
             .find(|&i| self.multi[i] && self.names[i] == probe)
     }
 
-    /// Walk the tree at `t_s`, filling the buffers (no allocation once warm).
-    fn at_time(&mut self, clip: &Clip, t_s: f64) {
+    /// Evaluate the walk at `t_s`, filling the buffers (no allocation once warm).
+    fn at_time(&mut self, t_s: f64) {
+        self.walks += 1;
+        let clip = self.clip;
+        for &i in &self.moving {
+            let step = &self.steps[i];
+            let parent = step.parent.map_or(Affine::IDENTITY, |p| self.mats[p]);
+            self.mats[i] = parent * group_matrix(clip, step.node, t_s);
+        }
         self.at.clear();
         self.range.clear();
         self.points.clear();
         let (at, range, points) = (&mut self.at, &mut self.range, &mut self.points);
-        let keep = self.keep.as_ref();
-        walk_kept(
-            clip,
-            &clip.root,
-            Affine::IDENTITY,
-            t_s,
-            keep,
-            &mut |_, pts, m| {
-                at.push(pts.last().map_or(Vec2::ZERO, |p| m.apply(*p)));
-                let start = points.len();
-                if pts.len() > 1 {
-                    points.extend(pts.iter().map(|p| m.apply(*p)));
-                }
-                range.push((start, points.len()));
-            },
-        );
+        for (step, visit) in &self.visits {
+            let m = self.mats[*step];
+            let start = points.len();
+            match visit {
+                Visit::Point(p) => at.push(m.apply(*p)),
+                Visit::Morph(mo) => morph_at(clip, mo, t_s, &mut |pts| {
+                    at.push(pts.last().map_or(Vec2::ZERO, |p| m.apply(*p)));
+                    if pts.len() > 1 {
+                        points.extend(pts.iter().map(|p| m.apply(*p)));
+                    }
+                }),
+            }
+            range.push((start, points.len()));
+        }
     }
 
     fn morph_points(&self, i: usize) -> &[Vec2] {
         let (a, b) = self.range[i];
         &self.points[a..b]
     }
+
+    /// The groups this walk evaluates.
+    fn groups(&self) -> impl Iterator<Item = *const Node> + '_ {
+        self.steps.iter().map(|s| s.node as *const Node)
+    }
+
+    /// The morphs this walk reads.
+    fn morphs(&self) -> impl Iterator<Item = *const Morph> + '_ {
+        self.visits.iter().filter_map(|(_, v)| match v {
+            Visit::Morph(m) => Some(*m as *const Morph),
+            Visit::Point(_) => None,
+        })
+    }
+
+    /// Group matrices evaluated so far (the work done, for tests).
+    fn work(&self) -> usize {
+        self.walks * self.moving.len()
+    }
 }
 
 /// Every key time (seconds into the period, after delays) of every animation
 /// in the clip, plus 0 and the period, sorted and de-duplicated.
 pub fn breakpoints(clip: &Clip) -> Vec<f64> {
+    let groups = clip.groups();
+    let morphs = groups.iter().flat_map(|n| {
+        n.children.iter().filter_map(|item| match item {
+            Item::Morph(m) => Some(m),
+            _ => None,
+        })
+    });
+    breakpoints_of(clip, groups.iter().copied(), morphs)
+}
+
+/// Every key time (seconds into the period, after delays) of the
+/// animations of `groups` and of `morphs`, plus 0 and the period, sorted
+/// and de-duplicated (the order they come in does not matter).
+fn breakpoints_of<'a>(
+    clip: &Clip,
+    groups: impl IntoIterator<Item = &'a Node>,
+    morphs: impl IntoIterator<Item = &'a Morph>,
+) -> Vec<f64> {
     let t = clip.period_s;
     let mut bp = vec![0.0, t];
     let mut push_keys = |times: &mut dyn Iterator<Item = f64>, delay_s: f64| {
@@ -490,7 +585,7 @@ pub fn breakpoints(clip: &Clip) -> Vec<f64> {
             bp.push((k * t + delay_s).rem_euclid(t));
         }
     };
-    for node in clip.groups() {
+    for node in groups {
         match &node.anim {
             Some(Anim::Rotate { track, delay_s, .. })
             | Some(Anim::Orbit { track, delay_s, .. })
@@ -503,11 +598,9 @@ pub fn breakpoints(clip: &Clip) -> Vec<f64> {
             }
             None => {}
         }
-        for item in &node.children {
-            if let Item::Morph(m) = item {
-                push_keys(&mut m.keys.iter().map(|k| k.0), 0.0);
-            }
-        }
+    }
+    for m in morphs {
+        push_keys(&mut m.keys.iter().map(|k| k.0), 0.0);
     }
     bp.sort_by(f64::total_cmp);
     bp.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
@@ -516,14 +609,19 @@ pub fn breakpoints(clip: &Clip) -> Vec<f64> {
 
 /// The evaluation times: [`SAMPLES_PER_INTERVAL`] per breakpoint interval.
 pub fn sample_times(clip: &Clip) -> Vec<f64> {
-    let bp = breakpoints(clip);
+    times_between(&breakpoints(clip), clip.period_s)
+}
+
+/// [`SAMPLES_PER_INTERVAL`] evenly spaced times per interval of the
+/// breakpoints `bp`, and the period at the end.
+fn times_between(bp: &[f64], period_s: f64) -> Vec<f64> {
     let mut ts = Vec::with_capacity(bp.len() * SAMPLES_PER_INTERVAL);
     for w in bp.windows(2) {
         for j in 0..SAMPLES_PER_INTERVAL {
             ts.push(w[0] + (w[1] - w[0]) * j as f64 / SAMPLES_PER_INTERVAL as f64);
         }
     }
-    ts.push(clip.period_s);
+    ts.push(period_s);
     ts
 }
 
@@ -544,86 +642,160 @@ fn max_and_rms(ts: &[f64], e: &[f64], period_s: f64) -> (f64, f64, f64) {
 }
 
 /// Measure every leg of a clip.
+///
+/// Each leg is walked on its own ([`ProbeWalk::only`] its ankle and
+/// target probes) at the clip's breakpoints ([`sample_times`]), less
+/// those that only a delayed replay of another leg's keys adds (the
+/// groups only that replay's probes hang from): a replay's breakpoints
+/// are kept for the replay itself and for the leg whose keys it plays,
+/// and left out of the other replays of the same keys. So every leg is
+/// still sampled at every key time of every animation that moves its own
+/// probes, a clip without replays is sampled exactly as before, and legs
+/// that replay one leg's keys at many delays cost time linear in their
+/// number instead of quadratic. `samples` is the most times any leg was
+/// evaluated at.
 pub fn measure(clip: &Clip) -> Measurement {
-    let ts = sample_times(clip);
-    let mut errs: Vec<Vec<f64>> = vec![Vec::with_capacity(ts.len()); clip.legs.len()];
-    let mut stretch: Vec<Option<f64>> = vec![None; clip.legs.len()];
-    let mut pw = ProbeWalk::new(clip);
-    let missing = |name: &str| -> usize { panic!("the clip has no probe {name:?}") };
-    let ankle: Vec<usize> = clip
+    measure_counting(clip).0
+}
+
+/// [`measure`], and the work it did: group matrices evaluated.
+pub(crate) fn measure_counting(clip: &Clip) -> (Measurement, usize) {
+    let walks: Vec<ProbeWalk> = clip
         .legs
         .iter()
-        .map(|l| {
-            pw.index(&l.ankle_probe)
-                .unwrap_or_else(|| missing(&l.ankle_probe))
-        })
+        .map(|leg| ProbeWalk::only(clip, &[leg.ankle_probe.clone(), leg.target_probe.clone()]))
         .collect();
-    let target: Vec<Option<usize>> = clip
-        .legs
-        .iter()
-        .map(|l| match l.ideal {
-            Some(_) => None,
-            None => Some(
-                pw.index(&l.target_probe)
-                    .unwrap_or_else(|| missing(&l.target_probe)),
-            ),
-        })
-        .collect();
-    let morph: Vec<Option<usize>> = clip
-        .legs
-        .iter()
-        .map(|l| pw.morph_index(&l.ankle_probe))
-        .collect();
-    // a chain's drawn marker, judged against the same ideal
-    let marker: Vec<Option<usize>> = clip
-        .legs
-        .iter()
-        .map(|l| l.ideal.as_ref().and_then(|_| pw.index(&l.target_probe)))
-        .collect();
-    let mut marker_errs: Vec<Vec<f64>> = vec![Vec::new(); clip.legs.len()];
-    for &t in &ts {
-        pw.at_time(clip, t);
-        for (i, leg) in clip.legs.iter().enumerate() {
-            let a = pw.at[ankle[i]];
-            // a chain is measured against its ideal target, not the drawn marker
-            let g = match (&leg.ideal, target[i]) {
-                (Some(ideal), _) => ideal.world_at(t / clip.period_s),
-                (None, Some(j)) => pw.at[j],
-                (None, None) => unreachable!("resolved above"),
-            };
-            errs[i].push(a.dist(g));
-            if let Some(j) = marker[i] {
-                marker_errs[i].push(pw.at[j].dist(g));
-            }
-            if let Some(pts) = morph[i].map(|j| pw.morph_points(j)) {
-                let s = (pts[0].dist(pts[1]) - leg.thigh)
-                    .abs()
-                    .max((pts[1].dist(pts[2]) - leg.shin).abs());
-                stretch[i] = Some(stretch[i].map_or(s, |m: f64| m.max(s)));
-            }
+    // what each replay alone moves: groups and morphs no other leg's probes read
+    let mut count: HashMap<*const Node, usize> = HashMap::default();
+    let mut morphs: HashMap<*const Morph, usize> = HashMap::default();
+    for pw in &walks {
+        for g in pw.groups() {
+            *count.entry(g).or_default() += 1;
+        }
+        for m in pw.morphs() {
+            *morphs.entry(m).or_default() += 1;
         }
     }
+    // per replay: the groups and morphs only its probes read
+    let own: Vec<(Vec<*const Node>, Vec<*const Morph>)> = clip
+        .legs
+        .iter()
+        .zip(&walks)
+        .map(|(leg, pw)| match leg.reuses {
+            Some(_) => (
+                pw.groups().filter(|g| count[g] == 1).collect(),
+                pw.morphs().filter(|m| morphs[m] == 1).collect(),
+            ),
+            None => Default::default(),
+        })
+        .collect();
+    let groups = clip.groups();
+    let all_morphs: Vec<&Morph> = groups
+        .iter()
+        .flat_map(|n| {
+            n.children.iter().filter_map(|item| match item {
+                Item::Morph(m) => Some(m),
+                _ => None,
+            })
+        })
+        .collect();
+    let mut work = 0;
+    let mut samples = 0;
     let legs = clip
         .legs
         .iter()
-        .enumerate()
-        .map(|(i, leg)| {
-            let (worst, worst_t, rms) = max_and_rms(&ts, &errs[i], clip.period_s);
-            LegMeasure {
-                name: leg.name.clone(),
-                max_error_px: worst,
-                rms_error_px: rms,
-                worst_t_s: worst_t,
-                max_bone_stretch_px: stretch[i],
-                slip_px: foot_slip_px(clip, leg),
-                reach_px: leg.ideal.as_ref().map(|i| i.reach_px(&ts, clip.period_s)),
-                target_px: marker[i].map(|_| max_and_rms(&ts, &marker_errs[i], clip.period_s).0),
+        .zip(walks)
+        .map(|(leg, mut pw)| {
+            // left out: the replays of keys this leg neither plays nor owns
+            let mut skip: HashSet<*const Node> = HashSet::default();
+            let mut skip_morphs: HashSet<*const Morph> = HashSet::default();
+            for (o, (g, m)) in clip.legs.iter().zip(&own) {
+                if o.name != leg.name && o.reuses.as_deref() != Some(leg.name.as_str()) {
+                    skip.extend(g);
+                    skip_morphs.extend(m);
+                }
             }
+            let ts = if skip.is_empty() && skip_morphs.is_empty() {
+                sample_times(clip)
+            } else {
+                let bp = breakpoints_of(
+                    clip,
+                    groups
+                        .iter()
+                        .copied()
+                        .filter(|&g| !skip.contains(&(g as *const Node))),
+                    all_morphs
+                        .iter()
+                        .copied()
+                        .filter(|&m| !skip_morphs.contains(&(m as *const Morph))),
+                );
+                times_between(&bp, clip.period_s)
+            };
+            let m = measure_leg(clip, leg, &mut pw, &ts);
+            samples = samples.max(ts.len());
+            work += pw.work();
+            m
         })
         .collect();
-    Measurement {
-        legs,
-        samples: ts.len(),
+    (Measurement { legs, samples }, work)
+}
+
+/// One leg of [`measure`], read by `pw` (a walk of its probes) at `ts`.
+fn measure_leg(
+    clip: &Clip,
+    leg: &crate::clip::LegInfo,
+    pw: &mut ProbeWalk,
+    ts: &[f64],
+) -> LegMeasure {
+    let missing = |name: &str| -> usize { panic!("the clip has no probe {name:?}") };
+    let ankle = pw
+        .index(&leg.ankle_probe)
+        .unwrap_or_else(|| missing(&leg.ankle_probe));
+    // a chain is measured against its ideal target, not the drawn marker,
+    // which is judged against the same ideal
+    let (target, marker) = match leg.ideal {
+        Some(_) => (None, pw.index(&leg.target_probe)),
+        None => (
+            Some(
+                pw.index(&leg.target_probe)
+                    .unwrap_or_else(|| missing(&leg.target_probe)),
+            ),
+            None,
+        ),
+    };
+    let morph = pw.morph_index(&leg.ankle_probe);
+    let mut errs = Vec::with_capacity(ts.len());
+    let mut marker_errs = Vec::new();
+    let mut stretch: Option<f64> = None;
+    for &t in ts {
+        pw.at_time(t);
+        let a = pw.at[ankle];
+        let g = match (&leg.ideal, target) {
+            (Some(ideal), _) => ideal.world_at(t / clip.period_s),
+            (None, Some(j)) => pw.at[j],
+            (None, None) => unreachable!("resolved above"),
+        };
+        errs.push(a.dist(g));
+        if let Some(j) = marker {
+            marker_errs.push(pw.at[j].dist(g));
+        }
+        if let Some(pts) = morph.map(|j| pw.morph_points(j)) {
+            let s = (pts[0].dist(pts[1]) - leg.thigh)
+                .abs()
+                .max((pts[1].dist(pts[2]) - leg.shin).abs());
+            stretch = Some(stretch.map_or(s, |m| m.max(s)));
+        }
+    }
+    let (worst, worst_t, rms) = max_and_rms(ts, &errs, clip.period_s);
+    LegMeasure {
+        name: leg.name.clone(),
+        max_error_px: worst,
+        rms_error_px: rms,
+        worst_t_s: worst_t,
+        max_bone_stretch_px: stretch,
+        slip_px: foot_slip_px(clip, leg),
+        reach_px: leg.ideal.as_ref().map(|i| i.reach_px(ts, clip.period_s)),
+        target_px: marker.map(|_| max_and_rms(ts, &marker_errs, clip.period_s).0),
     }
 }
 
@@ -728,7 +900,7 @@ pub fn sample_probes(
         .collect();
     let mut at = Vec::with_capacity(index.len());
     for &t in &ts {
-        pw.at_time(clip, t);
+        pw.at_time(t);
         at.clear();
         at.extend(index.iter().map(|&j| pw.at[j]));
         visit(t, &at);
@@ -780,7 +952,7 @@ pub fn over_budget_at_stride(
         .into_iter()
         .step_by(stride.max(1))
         .any(|t| {
-            pw.at_time(clip, t);
+            pw.at_time(t);
             let want = ideal(t);
             index
                 .iter()
@@ -902,7 +1074,7 @@ pub(crate) mod tests {
             assert!(one.names.len() < ProbeWalk::new(clip).names.len() || names.len() == 1);
             for k in 0..=11 {
                 let t = clip.period_s * k as f64 / 11.0;
-                one.at_time(clip, t);
+                one.at_time(t);
                 assert_eq!(one.at[one.index(name).unwrap()], probes_at(clip, t)[name]);
             }
         }
@@ -910,7 +1082,7 @@ pub(crate) mod tests {
         for k in 0..=37 {
             let t = clip.period_s * k as f64 / 37.0;
             let map = probes_at(clip, t);
-            pw.at_time(clip, t);
+            pw.at_time(t);
             assert!(!map.is_empty());
             for (name, p) in &map {
                 assert_eq!(

@@ -2,6 +2,25 @@
 //! beside the loader, so the stages they test stay free of it (see the
 //! layers in `lib.rs`).
 
+/// Every rig in `rigs/`, loaded, in file-name order.
+fn example_rigs() -> Vec<(std::path::PathBuf, crate::rig::Rig)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("rigs/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let rig = crate::rig::load(&std::fs::read_to_string(&path).expect("read"))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (path, rig)
+        })
+        .collect()
+}
+
 mod measure {
     use crate::clip::Clip;
     use crate::measure::*;
@@ -55,6 +74,117 @@ mod measure {
         for route in [crate::Route::Css, crate::Route::Smil] {
             crate::measure::tests::probe_walk_matches_the_map(&seed_clip(route));
         }
+    }
+
+    /// The seed rig with `n` legs of its geometry at evenly spread phases
+    /// and default keys: every leg after the first replays the first
+    /// one's keys with a delay.
+    fn shared_legs(n: usize) -> crate::rig::Rig {
+        let mut v: serde_json::Value =
+            serde_json::from_str(crate::rig::tests_support::SEED).unwrap();
+        v.as_object_mut().unwrap().remove("keys");
+        let near = v["legs"][0].clone();
+        v["legs"] = (0..n)
+            .map(|k| {
+                let mut leg = near.clone();
+                leg["name"] = format!("l{k}").into();
+                leg["phase_deg"] = (360.0 * k as f64 / n as f64).into();
+                leg
+            })
+            .collect();
+        crate::rig::load(&v.to_string()).unwrap()
+    }
+
+    /// Legs that replay one leg's keys at many delays are measured with
+    /// work linear in their number: per leg, 32 legs evaluate at most
+    /// 1.25× the group matrices 4 legs do, where sampling every leg at
+    /// every replay's breakpoints would cost 8× per leg (64× in all).
+    #[test]
+    fn replayed_legs_cost_linear_work() {
+        let work = |n: usize| {
+            let rig = shared_legs(n);
+            let opts = crate::bake::BakeOptions::resolve(&rig, crate::Route::Css, None, None, None);
+            let clip = crate::bake_rig(&rig, &opts).clip;
+            assert_eq!(
+                clip.legs.iter().filter(|l| l.reuses.is_some()).count(),
+                n - 1
+            );
+            let (m, work) = measure_counting(&clip);
+            // every leg within the bake's goal
+            for l in &m.legs {
+                assert!(l.max_error_px <= 0.25, "{}: {}", l.name, l.max_error_px);
+            }
+            // the quadratic way: every leg at every breakpoint of the clip
+            let union = sample_times(&clip).len();
+            (work, union, m.samples)
+        };
+        let (w4, u4, _) = work(4);
+        let (w32, u32, s32) = work(32);
+        assert!(u32 > 7 * u4, "the replays add breakpoints: {u4} → {u32}");
+        // per leg: w32 / 32 ≤ 1.25 · w4 / 4
+        assert!(4 * w32 <= 40 * w4, "work {w4} → {w32}");
+        assert!(
+            s32 == u32,
+            "the source leg is still sampled at every replay's breakpoints"
+        );
+    }
+
+    /// The per-leg measure of every cycling and `ik_chains` rig in
+    /// `rigs/` (none has more than one replay of a leg's keys) gives, bit
+    /// for bit, what measuring each ankle at the clip's sample times with
+    /// the straightforward walk gives ([`measure_probes`] against
+    /// [`probes_at`]'s target probe, or the chain's ideal target).
+    #[test]
+    fn per_leg_measure_equals_the_clip_wide_walk() {
+        let mut legs = 0;
+        for (path, rig) in super::example_rigs() {
+            if rig.figure.is_some() {
+                continue;
+            }
+            for route in [crate::Route::Css, crate::Route::Smil] {
+                let opts = crate::bake::BakeOptions::resolve(&rig, route, None, None, None);
+                let clip = crate::bake_rig(&rig, &opts).clip;
+                let m = measure(&clip);
+                assert_eq!(m.samples, sample_times(&clip).len());
+                for (leg, got) in clip.legs.iter().zip(&m.legs) {
+                    let ideal = |t: f64| {
+                        vec![match &leg.ideal {
+                            Some(i) => i.world_at(t / clip.period_s),
+                            None => probes_at(&clip, t)[&leg.target_probe],
+                        }]
+                    };
+                    let (want, _) =
+                        measure_probes(&clip, std::slice::from_ref(&leg.ankle_probe), &ideal);
+                    let what = format!("{} {route:?} {}", path.display(), leg.name);
+                    assert_eq!(got.max_error_px, want[0].max_error_px, "{what}");
+                    assert_eq!(got.rms_error_px, want[0].rms_error_px, "{what}");
+                    assert_eq!(got.worst_t_s, want[0].worst_t_s, "{what}");
+                    legs += 1;
+                }
+            }
+        }
+        assert!(legs >= 16, "only {legs} legs checked");
+    }
+
+    /// The flattened walk (fixed groups composed once, groups without an
+    /// asked probe left out) reads every probe of every clip of every rig
+    /// in `rigs/`, as baked by default on both routes, bit for bit as the
+    /// straightforward walk of the tree does.
+    #[test]
+    fn indexed_probes_match_the_map_on_every_example_rig() {
+        let mut clips = 0;
+        for (path, rig) in super::example_rigs() {
+            for route in [crate::Route::Css, crate::Route::Smil] {
+                let opts = crate::bake::BakeOptions::resolve(&rig, route, None, None, None);
+                let baked = crate::bake_rig(&rig, &opts);
+                for clip in &baked.clips {
+                    eprintln!("{} {route:?} {}", path.display(), clip.name);
+                    crate::measure::tests::probe_walk_matches_the_map(clip);
+                    clips += 1;
+                }
+            }
+        }
+        assert!(clips >= 32, "only {clips} clips checked");
     }
 
     #[test]
@@ -381,6 +511,26 @@ mod fk {
     use crate::geom::Affine;
     use crate::solve::ik;
 
+    /// A pose's world matrices, built with the rotations the IK solve
+    /// already made, are [`world_matrices`] of the local angles bit for
+    /// bit, for every clip of every bone-tree rig in `rigs/`.
+    #[test]
+    fn pose_world_is_world_matrices_of_the_local_angles() {
+        let mut checked = 0;
+        for (path, rig) in super::example_rigs() {
+            let Some(fig) = &rig.figure else { continue };
+            for fc in &fig.clips {
+                for k in 0..=97 {
+                    let t = k as f64 / 97.0;
+                    let want = world_matrices(fig, &local_angles(fig, fc, t));
+                    assert_eq!(pose(fig, fc, t).world, want, "{} {t}", path.display());
+                }
+                checked += !fig.ik.is_empty() as usize;
+            }
+        }
+        assert!(checked >= 4, "only {checked} clips with ik entries checked");
+    }
+
     /// An arm on a swaying, sliding, squashed body: at every t the lower
     /// tip of the solved pose is the target exactly (world → local through
     /// a moving parent and the inverse root matrix), and the local angles
@@ -490,6 +640,65 @@ mod figure_measured {
         tips
     }
 
+    /// The measures one bake call keeps are those of the clip asked
+    /// about: an equal clip (same pose, same shared keys) gets the
+    /// measure taken before, and a clip with one key moved, or drawn in
+    /// another pose, is measured anew, each time what measuring it
+    /// directly gives (on every bone-tree rig with an `ik` entry in `rigs/`).
+    #[test]
+    fn kept_measures_are_those_of_the_clip() {
+        use crate::figure::measured::{Measured, measure_clip};
+        let mut checked = 0;
+        for (path, rig) in super::example_rigs() {
+            let Some(fig) = &rig.figure else { continue };
+            if fig.ik.is_empty() {
+                continue;
+            }
+            let plan = reuse::Plan::none(fig);
+            let fb = bake_planned(&rig.name, rig.view_box, fig, Route::Css, None, &plan);
+            let view = fig.for_clip(0);
+            let f = Figure {
+                springs: view.springs.clone(),
+                chains: view.chains.clone(),
+                ..fig.clone()
+            };
+            let fc = &fig.clips[0];
+            let fit = crate::fit::Fit::Cubic;
+            let direct = |f: &Figure, clip: &crate::clip::Clip| {
+                format!("{:?}", measure_clip(f, 0, fc, clip, &plan, fit))
+            };
+            let memo = Measured::default();
+            let kept = |f: &Figure, clip: &crate::clip::Clip| {
+                let m = memo.kept((f, &plan), 0, clip, || {
+                    measure_clip(f, 0, fc, clip, &plan, fit)
+                });
+                format!("{m:?}")
+            };
+            let clip = &fb.clips[0];
+            let first = kept(&f, clip);
+            assert_eq!(first, direct(&f, clip), "{}", path.display());
+            assert_eq!(kept(&f, &clip.clone()), first, "{}", path.display());
+            // one key of the first fitted ik track moved by a hundredth of a degree
+            let mut moved = clip.clone();
+            let track = fb.ik[0].leg.tracks[0];
+            moved.tracks[track].keys[1].value += 0.01;
+            let other = kept(&f, &moved);
+            assert_ne!(other, first, "{}", path.display());
+            assert_eq!(other, direct(&f, &moved), "{}", path.display());
+            // the same clip drawn in another pose
+            let mut posed = f.clone();
+            posed.rest_rad[fig.ik[0].upper] += 0.1;
+            assert_eq!(
+                kept(&posed, clip),
+                direct(&posed, clip),
+                "{}",
+                path.display()
+            );
+            checked += 1;
+        }
+        assert!(checked >= 4, "only {checked} rigs checked");
+    }
+
     /// Clips with more samples skip the `probes_at` checks (time).
     const MAP_SAMPLES: usize = 30_000;
 
@@ -500,17 +709,8 @@ mod figure_measured {
     /// merged.
     #[test]
     fn one_pass_equals_a_walk_per_probe() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs");
-        let mut paths: Vec<_> = std::fs::read_dir(&dir)
-            .expect("rigs/")
-            .map(|e| e.expect("entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        paths.sort();
         let mut checked = 0;
-        for path in paths {
-            let rig = crate::rig::load(&std::fs::read_to_string(&path).expect("read"))
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for (path, rig) in super::example_rigs() {
             let Some(fig) = &rig.figure else { continue };
             let fb = bake_planned(
                 &rig.name,

@@ -43,9 +43,20 @@ pub fn scale(sx: f64, sy: f64) -> Affine {
 /// World matrices `M_b` from local angles (radians), in bone order.
 /// Parents precede children (a validated figure guarantees it).
 pub fn world_matrices(fig: &Figure, local_rad: &[f64]) -> Vec<Affine> {
+    world_matrices_turned(fig, local_rad, &[])
+}
+
+/// [`world_matrices`], taking bone b's `rotate(θ_b)` from `turns[b]`
+/// (an angle and the rotation built from it) when that angle is θ_b bit
+/// for bit, so a rotation [`solve`] built is not built again.
+fn world_matrices_turned(fig: &Figure, local_rad: &[f64], turns: &[(f64, Affine)]) -> Vec<Affine> {
     let mut out: Vec<Affine> = Vec::with_capacity(fig.bones.len());
     for (b, bone) in fig.bones.iter().enumerate() {
-        let local = Affine::translate(bone.at) * Affine::rotate(local_rad[b]);
+        let turn = match turns.get(b) {
+            Some(&(a, r)) if a.to_bits() == local_rad[b].to_bits() => r,
+            _ => Affine::rotate(local_rad[b]),
+        };
+        let local = Affine::translate(bone.at) * turn;
         let m = match bone.parent {
             Some(p) => out[p] * local,
             None => local,
@@ -77,16 +88,22 @@ pub fn root_matrix(root: &RootMotion, t: f64) -> Affine {
 
 /// Local angles of every bone, and per `ik` entry its upper joint and its
 /// target (figure frame, before any pull), at normalised time t.
-fn solve(fig: &Figure, clip: &FigClip, t: f64) -> (Vec<f64>, Vec<(Vec2, Vec2)>) {
+/// The local angles at t, each `ik` entry's joint and target, and per
+/// bone (with `ik` entries) the angle its world matrix was built with and
+/// the rotation built from it.
+type Solved = (Vec<f64>, Vec<(Vec2, Vec2)>, Vec<(f64, Affine)>);
+
+fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
     let mut local: Vec<f64> = clip.drivers.iter().map(|d| d.eval(t)).collect();
     if fig.ik.is_empty() {
-        return (local, Vec::new());
+        return (local, Vec::new(), Vec::new());
     }
     let to_fig = root_matrix(&clip.root, t)
         .inverse()
         .expect("validation keeps root scales > 0");
     let mut world: Vec<Affine> = Vec::with_capacity(fig.bones.len());
     let mut ends = vec![(Vec2::ZERO, Vec2::ZERO); fig.ik.len()];
+    let mut turns = Vec::with_capacity(fig.bones.len());
     for (b, bone) in fig.bones.iter().enumerate() {
         let parent = bone.parent.map_or(Affine::IDENTITY, |p| world[p]);
         if let Some(i) = fig.ik.iter().position(|k| k.upper == b) {
@@ -101,9 +118,11 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> (Vec<f64>, Vec<(Vec2, Vec2)>) 
             local[b] = pose.bone1_rad - parent_rad;
             local[k.lower] = pose.bone2_rad - pose.bone1_rad;
         }
-        world.push(parent * Affine::translate(bone.at) * Affine::rotate(local[b]));
+        let turn = Affine::rotate(local[b]);
+        turns.push((local[b], turn));
+        world.push(parent * Affine::translate(bone.at) * turn);
     }
-    (local, ends)
+    (local, ends, turns)
 }
 
 /// Seed 000's pull: a target farther than `max` from the joint is moved
@@ -162,7 +181,7 @@ impl Pose {
 
 /// The [`Pose`] of `clip` at normalised time t.
 pub fn pose(fig: &Figure, clip: &FigClip, t: f64) -> Pose {
-    let (local, ends) = solve(fig, clip, t);
+    let (local, ends, turns) = solve(fig, clip, t);
     let root = root_matrix(&clip.root, t);
     let ik = fig
         .ik
@@ -171,7 +190,7 @@ pub fn pose(fig: &Figure, clip: &FigClip, t: f64) -> Pose {
         .map(|(k, (joint, target))| root.apply(pulled(joint, target, k.pull_to(&fig.bones))))
         .collect();
     Pose {
-        world: world_matrices(fig, &local),
+        world: world_matrices_turned(fig, &local, &turns),
         root,
         ik,
     }

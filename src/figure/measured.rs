@@ -14,7 +14,8 @@ use crate::geom::Vec2;
 use crate::measure::{self, IkMeasure, LegMeasure};
 
 /// What [`measure_clip`] measured of one clip.
-pub(super) struct ClipMeasures {
+#[derive(Debug, Clone)]
+pub(crate) struct ClipMeasures {
     /// One per bone (`<bone>-tip`), then one per head bone (`<bone>-rim`,
     /// the worse of its two rim probes).
     pub tips: Vec<LegMeasure>,
@@ -24,6 +25,53 @@ pub(super) struct ClipMeasures {
     pub ik: Vec<IkMeasure>,
     /// Sample times evaluated.
     pub samples: usize,
+}
+
+/// What [`measure_clip`] reads that can differ between the tries of one
+/// bake call: the clip's index, the written clip, the drawn pose and the
+/// clip's shared keys (the rig, its physics and the fit are the call's).
+type Key = (usize, Clip, Vec<f64>, Vec<Option<reuse::Shared>>);
+
+/// What the bakes of one [`super::bake_figure_keyed`] call measured, by
+/// [`Key`]: the tries of a reuse plan often write a clip exactly as
+/// another try (or the bake with keys of their own) did, and such a clip
+/// measures the same. Shared by the tries baked in parallel; which of two
+/// racing tries fills an entry does not matter (both measure the same).
+#[derive(Default)]
+pub(crate) struct Measured {
+    taken: std::sync::Mutex<Vec<(Key, ClipMeasures)>>,
+}
+
+impl Measured {
+    /// What `measure` gives for clip `ci` of `fig` baked with `plan`: taken
+    /// from an equal clip measured before, else measured (and kept).
+    pub(crate) fn kept(
+        &self,
+        (fig, plan): (&Figure, &reuse::Plan),
+        ci: usize,
+        clip: &Clip,
+        measure: impl FnOnce() -> ClipMeasures,
+    ) -> ClipMeasures {
+        let same =
+            |k: &Key| k.0 == ci && k.2 == fig.rest_rad && k.3 == plan.shared[ci] && k.1 == *clip;
+        let taken = self.taken.lock().expect("no panic while held");
+        if let Some((_, m)) = taken.iter().find(|(k, _)| same(k)) {
+            return m.clone();
+        }
+        drop(taken);
+        let m = measure();
+        let key = (
+            ci,
+            clip.clone(),
+            fig.rest_rad.clone(),
+            plan.shared[ci].clone(),
+        );
+        self.taken
+            .lock()
+            .expect("no panic while held")
+            .push((key, m.clone()));
+        m
+    }
 }
 
 /// Measure clip `ci` (`clip`, written from `fc`) of `fig`, whose springs
@@ -43,7 +91,7 @@ pub(super) struct ClipMeasures {
 ///   point ever is from the target asked for (`reach_px`); the target
 ///   marker against that target; the written foot-to-target distance; the
 ///   foot's distance from the ground line while down.
-pub(super) fn measure_clip(
+pub(crate) fn measure_clip(
     fig: &Figure,
     ci: usize,
     fc: &FigClip,

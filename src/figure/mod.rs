@@ -18,7 +18,7 @@ pub mod bake;
 pub mod chain;
 pub mod file;
 pub mod fk;
-mod measured;
+pub(crate) mod measured;
 pub mod model;
 pub mod reuse;
 pub mod scene;
@@ -381,13 +381,14 @@ pub fn bake_figure_keyed(
     prefix: Option<&str>,
     keyer: bake::Keyer,
 ) -> FigureBake {
+    let memo = measured::Measured::default();
     let bake_planned = |name: &str,
                         view_box: [f64; 4],
                         fig: &Figure,
                         route: Route,
                         prefix: Option<&str>,
                         plan: &reuse::Plan| {
-        bake_planned_keyed(name, view_box, fig, (route, keyer), prefix, plan)
+        bake_planned_measured(name, view_box, fig, (route, keyer), prefix, plan, &memo)
     };
     let mut plan = reuse::plan(fig, route);
     if !plan.reuses() {
@@ -596,9 +597,24 @@ pub fn bake_planned_keyed(
     name: &str,
     view_box: [f64; 4],
     fig: &Figure,
+    keying: (Route, bake::Keyer),
+    prefix: Option<&str>,
+    plan: &reuse::Plan,
+) -> FigureBake {
+    let memo = measured::Measured::default();
+    bake_planned_measured(name, view_box, fig, keying, prefix, plan, &memo)
+}
+
+/// [`bake_planned_keyed`], taking the measure of a clip from `measured`
+/// when an equal clip was measured before.
+fn bake_planned_measured(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
     (route, keyer): (Route, bake::Keyer),
     prefix: Option<&str>,
     plan: &reuse::Plan,
+    memo: &measured::Measured,
 ) -> FigureBake {
     let drawn;
     let fig = if plan.drawn_rad == fig.rest_rad {
@@ -686,7 +702,9 @@ pub fn bake_planned_keyed(
             chains: view.chains.clone(),
             ..fig.clone()
         };
-        let cm = measured::measure_clip(fig, ci, fc, clip, plan, keyer.fit);
+        let cm = memo.kept((fig, plan), ci, clip, || {
+            measured::measure_clip(fig, ci, fc, clip, plan, keyer.fit)
+        });
         samples = samples.max(cm.samples);
         for (name, rim) in cm.heads.iter().zip(&cm.tips[fig.bones.len()..]) {
             let keys = |suffix: &str| {

@@ -373,6 +373,11 @@ pub struct TimedGait {
     pub phase: f64,
     /// `−G` on the grid: travel from t = 0 to cell edge i, px.
     travel: Vec<f64>,
+    /// Ground speed at each cell edge ([`TimedGait::speed`] at `i · h`).
+    edge_speed: Vec<f64>,
+    /// [`TimedGait::cycle`] of cycles 0 to `cadence.cycles` (those one
+    /// loop reaches), computed once: each is a bisection of 60 steps.
+    cycles: Vec<(f64, f64, Stepping)>,
 }
 
 fn smooth(u: f64) -> f64 {
@@ -394,6 +399,8 @@ impl TimedGait {
             cadence,
             phase,
             travel: Vec::new(),
+            edge_speed: Vec::new(),
+            cycles: Vec::new(),
         };
         let h = 1.0 / GROUND_CELLS as f64;
         let mut acc = 0.0;
@@ -403,6 +410,10 @@ impl TimedGait {
             acc += h / 6.0 * (g.speed(t) + 4.0 * g.speed(t + h / 2.0) + g.speed(t + h));
             g.travel.push(acc);
         }
+        g.edge_speed = (0..=GROUND_CELLS).map(|i| g.speed(i as f64 * h)).collect();
+        g.cycles = (0..=g.cadence.cycles)
+            .map(|k| g.solve_cycle(k as f64))
+            .collect();
         g
     }
 
@@ -430,10 +441,7 @@ impl TimedGait {
         let i = ((f / h) as usize).min(GROUND_CELLS - 1);
         let u = f / h - i as f64;
         let (p0, p1) = (self.travel[i], self.travel[i + 1]);
-        let (m0, m1) = (
-            self.speed(i as f64 * h) * h,
-            self.speed((i + 1) as f64 * h) * h,
-        );
+        let (m0, m1) = (self.edge_speed[i] * h, self.edge_speed[i + 1] * h);
         // cubic Hermite on the cell
         let (u2, u3) = (u * u, u * u * u);
         let v = (2.0 * u3 - 3.0 * u2 + 1.0) * p0
@@ -449,6 +457,14 @@ impl TimedGait {
     /// at `−stride/2` whatever the blend does meanwhile (at the latest at
     /// [`MAX_STANCE`] of the time to the next touchdown).
     fn cycle(&self, k: f64) -> (f64, f64, Stepping) {
+        match self.cycles.get(k as usize) {
+            Some(c) if k >= 0.0 && k.fract() == 0.0 => *c,
+            _ => self.solve_cycle(k),
+        }
+    }
+
+    /// [`TimedGait::cycle`], solved.
+    fn solve_cycle(&self, k: f64) -> (f64, f64, Stepping) {
         let td = self.cadence.time_of(k - self.phase);
         let s = self.at_blend(td);
         let next = self.cadence.time_of(k + 1.0 - self.phase);
@@ -687,6 +703,35 @@ mod tests {
 
     fn gait() -> TimedGait {
         gaits().remove(0)
+    }
+
+    /// The cycles and edge speeds a gait keeps are those solved on
+    /// demand, bit for bit: the foot, its stance and corners are the same
+    /// with the cycle cache emptied (every cycle solved per call), and
+    /// each edge speed is [`TimedGait::speed`] at the edge.
+    #[test]
+    fn cached_cycles_and_speeds_equal_the_solved_ones() {
+        for (c, g) in gaits().iter().enumerate() {
+            let h = 1.0 / GROUND_CELLS as f64;
+            for (i, v) in g.edge_speed.iter().enumerate() {
+                assert_eq!(*v, g.speed(i as f64 * h), "{c} edge {i}");
+            }
+            assert_eq!(g.cycles.len(), g.cadence.cycles as usize + 1);
+            let solved = TimedGait {
+                cycles: Vec::new(),
+                ..g.clone()
+            };
+            for k in -1..=g.cadence.cycles as i32 + 1 {
+                assert_eq!(g.cycle(k as f64), solved.cycle(k as f64), "{c} cycle {k}");
+            }
+            for i in 0..=997 {
+                let t = i as f64 / 997.0;
+                assert_eq!(g.at(t), solved.at(t), "{c} {t}");
+                assert_eq!(g.in_stance(t), solved.in_stance(t), "{c} {t}");
+            }
+            assert_eq!(g.stance(), solved.stance());
+            assert_eq!(g.corners(), solved.corners());
+        }
     }
 
     /// The foot path is continuous everywhere (seam included), lands at
