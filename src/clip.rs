@@ -65,14 +65,6 @@ pub enum Anim {
         origin: Vec2,
         delay_s: f64,
     },
-    /// `translate(center) rotate(θ) translate(radius, 0) rotate(−θ)` with θ
-    /// from the track (degrees): a pedal that orbits the crank without turning.
-    Orbit {
-        track: usize,
-        center: Vec2,
-        radius: f64,
-        delay_s: f64,
-    },
     /// `translate(value px)` along one axis (CSS `translate:` property,
     /// SMIL `animateTransform type="translate"`); bone-tree root motion.
     Translate {

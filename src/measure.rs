@@ -212,19 +212,6 @@ fn anim_matrix(clip: &Clip, anim: &Anim, t_s: f64) -> Affine {
             // scale(1/k) · translate(P) · scale(k) = translate(P / k)
             Affine::translate(motion_point(path, f) * (1.0 / path.scale))
         }
-        Anim::Orbit {
-            track,
-            center,
-            radius,
-            delay_s,
-        } => {
-            let u = progress(t_s, *delay_s, clip.period_s);
-            let th = track_value(&clip.tracks[*track].keys, u).to_radians();
-            Affine::translate(*center)
-                * Affine::rotate(th)
-                * Affine::translate(Vec2::new(*radius, 0.0))
-                * Affine::rotate(-th)
-        }
     }
 }
 
@@ -588,7 +575,6 @@ fn breakpoints_of<'a>(
     for node in groups {
         match &node.anim {
             Some(Anim::Rotate { track, delay_s, .. })
-            | Some(Anim::Orbit { track, delay_s, .. })
             | Some(Anim::Translate { track, delay_s, .. })
             | Some(Anim::Scale {
                 sy: track, delay_s, ..

@@ -7,8 +7,6 @@
 //!   per file against a page's own sheet, see [`Sheet::parts`]), so the
 //!   origin is in the group's own user space (its parent's coordinates,
 //!   before the group's transform).
-//! - `Anim::Orbit` becomes the composite
-//!   `translate(c) rotate(θ) translate(r, 0) rotate(−θ)`, which needs no origin.
 //! - `Anim::Translate` animates the individual `translate:` property and
 //!   `Anim::Scale` the `scale:` property about the group's own origin
 //!   (`transform-origin: 0 0`).
@@ -33,9 +31,9 @@
 //! keys all hold one value (and that starts without a delay) is not
 //! animated: an identity value (no turn, no shift, scale 1) writes nothing,
 //! any other a static declaration. Numbers are written in their shortest
-//! form ([`crate::geom::fmt_short`]), a zero length or angle without its unit
-//! where the grammar allows it (transform functions, `translate`,
-//! `transform-origin`; not the `rotate` property, whose `<angle>` needs one).
+//! form ([`crate::geom::fmt_short`]), a zero length without its unit
+//! where the grammar allows it (`translate`, `transform-origin`; not a
+//! zero angle of the `rotate` property, whose `<angle>` needs one).
 
 use super::scope::Scope;
 use super::{fmt_deg, fmt_len, fmt_pct, fmt_s, fmt_t};
@@ -60,12 +58,6 @@ pub fn style(clip: &Clip, sc: &Scope) -> String {
 fn px(x: f64) -> String {
     let v = fmt_len(x);
     if v == "0" { v } else { format!("{v}px") }
-}
-
-/// An angle inside a transform function, or a bare `0` (`rotate(0)`).
-fn angle(x: f64) -> String {
-    let v = fmt_deg(x);
-    if v == "0" { v } else { format!("{v}deg") }
 }
 
 /// The css timing function of a segment: `linear` also for a Bézier whose
@@ -310,27 +302,6 @@ impl Sheet {
                     let name = &clip.tracks[*track].name;
                     let identity = Some("rotate:0deg");
                     self.animation(clip, &selector, name, f, *delay_s, &extra, identity);
-                }
-                Anim::Orbit {
-                    track,
-                    center,
-                    radius,
-                    delay_s,
-                } => {
-                    let (c, r) = (*center, *radius);
-                    let f = Frames::of_track(&clip.tracks[*track], |i| {
-                        let v = keys(*track)[i].value;
-                        format!(
-                            "transform:translate({},{}) rotate({}) translate({}) rotate({})",
-                            px(c.x),
-                            px(c.y),
-                            angle(v),
-                            px(r),
-                            angle(-v)
-                        )
-                    });
-                    let name = &clip.tracks[*track].name;
-                    self.animation(clip, &selector, name, f, *delay_s, "", None);
                 }
                 Anim::Translate {
                     track,
@@ -594,8 +565,6 @@ mod tests {
     fn zero_lengths_and_angles_drop_their_unit() {
         assert_eq!(px(0.001), "0");
         assert_eq!(px(-0.5), "-.5px");
-        assert_eq!(angle(-0.0004), "0");
-        assert_eq!(angle(12.5), "12.5deg");
         assert_eq!(translate_decl(Axis::X, -70.97), "translate:-70.97px");
         assert_eq!(translate_decl(Axis::Y, 3.0), "translate:0 3px");
         assert_eq!(translate_decl(Axis::Y, 0.0), "translate:0");

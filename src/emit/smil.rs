@@ -138,8 +138,6 @@ pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
                 .map(|k| format!("{} {ox} {oy}", fmt_deg(k.value)));
             ("rotate", values.collect(), tr, *delay_s)
         }
-        // Orbits are written as nested rotations on this route (see bake).
-        Anim::Orbit { .. } => unreachable!("the smil route never orbits a group"),
         Anim::Motion { .. } => unreachable!("written above"),
     };
     if values.iter().all(|v| *v == values[0]) && delay_s <= 0.0 {
