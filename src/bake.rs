@@ -680,6 +680,20 @@ fn reuse_delay_s(lead_rad: f64, sign: f64, period_s: f64) -> f64 {
     if d == 0.0 { 0.0 } else { d }
 }
 
+/// One whole turn per period at a steady rate in the direction `sign`
+/// (±1): degrees 0 → sign·360, linear.
+fn full_turn(name: String, sign: f64) -> Track {
+    let key = |t: f64, value: f64| Key {
+        t,
+        value,
+        ease: Ease::Linear,
+    };
+    Track {
+        name,
+        keys: vec![key(0.0, 0.0), key(1.0, sign * 360.0)],
+    }
+}
+
 /// Bake a rig's motion into a clip (pure).
 pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
     let period_s = quantize(rig.period_s, SEC_DECIMALS);
@@ -688,21 +702,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
     let sign = crank.sign();
     let center = q_len(crank.center);
     let radius = quantize(crank.radius, LEN_DECIMALS);
-    let mut tracks: Vec<Track> = vec![Track {
-        name: "rb-crank".into(),
-        keys: vec![
-            Key {
-                t: 0.0,
-                value: 0.0,
-                ease: Ease::Linear,
-            },
-            Key {
-                t: 1.0,
-                value: sign * 360.0,
-                ease: Ease::Linear,
-            },
-        ],
-    }];
+    let mut tracks: Vec<Track> = vec![full_turn("rb-crank".into(), sign)];
     let crank_track = 0;
     let mut sides: Vec<Node> = Vec::new();
     let mut infos: Vec<LegInfo> = Vec::new();
@@ -740,21 +740,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
         // names the groups its rules select (every leg's counter-turn has
         // the same keys, so the file writes one keyframes block for them).
         let counter = tracks.len();
-        tracks.push(Track {
-            name: side_names(&side_class, "counter"),
-            keys: vec![
-                Key {
-                    t: 0.0,
-                    value: 0.0,
-                    ease: Ease::Linear,
-                },
-                Key {
-                    t: 1.0,
-                    value: -sign * 360.0,
-                    ease: Ease::Linear,
-                },
-            ],
-        });
+        tracks.push(full_turn(side_names(&side_class, "counter"), -sign));
         let class = |part: &str| (opts.route == Route::Css).then(|| side_names(&side_class, part));
         let pedal = Node {
             class: class("pedal"),
