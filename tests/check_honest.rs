@@ -10,6 +10,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+mod common;
+
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
@@ -101,15 +103,7 @@ fn shortened_walker_fails_on_slip_and_reach_naming_each_leg() {
     }
     let slip = err.lines().find(|l| l.contains("foot slip")).unwrap();
     assert!(slip.ends_with("px/step > 0.5 px"), "{slip}");
-    let v: f64 = slip
-        .split("foot slip ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let v = common::number_after(slip, "foot slip ");
     assert!((7.0..8.5).contains(&v), "{slip}");
     // only slip and reach failed: with both thresholds out of the way it passes
     let out = check(

@@ -238,14 +238,7 @@ pub fn refused_with(rig: &str, drawing: &str, args: &[&str], needles: &[&str]) -
 
 /// The offset a refusal states, px.
 pub fn offset(line: &str) -> f64 {
-    line.split("\" is ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
+    super::number_after(line, "\" is ")
 }
 
 /// Add `attrs` to the start tag of the part group `id`.

@@ -309,3 +309,13 @@ pub fn animation_name(svg: &str, tail: &str) -> Option<String> {
         body[at..].split(' ').next().map(str::to_string)
     })
 }
+
+/// The number written right after `marker` in `line` (up to the next
+/// space): a figure a message or summary line states.
+pub fn number_after(line: &str, marker: &str) -> f64 {
+    line.split(marker)
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {marker:?} in {line:?}"))
+}
