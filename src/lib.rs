@@ -184,6 +184,7 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
                 &mut colours,
                 "rb-chain rb-k",
                 keyer,
+                &Default::default(),
             );
             let svg = emit::emit_with_chains(&clip, &colours, rig.prefix.as_deref());
             let mut report = report::build(&clip, &m, svg.len(), tolerance, notes);

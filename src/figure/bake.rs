@@ -213,6 +213,42 @@ fn fitted_keys(
     })
 }
 
+/// What the bakes of one call (the tries of a reuse plan, see
+/// [`super::bake_figure_keyed`]) fit alike: each clip's corners and each
+/// channel's keys, by clip index, bone, reach (the budget's divisor) and
+/// drawn pose; the figure, route and keyer are the call's, so nothing else
+/// they read can differ. Tries baked in parallel share it; two racing tries
+/// may fit one channel twice, and either result is the same.
+#[derive(Default)]
+pub(crate) struct Fitted {
+    corners: Memo<(usize, Vec<u64>), Vec<f64>>,
+    channels: Memo<ChannelKey, Option<Vec<Key>>>,
+}
+
+/// A fitted channel in [`Fitted`]: clip index, bone, reach's bits, drawn pose.
+type ChannelKey = (usize, usize, u64, Vec<u64>);
+
+pub(crate) type Memo<K, V> = std::sync::Mutex<std::collections::BTreeMap<K, V>>;
+
+/// The value kept under `key`, else `make()` (computed without the lock
+/// held, then kept).
+pub(crate) fn memo<K: Ord, V: Clone>(m: &Memo<K, V>, key: K, make: impl FnOnce() -> V) -> V {
+    if let Some(v) = m.lock().expect("no panic while held").get(&key) {
+        return v.clone();
+    }
+    let v = make();
+    m.lock()
+        .expect("no panic while held")
+        .entry(key)
+        .or_insert(v)
+        .clone()
+}
+
+/// A drawn pose as a memo key (its angles' bits).
+fn pose_key(rest_rad: &[f64]) -> Vec<u64> {
+    rest_rad.iter().map(|a| a.to_bits()).collect()
+}
+
 /// The local angles of one clip's bones ([`fk::local_angles`]) memoised
 /// by normalised time: every IK-solved bone of the clip fits its keys to
 /// the same solve at the same times (the unwrap table's grid, the fitter's
@@ -420,12 +456,13 @@ fn moves(clip: &FigClip, axis: Axis) -> bool {
 /// structure and drawn pose, so a class-switched css file can draw once.
 /// `plan` says which bones play another bone's keys (see [`super::reuse`]);
 /// `fig.rest_rad` must be its drawn pose.
-pub fn bake(
+pub(crate) fn bake(
     name: &str,
     view_box: [f64; 4],
     fig: &Figure,
     (route, keyer): (Route, Keyer),
     plan: &super::reuse::Plan,
+    fitted: &Fitted,
 ) -> Vec<Clip> {
     let shape = Shape {
         x: fig
@@ -444,16 +481,17 @@ pub fn bake(
     fig.clips
         .iter()
         .zip(&plan.shared)
-        .map(|(c, shared)| {
+        .enumerate()
+        .map(|(ci, (c, shared))| {
             bake_clip(
                 name,
                 view_box,
                 fig,
-                c,
+                (ci, c),
                 (route, keyer),
                 shape,
                 shared,
-                &plan.source_scale,
+                (&plan.source_scale, fitted),
             )
         })
         .collect()
@@ -464,20 +502,23 @@ fn bake_clip(
     name: &str,
     view_box: [f64; 4],
     fig: &Figure,
-    clip: &FigClip,
+    (ci, clip): (usize, &FigClip),
     (route, keyer): (Route, Keyer),
     shape: Shape,
     shared: &[Option<super::reuse::Shared>],
-    source_scale: &[f64],
+    (source_scale, fitted): (&[f64], &Fitted),
 ) -> Clip {
     let rest = fk::world_matrices(fig, &fig.rest_rad);
     let reach = reach(fig);
     let colours = colours(fig);
     let radii = super::style::radii(fig);
+    let pose = pose_key(&fig.rest_rad);
     let corners = if fig.ik.is_empty() && clip.root.mv.is_none() {
         Vec::new()
     } else {
-        clip_corners(fig, clip)
+        memo(&fitted.corners, (ci, pose.clone()), || {
+            clip_corners(fig, clip)
+        })
     };
     let squash_keys = clip.root.squash.as_ref().map(squash_keys);
     let mut tracks: Vec<Track> = Vec::new();
@@ -495,11 +536,15 @@ fn bake_clip(
                 // a source of shared keys may be fitted tighter (its budget
                 // times `plan.source_scale`, as if its reach were longer)
                 let reach_b = reach[b] / source_scale[b];
-                let keys = if solved {
-                    ik_bone_keys(fig, clip, b, reach_b, &corners, (route, keyer), &solved_at)
-                } else {
-                    bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, (route, keyer))
-                };
+                let key = (ci, b, reach_b.to_bits(), pose.clone());
+                let keys = memo(&fitted.channels, key, || {
+                    if solved {
+                        let rk = (route, keyer);
+                        ik_bone_keys(fig, clip, b, reach_b, &corners, rk, &solved_at)
+                    } else {
+                        bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, (route, keyer))
+                    }
+                });
                 let track = keys.map(|keys| {
                     tracks.push(Track {
                         name: format!("rb-{}-{}", clip.name, bone.name),

@@ -201,6 +201,10 @@ const PRECHECK_STRIDE: usize = 8;
 /// places keys for before it keys every recorded frame.
 const PLACE_TRIES: usize = 4;
 
+/// The key plans [`add_chains`] chose, by clip name and chain index: the
+/// bakes of one call (one route, keyer and simulation) choose alike.
+pub type ChainPlans = bake::Memo<(String, usize), chain::KeyPlan>;
+
 /// Add every chain of `fig` to `clip` (world space; a near chain is drawn
 /// over the bones, a far one under them): on the css route as a nested
 /// rotation chain ([`chain::rotation_items`]), on the smil route as
@@ -209,20 +213,22 @@ const PLACE_TRIES: usize = 4;
 /// within [`chain::KEY_BUDGET_PX`] (or the keyer's budget; a keyer asking
 /// for a count gets uniform keys); extends `colours` with the chains'
 /// gradient colours; a segment's class is `class_prefix` followed by its
-/// colour's index in `colours`.
+/// colour's index in `colours`. `chosen` keeps each chain's key plan for
+/// the later bakes of the same call.
 pub fn add_chains(
     clip: &mut Clip,
     chains: &[chain::Chain],
     colours: &mut Vec<String>,
     class_prefix: &str,
     keyer: bake::Keyer,
+    chosen: &ChainPlans,
 ) -> Vec<ChainMeasure> {
     let mut out = Vec::new();
     let clip_name = clip
         .figure
         .as_ref()
         .map_or_else(|| model::DEFAULT_CLIP.to_string(), |f| f.clip.clone());
-    for ch in chains {
+    for (chain_index, ch) in chains.iter().enumerate() {
         for c in &ch.colours {
             if !colours.contains(c) {
                 colours.push(c.clone());
@@ -266,7 +272,8 @@ pub fn add_chains(
             m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
         };
         let budget = keyer.budget_px(chain::KEY_BUDGET_PX);
-        let chosen = match keyer.count() {
+        let key = (clip_name.clone(), chain_index);
+        let chosen = bake::memo(chosen, key, || match keyer.count() {
             // a fixed count: uniform keys (css: when they miss the budget,
             // the better of cubic and linear segments)
             Some(_) => {
@@ -313,7 +320,7 @@ pub fn add_chains(
                     .min_by_key(|plan| chain_bytes(&trial(plan)))
                     .unwrap_or_else(|| placer.plan(keyer.fit, 0.0))
             }
-        };
+        });
         let (tracks, items) = build(&chosen, clip.tracks.len());
         clip.tracks.extend(tracks);
         if ch.far {
@@ -381,7 +388,7 @@ pub fn bake_figure_keyed(
     prefix: Option<&str>,
     keyer: bake::Keyer,
 ) -> FigureBake {
-    let memo = measured::Measured::default();
+    let memo = CallMemo::default();
     let bake_planned = |name: &str,
                         view_box: [f64; 4],
                         fig: &Figure,
@@ -418,9 +425,12 @@ pub fn bake_figure_keyed(
         .flatten()
         .map(|&(a, b, _)| (a, b))
         .collect();
-    // The bakes of one pair's tries (and, with the first pair, the bake
-    // with keys of their own) are independent: they run in parallel, and
-    // the choice among them is made in order afterwards.
+    // A pair's tries go from the loosest budget to tighter ones, in rounds
+    // of [`ROUND`] bakes run in parallel (the first round of the first pair
+    // holds the bake with keys of their own); the search stops after the
+    // first round with a kept try, the smallest file of that round's kept
+    // tries winning (a tighter budget writes more keys). The rounds are
+    // fixed, so the choice does not depend on the core count.
     let mut own: Option<FigureBake> = None;
     let mut last: Option<(reuse::Plan, FigureBake)> = None;
     for (a, b) in pairs {
@@ -435,46 +445,47 @@ pub fn bake_figure_keyed(
         } else {
             REUSE_TRIES
         };
-        let mut scales = Vec::with_capacity(tries);
-        let mut scale = 1.0;
-        for _ in 0..tries {
-            scales.push(scale);
-            scale *= 0.6;
-        }
-        let mut plans: Vec<reuse::Plan> = scales
-            .iter()
-            .map(|&scale| {
-                let mut p = plan.clone();
-                for &x in &source {
-                    p.source_scale[x] = scale;
+        let scales: Vec<f64> = (0..tries).map(|i| 0.6f64.powi(i as i32)).collect();
+        let with_scale = |scale: f64| {
+            let mut p = plan.clone();
+            for &x in &source {
+                p.source_scale[x] = scale;
+            }
+            p
+        };
+        let mut best: Option<(f64, reuse::Plan, FigureBake)> = None;
+        let mut next = 0;
+        while best.is_none() && next < scales.len() {
+            let room = if own.is_none() { ROUND - 1 } else { ROUND };
+            let round = &scales[next..(next + room).min(scales.len())];
+            next += round.len();
+            let mut plans: Vec<reuse::Plan> = round.iter().map(|&s| with_scale(s)).collect();
+            if own.is_none() {
+                plans.push(reuse::Plan::none(fig));
+            }
+            let mut bakes: Vec<FigureBake> = plans
+                .par_iter()
+                .map(|p| bake_planned(name, view_box, fig, route, prefix, p))
+                .collect();
+            if own.is_none() {
+                own = bakes.pop();
+                plans.pop();
+            }
+            let own = own.as_ref().expect("baked in the first round");
+            for ((&scale, p), fb) in round.iter().zip(plans).zip(bakes) {
+                let smaller = best.as_ref().is_none_or(|b| fb.svg.len() < b.2.svg.len());
+                if smaller && kept(&fb, own, &bones) {
+                    best = Some((scale, p, fb));
                 }
-                p
-            })
-            .collect();
-        if own.is_none() {
-            plans.push(reuse::Plan::none(fig));
-        }
-        let mut bakes: Vec<FigureBake> = plans
-            .par_iter()
-            .map(|p| bake_planned(name, view_box, fig, route, prefix, p))
-            .collect();
-        if own.is_none() {
-            own = bakes.pop();
-        }
-        let own = own.as_ref().expect("baked with the first pair");
-        let mut best: Option<(usize, usize)> = None;
-        for (i, fb) in bakes.iter().enumerate() {
-            if kept(fb, own, &bones) && best.is_none_or(|(n, _)| fb.svg.len() < n) {
-                best = Some((fb.svg.len(), i));
             }
         }
-        let Some((_, i)) = best else {
-            return own.clone();
+        let Some((scale, p, fb)) = best else {
+            return own.expect("baked in the first round");
         };
         for &x in &source {
-            plan.source_scale[x] = scales[i];
+            plan.source_scale[x] = scale;
         }
-        last = Some((plans.swap_remove(i), bakes.swap_remove(i)));
+        last = Some((p, fb));
     }
     let own = own.unwrap_or_else(|| {
         bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig))
@@ -492,8 +503,11 @@ pub fn bake_figure_keyed(
 }
 
 /// How many budgets (1, 0.6, 0.36, …) [`bake_figure`] tries for the
-/// shared keys.
+/// shared keys, at most.
 const REUSE_TRIES: usize = 6;
+
+/// Bakes per round of reuse tries (run in parallel).
+const ROUND: usize = 2;
 
 /// The largest max error, at the report's rounding, of the probes on the
 /// bones marked in `bones` (tips, rims, IK effectors), with foot slip
@@ -601,12 +615,22 @@ pub fn bake_planned_keyed(
     prefix: Option<&str>,
     plan: &reuse::Plan,
 ) -> FigureBake {
-    let memo = measured::Measured::default();
+    let memo = CallMemo::default();
     bake_planned_measured(name, view_box, fig, keying, prefix, plan, &memo)
 }
 
-/// [`bake_planned_keyed`], taking the measure of a clip from `measured`
-/// when an equal clip was measured before.
+/// What the bakes of one [`bake_figure_keyed`] call (one figure, route and
+/// keyer; the tries of its reuse plan) keep for each other: measured clips,
+/// fitted channels and chain key plans.
+#[derive(Default)]
+struct CallMemo {
+    measured: measured::Measured,
+    fitted: bake::Fitted,
+    chains: ChainPlans,
+}
+
+/// [`bake_planned_keyed`], taking from `memo` what an earlier bake of the
+/// same call measured or fitted alike.
 fn bake_planned_measured(
     name: &str,
     view_box: [f64; 4],
@@ -614,7 +638,7 @@ fn bake_planned_measured(
     (route, keyer): (Route, bake::Keyer),
     prefix: Option<&str>,
     plan: &reuse::Plan,
-    memo: &measured::Measured,
+    memo: &CallMemo,
 ) -> FigureBake {
     let drawn;
     let fig = if plan.drawn_rad == fig.rest_rad {
@@ -626,7 +650,7 @@ fn bake_planned_measured(
         };
         &drawn
     };
-    let mut clips = bake::bake(name, view_box, fig, (route, keyer), plan);
+    let mut clips = bake::bake(name, view_box, fig, (route, keyer), plan, &memo.fitted);
     let mut notes = Vec::new();
     for (fc, chains) in fig.clips.iter().zip(&plan.chains).take(clips.len()) {
         for &(a, b, delay_s) in chains {
@@ -669,12 +693,19 @@ fn bake_planned_measured(
         }
         if !view.chains.is_empty() {
             chains.extend(
-                add_chains(clip, &view.chains, &mut colours, "rb-bone rb-s", keyer)
-                    .into_iter()
-                    .map(|m| ChainMeasure {
-                        name: named(&m.name),
-                        ..m
-                    }),
+                add_chains(
+                    clip,
+                    &view.chains,
+                    &mut colours,
+                    "rb-bone rb-s",
+                    keyer,
+                    &memo.chains,
+                )
+                .into_iter()
+                .map(|m| ChainMeasure {
+                    name: named(&m.name),
+                    ..m
+                }),
             );
         }
     }
@@ -702,7 +733,7 @@ fn bake_planned_measured(
             chains: view.chains.clone(),
             ..fig.clone()
         };
-        let cm = memo.kept((fig, plan), ci, clip, || {
+        let cm = memo.measured.kept((fig, plan), ci, clip, || {
             measured::measure_clip(fig, ci, fc, clip, plan, keyer.fit)
         });
         samples = samples.max(cm.samples);
