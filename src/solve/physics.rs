@@ -242,6 +242,14 @@ pub fn resample(states: Vec<Vec<Vec2>>, frames: usize) -> Vec<Vec<Vec2>> {
         .collect()
 }
 
+/// A periodic input at the end of each sub-step of one period: `f(t)` for
+/// t = k / substeps, k = 1..=substeps, taken modulo 1 (the last is t = 0).
+fn period_inputs<T>(substeps: usize, f: impl Fn(f64) -> T) -> Vec<T> {
+    (1..=substeps)
+        .map(|k| f((k as f64 / substeps as f64) % 1.0))
+        .collect()
+}
+
 /// Simulate a chain into a seamless loop (see the module docs).
 pub fn loop_chain(
     p: &ChainParams,
@@ -251,14 +259,15 @@ pub fn loop_chain(
 ) -> Recording {
     let dt = lp.period_s / lp.substeps as f64;
     let mut chain = Chain::hanging(anchor(0.0), p);
+    // every period steps through the same inputs: evaluated once
+    let inputs = period_inputs(lp.substeps, |t| (anchor(t), wind(t)));
     let run_period = |chain: &mut Chain, record: Option<&mut Vec<Vec<Vec2>>>| {
         let mut rec = record;
         if let Some(r) = rec.as_deref_mut() {
             r.push(chain.pos.clone());
         }
-        for k in 1..=lp.substeps {
-            let t = k as f64 / lp.substeps as f64;
-            chain.step(p, anchor(t % 1.0), wind(t % 1.0), dt);
+        for (k, &(a, w)) in (1..=lp.substeps).zip(&inputs) {
+            chain.step(p, a, w, dt);
             if let Some(r) = rec.as_deref_mut()
                 && recorded(k, lp.substeps, lp.frames)
             {
@@ -399,15 +408,16 @@ pub fn loop_spring(
     let mut warmup = 0;
     let mut converged = false;
     let mut frames = Vec::new();
+    // every period steps through the same targets: evaluated once
+    let targets = period_inputs(lp.substeps, target);
     loop {
         let recording = converged || warmup >= lp.max_periods;
         let start = s.pos;
         if recording {
             frames.push(vec![s.pos]);
         }
-        for k in 1..=lp.substeps {
-            let t = k as f64 / lp.substeps as f64;
-            s.step(target(t % 1.0), stiffness, damping, dt);
+        for (k, &target) in (1..=lp.substeps).zip(&targets) {
+            s.step(target, stiffness, damping, dt);
             if recording && recorded(k, lp.substeps, lp.frames) {
                 frames.push(vec![s.pos]);
             }
