@@ -179,7 +179,9 @@ impl Chain {
             for i in 0..self.pos.len() - 1 {
                 let (a, b) = (self.pos[i], self.pos[i + 1]);
                 let d = b - a;
-                let len = d.len();
+                // sqrt, not hypot: no overflow at these lengths, and the
+                // inner loop of every simulation
+                let len = (d.x * d.x + d.y * d.y).sqrt();
                 if len < 1e-12 {
                     continue;
                 }
@@ -195,7 +197,7 @@ impl Chain {
             for &(c, r) in &p.colliders {
                 for q in self.pos.iter_mut().skip(1) {
                     let d = *q - c;
-                    let len = d.len();
+                    let len = (d.x * d.x + d.y * d.y).sqrt();
                     if len < r && len > 1e-12 {
                         *q = c + d * (r / len);
                     }
