@@ -377,7 +377,14 @@ struct PointProblem<'a> {
     corners: Vec<f64>,
     /// (set, key time in millionths) → (value, slope in, slope out).
     cache: RefCell<HashMap<(usize, i64), Sided>>,
+    /// The last estimate's key times, written values (per set, per sample)
+    /// and errors per sample: the next estimate re-evaluates only the
+    /// samples whose segments changed ([`fit::changed_samples`]).
+    last: RefCell<Option<PointState>>,
 }
+
+/// Key times per set, written values per set and sample, error per sample.
+type PointState = (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<f64>);
 
 impl<'a> PointProblem<'a> {
     fn new(
@@ -402,6 +409,7 @@ impl<'a> PointProblem<'a> {
             fit,
             corners,
             cache: RefCell::new(HashMap::new()),
+            last: RefCell::new(None),
         }
     }
 
@@ -447,25 +455,50 @@ impl Problem for PointProblem<'_> {
 
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
         let keys: Vec<Vec<Key>> = (0..self.sets()).map(|s| self.keys(&times[s], s)).collect();
-        let mut seg = vec![0; keys.len()];
-        let mut vals = vec![0.0; keys.len()];
+        let n = self.ts.len();
+        let mut last = self.last.borrow_mut();
+        let (old, vals, errs) = last.get_or_insert_with(|| {
+            // nothing evaluated yet: every sample of every set changes
+            let none = vec![Vec::new(); keys.len()];
+            (none, vec![vec![0.0; n]; keys.len()], vec![0.0; n])
+        });
+        let mut changed = None;
+        for (s, k) in keys.iter().enumerate() {
+            let range = if old[s].is_empty() {
+                Some(0..n)
+            } else {
+                fit::changed_samples(&old[s], &times[s], &self.ts)
+            };
+            if let Some(r) = range.clone() {
+                let mut seg = 0;
+                for i in r {
+                    vals[s][i] = fit::eval_keys_from(k, self.ts[i], &mut seg);
+                }
+            }
+            changed = fit::union(changed, range);
+        }
+        let mut at = vec![0.0; keys.len()];
+        for i in changed.unwrap_or(0..0) {
+            for (s, v) in vals.iter().enumerate() {
+                at[s] = v[i];
+            }
+            errs[i] = farthest(&(self.place)(&at), &self.targets[i]);
+        }
+        *old = times.to_vec();
         let mut best = Estimate {
             max_px: -1.0,
             worst_t: 0.0,
             blame: 0,
         };
         let mut worst_i = 0;
-        for (i, &t) in self.ts.iter().enumerate() {
-            for s in 0..keys.len() {
-                vals[s] = fit::eval_keys_from(&keys[s], t, &mut seg[s]);
-            }
-            let e = farthest(&(self.place)(&vals), &self.targets[i]);
+        for (i, &e) in errs.iter().enumerate() {
             if e > best.max_px {
                 best.max_px = e;
-                best.worst_t = t;
+                best.worst_t = self.ts[i];
                 worst_i = i;
             }
         }
+        drop(last);
         // blame the set whose own error alone moves the point most
         let exact: Vec<f64> = self.ideal.iter().map(|v| v[worst_i]).collect();
         let p = (self.place)(&exact);
@@ -504,6 +537,13 @@ struct MorphProblem<'a> {
     ts: Vec<f64>,
     targets: Vec<Points>,
     corners: Vec<f64>,
+    /// Rounded poses by key time's bits: the fitter revisits the same key
+    /// times many times (every shift trial re-estimates every key).
+    keyed: RefCell<std::collections::BTreeMap<u64, Points>>,
+    /// The last estimate's key times and errors per sample: the next
+    /// estimate re-evaluates only the samples whose segments changed
+    /// ([`fit::changed_samples`]).
+    last: RefCell<Option<(Vec<f64>, Vec<f64>)>>,
 }
 
 impl Problem for MorphProblem<'_> {
@@ -513,12 +553,38 @@ impl Problem for MorphProblem<'_> {
 
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
         let tk = &times[0];
-        let keyed: Vec<Points> = tk.iter().map(|&t| (self.pose)(t).map(q)).collect();
-        fit::linear_estimate(&self.ts, tk, |i, seg, f| {
-            let (a, b) = (&keyed[seg], &keyed[seg + 1]);
-            let p = [0, 1, 2].map(|j| a[j] + (b[j] - a[j]) * f);
-            farthest(&p, &self.targets[i])
-        })
+        let keyed: Vec<Points> = {
+            let mut memo = self.keyed.borrow_mut();
+            tk.iter()
+                .map(|&t| {
+                    *memo
+                        .entry(t.to_bits())
+                        .or_insert_with(|| (self.pose)(t).map(q))
+                })
+                .collect()
+        };
+        let n = self.ts.len();
+        let mut last = self.last.borrow_mut();
+        let (old, errs) = last.get_or_insert_with(|| (Vec::new(), vec![0.0; n]));
+        let changed = if old.is_empty() {
+            Some(0..n)
+        } else {
+            fit::changed_samples(old, tk, &self.ts)
+        };
+        if let Some(r) = changed {
+            // the samples of the changed segments, as [`fit::linear_estimate`]
+            // assigns them (a sample on a key time starts the next segment)
+            let ts = &self.ts[r.clone()];
+            let first = tk[1..tk.len() - 1].partition_point(|&x| x <= ts[0]);
+            let part = fit::linear_estimate_from(ts, tk, first, |i, seg, f| {
+                let (a, b) = (&keyed[seg], &keyed[seg + 1]);
+                let p = [0, 1, 2].map(|j| a[j] + (b[j] - a[j]) * f);
+                farthest(&p, &self.targets[r.start + i])
+            });
+            errs[r].copy_from_slice(&part);
+        }
+        *old = tk.clone();
+        fit::max_estimate(&self.ts, errs)
     }
 
     fn split_at(&self, _: &[Vec<f64>], _: usize, _: f64, _: f64, worst_t: f64) -> f64 {
@@ -700,6 +766,8 @@ impl<'a> ChainCurves<'a> {
             ts,
             targets,
             corners,
+            keyed: Default::default(),
+            last: RefCell::new(None),
         }
     }
 }
@@ -1434,5 +1502,102 @@ fn uniform_search(
         let ratio = (worst / px).max(marker / MARKER_PX.max(px)).max(1.0);
         let next = (n as f64 * ratio.sqrt() * 1.1).ceil() as usize;
         n = next.max(n + 1).min(MAX_SEARCH_KEYS);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fit::Problem;
+    use crate::geom::T_DECIMALS;
+
+    /// The chains of every `ik_chains` rig in `rigs/` (its `ik_chains`
+    /// and `period_s` read from the JSON, validated here).
+    fn rig_chains() -> Vec<IkChain> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/rigs");
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).expect("rigs/") {
+            let text = std::fs::read_to_string(entry.expect("entry").path()).expect("a rig");
+            let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            let Some(chains) = json.get("ik_chains") else {
+                continue;
+            };
+            let files: Vec<IkChainFile> = serde_json::from_value(chains.clone()).expect("chains");
+            let period_s = json["period_s"].as_f64().expect("period_s");
+            out.extend(validate(&files, None, period_s).expect("valid chains").0);
+        }
+        assert!(!out.is_empty(), "rigs/ has ik_chains rigs");
+        out
+    }
+
+    /// A small deterministic generator (xorshift).
+    fn next(state: &mut u64) -> f64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        (*state >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// The three estimates a chain's fit makes, from fresh problems.
+    fn problems<'a>(cv: &ChainCurves<'a>) -> Vec<Box<dyn Problem + 'a>> {
+        vec![
+            Box::new(cv.ankle_problem("a", Fit::Cubic).0),
+            Box::new(cv.ankle_problem("b", Fit::Linear).0),
+            Box::new(cv.marker_problem("c", Fit::Cubic)),
+            Box::new(cv.morph_problem()),
+        ]
+    }
+
+    /// An estimate made after others (re-evaluating only the samples whose
+    /// segments changed) is the estimate a fresh problem makes of the same
+    /// key times, through every kind of change the fitter makes: a key
+    /// added, removed, shifted, several at once, and back again.
+    #[test]
+    fn an_estimate_after_any_change_equals_a_fresh_one() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        for c in rig_chains() {
+            let cv = ChainCurves::new(&c);
+            let kept = problems(&cv);
+            for (p, kept) in kept.iter().enumerate() {
+                let sets = kept.sets();
+                let mut times: Vec<Vec<f64>> = (0..sets).map(|s| kept.initial(s)).collect();
+                let mut history = vec![times.clone()];
+                for step in 0..60 {
+                    let s = (next(&mut rng) * sets as f64) as usize % sets;
+                    let v = &mut times[s];
+                    match step % 4 {
+                        0 => {
+                            fit::insert_sorted(v, next(&mut rng));
+                        }
+                        1 if v.len() > 2 => {
+                            let i = 1 + (next(&mut rng) * (v.len() - 2) as f64) as usize;
+                            v.remove(i.min(v.len() - 2));
+                        }
+                        2 if v.len() > 2 => {
+                            let i = 1 + (next(&mut rng) * (v.len() - 2) as f64) as usize;
+                            let i = i.min(v.len() - 2);
+                            let t = quantize(v[i] + (next(&mut rng) - 0.5) * 0.01, T_DECIMALS);
+                            if t - v[i - 1] >= fit::MIN_GAP && v[i + 1] - t >= fit::MIN_GAP {
+                                v[i] = t;
+                            }
+                        }
+                        _ => {
+                            // back to an earlier list (a rejected trial)
+                            let back = (next(&mut rng) * history.len() as f64) as usize;
+                            times = history[back.min(history.len() - 1)].clone();
+                        }
+                    }
+                    history.push(times.clone());
+                    let e = kept.estimate(&times);
+                    let fresh = problems(&cv).swap_remove(p).estimate(&times);
+                    assert_eq!(
+                        (e.max_px.to_bits(), e.worst_t.to_bits(), e.blame),
+                        (fresh.max_px.to_bits(), fresh.worst_t.to_bits(), fresh.blame),
+                        "{} problem {p} step {step}: {times:?}",
+                        c.name
+                    );
+                }
+            }
+        }
     }
 }

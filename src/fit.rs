@@ -535,20 +535,41 @@ pub struct Estimate {
 pub fn linear_estimate(
     ts: &[f64],
     tk: &[f64],
-    mut err: impl FnMut(usize, usize, f64) -> f64,
+    err: impl FnMut(usize, usize, f64) -> f64,
 ) -> Estimate {
+    max_estimate(ts, &linear_estimate_from(ts, tk, 0, err))
+}
+
+/// The errors [`linear_estimate`] takes the max of, one per sample of `ts`
+/// (sorted), starting the segment search at `seg` (at most the segment of
+/// `ts[0]`).
+pub fn linear_estimate_from(
+    ts: &[f64],
+    tk: &[f64],
+    mut seg: usize,
+    mut err: impl FnMut(usize, usize, f64) -> f64,
+) -> Vec<f64> {
+    ts.iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            while seg + 2 < tk.len() && t >= tk[seg + 1] {
+                seg += 1;
+            }
+            let f = ((t - tk[seg]) / (tk[seg + 1] - tk[seg])).clamp(0.0, 1.0);
+            err(i, seg, f)
+        })
+        .collect()
+}
+
+/// The largest of `errs` (one per sample of `ts`) and its sample's time,
+/// the earliest on a tie; a NaN error never wins.
+pub fn max_estimate(ts: &[f64], errs: &[f64]) -> Estimate {
     let mut best = Estimate {
         max_px: -1.0,
         worst_t: 0.0,
         blame: 0,
     };
-    let mut seg = 0;
-    for (i, &t) in ts.iter().enumerate() {
-        while seg + 2 < tk.len() && t >= tk[seg + 1] {
-            seg += 1;
-        }
-        let f = ((t - tk[seg]) / (tk[seg + 1] - tk[seg])).clamp(0.0, 1.0);
-        let e = err(i, seg, f);
+    for (&t, &e) in ts.iter().zip(errs) {
         if e > best.max_px {
             best.max_px = e;
             best.worst_t = t;
