@@ -159,11 +159,20 @@ fn the_measure_stage_evaluates_the_delay() {
 
 /// The gait rigs reuse the far leg and the far arm on the css route (one
 /// keyframes block each for two limbs), never on smil (where values are
-/// written per element anyway), and the reused chain measures no worse than
-/// the same rig baked with keys of its own.
+/// written per element anyway), and every probe of a reused chain measures
+/// no worse than the same rig baked with keys of its own, or within the
+/// default bake's channel budget (0.2 px for its 0.25 px goal); foot slip
+/// no worse in any case. stickman reuses them in its walk clip (the first).
 #[test]
-fn walker_jogger_and_runner_reuse_their_far_limbs() {
-    for name in ["walker.json", "jogger.json", "runner.json"] {
+fn walker_jogger_runner_and_stickman_reuse_their_far_limbs() {
+    use rigbake::figure::bake::{ChannelKeys, Keyer};
+    // what a default bake keys with first (`fitted (cubic) to 0.2 px`)
+    let budget = 0.2;
+    let keyer = Keyer {
+        keys: ChannelKeys::Budget(budget),
+        fit: rigbake::fit::Fit::Cubic,
+    };
+    for name in ["walker.json", "jogger.json", "runner.json", "stickman.json"] {
         let rig = load_file(name);
         let fig = rig.figure.as_ref().unwrap();
         let plan = reuse::plan(fig, Route::Css);
@@ -192,29 +201,39 @@ fn walker_jogger_and_runner_reuse_their_far_limbs() {
         let smil = bake(&rig, Route::Smil);
         assert!(!smil.svg.contains("begin="), "{name}");
         let leg = css.report.legs.iter().find(|l| l.reuses.is_some()).unwrap();
-        assert_eq!(leg.reuses.as_deref(), Some("thigh_f-shin_f"));
-        // against the same rig with keys of its own: smaller, no probe worse
-        let own = figure::bake_planned(
+        assert!(
+            leg.reuses.as_deref().unwrap().ends_with("thigh_f-shin_f"),
+            "{name}: {:?}",
+            leg.reuses
+        );
+        // against the same rig with keys of its own, keyed alike: smaller,
+        // and no probe worse unless within the budget
+        let own = figure::bake_planned_keyed(
             &rig.name,
             rig.view_box,
             fig,
-            Route::Css,
+            (Route::Css, keyer),
             None,
             &reuse::Plan::none(fig),
         );
+        let fb = figure::bake_figure_keyed(&rig.name, rig.view_box, fig, Route::Css, None, keyer);
+        assert_eq!(fb.svg, css.svg, "{name}: the default bake keys as `keyer`");
         assert!(
-            css.svg.len() < own.svg.len(),
+            fb.svg.len() < own.svg.len(),
             "{name}: {} vs {} bytes",
-            css.svg.len(),
+            fb.svg.len(),
             own.svg.len()
         );
         let q = |x: f64| (x * 1e4).round();
-        let fb = figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, None);
-        for (a, b) in fb.measures[0].1.iter().zip(&own.measures[0].1) {
-            assert!(q(a.max_error_px) <= q(b.max_error_px), "{name} {}", a.name);
+        let passes = |a: f64, b: f64| q(a) <= q(b) || q(a) <= q(budget);
+        for ((_, ma), (_, mb)) in fb.measures.iter().zip(&own.measures) {
+            for (a, b) in ma.iter().zip(mb) {
+                assert!(passes(a.max_error_px, b.max_error_px), "{name} {}", a.name);
+            }
         }
         for (a, b) in fb.ik.iter().zip(&own.ik) {
-            assert!(q(a.measure.max_error_px) <= q(b.measure.max_error_px));
+            let (ea, eb) = (a.measure.max_error_px, b.measure.max_error_px);
+            assert!(passes(ea, eb), "{name} {}", a.leg.name);
             let (sa, sb) = (a.measure.slip_px.unwrap(), b.measure.slip_px.unwrap());
             assert!(sa <= sb + 0.005, "{name} {}: slip {sa} vs {sb}", a.leg.name);
         }

@@ -407,16 +407,22 @@ pub fn bake_figure_keyed(
     // keys. Otherwise every probe must be no worse.
     let pooled = keyer.count().is_some();
     // Far-limb key reuse, taken only where no probe measures worse than
-    // with keys of its own (as the report rounds it): a reused chain
-    // inherits its source's fitting error, so each source chain may be
-    // fitted tighter; per pair of chains the smallest file whose probes of
-    // those two chains pass wins, and the whole is checked again at the end
+    // with keys of its own (as the report rounds it) or, in a bake to a
+    // tolerance, is within the keyer's budget (the tolerance loop then
+    // measures the whole file against its goal): a reused chain inherits
+    // its source's fitting error, so each source chain may be fitted
+    // tighter; per pair of chains the smallest file whose probes of those
+    // two chains pass wins, and the whole is checked again at the end
     // (else reuse is left out).
+    let within_px = match keyer.keys {
+        bake::ChannelKeys::Budget(px) => px,
+        _ => 0.0,
+    };
     let kept = |fb: &FigureBake, own: &FigureBake, bones: &[bool]| {
         if pooled {
             worst_on(fig, fb, bones) <= worst_on(fig, own, bones)
         } else {
-            no_worse(fig, fb, own, bones)
+            no_worse(fig, fb, own, bones, within_px)
         }
     };
     let pairs: Vec<(usize, usize)> = plan
@@ -548,12 +554,15 @@ const SLIP_SLACK_PX: f64 = 0.005;
 
 /// Every probe of `a` on the bones marked in `bones` (tips, rims, IK
 /// effectors with their slip and reach) measures at most what it measures
-/// in `b`, at the report's rounding (foot slip within [`SLIP_SLACK_PX`]).
-fn no_worse(fig: &Figure, a: &FigureBake, b: &FigureBake, bones: &[bool]) -> bool {
+/// in `b`, at the report's rounding (foot slip within [`SLIP_SLACK_PX`]), or
+/// (tips, rims and effectors) at most `within_px`.
+fn no_worse(fig: &Figure, a: &FigureBake, b: &FigureBake, bones: &[bool], within_px: f64) -> bool {
     let q = |x: f64| quantize(x, COMPARE_DECIMALS);
-    let le = |x: f64, y: f64| q(x) <= q(y);
+    let strict = |x: f64, y: f64| q(x) <= q(y);
+    let le = |x: f64, y: f64| strict(x, y) || q(x) <= q(within_px);
+    // foot slip and reach: no worse, whatever the budget
     let opt = |x: Option<f64>, y: Option<f64>| match (x, y) {
-        (Some(x), Some(y)) => le(x, y),
+        (Some(x), Some(y)) => strict(x, y),
         _ => x.is_none() == y.is_none(),
     };
     let nb = fig.bones.len();

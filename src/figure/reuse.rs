@@ -66,8 +66,8 @@ pub struct Plan {
     pub chains: Vec<Vec<(usize, usize, f64)>>,
     /// Per bone: the fraction of the usual fitting budget it gets (1 at
     /// first; [`crate::figure::bake_figure`] lowers it for the bones whose
-    /// keys are shared until no probe of their chains measures worse than
-    /// with keys of their own).
+    /// keys are shared until every probe of their chains measures no worse
+    /// than with keys of their own, or within a tolerance bake's budget).
     pub source_scale: Vec<f64>,
 }
 
