@@ -478,19 +478,19 @@ pub(crate) fn bake(
             .iter()
             .find_map(|c| c.root.squash.as_ref().map(|s| q_len(s.pivot))),
     };
-    fig.clips
-        .iter()
-        .zip(&plan.shared)
-        .enumerate()
-        .map(|(ci, (c, shared))| {
+    // each clip on its own (in parallel), collected in clip order
+    use rayon::prelude::*;
+    (0..fig.clips.len())
+        .into_par_iter()
+        .map(|ci| {
             bake_clip(
                 name,
                 view_box,
                 fig,
-                (ci, c),
+                (ci, &fig.clips[ci]),
                 (route, keyer),
                 shape,
-                shared,
+                &plan.shared[ci],
                 (&plan.source_scale, fitted),
             )
         })

@@ -680,26 +680,34 @@ fn bake_planned_measured(
     let mut colours = bake::colours(fig);
     // every written clip with the springs and chains simulated for it
     let views: Vec<Figure> = (0..clips.len()).map(|c| fig.for_clip(c)).collect();
-    let mut springs = Vec::new();
+    let named = |view: &Figure, name: &str| {
+        if switched {
+            format!("{}:{name}", view.clips[0].name)
+        } else {
+            name.to_string()
+        }
+    };
+    // springs first, each clip on its own (in parallel); then the chains,
+    // in clip order (they extend one colour list)
+    let springs: Vec<SpringMeasure> = clips
+        .par_iter_mut()
+        .zip(&views)
+        .map(|(clip, view)| {
+            if view.springs.is_empty() {
+                return Vec::new();
+            }
+            add_springs(clip, view, keyer)
+                .into_iter()
+                .map(|m| SpringMeasure {
+                    bone: named(view, &m.bone),
+                    ..m
+                })
+                .collect()
+        })
+        .collect::<Vec<Vec<_>>>()
+        .concat();
     let mut chains = Vec::new();
     for (clip, view) in clips.iter_mut().zip(&views) {
-        let named = |name: &str| {
-            if switched {
-                format!("{}:{name}", view.clips[0].name)
-            } else {
-                name.to_string()
-            }
-        };
-        if !view.springs.is_empty() {
-            springs.extend(
-                add_springs(clip, view, keyer)
-                    .into_iter()
-                    .map(|m| SpringMeasure {
-                        bone: named(&m.bone),
-                        ..m
-                    }),
-            );
-        }
         if !view.chains.is_empty() {
             chains.extend(
                 add_chains(
@@ -712,7 +720,7 @@ fn bake_planned_measured(
                 )
                 .into_iter()
                 .map(|m| ChainMeasure {
-                    name: named(&m.name),
+                    name: named(view, &m.name),
                     ..m
                 }),
             );
@@ -735,16 +743,23 @@ fn bake_planned_measured(
     let mut measures = Vec::new();
     let mut samples = 0;
     let mut ik = Vec::new();
-    for (ci, ((clip, fc), view)) in clips.iter().zip(&fig.clips).zip(&views).enumerate() {
-        // every clip (the drawing's structure) with this clip's physics
-        let fig = &Figure {
-            springs: view.springs.clone(),
-            chains: view.chains.clone(),
-            ..fig.clone()
-        };
-        let cm = memo.measured.kept((fig, plan), ci, clip, || {
-            measured::measure_clip(fig, ci, fc, clip, plan, keyer.fit)
-        });
+    // every clip measured on its own (in parallel), then read in order
+    let clip_measures: Vec<measured::ClipMeasures> = (0..clips.len())
+        .into_par_iter()
+        .map(|ci| {
+            // every clip (the drawing's structure) with this clip's physics
+            let fig = &Figure {
+                springs: views[ci].springs.clone(),
+                chains: views[ci].chains.clone(),
+                ..fig.clone()
+            };
+            let (clip, fc) = (&clips[ci], &fig.clips[ci]);
+            memo.measured.kept((fig, plan), ci, clip, || {
+                measured::measure_clip(fig, ci, fc, clip, plan, keyer.fit)
+            })
+        })
+        .collect();
+    for ((clip, fc), cm) in clips.iter().zip(&fig.clips).zip(clip_measures) {
         samples = samples.max(cm.samples);
         for (name, rim) in cm.heads.iter().zip(&cm.tips[fig.bones.len()..]) {
             let keys = |suffix: &str| {
