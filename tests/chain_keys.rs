@@ -8,7 +8,7 @@
 //! far fewer keys.
 
 use rigbake::bake::{BakeOptions, DEFAULT_TOLERANCE_PX};
-use rigbake::clip::{Clip, Item, Node};
+use rigbake::clip::{Anim, Clip, Node};
 use rigbake::figure::chain::{self, Chain, KeyPlan};
 use rigbake::figure::{model, unit_time};
 use rigbake::{Route, bake_rig, emit, measure, rig};
@@ -50,25 +50,30 @@ fn deviation(clip: &Clip, ch: &Chain) -> f64 {
 }
 
 /// Bytes and key count of the animation `ch` writes in `clip`: its
-/// tracks' `@keyframes` (css) or its morphs' `<animate>` (smil).
+/// tracks' `@keyframes` (css) or its groups' `<animateTransform>` (smil).
 fn written(clip: &Clip, ch: &Chain) -> (usize, usize) {
     let prefix = format!("rb-{}-{}-", clip_name(clip), ch.name);
+    let own = |i: usize| clip.tracks[i].name.starts_with(&prefix);
     let mut bytes = 0;
     let mut keys = Vec::new();
     for (i, t) in clip.tracks.iter().enumerate() {
-        if t.name.starts_with(&prefix) {
-            bytes += emit::css::track_keyframes(clip, i).len();
+        if own(i) {
             keys.push(t.keys.len() - 1);
+            if clip.route == Route::Css {
+                bytes += emit::css::track_keyframes(clip, i).len();
+            }
         }
     }
-    let own = format!("{}-p", ch.name);
-    for g in clip.groups() {
-        for item in &g.children {
-            if let Item::Morph(m) = item
-                && m.probe.as_deref().is_some_and(|p| p.starts_with(&own))
-            {
-                bytes += emit::smil::animate_d(clip, m).to_string().len();
-                keys.push(m.keys.len() - 1);
+    if clip.route == Route::Smil {
+        for g in clip.groups() {
+            let track = match g.anim {
+                Some(Anim::Rotate { track, .. } | Anim::Translate { track, .. }) => track,
+                _ => continue,
+            };
+            if own(track) {
+                let mut e = svg::node::element::Element::new("g");
+                emit::smil::animate_group(clip, g, &mut e);
+                bytes += e.to_string().len();
             }
         }
     }
@@ -81,10 +86,7 @@ fn written(clip: &Clip, ch: &Chain) -> (usize, usize) {
 /// `ch` alone keyed as `plan` on the route and period of `like`.
 fn alone(like: &Clip, ch: &Chain, plan: &KeyPlan) -> Clip {
     let class = |c: &str| c.to_string();
-    let (tracks, items) = match like.route {
-        Route::Css => chain::rotation_items(ch, plan, &clip_name(like), 0, &class),
-        Route::Smil => (Vec::new(), chain::morph_items(ch, plan, &class)),
-    };
+    let (tracks, items) = chain::rotation_items(ch, plan, &clip_name(like), 0, &class);
     Clip {
         tracks,
         root: Node {
@@ -99,9 +101,13 @@ fn alone(like: &Clip, ch: &Chain, plan: &KeyPlan) -> Clip {
 
 /// The former method's choice: the fewest uniform keys (a divisor of the
 /// recorded frames) whose measured deviation is within `px`, else a key
-/// on every recorded frame.
+/// on every recorded frame; cubic spans on the css route, linear on smil
+/// (a keySpline cannot overshoot).
 fn fewest_uniform(like: &Clip, ch: &Chain, px: f64) -> (KeyPlan, Clip) {
-    let fit = rigbake::fit::Fit::Cubic;
+    let fit = match like.route {
+        Route::Css => rigbake::fit::Fit::Cubic,
+        Route::Smil => rigbake::fit::Fit::Linear,
+    };
     for n in chain::key_counts() {
         let plan = KeyPlan::uniform(n, fit);
         let c = alone(like, ch, &plan);

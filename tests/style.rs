@@ -284,6 +284,8 @@ fn regex_lite(text: &str, stem: &str) -> String {
 #[test]
 fn sticks_writes_the_drawing_from_before_styles() {
     // fixtures: `out/` as rigbake wrote it before the style section existed
+    // (runner.smil.svg's hair since redrawn as the nested rotation chain
+    // both routes write, in place of its Catmull-Rom morphs)
     let tmp = tempfile::TempDir::new().unwrap();
     for (name, routes) in [
         ("walker", &["css", "smil"][..]),

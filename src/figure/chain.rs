@@ -1,6 +1,6 @@
 //! Verlet chains (hair, ponytail, scarf) pinned to a bone or a fixed
 //! point, simulated offline into a seamless loop and baked as a nested
-//! rotation chain (css route) or Catmull-Rom `d` morphs (smil route).
+//! rotation chain on both routes.
 //!
 //! **Input.** On a bone-tree rig a `chains` entry names an anchor point on a
 //! bone (`"tip"`, `"origin"` or `[x, y]` in the bone's frame). The anchor's
@@ -20,16 +20,16 @@
 //! frames over one period. Validation fails when the seam error exceeds
 //! [`SEAM_TOLERANCE_PX`].
 //!
-//! **Bake.** css route: [`rotation_items`], a nested rotation chain (one
-//! group per segment, local angle = world angle − previous segment's),
-//! which every browser animates (Safari does not animate CSS `d`). smil
-//! route: [`morph_items`], one cubic path per segment cut from the
-//! Catmull-Rom curve through the particles, the same commands in every
-//! value. Both: stroke width and colour interpolated from root to tip (a
-//! tapered, graded chain; `"side": "far"` draws it first, thinner and
-//! darker). Keys sit on recorded frames (cubic Hermite on the css route,
-//! linear on the smil route, where a keySpline would retime every number
-//! of a `d` value at once), one set of key times for the whole chain
+//! **Bake.** [`rotation_items`], a nested rotation chain (one group per
+//! segment, local angle = world angle − previous segment's), which every
+//! browser animates (Safari does not animate CSS `d`), written as
+//! `@keyframes` on the css route and `<animateTransform>` on the smil
+//! route: one angle per key and segment, where a `d` morph of the curve
+//! through the particles wrote six coordinates. Stroke width and colour
+//! are interpolated from root to tip (a tapered, graded chain; `"side":
+//! "far"` draws it first, thinner and darker). Keys sit on recorded
+//! frames (cubic Hermite on the css route, linear on the smil route, whose
+//! keySplines cannot overshoot), one set of key times for the whole chain
 //! ([`KeyPlan`]): placed by [`Placer`] so that the measured particle
 //! deviation (the written clip against the recorded frames, interpolated
 //! linearly) is within [`KEY_BUDGET_PX`] (or the bake's budget), a hold
@@ -759,39 +759,9 @@ fn q(p: Vec2) -> Vec2 {
     Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
 }
 
-/// The Bézier points of a uniform Catmull-Rom curve through `knots`:
-/// `[k0, c, c, k1, c, c, k2, …]`. Segment i from `k_i` to `k_(i+1)` has
-/// controls `k_i + (k_(i+1) − k_(i−1))/6` and `k_(i+1) − (k_(i+2) − k_i)/6`;
-/// the missing outer knots are reflections (`k_(−1) = 2·k_0 − k_1`), so the
-/// end tangents point along the first and last segment. The curve passes
-/// through every knot (the particles), so a morph of these points has the
-/// knots' interpolation error exactly. Uniform and centripetal
-/// parametrisations coincide for equal knot spacing, which the distance
-/// constraints keep within 1 %.
-pub fn catmull_rom(knots: &[Vec2]) -> Vec<Vec2> {
-    let n = knots.len();
-    let at = |i: isize| -> Vec2 {
-        if i < 0 {
-            knots[0] * 2.0 - knots[1]
-        } else if i as usize >= n {
-            knots[n - 1] * 2.0 - knots[n - 2]
-        } else {
-            knots[i as usize]
-        }
-    };
-    let mut out = vec![knots[0]];
-    for i in 0..n as isize - 1 {
-        let (p0, p1, p2, p3) = (at(i - 1), at(i), at(i + 1), at(i + 2));
-        out.push(p1 + (p2 - p0) * (1.0 / 6.0));
-        out.push(p2 - (p3 - p1) * (1.0 / 6.0));
-        out.push(p2);
-    }
-    out
-}
-
 /// Which recorded frames carry a chain's keys, and the shape of each span
-/// between them. Every segment (css: every track; smil: every segment's
-/// morph) of one chain shares the one set of key times.
+/// between them. Every segment's track of one chain shares the one set of
+/// key times.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyPlan {
     /// Recorded frame indices, increasing: 0 first, [`FRAMES`] last.
@@ -827,8 +797,7 @@ fn frame_time(f: usize) -> f64 {
     quantize(f as f64 / FRAMES as f64, crate::geom::T_DECIMALS)
 }
 
-/// Evaluations per recorded frame interval of [`Placer`]'s css estimate
-/// (the smil estimate is exact on the frames).
+/// Evaluations per recorded frame interval of [`Placer`]'s estimate.
 pub const CSS_SUBSAMPLES: usize = 4;
 
 /// Places a chain's keys on recorded frames for one route: the fewest
@@ -846,41 +815,25 @@ pub const CSS_SUBSAMPLES: usize = 4;
 /// feasible one is feasible) this is the fewest keys; otherwise it is few,
 /// not provably the fewest.
 ///
-/// The estimate: smil spans are linear in every written point, and the
-/// recording is linear between frames, so their largest deviation is on a
-/// recorded frame: exact. css spans are evaluated as [`crate::measure`]
-/// reads them (the written, rounded keys; nested rotations composed) at
-/// [`CSS_SUBSAMPLES`] times per frame interval; the measure stage then
-/// checks the written clip independently (see `add_chains`).
+/// The estimate: spans are evaluated as [`crate::measure`] reads them (the
+/// written, rounded keys; nested rotations composed) at
+/// [`CSS_SUBSAMPLES`] times per frame interval, against the recording
+/// interpolated linearly between frames; the measure stage then checks the
+/// written clip independently (see `add_chains`). The smil route's spans
+/// are linear.
 pub struct Placer<'a> {
     chain: &'a Chain,
     route: crate::clip::Route,
-    /// smil: the written (rounded) particles of every frame.
-    rounded: Vec<Vec<Vec2>>,
-    /// css: the written values and slopes of every frame.
-    css: Option<CssFrames>,
+    /// The written values and slopes of every frame.
+    css: CssFrames,
 }
 
 impl<'a> Placer<'a> {
     pub fn new(chain: &'a Chain, route: crate::clip::Route) -> Placer<'a> {
-        use crate::clip::Route;
-        let (rounded, css) = match route {
-            Route::Smil => (
-                chain
-                    .recording
-                    .frames
-                    .iter()
-                    .map(|f| f.iter().map(|p| q(*p)).collect())
-                    .collect(),
-                None,
-            ),
-            Route::Css => (Vec::new(), Some(CssFrames::new(chain))),
-        };
         Placer {
             chain,
             route,
-            rounded,
-            css,
+            css: CssFrames::new(chain),
         }
     }
 
@@ -959,65 +912,49 @@ impl<'a> Placer<'a> {
         let frames = &self.chain.recording.frames;
         let n = self.chain.params.count;
         let mut worst = 0.0f64;
-        match &self.css {
-            None => {
-                let (pa, pb) = (&self.rounded[a], &self.rounded[b]);
-                for (f, want) in frames.iter().enumerate().take(b + 1).skip(a) {
-                    let s = (f - a) as f64 / (b - a) as f64;
-                    for i in 1..n {
-                        let got = pa[i] + (pb[i] - pa[i]) * s;
-                        worst = worst.max(got.dist(want[i]));
-                    }
-                    if worst > limit {
-                        return worst;
-                    }
-                }
+        let css = &self.css;
+        let (ta, tb) = (frame_time(a), frame_time(b));
+        let span = |c: &Channel| {
+            let keys = crate::fit::keys_from(
+                &[ta, tb],
+                &[(c.values[a], c.slopes[a]), (c.values[b], c.slopes[b])],
+                fit,
+            );
+            move |u: f64| crate::measure::track_value(&keys, u)
+        };
+        let x = span(&css.x);
+        let y = span(&css.y);
+        let rot: Vec<_> = css.rot.iter().map(span).collect();
+        let along: Vec<[_; 2]> = css
+            .along
+            .iter()
+            .map(|[sx, sy]| [span(sx), span(sy)])
+            .collect();
+        let steps = (b - a) * CSS_SUBSAMPLES;
+        let mut world = vec![0.0; n - 1];
+        let mut stretch = vec![Vec2::ZERO; n - 1];
+        for k in 0..=steps {
+            let at = a as f64 + k as f64 / CSS_SUBSAMPLES as f64;
+            let u = at / FRAMES as f64;
+            let mut sum = 0.0;
+            for (j, r) in rot.iter().enumerate() {
+                sum += r(u);
+                world[j] = sum;
             }
-            Some(css) => {
-                let (ta, tb) = (frame_time(a), frame_time(b));
-                let span = |c: &Channel| {
-                    let keys = crate::fit::keys_from(
-                        &[ta, tb],
-                        &[(c.values[a], c.slopes[a]), (c.values[b], c.slopes[b])],
-                        fit,
-                    );
-                    move |u: f64| crate::measure::track_value(&keys, u)
-                };
-                let x = span(&css.x);
-                let y = span(&css.y);
-                let rot: Vec<_> = css.rot.iter().map(span).collect();
-                let along: Vec<[_; 2]> = css
-                    .along
-                    .iter()
-                    .map(|[sx, sy]| [span(sx), span(sy)])
-                    .collect();
-                let steps = (b - a) * CSS_SUBSAMPLES;
-                let mut world = vec![0.0; n - 1];
-                let mut stretch = vec![Vec2::ZERO; n - 1];
-                for k in 0..=steps {
-                    let at = a as f64 + k as f64 / CSS_SUBSAMPLES as f64;
-                    let u = at / FRAMES as f64;
-                    let mut sum = 0.0;
-                    for (j, r) in rot.iter().enumerate() {
-                        sum += r(u);
-                        world[j] = sum;
-                    }
-                    for (j, [sx, sy]) in along.iter().enumerate() {
-                        stretch[j] = Vec2::new(sx(u), sy(u));
-                    }
-                    // the recording between frames f and f + 1, a fraction s along
-                    let f = (at.floor() as usize).min(FRAMES - 1);
-                    let s = at - f as f64;
-                    let mut w = css.drawn[0] + Vec2::new(x(u), y(u));
-                    for j in 0..n - 1 {
-                        w = css.joint(j, w, world[j], stretch[j]);
-                        let want = frames[f][j + 1] + (frames[f + 1][j + 1] - frames[f][j + 1]) * s;
-                        worst = worst.max(w.dist(want));
-                    }
-                    if worst > limit {
-                        return worst;
-                    }
-                }
+            for (j, [sx, sy]) in along.iter().enumerate() {
+                stretch[j] = Vec2::new(sx(u), sy(u));
+            }
+            // the recording between frames f and f + 1, a fraction s along
+            let f = (at.floor() as usize).min(FRAMES - 1);
+            let s = at - f as f64;
+            let mut w = css.drawn[0] + Vec2::new(x(u), y(u));
+            for j in 0..n - 1 {
+                w = css.joint(j, w, world[j], stretch[j]);
+                let want = frames[f][j + 1] + (frames[f + 1][j + 1] - frames[f][j + 1]) * s;
+                worst = worst.max(w.dist(want));
+            }
+            if worst > limit {
+                return worst;
             }
         }
         worst
@@ -1161,47 +1098,8 @@ impl CssFrames {
     }
 }
 
-/// The smil form keyed as `plan` says: one morphed cubic path per segment,
-/// cut from the Catmull-Rom curve through all particles (same commands in
-/// every value, so SMIL interpolates every number linearly between keys),
+/// A chain keyed as `plan` says, on either route: a nested rotation chain
 /// in world space.
-pub fn morph_items(
-    chain: &Chain,
-    plan: &KeyPlan,
-    class_of: &dyn Fn(&str) -> String,
-) -> Vec<crate::clip::Item> {
-    let curves: Vec<(f64, Vec<Vec2>)> = plan
-        .frames
-        .iter()
-        .map(|&fi| {
-            (
-                frame_time(fi),
-                catmull_rom(&chain.recording.frames[fi])
-                    .into_iter()
-                    .map(q)
-                    .collect(),
-            )
-        })
-        .collect();
-    (0..chain.params.count - 1)
-        .map(|s| {
-            let keys = curves
-                .iter()
-                .map(|(t, c)| (*t, c[3 * s..=3 * s + 3].to_vec()))
-                .collect();
-            crate::clip::Item::Morph(crate::clip::Morph {
-                class: class_of(&chain.colours[s]),
-                width: chain.widths[s],
-                probe: Some(probe(chain, s + 1)),
-                cubic: true,
-                keys,
-            })
-        })
-        .collect()
-}
-
-/// The css form keyed as `plan` says: a nested rotation chain in world
-/// space.
 ///
 /// The chain is drawn once as straight segments through the particles of
 /// recorded frame 0 (rounded), `d_0 … d_m`. Two translate groups move the
@@ -1416,52 +1314,37 @@ mod tests {
                 assert!((w[0].dist(w[1]) - 9.0).abs() < 0.09);
             }
         }
-        let items = morph_items(
+        let (tracks, items) = rotation_items(
             ch,
             &KeyPlan::uniform(24, crate::fit::Fit::Linear),
+            "main",
+            0,
             &|c: &str| c.to_string(),
         );
-        assert_eq!(items.len(), 4);
-        let crate::clip::Item::Morph(m) = &items[3] else {
-            panic!("not a morph")
-        };
-        assert_eq!(m.probe.as_deref(), Some("hair-p4"));
-        assert!(m.cubic);
-        assert_eq!(m.keys.len(), 25);
-        assert_eq!(m.keys[24].0, 1.0);
-        // a cubic through two knots: the particles themselves at both ends
-        for (k, (_, pts)) in m.keys.iter().enumerate() {
-            assert_eq!(pts.len(), 4);
-            let f = &ch.recording.frames[k * FRAMES / 24];
-            assert!(pts[0].dist(f[3]) < 0.01 && pts[3].dist(f[4]) < 0.01);
+        // one rotation per segment (and the anchor's translation), every
+        // track on the plan's 25 key times, the last particle's probe inside
+        assert!(tracks.len() >= 4, "{} tracks", tracks.len());
+        for t in &tracks {
+            assert_eq!(t.keys.len(), 25, "{}", t.name);
+            assert_eq!(t.keys[24].t, 1.0);
         }
-        assert_eq!(m.width, 2.0);
+        let clip = crate::clip::Clip {
+            name: "t".into(),
+            route: crate::clip::Route::Smil,
+            period_s: 1.0,
+            view_box: [0.0, 0.0, 200.0, 200.0],
+            tracks,
+            root: crate::clip::Node {
+                children: items,
+                ..Default::default()
+            },
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
+        };
+        assert!(crate::measure::has_probe(&clip, "hair-p4"));
         assert_eq!(ch.colours[0], "#7c2d12");
         assert_eq!(ch.colours[3], "#f59e0b");
-    }
-
-    #[test]
-    fn catmull_rom_passes_through_its_knots_with_smooth_joins() {
-        let k = [
-            Vec2::new(0.0, 0.0),
-            Vec2::new(10.0, 2.0),
-            Vec2::new(18.0, 9.0),
-            Vec2::new(21.0, 19.0),
-        ];
-        let c = catmull_rom(&k);
-        assert_eq!(c.len(), 10);
-        for i in 0..4 {
-            assert_eq!(c[3 * i], k[i]);
-        }
-        // C1 at inner knots: incoming and outgoing handles are collinear and equal
-        for i in 1..3 {
-            let d_in = c[3 * i] - c[3 * i - 1];
-            let d_out = c[3 * i + 1] - c[3 * i];
-            assert!(d_in.dist(d_out) < 1e-12);
-        }
-        // the first tangent points along the first segment
-        let t0 = c[1] - c[0];
-        assert!((t0.x * 2.0 - t0.y * 10.0).abs() < 1e-12);
     }
 
     #[test]
@@ -1572,12 +1455,9 @@ mod tests {
 
     /// `chain` alone keyed as `plan` for `route`, as a clip of 1 s.
     fn keyed(chain: &Chain, plan: &KeyPlan, route: crate::clip::Route) -> crate::clip::Clip {
-        use crate::clip::{Clip, Node, Route};
+        use crate::clip::{Clip, Node};
         let class = |c: &str| c.to_string();
-        let (tracks, items) = match route {
-            Route::Css => rotation_items(chain, plan, "main", 0, &class),
-            Route::Smil => (Vec::new(), morph_items(chain, plan, &class)),
-        };
+        let (tracks, items) = rotation_items(chain, plan, "main", 0, &class);
         Clip {
             name: "t".into(),
             route,

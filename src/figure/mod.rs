@@ -206,9 +206,8 @@ const PLACE_TRIES: usize = 4;
 pub type ChainPlans = bake::Memo<(String, usize), chain::KeyPlan>;
 
 /// Add every chain of `fig` to `clip` (world space; a near chain is drawn
-/// over the bones, a far one under them): on the css route as a nested
-/// rotation chain ([`chain::rotation_items`]), on the smil route as
-/// Catmull-Rom `d` morphs ([`chain::morph_items`]), keyed on recorded
+/// over the bones, a far one under them) as a nested rotation chain
+/// ([`chain::rotation_items`], its spans linear on the smil route), keyed on recorded
 /// frames by [`chain::Placer`] so that the measured particle deviation is
 /// within [`chain::KEY_BUDGET_PX`] (or the keyer's budget; a keyer asking
 /// for a count gets uniform keys); extends `colours` with the chains'
@@ -240,9 +239,13 @@ pub fn add_chains(
                 colours.iter().position(|x| x == c).unwrap_or(0)
             )
         };
-        let build = |plan: &chain::KeyPlan, base: usize| match clip.route {
-            Route::Css => chain::rotation_items(ch, plan, &clip_name, base, &class_of),
-            Route::Smil => (Vec::new(), chain::morph_items(ch, plan, &class_of)),
+        let build = |plan: &chain::KeyPlan, base: usize| {
+            chain::rotation_items(ch, plan, &clip_name, base, &class_of)
+        };
+        // smil: every span linear (a keySpline cannot overshoot)
+        let fit = match clip.route {
+            Route::Css => keyer.fit,
+            Route::Smil => crate::fit::Fit::Linear,
         };
         let probes: Vec<String> = (1..ch.params.count).map(|i| chain::probe(ch, i)).collect();
         let period = clip.period_s;
@@ -278,7 +281,7 @@ pub fn add_chains(
             // the better of cubic and linear segments)
             Some(_) => {
                 let n = frame_key_counts(keyer)[0];
-                let plan = chain::KeyPlan::uniform(n, keyer.fit);
+                let plan = chain::KeyPlan::uniform(n, fit);
                 let other = chain::KeyPlan::uniform(n, crate::fit::Fit::Linear);
                 if clip.route == Route::Css
                     && plan != other
@@ -301,7 +304,7 @@ pub fn add_chains(
                 let mut candidates = Vec::new();
                 let mut internal = budget;
                 for _ in 0..PLACE_TRIES {
-                    let plan = placer.plan(keyer.fit, internal);
+                    let plan = placer.plan(fit, internal);
                     if worst(&trial(&plan)) <= budget {
                         candidates.push(plan);
                         break;
@@ -310,7 +313,7 @@ pub fn add_chains(
                 }
                 let uniform = chain::key_counts()
                     .into_iter()
-                    .map(|n| chain::KeyPlan::uniform(n, keyer.fit))
+                    .map(|n| chain::KeyPlan::uniform(n, fit))
                     .filter(|plan| placer.within(plan, budget))
                     .take(PLACE_TRIES)
                     .find(|plan| worst(&trial(plan)) <= budget);
@@ -318,7 +321,7 @@ pub fn add_chains(
                 candidates
                     .into_iter()
                     .min_by_key(|plan| chain_bytes(&trial(plan)))
-                    .unwrap_or_else(|| placer.plan(keyer.fit, 0.0))
+                    .unwrap_or_else(|| placer.plan(fit, 0.0))
             }
         });
         let (tracks, items) = build(&chosen, clip.tracks.len());
@@ -342,23 +345,23 @@ pub fn add_chains(
 }
 
 /// Bytes of the animation a clip holding one chain writes: its tracks'
-/// `@keyframes` (css) or its morphs' `<animate>` elements (smil).
+/// `@keyframes` (css) or its groups' `<animateTransform>` elements (smil).
 fn chain_bytes(c: &Clip) -> usize {
-    let css: usize = (0..c.tracks.len())
-        .map(|i| crate::emit::css::track_keyframes(c, i).len())
-        .sum();
-    let smil: usize = c
-        .groups()
-        .iter()
-        .flat_map(|g| &g.children)
-        .filter_map(|item| match item {
-            crate::clip::Item::Morph(m) => {
-                Some(crate::emit::smil::animate_d(c, m).to_string().len())
-            }
-            _ => None,
-        })
-        .sum();
-    css + smil
+    match c.route {
+        Route::Css => (0..c.tracks.len())
+            .map(|i| crate::emit::css::track_keyframes(c, i).len())
+            .sum(),
+        Route::Smil => c
+            .groups()
+            .iter()
+            .filter(|g| g.anim.is_some())
+            .map(|g| {
+                let mut e = svg::node::element::Element::new("g");
+                crate::emit::smil::animate_group(c, g, &mut e);
+                e.to_string().len()
+            })
+            .sum(),
+    }
 }
 
 /// Bake, emit and measure a figure for one route.
