@@ -485,19 +485,8 @@ impl Problem for PointProblem<'_> {
             errs[i] = farthest(&(self.place)(&at), &self.targets[i]);
         }
         *old = times.to_vec();
-        let mut best = Estimate {
-            max_px: -1.0,
-            worst_t: 0.0,
-            blame: 0,
-        };
-        let mut worst_i = 0;
-        for (i, &e) in errs.iter().enumerate() {
-            if e > best.max_px {
-                best.max_px = e;
-                best.worst_t = self.ts[i];
-                worst_i = i;
-            }
-        }
+        let mut best = fit::max_estimate(&self.ts, errs);
+        let worst_i = self.ts.partition_point(|&t| t < best.worst_t);
         drop(last);
         // blame the set whose own error alone moves the point most
         let exact: Vec<f64> = self.ideal.iter().map(|v| v[worst_i]).collect();

@@ -1314,34 +1314,15 @@ mod tests {
                 assert!((w[0].dist(w[1]) - 9.0).abs() < 0.09);
             }
         }
-        let (tracks, items) = rotation_items(
-            ch,
-            &KeyPlan::uniform(24, crate::fit::Fit::Linear),
-            "main",
-            0,
-            &|c: &str| c.to_string(),
-        );
+        let plan = KeyPlan::uniform(24, crate::fit::Fit::Linear);
+        let clip = keyed(ch, &plan, crate::clip::Route::Smil);
         // one rotation per segment (and the anchor's translation), every
         // track on the plan's 25 key times, the last particle's probe inside
-        assert!(tracks.len() >= 4, "{} tracks", tracks.len());
-        for t in &tracks {
+        assert!(clip.tracks.len() >= 4, "{} tracks", clip.tracks.len());
+        for t in &clip.tracks {
             assert_eq!(t.keys.len(), 25, "{}", t.name);
             assert_eq!(t.keys[24].t, 1.0);
         }
-        let clip = crate::clip::Clip {
-            name: "t".into(),
-            route: crate::clip::Route::Smil,
-            period_s: 1.0,
-            view_box: [0.0, 0.0, 200.0, 200.0],
-            tracks,
-            root: crate::clip::Node {
-                children: items,
-                ..Default::default()
-            },
-            legs: Vec::new(),
-            figure: None,
-            ground_wrap_px: None,
-        };
         assert!(crate::measure::has_probe(&clip, "hair-p4"));
         assert_eq!(ch.colours[0], "#7c2d12");
         assert_eq!(ch.colours[3], "#f59e0b");
