@@ -24,6 +24,7 @@ fn options(route: Route) -> BakeOptions {
         route,
         keying: Keying::Uniform(10),
         fit: Fit::Linear,
+        shortest_shape: false,
     }
 }
 

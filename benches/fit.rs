@@ -28,6 +28,7 @@ fn fit_examples(c: &mut Criterion) {
                 route,
                 keying: Keying::Tolerance(0.1),
                 fit,
+                shortest_shape: false,
             };
             g.bench_function(format!("{} {}", rig.name, route.as_str()), |b| {
                 b.iter(|| rigbake::bake_rig(black_box(&rig), black_box(&opts)))

@@ -59,7 +59,12 @@ impl BakeOptions {
             (Route::Smil, Some(_)) if rig.figure.is_some() => Fit::Cubic,
             _ => Fit::Linear,
         });
-        BakeOptions { route, keying, fit }
+        BakeOptions {
+            route,
+            keying,
+            fit,
+            shortest_shape: false,
+        }
     }
 }
 

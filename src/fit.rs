@@ -83,6 +83,12 @@ pub struct BakeOptions {
     /// Segment shape. The smil route always morphs linearly (see [`Fit`] and
     /// the report's note): a keySpline only retimes motion along the chord.
     pub fit: Fit,
+    /// On the css route, each fitted channel of a bone tree takes linear keys
+    /// instead of cubic ones where they write fewer bytes within the same
+    /// budget (as the stops of a `linear()` easing, see [`css_len`]); `fit`
+    /// is then cubic. More keys to fit and to measure: a slower bake for a
+    /// smaller file (`bake --fit shortest`).
+    pub shortest_shape: bool,
 }
 
 impl BakeOptions {
@@ -398,6 +404,47 @@ pub fn written_len(keys: &[Key]) -> usize {
             len
         })
         .sum()
+}
+
+/// About the bytes `keys` take as the stops of a `linear()` easing (the
+/// css writer's other form of a track whose segments are all linear): each
+/// key's value and a comma, and each inner key's percentage unless the keys
+/// are evenly spaced. `None` when a segment is curved.
+pub fn stops_len(keys: &[Key]) -> Option<usize> {
+    // (a key's ease shapes the segment after it; the last has none)
+    let segments = &keys[..keys.len().saturating_sub(1)];
+    if segments.iter().any(|k| k.ease != Ease::Linear) {
+        return None;
+    }
+    let n = keys.len().max(2) - 1;
+    let even = keys
+        .iter()
+        .enumerate()
+        .all(|(i, k)| (k.t - i as f64 / n as f64).abs() < 1e-6);
+    let values: usize = keys
+        .iter()
+        .map(|k| crate::geom::fmt_short(k.value, DEG_DECIMALS).len() + 1)
+        .sum();
+    let times: usize = if even {
+        0
+    } else {
+        keys.iter()
+            .skip(1)
+            .take(n.saturating_sub(1))
+            .map(|k| crate::geom::fmt_short(k.t * 100.0, T_DECIMALS - 2).len() + 2)
+            .sum()
+    };
+    Some(values + times)
+}
+
+/// About the css bytes of a channel keyed by `keys`: its keyframes block
+/// ([`written_len`] and about 30 bytes of `@keyframes name{}`), or the stops
+/// of a `linear()` easing over a shared unit block ([`stops_len`]) where
+/// every segment is linear, whichever is fewer, as the css writer chooses.
+pub fn css_len(keys: &[Key]) -> usize {
+    const BLOCK: usize = 30;
+    let frames = written_len(keys) + BLOCK;
+    stops_len(keys).map_or(frames, |s| s.min(frames))
 }
 
 /// Exactly `n` uniform keys (`t_k = k / n`, k = 0..=n) of `c` with `c.fit`

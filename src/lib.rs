@@ -177,6 +177,7 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
                     _ => figure::bake::ChannelKeys::Own,
                 },
                 fit: fit::Fit::Cubic,
+                shortest_shape: false,
             };
             let chains = figure::add_chains(
                 &mut clip,
@@ -218,6 +219,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
         let keyer = Keyer {
             keys,
             fit: opts.fit,
+            shortest_shape: opts.shortest_shape && opts.route == Route::Css,
         };
         let fb = figure::bake_figure_keyed(
             &rig.name,
@@ -232,6 +234,12 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
     };
     const EXACT: &str = "constant channels and eased tracks are written exactly and take no keys";
     let fit = opts.fit.as_str();
+    // (`--fit shortest` acts where channels are fitted to a budget)
+    let fitted = if opts.shortest_shape && opts.route == Route::Css {
+        "cubic or linear, whichever writes fewer bytes per channel"
+    } else {
+        fit
+    };
     let (fb, mut report, note, tolerance) = match opts.keying {
         bake::Keying::Uniform(n) => {
             let (fb, r) = run(ChannelKeys::Uniform(n));
@@ -253,7 +261,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
                 tries += 1;
                 if r.max_error_px() <= px || tries > TOLERANCE_RETRIES {
                     let note = format!(
-                        "keys: every fitted channel fitted ({fit}) to {} px of probe movement to keep {px} px; {EXACT}",
+                        "keys: every fitted channel fitted ({fitted}) to {} px of probe movement to keep {px} px; {EXACT}",
                         geom::fmt_num(budget, 4)
                     );
                     // the default goal is not a promise (see Keying::Goal)

@@ -228,13 +228,17 @@ enum FitArg {
     Linear,
     /// Exact cubic (Hermite, true end slopes) via `cubic-bezier(1/3, y1, 2/3, y2)`.
     Cubic,
+    /// Per fitted channel of a bone tree (css route), cubic or linear keys,
+    /// whichever writes fewer bytes within the same budget (linear ones as
+    /// a `linear()` easing): smaller files, slower bakes. Elsewhere cubic.
+    Shortest,
 }
 
 impl From<FitArg> for Fit {
     fn from(f: FitArg) -> Fit {
         match f {
             FitArg::Linear => Fit::Linear,
-            FitArg::Cubic => Fit::Cubic,
+            FitArg::Cubic | FitArg::Shortest => Fit::Cubic,
         }
     }
 }
@@ -261,8 +265,10 @@ struct BakeArgs {
     #[arg(long, value_name = "PX")]
     tolerance: Option<f64>,
     /// Segment shape: linear, or exact cubic via cubic-bezier(1/3,y1,2/3,y2)
-    /// [default: cubic when fitting a tolerance on the css route, else linear].
-    /// The smil route is always linear (a keySpline cannot beat the chord sag).
+    /// [default: cubic when fitting a tolerance on the css route, else linear];
+    /// shortest: per bone-tree channel on the css route, whichever of the two
+    /// writes fewer bytes (smaller files, slower bakes). The smil route is
+    /// always linear (a keySpline cannot beat the chord sag).
     #[arg(long, value_enum)]
     fit: Option<FitArg>,
     /// Bake only this clip of a bone-tree rig with `clips`, as its own file
@@ -280,13 +286,15 @@ impl BakeArgs {
     /// Keying and fit for one rig and route: --keys, then --tolerance, then
     /// the rig's tolerance_px, then the rig's keys.
     fn options(&self, rig: &rig::Rig, route: Route) -> BakeOptions {
-        BakeOptions::resolve(
+        let mut o = BakeOptions::resolve(
             rig,
             route,
             self.keys,
             self.tolerance,
             self.fit.map(Fit::from),
-        )
+        );
+        o.shortest_shape = self.fit == Some(FitArg::Shortest) && route == Route::Css;
+        o
     }
 
     /// Read and validate one rig, keeping only `--clip` when given.

@@ -79,6 +79,7 @@ pub fn sweep(rig: &Rig, route: Route, keys: &[usize], fits: &[Fit]) -> Sweep {
                         route,
                         keying,
                         fit: m.fit,
+                        shortest_shape: false,
                     };
                     let r = crate::bake_rig(rig, &opts).report;
                     let used = r.legs.iter().map(|l| l.keys).max().unwrap_or(0);

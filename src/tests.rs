@@ -31,6 +31,7 @@ mod measure {
             route,
             keying: crate::bake::Keying::Uniform(10),
             fit: crate::fit::Fit::Linear,
+            shortest_shape: false,
         };
         crate::bake::bake(&rig, &crate::motion::sample(&rig), &opts)
     }
@@ -795,5 +796,66 @@ mod figure_measured {
             }
         }
         assert!(checked >= 4, "only {checked} ik entries checked");
+    }
+}
+
+mod linear_stops {
+    use crate::clip::{Anim, Ease};
+
+    /// Every rig baked with uniform linear keys on the css route: each
+    /// turning track is written as the stops of a `linear()` easing when
+    /// that is shorter than its keyframes, the stops are its key values in
+    /// order, and the fitter's byte count of the stops ([`crate::fit::stops_len`])
+    /// is the written text's, exactly.
+    #[test]
+    fn uniform_linear_bakes_write_turns_as_stops_the_fitter_counts() {
+        let mut stops_seen = 0;
+        for (path, rig) in super::example_rigs() {
+            let mut opts = crate::bake::BakeOptions::resolve(
+                &rig,
+                crate::Route::Css,
+                Some(12),
+                None,
+                Some(crate::fit::Fit::Linear),
+            );
+            opts.shortest_shape = false;
+            let baked = crate::bake_rig(&rig, &opts);
+            let clip = &baked.clip;
+            for node in clip.groups() {
+                let Some(Anim::Rotate { track, .. }) = &node.anim else {
+                    continue;
+                };
+                let keys = &clip.tracks[*track].keys;
+                if keys[..keys.len() - 1]
+                    .iter()
+                    .any(|k| k.ease != Ease::Linear)
+                {
+                    continue;
+                }
+                let text = crate::emit::css::track_keyframes(clip, *track);
+                let Some(inner) = text
+                    .strip_prefix("linear(")
+                    .and_then(|s| s.strip_suffix(')'))
+                else {
+                    assert!(text.starts_with("@keyframes"), "{}: {text}", path.display());
+                    continue;
+                };
+                stops_seen += 1;
+                let values: Vec<&str> = inner
+                    .split(',')
+                    .map(|s| s.split(' ').next().unwrap())
+                    .collect();
+                let expected: Vec<String> =
+                    keys.iter().map(|k| crate::emit::fmt_deg(k.value)).collect();
+                assert_eq!(values, expected, "{}", path.display());
+                assert_eq!(
+                    crate::fit::stops_len(keys).map(|n| n + "linear(".len()),
+                    Some(text.len()),
+                    "{}: {text}",
+                    path.display()
+                );
+            }
+        }
+        assert!(stops_seen > 10, "only {stops_seen} tracks written as stops");
     }
 }

@@ -27,7 +27,7 @@ use rigbake::browser::{
     self, Browser, BrowserError, Engine, ProbeJob, Probes, SeekMode, frame_strip, img_frames,
     probe_positions,
 };
-use rigbake::clip::Clip;
+use rigbake::clip::{Clip, Fit};
 use rigbake::{Baked, Route, bake_rig, emit, measure, rig};
 
 /// Per-time, per-probe agreement required between browser and reference, px.
@@ -587,6 +587,14 @@ fn example_bakes() -> Vec<ExampleBake> {
                     });
                 }
             }
+            // `--fit shortest`: linear channels written as `linear()` stops
+            let mut opts = BakeOptions::resolve(&rig, Route::Css, None, None, Some(Fit::Cubic));
+            opts.shortest_shape = true;
+            out.push(ExampleBake {
+                label: format!("rigs/{name} (css, --fit shortest)"),
+                route: Route::Css,
+                baked: bake_rig(&rig, &opts),
+            });
         }
         // Every clip after the first, alone (`--clip NAME`): how the smil
         // route gets a clip other than the first.

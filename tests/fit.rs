@@ -15,6 +15,7 @@ fn fitted(rig: &rig::Rig, route: Route, tol: f64, fit: Fit) -> rigbake::report::
         route,
         keying: Keying::Tolerance(tol),
         fit,
+        shortest_shape: false,
     };
     rigbake::bake_rig(rig, &opts).report
 }
@@ -53,6 +54,7 @@ fn adaptive_linear_beats_uniform_at_one_px() {
             route: Route::Css,
             keying: Keying::Uniform(keys),
             fit: Fit::Linear,
+            shortest_shape: false,
         },
     );
     assert!(uniform.report.max_error_px() > 1.0);
@@ -86,12 +88,70 @@ fn tolerance_tenth_holds_on_every_ankle_rig_and_route() {
                 route,
                 keying: Keying::Tolerance(0.1),
                 fit,
+                shortest_shape: false,
             };
             assert_eq!(
                 rigbake::bake_rig(&rig, &opts).svg,
                 rigbake::bake_rig(&rig, &opts).svg
             );
         }
+    }
+}
+
+/// `--fit shortest`: bone trees whose channels fit in fewer bytes as linear
+/// stops write smaller files than the default cubic keys, keep the default
+/// 0.25 px, and write some channels as a `linear()` easing; on the smil
+/// route and for cycling legs it changes nothing.
+#[test]
+fn shortest_shape_writes_smaller_bone_tree_files_within_the_tolerance() {
+    for name in ["walker", "jogger", "runner", "rower", "jump"] {
+        let rig =
+            rig::load(&std::fs::read_to_string(format!("rigs/{name}.json")).unwrap()).unwrap();
+        let default = BakeOptions::resolve(&rig, Route::Css, None, None, None);
+        let shortest = BakeOptions {
+            fit: Fit::Cubic,
+            shortest_shape: true,
+            ..default
+        };
+        let (a, b) = (
+            rigbake::bake_rig(&rig, &default),
+            rigbake::bake_rig(&rig, &shortest),
+        );
+        assert!(
+            b.report.max_error_px() <= 0.25,
+            "{name}: {}",
+            b.report.max_error_px()
+        );
+        assert!(
+            b.svg.len() < a.svg.len(),
+            "{name}: {} bytes, default {}",
+            b.svg.len(),
+            a.svg.len()
+        );
+        assert!(
+            b.svg.contains("linear(") && !a.svg.contains("linear("),
+            "{name}"
+        );
+        assert!(
+            b.report
+                .notes
+                .iter()
+                .any(|n| n.contains("whichever writes fewer bytes"))
+        );
+    }
+    for (name, route) in [("seed-nested", Route::Css), ("walker", Route::Smil)] {
+        let rig =
+            rig::load(&std::fs::read_to_string(format!("rigs/{name}.json")).unwrap()).unwrap();
+        let default = BakeOptions::resolve(&rig, route, None, None, None);
+        let shortest = BakeOptions {
+            shortest_shape: true,
+            ..default
+        };
+        assert_eq!(
+            rigbake::bake_rig(&rig, &default).svg,
+            rigbake::bake_rig(&rig, &shortest).svg,
+            "{name}"
+        );
     }
 }
 

@@ -95,7 +95,35 @@ struct Frames {
     times: Vec<f64>,
     decls: Vec<String>,
     timings: Vec<String>,
+    /// A one-number track (a turn, a translation along one axis): each
+    /// key's number as written, and the unit keyframes body that maps an
+    /// eased progress `p` to that number's declaration (`rotate: p deg`),
+    /// so the track may be written as the stops of a `linear()` easing
+    /// instead (see [`Frames::stops`]).
+    scalar: Option<(Vec<String>, Unit)>,
 }
+
+/// Keyframes that map an eased progress `p` to the declaration of the
+/// number `p` itself (`rotate: p deg`), shared by every track written as
+/// `linear()` stops ([`Frames::stops`]), and the name they are written under.
+#[derive(Clone, Copy)]
+struct Unit {
+    name: &'static str,
+    body: &'static str,
+}
+
+const TURN: Unit = Unit {
+    name: "turn",
+    body: "{0%{rotate:0deg}to{rotate:1deg}}",
+};
+const SLIDE_X: Unit = Unit {
+    name: "slide-x",
+    body: "{0%{translate:0}to{translate:1px}}",
+};
+const SLIDE_Y: Unit = Unit {
+    name: "slide-y",
+    body: "{0%{translate:0}to{translate:0 1px}}",
+};
 
 impl Frames {
     fn of_track(track: &Track, decl: impl Fn(usize) -> String) -> Frames {
@@ -107,7 +135,48 @@ impl Frames {
                 .iter()
                 .map(|k| timing(k.ease))
                 .collect(),
+            scalar: None,
         }
+    }
+
+    /// The same frames, each key's number also kept for [`Frames::stops`].
+    fn with_scalar(mut self, values: Vec<String>, unit: Unit) -> Frames {
+        self.scalar = Some((values, unit));
+        self
+    }
+
+    /// A track whose segments are all linear, as one `linear()` easing over
+    /// the unit keyframes: `linear(v0, v1 t1%, …, vn)` eases the progress
+    /// through the key values themselves (an output past 1 extrapolates the
+    /// unit keyframes: `rotate: 0deg → 1deg` at progress 23.7 is 23.7deg),
+    /// so the motion is the keyframes' own, point for point. Input
+    /// positions are left out where the keys are evenly spaced (the
+    /// function spaces unpositioned points evenly), and at 0 % and 100 %.
+    /// `None` for a track with a curved segment, or keys not spanning the
+    /// period.
+    fn stops(&self) -> Option<(String, Unit)> {
+        let (values, unit) = self.scalar.as_ref()?;
+        let n = self.times.len();
+        if n < 2
+            || self.times[0] != 0.0
+            || self.times[n - 1] != 1.0
+            || self.timings.iter().any(|t| t != "linear")
+        {
+            return None;
+        }
+        let even = (1..n - 1).all(|k| (self.times[k] - k as f64 / (n - 1) as f64).abs() < 1e-6);
+        let mut s = String::from("linear(");
+        for (k, (t, v)) in self.times.iter().zip(values).enumerate() {
+            if k > 0 {
+                s.push(',');
+            }
+            s.push_str(v);
+            if !even && k > 0 && k + 1 < n {
+                let _ = write!(s, " {}%", fmt_pct(*t));
+            }
+        }
+        s.push(')');
+        Some((s, *unit))
     }
 
     fn of_morph(m: &Morph) -> Frames {
@@ -118,6 +187,35 @@ impl Frames {
                 .map(|d| format!("d:path(\"{d}\")"))
                 .collect(),
             timings: vec!["linear".to_string(); m.keys.len().saturating_sub(1)],
+            scalar: None,
+        }
+    }
+
+    /// How the animation named `name` is written: (keyframes name, keyframes
+    /// body, timing function of the rule). Its own keyframes (the usual
+    /// timing function on the rule), or the stops of a `linear()` over the
+    /// unit keyframes ([`Frames::stops`]): whichever writes fewer bytes, a
+    /// body already `written` costing nothing.
+    fn written<'a>(
+        &self,
+        name: &'a str,
+        written: impl Fn(&str) -> bool,
+    ) -> (&'a str, String, String) {
+        let usual = usual_timing(&self.timings);
+        let own = self.body(&usual);
+        let cost = |body: &str, timing: &str| {
+            let block = if written(body) {
+                0
+            } else {
+                name.len() + body.len()
+            };
+            block + timing.len()
+        };
+        match self.stops() {
+            Some((stops, unit)) if cost(unit.body, &stops) < cost(&own, &usual) => {
+                (unit.name, unit.body.to_string(), stops)
+            }
+            _ => (name, own, usual),
         }
     }
 
@@ -257,20 +355,19 @@ impl Sheet {
             }
             return;
         }
-        let usual = usual_timing(&frames.timings);
-        let name = self.keyframes(&self.scope.name(name), frames.body(&usual));
-        if delay_s != 0.0 {
-            self.delays
-                .push((selector.to_string(), format!("{}s", fmt_s(delay_s))));
-        }
         let iter = match clip.figure.as_ref().map(|f| f.play) {
             Some(Play::Once) => "1 forwards",
             _ => "infinite",
         };
-        let body = format!(
-            "animation:{name} {}s {usual} {iter}{extra}",
-            fmt_s(clip.period_s)
-        );
+        let period = fmt_s(clip.period_s);
+        let (name, body, timing) =
+            frames.written(name, |body| self.written.iter().any(|(_, b)| b == body));
+        let name = self.keyframes(&self.scope.name(name), body);
+        if delay_s != 0.0 {
+            self.delays
+                .push((selector.to_string(), format!("{}s", fmt_s(delay_s))));
+        }
+        let body = format!("animation:{name} {period}s {timing} {iter}{extra}");
         self.rule(selector, body);
     }
 
@@ -295,9 +392,7 @@ impl Sheet {
                     origin,
                     delay_s,
                 } => {
-                    let f = Frames::of_track(&clip.tracks[*track], |i| {
-                        rotate_decl(keys(*track)[i].value)
-                    });
+                    let f = rotate_frames(&clip.tracks[*track]);
                     let extra = self.origin(origin.x, origin.y);
                     let name = &clip.tracks[*track].name;
                     let identity = Some("rotate:0deg");
@@ -308,9 +403,7 @@ impl Sheet {
                     axis,
                     delay_s,
                 } => {
-                    let f = Frames::of_track(&clip.tracks[*track], |i| {
-                        translate_decl(*axis, keys(*track)[i].value)
-                    });
+                    let f = translate_frames(&clip.tracks[*track], *axis);
                     let name = &clip.tracks[*track].name;
                     let identity = Some("translate:0");
                     self.animation(clip, &selector, name, f, *delay_s, "", identity);
@@ -327,6 +420,7 @@ impl Sheet {
                             .map(|k| format!("offset-distance:{}%", fmt_pct(k.1)))
                             .collect(),
                         timings: vec!["linear".to_string(); keys.len().saturating_sub(1)],
+                        scalar: None,
                     };
                     let extra = format!(";offset-path:path(\"{}\");offset-rotate:0deg", path.d);
                     self.animation(clip, &selector, class, f, *delay_s, &extra, None);
@@ -428,24 +522,43 @@ pub(crate) fn clip_name(c: &Clip) -> String {
         .map_or_else(|| "main".to_string(), |f| f.clip.clone())
 }
 
-/// The `@keyframes` block track `i` of `clip` gets when written alone: a
-/// translation if a group translates by it, else a rotation; the timing
-/// function most of its segments use is left to the animation rule.
+/// What track `i` of `clip` is written as when written alone, first in its
+/// file (a translation if a group translates by it, else a rotation): its
+/// `@keyframes` block (the timing function most of its segments use left to
+/// the animation rule), or the `linear()` easing of its stops where every
+/// segment is linear and that is shorter (see [`Frames::written`]).
 pub fn track_keyframes(clip: &Clip, i: usize) -> String {
     let track = &clip.tracks[i];
     let axis = clip.groups().into_iter().find_map(|g| match g.anim {
         Some(Anim::Translate { track, axis, .. }) if track == i => Some(axis),
         _ => None,
     });
-    let f = Frames::of_track(track, |k| {
-        let v = track.keys[k].value;
+    let f = match axis {
+        Some(axis) => translate_frames(track, axis),
+        None => rotate_frames(track),
+    };
+    match f.written(&track.name, |_| false) {
+        (name, _, timing) if name != track.name => timing,
+        (name, body, _) => format!("@keyframes {name}{body}"),
+    }
+}
+
+/// A turn's frames, each key's angle also kept for [`Frames::stops`].
+fn rotate_frames(track: &Track) -> Frames {
+    Frames::of_track(track, |i| rotate_decl(track.keys[i].value))
+        .with_scalar(track.keys.iter().map(|k| fmt_deg(k.value)).collect(), TURN)
+}
+
+/// A translation's frames along `axis`, each key's length also kept for
+/// [`Frames::stops`].
+fn translate_frames(track: &Track, axis: Axis) -> Frames {
+    Frames::of_track(track, |i| translate_decl(axis, track.keys[i].value)).with_scalar(
+        track.keys.iter().map(|k| fmt_len(k.value)).collect(),
         match axis {
-            Some(axis) => translate_decl(axis, v),
-            None => rotate_decl(v),
-        }
-    });
-    let usual = usual_timing(&f.timings);
-    format!("@keyframes {}{}", track.name, f.body(&usual))
+            Axis::X => SLIDE_X,
+            Axis::Y => SLIDE_Y,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -559,6 +672,47 @@ mod tests {
         let mut sheet = Sheet::new(Scope::with_prefix("p"));
         sheet.rule(".a", "translate:1px".into());
         assert_eq!(sheet.parts().0, ".a{translate:1px}");
+    }
+
+    #[test]
+    fn linear_tracks_are_stops_of_a_linear_easing_with_positions_where_uneven() {
+        let lin = Ease::Linear;
+        // evenly spaced: no positions at all
+        let even = track(&[
+            (0.0, 0.0, lin),
+            (0.25, 5.5, lin),
+            (0.5, -2.0, lin),
+            (0.75, 1.0, lin),
+            (1.0, 0.0, lin),
+        ]);
+        let (stops, unit) = rotate_frames(&even).stops().unwrap();
+        assert_eq!(stops, "linear(0,5.5,-2,1,0)");
+        assert_eq!(unit.body, "{0%{rotate:0deg}to{rotate:1deg}}");
+        // uneven: every inner stop has its percentage, the ends none
+        let uneven = track(&[
+            (0.0, 1.0, lin),
+            (0.1, 2.25, lin),
+            (0.65, -3.0, lin),
+            (1.0, 1.0, lin),
+        ]);
+        let (stops, _) = rotate_frames(&uneven).stops().unwrap();
+        assert_eq!(stops, "linear(1,2.25 10%,-3 65%,1)");
+        let (stops, unit) = translate_frames(&uneven, Axis::Y).stops().unwrap();
+        assert_eq!(
+            (stops.as_str(), unit.name),
+            ("linear(1,2.25 10%,-3 65%,1)", "slide-y")
+        );
+        // one curved segment, or keys not spanning the period: keyframes only
+        let curved = track(&[(0.0, 0.0, OUT), (0.5, 1.0, lin), (1.0, 0.0, lin)]);
+        assert!(rotate_frames(&curved).stops().is_none());
+        let short = track(&[(0.0, 0.0, lin), (0.5, 1.0, lin)]);
+        assert!(rotate_frames(&short).stops().is_none());
+        // the last key's easing shapes no segment
+        let tail = track(&[(0.0, 0.0, lin), (0.5, 1.0, lin), (1.0, 0.0, OUT)]);
+        assert_eq!(rotate_frames(&tail).stops().unwrap().0, "linear(0,1,0)");
+        // a track that is not one number (a scale) has no stops
+        let f = Frames::of_track(&even, |i| format!("scale:{}", even.keys[i].value));
+        assert!(f.stops().is_none());
     }
 
     #[test]

@@ -96,6 +96,11 @@ pub struct Keyer {
     /// Segment shape: exact cubic (on smil, keySplines clamped to [0, 1])
     /// or linear.
     pub fit: crate::fit::Fit,
+    /// Each fitted channel takes whichever of cubic and linear keys writes
+    /// fewer css bytes ([`fit::css_len`]: linear keys are written as the
+    /// stops of a `linear()` easing where that is shorter), both within the
+    /// channel's budget (`bake --fit shortest`, css route).
+    pub shortest_shape: bool,
 }
 
 impl Keyer {
@@ -104,6 +109,7 @@ impl Keyer {
     pub const DEFAULT: Keyer = Keyer {
         keys: ChannelKeys::Own,
         fit: crate::fit::Fit::Cubic,
+        shortest_shape: false,
     };
 
     /// The budget, px, of a channel whose own budget is `own_px`.
@@ -125,15 +131,42 @@ impl Keyer {
 
     /// Keys for curve `c` (whose `budget` is already this keyer's): by
     /// default the fewer bytes ([`fit::written_len`]) of keys placed to
-    /// [`PLACED_SHARE`] of the budget and the fewest uniform keys within it.
+    /// [`PLACED_SHARE`] of the budget and the fewest uniform keys within it;
+    /// with [`Keyer::shortest_shape`], the fewest css bytes
+    /// ([`fit::css_len`]) of those and of the same two in linear segments.
     pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
+        let fewest = |c: &fit::Curve| {
+            let placed = fit::fewest_placed(&fit::Curve {
+                budget: c.budget * PLACED_SHARE,
+                ..*c
+            });
+            let uniform = fit::fewest_uniform(c);
+            [placed, uniform]
+        };
         match self.keys {
+            ChannelKeys::Own | ChannelKeys::Budget(_) if self.shortest_shape => {
+                let mut all = fewest(c).to_vec();
+                if c.fit != fit::Fit::Linear {
+                    // linear keys placed where the curve bends (the fewest
+                    // uniform linear ones cost far more to find and are
+                    // rarely fewer bytes)
+                    all.push(fit::fewest_placed(&fit::Curve {
+                        fit: fit::Fit::Linear,
+                        budget: c.budget * PLACED_SHARE,
+                        ..*c
+                    }));
+                }
+                // (the first of equals: cubic placed, cubic uniform, …)
+                let mut best = all.remove(0);
+                for keys in all {
+                    if fit::css_len(&keys) < fit::css_len(&best) {
+                        best = keys;
+                    }
+                }
+                best
+            }
             ChannelKeys::Own | ChannelKeys::Budget(_) => {
-                let placed = fit::fewest_placed(&fit::Curve {
-                    budget: c.budget * PLACED_SHARE,
-                    ..*c
-                });
-                let uniform = fit::fewest_uniform(c);
+                let [placed, uniform] = fewest(c);
                 if fit::written_len(&placed) <= fit::written_len(&uniform) {
                     placed
                 } else {

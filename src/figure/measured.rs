@@ -238,17 +238,29 @@ pub(crate) fn measure_clip(
         .map(|(i, k)| {
             let (up, lo) = (&fig.bones[k.upper], &fig.bones[k.lower]);
             let probe = probes[k.lower].clone();
+            let tracks: Vec<usize> = [k.upper, k.lower]
+                .iter()
+                .filter_map(|&b| infos.get(b).and_then(|x| x.track))
+                .collect();
             let leg = LegInfo {
                 name: format!("{prefix}{}-{}", up.name, lo.name),
                 ankle_probe: probe.clone(),
                 target_probe: probe.clone(),
                 thigh: up.length,
                 shin: lo.length,
-                tracks: [k.upper, k.lower]
-                    .iter()
-                    .filter_map(|&b| infos.get(b).and_then(|x| x.track))
-                    .collect(),
-                fit,
+                tracks: tracks.clone(),
+                // as written: linear where every segment of its tracks is
+                // (`--fit shortest` may key a channel linear)
+                fit: if tracks.iter().all(|&t| {
+                    let keys = &clip.tracks[t].keys;
+                    keys[..keys.len().saturating_sub(1)]
+                        .iter()
+                        .all(|k| k.ease == crate::clip::Ease::Linear)
+                }) {
+                    crate::fit::Fit::Linear
+                } else {
+                    fit
+                },
                 // the entry whose upper bone's keys this one plays
                 reuses: plan.shared[ci][k.upper].and_then(|sh| {
                     let src = fig.ik.iter().find(|o| o.upper == sh.source)?;
