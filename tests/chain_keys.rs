@@ -213,3 +213,65 @@ fn a_tighter_tolerance_is_kept_by_every_chain_probe() {
         }
     }
 }
+
+/// On the css route a chain's keys are the fewer bytes of spans placed
+/// cubic and spans placed linear (written as the stops of a `linear()`
+/// easing where that is shorter), each kept only when its measured
+/// deviation is within the budget: for every looped chain of the examples
+/// the written chain is no larger than either shape placed alone at the
+/// chain budget, and where linear wins its tracks are `linear()` stops.
+#[test]
+fn css_chains_take_the_fewer_bytes_of_cubic_and_linear_spans() {
+    use rigbake::fit::Fit;
+    let mut linear_won = Vec::new();
+    for name in ["ponytail", "cyclist-scarf", "runner", "cyclist"] {
+        let rig = load(name);
+        let opts = BakeOptions::resolve(&rig, Route::Css, None, None, None);
+        let baked = bake_rig(&rig, &opts);
+        // the budget the bake keyed its chains to: a bone tree's as its
+        // note says, a cycling rig's chains their own
+        let budget: f64 = baked
+            .report
+            .notes
+            .iter()
+            .find_map(|n| n.split(") to ").nth(1)?.split(' ').next()?.parse().ok())
+            .unwrap_or(chain::KEY_BUDGET_PX);
+        for (ci, clip) in baked.clips.iter().enumerate() {
+            let chains = match &rig.figure {
+                Some(fig) => fig.for_clip(ci).chains.clone(),
+                None => rig.fixed_chains.clone(),
+            };
+            for ch in &chains {
+                let label = format!("{name} {}", ch.name);
+                let (bytes, _) = written(clip, ch);
+                let placer = chain::Placer::new(ch, Route::Css);
+                for fit in [Fit::Cubic, Fit::Linear] {
+                    let alone = alone(clip, ch, &placer.plan(fit, budget));
+                    if deviation(&alone, ch) <= budget {
+                        let (other, _) = written(&alone, ch);
+                        assert!(
+                            bytes <= other,
+                            "{label}: {bytes} B, {fit:?} alone {other} B"
+                        );
+                    }
+                }
+                let prefix = format!("rb-{}-{}-", clip_name(clip), ch.name);
+                let stops = (0..clip.tracks.len())
+                    .filter(|&i| clip.tracks[i].name.starts_with(&prefix))
+                    .all(|i| emit::css::track_keyframes(clip, i).starts_with("linear("));
+                if stops {
+                    linear_won.push(label);
+                }
+            }
+        }
+    }
+    // (ponytail's and the scarves' long chains are smaller as stops)
+    assert!(
+        linear_won.iter().any(|l| l.starts_with("ponytail")),
+        "{linear_won:?}"
+    );
+    assert!(
+        linear_won.iter().any(|l| l.starts_with("cyclist-scarf")),
+        "{linear_won:?}"
+    );
+}

@@ -100,7 +100,7 @@ fn tolerance_tenth_holds_on_every_ankle_rig_and_route() {
 
 /// `--fit shortest`: bone trees whose channels fit in fewer bytes as linear
 /// stops write smaller files than the default cubic keys, keep the default
-/// 0.25 px, and write some channels as a `linear()` easing; on the smil
+/// 0.25 px, and write more channels as a `linear()` easing; on the smil
 /// route and for cycling legs it changes nothing.
 #[test]
 fn shortest_shape_writes_smaller_bone_tree_files_within_the_tolerance() {
@@ -128,10 +128,9 @@ fn shortest_shape_writes_smaller_bone_tree_files_within_the_tolerance() {
             b.svg.len(),
             a.svg.len()
         );
-        assert!(
-            b.svg.contains("linear(") && !a.svg.contains("linear("),
-            "{name}"
-        );
+        // (a default bake writes chains, not bone channels, as stops)
+        let stops = |svg: &str| svg.matches("linear(").count();
+        assert!(stops(&b.svg) > stops(&a.svg), "{name}");
         assert!(
             b.report
                 .notes

@@ -293,31 +293,42 @@ pub fn add_chains(
                     plan
                 }
             }
-            // Two candidates, each checked by the measure stage: keys placed
+            // Candidates, each checked by the measure stage: keys placed
             // on recorded frames to the estimate (its budget shrinking while
             // the measured clip misses the chain's), and the fewest uniform
             // keys that keep it (no key times to write, round percentages);
-            // the one written in fewer bytes wins. Neither: every recorded
-            // frame is a key, each span the better shape.
+            // on the css route each in cubic and in linear spans (linear
+            // ones written as the stops of a `linear()` easing where that
+            // is shorter, see `emit::css`). The one written in fewer bytes
+            // wins. None: every recorded frame is a key, each span the
+            // better shape.
             None => {
                 let placer = chain::Placer::new(ch, clip.route);
+                let shapes: &[crate::fit::Fit] =
+                    if clip.route == Route::Css && fit != crate::fit::Fit::Linear {
+                        &[fit, crate::fit::Fit::Linear]
+                    } else {
+                        &[fit]
+                    };
                 let mut candidates = Vec::new();
-                let mut internal = budget;
-                for _ in 0..PLACE_TRIES {
-                    let plan = placer.plan(fit, internal);
-                    if worst(&trial(&plan)) <= budget {
-                        candidates.push(plan);
-                        break;
+                for &shape in shapes {
+                    let mut internal = budget;
+                    for _ in 0..PLACE_TRIES {
+                        let plan = placer.plan(shape, internal);
+                        if worst(&trial(&plan)) <= budget {
+                            candidates.push(plan);
+                            break;
+                        }
+                        internal *= 0.7;
                     }
-                    internal *= 0.7;
+                    let uniform = chain::key_counts()
+                        .into_iter()
+                        .map(|n| chain::KeyPlan::uniform(n, shape))
+                        .filter(|plan| placer.within(plan, budget))
+                        .take(PLACE_TRIES)
+                        .find(|plan| worst(&trial(plan)) <= budget);
+                    candidates.extend(uniform);
                 }
-                let uniform = chain::key_counts()
-                    .into_iter()
-                    .map(|n| chain::KeyPlan::uniform(n, fit))
-                    .filter(|plan| placer.within(plan, budget))
-                    .take(PLACE_TRIES)
-                    .find(|plan| worst(&trial(plan)) <= budget);
-                candidates.extend(uniform);
                 candidates
                     .into_iter()
                     .min_by_key(|plan| chain_bytes(&trial(plan)))
