@@ -460,3 +460,81 @@ fn omitted_key_times_move_no_probe() {
         "only {moved} smil files have rounded evenly spaced keys"
     );
 }
+
+/// smil: a rotation about `o` is `translate(o)·rotate(a)·translate(−o)`, so
+/// a rotation with many keys writes its origin once: the group at
+/// `transform="translate(o)"`, bare angles in the values and its content in
+/// one `<g transform="translate(−o)">`; one with few keys keeps `a ox oy` in
+/// every value. Each form where it is the shorter, in every smil file
+/// (Chromium and Firefox play both in `tests/browser.rs`).
+#[test]
+fn smil_rotations_write_their_origin_once_where_that_is_shorter() {
+    let (mut bare, mut with_origin) = (0, 0);
+    for (name, b) in bakes() {
+        if b.clip.route != Route::Smil {
+            continue;
+        }
+        let doc = roxmltree::Document::parse(&b.svg).unwrap();
+        for a in doc
+            .descendants()
+            .filter(|n| n.has_tag_name("animateTransform") && n.attribute("type") == Some("rotate"))
+        {
+            let values: Vec<Vec<&str>> = a
+                .attribute("values")
+                .unwrap()
+                .split(';')
+                .map(|v| v.split(' ').collect())
+                .collect();
+            let g = a.parent_element().unwrap();
+            let at = |v: &Vec<&str>| format!("{} {}", v[1], v[2]);
+            let label = format!("{name} {:?}", g.attribute("class"));
+            if values[0].len() == 3 {
+                with_origin += 1;
+                // the same origin in every value, and no shorter way to say it
+                assert!(
+                    values
+                        .iter()
+                        .all(|v| v.len() == 3 && at(v) == at(&values[0]))
+                );
+                assert_eq!(g.attribute("transform"), None, "{label}");
+                let o = at(&values[0]);
+                let back = o
+                    .split(' ')
+                    .map(|n| n.strip_prefix('-').map_or(format!("-{n}"), String::from))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let inside = values.len() * (o.len() + 1);
+                let outside = o.len() + 26 + back.len() + 30;
+                assert!(inside <= outside, "{label}: {inside} B of origins");
+                continue;
+            }
+            bare += 1;
+            assert!(values.iter().all(|v| v.len() == 1), "{label}");
+            let o = g
+                .attribute("transform")
+                .and_then(|t| t.strip_prefix("translate("))
+                .and_then(|t| t.strip_suffix(')'))
+                .unwrap_or_else(|| panic!("{label}: no translate"));
+            let num = |s: &str| -> Vec<f64> { s.split(' ').map(|n| n.parse().unwrap()).collect() };
+            // its one other child: the content, moved back by the origin
+            let kids: Vec<_> = g.children().filter(|n| n.is_element()).collect();
+            assert_eq!(kids.len(), 2, "{label}");
+            let back = kids[1]
+                .attribute("transform")
+                .and_then(|t| t.strip_prefix("translate("))
+                .and_then(|t| t.strip_suffix(')'))
+                .unwrap_or_else(|| panic!("{label}: no content group"));
+            let (o, back) = (num(o), num(back));
+            assert!(
+                o.iter().zip(&back).all(|(a, b)| a + b == 0.0),
+                "{label}: {o:?} {back:?}"
+            );
+            let inside = values.len() * (format!("{} {}", o[0], o[1]).len() + 1);
+            assert!(inside > 50, "{label}: {} keys", values.len());
+        }
+    }
+    assert!(
+        bare > 20 && with_origin > 10,
+        "{bare} bare, {with_origin} with origin"
+    );
+}

@@ -319,17 +319,26 @@ fn group(w: &Writer, node: &Node) -> Element {
     } else if animated || node.translate != Vec2::ZERO {
         w.pin(&mut g);
     }
-    if animated && w.clip.route == Route::Smil {
-        smil::animate_group(w.clip, node, &mut g);
-    }
+    let origin_outside = if animated && w.clip.route == Route::Smil {
+        smil::animate_group(w.clip, node, &mut g)
+    } else {
+        None
+    };
     let mut content = Element::new("g");
-    let into = if path_scale.is_some() {
+    let into = if path_scale.is_some() || origin_outside.is_some() {
         &mut content
     } else {
         &mut g
     };
     for item in &node.children {
         into.append(item_element(w, item));
+    }
+    if let Some(o) = origin_outside {
+        // a rotation about o: the group at o turns, its content moved back
+        g.assign("transform", format!("translate({})", pt(o)));
+        content.assign("transform", format!("translate({})", pt(Vec2::ZERO - o)));
+        g.append(content);
+        content = Element::new("g");
     }
     if let Some(k) = path_scale {
         content.assign("transform", format!("scale({})", fmt_t(k)));

@@ -20,14 +20,19 @@
 //! are written in their shortest form, except clock values (`dur`, `begin`),
 //! whose SMIL grammar wants digits before the point.
 //!
+//! A rotation with more than a few keys writes its origin once instead of
+//! in every value: the group sits at `translate(o)`, turns by bare angles
+//! and holds its content in a `translate(−o)` group ([`origin_outside`]).
+//!
 //! Every `<animateTransform>` is `additive="sum"`: the animated group has
-//! no `transform` of its own (static placement is on a wrapper), so the sum
-//! is the animation alone, and a static transform that an optimiser (svgo)
-//! moves from the wrapper onto the group still applies before it.
+//! no `transform` of its own but that origin (static placement is on a
+//! wrapper), so the sum is the animation after it, and a static transform
+//! that an optimiser (svgo) moves from the wrapper onto the group still
+//! applies before it.
 
 use super::{fmt_deg, fmt_len, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Morph, Node, Play, Track};
-use crate::geom::{SEC_DECIMALS, T_DECIMALS, fmt_num, quantize};
+use crate::geom::{SEC_DECIMALS, T_DECIMALS, Vec2, fmt_num, quantize};
 use svg::Node as _;
 use svg::node::element::Element;
 
@@ -93,8 +98,12 @@ fn key_times(e: &mut Element, times: &[f64], eases: &[Ease]) {
 
 /// Add the `<animateTransform>` child (or, for a constant track, the static
 /// `transform` attribute) of an animated group.
-pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
-    let Some(anim) = &node.anim else { return };
+///
+/// Returns the origin of a rotation written with bare angles (see
+/// [`origin_outside`]): the caller then places the group at the origin and
+/// its content in a group moved back by it.
+pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) -> Option<Vec2> {
+    let Some(anim) = &node.anim else { return None };
     if let Anim::Motion {
         path,
         keys,
@@ -102,8 +111,9 @@ pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
     } = anim
     {
         g.append(animate_motion(clip, &path.d, keys, *delay_s));
-        return;
+        return None;
     }
+    let outside = origin_outside(clip, node);
     let (kind, values, track, delay_s): (&str, Vec<String>, &Track, f64) = match anim {
         Anim::Translate {
             track,
@@ -131,11 +141,11 @@ pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
             delay_s,
         } => {
             let tr = &clip.tracks[*track];
-            let (ox, oy) = (fmt_len(origin.x), fmt_len(origin.y));
-            let values = tr
-                .keys
-                .iter()
-                .map(|k| format!("{} {ox} {oy}", fmt_deg(k.value)));
+            let at = origin_text(*origin);
+            let values = tr.keys.iter().map(|k| match outside {
+                Some(_) => fmt_deg(k.value),
+                None => format!("{} {at}", fmt_deg(k.value)),
+            });
             ("rotate", values.collect(), tr, *delay_s)
         }
         Anim::Motion { .. } => unreachable!("written above"),
@@ -150,9 +160,47 @@ pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) {
         if !identity {
             g.assign("transform", format!("{kind}({v})"));
         }
-        return;
+        return None;
     }
     g.append(transform_anim(clip, kind, values, track, delay_s));
+    outside
+}
+
+/// `ox oy`, as a rotation's origin is written.
+fn origin_text(origin: Vec2) -> String {
+    format!("{} {}", fmt_len(origin.x), fmt_len(origin.y))
+}
+
+/// Where an animated rotation's origin goes, when it is not in every value
+/// (`a ox oy`): a rotation about `o` is `translate(o)·rotate(a)·translate(−o)`,
+/// so the group may sit at `transform="translate(o)"` (the
+/// `additive="sum"` animation applies after it), turn by bare angles, and
+/// hold its content in a `<g transform="translate(−o)">`. That form is
+/// taken, and `Some(o)` returned, when it writes fewer bytes: a rotation
+/// with more than a few keys (a Verlet chain's segments, a bone keyed to a
+/// tolerance). `None` for any other animation, and for one whose values
+/// all agree (written as a static transform).
+pub(crate) fn origin_outside(clip: &Clip, node: &Node) -> Option<Vec2> {
+    let Some(Anim::Rotate {
+        track,
+        origin,
+        delay_s,
+    }) = &node.anim
+    else {
+        return None;
+    };
+    let keys = &clip.tracks[*track].keys;
+    let first = fmt_deg(keys[0].value);
+    if *delay_s <= 0.0 && keys.iter().all(|k| fmt_deg(k.value) == first) {
+        return None;
+    }
+    let at = origin_text(*origin);
+    let back = origin_text(Vec2::ZERO - *origin);
+    // ` ox oy` in every value, against ` transform="translate(ox oy)"` and
+    // `<g transform="translate(-ox -oy)"></g>`
+    let inside = keys.len() * (at.len() + 1);
+    let outside = at.len() + 26 + back.len() + 30;
+    (outside < inside).then_some(*origin)
 }
 
 /// An `<animateTransform type=kind>` with the given values, timed by `track`'s
