@@ -180,7 +180,7 @@ fn origin_text(origin: Vec2) -> String {
 /// with more than a few keys (a Verlet chain's segments, a bone keyed to a
 /// tolerance). `None` for any other animation, and for one whose values
 /// all agree (written as a static transform).
-pub(crate) fn origin_outside(clip: &Clip, node: &Node) -> Option<Vec2> {
+pub fn origin_outside(clip: &Clip, node: &Node) -> Option<Vec2> {
     let Some(Anim::Rotate {
         track,
         origin,
