@@ -30,7 +30,6 @@ use crate::geom::{LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
 use crate::motion::{LegMotion, Motion};
 use crate::rig::{Crank, Leg, Rig};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::f64::consts::TAU;
 
 impl BakeOptions {
@@ -122,7 +121,7 @@ struct CssLegProblem<'a> {
     /// factors: a bone turned by δ moves its end by at most length × |δ|).
     lengths: (f64, f64),
     /// (set, key time in millionths) → exact (value deg, slope deg per period).
-    cache: RefCell<BTreeMap<(usize, i64), (f64, f64)>>,
+    cache: RefCell<fnv::FnvHashMap<(usize, i64), (f64, f64)>>,
     /// Time (bits) → local angles (rad), for [`Problem::initial`]: both
     /// sets' extrema search the same grid, each time solved once.
     grid: RefCell<fnv::FnvHashMap<u64, (f64, f64)>>,
@@ -280,7 +279,7 @@ impl<'a> CssLegProblem<'a> {
                 .map(|p| (p.end.dist(lm.leg().hip), p.end.dist(p.joint)))
                 .collect(),
             ts,
-            cache: RefCell::new(BTreeMap::new()),
+            cache: RefCell::default(),
             grid: RefCell::default(),
             last: RefCell::new(None),
         }
