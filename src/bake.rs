@@ -30,7 +30,6 @@ use crate::geom::{LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
 use crate::motion::{LegMotion, Motion};
 use crate::rig::{Crank, Leg, Rig};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::f64::consts::TAU;
 
 impl BakeOptions {
@@ -122,7 +121,10 @@ struct CssLegProblem<'a> {
     /// factors: a bone turned by δ moves its end by at most length × |δ|).
     lengths: (f64, f64),
     /// (set, key time in millionths) → exact (value deg, slope deg per period).
-    cache: RefCell<BTreeMap<(usize, i64), (f64, f64)>>,
+    cache: RefCell<fnv::FnvHashMap<(usize, i64), (f64, f64)>>,
+    /// Time (bits) → local angles (rad), for [`Problem::initial`]: both
+    /// sets' extrema search the same grid, each time solved once.
+    grid: RefCell<fnv::FnvHashMap<u64, (f64, f64)>>,
     /// The last completed estimate's key times, written angles (deg) and
     /// errors per sample: a trial re-evaluates only the samples its changed
     /// keys reach, measured against that base.
@@ -277,18 +279,22 @@ impl<'a> CssLegProblem<'a> {
                 .map(|p| (p.end.dist(lm.leg().hip), p.end.dist(p.joint)))
                 .collect(),
             ts,
-            cache: RefCell::new(BTreeMap::new()),
+            cache: RefCell::default(),
+            grid: RefCell::default(),
             last: RefCell::new(None),
         }
+    }
+
+    /// [`local_angles_rad`] at t, with the angles at 0 solved once.
+    fn local(&self, t: f64) -> (f64, f64) {
+        local_of(self.zero, self.lm.angles_at(t))
     }
 
     /// Keys for a candidate set, with exact values and slopes memoised per
     /// key time (the fitter revisits the same times many times).
     fn keys(&self, times: &[Vec<f64>], set: usize) -> Vec<Key> {
-        let (lm, zero) = (self.lm, self.zero);
-        // local_angles_rad, with the angles at 0 solved once
-        let f = move |t: f64| {
-            let a = local_of(zero, lm.angles_at(t));
+        let f = |t: f64| {
+            let a = self.local(t);
             if set == 0 { a.0 } else { a.1 }.to_degrees()
         };
         let mut cache = self.cache.borrow_mut();
@@ -322,10 +328,10 @@ impl<'a> CssLegProblem<'a> {
         d.x * d.x + d.y * d.y
     }
 
-    /// An upper bound of the ankle error at sample `i` (px) for written
+    /// An upper bound of the ankle error at a sample whose ideal pose is
+    /// `p` (px) for written
     /// angles `a1`, `a2` (rad), without trigonometry.
-    fn upper(&self, i: usize, a1: f64, a2: f64) -> f64 {
-        let p = &self.turned[i];
+    fn upper(&self, p: &Turned, a1: f64, a2: f64) -> f64 {
         (self.lengths.0 * (a1 - p.thigh_rad).abs()
             + self.lengths.1 * (a1 + a2 - p.shin_rad).abs()
             + p.gap_len)
@@ -448,48 +454,76 @@ impl<'a> CssLegProblem<'a> {
                 self.keys(times, set)
             }
         });
-        // the squared error at sample i of the trial's keys, or an upper
-        // bound within `bound` (`seg`: each set's segment of the last
-        // sample, for samples in increasing order); true when over `bound`
-        let error_at = |trial: &mut CssSamples, i: usize, seg: &mut [usize; 2]| {
-            let mut angle = |set: usize| {
-                if spans[set].contains(&i) {
-                    let a = fit::eval_keys_from(&keys[set], self.ts[i], &mut seg[set]);
-                    trial.angles[set][i] = a;
-                    a
+        // the trial's angles over `range` (within `dirty`): its keys'
+        // values where its set changed, the base's elsewhere
+        let fill = |trial: &mut CssSamples, range: std::ops::Range<usize>| {
+            for (set, span) in spans.iter().enumerate() {
+                let (lo, hi) = (range.start.max(span.start), range.end.min(span.end));
+                let (angles, old) = (&mut trial.angles[set], &base.angles[set]);
+                if lo < hi {
+                    fit::eval_keys_into(&keys[set], &self.ts[lo..hi], &mut angles[lo..hi]);
+                    angles[range.start..lo].copy_from_slice(&old[range.start..lo]);
+                    angles[hi..range.end].copy_from_slice(&old[hi..range.end]);
                 } else {
-                    base.angles[set][i]
+                    angles[range.clone()].copy_from_slice(&old[range.clone()]);
                 }
-            };
-            let (a1, a2) = (angle(0).to_radians(), angle(1).to_radians());
-            let upper = self.upper(i, a1, a2);
-            if upper <= bound {
-                trial.errors[i] = upper * upper;
-                trial.exact[i] = false;
-                return false;
             }
-            let thigh = if spans[0].contains(&i) || !base.exact[i] {
-                self.thigh_share(i, a1)
-            } else {
-                base.thigh[i]
-            };
-            trial.thigh[i] = thigh;
-            trial.errors[i] = self.error2(i, thigh, a1, a2);
-            trial.exact[i] = true;
-            over(trial.errors[i])
         };
-        if bound.is_finite() && dirty.contains(worst) && error_at(trial, *worst, &mut [0, 0]) {
-            return None;
+        // the squared errors over `range` of the trial's angles there, or
+        // upper bounds within `bound`; true at the first over `bound`
+        let errors_in = |trial: &mut CssSamples, range: std::ops::Range<usize>| {
+            let CssSamples {
+                angles: [thighs, shins],
+                thigh: shares,
+                errors,
+                exact,
+            } = trial;
+            let rows = (thighs[range.clone()].iter().zip(&shins[range.clone()]))
+                .zip(
+                    errors[range.clone()]
+                        .iter_mut()
+                        .zip(&mut exact[range.clone()]),
+                )
+                .zip(&self.turned[range.clone()]);
+            for (i, (((&a1, &a2), (error, exact)), p)) in range.zip(rows) {
+                let (a1, a2) = (a1.to_radians(), a2.to_radians());
+                let upper = self.upper(p, a1, a2);
+                if upper <= bound {
+                    *error = upper * upper;
+                    *exact = false;
+                    continue;
+                }
+                let thigh = if spans[0].contains(&i) || !base.exact[i] {
+                    self.thigh_share(i, a1)
+                } else {
+                    base.thigh[i]
+                };
+                shares[i] = thigh;
+                *error = self.error2(i, thigh, a1, a2);
+                *exact = true;
+                if over(*error) {
+                    return true;
+                }
+            }
+            false
+        };
+        if bound.is_finite() && dirty.contains(worst) {
+            fill(trial, *worst..*worst + 1);
+            if errors_in(trial, *worst..*worst + 1) {
+                return None;
+            }
         }
-        let mut seg = [0, 0];
-        for i in dirty.clone() {
-            if error_at(trial, i, &mut seg) {
+        // a block of samples at a time: their angles, then their errors
+        for start in dirty.clone().step_by(BLOCK) {
+            let chunk = start..(start + BLOCK).min(dirty.end);
+            fill(trial, chunk.clone());
+            if errors_in(trial, chunk) {
                 return None;
             }
         }
         // the trial completed: it becomes the base
-        for (set, span) in spans.iter().enumerate() {
-            base.angles[set][span.clone()].copy_from_slice(&trial.angles[set][span.clone()]);
+        for set in 0..2 {
+            base.angles[set][dirty.clone()].copy_from_slice(&trial.angles[set][dirty.clone()]);
         }
         base.thigh[dirty.clone()].copy_from_slice(&trial.thigh[dirty.clone()]);
         base.errors[dirty.clone()].copy_from_slice(&trial.errors[dirty.clone()]);
@@ -565,9 +599,12 @@ impl Problem for CssLegProblem<'_> {
     }
 
     fn initial(&self, set: usize) -> Vec<f64> {
-        let lm = self.lm;
-        let f = move |t: f64| {
-            let a = local_angles_rad(lm, t);
+        let f = |t: f64| {
+            let a = *self
+                .grid
+                .borrow_mut()
+                .entry(t.to_bits())
+                .or_insert_with(|| self.local(t));
             if set == 0 { a.0 } else { a.1 }
         };
         let mut v = vec![0.0];
@@ -1064,6 +1101,28 @@ mod tests {
             max_px: max.sqrt(),
             worst_t: p.ts[at],
             blame: if d(0) * arm1 >= d(1) * arm2 { 0 } else { 1 },
+        }
+    }
+
+    /// The starting keys (extrema of each set's local angle, solved once
+    /// per time for both sets) are those of `local_angles_rad` itself.
+    #[test]
+    fn initial_keys_are_the_extrema_of_the_local_angles() {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let motion = crate::motion::sample(&rig);
+        for lm in &motion.legs {
+            let p = CssLegProblem::new(lm, Fit::Cubic);
+            for set in [0, 1, 0] {
+                let f = |t: f64| {
+                    let a = local_angles_rad(lm, t);
+                    if set == 0 { a.0 } else { a.1 }
+                };
+                let mut want = vec![0.0];
+                want.extend(fit::extrema(&f));
+                want.push(1.0);
+                assert!(want.len() > 2, "set {set}: {want:?}");
+                assert_eq!(p.initial(set), want, "set {set}");
+            }
         }
     }
 

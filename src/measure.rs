@@ -115,7 +115,13 @@ fn ease(e: Ease, s: f64) -> f64 {
 /// Progress through one iteration, in [0, 1), of an infinite animation with
 /// the given delay at document time `t_s`.
 fn progress(t_s: f64, delay_s: f64, period_s: f64) -> f64 {
-    let u = ((t_s - delay_s) / period_s).rem_euclid(1.0);
+    let x = (t_s - delay_s) / period_s;
+    // `rem_euclid` gives x itself on [0, 1): no `fmod` for most times
+    let u = if (0.0..1.0).contains(&x) {
+        x
+    } else {
+        x.rem_euclid(1.0)
+    };
     if u >= 1.0 { 0.0 } else { u }
 }
 
@@ -1040,6 +1046,33 @@ pub(crate) mod tests {
             prop_assert!((cubic_bezier([x1, y1, x2, y2], u) - y).abs() < 1e-9);
         }
     }
+    /// The shortcut on [0, 1) keeps `rem_euclid`'s bits, at the ends too.
+    #[test]
+    fn progress_equals_rem_euclid() {
+        let times = [
+            -2.5,
+            -1.0,
+            -1e-300,
+            -0.0,
+            0.0,
+            1e-300,
+            0.3,
+            0.7,
+            1.0,
+            1.2,
+            1.0 - 1e-16,
+            7.9,
+        ];
+        for &t in &times {
+            for (delay, period) in [(0.0f64, 1.0f64), (-0.6, 1.2), (0.25, 0.7), (-1.5, 2.0)] {
+                let u = ((t - delay) / period).rem_euclid(1.0);
+                let want = if u >= 1.0 { 0.0 } else { u };
+                let got = progress(t, delay, period);
+                assert_eq!(got.to_bits(), want.to_bits(), "{t} {delay} {period}");
+            }
+        }
+    }
+
     #[test]
     fn progress_wraps_negative_delays() {
         assert!((progress(0.0, -0.6, 1.2) - 0.5).abs() < 1e-12);
