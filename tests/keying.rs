@@ -427,6 +427,7 @@ fn limb_reuse_survives_every_keying_option() {
                 _ => rigbake::figure::bake::ChannelKeys::Own,
             },
             fit: o.fit,
+            shortest_shape: o.shortest_shape,
         };
         let own = rigbake::figure::bake_planned_keyed(
             &rig.name,

@@ -171,6 +171,7 @@ fn walker_jogger_runner_and_stickman_reuse_their_far_limbs() {
     let keyer = Keyer {
         keys: ChannelKeys::Budget(budget),
         fit: rigbake::fit::Fit::Cubic,
+        shortest_shape: false,
     };
     for name in ["walker.json", "jogger.json", "runner.json", "stickman.json"] {
         let rig = load_file(name);
