@@ -226,26 +226,33 @@ pub struct Curve<'a> {
 /// and slopes from `c.f` (one-sided at `c.corners`), `c.fit` segments,
 /// keySplines clamped when `c.clamp_y`.
 fn curve_keys(c: &Curve, times: &[f64], corners: &[f64]) -> Vec<Key> {
-    let samples: Vec<(f64, f64, f64)> = times
+    let samples: Vec<(f64, f64, f64)> = times.iter().map(|&t| key_sample(c, t, corners)).collect();
+    keys_of_samples(c, times, &samples)
+}
+
+/// What [`curve_keys`] reads of `c.f` for a key at t: the value and the
+/// slopes from the left and the right (one-sided at `corners`, zero for
+/// linear segments).
+fn key_sample(c: &Curve, t: f64, corners: &[f64]) -> (f64, f64, f64) {
+    let v = (c.f)(t);
+    if c.fit == Fit::Linear {
+        return (v, 0.0, 0.0);
+    }
+    let at_corner = corners
         .iter()
-        .map(|&t| {
-            let v = (c.f)(t);
-            if c.fit == Fit::Linear {
-                return (v, 0.0, 0.0);
-            }
-            let at_corner = corners
-                .iter()
-                .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
-            if at_corner {
-                let (a, b) = sided_slopes(c.f, t);
-                (v, a, b)
-            } else {
-                let m = slope(c.f, t);
-                (v, m, m)
-            }
-        })
-        .collect();
-    let mut keys = keys_from_sided(times, &samples, c.fit, c.decimals);
+        .any(|&k| (k - t).abs() < 1e-9 || (k == 0.0 && t == 1.0));
+    if at_corner {
+        let (a, b) = sided_slopes(c.f, t);
+        (v, a, b)
+    } else {
+        let m = slope(c.f, t);
+        (v, m, m)
+    }
+}
+
+/// [`curve_keys`] from the [`key_sample`]s of its times.
+fn keys_of_samples(c: &Curve, times: &[f64], samples: &[(f64, f64, f64)]) -> Vec<Key> {
+    let mut keys = keys_from_sided(times, samples, c.fit, c.decimals);
     if c.clamp_y {
         for k in &mut keys {
             if let Ease::CubicBezier(b) = &mut k.ease {
@@ -329,15 +336,8 @@ pub fn fewest_placed(c: &Curve) -> Vec<Key> {
     stops.sort_by(f64::total_cmp);
     stops.dedup();
     let grid = PLACE_GRID as f64;
-    let checks = (PLACE_GRID * PLACE_CHECKS) as f64;
-    let fits = |a: f64, b: f64| -> bool {
-        let keys = curve_keys(c, &[a, b], &corners);
-        let (lo, hi) = ((a * checks).floor() as i64 + 1, (b * checks).ceil() as i64);
-        (lo..hi).all(|k| {
-            let t = k as f64 / checks;
-            (eval_keys(&keys, t) - (c.f)(t)).abs() <= c.budget
-        })
-    };
+    let spans = SpanCheck::new(c, &corners);
+    let fits = |a: f64, b: f64| spans.fits(a, b);
     let mut times = vec![0.0];
     for w in stops.windows(2) {
         let (from, to) = (w[0], w[1]);
@@ -378,6 +378,69 @@ pub fn fewest_placed(c: &Curve) -> Vec<Key> {
         }
     }
     curve_keys(c, &times, &corners)
+}
+
+/// Whether one segment of `c` from a key at `a` to a key at `b` keeps
+/// `|keys − f|` within `c.budget` at the check times of [`fewest_placed`]
+/// strictly between them (multiples of `1 / (PLACE_GRID · PLACE_CHECKS)`):
+/// the straightforward check, every value taken from `c.f` (what
+/// [`SpanCheck`] is tested against).
+#[cfg(test)]
+fn span_fits(c: &Curve, corners: &[f64], a: f64, b: f64) -> bool {
+    let checks = (PLACE_GRID * PLACE_CHECKS) as f64;
+    let keys = curve_keys(c, &[a, b], corners);
+    let (lo, hi) = ((a * checks).floor() as i64 + 1, (b * checks).ceil() as i64);
+    (lo..hi).all(|k| {
+        let t = k as f64 / checks;
+        (eval_keys(&keys, t) - (c.f)(t)).abs() <= c.budget
+    })
+}
+
+/// [`span_fits`] for the many spans [`fewest_placed`] tries on one curve,
+/// each value of `c.f` taken once: on the check grid, and at the key times
+/// (value and slopes, [`key_sample`]). `c.f` is a pure function, so the
+/// answers are [`span_fits`]'s.
+struct SpanCheck<'a> {
+    c: &'a Curve<'a>,
+    corners: &'a [f64],
+    /// `c.f` at check time k, once asked.
+    grid: std::cell::RefCell<Vec<Option<f64>>>,
+    /// [`key_sample`] by key time (bits).
+    ends: std::cell::RefCell<fnv::FnvHashMap<u64, (f64, f64, f64)>>,
+}
+
+impl<'a> SpanCheck<'a> {
+    fn new(c: &'a Curve<'a>, corners: &'a [f64]) -> Self {
+        SpanCheck {
+            c,
+            corners,
+            grid: std::cell::RefCell::new(vec![None; PLACE_GRID * PLACE_CHECKS + 1]),
+            ends: Default::default(),
+        }
+    }
+
+    fn sample(&self, t: f64) -> (f64, f64, f64) {
+        if let Some(&s) = self.ends.borrow().get(&t.to_bits()) {
+            return s;
+        }
+        let s = key_sample(self.c, t, self.corners);
+        self.ends.borrow_mut().insert(t.to_bits(), s);
+        s
+    }
+
+    /// [`span_fits`]`(c, corners, a, b)`.
+    fn fits(&self, a: f64, b: f64) -> bool {
+        let c = self.c;
+        let checks = (PLACE_GRID * PLACE_CHECKS) as f64;
+        let keys = keys_of_samples(c, &[a, b], &[self.sample(a), self.sample(b)]);
+        let (lo, hi) = ((a * checks).floor() as i64 + 1, (b * checks).ceil() as i64);
+        let mut grid = self.grid.borrow_mut();
+        (lo..hi).all(|k| {
+            let t = k as f64 / checks;
+            let v = *grid[k as usize].get_or_insert_with(|| (c.f)(t));
+            (eval_keys(&keys, t) - v).abs() <= c.budget
+        })
+    }
 }
 
 /// About the bytes `keys` take as css keyframes: each key's percentage,
@@ -980,6 +1043,59 @@ mod tests {
                 for (&u, &got) in us[start..].iter().zip(&out) {
                     assert_eq!(got.to_bits(), eval_keys(&keys, u).to_bits(), "{fit:?} {u}");
                 }
+            }
+        }
+    }
+
+    /// The span check that keeps the curve's values answers as the
+    /// straightforward one, for spans of every length in any order (key
+    /// times on and off the grid, at corners, both shapes), on a curve with
+    /// a corner and a hold.
+    #[test]
+    fn kept_span_checks_equal_the_straightforward_ones() {
+        let f = |t: f64| {
+            if t < 0.3 {
+                5.0
+            } else {
+                5.0 + 20.0 * (std::f64::consts::TAU * 3.0 * (t - 0.3)).sin() * (t - 0.3)
+            }
+        };
+        let corners = [0.0, 0.3];
+        let mut seed = 0x9e3779b97f4a7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for fit in [Fit::Cubic, Fit::Linear] {
+            for budget in [0.5, 0.05, 0.005] {
+                let c = Curve {
+                    corners: &corners,
+                    fit,
+                    ..placed_curve(&f, &corners, budget)
+                };
+                let kept = SpanCheck::new(&c, &corners);
+                let (mut yes, mut no) = (0, 0);
+                for _ in 0..400 {
+                    let a = quantize((next() * 1000.0).floor() / 1000.0, T_DECIMALS);
+                    let b = if next() < 0.2 {
+                        a + next() * (1.0 - a)
+                    } else {
+                        (a + (next() * 0.3).max(0.001)).min(1.0)
+                    };
+                    let a = if next() < 0.1 { 0.3 } else { a };
+                    if b <= a {
+                        continue;
+                    }
+                    let want = span_fits(&c, &corners, a, b);
+                    assert_eq!(kept.fits(a, b), want, "{fit:?} {budget} {a} {b}");
+                    if want { yes += 1 } else { no += 1 }
+                }
+                assert!(
+                    yes > 10 && no > 10,
+                    "{fit:?} {budget}: {yes} fit, {no} miss"
+                );
             }
         }
     }

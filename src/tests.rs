@@ -514,7 +514,9 @@ mod fk {
 
     /// A pose's world matrices, built with the rotations the IK solve
     /// already made, are [`world_matrices`] of the local angles bit for
-    /// bit, for every clip of every bone-tree rig in `rigs/`.
+    /// bit, its root matrix the one the solve took is [`root_matrix`], and
+    /// its asked targets are the trajectories at t, for every clip of every
+    /// bone-tree rig in `rigs/`.
     #[test]
     fn pose_world_is_world_matrices_of_the_local_angles() {
         let mut checked = 0;
@@ -524,7 +526,11 @@ mod fk {
                 for k in 0..=97 {
                     let t = k as f64 / 97.0;
                     let want = world_matrices(fig, &local_angles(fig, fc, t));
-                    assert_eq!(pose(fig, fc, t).world, want, "{} {t}", path.display());
+                    let p = pose(fig, fc, t);
+                    assert_eq!(p.world, want, "{} {t}", path.display());
+                    assert_eq!(p.root, root_matrix(&fc.root, t), "{} {t}", path.display());
+                    let asked: Vec<_> = fc.targets.iter().map(|g| g.at(t)).collect();
+                    assert_eq!(p.asked, asked, "{} {t}", path.display());
                 }
                 checked += !fig.ik.is_empty() as usize;
             }

@@ -86,30 +86,47 @@ pub fn root_matrix(root: &RootMotion, t: f64) -> Affine {
     }
 }
 
-/// Local angles of every bone, and per `ik` entry its upper joint and its
-/// target (figure frame, before any pull), at normalised time t.
-/// The local angles at t, each `ik` entry's joint and target, and per
-/// bone (with `ik` entries) the angle its world matrix was built with and
-/// the rotation built from it.
-type Solved = (Vec<f64>, Vec<(Vec2, Vec2)>, Vec<(f64, Affine)>);
+/// What [`solve`] finds at normalised time t.
+struct Solved {
+    /// Local angles of every bone, radians.
+    local: Vec<f64>,
+    /// Per `ik` entry: its upper joint and its target (figure frame,
+    /// before any pull).
+    ends: Vec<(Vec2, Vec2)>,
+    /// Per `ik` entry: its target as asked, user space.
+    asked: Vec<Vec2>,
+    /// Per bone (with `ik` entries): the angle its world matrix was built
+    /// with and the rotation built from it.
+    turns: Vec<(f64, Affine)>,
+    /// The root-motion matrix ([`root_matrix`]), where the solve needed it
+    /// (with `ik` entries).
+    root: Option<Affine>,
+}
 
 fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
     let mut local: Vec<f64> = clip.drivers.iter().map(|d| d.eval(t)).collect();
     if fig.ik.is_empty() {
-        return (local, Vec::new(), Vec::new());
+        return Solved {
+            local,
+            ends: Vec::new(),
+            asked: Vec::new(),
+            turns: Vec::new(),
+            root: None,
+        };
     }
-    let to_fig = root_matrix(&clip.root, t)
-        .inverse()
-        .expect("validation keeps root scales > 0");
+    let root = root_matrix(&clip.root, t);
+    let to_fig = root.inverse().expect("validation keeps root scales > 0");
     let mut world: Vec<Affine> = Vec::with_capacity(fig.bones.len());
     let mut ends = vec![(Vec2::ZERO, Vec2::ZERO); fig.ik.len()];
+    let mut asked = vec![Vec2::ZERO; fig.ik.len()];
     let mut turns = Vec::with_capacity(fig.bones.len());
     for (b, bone) in fig.bones.iter().enumerate() {
         let parent = bone.parent.map_or(Affine::IDENTITY, |p| world[p]);
         if let Some(i) = fig.ik.iter().position(|k| k.upper == b) {
             let k = &fig.ik[i];
             let joint = parent.apply(bone.at);
-            let target = to_fig.apply(clip.targets[i].at(t));
+            asked[i] = clip.targets[i].at(t);
+            let target = to_fig.apply(asked[i]);
             ends[i] = (joint, target);
             let goal = pulled(joint, target, k.pull_to(&fig.bones));
             let (l1, l2) = (bone.length, fig.bones[k.lower].length);
@@ -122,7 +139,13 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
         turns.push((local[b], turn));
         world.push(parent * Affine::translate(bone.at) * turn);
     }
-    (local, ends, turns)
+    Solved {
+        local,
+        ends,
+        asked,
+        turns,
+        root: Some(root),
+    }
 }
 
 /// Seed 000's pull: a target farther than `max` from the joint is moved
@@ -139,13 +162,13 @@ pub fn pulled(joint: Vec2, target: Vec2, max: Option<f64>) -> Vec2 {
 /// Local angles of every bone in a clip at normalised time t, radians:
 /// the drivers, with `ik` bones solved (see the module docs).
 pub fn local_angles(fig: &Figure, clip: &FigClip, t: f64) -> Vec<f64> {
-    solve(fig, clip, t).0
+    solve(fig, clip, t).local
 }
 
 /// Entry `i`'s upper joint and target in the figure's frame at t (the
 /// target before any pull).
 pub fn ik_joint_and_target(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Vec2, Vec2) {
-    solve(fig, clip, t).1[i]
+    solve(fig, clip, t).ends[i]
 }
 
 /// Where each `ik` entry's effector should be at t, user space: the target
@@ -166,6 +189,8 @@ pub struct Pose {
     pub root: Affine,
     /// Per `ik` entry, its ideal effector ([`ik_ideal`]).
     pub ik: Vec<Vec2>,
+    /// Per `ik` entry, its target as asked, user space (the trajectory at t).
+    pub asked: Vec<Vec2>,
 }
 
 impl Pose {
@@ -181,18 +206,19 @@ impl Pose {
 
 /// The [`Pose`] of `clip` at normalised time t.
 pub fn pose(fig: &Figure, clip: &FigClip, t: f64) -> Pose {
-    let (local, ends, turns) = solve(fig, clip, t);
-    let root = root_matrix(&clip.root, t);
+    let s = solve(fig, clip, t);
+    let root = s.root.unwrap_or_else(|| root_matrix(&clip.root, t));
     let ik = fig
         .ik
         .iter()
-        .zip(ends)
+        .zip(s.ends)
         .map(|(k, (joint, target))| root.apply(pulled(joint, target, k.pull_to(&fig.bones))))
         .collect();
     Pose {
-        world: world_matrices_turned(fig, &local, &turns),
+        world: world_matrices_turned(fig, &s.local, &s.turns),
         root,
         ik,
+        asked: s.asked,
     }
 }
 

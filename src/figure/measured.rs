@@ -188,7 +188,7 @@ pub(crate) fn measure_clip(
         for (i, k) in fig.ik.iter().enumerate() {
             let (foot, marker) = (at[k.lower], at[target0 + i]);
             let ideal = pose.ik[i];
-            let asked = fc.targets[i].at(u);
+            let asked = pose.asked[i];
             ik_errs[i].push(foot.dist(ideal));
             target_px[i] = target_px[i].max(marker.dist(asked));
             reach_px[i] = reach_px[i].max(asked.dist(ideal));

@@ -378,6 +378,20 @@ pub struct TimedGait {
     /// [`TimedGait::cycle`] of cycles 0 to `cadence.cycles` (those one
     /// loop reaches), computed once: each is a bisection of 60 steps.
     cycles: Vec<(f64, f64, Stepping)>,
+    /// [`TimedGait::swing`] of the same cycles, computed once (each needs
+    /// the next touchdown, a Newton solve of `Φ`).
+    swings: Vec<Swing>,
+}
+
+/// What the swing of one cycle of a [`TimedGait`] needs besides the time:
+/// where the foot lifts (x), the next touchdown's time and gait, and the
+/// phase `Φ` at liftoff and at that touchdown.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Swing {
+    lift_x: f64,
+    next: Stepping,
+    p_lo: f64,
+    p_n: f64,
 }
 
 fn smooth(u: f64) -> f64 {
@@ -401,6 +415,7 @@ impl TimedGait {
             travel: Vec::new(),
             edge_speed: Vec::new(),
             cycles: Vec::new(),
+            swings: Vec::new(),
         };
         let h = 1.0 / GROUND_CELLS as f64;
         let mut acc = 0.0;
@@ -413,6 +428,9 @@ impl TimedGait {
         g.edge_speed = (0..=GROUND_CELLS).map(|i| g.speed(i as f64 * h)).collect();
         g.cycles = (0..=g.cadence.cycles)
             .map(|k| g.solve_cycle(k as f64))
+            .collect();
+        g.swings = (0..=g.cadence.cycles)
+            .map(|k| g.solve_swing(k as f64))
             .collect();
         g
     }
@@ -484,10 +502,32 @@ impl TimedGait {
         (td, 0.5 * (lo + hi), s)
     }
 
+    /// Cycle `k`'s [`Swing`] (see [`TimedGait::cycle`] for which are kept).
+    fn swing(&self, k: f64) -> Swing {
+        match self.swings.get(k as usize) {
+            Some(w) if k >= 0.0 && k.fract() == 0.0 => *w,
+            _ => self.solve_swing(k),
+        }
+    }
+
+    /// [`TimedGait::swing`], solved.
+    fn solve_swing(&self, k: f64) -> Swing {
+        let (td, lo, s) = self.cycle(k);
+        let lift_x = s.stride / 2.0 - (self.travel_at(lo) - self.travel_at(td));
+        let tn = self.cadence.time_of(k + 1.0 - self.phase);
+        Swing {
+            lift_x,
+            next: self.at_blend(tn),
+            p_lo: self.cadence.phase(lo),
+            p_n: self.cadence.phase(tn),
+        }
+    }
+
     /// The foot at normalised time t.
     pub fn at(&self, t: f64) -> Vec2 {
         let t = t.rem_euclid(1.0);
-        let psi = self.phase + self.cadence.phase(t);
+        let p_t = self.cadence.phase(t);
+        let psi = self.phase + p_t;
         let k = psi.floor();
         let (td, lo, s) = self.cycle(k);
         // td ≤ t: Φ(td) = k − phase ≤ Φ(t)
@@ -495,11 +535,12 @@ impl TimedGait {
         if t < lo {
             return self.origin + Vec2::new(down_x - (self.travel_at(t) - self.travel_at(td)), 0.0);
         }
-        let lift_x = down_x - (self.travel_at(lo) - self.travel_at(td));
-        let tn = self.cadence.time_of(k + 1.0 - self.phase);
-        let next = self.at_blend(tn);
-        let (p_lo, p_t) = (self.cadence.phase(lo), self.cadence.phase(t));
-        let p_n = self.cadence.phase(tn);
+        let Swing {
+            lift_x,
+            next,
+            p_lo,
+            p_n,
+        } = self.swing(k);
         let u = ((p_t - p_lo) / (p_n - p_lo)).clamp(0.0, 1.0);
         let x = lift_x + (next.stride / 2.0 - lift_x) * smooth(u);
         let lift = self.at_blend(t).step_height * (PI * u).sin();
@@ -705,10 +746,10 @@ mod tests {
         gaits().remove(0)
     }
 
-    /// The cycles and edge speeds a gait keeps are those solved on
+    /// The cycles, swings and edge speeds a gait keeps are those solved on
     /// demand, bit for bit: the foot, its stance and corners are the same
-    /// with the cycle cache emptied (every cycle solved per call), and
-    /// each edge speed is [`TimedGait::speed`] at the edge.
+    /// with the cycle and swing caches emptied (every cycle solved per
+    /// call), and each edge speed is [`TimedGait::speed`] at the edge.
     #[test]
     fn cached_cycles_and_speeds_equal_the_solved_ones() {
         for (c, g) in gaits().iter().enumerate() {
@@ -717,12 +758,15 @@ mod tests {
                 assert_eq!(*v, g.speed(i as f64 * h), "{c} edge {i}");
             }
             assert_eq!(g.cycles.len(), g.cadence.cycles as usize + 1);
+            assert_eq!(g.swings.len(), g.cadence.cycles as usize + 1);
             let solved = TimedGait {
                 cycles: Vec::new(),
+                swings: Vec::new(),
                 ..g.clone()
             };
             for k in -1..=g.cadence.cycles as i32 + 1 {
                 assert_eq!(g.cycle(k as f64), solved.cycle(k as f64), "{c} cycle {k}");
+                assert_eq!(g.swing(k as f64), solved.swing(k as f64), "{c} swing {k}");
             }
             for i in 0..=997 {
                 let t = i as f64 / 997.0;
