@@ -161,6 +161,25 @@ fn sizes() {
         }
     }
     println!("css total {css} B, smil total {smil} B");
+    // the 13 examples older than cyclist, run-up and stickman (the set the
+    // size figures in README.md compare)
+    let older = |name: &str| {
+        !["cyclist.", "run-up.", "stickman."]
+            .iter()
+            .any(|n| name.starts_with(n))
+    };
+    let total = |route: Route| -> usize {
+        bakes()
+            .iter()
+            .filter(|(name, b)| older(name) && b.clip.route == route)
+            .map(|(_, b)| b.svg.len())
+            .sum()
+    };
+    println!(
+        "without cyclist, run-up, stickman: css {} B, smil {} B",
+        total(Route::Css),
+        total(Route::Smil)
+    );
 }
 
 #[test]
