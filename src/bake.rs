@@ -293,12 +293,19 @@ impl<'a> CssLegProblem<'a> {
     /// Keys for a candidate set, with exact values and slopes memoised per
     /// key time (the fitter revisits the same times many times).
     fn keys(&self, times: &[Vec<f64>], set: usize) -> Vec<Key> {
+        self.keys_in(times, set, 0..times[set].len())
+    }
+
+    /// [`Self::keys`] for the run `window` of the set's key times only (its
+    /// last key's ease left linear: no segment of the run starts there).
+    fn keys_in(&self, times: &[Vec<f64>], set: usize, window: std::ops::Range<usize>) -> Vec<Key> {
         let f = |t: f64| {
             let a = self.local(t);
             if set == 0 { a.0 } else { a.1 }.to_degrees()
         };
         let mut cache = self.cache.borrow_mut();
-        let samples: Vec<(f64, f64)> = times[set]
+        let times = &times[set][window];
+        let samples: Vec<(f64, f64)> = times
             .iter()
             .map(|&t| {
                 let key = (set, (t * 1e6).round() as i64);
@@ -307,7 +314,7 @@ impl<'a> CssLegProblem<'a> {
                     .or_insert_with(|| (f(t), fit::slope(&f, t)))
             })
             .collect();
-        fit::keys_from(&times[set], &samples, self.fit)
+        fit::keys_from(times, &samples, self.fit)
     }
 
     /// The thigh's share of the ankle error at sample `i` for a written
@@ -447,11 +454,14 @@ impl<'a> CssLegProblem<'a> {
         {
             return None;
         }
+        // (only the keys the changed samples' segments read)
         let keys: [Vec<Key>; 2] = std::array::from_fn(|set| {
-            if spans[set].is_empty() {
+            let span = &spans[set];
+            if span.is_empty() {
                 Vec::new()
             } else {
-                self.keys(times, set)
+                let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
+                self.keys_in(times, set, fit::keys_spanning(&times[set], lo, hi))
             }
         });
         // the trial's angles over `range` (within `dirty`): its keys'

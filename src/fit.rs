@@ -570,6 +570,20 @@ pub fn eval_keys_into(keys: &[Key], us: &[f64], out: &mut [f64]) {
     }
 }
 
+/// The keys (indices into the sorted key `times`) that [`eval_keys_into`]
+/// reads for times in `[lo, hi]`: from the last key at or before `lo` (at
+/// most the last segment's first) to the first key after `hi` (a time equal
+/// to a key falls in the segment that key starts). Evaluating those times
+/// with only these keys gives the same values as with all of them.
+pub fn keys_spanning(times: &[f64], lo: f64, hi: f64) -> std::ops::Range<usize> {
+    let first = times
+        .partition_point(|&t| t <= lo)
+        .saturating_sub(1)
+        .min(times.len().saturating_sub(2));
+    let end = (times.partition_point(|&t| t <= hi) + 1).min(times.len());
+    first..end
+}
+
 /// The value at normalised time u of the segment from key `a` to key `b`
 /// (clamped to it), x(s) = s for a cubic segment.
 #[inline(always)]
@@ -1096,6 +1110,39 @@ mod tests {
                     yes > 10 && no > 10,
                     "{fit:?} {budget}: {yes} fit, {no} miss"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn keys_spanning_evaluate_as_all_keys() {
+        let f = |t: f64| 30.0 * (std::f64::consts::TAU * t).sin() + 7.0 * t;
+        let times = [0.0, 0.125, 0.3, 0.31, 0.6, 1.0];
+        let us: Vec<f64> = (0..=1000).map(|k| k as f64 / 1000.0).collect();
+        for fit in [Fit::Linear, Fit::Cubic] {
+            let keys = keys_at(&times, &f, fit);
+            // key times themselves, between them, and the ends
+            for (lo, hi) in [
+                (0.0, 1.0),
+                (0.125, 0.3),
+                (0.2, 0.31),
+                (0.3, 0.3),
+                (0.6, 1.0),
+                (1.0, 1.0),
+                (0.0, 0.0),
+                (0.05, 0.9),
+            ] {
+                let run = us.partition_point(|&u| u < lo)..us.partition_point(|&u| u <= hi);
+                let window = keys_spanning(&times, lo, hi);
+                // the window's last key as a shorter list builds it (linear)
+                let mut part = keys[window.clone()].to_vec();
+                part.last_mut().expect("two keys at least").ease = Ease::Linear;
+                let mut got = vec![f64::NAN; run.len()];
+                eval_keys_into(&part, &us[run.clone()], &mut got);
+                let mut want = vec![f64::NAN; run.len()];
+                eval_keys_into(&keys, &us[run], &mut want);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "{fit:?} [{lo}, {hi}]");
             }
         }
     }
