@@ -112,7 +112,7 @@
 
 use crate::clip::{Anim, Clip, Item, Node, Route};
 use crate::emit::scope::Scope;
-use crate::geom::{Affine, LEN_DECIMALS, Vec2, fmt_len, fmt_num, quantize};
+use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Vec2, Vec2Ext, fmt_len, fmt_num, quantize};
 use crate::rig::Rig;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -557,13 +557,13 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         let above = &thigh_path[..thigh_path.len() - 1];
         let g_above = phase0_map(clip, above);
         let g_above_inv = g_above
-            .inverse()
+            .checked_inverse()
             .ok_or_else(|| ArtError::Clip(format!("{noun} \"{ln}\" is scaled to nothing")))?;
 
         // Rigid maps from this limb's own drawn pose to the pose the clip draws.
         let m1 = rigid_map(own[0], own[1], hip_c, knee_c);
         let m2 = rigid_map(own[1], own[2], knee_c, ankle_c);
-        let m1_inv = m1.inverse().expect("rigid maps are invertible");
+        let m1_inv = m1.checked_inverse().expect("rigid maps are invertible");
         let thigh_phase0 = g_above * m1_inv;
 
         let name = format!("thigh-{ln}");
@@ -1010,7 +1010,7 @@ fn ctm_of_parent(
                 part: name.into(),
                 why: format!("transform=\"{t}\" of an ancestor: {why}"),
             })?;
-            m = m * parsed;
+            m *= parsed;
         }
     }
     Ok(m)
@@ -1202,12 +1202,15 @@ fn wrap_part(
     part: &str,
     p: PartWrap,
 ) -> Result<(), ArtError> {
-    let q_inv = p.parent.inverse().ok_or_else(|| singular(f, part))?;
+    let q_inv = p
+        .parent
+        .checked_inverse()
+        .ok_or_else(|| singular(f, part))?;
     let mut w = Wrapper::default();
     let mut s = q_inv * p.outer;
     for n in &p.path[p.from..] {
         if n.translate != Vec2::ZERO {
-            s = s * Affine::translate(n.translate);
+            s *= Affine::translate(n.translate);
         }
         if let (Some(class), Some(_)) = (&n.class, &n.anim) {
             w.place(s);
@@ -1298,12 +1301,13 @@ fn rigid_map(a0: Vec2, b0: Vec2, a1: Vec2, b1: Vec2) -> Affine {
 }
 
 fn is_identity(m: Affine) -> bool {
-    (m.a - 1.0).abs() < 1e-12
-        && m.b.abs() < 1e-12
-        && m.c.abs() < 1e-12
-        && (m.d - 1.0).abs() < 1e-12
-        && m.e.abs() < 1e-9
-        && m.f.abs() < 1e-9
+    let [a, b, c, d, e, f] = m.as_coeffs();
+    (a - 1.0).abs() < 1e-12
+        && b.abs() < 1e-12
+        && c.abs() < 1e-12
+        && (d - 1.0).abs() < 1e-12
+        && e.abs() < 1e-9
+        && f.abs() < 1e-9
 }
 
 /// `translate(e f)` for a pure translation, else `matrix(a b c d e f)`;
@@ -1311,21 +1315,18 @@ fn is_identity(m: Affine) -> bool {
 fn fmt_affine(m: Affine) -> String {
     let lin = |x: f64| fmt_num(x, 9);
     let tr = |x: f64| fmt_num(x, 6);
-    if (m.a - 1.0).abs() < 1e-12
-        && m.b.abs() < 1e-12
-        && m.c.abs() < 1e-12
-        && (m.d - 1.0).abs() < 1e-12
-    {
-        format!("translate({} {})", tr(m.e), tr(m.f))
+    let [a, b, c, d, e, f] = m.as_coeffs();
+    if (a - 1.0).abs() < 1e-12 && b.abs() < 1e-12 && c.abs() < 1e-12 && (d - 1.0).abs() < 1e-12 {
+        format!("translate({} {})", tr(e), tr(f))
     } else {
         format!(
             "matrix({} {} {} {} {} {})",
-            lin(m.a),
-            lin(m.b),
-            lin(m.c),
-            lin(m.d),
-            tr(m.e),
-            tr(m.f)
+            lin(a),
+            lin(b),
+            lin(c),
+            lin(d),
+            tr(e),
+            tr(f)
         )
     }
 }
@@ -1359,35 +1360,21 @@ pub fn parse_transform(text: &str) -> Result<Affine, String> {
         }
         let bad = || format!("{name}() with {} arguments", args.len());
         let f = match (name, args.as_slice()) {
-            ("matrix", &[a, b, c, d, e, f]) => Affine { a, b, c, d, e, f },
+            ("matrix", &[a, b, c, d, e, f]) => Affine::new([a, b, c, d, e, f]),
             ("translate", &[x]) => Affine::translate(Vec2::new(x, 0.0)),
             ("translate", &[x, y]) => Affine::translate(Vec2::new(x, y)),
-            ("scale", &[s]) => Affine {
-                a: s,
-                d: s,
-                ..Affine::IDENTITY
-            },
-            ("scale", &[sx, sy]) => Affine {
-                a: sx,
-                d: sy,
-                ..Affine::IDENTITY
-            },
+            ("scale", &[s]) => Affine::scale(s),
+            ("scale", &[sx, sy]) => Affine::scale_non_uniform(sx, sy),
             ("rotate", &[a]) => Affine::rotate(a.to_radians()),
-            ("rotate", &[a, cx, cy]) => Affine::rotate_about(a.to_radians(), Vec2::new(cx, cy)),
-            ("skewX", &[a]) => Affine {
-                c: a.to_radians().tan(),
-                ..Affine::IDENTITY
-            },
-            ("skewY", &[a]) => Affine {
-                b: a.to_radians().tan(),
-                ..Affine::IDENTITY
-            },
+            ("rotate", &[a, cx, cy]) => Affine::rotate_around(a.to_radians(), Vec2::new(cx, cy)),
+            ("skewX", &[a]) => Affine::skew(a.to_radians().tan(), 0.0),
+            ("skewY", &[a]) => Affine::skew(0.0, a.to_radians().tan()),
             ("matrix" | "translate" | "scale" | "rotate" | "skewX" | "skewY", _) => {
                 return Err(bad());
             }
             _ => return Err(format!("unknown transform function {name:?}")),
         };
-        m = m * f;
+        m *= f;
         rest = rest[close + 1..].trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ',');
     }
     Ok(m)
@@ -1434,16 +1421,9 @@ mod tests {
     use std::f64::consts::PI;
 
     fn close(a: Affine, b: Affine) -> bool {
-        [
-            (a.a, b.a),
-            (a.b, b.b),
-            (a.c, b.c),
-            (a.d, b.d),
-            (a.e, b.e),
-            (a.f, b.f),
-        ]
-        .iter()
-        .all(|(x, y)| (x - y).abs() < 1e-9)
+        (a.as_coeffs().iter())
+            .zip(b.as_coeffs())
+            .all(|(x, y)| (x - y).abs() < 1e-9)
     }
 
     #[test]
@@ -1456,7 +1436,7 @@ mod tests {
             "{p:?}"
         );
         let r = parse_transform("rotate(180 5 5)").unwrap();
-        assert!(close(r, Affine::rotate_about(PI, Vec2::new(5.0, 5.0))));
+        assert!(close(r, Affine::rotate_around(PI, Vec2::new(5.0, 5.0))));
         let k = parse_transform(" matrix(1 0 0 1 3 4),translate(1) ").unwrap();
         assert!(close(k, Affine::translate(Vec2::new(4.0, 4.0))));
         assert!(parse_transform("").unwrap() == Affine::IDENTITY);
@@ -1468,10 +1448,15 @@ mod tests {
     #[test]
     fn inverse_undoes_the_map() {
         let m = parse_transform("translate(7 -3) rotate(33) scale(2 0.5) skewX(10)").unwrap();
-        let inv = m.inverse().unwrap();
+        let inv = m.checked_inverse().unwrap();
         assert!(close(m * inv, Affine::IDENTITY));
         assert!(close(inv * m, Affine::IDENTITY));
-        assert!(parse_transform("scale(0 1)").unwrap().inverse().is_none());
+        assert!(
+            parse_transform("scale(0 1)")
+                .unwrap()
+                .checked_inverse()
+                .is_none()
+        );
     }
 
     #[test]

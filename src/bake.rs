@@ -26,7 +26,7 @@ use crate::clip::{Anim, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Trac
 pub use crate::emit::scope::{FIXED_NAMES, SIDE_PARTS, leg_names, side_names};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
 pub use crate::fit::{BakeOptions, DEFAULT_TOLERANCE_PX, Keying, MAX_FIT_KEYS};
-use crate::geom::{LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
+use crate::geom::{LEN_DECIMALS, SEC_DECIMALS, Vec2, Vec2Ext, quantize};
 use crate::motion::{LegMotion, Motion};
 use crate::rig::{Crank, Leg, Rig};
 use std::cell::RefCell;
@@ -1040,7 +1040,7 @@ fn bike(rig: &Rig, center: Vec2, radius: f64, crank_track: usize) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geom::Affine;
+    use crate::geom::{Affine, AffineExt};
 
     /// FK of the local tracks through nested groups (thigh about the drawn
     /// hip, shin about the drawn knee) reproduces the IK world pose, also for
@@ -1057,8 +1057,8 @@ mod tests {
             let t = k as f64 / 40.0;
             for (lm, lead) in [(near, 0.0), (far, 0.5)] {
                 let (lt, ls) = local_angles_rad(near, (t + lead) % 1.0);
-                let thigh = Affine::rotate_about(lt, hip);
-                let shin = thigh * Affine::rotate_about(ls, drawn.joint);
+                let thigh = Affine::rotate_around(lt, hip);
+                let shin = thigh * Affine::rotate_around(ls, drawn.joint);
                 let want = lm.pose_at(t);
                 assert!(
                     thigh.apply(drawn.joint).dist(want.joint) < 1e-9,

@@ -55,7 +55,7 @@ pub use crate::clip::GROUND_PROBE;
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
 use crate::geom::Unwrapped;
-use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, quantize};
+use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, Vec2Ext, quantize};
 use crate::solve::ik;
 use crate::solve::ik::Knee;
 pub use crate::trajectory::{IdealTarget, REACH_SAMPLES};

@@ -1,162 +1,93 @@
 //! Plane geometry and number formatting.
 //!
+//! Points, vectors and maps are kurbo's [`Vec2`] and [`Affine`] (its `+`,
+//! `-`, `*`, `from_angle`, `translate`, `rotate`, `scale` are the arithmetic
+//! rigbake relies on); [`Vec2Ext`] and [`AffineExt`] add the rest. Where
+//! kurbo has an operation of the same meaning that may not give the same bits
+//! (`Vec2::length`, `Affine::rotate_about`), the trait keeps its own, so no
+//! written digit depends on kurbo's choice.
+//!
 //! Angle convention (the only one in rigbake): SVG user space with y pointing
 //! down; a positive angle turns +x toward +y, i.e. **clockwise on screen**,
 //! the same sense as CSS `rotate()` and SVG `rotate()`. Angles are radians
 //! unless a name ends in `_deg`.
 
-use std::ops::{Add, Mul, Sub};
+pub use kurbo::{Affine, Vec2};
 
-/// A point or vector in SVG user units (y down).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Vec2 {
-    pub x: f64,
-    pub y: f64,
+/// What rigbake needs of a [`Vec2`] (a point or vector in SVG user units,
+/// y down) beyond kurbo's own methods.
+#[allow(clippy::len_without_is_empty)] // a length, not a count: nothing is empty
+pub trait Vec2Ext {
+    /// Euclidean length, `f64::hypot` (kurbo's `length()` is
+    /// `sqrt(x² + y²)`, which can round differently in the last place).
+    fn len(self) -> f64;
+    /// Distance to `other`: the [`len`](Vec2Ext::len) of the difference.
+    fn dist(self, other: Vec2) -> f64;
+    /// Direction angle `atan2(y, x)` in radians, in (−π, π] (kurbo's
+    /// `atan2()`).
+    fn angle_rad(self) -> f64;
 }
 
-impl Vec2 {
-    pub const ZERO: Vec2 = Vec2 { x: 0.0, y: 0.0 };
-
-    pub const fn new(x: f64, y: f64) -> Self {
-        Vec2 { x, y }
-    }
-
-    /// Unit vector at `angle_rad` (clockwise on screen from +x).
-    pub fn from_angle(angle_rad: f64) -> Self {
-        Vec2::new(angle_rad.cos(), angle_rad.sin())
-    }
-
-    /// Euclidean length.
-    pub fn len(self) -> f64 {
+impl Vec2Ext for Vec2 {
+    fn len(self) -> f64 {
         self.x.hypot(self.y)
     }
 
-    /// Distance to `other`.
-    pub fn dist(self, other: Vec2) -> f64 {
+    fn dist(self, other: Vec2) -> f64 {
         (self - other).len()
     }
 
-    /// Direction angle `atan2(y, x)` in radians, in (−π, π].
-    pub fn angle_rad(self) -> f64 {
-        self.y.atan2(self.x)
-    }
-
-    /// Both coordinates finite.
-    pub fn is_finite(self) -> bool {
-        self.x.is_finite() && self.y.is_finite()
+    fn angle_rad(self) -> f64 {
+        self.atan2()
     }
 }
 
-impl Add for Vec2 {
-    type Output = Vec2;
-    fn add(self, o: Vec2) -> Vec2 {
-        Vec2::new(self.x + o.x, self.y + o.y)
-    }
+/// What rigbake needs of an [`Affine`] (`p ↦ (a·x + c·y + e, b·x + d·y + f)`
+/// with coefficients `[a, b, c, d, e, f]`, the SVG `matrix(a b c d e f)`;
+/// `self * rhs` applies `rhs` first, SVG transform-list order) beyond
+/// kurbo's own methods.
+pub trait AffineExt: Sized {
+    /// Rotation by `angle_rad` about `origin`: `translate(o)·rotate(θ)·translate(−o)`
+    /// multiplied out in that order, which is what CSS `transform-origin`
+    /// does to `rotate()`. (kurbo's `rotate_about` takes a point and
+    /// composes `rotate(θ)·translate(−o)` before adding `o`, which can differ
+    /// in the sign of a zero.)
+    fn rotate_around(angle_rad: f64, origin: Vec2) -> Self;
+    /// The inverse map (kurbo's `inverse()`), or `None` when the map is
+    /// (nearly) singular: a determinant that is not finite or within `1e-12`
+    /// of zero relative to the largest linear coefficient squared (kurbo
+    /// divides by any determinant).
+    fn checked_inverse(&self) -> Option<Self>;
+    /// Apply to a point.
+    fn apply(&self, p: Vec2) -> Vec2;
+    /// The direction the map turns +x to, `atan2(b, a)` in radians: the
+    /// angle of a rotation, whatever translation follows it.
+    fn angle_rad(&self) -> f64;
 }
 
-impl Sub for Vec2 {
-    type Output = Vec2;
-    fn sub(self, o: Vec2) -> Vec2 {
-        Vec2::new(self.x - o.x, self.y - o.y)
-    }
-}
-
-impl Mul<f64> for Vec2 {
-    type Output = Vec2;
-    fn mul(self, k: f64) -> Vec2 {
-        Vec2::new(self.x * k, self.y * k)
-    }
-}
-
-/// A 2D affine map `p ↦ (a·x + c·y + e, b·x + d·y + f)`, the SVG `matrix(a b c d e f)`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Affine {
-    pub a: f64,
-    pub b: f64,
-    pub c: f64,
-    pub d: f64,
-    pub e: f64,
-    pub f: f64,
-}
-
-impl Affine {
-    pub const IDENTITY: Affine = Affine {
-        a: 1.0,
-        b: 0.0,
-        c: 0.0,
-        d: 1.0,
-        e: 0.0,
-        f: 0.0,
-    };
-
-    /// Translation by `v`.
-    pub fn translate(v: Vec2) -> Affine {
-        Affine {
-            e: v.x,
-            f: v.y,
-            ..Affine::IDENTITY
-        }
-    }
-
-    /// Rotation by `angle_rad` about the origin (clockwise on screen for positive angles).
-    pub fn rotate(angle_rad: f64) -> Affine {
-        let (s, c) = angle_rad.sin_cos();
-        Affine {
-            a: c,
-            b: s,
-            c: -s,
-            d: c,
-            e: 0.0,
-            f: 0.0,
-        }
-    }
-
-    /// Rotation by `angle_rad` about `origin`: `translate(o)·rotate(θ)·translate(−o)`,
-    /// which is what CSS `transform-origin` does to `rotate()`.
-    pub fn rotate_about(angle_rad: f64, origin: Vec2) -> Affine {
+impl AffineExt for Affine {
+    fn rotate_around(angle_rad: f64, origin: Vec2) -> Affine {
         Affine::translate(origin) * Affine::rotate(angle_rad) * Affine::translate(origin * -1.0)
     }
 
-    /// The inverse map (kurbo's), or `None` when the map is (nearly)
-    /// singular: a determinant that is not finite or within `1e-12` of zero
-    /// relative to the largest linear coefficient squared.
-    pub fn inverse(&self) -> Option<Affine> {
-        let k = kurbo::Affine::new([self.a, self.b, self.c, self.d, self.e, self.f]);
-        let det = k.determinant();
-        let scale = self
-            .a
-            .abs()
-            .max(self.b.abs())
-            .max(self.c.abs())
-            .max(self.d.abs());
+    fn checked_inverse(&self) -> Option<Affine> {
+        let det = self.determinant();
+        let [a, b, c, d, ..] = self.as_coeffs();
+        let scale = a.abs().max(b.abs()).max(c.abs()).max(d.abs());
         if !det.is_finite() || scale == 0.0 || det.abs() <= 1e-12 * scale * scale {
             return None;
         }
-        let [a, b, c, d, e, f] = k.inverse().as_coeffs();
-        Some(Affine { a, b, c, d, e, f })
+        Some(self.inverse())
     }
 
-    /// Apply to a point.
-    pub fn apply(&self, p: Vec2) -> Vec2 {
-        Vec2::new(
-            self.a * p.x + self.c * p.y + self.e,
-            self.b * p.x + self.d * p.y + self.f,
-        )
+    fn apply(&self, p: Vec2) -> Vec2 {
+        let [a, b, c, d, e, f] = self.as_coeffs();
+        Vec2::new(a * p.x + c * p.y + e, b * p.x + d * p.y + f)
     }
-}
 
-impl Mul for Affine {
-    type Output = Affine;
-    /// `self * rhs` applies `rhs` first, then `self` (SVG transform-list order).
-    fn mul(self, r: Affine) -> Affine {
-        Affine {
-            a: self.a * r.a + self.c * r.b,
-            b: self.b * r.a + self.d * r.b,
-            c: self.a * r.c + self.c * r.d,
-            d: self.b * r.c + self.d * r.d,
-            e: self.a * r.e + self.c * r.f + self.e,
-            f: self.b * r.e + self.d * r.f + self.f,
-        }
+    fn angle_rad(&self) -> f64 {
+        let [a, b, ..] = self.as_coeffs();
+        b.atan2(a)
     }
 }
 
@@ -372,7 +303,7 @@ mod tests {
         let m = Affine::translate(Vec2::new(10.0, 0.0)) * Affine::rotate(PI / 2.0);
         let p = m.apply(Vec2::new(1.0, 0.0));
         assert!((p.x - 10.0).abs() < 1e-12 && (p.y - 1.0).abs() < 1e-12);
-        let r = Affine::rotate_about(PI, Vec2::new(5.0, 5.0));
+        let r = Affine::rotate_around(PI, Vec2::new(5.0, 5.0));
         let q = r.apply(Vec2::new(6.0, 5.0));
         assert!((q.x - 4.0).abs() < 1e-12 && (q.y - 5.0).abs() < 1e-12);
     }

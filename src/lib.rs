@@ -29,9 +29,10 @@
 //! knows nothing of the file format's loader; nothing in the library parses
 //! a command line (that is `main.rs`).
 //!
-//! 0. [`geom`] (`Vec2`, `Affine`, angle wrap/unwrap and the one unwrap
-//!    table, the one number formatter), [`input`] (reading files, escaping
-//!    text shown in messages), [`interrupt`] (what SIGINT/SIGTERM cleans up).
+//! 0. [`geom`] (kurbo's `Vec2` and `Affine` and what rigbake adds to them,
+//!    angle wrap/unwrap and the one unwrap table, the one number
+//!    formatter), [`input`] (reading files, escaping text shown in
+//!    messages), [`interrupt`] (what SIGINT/SIGTERM cleans up).
 //! 1. [`valid`]: the one place numbers, names, colours, keys, tolerances and
 //!    periods are checked; `RigError`.
 //! 2. [`trajectory`]: periodic paths (circle, ellipse, gait, bob, track,

@@ -18,7 +18,7 @@
 //! adds (see there).
 
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, Morph, MotionPath, Node, Play};
-use crate::geom::{Affine, Vec2};
+use crate::geom::{Affine, AffineExt, Vec2, Vec2Ext};
 use fnv::{FnvHashMap as HashMap, FnvHashSet as HashSet};
 use std::collections::BTreeMap;
 
@@ -182,7 +182,7 @@ fn anim_matrix(clip: &Clip, anim: &Anim, t_s: f64) -> Affine {
         } => {
             let u = clip_progress(clip, t_s, *delay_s);
             let deg = track_value(&clip.tracks[*track].keys, u);
-            Affine::rotate_about(deg.to_radians(), *origin)
+            Affine::rotate_around(deg.to_radians(), *origin)
         }
         Anim::Translate {
             track,
@@ -198,14 +198,10 @@ fn anim_matrix(clip: &Clip, anim: &Anim, t_s: f64) -> Affine {
         }
         Anim::Scale { sx, sy, delay_s } => {
             let u = clip_progress(clip, t_s, *delay_s);
-            Affine {
-                a: track_value(&clip.tracks[*sx].keys, u),
-                b: 0.0,
-                c: 0.0,
-                d: track_value(&clip.tracks[*sy].keys, u),
-                e: 0.0,
-                f: 0.0,
-            }
+            Affine::scale_non_uniform(
+                track_value(&clip.tracks[*sx].keys, u),
+                track_value(&clip.tracks[*sy].keys, u),
+            )
         }
         Anim::Motion {
             path,

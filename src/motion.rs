@@ -114,6 +114,7 @@ impl LegMotion {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::Vec2Ext;
 
     #[test]
     fn targets_are_periodic_and_on_the_circle() {

@@ -6,7 +6,7 @@
 //! leg's target stays within reach over the whole crank turn (unless the leg
 //! opted into `"reach": "clamp"`), so later stages have no error paths.
 
-use crate::geom::Vec2;
+use crate::geom::{Vec2, Vec2Ext};
 use crate::input::escaped;
 
 pub use crate::solve::ik::Knee;

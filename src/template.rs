@@ -39,7 +39,7 @@
 //! so ids never collide; the tests check every example.
 
 use crate::figure::{Figure, fk, spring};
-use crate::geom::{LEN_DECIMALS, Vec2, fmt_len, quantize};
+use crate::geom::{AffineExt, LEN_DECIMALS, Vec2, fmt_len, quantize};
 use crate::rig::Rig;
 use std::fmt::Write as _;
 

@@ -202,6 +202,7 @@ mod chain {
     use crate::Route;
     use crate::chain::*;
     use crate::clip::{Anim, Clip};
+    use crate::geom::Vec2Ext;
 
     const RIG: &str = r#"{
       "name": "c", "view_box": [0, 0, 400, 300], "period_s": 0.8, "keys": 40,
@@ -359,6 +360,7 @@ mod chain {
 mod figure {
     use crate::Route;
     use crate::figure::*;
+    use crate::geom::Vec2Ext;
     use crate::measure;
 
     /// At the times that are keys of both IK tracks only rounding is left
@@ -509,7 +511,7 @@ mod figure {
 
 mod fk {
     use crate::figure::fk::*;
-    use crate::geom::Affine;
+    use crate::geom::{Affine, AffineExt, Vec2Ext};
     use crate::solve::ik;
 
     /// A pose's world matrices, built with the rotations the IK solve
@@ -574,7 +576,7 @@ mod fk {
             // local = world − parent world, in the figure's frame
             let a = local_angles(fig, clip, t);
             let w = world_matrices(fig, &a);
-            let world = |m: &Affine| m.b.atan2(m.a);
+            let world = |m: &Affine| m.angle_rad();
             let d = crate::geom::wrap_pi(world(&w[1]) - (a[0] + a[1]));
             assert!(d.abs() < 1e-9, "{d}");
             let (joint, goal) = ik_joint_and_target(fig, clip, 0, t);
@@ -625,6 +627,7 @@ mod style {
 mod figure_measured {
     use crate::clip::Route;
     use crate::figure::{Figure, bake_planned, down_intervals, fk, reuse, spring, unit_time};
+    use crate::geom::Vec2Ext;
     use crate::measure;
 
     /// FK tips plus every spring's offset at or above each bone: the
@@ -640,7 +643,7 @@ mod figure_measured {
         for (b, tip) in tips.iter_mut().enumerate() {
             for s in &f.springs {
                 if spring::in_subtree(f, s.bone, b) {
-                    *tip = *tip + s.offset_at(u);
+                    *tip += s.offset_at(u);
                 }
             }
         }

@@ -18,7 +18,7 @@ mod common;
 use common::art::*;
 use rigbake::bake::BakeOptions;
 use rigbake::figure::{fk, spring};
-use rigbake::geom::Vec2;
+use rigbake::geom::{AffineExt, Vec2};
 use rigbake::{Route, bake_rig, measure, rig};
 use roxmltree::Document;
 use std::fs;

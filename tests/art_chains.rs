@@ -19,7 +19,7 @@ mod common;
 
 use common::art::*;
 use common::repo;
-use rigbake::geom::Vec2;
+use rigbake::geom::{Vec2, Vec2Ext};
 use rigbake::{Route, measure};
 use roxmltree::Document;
 use std::fs;

@@ -5,6 +5,7 @@
 
 use rigbake::bake::{BakeOptions, DEFAULT_TOLERANCE_PX};
 use rigbake::clip::Item;
+use rigbake::geom::Vec2Ext;
 use rigbake::rig::{self, Rig};
 use rigbake::{Route, bake_rig};
 use serde_json::{Value, json};

@@ -6,6 +6,7 @@
 mod common;
 
 use common::{bake, repo};
+use rigbake::geom::Vec2Ext;
 use rigbake::{Route, measure};
 use serde_json::Value;
 use std::fs;

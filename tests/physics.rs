@@ -6,7 +6,7 @@
 
 use rigbake::browser::{Browser, Engine, SeekMode, probe_positions};
 use rigbake::figure::chain::{Chain, SEAM_TOLERANCE_PX};
-use rigbake::geom::Vec2;
+use rigbake::geom::{Vec2, Vec2Ext};
 use rigbake::{Route, measure, rig};
 use serde_json::{Value, json};
 

@@ -6,6 +6,7 @@
 use rigbake::bake::BakeOptions;
 use rigbake::clip::{Anim, Clip};
 use rigbake::figure::{self, reuse};
+use rigbake::geom::Vec2Ext;
 use rigbake::rig::{self, Rig};
 use rigbake::{Baked, Route, bake_rig, measure};
 use std::path::Path;

@@ -7,6 +7,7 @@
 
 use rayon::prelude::*;
 use rigbake::clip::{Clip, Ease};
+use rigbake::geom::Vec2Ext;
 use rigbake::{Baked, Route, bake_rig, measure, rig};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

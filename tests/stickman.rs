@@ -3,6 +3,7 @@
 //! on both routes, planted feet during a jump, one-shot physics that
 //! settles and holds, and clip `ik` errors that name their JSON path.
 
+use rigbake::geom::Vec2Ext;
 use rigbake::rig;
 use rigbake::solve::physics::{SETTLE_PX, SETTLE_TAIL};
 use rigbake::{Route, measure};

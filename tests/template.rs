@@ -14,7 +14,7 @@ use common::art::draw_over;
 use common::{refused, repo, snapshot};
 use rigbake::bake::BakeOptions;
 use rigbake::browser::{self, SeekMode};
-use rigbake::geom::Vec2;
+use rigbake::geom::{AffineExt, Vec2, Vec2Ext};
 use rigbake::{Route, bake_rig, measure, rig};
 use roxmltree::{Document, Node};
 use std::collections::{BTreeMap, BTreeSet};

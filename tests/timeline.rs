@@ -5,6 +5,7 @@
 //! timelines that do not close refused with exit 2 naming the field.
 
 use rigbake::clip::{Clip, GROUND_PROBE};
+use rigbake::geom::Vec2Ext;
 use rigbake::rig::{self, Rig};
 use rigbake::trajectory::Trajectory;
 use rigbake::{Route, measure};

@@ -5,6 +5,7 @@
 
 use rigbake::bake::BakeOptions;
 use rigbake::clip::Route;
+use rigbake::geom::Vec2Ext;
 use rigbake::{bake_rig, motion, rig};
 use serde_json::{Value, json};
 use std::fs;

@@ -50,7 +50,7 @@ use super::{
 use crate::clip::Clip;
 use crate::emit::scope::Scope;
 use crate::figure::{Figure, fk, spring};
-use crate::geom::Vec2;
+use crate::geom::{AffineExt, Vec2};
 use crate::rig::Rig;
 use std::collections::{HashMap, HashSet};
 
@@ -182,7 +182,7 @@ pub(super) fn animate(
         };
         let gb = phase0_map(clip, path);
         let qm = ctm_of_parent(root, node, name, lines)?;
-        let gb_inv = gb.inverse().ok_or_else(|| {
+        let gb_inv = gb.checked_inverse().ok_or_else(|| {
             ArtError::Clip(format!("bone \"{name}\" is scaled to nothing at t = 0"))
         })?;
 

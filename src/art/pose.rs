@@ -50,10 +50,6 @@ pub(super) struct Outline {
     paths: Vec<(BezPath, bool)>,
 }
 
-fn k(m: Affine) -> kurbo::Affine {
-    kurbo::Affine::new([m.a, m.b, m.c, m.d, m.e, m.f])
-}
-
 fn num(node: &roxmltree::Node, attr: &str) -> Option<f64> {
     let v = node.attribute(attr)?.trim();
     let v = v.strip_suffix("px").unwrap_or(v);
@@ -196,7 +192,7 @@ impl<'a, 'i> Checker<'a, 'i> {
             };
             let m = m * own;
             if let Some((p, closed)) = shape_of(&node) {
-                paths.push((k(m) * p, closed));
+                paths.push((m * p, closed));
             }
             if tag == "use" && depth < USE_DEPTH {
                 let href = node

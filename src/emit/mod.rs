@@ -34,7 +34,7 @@ pub mod smil;
 pub mod style;
 
 use crate::clip::{Clip, Ease, Item, Morph, Node, Route};
-use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, fmt_short};
+use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, Vec2Ext, fmt_short};
 use scope::Scope;
 use std::cell::Cell;
 use std::fmt::Write as _;

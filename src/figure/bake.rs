@@ -41,7 +41,8 @@ use super::model::{Driver, EasedTrack, FigClip, Figure};
 use crate::clip::{Anim, Axis, BoneInfo, Clip, Ease, FigureInfo, Item, Key, Node, Route, Track};
 use crate::fit;
 use crate::geom::{
-    DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2, quantize, unwrap_near,
+    AffineExt, DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2, Vec2Ext,
+    quantize, unwrap_near,
 };
 use std::f64::consts::TAU;
 

@@ -41,7 +41,7 @@
 use super::file::{AtFile, AtName};
 use super::fk;
 use super::model::{FigClip, Figure};
-use crate::geom::{LEN_DECIMALS, Vec2, quantize};
+use crate::geom::{AffineExt, LEN_DECIMALS, Vec2, Vec2Ext, quantize};
 use crate::solve::physics::{
     Budget, ChainParams, LoopParams, Recording, SETTLE_PX, SETTLE_TAIL, SIM_BUDGET, loop_chain,
 };

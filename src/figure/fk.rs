@@ -25,19 +25,12 @@
 //! lands on the target wherever the parent moves.
 
 use super::model::{FigClip, Figure, RootMotion};
-use crate::geom::{Affine, Vec2};
+use crate::geom::{Affine, AffineExt, Vec2, Vec2Ext};
 use crate::solve::ik;
 
 /// `scale(sx, sy)` about the origin.
 pub fn scale(sx: f64, sy: f64) -> Affine {
-    Affine {
-        a: sx,
-        b: 0.0,
-        c: 0.0,
-        d: sy,
-        e: 0.0,
-        f: 0.0,
-    }
+    Affine::scale_non_uniform(sx, sy)
 }
 
 /// World matrices `M_b` from local angles (radians), in bone order.
@@ -115,7 +108,9 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
         };
     }
     let root = root_matrix(&clip.root, t);
-    let to_fig = root.inverse().expect("validation keeps root scales > 0");
+    let to_fig = root
+        .checked_inverse()
+        .expect("validation keeps root scales > 0");
     let mut world: Vec<Affine> = Vec::with_capacity(fig.bones.len());
     let mut ends = vec![(Vec2::ZERO, Vec2::ZERO); fig.ik.len()];
     let mut asked = vec![Vec2::ZERO; fig.ik.len()];
@@ -131,7 +126,7 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
             let goal = pulled(joint, target, k.pull_to(&fig.bones));
             let (l1, l2) = (bone.length, fig.bones[k.lower].length);
             let pose = ik::solve(joint, goal, l1, l2, k.knee);
-            let parent_rad = parent.b.atan2(parent.a);
+            let parent_rad = parent.angle_rad();
             local[b] = pose.bone1_rad - parent_rad;
             local[k.lower] = pose.bone2_rad - pose.bone1_rad;
         }
@@ -341,7 +336,8 @@ mod tests {
                 for &i in chain.iter().rev() {
                     want = mul(want, mat(angles[i], fig.bones[i].at));
                 }
-                let got = [m.a, m.c, m.e, m.b, m.d, m.f];
+                let [a, b, c, d, e, f] = m.as_coeffs();
+                let got = [a, c, e, b, d, f];
                 let exp = [
                     want[0][0], want[0][1], want[0][2], want[1][0], want[1][1], want[1][2],
                 ];

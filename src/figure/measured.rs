@@ -10,7 +10,7 @@
 use super::model::FigClip;
 use super::{Figure, add_spring_offsets, down_intervals, fk, reuse, unit_time};
 use crate::clip::{Clip, LegInfo};
-use crate::geom::Vec2;
+use crate::geom::{AffineExt, Vec2, Vec2Ext};
 use crate::measure::{self, IkMeasure, LegMeasure};
 
 /// What [`measure_clip`] measured of one clip.
@@ -177,7 +177,7 @@ pub(crate) fn measure_clip(
                 // the bone's world turn since the drawn pose (no squash:
                 // root motion only translates)
                 let w = pose.world[b];
-                let phi = w.b.atan2(w.a) - rest[b].b.atan2(rest[b].a);
+                let phi = w.angle_rad() - rest[b].angle_rad();
                 let (sin, cos) = phi.sin_cos();
                 (Vec2::new(r * cos, r * sin), Vec2::new(-r * sin, r * cos))
             };

@@ -30,7 +30,7 @@ pub use crate::report::FigureBake;
 pub use model::Figure;
 
 use crate::clip::{Clip, Route};
-use crate::geom::quantize;
+use crate::geom::{Vec2Ext, quantize};
 use crate::measure;
 use rayon::prelude::*;
 
@@ -55,7 +55,7 @@ fn add_spring_offsets(fig: &Figure, u: f64, applied: &[usize], tips: &mut [crate
         for &i in applied {
             let s = &fig.springs[i];
             if spring::in_subtree(fig, s.bone, b) {
-                *tip = *tip + s.offset_at(u);
+                *tip += s.offset_at(u);
             }
         }
     }

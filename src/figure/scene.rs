@@ -87,7 +87,7 @@ pub fn validate(
                         "is for static parts; a part carried by a bone is drawn with its bone",
                     ));
                 }
-                path.apply_affine(kurbo_affine(drawn[b]).inverse());
+                path.apply_affine(drawn[b].inverse());
                 Some(b)
             }
         };
@@ -121,15 +121,11 @@ pub fn validate(
     Ok(out)
 }
 
-fn kurbo_affine(m: Affine) -> kurbo::Affine {
-    kurbo::Affine::new([m.a, m.b, m.c, m.d, m.e, m.f])
-}
-
 /// The written part: its path mapped by `m` (its bone's drawn frame, or
 /// the identity for a static part), coordinates rounded as lengths are.
 pub fn item(part: &ScenePart, m: Affine) -> Item {
     let mut path = part.path.clone();
-    path.apply_affine(kurbo_affine(m));
+    path.apply_affine(m);
     Item::Part {
         class: format!("rb-p-{}", part.name),
         d: path_d(&path),

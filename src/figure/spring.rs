@@ -29,7 +29,7 @@ use super::fk;
 use super::model::{FigClip, Figure};
 use crate::clip::{Anim, Axis, Item, Key, Node, Track};
 use crate::fit::Fit;
-use crate::geom::{Affine, LEN_DECIMALS, T_DECIMALS, Vec2, quantize};
+use crate::geom::{Affine, AffineExt, LEN_DECIMALS, T_DECIMALS, Vec2, Vec2Ext, quantize};
 use crate::solve::physics::{
     LoopParams, Recording, SETTLE_PX, SETTLE_TAIL, loop_spring, once_spring,
 };
@@ -285,19 +285,15 @@ fn parent_linear(fig: &Figure, clip: &FigClip, b: usize, t: f64) -> Affine {
     if let Some(p) = fig.bones[b].parent {
         let now = fk::world_matrices(fig, &fk::local_angles(fig, clip, t));
         let rest = fk::world_matrices(fig, &fig.rest_rad);
-        let turn = now[p].b.atan2(now[p].a) - rest[p].b.atan2(rest[p].a);
-        m = m * Affine::rotate(turn);
+        let turn = now[p].angle_rad() - rest[p].angle_rad();
+        m *= Affine::rotate(turn);
     }
-    Affine {
-        e: 0.0,
-        f: 0.0,
-        ..m
-    }
+    m.with_translation(Vec2::ZERO)
 }
 
 /// `L⁻¹ · v` for a linear map L (no translation; scales > 0 by validation).
 fn solve(l: &Affine, v: Vec2) -> Vec2 {
-    l.inverse()
+    l.checked_inverse()
         .expect("validation keeps bone-frame scales > 0")
         .apply(v)
 }

@@ -11,7 +11,7 @@
 //! (an out-of-reach target is then reached toward, not hit) and the cosine
 //! into `[−1, 1]` (rounding can push it to 1.0000000001).
 
-use crate::geom::Vec2;
+use crate::geom::{Vec2, Vec2Ext};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

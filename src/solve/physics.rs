@@ -30,7 +30,7 @@
 //! recorded frames every sub-step is kept and the frames are interpolated
 //! linearly between them ([`resample`]).
 
-use crate::geom::Vec2;
+use crate::geom::{Vec2, Vec2Ext};
 
 /// Simulation work one rig may take, in particle updates (one particle
 /// moved by one constraint pass, or pushed out of one collider, in one
@@ -390,8 +390,8 @@ impl Spring {
     /// One semi-implicit Euler step: `v += (k·(target − x) − c·v)·dt; x += v·dt`.
     pub fn step(&mut self, target: Vec2, stiffness: f64, damping: f64, dt: f64) {
         let acc = (target - self.pos) * stiffness - self.vel * damping;
-        self.vel = self.vel + acc * dt;
-        self.pos = self.pos + self.vel * dt;
+        self.vel += acc * dt;
+        self.pos += self.vel * dt;
     }
 }
 

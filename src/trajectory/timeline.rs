@@ -643,6 +643,7 @@ impl TimedBob {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::Vec2Ext;
 
     fn keyed(keys: &[(f64, f64)], e: EaseName) -> Keyed {
         Keyed {
