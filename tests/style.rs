@@ -127,7 +127,14 @@ fn limbs(svg: &str) -> Vec<(String, f64, f64)> {
             n.has_tag_name("path") && n.attribute("class").is_some_and(|c| c.contains("-limb "))
         })
         .map(|p| {
-            let group = p.parent().unwrap().attribute("class").unwrap().to_string();
+            // (the nearest group with a class: on the smil route a rotating
+            // group may hold its content in an unnamed one)
+            let group = p
+                .ancestors()
+                .skip(1)
+                .find_map(|g| g.attribute("class"))
+                .unwrap()
+                .to_string();
             let d = p.attribute("d").unwrap();
             let radius = |k: usize| -> f64 {
                 let after = d.split('A').nth(k).unwrap();
@@ -255,11 +262,52 @@ fn drawing(svg: &str, rig: &str) -> String {
     let hashed = hashed
         .replace(&format!("{rig}-HASH"), "HASH")
         .replace("rHASH", "HASH");
-    hashed
+    let lines: Vec<&str> = hashed
         .lines()
         .filter(|l| !l.contains("data-probe=\"ground\"") && !l.contains("<animate"))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    without_moved_origins(&lines).join("\n")
+}
+
+/// `lines` (one element a line) with every smil rotation written with its
+/// origin outside the values (`<g … transform="translate(o)">` holding one
+/// `<g transform="translate(-o)">`, see `emit::smil::origin_outside`) put
+/// back as the one group the drawing had before that form: the same
+/// elements, placed alike.
+fn without_moved_origins(lines: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut skip_close: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let inner = lines.get(i + 1).copied().unwrap_or("");
+        if let Some(at) = line.find(" transform=\"translate(")
+            && line.starts_with("<g ")
+            && inner.starts_with("<g transform=\"translate(-")
+        {
+            out.push(format!("{}>", &line[..at]));
+            depth += 2;
+            // the inner group closes one level above the outer's depth
+            skip_close.push(depth);
+            i += 2;
+            continue;
+        }
+        if line.starts_with("</g>") {
+            if skip_close.last() == Some(&depth) {
+                skip_close.pop();
+                depth -= 1;
+                i += 1;
+                continue;
+            }
+            depth -= 1;
+        } else if line.starts_with("<g") && !line.ends_with("/>") {
+            depth += 1;
+        }
+        out.push(line.to_string());
+        i += 1;
+    }
+    out
 }
 
 /// `text` with every `<stem><6 hex digits>` written `<stem>HASH`.
