@@ -469,14 +469,20 @@ pub fn written_len(keys: &[Key]) -> usize {
         .sum()
 }
 
+/// Whether every segment of `keys` is linear (a key's ease shapes the
+/// segment after it; the last key's shapes none).
+pub fn segments_linear(keys: &[Key]) -> bool {
+    keys[..keys.len().saturating_sub(1)]
+        .iter()
+        .all(|k| k.ease == Ease::Linear)
+}
+
 /// About the bytes `keys` take as the stops of a `linear()` easing (the
 /// css writer's other form of a track whose segments are all linear): each
 /// key's value and a comma, and each inner key's percentage unless the keys
 /// are evenly spaced. `None` when a segment is curved.
 pub fn stops_len(keys: &[Key]) -> Option<usize> {
-    // (a key's ease shapes the segment after it; the last has none)
-    let segments = &keys[..keys.len().saturating_sub(1)];
-    if segments.iter().any(|k| k.ease != Ease::Linear) {
+    if !segments_linear(keys) {
         return None;
     }
     let n = keys.len().max(2) - 1;

@@ -809,7 +809,7 @@ mod figure_measured {
 }
 
 mod linear_stops {
-    use crate::clip::{Anim, Ease};
+    use crate::clip::Anim;
 
     /// Every rig baked with uniform linear keys on the css route: each
     /// turning track is written as the stops of a `linear()` easing when
@@ -835,10 +835,7 @@ mod linear_stops {
                     continue;
                 };
                 let keys = &clip.tracks[*track].keys;
-                if keys[..keys.len() - 1]
-                    .iter()
-                    .any(|k| k.ease != Ease::Linear)
-                {
+                if !crate::fit::segments_linear(keys) {
                     continue;
                 }
                 let text = crate::emit::css::track_keyframes(clip, *track);

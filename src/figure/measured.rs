@@ -251,12 +251,10 @@ pub(crate) fn measure_clip(
                 tracks: tracks.clone(),
                 // as written: linear where every segment of its tracks is
                 // (`--fit shortest` may key a channel linear)
-                fit: if tracks.iter().all(|&t| {
-                    let keys = &clip.tracks[t].keys;
-                    keys[..keys.len().saturating_sub(1)]
-                        .iter()
-                        .all(|k| k.ease == crate::clip::Ease::Linear)
-                }) {
+                fit: if tracks
+                    .iter()
+                    .all(|&t| crate::fit::segments_linear(&clip.tracks[t].keys))
+                {
                     crate::fit::Fit::Linear
                 } else {
                     fit
