@@ -117,11 +117,12 @@ mod measure {
             }
             // the quadratic way: every leg at every breakpoint of the clip
             let union = sample_times(&clip).len();
-            (work, union, m.samples)
+            let bp = crate::measure::breakpoints(&clip).len();
+            (work, union, m.samples, bp)
         };
-        let (w4, u4, _) = work(4);
-        let (w32, u32, s32) = work(32);
-        assert!(u32 > 7 * u4, "the replays add breakpoints: {u4} → {u32}");
+        let (w4, _, _, b4) = work(4);
+        let (w32, u32, s32, b32) = work(32);
+        assert!(b32 > 7 * b4, "the replays add breakpoints: {b4} → {b32}");
         // per leg: w32 / 32 ≤ 1.25 · w4 / 4
         assert!(4 * w32 <= 40 * w4, "work {w4} → {w32}");
         assert!(
