@@ -38,7 +38,9 @@ impl BakeOptions {
     /// then the rig's `keys`; with none of them, keys are fitted to
     /// [`DEFAULT_TOLERANCE_PX`] ([`Keying::Goal`]). The fit defaults to cubic
     /// for a fitted bake on the css route (on both routes for a bone tree)
-    /// and to linear otherwise.
+    /// and to linear otherwise; with no `fit` given, a fitted css bake also
+    /// sets [`BakeOptions::shortest_shape`] (a bone tree's channels take
+    /// whichever of cubic and linear keys writes fewer bytes).
     pub fn resolve(
         rig: &Rig,
         route: Route,
@@ -53,16 +55,20 @@ impl BakeOptions {
             (None, None, None) => Keying::Goal(DEFAULT_TOLERANCE_PX),
         };
         // a bone tree's rotations take keySplines on smil too (no d morph)
+        let chosen = fit;
         let fit = fit.unwrap_or(match (route, keying.fit_tolerance()) {
             (Route::Css, Some(_)) => Fit::Cubic,
             (Route::Smil, Some(_)) if rig.figure.is_some() => Fit::Cubic,
             _ => Fit::Linear,
         });
+        // no `--fit`: a bone tree's css channels take the shorter shape
+        let shortest_shape =
+            chosen.is_none() && route == Route::Css && keying.fit_tolerance().is_some();
         BakeOptions {
             route,
             keying,
             fit,
-            shortest_shape: false,
+            shortest_shape,
         }
     }
 }

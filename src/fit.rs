@@ -87,7 +87,8 @@ pub struct BakeOptions {
     /// instead of cubic ones where they write fewer bytes within the same
     /// budget (as the stops of a `linear()` easing, see [`css_len`]); `fit`
     /// is then cubic. More keys to fit and to measure: a slower bake for a
-    /// smaller file (`bake --fit shortest`).
+    /// smaller file (the css default of a fitted bake, and `bake --fit
+    /// shortest`; `--fit cubic` keys every channel cubic).
     pub shortest_shape: bool,
 }
 

@@ -230,7 +230,7 @@ enum FitArg {
     Cubic,
     /// Per fitted channel of a bone tree (css route), cubic or linear keys,
     /// whichever writes fewer bytes within the same budget (linear ones as
-    /// a `linear()` easing): smaller files, slower bakes. Elsewhere cubic.
+    /// a `linear()` easing): the css default of a fitted bake. Elsewhere cubic.
     Shortest,
 }
 
@@ -264,11 +264,11 @@ struct BakeArgs {
     /// "tolerance_px"; 0.01 to 1000000).
     #[arg(long, value_name = "PX")]
     tolerance: Option<f64>,
-    /// Segment shape: linear, or exact cubic via cubic-bezier(1/3,y1,2/3,y2)
-    /// [default: cubic when fitting a tolerance on the css route, else linear];
+    /// Segment shape: linear, or exact cubic via cubic-bezier(1/3,y1,2/3,y2);
     /// shortest: per bone-tree channel on the css route, whichever of the two
-    /// writes fewer bytes (smaller files, slower bakes). The smil route is
-    /// always linear (a keySpline cannot beat the chord sag).
+    /// writes fewer bytes (cycling legs and ik_chains take cubic). [default
+    /// when fitting a tolerance: shortest on css; on smil cubic keySplines
+    /// for a bone tree, linear for a leg's d morph. With --keys: linear]
     #[arg(long, value_enum)]
     fit: Option<FitArg>,
     /// Bake only this clip of a bone-tree rig with `clips`, as its own file
@@ -293,7 +293,9 @@ impl BakeArgs {
             self.tolerance,
             self.fit.map(Fit::from),
         );
-        o.shortest_shape = self.fit == Some(FitArg::Shortest) && route == Route::Css;
+        if self.fit == Some(FitArg::Shortest) && route == Route::Css {
+            o.shortest_shape = true;
+        }
         o
     }
 

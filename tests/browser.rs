@@ -587,11 +587,12 @@ fn example_bakes() -> Vec<ExampleBake> {
                     });
                 }
             }
-            // `--fit shortest`: linear channels written as `linear()` stops
-            let mut opts = BakeOptions::resolve(&rig, Route::Css, None, None, Some(Fit::Cubic));
-            opts.shortest_shape = true;
+            // `--fit cubic`: every channel cubic (the css default, as in
+            // `out/`, takes the shorter of cubic and linear per channel)
+            let opts = BakeOptions::resolve(&rig, Route::Css, None, None, Some(Fit::Cubic));
+            assert!(!opts.shortest_shape);
             out.push(ExampleBake {
-                label: format!("rigs/{name} (css, --fit shortest)"),
+                label: format!("rigs/{name} (css, --fit cubic)"),
                 route: Route::Css,
                 baked: bake_rig(&rig, &opts),
             });

@@ -98,24 +98,24 @@ fn tolerance_tenth_holds_on_every_ankle_rig_and_route() {
     }
 }
 
-/// `--fit shortest`: bone trees whose channels fit in fewer bytes as linear
-/// stops write smaller files than the default cubic keys, keep the default
-/// 0.25 px, and write more channels as a `linear()` easing; on the smil
-/// route and for cycling legs it changes nothing.
+/// `--fit shortest` is the css default of a fitted bake: bone trees whose
+/// channels fit in fewer bytes as linear stops write smaller files than
+/// with `--fit cubic`, keep the default 0.25 px, and write more channels
+/// as a `linear()` easing; on the smil route and for cycling legs the
+/// shape choice changes nothing.
 #[test]
-fn shortest_shape_writes_smaller_bone_tree_files_within_the_tolerance() {
+fn shortest_shape_is_the_css_default_and_writes_smaller_bone_tree_files() {
     for name in ["walker", "jogger", "runner", "rower", "jump"] {
         let rig =
             rig::load(&std::fs::read_to_string(format!("rigs/{name}.json")).unwrap()).unwrap();
         let default = BakeOptions::resolve(&rig, Route::Css, None, None, None);
-        let shortest = BakeOptions {
-            fit: Fit::Cubic,
-            shortest_shape: true,
-            ..default
-        };
+        assert!(default.shortest_shape, "{name}: the css default");
+        assert_eq!(default.fit, Fit::Cubic);
+        let cubic = BakeOptions::resolve(&rig, Route::Css, None, None, Some(Fit::Cubic));
+        assert!(!cubic.shortest_shape, "{name}: --fit cubic");
         let (a, b) = (
+            rigbake::bake_rig(&rig, &cubic),
             rigbake::bake_rig(&rig, &default),
-            rigbake::bake_rig(&rig, &shortest),
         );
         assert!(
             b.report.max_error_px() <= 0.25,
@@ -124,11 +124,11 @@ fn shortest_shape_writes_smaller_bone_tree_files_within_the_tolerance() {
         );
         assert!(
             b.svg.len() < a.svg.len(),
-            "{name}: {} bytes, default {}",
+            "{name}: {} bytes, --fit cubic {}",
             b.svg.len(),
             a.svg.len()
         );
-        // (a default bake writes chains, not bone channels, as stops)
+        // (an all-cubic bake writes chains, not bone channels, as stops)
         let stops = |svg: &str| svg.matches("linear(").count();
         assert!(stops(&b.svg) > stops(&a.svg), "{name}");
         assert!(
@@ -137,17 +137,31 @@ fn shortest_shape_writes_smaller_bone_tree_files_within_the_tolerance() {
                 .iter()
                 .any(|n| n.contains("whichever writes fewer bytes"))
         );
+        assert!(
+            !a.report
+                .notes
+                .iter()
+                .any(|n| n.contains("whichever writes fewer bytes"))
+        );
     }
+    // a tolerance keeps the default shape; uniform keys take none
+    let walker = rig::load(&std::fs::read_to_string("rigs/walker.json").unwrap()).unwrap();
+    assert!(BakeOptions::resolve(&walker, Route::Css, None, Some(0.1), None).shortest_shape);
+    assert!(!BakeOptions::resolve(&walker, Route::Css, Some(16), None, None).shortest_shape);
+    assert!(!BakeOptions::resolve(&walker, Route::Smil, None, None, None).shortest_shape);
     for (name, route) in [("seed-nested", Route::Css), ("walker", Route::Smil)] {
         let rig =
             rig::load(&std::fs::read_to_string(format!("rigs/{name}.json")).unwrap()).unwrap();
-        let default = BakeOptions::resolve(&rig, route, None, None, None);
+        let plain = BakeOptions {
+            shortest_shape: false,
+            ..BakeOptions::resolve(&rig, route, None, None, None)
+        };
         let shortest = BakeOptions {
             shortest_shape: true,
-            ..default
+            ..plain
         };
         assert_eq!(
-            rigbake::bake_rig(&rig, &default).svg,
+            rigbake::bake_rig(&rig, &plain).svg,
             rigbake::bake_rig(&rig, &shortest).svg,
             "{name}"
         );
