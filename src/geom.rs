@@ -142,7 +142,13 @@ pub fn quantize(x: f64, decimals: u32) -> f64 {
 /// Panics if `x` is not finite: non-finite values are rejected at validation,
 /// so reaching here with one is a bug, never bad input.
 pub fn fmt_num(x: f64, decimals: u32) -> String {
-    assert!(x.is_finite(), "non-finite number reached the writer: {x}");
+    fmt_digits(x, decimals, true)
+}
+
+/// [`fmt_num`] by way of `format!` (the float formatter): what the digit
+/// path of [`fmt_digits`] is tested against, and its path for numbers too
+/// large for it.
+fn fmt_num_formatted(x: f64, decimals: u32) -> String {
     let q = quantize(x, decimals);
     let mut s = format!("{:.*}", decimals as usize, q);
     if s.contains('.') {
@@ -156,12 +162,59 @@ pub fn fmt_num(x: f64, decimals: u32) -> String {
     if s == "-0" { "0".to_string() } else { s }
 }
 
-/// [`fmt_num`] in the shortest form CSS and SVG number grammars accept: a
-/// magnitude below 1 loses its leading zero (`0.5` → `.5`, `-0.25` → `-.25`).
-/// Same digits, same value: only for numbers written into an SVG file, never
-/// for text people read (reports, messages).
-pub fn fmt_short(x: f64, decimals: u32) -> String {
-    let s = fmt_num(x, decimals);
+/// [`fmt_num`], with the leading zero of a magnitude below 1 when
+/// `leading_zero`. [`quantize`] writes `k / 10^decimals` for the integer
+/// `k = round(x · 10^decimals)`; while `|k| < 2^50` that double is within
+/// half an ulp, far less than half a unit of the last place, of
+/// `k / 10^decimals`, so its decimal expansion rounded to `decimals`
+/// places (what `format!` prints) is `k`'s digits with the point put in:
+/// those are written directly, without the float formatter.
+fn fmt_digits(x: f64, decimals: u32, leading_zero: bool) -> String {
+    assert!(x.is_finite(), "non-finite number reached the writer: {x}");
+    let scale = 10f64.powi(decimals as i32);
+    let k = (x * scale).round();
+    if k.abs() >= (1u64 << 50) as f64 {
+        let s = fmt_num_formatted(x, decimals);
+        return if leading_zero {
+            s
+        } else {
+            without_leading_zero(s)
+        };
+    }
+    let k = k as i64;
+    if k == 0 {
+        return "0".to_string();
+    }
+    let digits = k.unsigned_abs().to_string();
+    let d = decimals as usize;
+    let (int, frac) = if digits.len() > d {
+        digits.split_at(digits.len() - d)
+    } else {
+        ("", digits.as_str())
+    };
+    let frac = frac.trim_end_matches('0');
+    let mut s = String::with_capacity(digits.len() + d + 3);
+    if k < 0 {
+        s.push('-');
+    }
+    if int.is_empty() {
+        if leading_zero || frac.is_empty() {
+            s.push('0');
+        }
+    } else {
+        s.push_str(int);
+    }
+    if !frac.is_empty() {
+        s.push('.');
+        for _ in 0..d.saturating_sub(digits.len()) {
+            s.push('0');
+        }
+        s.push_str(frac);
+    }
+    s
+}
+
+fn without_leading_zero(s: String) -> String {
     if let Some(rest) = s.strip_prefix("0.") {
         format!(".{rest}")
     } else if let Some(rest) = s.strip_prefix("-0.") {
@@ -169,6 +222,14 @@ pub fn fmt_short(x: f64, decimals: u32) -> String {
     } else {
         s
     }
+}
+
+/// [`fmt_num`] in the shortest form CSS and SVG number grammars accept: a
+/// magnitude below 1 loses its leading zero (`0.5` → `.5`, `-0.25` → `-.25`).
+/// Same digits, same value: only for numbers written into an SVG file, never
+/// for text people read (reports, messages).
+pub fn fmt_short(x: f64, decimals: u32) -> String {
+    fmt_digits(x, decimals, false)
 }
 
 /// Format a length / coordinate in user units.
@@ -251,7 +312,51 @@ impl Unwrapped {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::f64::consts::PI;
+
+    proptest! {
+        /// The digit path writes what the float formatter writes, for
+        /// every magnitude up to far past any written number, every sign
+        /// and every place count the writers use, with and without the
+        /// leading zero.
+        #[test]
+        fn fmt_digits_equals_the_float_formatter(
+            m in -1.0e16f64..1.0e16,
+            e in -12i32..3,
+            decimals in 0u32..=7,
+        ) {
+            let x = m * 10f64.powi(e);
+            let want = fmt_num_formatted(x, decimals);
+            prop_assert_eq!(fmt_num(x, decimals), want.clone(), "{} {}", x, decimals);
+            prop_assert_eq!(fmt_short(x, decimals), without_leading_zero(want), "{} {}", x, decimals);
+        }
+    }
+
+    /// Halves, ties and values next to them, where rounding could differ.
+    #[test]
+    fn fmt_digits_equals_the_float_formatter_near_ties() {
+        for decimals in 0..=6u32 {
+            let unit = 10f64.powi(-(decimals as i32));
+            for k in -2000i64..=2000 {
+                for off in [-0.5000001, -0.5, -0.4999999, 0.0, 0.25, 0.5, 0.5000001] {
+                    for big in [0.0, 1234.0, 98765.0] {
+                        let x = (k as f64 + off) * unit + big;
+                        assert_eq!(
+                            fmt_num(x, decimals),
+                            fmt_num_formatted(x, decimals),
+                            "{x} {decimals}"
+                        );
+                        assert_eq!(
+                            fmt_short(x, decimals),
+                            without_leading_zero(fmt_num_formatted(x, decimals)),
+                            "{x} {decimals}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn fmt_trims_and_never_writes_negative_zero() {
