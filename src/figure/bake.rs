@@ -257,6 +257,9 @@ fn fitted_keys(
 pub(crate) struct Fitted {
     corners: Memo<(usize, Vec<u64>), Vec<f64>>,
     channels: Memo<ChannelKey, Option<Vec<Key>>>,
+    /// Each clip's IK solves by clip index and drawn pose: the tries fit
+    /// their channels to different budgets, on the same solves.
+    solved: Memo<(usize, Vec<u64>), std::sync::Arc<SolvedAngles>>,
 }
 
 /// A fitted channel in [`Fitted`]: clip index, bone, reach's bits, drawn pose.
@@ -286,17 +289,27 @@ fn pose_key(rest_rad: &[f64]) -> Vec<u64> {
 /// The local angles of one clip's bones ([`fk::local_angles`]) memoised
 /// by normalised time: every IK-solved bone of the clip fits its keys to
 /// the same solve at the same times (the unwrap table's grid, the fitter's
-/// dense grids), so each time is solved once.
+/// dense grids), in every try of a reuse plan, so each time is solved
+/// once. Tries in parallel share it; two racing tries may solve one time
+/// twice, and either result is the same.
 #[derive(Default)]
-struct SolvedAngles(std::cell::RefCell<fnv::FnvHashMap<u64, Vec<f64>>>);
+pub(crate) struct SolvedAngles(std::sync::Mutex<fnv::FnvHashMap<u64, Vec<f64>>>);
 
 impl SolvedAngles {
     /// Bone `b`'s local angle at t, radians.
     fn at(&self, fig: &Figure, clip: &FigClip, b: usize, t: f64) -> f64 {
+        let key = t.to_bits();
+        if let Some(v) = self.0.lock().expect("no panic while held").get(&key) {
+            return v[b];
+        }
+        let v = fk::local_angles(fig, clip, t);
+        let a = v[b];
         self.0
-            .borrow_mut()
-            .entry(t.to_bits())
-            .or_insert_with(|| fk::local_angles(fig, clip, t))[b]
+            .lock()
+            .expect("no panic while held")
+            .entry(key)
+            .or_insert(v);
+        a
     }
 }
 
@@ -558,7 +571,7 @@ fn bake_clip(
     let mut tracks: Vec<Track> = Vec::new();
     let mut infos: Vec<BoneInfo> = Vec::new();
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
-    let solved_at = SolvedAngles::default();
+    let solved_at = memo(&fitted.solved, (ci, pose.clone()), Default::default);
     for (b, bone) in fig.bones.iter().enumerate() {
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
