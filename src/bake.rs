@@ -26,6 +26,7 @@ use crate::clip::{Anim, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Trac
 pub use crate::emit::scope::{FIXED_NAMES, SIDE_PARTS, leg_names, side_names};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
 pub use crate::fit::{BakeOptions, DEFAULT_TOLERANCE_PX, Keying, MAX_FIT_KEYS};
+use crate::geom::Rem1;
 use crate::geom::{LEN_DECIMALS, SEC_DECIMALS, Vec2, Vec2Ext, quantize};
 use crate::motion::{LegMotion, Motion};
 use crate::rig::{Crank, Leg, Rig};
@@ -733,7 +734,7 @@ fn same_shape(a: &Leg, b: &Leg) -> bool {
 /// The negative delay (seconds, as written) that makes a leg whose pedal leads
 /// by `lead_rad` replay keyframes baked for phase 0.
 fn reuse_delay_s(lead_rad: f64, sign: f64, period_s: f64) -> f64 {
-    let frac = (sign * lead_rad / TAU).rem_euclid(1.0);
+    let frac = (sign * lead_rad / TAU).rem1();
     let d = quantize(-frac * period_s, SEC_DECIMALS);
     if d == 0.0 { 0.0 } else { d }
 }

@@ -54,6 +54,7 @@
 pub use crate::clip::GROUND_PROBE;
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
+use crate::geom::Rem1;
 use crate::geom::Unwrapped;
 use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, Vec2Ext, quantize};
 use crate::solve::ik;
@@ -858,7 +859,7 @@ fn exact_marker(c: &IkChain, route: Route, period_s: f64) -> Option<Anim> {
     let (d, start, sign) = c
         .target
         .path_data(MOTION_PATH_SCALE, MOTION_PATH_DECIMALS)?;
-    let s = quantize(start, T_DECIMALS).rem_euclid(1.0);
+    let s = quantize(start, T_DECIMALS).rem1();
     let forward = sign > 0.0;
     let (keys, delay) = match route {
         Route::Css => {
@@ -868,11 +869,7 @@ fn exact_marker(c: &IkChain, route: Route, period_s: f64) -> Option<Anim> {
                 vec![(0.0, 1.0), (1.0, 0.0)]
             };
             // progress u = t + lead; forward f = u, reverse f = 1 − u
-            let lead = if forward {
-                s
-            } else {
-                (1.0 - s).rem_euclid(1.0)
-            };
+            let lead = if forward { s } else { (1.0 - s).rem1() };
             (keys, -quantize(lead * period_s, SEC_DECIMALS))
         }
         Route::Smil if s == 0.0 => {

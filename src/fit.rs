@@ -22,6 +22,7 @@
 
 pub use crate::clip::Fit;
 use crate::clip::{Ease, Key, Route};
+use crate::geom::Rem1;
 use crate::geom::{BEZIER_DECIMALS, DEG_DECIMALS, T_DECIMALS, quantize};
 
 /// Largest |y| written into a cubic-bezier; beyond it the segment is linear.
@@ -267,9 +268,7 @@ fn keys_of_samples(c: &Curve, times: &[f64], samples: &[(f64, f64, f64)]) -> Vec
 
 /// `c`'s times normalised as written (mod 1, [`T_DECIMALS`]).
 fn written_times(ts: &[f64]) -> Vec<f64> {
-    ts.iter()
-        .map(|&e| quantize(e.rem_euclid(1.0), T_DECIMALS))
-        .collect()
+    ts.iter().map(|&e| quantize(e.rem1(), T_DECIMALS)).collect()
 }
 
 /// `n` uniform keys (`t_k = k / n`) plus the `fixed` times; uniform

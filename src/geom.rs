@@ -14,6 +14,23 @@
 
 pub use kurbo::{Affine, Vec2};
 
+/// `x.rem_euclid(1.0)`, bit for bit, without `fmod`: the fraction of a
+/// period that normalised times wrap to (hot in the solvers and samplers).
+/// `x - trunc(x)` is exact (Sterbenz: `trunc(x)` is within a factor 2 of
+/// `x`, or zero), so it is `fmod(x, 1)` but for the sign of a zero, which
+/// `copysign` restores; the negative case then adds 1 as `rem_euclid` does.
+pub trait Rem1 {
+    fn rem1(self) -> f64;
+}
+
+impl Rem1 for f64 {
+    #[inline]
+    fn rem1(self) -> f64 {
+        let r = (self - self.trunc()).copysign(self);
+        if r < 0.0 { r + 1.0 } else { r }
+    }
+}
+
 /// What rigbake needs of a [`Vec2`] (a point or vector in SVG user units,
 /// y down) beyond kurbo's own methods.
 #[allow(clippy::len_without_is_empty)] // a length, not a count: nothing is empty
@@ -314,6 +331,54 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::f64::consts::PI;
+
+    proptest! {
+        /// `rem1` is `rem_euclid(1.0)` bit for bit, across magnitudes and
+        /// signs (whole numbers and zeros included).
+        #[test]
+        fn rem1_is_rem_euclid_one(m in -1.0e6f64..1.0e6, e in -30i32..40, whole in any::<bool>()) {
+            let x = m * 10f64.powi(e);
+            let x = if whole { x.round() } else { x };
+            for x in [x, -x] {
+                prop_assert_eq!(x.rem1().to_bits(), x.rem_euclid(1.0).to_bits(), "{}", x);
+            }
+        }
+    }
+
+    #[test]
+    fn rem1_is_rem_euclid_one_at_the_edges() {
+        let edges = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            -0.5,
+            1e-300,
+            -1e-300,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            1.0 - f64::EPSILON,
+            -(1.0 - f64::EPSILON),
+            4503599627370495.5,
+            -4503599627370495.5,
+            9007199254740993.0,
+            -9007199254740993.0,
+            f64::MAX,
+            f64::MIN,
+            -1e-17,
+            -5e-324,
+            5e-324,
+            2.0f64.powi(52),
+            -(2.0f64.powi(52)),
+        ];
+        for x in edges {
+            assert_eq!(x.rem1().to_bits(), x.rem_euclid(1.0).to_bits(), "{x:e}");
+        }
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert!(x.rem1().is_nan() && x.rem_euclid(1.0).is_nan());
+        }
+    }
 
     proptest! {
         /// The digit path writes what the float formatter writes, for

@@ -25,6 +25,7 @@
 //! adds (see there).
 
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, Morph, MotionPath, Node, Play};
+use crate::geom::Rem1;
 use crate::geom::{Affine, AffineExt, Vec2, Vec2Ext};
 use fnv::{FnvHashMap as HashMap, FnvHashSet as HashSet};
 use std::collections::BTreeMap;
@@ -128,11 +129,7 @@ fn ease(e: Ease, s: f64) -> f64 {
 fn progress(t_s: f64, delay_s: f64, period_s: f64) -> f64 {
     let x = (t_s - delay_s) / period_s;
     // `rem_euclid` gives x itself on [0, 1): no `fmod` for most times
-    let u = if (0.0..1.0).contains(&x) {
-        x
-    } else {
-        x.rem_euclid(1.0)
-    };
+    let u = if (0.0..1.0).contains(&x) { x } else { x.rem1() };
     if u >= 1.0 { 0.0 } else { u }
 }
 
@@ -1104,7 +1101,7 @@ pub(crate) mod tests {
         ];
         for &t in &times {
             for (delay, period) in [(0.0f64, 1.0f64), (-0.6, 1.2), (0.25, 0.7), (-1.5, 2.0)] {
-                let u = ((t - delay) / period).rem_euclid(1.0);
+                let u = ((t - delay) / period).rem1();
                 let want = if u >= 1.0 { 0.0 } else { u };
                 let got = progress(t, delay, period);
                 assert_eq!(got.to_bits(), want.to_bits(), "{t} {delay} {period}");

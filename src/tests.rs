@@ -361,6 +361,7 @@ mod chain {
 mod figure {
     use crate::Route;
     use crate::figure::*;
+    use crate::geom::Rem1;
     use crate::geom::Vec2Ext;
     use crate::measure;
 
@@ -395,7 +396,7 @@ mod figure {
                 assert!(shared.len() >= 3, "{route:?} {}: {shared:?}", im.leg.name);
                 for k in shared {
                     let got = measure::probes_at(clip, k.t * clip.period_s)[&im.leg.ankle_probe];
-                    let want = fk::ik_ideal(fig, &fig.clips[0], k.t.rem_euclid(1.0))[i];
+                    let want = fk::ik_ideal(fig, &fig.clips[0], k.t.rem1())[i];
                     assert!(
                         got.dist(want) < 0.01,
                         "{route:?} {} t = {}: {}",

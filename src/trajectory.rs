@@ -21,6 +21,7 @@
 //!
 //! Angles in the file are degrees; coordinates are SVG user units, y down.
 
+use crate::geom::Rem1;
 use crate::geom::{Vec2, Vec2Ext};
 use crate::valid::{MAX_COORD, RigError};
 use crate::valid::{check_len as positive, check_num as num, check_point as point, invalid};
@@ -358,7 +359,7 @@ impl TrajectoryFile {
                     None => walk,
                 };
                 let origin = point(&format!("{p}.origin"), g.origin)?;
-                let phase = num(&format!("{p}.phase"), g.phase)?.rem_euclid(1.0);
+                let phase = num(&format!("{p}.phase"), g.phase)?.rem1();
                 let run_cycles = g.run.as_ref().and_then(|r| r.cycles);
                 if let (ParamFile::Const(x), None, None) = (&g.blend, g.cycles, run_cycles) {
                     let blend = blend(&format!("{p}.blend"), *x, g.run.is_some())?;
@@ -574,7 +575,7 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
             "has zero length (every point is the same)",
         ));
     }
-    let start = num(&format!("{p}.start"), pf.start)?.rem_euclid(1.0);
+    let start = num(&format!("{p}.start"), pf.start)?.rem1();
     Ok(Trajectory::Path {
         segs,
         cum,
@@ -594,7 +595,7 @@ fn smooth(u: f64) -> f64 {
 impl Trajectory {
     /// Position at normalised time t (any real t; periodic with period 1).
     pub fn at(&self, t: f64) -> Vec2 {
-        let t = t.rem_euclid(1.0);
+        let t = t.rem1();
         match self {
             Trajectory::Fixed(p) => *p,
             Trajectory::Ellipse {
@@ -623,7 +624,7 @@ impl Trajectory {
                 sign,
             } => {
                 let total = *cum.last().expect("validated: at least one segment");
-                let s = ((start + sign * t).rem_euclid(1.0)) * total;
+                let s = ((start + sign * t).rem1()) * total;
                 let i = cum.partition_point(|&c| c < s).min(segs.len() - 1);
                 let before = if i == 0 { 0.0 } else { cum[i - 1] };
                 let u = segs[i].inv_arclen(s - before, ARCLEN_ACCURACY);
@@ -637,7 +638,7 @@ impl Trajectory {
                 duty,
                 phase,
             } => {
-                let ph = (t + phase).rem_euclid(1.0);
+                let ph = (t + phase).rem1();
                 let (x, lift) = if ph < *duty {
                     let u = ph / duty;
                     (stride / 2.0 - stride * u, 0.0)
@@ -715,11 +716,11 @@ impl Trajectory {
                 let total = *cum.last().expect("validated: at least one segment");
                 std::iter::once(0.0)
                     .chain(cum.iter().map(|c| c / total))
-                    .map(|s| (sign * (s - start)).rem_euclid(1.0))
+                    .map(|s| (sign * (s - start)).rem1())
                     .collect()
             }
             Trajectory::Gait { duty, phase, .. } => {
-                vec![(-phase).rem_euclid(1.0), (duty - phase).rem_euclid(1.0)]
+                vec![(-phase).rem1(), (duty - phase).rem1()]
             }
             Trajectory::Bob { phase, .. } => {
                 let a = (-phase).rem_euclid(0.5);
@@ -757,7 +758,7 @@ impl Trajectory {
     /// (A gait, timed or not, is also recognised by [`Self::is_gait`].)
     pub fn in_stance(&self, t: f64) -> bool {
         match self {
-            Trajectory::Gait { duty, phase, .. } => (t + phase).rem_euclid(1.0) < *duty,
+            Trajectory::Gait { duty, phase, .. } => (t + phase).rem1() < *duty,
             Trajectory::TimedGait(g) => g.in_stance(t),
             _ => false,
         }
@@ -1142,7 +1143,7 @@ impl IdealTarget {
     pub fn stance(&self) -> Vec<(f64, f64)> {
         match &self.target {
             Trajectory::Gait { duty, phase, .. } => {
-                let a = (-phase).rem_euclid(1.0);
+                let a = (-phase).rem1();
                 let b = a + duty;
                 if b <= 1.0 {
                     vec![(a, b)]

@@ -40,6 +40,7 @@ use super::fk;
 use super::model::{Driver, EasedTrack, FigClip, Figure};
 use crate::clip::{Anim, Axis, BoneInfo, Clip, Ease, FigureInfo, Item, Key, Node, Route, Track};
 use crate::fit;
+use crate::geom::Rem1;
 use crate::geom::{
     AffineExt, DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2, Vec2Ext,
     quantize, unwrap_near,
@@ -207,7 +208,7 @@ fn clip_corners(fig: &Figure, clip: &FigClip) -> Vec<f64> {
     }
     let mut v: Vec<f64> = v
         .into_iter()
-        .map(|t| quantize(t.rem_euclid(1.0), T_DECIMALS))
+        .map(|t| quantize(t.rem1(), T_DECIMALS))
         .collect();
     v.sort_by(f64::total_cmp);
     v.dedup();
@@ -447,7 +448,7 @@ fn bone_keys(
                         - phase_rad)
                         / (TAU * h);
                     let t = clock.as_ref().map_or(x, |c| c.time_of(x));
-                    quantize(t.rem_euclid(1.0), T_DECIMALS)
+                    quantize(t.rem1(), T_DECIMALS)
                 })
                 .collect();
             Some(keyer.keys(&fit::Curve {
@@ -839,7 +840,7 @@ fn target_items(
     let mut out = Vec::new();
     // per entry: its (axis, track) pairs, outermost last
     let mut written: Vec<Vec<(Axis, &str, usize)>> = Vec::new();
-    let at = |i: usize, t: f64| fc.targets[i].at(t.rem_euclid(1.0));
+    let at = |i: usize, t: f64| fc.targets[i].at(t.rem1());
     for (j, k) in fig.ik.iter().enumerate() {
         let target = &fc.targets[j];
         let lower = &fig.bones[k.lower].name;
@@ -1150,7 +1151,7 @@ pub fn colours(fig: &Figure) -> Vec<String> {
 pub fn ideal_tips(fig: &Figure, clip: &FigClip, period_s: f64, t_s: f64) -> Vec<Vec2> {
     let u = match clip.play {
         super::file::Play::Once => (t_s / period_s).clamp(0.0, 1.0),
-        super::file::Play::Loop => (t_s / period_s).rem_euclid(1.0),
+        super::file::Play::Loop => (t_s / period_s).rem1(),
     };
     fk::tips(fig, clip, u)
 }

@@ -30,6 +30,7 @@ pub use crate::report::FigureBake;
 pub use model::Figure;
 
 use crate::clip::{Clip, Route};
+use crate::geom::Rem1;
 use crate::geom::{Vec2Ext, quantize};
 use crate::measure;
 use rayon::prelude::*;
@@ -66,7 +67,7 @@ fn add_spring_offsets(fig: &Figure, u: f64, applied: &[usize], tips: &mut [crate
 pub fn unit_time(play: file::Play, t_s: f64, period: f64) -> f64 {
     match play {
         file::Play::Once => (t_s / period).clamp(0.0, 1.0),
-        file::Play::Loop => (t_s / period).rem_euclid(1.0),
+        file::Play::Loop => (t_s / period).rem1(),
     }
 }
 

@@ -11,6 +11,7 @@ use super::file::{
     SineFile, TrackFile,
 };
 use crate::chain::ChainReach;
+use crate::geom::Rem1;
 use crate::geom::{Vec2, Vec2Ext};
 use crate::solve::ik::Knee;
 use crate::trajectory::Trajectory;
@@ -122,7 +123,7 @@ impl GaitClock {
 
     /// The time in [0, 1) at which the count reaches `x` (mod the loop).
     pub fn time_of(&self, x: f64) -> f64 {
-        self.cadence.time_of(x - self.phase).rem_euclid(1.0)
+        self.cadence.time_of(x - self.phase).rem1()
     }
 }
 

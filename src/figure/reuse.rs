@@ -34,6 +34,7 @@ use super::file::Play;
 use super::fk;
 use super::model::Figure;
 use crate::clip::Route;
+use crate::geom::Rem1;
 use crate::geom::{SEC_DECIMALS, quantize, wrap_pi};
 
 /// Samples per period searched for the shift (divisible by 2, 3, 4, 5, 6, 8, 9, 10, 12).
@@ -263,7 +264,7 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
             let s = -delay_s / period;
             let mut d = drawn.clone();
             if first {
-                let back = fk::local_angles(fig, clip, (-s).rem_euclid(1.0));
+                let back = fk::local_angles(fig, clip, (-s).rem1());
                 for &(_, y) in pairs {
                     d[y] = back[y];
                 }
@@ -271,7 +272,7 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
             let ok = (0..CHECK_SAMPLES).all(|j| {
                 let t = j as f64 / CHECK_SAMPLES as f64;
                 let now = fk::local_angles(fig, clip, t);
-                let src = fk::local_angles(fig, clip, (t + s).rem_euclid(1.0));
+                let src = fk::local_angles(fig, clip, (t + s).rem1());
                 pairs.iter().all(|&(x, y)| {
                     let e = wrap_pi((now[y] - d[y]) - (src[x] - d[x]));
                     e.abs() * reach[y] <= REUSE_TOLERANCE_PX

@@ -29,6 +29,7 @@
 //! read with cubic Hermite interpolation, which is not exact but far below
 //! the written precision (about 1e-9 px for the rigs in `rigs/`).
 
+use crate::geom::Rem1;
 use crate::geom::Vec2;
 use crate::valid::{RigError, check_num as num, invalid, shown};
 use schemars::JsonSchema;
@@ -319,7 +320,7 @@ impl Cadence {
 
     /// Blend at any t (periodic).
     pub fn blend_at(&self, t: f64) -> f64 {
-        self.blend.eval(t.rem_euclid(1.0))
+        self.blend.eval(t.rem1())
     }
 
     /// `Φ(t)`, cycles.
@@ -525,7 +526,7 @@ impl TimedGait {
 
     /// The foot at normalised time t.
     pub fn at(&self, t: f64) -> Vec2 {
-        let t = t.rem_euclid(1.0);
+        let t = t.rem1();
         let p_t = self.cadence.phase(t);
         let psi = self.phase + p_t;
         let k = psi.floor();
@@ -552,7 +553,7 @@ impl TimedGait {
         let mut out = Vec::new();
         for k in 0..self.cadence.cycles {
             let (td, lo, _) = self.cycle(k as f64);
-            let a = td.rem_euclid(1.0);
+            let a = td.rem1();
             let b = lo + (a - td);
             if b <= 1.0 {
                 out.push((a, b));
@@ -571,15 +572,15 @@ impl TimedGait {
         let mut v = self.cadence.blend.times();
         for k in 0..self.cadence.cycles {
             let (td, lo, _) = self.cycle(k as f64);
-            v.push(td.rem_euclid(1.0));
-            v.push(lo.rem_euclid(1.0));
+            v.push(td.rem1());
+            v.push(lo.rem1());
         }
         v
     }
 
     /// Whether the foot is down at t.
     pub fn in_stance(&self, t: f64) -> bool {
-        let t = t.rem_euclid(1.0);
+        let t = t.rem1();
         let k = (self.phase + self.cadence.phase(t)).floor();
         t < self.cycle(k).1
     }
@@ -600,7 +601,7 @@ impl TimedBob {
     /// blended at t: two bobs per gait cycle, as the constant bob makes two
     /// per loop.
     pub fn at(&self, t: f64) -> Vec2 {
-        let t = t.rem_euclid(1.0);
+        let t = t.rem1();
         let b = self.cadence.blend_at(t);
         let amp = self.amp.0 + (self.amp.1 - self.amp.0) * b;
         let ph = self.phase.0 + (self.phase.1 - self.phase.0) * b;
