@@ -234,6 +234,16 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
         let ang: Vec<Vec<f64>> = (0..GRID)
             .map(|j| fk::local_angles(fig, clip, j as f64 / GRID as f64))
             .collect();
+        // the check's solves by time: each candidate checks the same times,
+        // and a shift by a multiple of 1/CHECK_SAMPLES (half a period, say)
+        // lands its source times on them too
+        let mut solved: fnv::FnvHashMap<u64, Vec<f64>> = Default::default();
+        let mut angles_at = |t: f64| -> Vec<f64> {
+            solved
+                .entry(t.to_bits())
+                .or_insert_with(|| fk::local_angles(fig, clip, t))
+                .clone()
+        };
         let period = quantize(clip.period_s, SEC_DECIMALS);
         for (a, b, pairs) in &candidates {
             let (a, b) = (*a, *b);
@@ -271,8 +281,8 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
             }
             let ok = (0..CHECK_SAMPLES).all(|j| {
                 let t = j as f64 / CHECK_SAMPLES as f64;
-                let now = fk::local_angles(fig, clip, t);
-                let src = fk::local_angles(fig, clip, (t + s).rem1());
+                let now = angles_at(t);
+                let src = angles_at((t + s).rem1());
                 pairs.iter().all(|&(x, y)| {
                     let e = wrap_pi((now[y] - d[y]) - (src[x] - d[x]));
                     e.abs() * reach[y] <= REUSE_TOLERANCE_PX
