@@ -259,9 +259,14 @@ pub(crate) struct Fitted {
     corners: Memo<(usize, Vec<u64>), Vec<f64>>,
     channels: Memo<ChannelKey, Option<Vec<Key>>>,
     /// Each clip's IK solves by clip index and drawn pose: the tries fit
-    /// their channels to different budgets, on the same solves.
-    solved: Memo<(usize, Vec<u64>), std::sync::Arc<SolvedAngles>>,
+    /// their channels to different budgets, on the same solves. A try
+    /// reads the solves kept when it started and adds its own when done
+    /// (no lock per solve: tries run in parallel).
+    solved: Memo<(usize, Vec<u64>), Solves>,
 }
+
+/// IK solves by normalised time's bits: every bone's local angle.
+type Solves = std::sync::Arc<fnv::FnvHashMap<u64, Vec<f64>>>;
 
 /// A fitted channel in [`Fitted`]: clip index, bone, reach's bits, drawn pose.
 type ChannelKey = (usize, usize, u64, Vec<u64>);
@@ -291,26 +296,36 @@ fn pose_key(rest_rad: &[f64]) -> Vec<u64> {
 /// by normalised time: every IK-solved bone of the clip fits its keys to
 /// the same solve at the same times (the unwrap table's grid, the fitter's
 /// dense grids), in every try of a reuse plan, so each time is solved
-/// once. Tries in parallel share it; two racing tries may solve one time
-/// twice, and either result is the same.
+/// once per try at most: `kept` holds the solves of the tries done before
+/// this one began ([`Fitted`]), `new` this try's.
 #[derive(Default)]
-pub(crate) struct SolvedAngles(std::sync::Mutex<fnv::FnvHashMap<u64, Vec<f64>>>);
+struct SolvedAngles {
+    kept: Solves,
+    new: std::cell::RefCell<fnv::FnvHashMap<u64, Vec<f64>>>,
+}
 
 impl SolvedAngles {
     /// Bone `b`'s local angle at t, radians.
     fn at(&self, fig: &Figure, clip: &FigClip, b: usize, t: f64) -> f64 {
         let key = t.to_bits();
-        if let Some(v) = self.0.lock().expect("no panic while held").get(&key) {
+        if let Some(v) = self.kept.get(&key) {
             return v[b];
         }
-        let v = fk::local_angles(fig, clip, t);
-        let a = v[b];
-        self.0
-            .lock()
-            .expect("no panic while held")
+        self.new
+            .borrow_mut()
             .entry(key)
-            .or_insert(v);
-        a
+            .or_insert_with(|| fk::local_angles(fig, clip, t))[b]
+    }
+
+    /// Adds this try's solves to those `fitted` keeps under `key`.
+    fn keep(self, fitted: &Fitted, key: (usize, Vec<u64>)) {
+        let new = self.new.into_inner();
+        if new.is_empty() {
+            return;
+        }
+        let mut m = fitted.solved.lock().expect("no panic while held");
+        let solves = m.entry(key).or_default();
+        std::sync::Arc::make_mut(solves).extend(new);
     }
 }
 
@@ -572,7 +587,10 @@ fn bake_clip(
     let mut tracks: Vec<Track> = Vec::new();
     let mut infos: Vec<BoneInfo> = Vec::new();
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
-    let solved_at = memo(&fitted.solved, (ci, pose.clone()), Default::default);
+    let solved_at = SolvedAngles {
+        kept: memo(&fitted.solved, (ci, pose.clone()), Default::default),
+        new: Default::default(),
+    };
     for (b, bone) in fig.bones.iter().enumerate() {
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
@@ -658,6 +676,7 @@ fn bake_clip(
             track,
         });
     }
+    solved_at.keep(fitted, (ci, pose.clone()));
     // Build subtrees last bone first: when bone b is reached every later
     // bone (all of b's descendants) is complete; children keep file order
     // and are drawn after (over) their parent's own drawing, except where
