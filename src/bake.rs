@@ -472,9 +472,13 @@ impl<'a> CssLegProblem<'a> {
             }
         });
         // the trial's angles over `range` (within `dirty`): its keys'
-        // values where its set changed, the base's elsewhere
+        // values where its set changed, the base's elsewhere (a set the
+        // trial leaves alone is read from the base itself)
         let fill = |trial: &mut CssSamples, range: std::ops::Range<usize>| {
             for (set, span) in spans.iter().enumerate() {
+                if span.is_empty() {
+                    continue;
+                }
                 let (lo, hi) = (range.start.max(span.start), range.end.min(span.end));
                 let (angles, old) = (&mut trial.angles[set], &base.angles[set]);
                 if lo < hi {
@@ -495,6 +499,16 @@ impl<'a> CssLegProblem<'a> {
                 errors,
                 exact,
             } = trial;
+            let thighs: &[f64] = if spans[0].is_empty() {
+                &base.angles[0]
+            } else {
+                thighs
+            };
+            let shins: &[f64] = if spans[1].is_empty() {
+                &base.angles[1]
+            } else {
+                shins
+            };
             let rows = (thighs[range.clone()].iter().zip(&shins[range.clone()]))
                 .zip(
                     errors[range.clone()]
@@ -539,8 +553,10 @@ impl<'a> CssLegProblem<'a> {
             }
         }
         // the trial completed: it becomes the base
-        for set in 0..2 {
-            base.angles[set][dirty.clone()].copy_from_slice(&trial.angles[set][dirty.clone()]);
+        for (set, span) in spans.iter().enumerate() {
+            if !span.is_empty() {
+                base.angles[set][dirty.clone()].copy_from_slice(&trial.angles[set][dirty.clone()]);
+            }
         }
         base.thigh[dirty.clone()].copy_from_slice(&trial.thigh[dirty.clone()]);
         base.errors[dirty.clone()].copy_from_slice(&trial.errors[dirty.clone()]);
