@@ -1401,20 +1401,15 @@ pub fn bake_chain_rig(rig: &ChainRig, opts: &crate::fit::BakeOptions) -> crate::
         }
         Keying::Tolerance(px) | Keying::Goal(px) => {
             // fitted keys, re-measured; refit tighter if the file misses
-            let mut internal = px * 0.98;
-            let mut tries = 0;
-            let (mut clip, mut m) = loop {
+            let ((mut clip, mut m), _) = crate::tighten(px * 0.98, 0.8, |internal| {
                 let keying = ChainKeying::Tolerance {
                     ankle_px: internal,
                     marker_px: MARKER_PX.max(px) * internal / px,
                 };
                 let (clip, m) = bake(keying, fit);
-                tries += 1;
-                if meets(&clip, &m, px).0 || tries > crate::TOLERANCE_RETRIES {
-                    break (clip, m);
-                }
-                internal *= 0.8;
-            };
+                let met = meets(&clip, &m, px).0;
+                ((clip, m), met)
+            });
             match opts.route {
                 Route::Css => notes.push(format!(
                     "ik_chains: per-track key times fitted to the tolerance (root, thigh, shin and marker tracks), {} segments",

@@ -150,54 +150,51 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
         bake::Keying::Tolerance(px) => Some(px),
         _ => None,
     };
-    let mut internal = goal.map(|px| px * 0.98);
-    let mut tries = 0;
-    loop {
+    // (with no goal the budget goes unused and the first bake is kept)
+    let ((clip, m), internal) = tighten(goal.map_or(0.0, |px| px * 0.98), 0.8, |px| {
         let mut o = *opts;
-        if let Some(px) = internal {
+        if goal.is_some() {
             o.keying = opts.keying.with_fit_tolerance(px);
         }
         let clip = bake::bake(rig, &motion, &o);
         let m = measure::measure(&clip);
         let worst = m.legs.iter().map(|l| l.max_error_px).fold(0.0, f64::max);
         let met = goal.is_none_or(|px| worst <= px);
-        tries += 1;
-        if met || tries > TOLERANCE_RETRIES {
-            let mut clip = clip;
-            if let Some(t) = &rig.torso {
-                clip.root
-                    .children
-                    .splice(0..0, figure::chain::torso_items(t));
-            }
-            let mut colours = Vec::new();
-            // a cycling rig's Verlet chains (fixed anchors), drawn over the legs
-            // with a tolerance the chains are keyed to the same internal goal
-            let keyer = figure::bake::Keyer {
-                keys: match (tolerance, internal) {
-                    (Some(_), Some(px)) => figure::bake::ChannelKeys::Budget(px),
-                    _ => figure::bake::ChannelKeys::Own,
-                },
-                fit: fit::Fit::Cubic,
-                shortest_shape: false,
-            };
-            let chains = figure::add_chains(
-                &mut clip,
-                &rig.fixed_chains,
-                &mut colours,
-                "rb-chain rb-k",
-                keyer,
-                &Default::default(),
-            );
-            let svg = emit::emit_with_chains(&clip, &colours, rig.prefix.as_deref());
-            let mut report = report::build(&clip, &m, svg.len(), tolerance, notes);
-            report.chains = chains
-                .iter()
-                .map(report::ChainReport::from_measure)
-                .collect();
-            return Baked::one(clip, svg, report);
-        }
-        internal = internal.map(|px| px * 0.8);
+        ((clip, m), met)
+    });
+    let internal = goal.map(|_| internal);
+    let mut clip = clip;
+    if let Some(t) = &rig.torso {
+        clip.root
+            .children
+            .splice(0..0, figure::chain::torso_items(t));
     }
+    let mut colours = Vec::new();
+    // a cycling rig's Verlet chains (fixed anchors), drawn over the legs
+    // with a tolerance the chains are keyed to the same internal goal
+    let keyer = figure::bake::Keyer {
+        keys: match (tolerance, internal) {
+            (Some(_), Some(px)) => figure::bake::ChannelKeys::Budget(px),
+            _ => figure::bake::ChannelKeys::Own,
+        },
+        fit: fit::Fit::Cubic,
+        shortest_shape: false,
+    };
+    let chains = figure::add_chains(
+        &mut clip,
+        &rig.fixed_chains,
+        &mut colours,
+        "rb-chain rb-k",
+        keyer,
+        &Default::default(),
+    );
+    let svg = emit::emit_with_chains(&clip, &colours, rig.prefix.as_deref());
+    let mut report = report::build(&clip, &m, svg.len(), tolerance, notes);
+    report.chains = chains
+        .iter()
+        .map(report::ChainReport::from_measure)
+        .collect();
+    Baked::one(clip, svg, report)
 }
 
 /// A bone-tree rig: every clip baked for one route into one SVG and
@@ -255,22 +252,18 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
             (fb, r, Some(note), None)
         }
         bake::Keying::Tolerance(px) | bake::Keying::Goal(px) => {
-            let mut budget = px * 0.8;
-            let mut tries = 0;
-            loop {
+            let ((fb, r), budget) = tighten(px * 0.8, 0.6, |budget| {
                 let (fb, r) = run(ChannelKeys::Budget(budget));
-                tries += 1;
-                if r.max_error_px() <= px || tries > TOLERANCE_RETRIES {
-                    let note = format!(
-                        "keys: every fitted channel fitted ({fitted}) to {} px of probe movement to keep {px} px; {EXACT}",
-                        geom::fmt_num(budget, 4)
-                    );
-                    // the default goal is not a promise (see Keying::Goal)
-                    let promised = matches!(opts.keying, bake::Keying::Tolerance(_));
-                    break (fb, r, Some(note), promised.then_some(px));
-                }
-                budget *= 0.6;
-            }
+                let met = r.max_error_px() <= px;
+                ((fb, r), met)
+            });
+            let note = format!(
+                "keys: every fitted channel fitted ({fitted}) to {} px of probe movement to keep {px} px; {EXACT}",
+                geom::fmt_num(budget, 4)
+            );
+            // the default goal is not a promise (see Keying::Goal)
+            let promised = matches!(opts.keying, bake::Keying::Tolerance(_));
+            (fb, r, Some(note), promised.then_some(px))
         }
     };
     let note = match note {
@@ -292,3 +285,26 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
 
 /// How often [`bake_rig`] refits with a tighter internal tolerance.
 pub const TOLERANCE_RETRIES: usize = 6;
+
+/// The retry loop of every fitted bake (crank legs, `ik_chains`, bone
+/// trees): `bake(budget)` bakes with keys fitted to `budget` and says
+/// whether the written file, measured, meets its goal. The budget starts
+/// at `first` and is multiplied by `factor` after each miss, until a bake
+/// meets the goal or [`TOLERANCE_RETRIES`] retries are spent; the last
+/// bake and its budget are returned (a caller refuses a file that still
+/// misses an asked tolerance).
+pub(crate) fn tighten<T>(
+    first: f64,
+    factor: f64,
+    mut bake: impl FnMut(f64) -> (T, bool),
+) -> (T, f64) {
+    let mut budget = first;
+    for _ in 0..TOLERANCE_RETRIES {
+        let (baked, met) = bake(budget);
+        if met {
+            return (baked, budget);
+        }
+        budget *= factor;
+    }
+    (bake(budget).0, budget)
+}

@@ -867,3 +867,43 @@ mod linear_stops {
         assert!(stops_seen > 10, "only {stops_seen} tracks written as stops");
     }
 }
+
+mod tighten {
+    use crate::{TOLERANCE_RETRIES, tighten};
+
+    /// The budgets each bake was asked for, and what `tighten` returned,
+    /// when the bake meets its goal at the `meets_at`-th call (never: None).
+    fn run(meets_at: Option<usize>) -> (Vec<f64>, (usize, f64)) {
+        let mut asked = Vec::new();
+        let out = tighten(0.8, 0.5, |budget| {
+            asked.push(budget);
+            (asked.len(), Some(asked.len()) == meets_at)
+        });
+        (asked, out)
+    }
+
+    /// One loop for every rig kind: it stops at the first bake that meets
+    /// its goal, tightens the budget by the factor after each miss, and
+    /// after TOLERANCE_RETRIES retries keeps the last bake whatever it
+    /// measured: every count of misses, from none to more than allowed.
+    #[test]
+    fn stops_at_the_first_met_goal_and_retries_a_bounded_number_of_times() {
+        for k in 1..=TOLERANCE_RETRIES + 1 {
+            let (asked, (baked, budget)) = run(Some(k));
+            assert_eq!(asked.len(), k, "met at call {k}");
+            assert_eq!(baked, k, "the bake that met its goal is returned");
+            for (i, b) in asked.iter().enumerate() {
+                assert_eq!(*b, 0.8 * 0.5f64.powi(i as i32), "call {i}");
+            }
+            assert_eq!(budget, asked[k - 1], "its budget is returned");
+        }
+        let (asked, (baked, budget)) = run(None);
+        assert_eq!(
+            asked.len(),
+            TOLERANCE_RETRIES + 1,
+            "then the last try is kept"
+        );
+        assert_eq!(baked, TOLERANCE_RETRIES + 1);
+        assert_eq!(budget, *asked.last().unwrap());
+    }
+}
