@@ -297,14 +297,16 @@ pub fn fewest_uniform(c: &Curve) -> Vec<Key> {
     loop {
         let times = uniform_with_fixed(n, &fixed);
         let keys = curve_keys(c, &times, &corners);
-        let mut worst = 0.0f64;
         let dense = 32 * n;
         let mut seg = 0;
-        for k in 0..=dense {
+        // (the first time over the budget settles it; a NaN is passed
+        // over, as a running `f64::max` would)
+        let within = (0..=dense).all(|k| {
             let t = k as f64 / dense as f64;
-            worst = worst.max((eval_keys_from(&keys, t, &mut seg) - (c.f)(t)).abs());
-        }
-        if worst <= c.budget || n + c.step > c.max_keys / 2 {
+            let e = (eval_keys_from(&keys, t, &mut seg) - (c.f)(t)).abs();
+            e <= c.budget || e.is_nan()
+        });
+        if within || n + c.step > c.max_keys / 2 {
             return keys;
         }
         n += c.step;
