@@ -1198,7 +1198,7 @@ pub fn ground_keys(travel: &dyn Fn(f64) -> f64) -> Vec<(f64, f64)> {
 /// neighbour was, so the row looks the same and scrolls on. Between the
 /// steps the keys are those of `keys` (and points on their chords), so the
 /// written row moves as the unwrapped one does, minus whole spacings; the
-/// measure adds them back ([`crate::measure::ground_unwrap_px`]).
+/// measure adds them back ([`crate::measure::ground_unwrap`]).
 pub fn wrapped_ground_keys(keys: &[(f64, f64)], spacing: f64) -> Vec<(f64, f64)> {
     use crate::geom::T_DECIMALS;
     let step = 10f64.powi(-(T_DECIMALS as i32));

@@ -323,9 +323,9 @@ const PLACE_CHECKS: usize = 4;
 /// The fewest keys found by cutting the period into spans: from each key
 /// the next goes on the farthest time of the [`PLACE_GRID`] (or the next
 /// of `c.fixed`, which are always keys) whose segment keeps `|keys − f|`
-/// within `c.budget` on a grid [`PLACE_CHECKS`] times finer, found by
+/// within `c.budget` on a grid `PLACE_CHECKS` times finer, found by
 /// doubling the span, then bisecting. A segment depends only on its two
-/// end keys (values and slopes from `c.f`, as [`curve_keys`] writes them),
+/// end keys (values and slopes from `c.f`, as `curve_keys` writes them),
 /// so the check of each span is the check of the written keys there; where
 /// even one grid step misses the budget (a kink the corners do not name),
 /// that step is taken anyway. Greedy farthest reach: few keys, not provably

@@ -604,7 +604,7 @@ fn breakpoints_of<'a>(
 }
 
 /// The evaluation times: up to [`SAMPLES_PER_INTERVAL`] per breakpoint
-/// interval ([`times_between`]).
+/// interval (`times_between`).
 pub fn sample_times(clip: &Clip) -> Vec<f64> {
     times_between(&breakpoints(clip), clip.period_s)
 }
@@ -646,7 +646,7 @@ fn max_and_rms(ts: &[f64], e: &[f64], period_s: f64) -> (f64, f64, f64) {
 
 /// Measure every leg of a clip.
 ///
-/// Each leg is walked on its own ([`ProbeWalk::only`] its ankle and
+/// Each leg is walked on its own (`ProbeWalk::only` its ankle and
 /// target probes) at the clip's breakpoints ([`sample_times`]), less
 /// those that only a delayed replay of another leg's keys adds (the
 /// groups only that replay's probes hang from): a replay's breakpoints
@@ -985,7 +985,7 @@ pub struct SpringMeasure {
 /// What was measured for one `ik` entry in one clip.
 #[derive(Debug, Clone)]
 pub struct IkMeasure {
-    /// Index into [`FigureBake::clips`].
+    /// Index into [`FigureBake::clips`](crate::report::FigureBake::clips).
     pub clip: usize,
     /// The entry as a leg: name `<upper>-<lower>` (prefixed `<clip>:` when
     /// clips are switched), effector probe, the two bones' tracks.

@@ -4,7 +4,7 @@
 //! - `Anim::Rotate` becomes keyframes of the `rotate: Xdeg` property with
 //!   `transform-origin` at the drawn joint in the view box's coordinates
 //!   (`transform-box: view-box`, the initial value, restored by one rule
-//!   per file against a page's own sheet, see [`Sheet::parts`]), so the
+//!   per file against a page's own sheet, see `Sheet::parts`), so the
 //!   origin is in the group's own user space (its parent's coordinates,
 //!   before the group's transform).
 //! - `Anim::Translate` animates the individual `translate:` property and
@@ -25,9 +25,9 @@
 //! **Smaller, same motion.** Two animations whose keyframe bodies are
 //! identical share one `@keyframes` block (the first name); within a block,
 //! keys whose blocks are identical share one selector list (`0%,to{…}`,
-//! see [`Frames::body`]), and a Bézier on the diagonal is written `linear`.
+//! see `Frames::body`), and a Bézier on the diagonal is written `linear`.
 //! Rules whose bodies are identical share one selector list too, a late
-//! replay's delay in a rule of its own ([`Sheet`]). A track whose
+//! replay's delay in a rule of its own (`Sheet`). A track whose
 //! keys all hold one value (and that starts without a delay) is not
 //! animated: an identity value (no turn, no shift, scale 1) writes nothing,
 //! any other a static declaration. Numbers are written in their shortest
@@ -372,7 +372,7 @@ impl Sheet {
     }
 
     /// `transform-origin` in the parent's user space: the declaration, and
-    /// the sheet's one `transform-box: view-box` rule (see [`Sheet::parts`]).
+    /// the sheet's one `transform-box: view-box` rule (see `Sheet::parts`).
     fn origin(&mut self, x: f64, y: f64) -> String {
         self.origins = true;
         format!(";transform-origin:{} {}", px(x), px(y))
@@ -526,7 +526,7 @@ pub(crate) fn clip_name(c: &Clip) -> String {
 /// file (a translation if a group translates by it, else a rotation): its
 /// `@keyframes` block (the timing function most of its segments use left to
 /// the animation rule), or the `linear()` easing of its stops where every
-/// segment is linear and that is shorter (see [`Frames::written`]).
+/// segment is linear and that is shorter (see `Frames::written`).
 pub fn track_keyframes(clip: &Clip, i: usize) -> String {
     let track = &clip.tracks[i];
     let axis = clip.groups().into_iter().find_map(|g| match g.anim {

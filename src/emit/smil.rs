@@ -3,7 +3,7 @@
 //! `<animate attributeName="d">` for morphed paths.
 //!
 //! A `d` morph must carry the same command list in every value or browsers
-//! snap between values instead of interpolating; [`super::morph_ds`] always
+//! snap between values instead of interpolating; `morph_ds` always
 //! writes `M x y L x y …` (or `M x y C …` for a cubic morph) with the same
 //! number of points, in every value absolute or in every value relative. Unlike CSS, SMIL ignores `prefers-reduced-motion`.
 //!

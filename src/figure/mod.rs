@@ -1,7 +1,7 @@
 //! Bone trees (seed 002) with eased keyframe tracks, squash and stretch and
 //! one-shot clips (seed 000), baked to nested groups.
 //!
-//! - [`file`]: the rig-file sections `bones`, `root`, `play`, `clips`, `ik`.
+//! - [`file`](mod@file): the rig-file sections `bones`, `root`, `play`, `clips`, `ik`.
 //! - [`model`]: validation and the drivers' formulas (constant, sine,
 //!   eased track with exact easings).
 //! - [`fk`]: forward kinematics, `M_b = M_parent · translate(at) · rotate(θ)`,

@@ -2,7 +2,7 @@
 //!
 //! After [`validate`]: bone names are unique identifiers, every parent comes
 //! before its children (so one pass in order is a top-down traversal),
-//! lengths are finite and ≥ 0, coordinates within ±[`MAX_COORD`], track keys
+//! lengths are finite and ≥ 0, coordinates within ±[`MAX_COORD`](crate::valid::MAX_COORD), track keys
 //! strictly increase in t ∈ [0, 1] with one easing per segment, scale values
 //! are > 0, and there is at least one clip.
 
@@ -189,7 +189,7 @@ impl IkBone {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FigClip {
     pub name: String,
-    /// Seconds, in (0, [`MAX_PERIOD_S`]].
+    /// Seconds, in (0, [`MAX_PERIOD_S`](crate::valid::MAX_PERIOD_S)].
     pub period_s: f64,
     pub play: Play,
     /// One driver per bone, in bone order.
@@ -618,7 +618,7 @@ pub fn validate(
     Ok(fig)
 }
 
-/// Largest [`check_work`] estimate a rig may have: keyframes times bones,
+/// Largest `check_work` estimate a rig may have: keyframes times bones,
 /// about two seconds of measuring in a release build.
 pub const MAX_FIGURE_WORK: usize = 64_000;
 
