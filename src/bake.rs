@@ -26,8 +26,7 @@ use crate::clip::{Anim, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Trac
 pub use crate::emit::scope::{FIXED_NAMES, SIDE_PARTS, leg_names, side_names};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
 pub use crate::fit::{BakeOptions, DEFAULT_TOLERANCE_PX, Keying, MAX_FIT_KEYS};
-use crate::geom::Rem1;
-use crate::geom::{LEN_DECIMALS, SEC_DECIMALS, Vec2, Vec2Ext, quantize};
+use crate::geom::{LEN_DECIMALS, Rem1, SEC_DECIMALS, Vec2, Vec2Ext, quantize};
 use crate::motion::{LegMotion, Motion};
 use crate::rig::{Crank, Leg, Rig};
 use std::cell::RefCell;

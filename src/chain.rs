@@ -54,9 +54,8 @@
 pub use crate::clip::GROUND_PROBE;
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
-use crate::geom::Rem1;
-use crate::geom::Unwrapped;
 use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, Vec2, Vec2Ext, quantize};
+use crate::geom::{Rem1, Unwrapped};
 use crate::solve::ik;
 use crate::solve::ik::Knee;
 pub use crate::trajectory::{IdealTarget, REACH_SAMPLES};

@@ -22,8 +22,7 @@
 
 pub use crate::clip::Fit;
 use crate::clip::{Ease, Key, Route};
-use crate::geom::Rem1;
-use crate::geom::{BEZIER_DECIMALS, DEG_DECIMALS, T_DECIMALS, quantize};
+use crate::geom::{BEZIER_DECIMALS, DEG_DECIMALS, Rem1, T_DECIMALS, quantize};
 
 /// Largest |y| written into a cubic-bezier; beyond it the segment is linear.
 pub const MAX_ABS_Y: f64 = 1.0e4;

@@ -17,7 +17,7 @@
 //! there and a 1/2048-period spacing misses its peak by about
 //! `|e''|·h²/8`, thousandths of a pixel for the example rigs (measured:
 //! every figure of `check rigs/*.json` within 0.0003 px of 100 samples per
-//! interval); dense keys no longer cost 100 samples per key. The maximum
+//! interval), so dense keys do not cost 100 samples each. The maximum
 //! is taken over those samples (so it may miss a sharper peak between
 //! samples by a hair, never overstate it); RMS is the trapezoid rule over
 //! the same samples. [`measure`] walks each leg on its
@@ -25,8 +25,7 @@
 //! adds (see there).
 
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, Morph, MotionPath, Node, Play};
-use crate::geom::Rem1;
-use crate::geom::{Affine, AffineExt, Vec2, Vec2Ext};
+use crate::geom::{Affine, AffineExt, Rem1, Vec2, Vec2Ext};
 use fnv::{FnvHashMap as HashMap, FnvHashSet as HashSet};
 use std::collections::BTreeMap;
 
@@ -127,9 +126,7 @@ fn ease(e: Ease, s: f64) -> f64 {
 /// Progress through one iteration, in [0, 1), of an infinite animation with
 /// the given delay at document time `t_s`.
 fn progress(t_s: f64, delay_s: f64, period_s: f64) -> f64 {
-    let x = (t_s - delay_s) / period_s;
-    // `rem_euclid` gives x itself on [0, 1): no `fmod` for most times
-    let u = if (0.0..1.0).contains(&x) { x } else { x.rem1() };
+    let u = ((t_s - delay_s) / period_s).rem1();
     if u >= 1.0 { 0.0 } else { u }
 }
 

@@ -21,8 +21,7 @@
 //!
 //! Angles in the file are degrees; coordinates are SVG user units, y down.
 
-use crate::geom::Rem1;
-use crate::geom::{Vec2, Vec2Ext};
+use crate::geom::{Rem1, Vec2, Vec2Ext};
 use crate::valid::{MAX_COORD, RigError};
 use crate::valid::{check_len as positive, check_num as num, check_point as point, invalid};
 use kurbo::{BezPath, ParamCurve, ParamCurveArclen, PathSeg};

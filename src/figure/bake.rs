@@ -40,10 +40,9 @@ use super::fk;
 use super::model::{Driver, EasedTrack, FigClip, Figure};
 use crate::clip::{Anim, Axis, BoneInfo, Clip, Ease, FigureInfo, Item, Key, Node, Route, Track};
 use crate::fit;
-use crate::geom::Rem1;
 use crate::geom::{
-    AffineExt, DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2, Vec2Ext,
-    quantize, unwrap_near,
+    AffineExt, DEG_DECIMALS, LEN_DECIMALS, Rem1, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2,
+    Vec2Ext, quantize, unwrap_near,
 };
 use std::f64::consts::TAU;
 
@@ -298,8 +297,9 @@ fn pose_key(rest_rad: &[f64]) -> Vec<u64> {
 /// dense grids), in every try of a reuse plan, so each time is solved
 /// once per try at most: `kept` holds the solves of the tries done before
 /// this one began ([`Fitted`]), `new` this try's.
-#[derive(Default)]
 struct SolvedAngles {
+    /// The clip index and drawn pose they are kept under in [`Fitted`].
+    key: (usize, Vec<u64>),
     kept: Solves,
     new: std::cell::RefCell<fnv::FnvHashMap<u64, Vec<f64>>>,
 }
@@ -317,14 +317,25 @@ impl SolvedAngles {
             .or_insert_with(|| fk::local_angles(fig, clip, t))[b]
     }
 
-    /// Adds this try's solves to those `fitted` keeps under `key`.
-    fn keep(self, fitted: &Fitted, key: (usize, Vec<u64>)) {
+    /// The solves `fitted` keeps for clip `ci` in drawn pose `pose`, to
+    /// read and add to.
+    fn of(fitted: &Fitted, ci: usize, pose: &[u64]) -> SolvedAngles {
+        let key = (ci, pose.to_vec());
+        SolvedAngles {
+            kept: memo(&fitted.solved, key.clone(), Default::default),
+            key,
+            new: Default::default(),
+        }
+    }
+
+    /// Adds this try's solves to those `fitted` keeps.
+    fn keep(self, fitted: &Fitted) {
         let new = self.new.into_inner();
         if new.is_empty() {
             return;
         }
         let mut m = fitted.solved.lock().expect("no panic while held");
-        let solves = m.entry(key).or_default();
+        let solves = m.entry(self.key).or_default();
         std::sync::Arc::make_mut(solves).extend(new);
     }
 }
@@ -587,10 +598,7 @@ fn bake_clip(
     let mut tracks: Vec<Track> = Vec::new();
     let mut infos: Vec<BoneInfo> = Vec::new();
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
-    let solved_at = SolvedAngles {
-        kept: memo(&fitted.solved, (ci, pose.clone()), Default::default),
-        new: Default::default(),
-    };
+    let solved_at = SolvedAngles::of(fitted, ci, &pose);
     for (b, bone) in fig.bones.iter().enumerate() {
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
@@ -676,7 +684,7 @@ fn bake_clip(
             track,
         });
     }
-    solved_at.keep(fitted, (ci, pose.clone()));
+    solved_at.keep(fitted);
     // Build subtrees last bone first: when bone b is reached every later
     // bone (all of b's descendants) is complete; children keep file order
     // and are drawn after (over) their parent's own drawing, except where

@@ -30,8 +30,7 @@ pub use crate::report::FigureBake;
 pub use model::Figure;
 
 use crate::clip::{Clip, Route};
-use crate::geom::Rem1;
-use crate::geom::{Vec2Ext, quantize};
+use crate::geom::{Rem1, Vec2Ext, quantize};
 use crate::measure;
 use rayon::prelude::*;
 

@@ -11,8 +11,7 @@ use super::file::{
     SineFile, TrackFile,
 };
 use crate::chain::ChainReach;
-use crate::geom::Rem1;
-use crate::geom::{Vec2, Vec2Ext};
+use crate::geom::{Rem1, Vec2, Vec2Ext};
 use crate::solve::ik::Knee;
 use crate::trajectory::Trajectory;
 use crate::valid::RigError;

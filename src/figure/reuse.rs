@@ -34,8 +34,7 @@ use super::file::Play;
 use super::fk;
 use super::model::Figure;
 use crate::clip::Route;
-use crate::geom::Rem1;
-use crate::geom::{SEC_DECIMALS, quantize, wrap_pi};
+use crate::geom::{Rem1, SEC_DECIMALS, quantize, wrap_pi};
 
 /// Samples per period searched for the shift (divisible by 2, 3, 4, 5, 6, 8, 9, 10, 12).
 pub const GRID: usize = 720;

@@ -29,8 +29,7 @@
 //! read with cubic Hermite interpolation, which is not exact but far below
 //! the written precision (about 1e-9 px for the rigs in `rigs/`).
 
-use crate::geom::Rem1;
-use crate::geom::Vec2;
+use crate::geom::{Rem1, Vec2};
 use crate::valid::{RigError, check_num as num, invalid, shown};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
