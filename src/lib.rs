@@ -213,19 +213,21 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
 ///   most `n`, extrema and corners first.
 fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOptions) -> Baked {
     use figure::bake::{ChannelKeys, Keyer};
+    // every refit solves the same ideal motion
+    let ideal = figure::ideal::Ideal::default();
     let run = |keys: ChannelKeys| {
         let keyer = Keyer {
             keys,
             fit: opts.fit,
             shortest_shape: opts.shortest_shape && opts.route == Route::Css,
         };
-        let fb = figure::bake_figure_keyed(
+        let fb = figure::bake_figure_shared(
             &rig.name,
             rig.view_box,
             fig,
-            opts.route,
+            (opts.route, keyer),
             rig.prefix.as_deref(),
-            keyer,
+            &ideal,
         );
         let report = report::build_figure(&fb, opts.route);
         (fb, report)

@@ -3,7 +3,7 @@
 //! layers in `lib.rs`).
 
 /// Every rig in `rigs/`, loaded, in file-name order.
-fn example_rigs() -> Vec<(std::path::PathBuf, crate::rig::Rig)> {
+pub(crate) fn example_rigs() -> Vec<(std::path::PathBuf, crate::rig::Rig)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("rigs/")
@@ -656,7 +656,9 @@ mod figure_measured {
     /// about: an equal clip (same pose, same shared keys) gets the
     /// measure taken before, and a clip with one key moved, or drawn in
     /// another pose, is measured anew, each time what measuring it
-    /// directly gives (on every bone-tree rig with an `ik` entry in `rigs/`).
+    /// directly gives (on every bone-tree rig with an `ik` entry in `rigs/`),
+    /// also where the ideal poses come from those kept by earlier
+    /// measures (the figure's [`crate::figure::ideal::Ideal`]).
     #[test]
     fn kept_measures_are_those_of_the_clip() {
         use crate::figure::measured::{Measured, measure_clip};
@@ -677,12 +679,16 @@ mod figure_measured {
             let fc = &fig.clips[0];
             let fit = crate::fit::Fit::Cubic;
             let direct = |f: &Figure, clip: &crate::clip::Clip| {
-                format!("{:?}", measure_clip(f, 0, fc, clip, &plan, fit))
+                format!("{:?}", measure_clip(f, (0, fc), clip, &plan, fit, None))
             };
             let memo = Measured::default();
+            let ideal = crate::figure::ideal::Ideal::default();
             let kept = |f: &Figure, clip: &crate::clip::Clip| {
                 let m = memo.kept((f, &plan), 0, clip, || {
-                    measure_clip(f, 0, fc, clip, &plan, fit)
+                    let poses = ideal.poses.reader(0);
+                    let m = measure_clip(f, (0, fc), clip, &plan, fit, Some(&poses));
+                    poses.keep();
+                    m
                 });
                 format!("{m:?}")
             };

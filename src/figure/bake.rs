@@ -248,27 +248,22 @@ fn fitted_keys(
 }
 
 /// What the bakes of one call (the tries of a reuse plan, see
-/// [`super::bake_figure_keyed`]) fit alike: each clip's corners and each
-/// channel's keys, by clip index, bone, reach (the budget's divisor) and
-/// drawn pose; the figure, route and keyer are the call's, so nothing else
-/// they read can differ. Tries baked in parallel share it; two racing tries
-/// may fit one channel twice, and either result is the same.
+/// [`super::bake_figure_keyed`]) fit alike: each channel's keys, by clip
+/// index, bone, reach (the budget's divisor) and the bone's drawn angle
+/// (its keys are its local angle minus that one, whatever the rest of the
+/// drawn pose); the figure, route and keyer are the call's, so nothing
+/// else they read can differ.
+/// Tries baked in parallel share it; two racing tries may fit one channel
+/// twice, and either result is the same. (The ideal motion they fit to is
+/// the figure's, whatever the call: [`super::ideal::Ideal`].)
 #[derive(Default)]
 pub(crate) struct Fitted {
-    corners: Memo<(usize, Vec<u64>), Vec<f64>>,
     channels: Memo<ChannelKey, Option<Vec<Key>>>,
-    /// Each clip's IK solves by clip index and drawn pose: the tries fit
-    /// their channels to different budgets, on the same solves. A try
-    /// reads the solves kept when it started and adds its own when done
-    /// (no lock per solve: tries run in parallel).
-    solved: Memo<(usize, Vec<u64>), Solves>,
 }
 
-/// IK solves by normalised time's bits: every bone's local angle.
-type Solves = std::sync::Arc<fnv::FnvHashMap<u64, Vec<f64>>>;
-
-/// A fitted channel in [`Fitted`]: clip index, bone, reach's bits, drawn pose.
-type ChannelKey = (usize, usize, u64, Vec<u64>);
+/// A fitted channel in [`Fitted`]: clip index, bone, reach's bits, the
+/// bone's drawn angle's bits.
+type ChannelKey = (usize, usize, u64, u64);
 
 pub(crate) type Memo<K, V> = std::sync::Mutex<std::collections::BTreeMap<K, V>>;
 
@@ -286,58 +281,16 @@ pub(crate) fn memo<K: Ord, V: Clone>(m: &Memo<K, V>, key: K, make: impl FnOnce()
         .clone()
 }
 
-/// A drawn pose as a memo key (its angles' bits).
-fn pose_key(rest_rad: &[f64]) -> Vec<u64> {
-    rest_rad.iter().map(|a| a.to_bits()).collect()
-}
+/// One clip's IK solves ([`fk::local_angles`], every bone's local angle)
+/// by normalised time, as kept for the figure ([`super::ideal::Ideal`]):
+/// every IK-solved bone of the clip fits its keys to the same solve at the
+/// same times (the unwrap table's grid, the fitter's dense grids), in every
+/// try of a reuse plan and every refit, so each time is solved once.
+type SolvedAngles<'a> = super::ideal::TimeReader<'a, Vec<f64>>;
 
-/// The local angles of one clip's bones ([`fk::local_angles`]) memoised
-/// by normalised time: every IK-solved bone of the clip fits its keys to
-/// the same solve at the same times (the unwrap table's grid, the fitter's
-/// dense grids), in every try of a reuse plan, so each time is solved
-/// once per try at most: `kept` holds the solves of the tries done before
-/// this one began ([`Fitted`]), `new` this try's.
-struct SolvedAngles {
-    /// The clip index and drawn pose they are kept under in [`Fitted`].
-    key: (usize, Vec<u64>),
-    kept: Solves,
-    new: std::cell::RefCell<fnv::FnvHashMap<u64, Vec<f64>>>,
-}
-
-impl SolvedAngles {
-    /// Bone `b`'s local angle at t, radians.
-    fn at(&self, fig: &Figure, clip: &FigClip, b: usize, t: f64) -> f64 {
-        let key = t.to_bits();
-        if let Some(v) = self.kept.get(&key) {
-            return v[b];
-        }
-        self.new
-            .borrow_mut()
-            .entry(key)
-            .or_insert_with(|| fk::local_angles(fig, clip, t))[b]
-    }
-
-    /// The solves `fitted` keeps for clip `ci` in drawn pose `pose`, to
-    /// read and add to.
-    fn of(fitted: &Fitted, ci: usize, pose: &[u64]) -> SolvedAngles {
-        let key = (ci, pose.to_vec());
-        SolvedAngles {
-            kept: memo(&fitted.solved, key.clone(), Default::default),
-            key,
-            new: Default::default(),
-        }
-    }
-
-    /// Adds this try's solves to those `fitted` keeps.
-    fn keep(self, fitted: &Fitted) {
-        let new = self.new.into_inner();
-        if new.is_empty() {
-            return;
-        }
-        let mut m = fitted.solved.lock().expect("no panic while held");
-        let solves = m.entry(self.key).or_default();
-        std::sync::Arc::make_mut(solves).extend(new);
-    }
+/// Bone `b`'s local angle at t, radians, from `solved`.
+fn solved_angle(solved: &SolvedAngles, fig: &Figure, clip: &FigClip, b: usize, t: f64) -> f64 {
+    solved.with(t, |t| fk::local_angles(fig, clip, t), |v| v[b])
 }
 
 /// Keys of an IK-solved bone: its local angle (unwrapped continuously from
@@ -352,7 +305,7 @@ fn ik_bone_keys(
     solved: &SolvedAngles,
 ) -> Option<Vec<Key>> {
     let rest = fig.rest_rad[b];
-    let raw = |t: f64| solved.at(fig, clip, b, t);
+    let raw = |t: f64| solved_angle(solved, fig, clip, b, t);
     // continuous over the loop, starting on the rest angle's turn
     let table = Unwrapped::new(|t| (raw(t), 0.0));
     let a0 = table.at(0.0, (raw(0.0), 0.0)).0;
@@ -536,7 +489,7 @@ pub(crate) fn bake(
     fig: &Figure,
     (route, keyer): (Route, Keyer),
     plan: &super::reuse::Plan,
-    fitted: &Fitted,
+    (fitted, ideal): (&Fitted, &super::ideal::Ideal),
 ) -> Vec<Clip> {
     let shape = Shape {
         x: fig
@@ -565,7 +518,7 @@ pub(crate) fn bake(
                 (route, keyer),
                 shape,
                 &plan.shared[ci],
-                (&plan.source_scale, fitted),
+                (&plan.source_scale, fitted, ideal),
             )
         })
         .collect()
@@ -580,25 +533,22 @@ fn bake_clip(
     (route, keyer): (Route, Keyer),
     shape: Shape,
     shared: &[Option<super::reuse::Shared>],
-    (source_scale, fitted): (&[f64], &Fitted),
+    (source_scale, fitted, ideal): (&[f64], &Fitted, &super::ideal::Ideal),
 ) -> Clip {
     let rest = fk::world_matrices(fig, &fig.rest_rad);
     let reach = reach(fig);
     let colours = colours(fig);
     let radii = super::style::radii(fig);
-    let pose = pose_key(&fig.rest_rad);
     let corners = if fig.ik.is_empty() && clip.root.mv.is_none() {
         Vec::new()
     } else {
-        memo(&fitted.corners, (ci, pose.clone()), || {
-            clip_corners(fig, clip)
-        })
+        ideal.corners(ci, || clip_corners(fig, clip))
     };
     let squash_keys = clip.root.squash.as_ref().map(squash_keys);
     let mut tracks: Vec<Track> = Vec::new();
     let mut infos: Vec<BoneInfo> = Vec::new();
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
-    let solved_at = SolvedAngles::of(fitted, ci, &pose);
+    let solved_at = ideal.solves.reader(ci);
     for (b, bone) in fig.bones.iter().enumerate() {
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
@@ -610,7 +560,7 @@ fn bake_clip(
                 // a source of shared keys may be fitted tighter (its budget
                 // times `plan.source_scale`, as if its reach were longer)
                 let reach_b = reach[b] / source_scale[b];
-                let key = (ci, b, reach_b.to_bits(), pose.clone());
+                let key = (ci, b, reach_b.to_bits(), fig.rest_rad[b].to_bits());
                 let keys = memo(&fitted.channels, key, || {
                     if solved {
                         let rk = (route, keyer);
@@ -684,7 +634,7 @@ fn bake_clip(
             track,
         });
     }
-    solved_at.keep(fitted);
+    solved_at.keep();
     // Build subtrees last bone first: when bone b is reached every later
     // bone (all of b's descendants) is complete; children keep file order
     // and are drawn after (over) their parent's own drawing, except where

@@ -18,6 +18,7 @@ pub mod bake;
 pub mod chain;
 pub mod file;
 pub mod fk;
+pub mod ideal;
 pub(crate) mod measured;
 pub mod model;
 pub mod reuse;
@@ -402,7 +403,27 @@ pub fn bake_figure_keyed(
     prefix: Option<&str>,
     keyer: bake::Keyer,
 ) -> FigureBake {
-    let memo = CallMemo::default();
+    let ideal = ideal::Ideal::default();
+    bake_figure_shared(name, view_box, fig, (route, keyer), prefix, &ideal)
+}
+
+/// [`bake_figure_keyed`], taking `fig`'s ideal motion from (and adding it
+/// to) `ideal`, which every bake of `fig` may share whatever its route and
+/// keyer ([`ideal`]).
+pub fn bake_figure_shared(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    (route, keyer): (Route, bake::Keyer),
+    prefix: Option<&str>,
+    ideal: &ideal::Ideal,
+) -> FigureBake {
+    let mut plan = reuse::plan(fig, route);
+    // without reuse there is one bake: nothing to keep its poses for
+    let memo = CallMemo {
+        keep_poses: plan.reuses(),
+        ..CallMemo::new(ideal)
+    };
     let bake_planned = |name: &str,
                         view_box: [f64; 4],
                         fig: &Figure,
@@ -411,7 +432,6 @@ pub fn bake_figure_keyed(
                         plan: &reuse::Plan| {
         bake_planned_measured(name, view_box, fig, (route, keyer), prefix, plan, &memo)
     };
-    let mut plan = reuse::plan(fig, route);
     if !plan.reuses() {
         return bake_planned(name, view_box, fig, route, prefix, &plan);
     }
@@ -638,18 +658,36 @@ pub fn bake_planned_keyed(
     prefix: Option<&str>,
     plan: &reuse::Plan,
 ) -> FigureBake {
-    let memo = CallMemo::default();
+    let ideal = ideal::Ideal::default();
+    let memo = CallMemo::new(&ideal);
     bake_planned_measured(name, view_box, fig, keying, prefix, plan, &memo)
 }
 
 /// What the bakes of one [`bake_figure_keyed`] call (one figure, route and
 /// keyer; the tries of its reuse plan) keep for each other: measured clips,
-/// fitted channels and chain key plans.
-#[derive(Default)]
-struct CallMemo {
+/// fitted channels and chain key plans; and the figure's ideal motion,
+/// which outlives the call ([`ideal`]).
+struct CallMemo<'a> {
     measured: measured::Measured,
     fitted: bake::Fitted,
     chains: ChainPlans,
+    ideal: &'a ideal::Ideal,
+    /// Whether the measure stage keeps its ideal poses in `ideal` (where
+    /// more than one bake may read them: a css bake with a reuse plan);
+    /// otherwise it solves them as it goes.
+    keep_poses: bool,
+}
+
+impl<'a> CallMemo<'a> {
+    fn new(ideal: &'a ideal::Ideal) -> Self {
+        CallMemo {
+            measured: Default::default(),
+            fitted: Default::default(),
+            chains: Default::default(),
+            ideal,
+            keep_poses: false,
+        }
+    }
 }
 
 /// [`bake_planned_keyed`], taking from `memo` what an earlier bake of the
@@ -673,7 +711,14 @@ fn bake_planned_measured(
         };
         &drawn
     };
-    let mut clips = bake::bake(name, view_box, fig, (route, keyer), plan, &memo.fitted);
+    let mut clips = bake::bake(
+        name,
+        view_box,
+        fig,
+        (route, keyer),
+        plan,
+        (&memo.fitted, memo.ideal),
+    );
     let mut notes = Vec::new();
     for (fc, chains) in fig.clips.iter().zip(&plan.chains).take(clips.len()) {
         for &(a, b, delay_s) in chains {
@@ -769,7 +814,13 @@ fn bake_planned_measured(
             };
             let (clip, fc) = (&clips[ci], &fig.clips[ci]);
             memo.measured.kept((fig, plan), ci, clip, || {
-                measured::measure_clip(fig, ci, fc, clip, plan, keyer.fit)
+                let poses = memo.keep_poses.then(|| memo.ideal.poses.reader(ci));
+                let m =
+                    measured::measure_clip(fig, (ci, fc), clip, plan, keyer.fit, poses.as_ref());
+                if let Some(poses) = poses {
+                    poses.keep();
+                }
+                m
             })
         })
         .collect();
@@ -804,5 +855,84 @@ fn bake_planned_measured(
         chains,
         ik,
         springs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What one call's bakes keep for each other (fitted channels by the
+    /// bone's drawn angle, corners, IK solves and ideal poses by clip, the
+    /// figure's [`ideal::Ideal`] shared across calls) changes nothing: on
+    /// every bone-tree rig in `rigs/` with a reuse plan, a run of bakes
+    /// (keys of their own, the plan, its sources fitted tighter, then the
+    /// plan again with another keyer) through one memo writes and measures
+    /// each bake exactly as a fresh bake of it does.
+    #[test]
+    fn bakes_sharing_one_memo_equal_fresh_bakes() {
+        let mut checked = 0;
+        for (path, rig) in crate::tests::example_rigs() {
+            let Some(fig) = &rig.figure else { continue };
+            let plan = reuse::plan(fig, Route::Css);
+            if !plan.reuses() {
+                continue;
+            }
+            let mut tighter = plan.clone();
+            for s in tighter.source_scale.iter_mut() {
+                *s = 0.6;
+            }
+            let keyer = bake::Keyer {
+                keys: bake::ChannelKeys::Budget(0.2),
+                fit: crate::fit::Fit::Cubic,
+                shortest_shape: true,
+            };
+            let other = bake::Keyer {
+                keys: bake::ChannelKeys::Budget(0.12),
+                ..keyer
+            };
+            let ideal = ideal::Ideal::default();
+            let runs = [
+                (keyer, reuse::Plan::none(fig)),
+                (keyer, plan.clone()),
+                (keyer, tighter),
+                (other, plan),
+            ];
+            let mut memo = CallMemo {
+                keep_poses: true,
+                ..CallMemo::new(&ideal)
+            };
+            let mut last_keyer = keyer;
+            for (k, p) in &runs {
+                if *k != last_keyer {
+                    // a new call (another keyer), the same figure's ideal
+                    memo = CallMemo {
+                        keep_poses: true,
+                        ..CallMemo::new(&ideal)
+                    };
+                    last_keyer = *k;
+                }
+                let view_box = rig.view_box;
+                let shared = bake_planned_measured(
+                    &rig.name,
+                    view_box,
+                    fig,
+                    (Route::Css, *k),
+                    None,
+                    p,
+                    &memo,
+                );
+                let fresh = bake_planned_keyed(&rig.name, view_box, fig, (Route::Css, *k), None, p);
+                assert_eq!(shared.svg, fresh.svg, "{}", path.display());
+                assert_eq!(
+                    format!("{:?} {:?}", shared.measures, shared.ik),
+                    format!("{:?} {:?}", fresh.measures, fresh.ik),
+                    "{}",
+                    path.display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 4, "only {checked} rigs checked");
     }
 }

@@ -1,0 +1,176 @@
+//! The ideal motion of a figure, kept for every bake of it.
+//!
+//! A figure's ideal motion (its IK solves, the corners of its curves and
+//! its FK poses, [`fk`]) depends on the bones, the `ik` entries and the
+//! clips alone: not on the drawn pose (a reuse plan's `drawn_rad`), the
+//! route, the keyer or the budget. One [`Ideal`] therefore serves every
+//! bake of one figure: the tries of a reuse plan ([`super::bake_figure_keyed`])
+//! and the refits of a tolerance bake ([`crate::bake_rig`]), so each time is
+//! solved once per figure instead of once per try. Values are kept by clip
+//! index (into the figure's `clips`) and normalised time's bits, so a kept
+//! value is bit for bit what solving again would give.
+//!
+//! Tries run in parallel: a try reads the values kept when it began
+//! ([`TimeMemo::reader`]) and adds its own when it is done
+//! ([`TimeReader::keep`]), so no lock is taken per value; two tries racing
+//! on one time both solve it, with the same result.
+
+use super::fk;
+use super::model::{FigClip, Figure};
+use crate::geom::Vec2;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// Values by normalised time's bits.
+type ByTime<V> = Arc<fnv::FnvHashMap<u64, V>>;
+
+/// Values of one kind kept per clip index and time (see the module docs).
+pub(crate) struct TimeMemo<V> {
+    kept: Mutex<BTreeMap<usize, ByTime<V>>>,
+}
+
+impl<V> Default for TimeMemo<V> {
+    fn default() -> Self {
+        TimeMemo {
+            kept: Mutex::default(),
+        }
+    }
+}
+
+impl<V: Clone> TimeMemo<V> {
+    /// A reader of clip `ci`'s values: those kept now, plus its own.
+    pub(crate) fn reader(&self, ci: usize) -> TimeReader<'_, V> {
+        let kept = self
+            .kept
+            .lock()
+            .expect("no panic while held")
+            .entry(ci)
+            .or_default()
+            .clone();
+        TimeReader {
+            memo: self,
+            ci,
+            kept,
+            new: RefCell::default(),
+        }
+    }
+}
+
+/// One try's view of a [`TimeMemo`] for one clip: what was kept when the
+/// try began, and what it computed since.
+pub(crate) struct TimeReader<'a, V> {
+    memo: &'a TimeMemo<V>,
+    ci: usize,
+    kept: ByTime<V>,
+    new: RefCell<fnv::FnvHashMap<u64, V>>,
+}
+
+impl<V: Clone> TimeReader<'_, V> {
+    /// `read` of the value at normalised time `t`: the kept one, or
+    /// `make(t)` (then kept by this reader).
+    pub(crate) fn with<R>(
+        &self,
+        t: f64,
+        make: impl FnOnce(f64) -> V,
+        read: impl FnOnce(&V) -> R,
+    ) -> R {
+        let key = t.to_bits();
+        if let Some(v) = self.kept.get(&key) {
+            return read(v);
+        }
+        read(self.new.borrow_mut().entry(key).or_insert_with(|| make(t)))
+    }
+
+    /// Adds this reader's values to those its memo keeps. (Its own
+    /// snapshot is let go first, so the kept map is extended in place
+    /// unless another reader still holds it.)
+    pub(crate) fn keep(self) {
+        let TimeReader {
+            memo,
+            ci,
+            kept,
+            new,
+        } = self;
+        drop(kept);
+        let new = new.into_inner();
+        if new.is_empty() {
+            return;
+        }
+        let mut m = memo.kept.lock().expect("no panic while held");
+        Arc::make_mut(m.entry(ci).or_default()).extend(new);
+    }
+}
+
+/// An ideal pose ([`fk::Pose`]) and every bone's ideal tip ([`fk::Pose::tips`]).
+#[derive(Debug, Clone)]
+pub(crate) struct PoseTips {
+    pub pose: fk::Pose,
+    pub tips: Vec<Vec2>,
+}
+
+/// What every bake of one figure shares (see the module docs).
+#[derive(Default)]
+pub struct Ideal {
+    /// Each clip's corners (`bake::clip_corners`), by clip index.
+    corners: Mutex<BTreeMap<usize, Vec<f64>>>,
+    /// IK solves: every bone's local angle ([`fk::local_angles`]).
+    pub(crate) solves: TimeMemo<Vec<f64>>,
+    /// Ideal poses with their tips, for the measure stage.
+    pub(crate) poses: TimeMemo<PoseTips>,
+}
+
+impl Ideal {
+    /// Clip `ci`'s corners: kept, else `make()` (computed without the lock
+    /// held, then kept).
+    pub(crate) fn corners(&self, ci: usize, make: impl FnOnce() -> Vec<f64>) -> Vec<f64> {
+        super::bake::memo(&self.corners, ci, make)
+    }
+}
+
+/// [`fk::pose`] of clip `fc` at normalised time `u`, with its tips.
+pub(crate) fn pose_tips(fig: &Figure, fc: &FigClip, u: f64) -> PoseTips {
+    let pose = fk::pose(fig, fc, u);
+    let tips = pose.tips(fig);
+    PoseTips { pose, tips }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader returns what `make` gives, computes each time once, and
+    /// its values reach later readers only once kept.
+    #[test]
+    fn readers_compute_each_time_once_and_share_what_they_keep() {
+        let memo: TimeMemo<f64> = TimeMemo::default();
+        let calls = std::cell::Cell::new(0);
+        let f = |t: f64| {
+            calls.set(calls.get() + 1);
+            t * 2.0
+        };
+        let at = |r: &TimeReader<f64>, t: f64| r.with(t, f, |v| *v);
+        let a = memo.reader(0);
+        assert_eq!(at(&a, 0.25), 0.5);
+        assert_eq!(at(&a, 0.25), 0.5);
+        assert_eq!(calls.get(), 1);
+        // a reader begun before `a` keeps its values sees none of them
+        let b = memo.reader(0);
+        a.keep();
+        assert_eq!(at(&b, 0.25), 0.5);
+        assert_eq!(calls.get(), 2);
+        // one begun after sees them; another clip's reader does not
+        let c = memo.reader(0);
+        assert_eq!(at(&c, 0.25), 0.5);
+        assert_eq!(calls.get(), 2);
+        let d = memo.reader(1);
+        assert_eq!(at(&d, 0.25), 0.5);
+        assert_eq!(calls.get(), 3);
+        // keeping merges: both times are there for the next reader
+        assert_eq!(at(&b, 0.5), 1.0);
+        b.keep();
+        let e = memo.reader(0);
+        assert_eq!((at(&e, 0.25), at(&e, 0.5)), (0.5, 1.0));
+        assert_eq!(calls.get(), 4);
+    }
+}
