@@ -108,10 +108,17 @@ impl AffineExt for Affine {
     }
 }
 
-/// Wrap an angle into (−π, π] (radians).
+/// Wrap an angle into (−π, π] (radians): `angle % τ`, then one turn added
+/// or taken away. `%` is exact and returns its operand unchanged below a
+/// turn, so it is skipped there (the same bits, without an `fmod` call:
+/// most angles wrapped are within a turn).
 pub fn wrap_pi(angle_rad: f64) -> f64 {
     let tau = std::f64::consts::TAU;
-    let mut a = angle_rad % tau;
+    let mut a = if angle_rad.abs() < tau {
+        angle_rad
+    } else {
+        angle_rad % tau
+    };
     if a <= -std::f64::consts::PI {
         a += tau;
     } else if a > std::f64::consts::PI {
@@ -377,6 +384,51 @@ mod tests {
         }
         for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             assert!(x.rem1().is_nan() && x.rem_euclid(1.0).is_nan());
+        }
+    }
+
+    /// [`wrap_pi`] as written before its within-a-turn shortcut.
+    fn wrap_pi_by_fmod(angle_rad: f64) -> f64 {
+        let tau = std::f64::consts::TAU;
+        let mut a = angle_rad % tau;
+        if a <= -std::f64::consts::PI {
+            a += tau;
+        } else if a > std::f64::consts::PI {
+            a -= tau;
+        }
+        a
+    }
+
+    proptest! {
+        /// `wrap_pi` gives the bits of the plain `%` form across
+        /// magnitudes and signs, a turn either side of its shortcut's edge
+        /// included.
+        #[test]
+        fn wrap_pi_is_the_fmod_form(m in -1.0e6f64..1.0e6, e in -30i32..10, turns in -3i32..=3) {
+            let x = m * 10f64.powi(e) + turns as f64 * std::f64::consts::TAU;
+            for x in [x, -x] {
+                prop_assert_eq!(wrap_pi(x).to_bits(), wrap_pi_by_fmod(x).to_bits(), "{}", x);
+            }
+        }
+    }
+
+    #[test]
+    fn wrap_pi_is_the_fmod_form_at_the_edges() {
+        let tau = std::f64::consts::TAU;
+        let pi = std::f64::consts::PI;
+        let below = |x: f64| f64::from_bits(x.to_bits() - 1);
+        let above = |x: f64| f64::from_bits(x.to_bits() + 1);
+        let mut edges = vec![0.0, -0.0, 5e-324, f64::MAX, f64::MIN, 1e300];
+        for x in [pi, tau, 2.0 * tau, 3.0 * pi] {
+            edges.extend([x, below(x), above(x)]);
+        }
+        for x in edges {
+            for x in [x, -x] {
+                assert_eq!(wrap_pi(x).to_bits(), wrap_pi_by_fmod(x).to_bits(), "{x:e}");
+            }
+        }
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert!(wrap_pi(x).is_nan() && wrap_pi_by_fmod(x).is_nan());
         }
     }
 
