@@ -167,22 +167,50 @@ fn grid_error(
 
 /// The shift `k` in `1..n` with the smallest [`grid_error`] (the first of
 /// equals) and that error, each shift's search stopped at the best so far.
+///
+/// The shifts are searched in parallel runs, each stopped at its own best
+/// so far; the best of the runs' bests is the same shift and error as one
+/// run over all gives (every best is an exact error, the least of them
+/// wins and the first of equals), whatever the core count.
 fn best_shift(
     ang: &[Vec<f64>],
     pairs: &[(usize, usize)],
     reach: &[f64],
     drawn: (&[f64], bool),
 ) -> Option<(usize, f64)> {
-    let mut best: Option<(usize, f64)> = None;
-    for k in 1..ang.len() {
-        let stop = best.map_or(f64::INFINITY, |b| b.1);
-        let err = grid_error(ang, pairs, reach, drawn, k, stop);
-        if err < stop {
-            best = Some((k, err));
-        }
-    }
-    best
+    best_shift_in_runs(ang, pairs, reach, drawn, SHIFT_RUN)
 }
+
+/// [`best_shift`] in runs of at least `run` shifts.
+fn best_shift_in_runs(
+    ang: &[Vec<f64>],
+    pairs: &[(usize, usize)],
+    reach: &[f64],
+    drawn: (&[f64], bool),
+    run: usize,
+) -> Option<(usize, f64)> {
+    use rayon::prelude::*;
+    let better = |a: Option<(usize, f64)>, b: Option<(usize, f64)>| match (a, b) {
+        (Some(x), Some(y)) if y.1 < x.1 || (y.1 == x.1 && y.0 < x.0) => Some(y),
+        (Some(x), _) => Some(x),
+        (None, y) => y,
+    };
+    (1..ang.len())
+        .into_par_iter()
+        .with_min_len(run)
+        .fold(
+            || None,
+            |best: Option<(usize, f64)>, k| {
+                let stop = best.map_or(f64::INFINITY, |b| b.1);
+                let err = grid_error(ang, pairs, reach, drawn, k, stop);
+                if err < stop { Some((k, err)) } else { best }
+            },
+        )
+        .reduce(|| None, better)
+}
+
+/// Fewest shifts [`best_shift`] searches in one run.
+const SHIFT_RUN: usize = 45;
 
 /// Plan the key reuse of every clip of `fig` on `route`.
 pub fn plan(fig: &Figure, route: Route) -> Plan {
@@ -230,9 +258,13 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
         if clip.play == Play::Once {
             continue;
         }
-        let ang: Vec<Vec<f64>> = (0..GRID)
-            .map(|j| fk::local_angles(fig, clip, j as f64 / GRID as f64))
-            .collect();
+        let ang: Vec<Vec<f64>> = {
+            use rayon::prelude::*;
+            (0..GRID)
+                .into_par_iter()
+                .map(|j| fk::local_angles(fig, clip, j as f64 / GRID as f64))
+                .collect()
+        };
         // the check's solves by time: each candidate checks the same times,
         // and a shift by a multiple of 1/CHECK_SAMPLES (half a period, say)
         // lands its source times on them too
@@ -313,7 +345,8 @@ mod tests {
 
     /// The shift search with its early stops picks the shift and error of
     /// the full search (every shift's error taken over all samples, the
-    /// first of equals), on tables with ties and near ties.
+    /// first of equals), on tables with ties and near ties, whatever the
+    /// runs it is split into and the threads that search them.
     #[test]
     fn best_shift_equals_the_full_search() {
         let mut seed = 0x2545f4914f6cdd1du64;
@@ -351,6 +384,18 @@ mod tests {
                     })
                     .min_by(|x, y| x.1.total_cmp(&y.1));
                 assert_eq!(best_shift(&ang, &pairs, &reach, (&drawn, fixed)), full);
+                for threads in [1, 3] {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .expect("a thread pool");
+                    for run in [1, 2, 5, n] {
+                        let found = pool.install(|| {
+                            best_shift_in_runs(&ang, &pairs, &reach, (&drawn, fixed), run)
+                        });
+                        assert_eq!(found, full, "{threads} threads, runs of {run}");
+                    }
+                }
             }
         }
     }
