@@ -196,16 +196,54 @@ struct CssState {
     times: Vec<Vec<f64>>,
     /// The base's values at every sample.
     base: CssSamples,
-    /// A trial's values at the samples it changed (the rest unused); copied
-    /// into `base` when the trial completes. A trial cut short by its bound
-    /// leaves the base as it was (the caller goes back to it).
+    /// A trial's values at the samples it changed; swapped with `base`
+    /// when the trial completes (instead of copying them over). A trial cut
+    /// short by its bound leaves the base as it was (the caller goes back
+    /// to it).
     trial: CssSamples,
+    /// Where `trial` may differ from `base`, per part: the thigh angles,
+    /// the shin angles, and the rest (shares, errors, exactness; a share
+    /// only where its sample is exact). Outside these ranges the two hold
+    /// the same values, so a completed trial makes `trial` the base by
+    /// copying in only the base's values in these ranges that the trial
+    /// did not write, then swapping the two.
+    stale: [std::ops::Range<usize>; 3],
     /// The first sample of the base's max: a bounded trial checks it first
     /// (a trial that fails usually fails there).
     worst: usize,
     /// The max of the base's errors over each run of [`BLOCK`] samples: the
     /// max outside a trial's samples without a pass over all of them.
     blocks: Vec<f64>,
+}
+
+/// Copies `src[stale]` into `dst`, except `written` (a range `dst` already
+/// holds newer values in).
+fn copy_stale<T: Copy>(
+    dst: &mut [T],
+    src: &[T],
+    stale: &std::ops::Range<usize>,
+    written: &std::ops::Range<usize>,
+) {
+    if written.is_empty() {
+        dst[stale.clone()].copy_from_slice(&src[stale.clone()]);
+        return;
+    }
+    let below = stale.start..stale.end.min(written.start);
+    let above = stale.start.max(written.end)..stale.end;
+    for r in [below, above] {
+        if !r.is_empty() {
+            dst[r.clone()].copy_from_slice(&src[r]);
+        }
+    }
+}
+
+/// The smallest range holding both (an empty one adds nothing).
+fn hull(a: &std::ops::Range<usize>, b: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b.clone(),
+        (_, true) => a.clone(),
+        _ => a.start.min(b.start)..a.end.max(b.end),
+    }
 }
 
 /// Samples per block of [`CssState::blocks`].
@@ -351,29 +389,38 @@ impl<'a> CssLegProblem<'a> {
             * (1.0 + 1e-9)
     }
 
-    /// Makes the base's sample `i` exact (its angles are always exact).
-    fn settle(&self, base: &mut CssSamples, i: usize) {
+    /// Makes the base's sample `i` exact (its angles are always exact),
+    /// writing the same into `trial` (which then still equals the base
+    /// wherever it did, see [`CssState::stale`]).
+    fn settle(&self, base: &mut CssSamples, trial: &mut CssSamples, i: usize) {
         if !base.exact[i] {
             let (a1, a2) = (
                 base.angles[0][i].to_radians(),
                 base.angles[1][i].to_radians(),
             );
-            base.thigh[i] = self.thigh_share(i, a1);
-            base.errors[i] = self.error2(i, base.thigh[i], a1, a2);
-            base.exact[i] = true;
+            let thigh = self.thigh_share(i, a1);
+            let error = self.error2(i, thigh, a1, a2);
+            for s in [base, trial] {
+                s.thigh[i] = thigh;
+                s.errors[i] = error;
+                s.exact[i] = true;
+            }
         }
     }
 
     /// Whether an exact base error in `range` is `over` the bound: the
     /// samples whose upper bounds are over are settled first.
+    /// `top` is the base's largest error in `range` (exact or not).
     fn over_in(
         &self,
         base: &mut CssSamples,
+        trial: &mut CssSamples,
         blocks: &mut [f64],
         range: std::ops::Range<usize>,
+        top: f64,
         over: &dyn Fn(f64) -> bool,
     ) -> bool {
-        if !over(max_over(&base.errors, blocks, range.clone())) {
+        if !over(top) {
             return false;
         }
         let n = base.errors.len();
@@ -386,7 +433,7 @@ impl<'a> CssLegProblem<'a> {
             let mut found = false;
             for i in block.start.max(range.start)..block.end.min(range.end) {
                 if over(base.errors[i]) {
-                    self.settle(base, i);
+                    self.settle(base, trial, i);
                     if over(base.errors[i]) {
                         found = true;
                         break;
@@ -402,12 +449,40 @@ impl<'a> CssLegProblem<'a> {
         false
     }
 
+    /// Panics unless `trial` equals the base outside the stale ranges
+    /// ([`CssState::stale`]; a share only where its sample is exact).
+    #[cfg(test)]
+    fn check_stale(&self) {
+        let last = self.last.borrow();
+        let Some(state) = last.as_ref() else { return };
+        let (base, trial) = (&state.base, &state.trial);
+        for i in 0..self.ts.len() {
+            for set in 0..2 {
+                if !state.stale[set].contains(&i) {
+                    assert_eq!(
+                        trial.angles[set][i].to_bits(),
+                        base.angles[set][i].to_bits(),
+                        "angles {set} at {i}"
+                    );
+                }
+            }
+            if !state.stale[2].contains(&i) {
+                assert_eq!(trial.errors[i].to_bits(), base.errors[i].to_bits(), "{i}");
+                assert_eq!(trial.exact[i], base.exact[i], "{i}");
+                if base.exact[i] {
+                    assert_eq!(trial.thigh[i], base.thigh[i], "share at {i}");
+                }
+            }
+        }
+    }
+
     /// The estimate, or `None` as soon as one sample's error exceeds
     /// `bound`: only the samples whose segments differ from the base (the
     /// last completed estimate) are evaluated, into scratch buffers that
-    /// become the base when the estimate completes; a sample whose upper
-    /// bound is within `bound` keeps the bound, and is made exact later
-    /// only if it could be the max.
+    /// become the base when the estimate completes (by a swap, see
+    /// [`CssState::stale`]); a sample whose upper bound is within `bound`
+    /// and within the largest error already known to be reached keeps the
+    /// bound, and is made exact later only if it could be the max.
     fn bounded(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
         let n = self.ts.len();
         let mut last = self.last.borrow_mut();
@@ -423,6 +498,7 @@ impl<'a> CssLegProblem<'a> {
                 times: vec![Vec::new(); 2],
                 base: zero.clone(),
                 trial: zero,
+                stale: [0..0, 0..0, 0..0],
                 worst: 0,
                 blocks: vec![0.0; n.div_ceil(BLOCK)],
             }
@@ -446,6 +522,7 @@ impl<'a> CssLegProblem<'a> {
         let CssState {
             base,
             trial,
+            stale,
             worst,
             blocks,
             ..
@@ -455,10 +532,27 @@ impl<'a> CssLegProblem<'a> {
         if !dirty.contains(worst) && over(base.errors[*worst]) {
             return None;
         }
-        if self.over_in(base, blocks, 0..dirty.start, &over)
-            || self.over_in(base, blocks, dirty.end..n, &over)
+        let below = max_over(&base.errors, blocks, 0..dirty.start);
+        let above = max_over(&base.errors, blocks, dirty.end..n);
+        if self.over_in(base, trial, blocks, 0..dirty.start, below, &over)
+            || self.over_in(base, trial, blocks, dirty.end..n, above, &over)
         {
             return None;
+        }
+        // The largest error the estimate is known to reach (outside the
+        // changed samples, and each exact error found among them): a
+        // sample whose upper bound is within it cannot be the max, so it
+        // keeps the bound; one above it is made exact at once rather than
+        // settled later (with an infinite bound every upper bound is
+        // within it, and the max search would settle them one by one).
+        let reached = std::cell::Cell::new(below.max(above));
+        // the parts this trial writes into `trial` (all of `dirty` once it
+        // completes): the angles of the sets it changes, and the rest
+        let written: [bool; 3] = [!spans[0].is_empty(), !spans[1].is_empty(), true];
+        for (part, range) in stale.iter_mut().enumerate() {
+            if written[part] {
+                *range = hull(range, &dirty);
+            }
         }
         // (only the keys the changed samples' segments read)
         let keys: [Vec<Key>; 2] = std::array::from_fn(|set| {
@@ -518,7 +612,7 @@ impl<'a> CssLegProblem<'a> {
             for (i, (((&a1, &a2), (error, exact)), p)) in range.zip(rows) {
                 let (a1, a2) = (a1.to_radians(), a2.to_radians());
                 let upper = self.upper(p, a1, a2);
-                if upper <= bound {
+                if upper <= bound && upper * upper <= reached.get() {
                     *error = upper * upper;
                     *exact = false;
                     continue;
@@ -534,6 +628,7 @@ impl<'a> CssLegProblem<'a> {
                 if over(*error) {
                     return true;
                 }
+                reached.set(reached.get().max(*error));
             }
             false
         };
@@ -551,15 +646,29 @@ impl<'a> CssLegProblem<'a> {
                 return None;
             }
         }
-        // the trial completed: it becomes the base
-        for (set, span) in spans.iter().enumerate() {
-            if !span.is_empty() {
-                base.angles[set][dirty.clone()].copy_from_slice(&trial.angles[set][dirty.clone()]);
+        // the trial completed: it becomes the base. `trial` holds its values
+        // in `dirty` and the base's outside the stale ranges; the base's
+        // values in the rest of those ranges are copied in, then the two
+        // swap (the old base then differs from the new one only in `dirty`)
+        for set in 0..2 {
+            if written[set] {
+                copy_stale(
+                    &mut trial.angles[set],
+                    &base.angles[set],
+                    &stale[set],
+                    &dirty,
+                );
+                std::mem::swap(&mut trial.angles[set], &mut base.angles[set]);
+                stale[set] = dirty.clone();
             }
         }
-        base.thigh[dirty.clone()].copy_from_slice(&trial.thigh[dirty.clone()]);
-        base.errors[dirty.clone()].copy_from_slice(&trial.errors[dirty.clone()]);
-        base.exact[dirty.clone()].copy_from_slice(&trial.exact[dirty.clone()]);
+        copy_stale(&mut trial.thigh, &base.thigh, &stale[2], &dirty);
+        copy_stale(&mut trial.errors, &base.errors, &stale[2], &dirty);
+        copy_stale(&mut trial.exact, &base.exact, &stale[2], &dirty);
+        std::mem::swap(&mut trial.thigh, &mut base.thigh);
+        std::mem::swap(&mut trial.errors, &mut base.errors);
+        std::mem::swap(&mut trial.exact, &mut base.exact);
+        stale[2] = dirty.clone();
         for (set, span) in spans.iter().enumerate() {
             if !span.is_empty() || fresh {
                 state.times[set].clone_from(&times[set]);
@@ -588,7 +697,7 @@ impl<'a> CssLegProblem<'a> {
             if base.exact[i] {
                 break (max, i);
             }
-            self.settle(base, i);
+            self.settle(base, trial, i);
             blocks[top] = block_max(&base.errors, top);
         };
         *worst = worst_i;
@@ -1217,8 +1326,10 @@ mod tests {
                     assert_eq!(e, want, "css step {step}: {times:?}");
                 }
             }
+            css.check_stale();
             let got = css.estimate(&times);
             assert_eq!(got, want, "css step {step}: {times:?}");
+            css.check_stale();
             // the same keys again: nothing re-evaluated, the bound still holds
             assert_eq!(css.estimate_within(&times, want.max_px), Some(want));
             assert_eq!(css.estimate_within(&times, want.max_px * 0.9), None);
