@@ -116,6 +116,9 @@ struct CssLegProblem<'a> {
     arms: Vec<(f64, f64)>,
     /// The unwrapped world angles at t = 0 (rad).
     zero: (f64, f64),
+    /// The local angles (rad) at t = 0 and t = 1, from the first and last
+    /// samples: every slope ([`fit::slope`]) reads both ends of the curve.
+    ends: [(f64, f64); 2],
     /// Per sample: the ideal local angles (rad) and the drawn thigh and
     /// shin vectors turned by them, and the drawn ankle so turned minus the
     /// target (the rounding of the drawn pose, or a clamped leg's gap).
@@ -314,6 +317,7 @@ impl<'a> CssLegProblem<'a> {
             ideal,
             turned,
             zero,
+            ends: [locals[0], locals[locals.len() - 1]],
             lengths: (
                 (knee0 - hip).len() * (1.0 + 1e-9),
                 (ankle0 - knee0).len() * (1.0 + 1e-9),
@@ -329,8 +333,15 @@ impl<'a> CssLegProblem<'a> {
         }
     }
 
-    /// [`local_angles_rad`] at t, with the angles at 0 solved once.
+    /// [`local_angles_rad`] at t, with the angles at 0 solved once, and
+    /// those at exactly 0 and 1 kept from the samples (the same solves).
     fn local(&self, t: f64) -> (f64, f64) {
+        if t.to_bits() == 0f64.to_bits() {
+            return self.ends[0];
+        }
+        if t.to_bits() == 1f64.to_bits() {
+            return self.ends[1];
+        }
         local_of(self.zero, self.lm.angles_at(t))
     }
 
@@ -966,22 +977,39 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                     }
                     None => {
                         let tt = tracks.len();
-                        let thigh_deg = |t: f64| local_angles_rad(lm, t).0.to_degrees();
-                        let shin_deg = |t: f64| local_angles_rad(lm, t).1.to_degrees();
-                        let times = match opts.keying {
-                            Keying::Uniform(n) => vec![fit::uniform_times(n); 2],
-                            Keying::Tolerance(px) | Keying::Goal(px) => {
-                                fit::refine(&CssLegProblem::new(lm, fit), px, MAX_FIT_KEYS)
+                        // a fitted leg's keys from its problem, whose memo
+                        // already holds every key time's value and slope
+                        let fitted = |p: CssLegProblem, times: Vec<Vec<f64>>| {
+                            [p.keys(&times, 0), p.keys(&times, 1)]
+                        };
+                        let [thigh_keys, shin_keys] = match opts.keying {
+                            Keying::Uniform(n) => {
+                                let times = fit::uniform_times(n);
+                                let thigh_deg = |t: f64| local_angles_rad(lm, t).0.to_degrees();
+                                let shin_deg = |t: f64| local_angles_rad(lm, t).1.to_degrees();
+                                [
+                                    fit::keys_at(&times, &thigh_deg, fit),
+                                    fit::keys_at(&times, &shin_deg, fit),
+                                ]
                             }
-                            Keying::Budget(n) => fit::fill(&CssLegProblem::new(lm, fit), n),
+                            Keying::Tolerance(px) | Keying::Goal(px) => {
+                                let p = CssLegProblem::new(lm, fit);
+                                let times = fit::refine(&p, px, MAX_FIT_KEYS);
+                                fitted(p, times)
+                            }
+                            Keying::Budget(n) => {
+                                let p = CssLegProblem::new(lm, fit);
+                                let times = fit::fill(&p, n);
+                                fitted(p, times)
+                            }
                         };
                         tracks.push(Track {
                             name: side_names(&side_class, "thigh"),
-                            keys: fit::keys_at(&times[0], &thigh_deg, fit),
+                            keys: thigh_keys,
                         });
                         tracks.push(Track {
                             name: side_names(&side_class, "shin"),
-                            keys: fit::keys_at(&times[1], &shin_deg, fit),
+                            keys: shin_keys,
                         });
                         owners.push((tt, i));
                         (tt, lm, 0.0)
@@ -1242,6 +1270,34 @@ mod tests {
             max_px: max.sqrt(),
             worst_t: p.ts[at],
             blame: if d(0) * arm1 >= d(1) * arm2 { 0 } else { 1 },
+        }
+    }
+
+    /// The local angles kept for t = 0 and 1 are those solved there, and a
+    /// fitted leg's keys read from the problem's memo are the keys written
+    /// from `local_angles_rad` itself, for both segment shapes.
+    #[test]
+    fn kept_ends_and_memoised_keys_equal_the_solved_ones() {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let motion = crate::motion::sample(&rig);
+        let bits = |a: (f64, f64)| (a.0.to_bits(), a.1.to_bits());
+        for lm in &motion.legs {
+            for fit in [Fit::Cubic, Fit::Linear] {
+                let p = CssLegProblem::new(lm, fit);
+                for t in [0.0, 1.0] {
+                    assert_eq!(bits(p.local(t)), bits(local_angles_rad(lm, t)), "{t}");
+                }
+                let times = fit::refine(&p, DEFAULT_TOLERANCE_PX, MAX_FIT_KEYS);
+                for set in 0..2 {
+                    let f = |t: f64| {
+                        let a = local_angles_rad(lm, t);
+                        if set == 0 { a.0 } else { a.1 }.to_degrees()
+                    };
+                    let want = fit::keys_at(&times[set], &f, fit);
+                    assert!(want.len() > 2, "{fit:?} {set}: {want:?}");
+                    assert_eq!(p.keys(&times, set), want, "{fit:?} {set}");
+                }
+            }
         }
     }
 
