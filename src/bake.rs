@@ -126,6 +126,9 @@ struct CssLegProblem<'a> {
     /// `thigh·(cos δ₁ − 1) + ⊥thigh·sin δ₁ + shin·(cos δ₁₂ − 1) + ⊥shin·sin δ₁₂ + gap`,
     /// with small δ: no full-angle sine per trial sample.
     turned: Vec<Turned>,
+    /// `turned`'s thigh and shin angles (rad) and gap lengths (px) as three
+    /// plain arrays: what [`Self::uppers`] reads, sample after sample.
+    bound_terms: [Vec<f64>; 3],
     /// Drawn thigh and shin lengths, px, a little over (an upper bound's
     /// factors: a bone turned by δ moves its end by at most length × |δ|).
     lengths: (f64, f64),
@@ -310,12 +313,18 @@ impl<'a> CssLegProblem<'a> {
                     gap_len: (hip + thigh + shin - poses[i].end).len(),
                 }
             })
-            .collect();
+            .collect::<Vec<Turned>>();
+        let bound_terms = [
+            turned.iter().map(|p| p.thigh_rad).collect(),
+            turned.iter().map(|p| p.shin_rad).collect(),
+            turned.iter().map(|p| p.gap_len).collect(),
+        ];
         CssLegProblem {
             lm,
             fit,
             ideal,
             turned,
+            bound_terms,
             zero,
             ends: [locals[0], locals[locals.len() - 1]],
             lengths: (
@@ -392,12 +401,36 @@ impl<'a> CssLegProblem<'a> {
 
     /// An upper bound of the ankle error at a sample whose ideal pose is
     /// `p` (px) for written
-    /// angles `a1`, `a2` (rad), without trigonometry.
+    /// angles `a1`, `a2` (rad), without trigonometry (what [`Self::uppers`]
+    /// computes for a run of samples).
+    #[cfg(test)]
     fn upper(&self, p: &Turned, a1: f64, a2: f64) -> f64 {
         (self.lengths.0 * (a1 - p.thigh_rad).abs()
             + self.lengths.1 * (a1 + a2 - p.shin_rad).abs()
             + p.gap_len)
             * (1.0 + 1e-9)
+    }
+
+    /// [`Self::upper`] at each sample of `range` for the written angles
+    /// (deg) `thighs[range]` and `shins[range]`, into `out` (as long as the
+    /// range): the same operations per sample, in a loop over plain arrays
+    /// with no branch, which the compiler vectorises.
+    fn uppers(
+        &self,
+        thighs: &[f64],
+        shins: &[f64],
+        range: std::ops::Range<usize>,
+        out: &mut [f64],
+    ) {
+        let [th, sh, gaps] = &self.bound_terms;
+        let (l1, l2) = self.lengths;
+        let r = range;
+        let angles = thighs[r.clone()].iter().zip(&shins[r.clone()]);
+        let terms = th[r.clone()].iter().zip(&sh[r.clone()]).zip(&gaps[r]);
+        for (o, ((&a1, &a2), ((&t1, &t2), &gap))) in out.iter_mut().zip(angles.zip(terms)) {
+            let (a1, a2) = (a1.to_radians(), a2.to_radians());
+            *o = (l1 * (a1 - t1).abs() + l2 * (a1 + a2 - t2).abs() + gap) * (1.0 + 1e-9);
+        }
     }
 
     /// Makes the base's sample `i` exact (its angles are always exact),
@@ -613,21 +646,24 @@ impl<'a> CssLegProblem<'a> {
             } else {
                 shins
             };
+            // (a range is at most a block)
+            let mut uppers = [0.0; BLOCK];
+            let uppers = &mut uppers[..range.len()];
+            self.uppers(thighs, shins, range.clone(), uppers);
             let rows = (thighs[range.clone()].iter().zip(&shins[range.clone()]))
                 .zip(
                     errors[range.clone()]
                         .iter_mut()
                         .zip(&mut exact[range.clone()]),
                 )
-                .zip(&self.turned[range.clone()]);
-            for (i, (((&a1, &a2), (error, exact)), p)) in range.zip(rows) {
-                let (a1, a2) = (a1.to_radians(), a2.to_radians());
-                let upper = self.upper(p, a1, a2);
+                .zip(uppers.iter());
+            for (i, (((&a1, &a2), (error, exact)), &upper)) in range.zip(rows) {
                 if upper <= bound && upper * upper <= reached.get() {
                     *error = upper * upper;
                     *exact = false;
                     continue;
                 }
+                let (a1, a2) = (a1.to_radians(), a2.to_radians());
                 let thigh = if spans[0].contains(&i) || !base.exact[i] {
                     self.thigh_share(i, a1)
                 } else {
@@ -1296,6 +1332,34 @@ mod tests {
                     let want = fit::keys_at(&times[set], &f, fit);
                     assert!(want.len() > 2, "{fit:?} {set}: {want:?}");
                     assert_eq!(p.keys(&times, set), want, "{fit:?} {set}");
+                }
+            }
+        }
+    }
+
+    /// `uppers` gives every sample the bits `upper` gives it, for runs
+    /// starting anywhere, written angles near and far from the ideal ones.
+    #[test]
+    fn uppers_equal_upper_at_every_sample() {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let motion = crate::motion::sample(&rig);
+        let p = CssLegProblem::new(&motion.legs[0], Fit::Cubic);
+        let n = p.ts.len();
+        for (k, off) in [0.0, 1e-4, 0.3, -2.0].into_iter().enumerate() {
+            let thighs: Vec<f64> = (0..n)
+                .map(|i| p.ideal[0][i] + off * (i % 7) as f64)
+                .collect();
+            let shins: Vec<f64> = (0..n)
+                .map(|i| p.ideal[1][i] - off * (i % 5) as f64)
+                .collect();
+            for start in [0, 1, 31, 500 + k, n - BLOCK, n - 1] {
+                let range = start..(start + BLOCK).min(n);
+                let mut out = vec![f64::NAN; range.len()];
+                p.uppers(&thighs, &shins, range.clone(), &mut out);
+                for (i, &got) in range.zip(&out) {
+                    let (a1, a2) = (thighs[i].to_radians(), shins[i].to_radians());
+                    let want = p.upper(&p.turned[i], a1, a2);
+                    assert_eq!(got.to_bits(), want.to_bits(), "{off} at {i}");
                 }
             }
         }
