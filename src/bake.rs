@@ -116,6 +116,9 @@ struct CssLegProblem<'a> {
     arms: Vec<(f64, f64)>,
     /// The unwrapped world angles at t = 0 (rad).
     zero: (f64, f64),
+    /// The local angles (rad) at t = 0 and t = 1, from the first and last
+    /// samples: every slope ([`fit::slope`]) reads both ends of the curve.
+    ends: [(f64, f64); 2],
     /// Per sample: the ideal local angles (rad) and the drawn thigh and
     /// shin vectors turned by them, and the drawn ankle so turned minus the
     /// target (the rounding of the drawn pose, or a clamped leg's gap).
@@ -123,6 +126,9 @@ struct CssLegProblem<'a> {
     /// `thigh·(cos δ₁ − 1) + ⊥thigh·sin δ₁ + shin·(cos δ₁₂ − 1) + ⊥shin·sin δ₁₂ + gap`,
     /// with small δ: no full-angle sine per trial sample.
     turned: Vec<Turned>,
+    /// `turned`'s thigh and shin angles (rad) and gap lengths (px) as three
+    /// plain arrays: what [`Self::uppers`] reads, sample after sample.
+    bound_terms: [Vec<f64>; 3],
     /// Drawn thigh and shin lengths, px, a little over (an upper bound's
     /// factors: a bone turned by δ moves its end by at most length × |δ|).
     lengths: (f64, f64),
@@ -196,16 +202,54 @@ struct CssState {
     times: Vec<Vec<f64>>,
     /// The base's values at every sample.
     base: CssSamples,
-    /// A trial's values at the samples it changed (the rest unused); copied
-    /// into `base` when the trial completes. A trial cut short by its bound
-    /// leaves the base as it was (the caller goes back to it).
+    /// A trial's values at the samples it changed; swapped with `base`
+    /// when the trial completes (instead of copying them over). A trial cut
+    /// short by its bound leaves the base as it was (the caller goes back
+    /// to it).
     trial: CssSamples,
+    /// Where `trial` may differ from `base`, per part: the thigh angles,
+    /// the shin angles, and the rest (shares, errors, exactness; a share
+    /// only where its sample is exact). Outside these ranges the two hold
+    /// the same values, so a completed trial makes `trial` the base by
+    /// copying in only the base's values in these ranges that the trial
+    /// did not write, then swapping the two.
+    stale: [std::ops::Range<usize>; 3],
     /// The first sample of the base's max: a bounded trial checks it first
     /// (a trial that fails usually fails there).
     worst: usize,
     /// The max of the base's errors over each run of [`BLOCK`] samples: the
     /// max outside a trial's samples without a pass over all of them.
     blocks: Vec<f64>,
+}
+
+/// Copies `src[stale]` into `dst`, except `written` (a range `dst` already
+/// holds newer values in).
+fn copy_stale<T: Copy>(
+    dst: &mut [T],
+    src: &[T],
+    stale: &std::ops::Range<usize>,
+    written: &std::ops::Range<usize>,
+) {
+    if written.is_empty() {
+        dst[stale.clone()].copy_from_slice(&src[stale.clone()]);
+        return;
+    }
+    let below = stale.start..stale.end.min(written.start);
+    let above = stale.start.max(written.end)..stale.end;
+    for r in [below, above] {
+        if !r.is_empty() {
+            dst[r.clone()].copy_from_slice(&src[r]);
+        }
+    }
+}
+
+/// The smallest range holding both (an empty one adds nothing).
+fn hull(a: &std::ops::Range<usize>, b: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b.clone(),
+        (_, true) => a.clone(),
+        _ => a.start.min(b.start)..a.end.max(b.end),
+    }
 }
 
 /// Samples per block of [`CssState::blocks`].
@@ -269,13 +313,20 @@ impl<'a> CssLegProblem<'a> {
                     gap_len: (hip + thigh + shin - poses[i].end).len(),
                 }
             })
-            .collect();
+            .collect::<Vec<Turned>>();
+        let bound_terms = [
+            turned.iter().map(|p| p.thigh_rad).collect(),
+            turned.iter().map(|p| p.shin_rad).collect(),
+            turned.iter().map(|p| p.gap_len).collect(),
+        ];
         CssLegProblem {
             lm,
             fit,
             ideal,
             turned,
+            bound_terms,
             zero,
+            ends: [locals[0], locals[locals.len() - 1]],
             lengths: (
                 (knee0 - hip).len() * (1.0 + 1e-9),
                 (ankle0 - knee0).len() * (1.0 + 1e-9),
@@ -291,8 +342,15 @@ impl<'a> CssLegProblem<'a> {
         }
     }
 
-    /// [`local_angles_rad`] at t, with the angles at 0 solved once.
+    /// [`local_angles_rad`] at t, with the angles at 0 solved once, and
+    /// those at exactly 0 and 1 kept from the samples (the same solves).
     fn local(&self, t: f64) -> (f64, f64) {
+        if t.to_bits() == 0f64.to_bits() {
+            return self.ends[0];
+        }
+        if t.to_bits() == 1f64.to_bits() {
+            return self.ends[1];
+        }
         local_of(self.zero, self.lm.angles_at(t))
     }
 
@@ -343,7 +401,9 @@ impl<'a> CssLegProblem<'a> {
 
     /// An upper bound of the ankle error at a sample whose ideal pose is
     /// `p` (px) for written
-    /// angles `a1`, `a2` (rad), without trigonometry.
+    /// angles `a1`, `a2` (rad), without trigonometry (what [`Self::uppers`]
+    /// computes for a run of samples).
+    #[cfg(test)]
     fn upper(&self, p: &Turned, a1: f64, a2: f64) -> f64 {
         (self.lengths.0 * (a1 - p.thigh_rad).abs()
             + self.lengths.1 * (a1 + a2 - p.shin_rad).abs()
@@ -351,29 +411,60 @@ impl<'a> CssLegProblem<'a> {
             * (1.0 + 1e-9)
     }
 
-    /// Makes the base's sample `i` exact (its angles are always exact).
-    fn settle(&self, base: &mut CssSamples, i: usize) {
+    /// [`Self::upper`] at each sample of `range` for the written angles
+    /// (deg) `thighs[range]` and `shins[range]`, into `out` (as long as the
+    /// range): the same operations per sample, in a loop over plain arrays
+    /// with no branch, which the compiler vectorises.
+    fn uppers(
+        &self,
+        thighs: &[f64],
+        shins: &[f64],
+        range: std::ops::Range<usize>,
+        out: &mut [f64],
+    ) {
+        let [th, sh, gaps] = &self.bound_terms;
+        let (l1, l2) = self.lengths;
+        let r = range;
+        let angles = thighs[r.clone()].iter().zip(&shins[r.clone()]);
+        let terms = th[r.clone()].iter().zip(&sh[r.clone()]).zip(&gaps[r]);
+        for (o, ((&a1, &a2), ((&t1, &t2), &gap))) in out.iter_mut().zip(angles.zip(terms)) {
+            let (a1, a2) = (a1.to_radians(), a2.to_radians());
+            *o = (l1 * (a1 - t1).abs() + l2 * (a1 + a2 - t2).abs() + gap) * (1.0 + 1e-9);
+        }
+    }
+
+    /// Makes the base's sample `i` exact (its angles are always exact),
+    /// writing the same into `trial` (which then still equals the base
+    /// wherever it did, see [`CssState::stale`]).
+    fn settle(&self, base: &mut CssSamples, trial: &mut CssSamples, i: usize) {
         if !base.exact[i] {
             let (a1, a2) = (
                 base.angles[0][i].to_radians(),
                 base.angles[1][i].to_radians(),
             );
-            base.thigh[i] = self.thigh_share(i, a1);
-            base.errors[i] = self.error2(i, base.thigh[i], a1, a2);
-            base.exact[i] = true;
+            let thigh = self.thigh_share(i, a1);
+            let error = self.error2(i, thigh, a1, a2);
+            for s in [base, trial] {
+                s.thigh[i] = thigh;
+                s.errors[i] = error;
+                s.exact[i] = true;
+            }
         }
     }
 
     /// Whether an exact base error in `range` is `over` the bound: the
     /// samples whose upper bounds are over are settled first.
+    /// `top` is the base's largest error in `range` (exact or not).
     fn over_in(
         &self,
         base: &mut CssSamples,
+        trial: &mut CssSamples,
         blocks: &mut [f64],
         range: std::ops::Range<usize>,
+        top: f64,
         over: &dyn Fn(f64) -> bool,
     ) -> bool {
-        if !over(max_over(&base.errors, blocks, range.clone())) {
+        if !over(top) {
             return false;
         }
         let n = base.errors.len();
@@ -386,7 +477,7 @@ impl<'a> CssLegProblem<'a> {
             let mut found = false;
             for i in block.start.max(range.start)..block.end.min(range.end) {
                 if over(base.errors[i]) {
-                    self.settle(base, i);
+                    self.settle(base, trial, i);
                     if over(base.errors[i]) {
                         found = true;
                         break;
@@ -402,12 +493,40 @@ impl<'a> CssLegProblem<'a> {
         false
     }
 
+    /// Panics unless `trial` equals the base outside the stale ranges
+    /// ([`CssState::stale`]; a share only where its sample is exact).
+    #[cfg(test)]
+    fn check_stale(&self) {
+        let last = self.last.borrow();
+        let Some(state) = last.as_ref() else { return };
+        let (base, trial) = (&state.base, &state.trial);
+        for i in 0..self.ts.len() {
+            for set in 0..2 {
+                if !state.stale[set].contains(&i) {
+                    assert_eq!(
+                        trial.angles[set][i].to_bits(),
+                        base.angles[set][i].to_bits(),
+                        "angles {set} at {i}"
+                    );
+                }
+            }
+            if !state.stale[2].contains(&i) {
+                assert_eq!(trial.errors[i].to_bits(), base.errors[i].to_bits(), "{i}");
+                assert_eq!(trial.exact[i], base.exact[i], "{i}");
+                if base.exact[i] {
+                    assert_eq!(trial.thigh[i], base.thigh[i], "share at {i}");
+                }
+            }
+        }
+    }
+
     /// The estimate, or `None` as soon as one sample's error exceeds
     /// `bound`: only the samples whose segments differ from the base (the
     /// last completed estimate) are evaluated, into scratch buffers that
-    /// become the base when the estimate completes; a sample whose upper
-    /// bound is within `bound` keeps the bound, and is made exact later
-    /// only if it could be the max.
+    /// become the base when the estimate completes (by a swap, see
+    /// [`CssState::stale`]); a sample whose upper bound is within `bound`
+    /// and within the largest error already known to be reached keeps the
+    /// bound, and is made exact later only if it could be the max.
     fn bounded(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
         let n = self.ts.len();
         let mut last = self.last.borrow_mut();
@@ -423,6 +542,7 @@ impl<'a> CssLegProblem<'a> {
                 times: vec![Vec::new(); 2],
                 base: zero.clone(),
                 trial: zero,
+                stale: [0..0, 0..0, 0..0],
                 worst: 0,
                 blocks: vec![0.0; n.div_ceil(BLOCK)],
             }
@@ -446,6 +566,7 @@ impl<'a> CssLegProblem<'a> {
         let CssState {
             base,
             trial,
+            stale,
             worst,
             blocks,
             ..
@@ -455,10 +576,27 @@ impl<'a> CssLegProblem<'a> {
         if !dirty.contains(worst) && over(base.errors[*worst]) {
             return None;
         }
-        if self.over_in(base, blocks, 0..dirty.start, &over)
-            || self.over_in(base, blocks, dirty.end..n, &over)
+        let below = max_over(&base.errors, blocks, 0..dirty.start);
+        let above = max_over(&base.errors, blocks, dirty.end..n);
+        if self.over_in(base, trial, blocks, 0..dirty.start, below, &over)
+            || self.over_in(base, trial, blocks, dirty.end..n, above, &over)
         {
             return None;
+        }
+        // The largest error the estimate is known to reach (outside the
+        // changed samples, and each exact error found among them): a
+        // sample whose upper bound is within it cannot be the max, so it
+        // keeps the bound; one above it is made exact at once rather than
+        // settled later (with an infinite bound every upper bound is
+        // within it, and the max search would settle them one by one).
+        let reached = std::cell::Cell::new(below.max(above));
+        // the parts this trial writes into `trial` (all of `dirty` once it
+        // completes): the angles of the sets it changes, and the rest
+        let written: [bool; 3] = [!spans[0].is_empty(), !spans[1].is_empty(), true];
+        for (part, range) in stale.iter_mut().enumerate() {
+            if written[part] {
+                *range = hull(range, &dirty);
+            }
         }
         // (only the keys the changed samples' segments read)
         let keys: [Vec<Key>; 2] = std::array::from_fn(|set| {
@@ -508,21 +646,24 @@ impl<'a> CssLegProblem<'a> {
             } else {
                 shins
             };
+            // (a range is at most a block)
+            let mut uppers = [0.0; BLOCK];
+            let uppers = &mut uppers[..range.len()];
+            self.uppers(thighs, shins, range.clone(), uppers);
             let rows = (thighs[range.clone()].iter().zip(&shins[range.clone()]))
                 .zip(
                     errors[range.clone()]
                         .iter_mut()
                         .zip(&mut exact[range.clone()]),
                 )
-                .zip(&self.turned[range.clone()]);
-            for (i, (((&a1, &a2), (error, exact)), p)) in range.zip(rows) {
-                let (a1, a2) = (a1.to_radians(), a2.to_radians());
-                let upper = self.upper(p, a1, a2);
-                if upper <= bound {
+                .zip(uppers.iter());
+            for (i, (((&a1, &a2), (error, exact)), &upper)) in range.zip(rows) {
+                if upper <= bound && upper * upper <= reached.get() {
                     *error = upper * upper;
                     *exact = false;
                     continue;
                 }
+                let (a1, a2) = (a1.to_radians(), a2.to_radians());
                 let thigh = if spans[0].contains(&i) || !base.exact[i] {
                     self.thigh_share(i, a1)
                 } else {
@@ -534,6 +675,7 @@ impl<'a> CssLegProblem<'a> {
                 if over(*error) {
                     return true;
                 }
+                reached.set(reached.get().max(*error));
             }
             false
         };
@@ -551,15 +693,29 @@ impl<'a> CssLegProblem<'a> {
                 return None;
             }
         }
-        // the trial completed: it becomes the base
-        for (set, span) in spans.iter().enumerate() {
-            if !span.is_empty() {
-                base.angles[set][dirty.clone()].copy_from_slice(&trial.angles[set][dirty.clone()]);
+        // the trial completed: it becomes the base. `trial` holds its values
+        // in `dirty` and the base's outside the stale ranges; the base's
+        // values in the rest of those ranges are copied in, then the two
+        // swap (the old base then differs from the new one only in `dirty`)
+        for set in 0..2 {
+            if written[set] {
+                copy_stale(
+                    &mut trial.angles[set],
+                    &base.angles[set],
+                    &stale[set],
+                    &dirty,
+                );
+                std::mem::swap(&mut trial.angles[set], &mut base.angles[set]);
+                stale[set] = dirty.clone();
             }
         }
-        base.thigh[dirty.clone()].copy_from_slice(&trial.thigh[dirty.clone()]);
-        base.errors[dirty.clone()].copy_from_slice(&trial.errors[dirty.clone()]);
-        base.exact[dirty.clone()].copy_from_slice(&trial.exact[dirty.clone()]);
+        copy_stale(&mut trial.thigh, &base.thigh, &stale[2], &dirty);
+        copy_stale(&mut trial.errors, &base.errors, &stale[2], &dirty);
+        copy_stale(&mut trial.exact, &base.exact, &stale[2], &dirty);
+        std::mem::swap(&mut trial.thigh, &mut base.thigh);
+        std::mem::swap(&mut trial.errors, &mut base.errors);
+        std::mem::swap(&mut trial.exact, &mut base.exact);
+        stale[2] = dirty.clone();
         for (set, span) in spans.iter().enumerate() {
             if !span.is_empty() || fresh {
                 state.times[set].clone_from(&times[set]);
@@ -588,7 +744,7 @@ impl<'a> CssLegProblem<'a> {
             if base.exact[i] {
                 break (max, i);
             }
-            self.settle(base, i);
+            self.settle(base, trial, i);
             blocks[top] = block_max(&base.errors, top);
         };
         *worst = worst_i;
@@ -857,22 +1013,39 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                     }
                     None => {
                         let tt = tracks.len();
-                        let thigh_deg = |t: f64| local_angles_rad(lm, t).0.to_degrees();
-                        let shin_deg = |t: f64| local_angles_rad(lm, t).1.to_degrees();
-                        let times = match opts.keying {
-                            Keying::Uniform(n) => vec![fit::uniform_times(n); 2],
-                            Keying::Tolerance(px) | Keying::Goal(px) => {
-                                fit::refine(&CssLegProblem::new(lm, fit), px, MAX_FIT_KEYS)
+                        // a fitted leg's keys from its problem, whose memo
+                        // already holds every key time's value and slope
+                        let fitted = |p: CssLegProblem, times: Vec<Vec<f64>>| {
+                            [p.keys(&times, 0), p.keys(&times, 1)]
+                        };
+                        let [thigh_keys, shin_keys] = match opts.keying {
+                            Keying::Uniform(n) => {
+                                let times = fit::uniform_times(n);
+                                let thigh_deg = |t: f64| local_angles_rad(lm, t).0.to_degrees();
+                                let shin_deg = |t: f64| local_angles_rad(lm, t).1.to_degrees();
+                                [
+                                    fit::keys_at(&times, &thigh_deg, fit),
+                                    fit::keys_at(&times, &shin_deg, fit),
+                                ]
                             }
-                            Keying::Budget(n) => fit::fill(&CssLegProblem::new(lm, fit), n),
+                            Keying::Tolerance(px) | Keying::Goal(px) => {
+                                let p = CssLegProblem::new(lm, fit);
+                                let times = fit::refine(&p, px, MAX_FIT_KEYS);
+                                fitted(p, times)
+                            }
+                            Keying::Budget(n) => {
+                                let p = CssLegProblem::new(lm, fit);
+                                let times = fit::fill(&p, n);
+                                fitted(p, times)
+                            }
                         };
                         tracks.push(Track {
                             name: side_names(&side_class, "thigh"),
-                            keys: fit::keys_at(&times[0], &thigh_deg, fit),
+                            keys: thigh_keys,
                         });
                         tracks.push(Track {
                             name: side_names(&side_class, "shin"),
-                            keys: fit::keys_at(&times[1], &shin_deg, fit),
+                            keys: shin_keys,
                         });
                         owners.push((tt, i));
                         (tt, lm, 0.0)
@@ -1136,6 +1309,62 @@ mod tests {
         }
     }
 
+    /// The local angles kept for t = 0 and 1 are those solved there, and a
+    /// fitted leg's keys read from the problem's memo are the keys written
+    /// from `local_angles_rad` itself, for both segment shapes.
+    #[test]
+    fn kept_ends_and_memoised_keys_equal_the_solved_ones() {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let motion = crate::motion::sample(&rig);
+        let bits = |a: (f64, f64)| (a.0.to_bits(), a.1.to_bits());
+        for lm in &motion.legs {
+            for fit in [Fit::Cubic, Fit::Linear] {
+                let p = CssLegProblem::new(lm, fit);
+                for t in [0.0, 1.0] {
+                    assert_eq!(bits(p.local(t)), bits(local_angles_rad(lm, t)), "{t}");
+                }
+                let times = fit::refine(&p, DEFAULT_TOLERANCE_PX, MAX_FIT_KEYS);
+                for set in 0..2 {
+                    let f = |t: f64| {
+                        let a = local_angles_rad(lm, t);
+                        if set == 0 { a.0 } else { a.1 }.to_degrees()
+                    };
+                    let want = fit::keys_at(&times[set], &f, fit);
+                    assert!(want.len() > 2, "{fit:?} {set}: {want:?}");
+                    assert_eq!(p.keys(&times, set), want, "{fit:?} {set}");
+                }
+            }
+        }
+    }
+
+    /// `uppers` gives every sample the bits `upper` gives it, for runs
+    /// starting anywhere, written angles near and far from the ideal ones.
+    #[test]
+    fn uppers_equal_upper_at_every_sample() {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let motion = crate::motion::sample(&rig);
+        let p = CssLegProblem::new(&motion.legs[0], Fit::Cubic);
+        let n = p.ts.len();
+        for (k, off) in [0.0, 1e-4, 0.3, -2.0].into_iter().enumerate() {
+            let thighs: Vec<f64> = (0..n)
+                .map(|i| p.ideal[0][i] + off * (i % 7) as f64)
+                .collect();
+            let shins: Vec<f64> = (0..n)
+                .map(|i| p.ideal[1][i] - off * (i % 5) as f64)
+                .collect();
+            for start in [0, 1, 31, 500 + k, n - BLOCK, n - 1] {
+                let range = start..(start + BLOCK).min(n);
+                let mut out = vec![f64::NAN; range.len()];
+                p.uppers(&thighs, &shins, range.clone(), &mut out);
+                for (i, &got) in range.zip(&out) {
+                    let (a1, a2) = (thighs[i].to_radians(), shins[i].to_radians());
+                    let want = p.upper(&p.turned[i], a1, a2);
+                    assert_eq!(got.to_bits(), want.to_bits(), "{off} at {i}");
+                }
+            }
+        }
+    }
+
     /// The starting keys (extrema of each set's local angle, solved once
     /// per time for both sets) are those of `local_angles_rad` itself.
     #[test]
@@ -1217,8 +1446,10 @@ mod tests {
                     assert_eq!(e, want, "css step {step}: {times:?}");
                 }
             }
+            css.check_stale();
             let got = css.estimate(&times);
             assert_eq!(got, want, "css step {step}: {times:?}");
+            css.check_stale();
             // the same keys again: nothing re-evaluated, the bound still holds
             assert_eq!(css.estimate_within(&times, want.max_px), Some(want));
             assert_eq!(css.estimate_within(&times, want.max_px * 0.9), None);
