@@ -64,7 +64,6 @@ use crate::valid::RigError;
 use crate::valid::{check_len as len, check_num as num, invalid};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Largest distance between a drawn target marker and its ideal target
@@ -376,15 +375,38 @@ struct PointProblem<'a> {
     targets: Vec<Points>,
     corners: Vec<f64>,
     /// (set, key time in millionths) → (value, slope in, slope out).
-    cache: RefCell<HashMap<(usize, i64), Sided>>,
-    /// The last estimate's key times, written values (per set, per sample)
-    /// and errors per sample: the next estimate re-evaluates only the
-    /// samples whose segments changed ([`fit::changed_samples`]).
+    cache: RefCell<fnv::FnvHashMap<(usize, i64), Sided>>,
+    /// The base (the last estimate that completed) and scratch for a
+    /// trial: see [`PointState`].
     last: RefCell<Option<PointState>>,
 }
 
-/// Key times per set, written values per set and sample, error per sample.
-type PointState = (Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<f64>);
+/// What an estimate of a [`PointProblem`] keeps for the next one. An
+/// estimate is a trial against the base, the last estimate that completed:
+/// only the samples whose segments differ from the base's
+/// ([`fit::changed_samples`], per set) are evaluated, into `trial`; a
+/// bounded estimate ([`Problem::estimate_within`]) stops at the first
+/// sample over its bound and leaves the base as it was (the fitter then
+/// goes back to the base's keys, so the next trial again differs from it by
+/// its own change only); one that completes becomes the base. Every value
+/// and error is computed as a fresh estimate computes it, so the result is
+/// a fresh estimate's to the bit.
+struct PointState {
+    /// Key times of the base, per set (empty before the first estimate).
+    times: Vec<Vec<f64>>,
+    /// The base's written values, per set and sample.
+    vals: Vec<Vec<f64>>,
+    /// The base's error per sample.
+    errs: Vec<f64>,
+    /// The base's max ([`fit::max_estimate`]: −1 when every error is NaN)
+    /// and its first sample.
+    max: f64,
+    worst: usize,
+    /// A trial's values (per set, over the samples its set changed) and
+    /// errors (over the samples any set changed).
+    trial_vals: Vec<Vec<f64>>,
+    trial_errs: Vec<f64>,
+}
 
 impl<'a> PointProblem<'a> {
     fn new(
@@ -408,7 +430,7 @@ impl<'a> PointProblem<'a> {
             place,
             fit,
             corners,
-            cache: RefCell::new(HashMap::new()),
+            cache: RefCell::default(),
             last: RefCell::new(None),
         }
     }
@@ -416,7 +438,15 @@ impl<'a> PointProblem<'a> {
     /// Keys of set `set` at its candidate times, exact values and one-sided
     /// slopes memoised per key time.
     fn keys(&self, times: &[f64], set: usize) -> Vec<Key> {
+        self.keys_in(times, set, 0..times.len())
+    }
+
+    /// [`Self::keys`] for the run `window` of the key times only (its last
+    /// key's ease left linear: no segment of the run starts there), as
+    /// [`fit::keys_spanning`] chooses it for a run of samples.
+    fn keys_in(&self, times: &[f64], set: usize, window: std::ops::Range<usize>) -> Vec<Key> {
         let f = &self.curves[set].f;
+        let times = &times[window];
         let mut cache = self.cache.borrow_mut();
         let samples: Vec<Sided> = times
             .iter()
@@ -446,6 +476,120 @@ impl<'a> PointProblem<'a> {
             })
             .collect()
     }
+
+    /// The estimate of `times` if its max is within `bound`, else `None`
+    /// (see [`PointState`]: only the samples a trial changed are
+    /// evaluated, and a bounded one stops at its first sample over the
+    /// bound, trying first the sample of the base's max).
+    fn bounded(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
+        let (n, sets) = (self.ts.len(), self.sets());
+        let mut last = self.last.borrow_mut();
+        let fresh = last.is_none();
+        let st = last.get_or_insert_with(|| PointState {
+            times: vec![Vec::new(); sets],
+            vals: vec![vec![0.0; n]; sets],
+            errs: vec![0.0; n],
+            max: -1.0,
+            worst: 0,
+            trial_vals: vec![vec![0.0; n]; sets],
+            trial_errs: vec![0.0; n],
+        });
+        let spans: Vec<std::ops::Range<usize>> = (0..sets)
+            .map(|s| {
+                if fresh {
+                    0..n
+                } else {
+                    fit::changed_samples(&st.times[s], &times[s], &self.ts).unwrap_or(0..0)
+                }
+            })
+            .collect();
+        let dirty = spans
+            .iter()
+            .filter(|r| !r.is_empty())
+            .cloned()
+            .fold(None, |u, r| fit::union(u, Some(r)))
+            .unwrap_or(0..0);
+        let over = |e: f64| e > bound;
+        // a sample the trial leaves alone is over the bound already (all
+        // are within it when the base's max is)
+        if !fresh && over(st.max) {
+            if !dirty.contains(&st.worst) {
+                return None;
+            }
+            let outside = st.errs[..dirty.start].iter().chain(&st.errs[dirty.end..]);
+            if outside.copied().any(over) {
+                return None;
+            }
+        }
+        // the changed sets' values over their changed samples, from the
+        // keys those samples' segments read
+        for (s, span) in spans.iter().enumerate() {
+            if span.is_empty() {
+                continue;
+            }
+            let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
+            let keys = self.keys_in(&times[s], s, fit::keys_spanning(&times[s], lo, hi));
+            fit::eval_keys_into(
+                &keys,
+                &self.ts[span.clone()],
+                &mut st.trial_vals[s][span.clone()],
+            );
+        }
+        let PointState {
+            times: base_times,
+            vals,
+            errs,
+            max,
+            worst,
+            trial_vals,
+            trial_errs,
+        } = st;
+        let mut at = vec![0.0; sets];
+        let mut error = |i: usize| {
+            for (s, span) in spans.iter().enumerate() {
+                at[s] = if span.contains(&i) {
+                    trial_vals[s][i]
+                } else {
+                    vals[s][i]
+                };
+            }
+            farthest(&(self.place)(&at), &self.targets[i])
+        };
+        // the base's worst sample first: a trial that fails usually fails there
+        if bound.is_finite() && dirty.contains(worst) && over(error(*worst)) {
+            return None;
+        }
+        for i in dirty.clone() {
+            let e = error(i);
+            if over(e) {
+                return None;
+            }
+            trial_errs[i] = e;
+        }
+        // the trial completed: it becomes the base
+        for (s, span) in spans.iter().enumerate() {
+            vals[s][span.clone()].copy_from_slice(&trial_vals[s][span.clone()]);
+            base_times[s].clone_from(&times[s]);
+        }
+        errs[dirty.clone()].copy_from_slice(&trial_errs[dirty]);
+        let mut best = fit::max_estimate(&self.ts, errs);
+        let worst_i = self.ts.partition_point(|&t| t < best.worst_t);
+        (*max, *worst) = (best.max_px, worst_i);
+        // blame the set whose own error alone moves the point most
+        let exact: Vec<f64> = self.ideal.iter().map(|v| v[worst_i]).collect();
+        let p = (self.place)(&exact);
+        let mut most = -1.0;
+        for s in 0..sets {
+            let mut mixed = exact.clone();
+            mixed[s] = vals[s][worst_i];
+            let d = farthest(&(self.place)(&mixed), &p);
+            if d > most {
+                most = d;
+                best.blame = s;
+            }
+        }
+        Some(best).filter(|e| e.max_px <= bound)
+    }
 }
 
 impl Problem for PointProblem<'_> {
@@ -454,54 +598,12 @@ impl Problem for PointProblem<'_> {
     }
 
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
-        let keys: Vec<Vec<Key>> = (0..self.sets()).map(|s| self.keys(&times[s], s)).collect();
-        let n = self.ts.len();
-        let mut last = self.last.borrow_mut();
-        let (old, vals, errs) = last.get_or_insert_with(|| {
-            // nothing evaluated yet: every sample of every set changes
-            let none = vec![Vec::new(); keys.len()];
-            (none, vec![vec![0.0; n]; keys.len()], vec![0.0; n])
-        });
-        let mut changed = None;
-        for (s, k) in keys.iter().enumerate() {
-            let range = if old[s].is_empty() {
-                Some(0..n)
-            } else {
-                fit::changed_samples(&old[s], &times[s], &self.ts)
-            };
-            if let Some(r) = range.clone() {
-                let mut seg = 0;
-                for i in r {
-                    vals[s][i] = fit::eval_keys_from(k, self.ts[i], &mut seg);
-                }
-            }
-            changed = fit::union(changed, range);
-        }
-        let mut at = vec![0.0; keys.len()];
-        for i in changed.unwrap_or(0..0) {
-            for (s, v) in vals.iter().enumerate() {
-                at[s] = v[i];
-            }
-            errs[i] = farthest(&(self.place)(&at), &self.targets[i]);
-        }
-        *old = times.to_vec();
-        let mut best = fit::max_estimate(&self.ts, errs);
-        let worst_i = self.ts.partition_point(|&t| t < best.worst_t);
-        drop(last);
-        // blame the set whose own error alone moves the point most
-        let exact: Vec<f64> = self.ideal.iter().map(|v| v[worst_i]).collect();
-        let p = (self.place)(&exact);
-        let mut most = -1.0;
-        for s in 0..keys.len() {
-            let mut mixed = exact.clone();
-            mixed[s] = fit::eval_keys(&keys[s], best.worst_t);
-            let d = farthest(&(self.place)(&mixed), &p);
-            if d > most {
-                most = d;
-                best.blame = s;
-            }
-        }
-        best
+        self.bounded(times, f64::INFINITY)
+            .expect("an unbounded estimate always completes")
+    }
+
+    fn estimate_within(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
+        self.bounded(times, bound)
     }
 
     fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64 {
@@ -1568,15 +1670,79 @@ mod tests {
                         }
                     }
                     history.push(times.clone());
-                    let e = kept.estimate(&times);
                     let fresh = problems(&cv).swap_remove(p).estimate(&times);
+                    let bits = |e: Estimate| (e.max_px.to_bits(), e.worst_t.to_bits(), e.blame);
+                    // a bounded estimate first, most often cut short (the
+                    // state it leaves must not change the next answer)
+                    let bound = match step % 5 {
+                        0 => fresh.max_px,
+                        1 => fresh.max_px.next_down(),
+                        2 => fresh.max_px * 0.5,
+                        3 => fresh.max_px * 1.5,
+                        _ => f64::INFINITY,
+                    };
+                    let within = kept.estimate_within(&times, bound);
+                    let want = (fresh.max_px <= bound).then_some(fresh);
                     assert_eq!(
-                        (e.max_px.to_bits(), e.worst_t.to_bits(), e.blame),
-                        (fresh.max_px.to_bits(), fresh.worst_t.to_bits(), fresh.blame),
+                        within.map(bits),
+                        want.map(bits),
+                        "{} problem {p} step {step} within {bound}: {times:?}",
+                        c.name
+                    );
+                    let e = kept.estimate(&times);
+                    assert_eq!(
+                        bits(e),
+                        bits(fresh),
                         "{} problem {p} step {step}: {times:?}",
                         c.name
                     );
                 }
+            }
+        }
+    }
+
+    /// A run of bounded estimates that each differ from the last completed
+    /// one by one key (as a shift of the fitter tries them, most cut short
+    /// by the bound) answers as fresh estimates do.
+    #[test]
+    fn bounded_trials_against_one_base_equal_fresh_estimates() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for c in rig_chains() {
+            let cv = ChainCurves::new(&c);
+            for (p, kept) in problems(&cv).iter().enumerate() {
+                let sets = kept.sets();
+                let mut base: Vec<Vec<f64>> = (0..sets).map(|s| kept.initial(s)).collect();
+                for _ in 0..4 {
+                    let s = (next(&mut rng) * sets as f64) as usize % sets;
+                    fit::insert_sorted(&mut base[s], next(&mut rng));
+                }
+                let mut best = kept.estimate(&base).max_px;
+                let mut cut = 0;
+                for step in 0..80 {
+                    let s = step % sets;
+                    let v = &base[s];
+                    if v.len() < 3 {
+                        continue;
+                    }
+                    let i = 1 + step / sets % (v.len() - 2);
+                    let dir = if next(&mut rng) < 0.5 { -1.0 } else { 1.0 };
+                    let t = quantize(v[i] + dir * 0.003 * (1 + step % 3) as f64, T_DECIMALS);
+                    if t - v[i - 1] < fit::MIN_GAP || v[i + 1] - t < fit::MIN_GAP {
+                        continue;
+                    }
+                    let mut trial = base.clone();
+                    trial[s][i] = t;
+                    let bound = best.next_down();
+                    let got = kept.estimate_within(&trial, bound);
+                    let fresh = problems(&cv).swap_remove(p).estimate(&trial);
+                    assert_eq!(got, (fresh.max_px <= bound).then_some(fresh), "{p} {step}");
+                    if let Some(e) = got {
+                        (base, best) = (trial, e.max_px);
+                    } else {
+                        cut += 1;
+                    }
+                }
+                assert!(cut > 0, "{} problem {p}: no trial was cut short", c.name);
             }
         }
     }
