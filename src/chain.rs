@@ -631,10 +631,114 @@ struct MorphProblem<'a> {
     /// Rounded poses by key time's bits: the fitter revisits the same key
     /// times many times (every shift trial re-estimates every key).
     keyed: RefCell<std::collections::BTreeMap<u64, Points>>,
-    /// The last estimate's key times and errors per sample: the next
-    /// estimate re-evaluates only the samples whose segments changed
-    /// ([`fit::changed_samples`]).
-    last: RefCell<Option<(Vec<f64>, Vec<f64>)>>,
+    /// The base (the last estimate that completed) and a trial's scratch,
+    /// as for [`PointProblem`] ([`PointState`]).
+    last: RefCell<Option<MorphState>>,
+}
+
+/// What an estimate of a [`MorphProblem`] keeps for the next one: the
+/// base's key times (empty before the first estimate), errors per sample,
+/// max ([`fit::max_estimate`]) and its first sample, and a trial's errors
+/// over the samples it changed. A trial is evaluated against the base and
+/// becomes it only when it completes, as a [`PointState`] trial does.
+struct MorphState {
+    times: Vec<f64>,
+    errs: Vec<f64>,
+    max: f64,
+    worst: usize,
+    trial: Vec<f64>,
+}
+
+impl MorphProblem<'_> {
+    /// The error at sample `i` of the chords between the rounded poses
+    /// `keyed` at key times `tk`, the sample in segment `seg` (the one
+    /// [`fit::linear_estimate`] assigns it: a sample on a key time starts
+    /// the next segment).
+    fn error(&self, tk: &[f64], keyed: &[Points], i: usize, seg: usize) -> f64 {
+        let t = self.ts[i];
+        let f = ((t - tk[seg]) / (tk[seg + 1] - tk[seg])).clamp(0.0, 1.0);
+        let (a, b) = (&keyed[seg], &keyed[seg + 1]);
+        let p = [0, 1, 2].map(|j| a[j] + (b[j] - a[j]) * f);
+        farthest(&p, &self.targets[i])
+    }
+
+    /// The estimate of key times `tk` if its max is within `bound`, else
+    /// `None`: only the samples whose segments differ from the base's are
+    /// evaluated, the base's worst first, stopping at the first over the
+    /// bound ([`MorphState`]). The errors are a fresh estimate's to the bit.
+    fn bounded(&self, tk: &[f64], bound: f64) -> Option<Estimate> {
+        let n = self.ts.len();
+        let mut last = self.last.borrow_mut();
+        let fresh = last.is_none();
+        let MorphState {
+            times,
+            errs,
+            max,
+            worst,
+            trial,
+        } = last.get_or_insert_with(|| MorphState {
+            times: Vec::new(),
+            errs: vec![0.0; n],
+            max: -1.0,
+            worst: 0,
+            trial: vec![0.0; n],
+        });
+        let dirty = if fresh {
+            0..n
+        } else {
+            fit::changed_samples(times, tk, &self.ts).unwrap_or(0..0)
+        };
+        let over = |e: f64| e > bound;
+        // a sample the trial leaves alone is over the bound already
+        if !fresh && over(*max) {
+            if !dirty.contains(worst) {
+                return None;
+            }
+            let outside = errs[..dirty.start].iter().chain(&errs[dirty.end..]);
+            if outside.copied().any(over) {
+                return None;
+            }
+        }
+        if !dirty.is_empty() {
+            let keyed: Vec<Points> = {
+                let mut memo = self.keyed.borrow_mut();
+                tk.iter()
+                    .map(|&t| {
+                        *memo
+                            .entry(t.to_bits())
+                            .or_insert_with(|| (self.pose)(t).map(q))
+                    })
+                    .collect()
+            };
+            let seg_of = |t: f64| tk[1..tk.len() - 1].partition_point(|&x| x <= t);
+            // the base's worst sample first: a trial that fails usually fails there
+            if bound.is_finite() && dirty.contains(worst) {
+                let i = *worst;
+                if over(self.error(tk, &keyed, i, seg_of(self.ts[i]))) {
+                    return None;
+                }
+            }
+            let mut seg = seg_of(self.ts[dirty.start]);
+            for i in dirty.clone() {
+                while seg + 2 < tk.len() && self.ts[i] >= tk[seg + 1] {
+                    seg += 1;
+                }
+                let e = self.error(tk, &keyed, i, seg);
+                if over(e) {
+                    return None;
+                }
+                trial[i] = e;
+            }
+        }
+        // the trial completed: it becomes the base
+        errs[dirty.clone()].copy_from_slice(&trial[dirty]);
+        times.clear();
+        times.extend_from_slice(tk);
+        let best = fit::max_estimate(&self.ts, errs);
+        *max = best.max_px;
+        *worst = self.ts.partition_point(|&t| t < best.worst_t);
+        Some(best).filter(|e| e.max_px <= bound)
+    }
 }
 
 impl Problem for MorphProblem<'_> {
@@ -643,39 +747,12 @@ impl Problem for MorphProblem<'_> {
     }
 
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
-        let tk = &times[0];
-        let keyed: Vec<Points> = {
-            let mut memo = self.keyed.borrow_mut();
-            tk.iter()
-                .map(|&t| {
-                    *memo
-                        .entry(t.to_bits())
-                        .or_insert_with(|| (self.pose)(t).map(q))
-                })
-                .collect()
-        };
-        let n = self.ts.len();
-        let mut last = self.last.borrow_mut();
-        let (old, errs) = last.get_or_insert_with(|| (Vec::new(), vec![0.0; n]));
-        let changed = if old.is_empty() {
-            Some(0..n)
-        } else {
-            fit::changed_samples(old, tk, &self.ts)
-        };
-        if let Some(r) = changed {
-            // the samples of the changed segments, as [`fit::linear_estimate`]
-            // assigns them (a sample on a key time starts the next segment)
-            let ts = &self.ts[r.clone()];
-            let first = tk[1..tk.len() - 1].partition_point(|&x| x <= ts[0]);
-            let part = fit::linear_estimate_from(ts, tk, first, |i, seg, f| {
-                let (a, b) = (&keyed[seg], &keyed[seg + 1]);
-                let p = [0, 1, 2].map(|j| a[j] + (b[j] - a[j]) * f);
-                farthest(&p, &self.targets[r.start + i])
-            });
-            errs[r].copy_from_slice(&part);
-        }
-        *old = tk.clone();
-        fit::max_estimate(&self.ts, errs)
+        self.bounded(&times[0], f64::INFINITY)
+            .expect("an unbounded estimate always completes")
+    }
+
+    fn estimate_within(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
+        self.bounded(&times[0], bound)
     }
 
     fn split_at(&self, _: &[Vec<f64>], _: usize, _: f64, _: f64, worst_t: f64) -> f64 {
