@@ -781,12 +781,47 @@ pub enum ChainKeying {
     Tolerance { ankle_px: f64, marker_px: f64 },
 }
 
+/// A chain's unwrapped (thigh, shin) world angles by time ([`angles_at`]),
+/// each time solved once: the thigh and shin curves, the ideal pose the
+/// fitters judge against and the smil keys ask for many of the same times
+/// (the fitters' samples, the extrema grid, key times and their slope
+/// steps), and each asks solves a `path` target's arc length again. A
+/// memo by the time's bits, so every answer is [`angles_at`]'s.
+struct Angles<'a> {
+    c: &'a IkChain,
+    ideal: Rc<IdealTarget>,
+    /// The unwrapped table the angles are continuous with.
+    dense: Unwrapped,
+    memo: RefCell<fnv::FnvHashMap<u64, (f64, f64)>>,
+}
+
+impl Angles<'_> {
+    /// [`angles_at`] at t.
+    fn at(&self, t: f64) -> (f64, f64) {
+        if let Some(&a) = self.memo.borrow().get(&t.to_bits()) {
+            return a;
+        }
+        let a = angles_at(self.c, &self.ideal, &self.dense, t);
+        self.memo.borrow_mut().insert(t.to_bits(), a);
+        a
+    }
+
+    /// Root, knee and ankle of the ideal pose at t (before
+    /// `depth_offset`), from [`Self::at`].
+    fn pose(&self, t: f64) -> [Vec2; 3] {
+        let (a, b) = self.at(t);
+        let r = self.c.root.at(t);
+        let k = r + Vec2::from_angle(a) * self.c.thigh;
+        [r, k, k + Vec2::from_angle(b) * self.c.shin]
+    }
+}
+
 /// A chain's exact curves and drawn (t = 0) pose.
 struct ChainCurves<'a> {
     c: &'a IkChain,
     ideal: Rc<IdealTarget>,
     /// Unwrapped (thigh, shin) world angles, radians.
-    dense: Rc<Unwrapped>,
+    angles: Rc<Angles<'a>>,
     r0: Vec2,
     g0: Vec2,
     a0: (f64, f64),
@@ -798,11 +833,17 @@ struct ChainCurves<'a> {
 impl<'a> ChainCurves<'a> {
     fn new(c: &'a IkChain) -> Self {
         let ideal = Rc::new(c.ideal());
-        let dense = Rc::new(Unwrapped::new(|t| {
+        let dense = Unwrapped::new(|t| {
             let p = ik::solve(c.root.at(t), ideal.at(t), c.thigh, c.shin, c.knee);
             (p.bone1_rad, p.bone2_rad)
-        }));
-        let a0 = angles_at(c, &ideal, &dense, 0.0);
+        });
+        let angles = Rc::new(Angles {
+            c,
+            ideal: ideal.clone(),
+            dense,
+            memo: RefCell::default(),
+        });
+        let a0 = angles.at(0.0);
         let r0 = c.root.at(0.0);
         let hip = q(r0);
         let knee = q(r0 + Vec2::from_angle(a0.0) * c.thigh);
@@ -811,7 +852,7 @@ impl<'a> ChainCurves<'a> {
             c,
             g0: q(ideal.at(0.0)),
             ideal,
-            dense,
+            angles,
             r0,
             a0,
             hip,
@@ -822,11 +863,11 @@ impl<'a> ChainCurves<'a> {
 
     /// The thigh and shin rotations (degrees, parent-relative) as curves.
     fn rotation(&self, cls: &str, shin: bool) -> Curve<'a> {
-        let (c, ideal, dense, a0) = (self.c, self.ideal.clone(), self.dense.clone(), self.a0);
+        let (angles, a0) = (self.angles.clone(), self.a0);
         Curve {
             name: format!("{cls}-{}", if shin { "shin" } else { "thigh" }),
             f: Box::new(move |t| {
-                let (a, b) = angles_at(c, &ideal, &dense, t);
+                let (a, b) = angles.at(t);
                 if shin {
                     ((b - a0.1) - (a - a0.0)).to_degrees()
                 } else {
@@ -883,11 +924,11 @@ impl<'a> ChainCurves<'a> {
             let k = h + rotate(th0, a1);
             [h, k, k + rotate(sh0, a1 + a2)]
         };
-        let (c, ideal, dense) = (self.c, &self.ideal, &self.dense);
+        let (ideal, angles) = (&self.ideal, &self.angles);
         let p = PointProblem::new(
             curves,
             Box::new(place),
-            &|t| morph_points(c, ideal, dense, t).map(|p| p + off),
+            &|t| angles.pose(t).map(|p| p + off),
             ideal.corners(),
             fit,
         );
@@ -920,17 +961,14 @@ impl<'a> ChainCurves<'a> {
 
     /// The smil morph's key problem.
     fn morph_problem(&self) -> MorphProblem<'a> {
-        let (c, ideal, dense) = (self.c, self.ideal.clone(), self.dense.clone());
+        let angles = self.angles.clone();
         let ts: Vec<f64> = (0..=FIT_SAMPLES)
             .map(|k| k as f64 / FIT_SAMPLES as f64)
             .collect();
         let corners = self.ideal.corners();
-        let targets = ts
-            .iter()
-            .map(|&t| morph_points(self.c, &self.ideal, &self.dense, t))
-            .collect();
+        let targets = ts.iter().map(|&t| self.angles.pose(t)).collect();
         MorphProblem {
-            pose: Box::new(move |t| morph_points(c, &ideal, &dense, t)),
+            pose: Box::new(move |t| angles.pose(t)),
             ts,
             targets,
             corners,
@@ -945,14 +983,6 @@ impl<'a> ChainCurves<'a> {
 fn angles_at(c: &IkChain, ideal: &IdealTarget, dense: &Unwrapped, t: f64) -> (f64, f64) {
     let p = ik::solve(c.root.at(t), ideal.at(t), c.thigh, c.shin, c.knee);
     dense.at(t, (p.bone1_rad, p.bone2_rad))
-}
-
-/// Root, knee and ankle of the ideal pose at t (before `depth_offset`).
-fn morph_points(c: &IkChain, ideal: &IdealTarget, dense: &Unwrapped, t: f64) -> [Vec2; 3] {
-    let (a, b) = angles_at(c, ideal, dense, t);
-    let r = c.root.at(t);
-    let k = r + Vec2::from_angle(a) * c.thigh;
-    [r, k, k + Vec2::from_angle(b) * c.shin]
 }
 
 fn rotate(v: Vec2, a: f64) -> Vec2 {
@@ -1289,7 +1319,7 @@ pub fn bake_chains_with(
                 let keys = times
                     .iter()
                     .map(|&t| {
-                        let [r, k, e] = morph_points(c, &cv.ideal, &cv.dense, t);
+                        let [r, k, e] = cv.angles.pose(t);
                         (t, vec![q(r), q(k), q(e)])
                     })
                     .collect();
@@ -1695,6 +1725,36 @@ mod tests {
         *state ^= *state >> 7;
         *state ^= *state << 17;
         (*state >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// The memoised angles and poses are the solver's at every time, asked
+    /// in any order and again: the fitters' samples, times off the grid,
+    /// and the slope steps beside them.
+    #[test]
+    fn memoised_angles_and_poses_are_the_solvers() {
+        let mut rng = 0x1234_5678_9abc_def1u64;
+        for c in rig_chains() {
+            let cv = ChainCurves::new(&c);
+            let fresh = ChainCurves::new(&c);
+            let mut ts: Vec<f64> = (0..=64).map(|k| k as f64 / 64.0).collect();
+            ts.extend((0..200).map(|_| next(&mut rng)));
+            ts.extend(ts.clone().iter().flat_map(|&t| [t + 1e-5, t - 2e-5]));
+            ts.extend(ts.clone().iter().rev());
+            for t in ts {
+                let (a, b) = cv.angles.at(t);
+                let (wa, wb) = angles_at(&c, &fresh.ideal, &fresh.angles.dense, t);
+                assert_eq!(
+                    (a.to_bits(), b.to_bits()),
+                    (wa.to_bits(), wb.to_bits()),
+                    "{t}"
+                );
+                let r = c.root.at(t);
+                let k = r + Vec2::from_angle(wa) * c.thigh;
+                let want = [r, k, k + Vec2::from_angle(wb) * c.shin];
+                let bits = |p: [Vec2; 3]| p.map(|v| (v.x.to_bits(), v.y.to_bits()));
+                assert_eq!(bits(cv.angles.pose(t)), bits(want), "{t}");
+            }
+        }
     }
 
     /// The three estimates a chain's fit makes, from fresh problems.
