@@ -1539,6 +1539,13 @@ fn meets(clip: &Clip, m: &crate::measure::Measurement, px: f64) -> (bool, f64) {
     (worst <= px && marker <= MARKER_PX.max(px), marker)
 }
 
+/// [`meets`]`(clip, m, px).0`, the markers measured only when the ankles
+/// are within `px` (otherwise the answer is no whatever they are).
+fn meets_within(clip: &Clip, m: &crate::measure::Measurement, px: f64) -> bool {
+    let worst = m.legs.iter().map(|l| l.max_error_px).fold(0.0, f64::max);
+    worst <= px && marker_error_px(clip) <= MARKER_PX.max(px)
+}
+
 /// Total key times written over a clip's tracks and morphs (0 and 1 once).
 fn key_count(clip: &Clip) -> usize {
     let tracks: usize = clip.tracks.iter().map(|t| t.keys.len() - 1).sum();
@@ -1609,14 +1616,15 @@ pub fn bake_chain_rig(rig: &ChainRig, opts: &crate::fit::BakeOptions) -> crate::
         }
         Keying::Tolerance(px) | Keying::Goal(px) => {
             // fitted keys, re-measured; refit tighter if the file misses
-            let ((mut clip, mut m), _) = crate::tighten(px * 0.98, 0.8, |internal| {
+            // (whether the kept clip met the tolerance comes along with it)
+            let ((mut clip, mut m, met), _) = crate::tighten(px * 0.98, 0.8, |internal| {
                 let keying = ChainKeying::Tolerance {
                     ankle_px: internal,
                     marker_px: MARKER_PX.max(px) * internal / px,
                 };
                 let (clip, m) = bake(keying, fit);
-                let met = meets(&clip, &m, px).0;
-                ((clip, m), met)
+                let met = meets_within(&clip, &m, px);
+                ((clip, m, met), met)
             });
             match opts.route {
                 Route::Css => notes.push(format!(
@@ -1626,7 +1634,7 @@ pub fn bake_chain_rig(rig: &ChainRig, opts: &crate::fit::BakeOptions) -> crate::
                 Route::Smil => {
                     let (uclip, um, n) = uniform_search(rig, opts.route, px, &mut notes);
                     let (fitted, uniform) = (key_count(&clip), key_count(&uclip));
-                    let ok = meets(&clip, &m, px).0;
+                    let ok = met;
                     if ok && fitted < uniform {
                         notes.push(format!(
                             "ik_chains: d morphs linear (a keySpline would retime all points of a morph jointly); fitted key times ({fitted} keys in all) beat the fewest uniform ({n} per track, {uniform} in all)"
@@ -1755,6 +1763,29 @@ mod tests {
                 assert_eq!(bits(cv.angles.pose(t)), bits(want), "{t}");
             }
         }
+    }
+
+    /// `meets_within` (markers measured only when the ankles pass) answers
+    /// as `meets` does: clips that miss and meet on the ankles, the
+    /// markers, both and neither, on both routes.
+    #[test]
+    fn meets_within_answers_as_meets() {
+        let chains = rig_chains();
+        let (mut yes, mut no) = (0, 0);
+        for route in [Route::Css, Route::Smil] {
+            for n in [4, 12, 60] {
+                let clip = bake_chains("t", [0.0, 0.0, 400.0, 320.0], 1.6, &chains, None, route, n);
+                let m = crate::measure::measure(&clip);
+                let worst = m.legs.iter().map(|l| l.max_error_px).fold(0.0, f64::max);
+                let marker = marker_error_px(&clip);
+                for px in [0.01, worst.next_down(), worst, marker, 0.5, 1e6] {
+                    let want = meets(&clip, &m, px).0;
+                    assert_eq!(meets_within(&clip, &m, px), want, "{route:?} {n} {px}");
+                    if want { yes += 1 } else { no += 1 }
+                }
+            }
+        }
+        assert!(yes > 2 && no > 2, "{yes} met, {no} missed");
     }
 
     /// The three estimates a chain's fit makes, from fresh problems.
