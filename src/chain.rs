@@ -350,8 +350,61 @@ struct Curve<'a> {
 /// An exact value with its slopes from the left and from the right.
 type Sided = (f64, f64, f64);
 
-/// The written points of a [`PointProblem`] from its curves' values.
-type Place<'a> = Box<dyn Fn(&[f64]) -> Points + 'a>;
+/// Where a [`PointProblem`]'s curve values put its written points.
+#[derive(Clone, Copy)]
+enum Place {
+    /// A chain's hip, knee and ankle. Values: the thigh and shin rotations
+    /// (degrees), then the root's X and Y shifts (px) at the indices
+    /// `shift` (absent where that axis never moves). The drawn `thigh` and
+    /// `shin` vectors turn about the drawn `hip`, moved by `off` and the
+    /// shift. The hip and knee depend on every value but the shin's.
+    Chain {
+        hip: Vec2,
+        thigh: Vec2,
+        shin: Vec2,
+        off: Vec2,
+        shift: [Option<usize>; 2],
+    },
+    /// A target marker drawn at `at`, moved by its X and Y shifts (values
+    /// at `shift`), the one point repeated.
+    Marker { at: Vec2, shift: [Option<usize>; 2] },
+}
+
+impl Place {
+    /// The written points for curve values `v`.
+    fn points(&self, v: &[f64]) -> Points {
+        let moved = |shift: [Option<usize>; 2]| {
+            Vec2::new(
+                shift[0].map_or(0.0, |i| v[i]),
+                shift[1].map_or(0.0, |i| v[i]),
+            )
+        };
+        match *self {
+            Place::Chain {
+                hip,
+                thigh,
+                shin,
+                off,
+                shift,
+            } => {
+                let (a1, a2) = (v[0].to_radians(), v[1].to_radians());
+                let h = off + moved(shift) + hip;
+                let k = h + rotate(thigh, a1);
+                [h, k, k + rotate(shin, a1 + a2)]
+            }
+            Place::Marker { at, shift } => [at + moved(shift); 3],
+        }
+    }
+
+    /// The index of the value that moves only the last point (a chain's
+    /// shin), if there is one.
+    fn last_only(&self) -> Option<usize> {
+        match self {
+            Place::Chain { .. } => Some(1),
+            Place::Marker { .. } => None,
+        }
+    }
+}
 
 /// Up to three points judged together (hip, knee, ankle; or the marker
 /// alone, repeated).
@@ -367,7 +420,7 @@ fn farthest(a: &Points, b: &Points) -> f64 {
 /// [`fit::Problem`].
 struct PointProblem<'a> {
     curves: Vec<Curve<'a>>,
-    place: Place<'a>,
+    place: Place,
     fit: Fit,
     ts: Vec<f64>,
     /// Exact values of every curve at `ts`.
@@ -398,6 +451,13 @@ struct PointState {
     vals: Vec<Vec<f64>>,
     /// The base's error per sample.
     errs: Vec<f64>,
+    /// The base's second written point (a chain's knee) per sample, and
+    /// the larger of the first two points' distances from their targets
+    /// (folded from 0 as [`farthest`] folds them): a sample whose values
+    /// change only in [`Place::last_only`] takes them as they are and
+    /// measures its last point alone.
+    seconds: Vec<Vec2>,
+    nearer: Vec<f64>,
     /// The base's max ([`fit::max_estimate`]: −1 when every error is NaN)
     /// and its first sample.
     max: f64,
@@ -406,12 +466,14 @@ struct PointState {
     /// errors (over the samples any set changed).
     trial_vals: Vec<Vec<f64>>,
     trial_errs: Vec<f64>,
+    trial_seconds: Vec<Vec2>,
+    trial_nearer: Vec<f64>,
 }
 
 impl<'a> PointProblem<'a> {
     fn new(
         curves: Vec<Curve<'a>>,
-        place: Place<'a>,
+        place: Place,
         target: &dyn Fn(f64) -> Points,
         corners: Vec<f64>,
         fit: Fit,
@@ -489,10 +551,14 @@ impl<'a> PointProblem<'a> {
             times: vec![Vec::new(); sets],
             vals: vec![vec![0.0; n]; sets],
             errs: vec![0.0; n],
+            seconds: vec![Vec2::ZERO; n],
+            nearer: vec![0.0; n],
             max: -1.0,
             worst: 0,
             trial_vals: vec![vec![0.0; n]; sets],
             trial_errs: vec![0.0; n],
+            trial_seconds: vec![Vec2::ZERO; n],
+            trial_nearer: vec![0.0; n],
         });
         let spans: Vec<std::ops::Range<usize>> = (0..sets)
             .map(|s| {
@@ -539,21 +605,40 @@ impl<'a> PointProblem<'a> {
             times: base_times,
             vals,
             errs,
+            seconds,
+            nearer,
             max,
             worst,
             trial_vals,
             trial_errs,
+            trial_seconds,
+            trial_nearer,
         } = st;
+        let last_only = self.place.last_only();
         let mut at = vec![0.0; sets];
         let mut error = |i: usize| {
+            let mut first_two = false;
             for (s, span) in spans.iter().enumerate() {
                 at[s] = if span.contains(&i) {
+                    first_two |= Some(s) != last_only;
                     trial_vals[s][i]
                 } else {
                     vals[s][i]
                 };
             }
-            farthest(&(self.place)(&at), &self.targets[i])
+            let target = &self.targets[i];
+            if let (false, Place::Chain { shin, .. }) = (first_two, self.place) {
+                // only the ankle moved: the hip and knee as in the base,
+                // the last step of `farthest`'s fold alone
+                let (a1, a2) = (at[0].to_radians(), at[1].to_radians());
+                let ankle = seconds[i] + rotate(shin, a1 + a2);
+                (trial_seconds[i], trial_nearer[i]) = (seconds[i], nearer[i]);
+                return nearer[i].max(ankle.dist(target[2]));
+            }
+            let p = self.place.points(&at);
+            let near = 0.0f64.max(p[0].dist(target[0])).max(p[1].dist(target[1]));
+            (trial_seconds[i], trial_nearer[i]) = (p[1], near);
+            near.max(p[2].dist(target[2]))
         };
         // the base's worst sample first: a trial that fails usually fails there
         if bound.is_finite() && dirty.contains(worst) && over(error(*worst)) {
@@ -571,18 +656,20 @@ impl<'a> PointProblem<'a> {
             vals[s][span.clone()].copy_from_slice(&trial_vals[s][span.clone()]);
             base_times[s].clone_from(&times[s]);
         }
-        errs[dirty.clone()].copy_from_slice(&trial_errs[dirty]);
+        errs[dirty.clone()].copy_from_slice(&trial_errs[dirty.clone()]);
+        seconds[dirty.clone()].copy_from_slice(&trial_seconds[dirty.clone()]);
+        nearer[dirty.clone()].copy_from_slice(&trial_nearer[dirty]);
         let mut best = fit::max_estimate(&self.ts, errs);
         let worst_i = self.ts.partition_point(|&t| t < best.worst_t);
         (*max, *worst) = (best.max_px, worst_i);
         // blame the set whose own error alone moves the point most
         let exact: Vec<f64> = self.ideal.iter().map(|v| v[worst_i]).collect();
-        let p = (self.place)(&exact);
+        let p = self.place.points(&exact);
         let mut most = -1.0;
         for s in 0..sets {
             let mut mixed = exact.clone();
             mixed[s] = vals[s][worst_i];
-            let d = farthest(&(self.place)(&mixed), &p);
+            let d = farthest(&self.place.points(&mixed), &p);
             if d > most {
                 most = d;
                 best.blame = s;
@@ -917,17 +1004,17 @@ impl<'a> ChainCurves<'a> {
             self.ankle - self.knee,
             self.c.depth_offset,
         );
-        let place = move |v: &[f64]| {
-            let (a1, a2) = (v[0].to_radians(), v[1].to_radians());
-            let shift = Vec2::new(at[0].map_or(0.0, |i| v[i]), at[1].map_or(0.0, |i| v[i]));
-            let h = off + shift + hip;
-            let k = h + rotate(th0, a1);
-            [h, k, k + rotate(sh0, a1 + a2)]
+        let place = Place::Chain {
+            hip,
+            thigh: th0,
+            shin: sh0,
+            off,
+            shift: at,
         };
         let (ideal, angles) = (&self.ideal, &self.angles);
         let p = PointProblem::new(
             curves,
-            Box::new(place),
+            place,
             &|t| angles.pose(t).map(|p| p + off),
             ideal.corners(),
             fit,
@@ -946,13 +1033,14 @@ impl<'a> ChainCurves<'a> {
             }
         }
         let (g0, off) = (self.g0, self.c.depth_offset);
-        let place = move |v: &[f64]| {
-            [off + g0 + Vec2::new(at[0].map_or(0.0, |i| v[i]), at[1].map_or(0.0, |i| v[i])); 3]
+        let place = Place::Marker {
+            at: off + g0,
+            shift: at,
         };
         let ideal = self.ideal.clone();
         PointProblem::new(
             curves,
-            Box::new(place),
+            place,
             &|t| [ideal.world_at(t); 3],
             ideal.corners(),
             fit,
