@@ -437,8 +437,8 @@ struct PointProblem<'a> {
 /// What an estimate of a [`PointProblem`] keeps for the next one. An
 /// estimate is a trial against the base, the last estimate that completed:
 /// only the samples whose segments differ from the base's
-/// ([`fit::changed_samples`], per set) are evaluated, into `trial`; a
-/// bounded estimate ([`Problem::estimate_within`]) stops at the first
+/// ([`fit::changed_samples`], per set) are evaluated, into the `trial_`
+/// buffers; a bounded estimate ([`Problem::estimate_within`]) stops at the first
 /// sample over its bound and leaves the base as it was (the fitter then
 /// goes back to the base's keys, so the next trial again differs from it by
 /// its own change only); one that completes becomes the base. Every value
@@ -462,8 +462,9 @@ struct PointState {
     /// and its first sample.
     max: f64,
     worst: usize,
-    /// A trial's values (per set, over the samples its set changed) and
-    /// errors (over the samples any set changed).
+    /// A trial's values (per set, over the samples its set changed), and
+    /// its errors, second points and partial maxima (over the samples any
+    /// set changed).
     trial_vals: Vec<Vec<f64>>,
     trial_errs: Vec<f64>,
     trial_seconds: Vec<Vec2>,
@@ -872,8 +873,10 @@ pub enum ChainKeying {
 /// each time solved once: the thigh and shin curves, the ideal pose the
 /// fitters judge against and the smil keys ask for many of the same times
 /// (the fitters' samples, the extrema grid, key times and their slope
-/// steps), and each asks solves a `path` target's arc length again. A
-/// memo by the time's bits, so every answer is [`angles_at`]'s.
+/// steps), and each solve inverts a `path` target's arc length again. A
+/// memo by the time's bits, so every answer is [`angles_at`]'s; it keeps
+/// one entry per distinct time asked for as long as the chain's curves
+/// live (one bake).
 struct Angles<'a> {
     c: &'a IkChain,
     ideal: Rc<IdealTarget>,
