@@ -245,6 +245,8 @@ pub enum Trajectory {
     },
     Path {
         segs: Vec<PathSeg>,
+        /// Arc length of each segment (kurbo's, to [`ARCLEN_ACCURACY`]).
+        lens: Vec<f64>,
         /// Cumulative arc length at the end of each segment.
         cum: Vec<f64>,
         start: f64,
@@ -558,6 +560,7 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
     // constant speed, so the parametrisation is the same without them, and
     // inverting the arc length of a point is undefined.
     let mut segs = Vec::with_capacity(all.len());
+    let mut lens = Vec::with_capacity(all.len());
     let mut cum = Vec::with_capacity(all.len());
     let mut total = 0.0;
     for s in all {
@@ -565,6 +568,7 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
         if len > MIN_SEGMENT_PX {
             total += len;
             segs.push(s);
+            lens.push(len);
             cum.push(total);
         }
     }
@@ -577,6 +581,7 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
     let start = num(&format!("{p}.start"), pf.start)?.rem1();
     Ok(Trajectory::Path {
         segs,
+        lens,
         cum,
         start,
         sign: match pf.along {
@@ -584,6 +589,42 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
             Along::Reverse => -1.0,
         },
     })
+}
+
+/// kurbo's [`ParamCurveArclen::inv_arclen`] of `seg` (the parameter at
+/// which its arc length from the start is `arclen`), given the segment's
+/// whole arc length `total` as `seg.arclen(accuracy)` measured it, instead
+/// of measuring it again on every call: for a quad or a cubic the same
+/// steps in the same order as kurbo 0.13's provided method (which they
+/// keep), so the same bits, for less work; a line is kurbo's own (one
+/// division). Only for a `total` from `seg.arclen` at the same `accuracy`.
+fn inv_arclen_of(seg: &PathSeg, arclen: f64, total: f64, accuracy: f64) -> f64 {
+    if let PathSeg::Line(line) = seg {
+        return line.inv_arclen(arclen, accuracy);
+    }
+    if arclen <= 0.0 {
+        return 0.0;
+    }
+    if arclen >= total {
+        return 1.0;
+    }
+    let mut t_last = 0.0;
+    let mut arclen_last = 0.0;
+    let epsilon = accuracy / total;
+    let n = 1.0 - epsilon.log2().ceil().min(0.0);
+    let inner_accuracy = accuracy / n;
+    let f = |t: f64| {
+        let (range, dir) = if t > t_last {
+            (t_last..t, 1.0)
+        } else {
+            (t..t_last, -1.0)
+        };
+        let arc = seg.subsegment(range).arclen(inner_accuracy);
+        arclen_last += arc * dir;
+        t_last = t;
+        arclen_last - arclen
+    };
+    kurbo::common::solve_itp(f, 0.0, 1.0, epsilon, 1, 0.2, -arclen, total - arclen)
 }
 
 /// Smoothstep `3u² − 2u³`.
@@ -618,6 +659,7 @@ impl Trajectory {
             }
             Trajectory::Path {
                 segs,
+                lens,
                 cum,
                 start,
                 sign,
@@ -626,7 +668,7 @@ impl Trajectory {
                 let s = ((start + sign * t).rem1()) * total;
                 let i = cum.partition_point(|&c| c < s).min(segs.len() - 1);
                 let before = if i == 0 { 0.0 } else { cum[i - 1] };
-                let u = segs[i].inv_arclen(s - before, ARCLEN_ACCURACY);
+                let u = inv_arclen_of(&segs[i], s - before, lens[i], ARCLEN_ACCURACY);
                 let q = segs[i].eval(u);
                 Vec2::new(q.x, q.y)
             }
@@ -970,6 +1012,123 @@ mod tests {
         }
     }
 
+    /// `inv_arclen_of` with the segment's measured length is kurbo's
+    /// `inv_arclen` to the bit: lines, quads and cubics (a loop, a cusp, a
+    /// nearly straight one), at and beyond both ends and at every
+    /// thousandth of the length between.
+    #[test]
+    fn inv_arclen_with_a_known_length_is_kurbos_to_the_bit() {
+        use kurbo::{CubicBez, Line, QuadBez};
+        let segs = [
+            PathSeg::Line(Line::new((0.0, 0.0), (30.0, -40.0))),
+            PathSeg::Quad(QuadBez::new((0.0, 0.0), (50.0, 80.0), (100.0, 0.0))),
+            PathSeg::Cubic(CubicBez::new(
+                (160.0, 250.0),
+                (190.0, 222.0),
+                (260.0, 222.0),
+                (280.0, 250.0),
+            )),
+            PathSeg::Cubic(CubicBez::new(
+                (0.0, 0.0),
+                (100.0, 100.0),
+                (0.0, 100.0),
+                (100.0, 0.0),
+            )),
+            PathSeg::Cubic(CubicBez::new(
+                (0.0, 0.0),
+                (60.0, 40.0),
+                (0.0, 40.0),
+                (60.0, 0.0),
+            )),
+            PathSeg::Cubic(CubicBez::new(
+                (0.0, 0.0),
+                (1.0, 1e-3),
+                (2.0, -1e-3),
+                (3.0, 0.0),
+            )),
+        ];
+        for seg in segs {
+            for accuracy in [ARCLEN_ACCURACY, 1e-3] {
+                let total = seg.arclen(accuracy);
+                let mut s: Vec<f64> = (0..=1000).map(|k| total * k as f64 / 1000.0).collect();
+                s.extend([-1.0, 0.0, total.next_down(), total, total + 1.0, 1e-12]);
+                for s in s {
+                    assert_eq!(
+                        inv_arclen_of(&seg, s, total, accuracy).to_bits(),
+                        seg.inv_arclen(s, accuracy).to_bits(),
+                        "{seg:?} at {s} of {total}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A `path` trajectory's positions are kurbo's arc-length points
+    /// (what `at` computed before it kept each segment's length): the
+    /// same bits at every thousandth of the period, forward and reverse.
+    #[test]
+    fn path_positions_are_kurbos_arc_length_points() {
+        for d in [
+            r#"{"path": {"d": "M 160 250 C 190 222 260 222 280 250 C 260 278 190 278 160 250 Z", "start": 0.5}}"#,
+            r#"{"path": {"d": "M 0 0 L 40 0 Q 60 30 40 60 L 0 60 Z", "along": "reverse"}}"#,
+        ] {
+            let tr = parse(d);
+            let Trajectory::Path {
+                segs,
+                cum,
+                start,
+                sign,
+                ..
+            } = &tr
+            else {
+                panic!("a path");
+            };
+            for k in 0..=1000 {
+                let t = k as f64 / 1000.0;
+                let total = *cum.last().unwrap();
+                let s = ((start + sign * t).rem1()) * total;
+                let i = cum.partition_point(|&c| c < s).min(segs.len() - 1);
+                let before = if i == 0 { 0.0 } else { cum[i - 1] };
+                let q = segs[i].eval(segs[i].inv_arclen(s - before, ARCLEN_ACCURACY));
+                let p = tr.at(t);
+                assert_eq!(
+                    (p.x.to_bits(), p.y.to_bits()),
+                    (q.x.to_bits(), q.y.to_bits()),
+                    "{t}"
+                );
+            }
+        }
+    }
+
+    /// `reach_px`, which evaluates the target once per time, is the
+    /// distance from the target to `at` (pulled or not) at every time.
+    #[test]
+    fn reach_px_is_the_pull_at_every_time() {
+        let root = parse(r#"{"fixed": [100, 100]}"#);
+        let target = parse(
+            r#"{"path": {"d": "M 160 250 C 190 222 260 222 280 250 C 260 278 190 278 160 250 Z"}}"#,
+        );
+        for pull_to in [None, Some(170.0), Some(150.0)] {
+            let ideal = IdealTarget {
+                root: root.clone(),
+                target: target.clone(),
+                pull_to,
+                offset: Vec2::new(-6.0, -7.0),
+            };
+            let ts: Vec<f64> = (0..=200).map(|k| k as f64 * 0.008).collect();
+            let want = ts
+                .iter()
+                .map(|&t| ideal.target.at(t / 1.6).dist(ideal.at(t / 1.6)))
+                .fold(0.0, f64::max);
+            assert_eq!(
+                ideal.reach_px(&ts, 1.6).to_bits(),
+                want.to_bits(),
+                "{pull_to:?}"
+            );
+            assert_eq!(want > 1.0, pull_to.is_some(), "{pull_to:?}: {want}");
+        }
+    }
+
     #[test]
     fn zero_length_path_segments_are_dropped_exactly() {
         // the same triangle with a repeated point first, in the middle, last,
@@ -1079,8 +1238,11 @@ pub struct IdealTarget {
 impl IdealTarget {
     /// The ideal ankle at normalised time t (before `depth_offset`).
     pub fn at(&self, t: f64) -> Vec2 {
-        let r = self.root.at(t);
-        let g = self.target.at(t);
+        self.aim(self.root.at(t), self.target.at(t))
+    }
+
+    /// [`Self::at`] from the root `r` and the target `g` at the same time.
+    fn aim(&self, r: Vec2, g: Vec2) -> Vec2 {
         match self.pull_to {
             Some(max) if g.dist(r) > max => r + (g - r) * (max / g.dist(r)),
             _ => g,
@@ -1095,7 +1257,8 @@ impl IdealTarget {
         ts_s.iter()
             .map(|&t| {
                 let u = t / period_s;
-                self.target.at(u).dist(self.at(u))
+                let g = self.target.at(u);
+                g.dist(self.aim(self.root.at(u), g))
             })
             .fold(0.0, f64::max)
     }
