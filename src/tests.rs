@@ -3,7 +3,7 @@
 //! layers in `lib.rs`).
 
 /// Every rig in `rigs/`, loaded, in file-name order.
-pub(crate) fn example_rigs() -> Vec<(std::path::PathBuf, crate::rig::Rig)> {
+fn example_rigs() -> Vec<(std::path::PathBuf, crate::rig::Rig)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("rigs/")
@@ -911,5 +911,86 @@ mod tighten {
         );
         assert_eq!(baked, TOLERANCE_RETRIES + 1);
         assert_eq!(budget, *asked.last().unwrap());
+    }
+}
+
+/// The memos of the bone-tree bake ([`crate::figure`]).
+mod figure_memo {
+    use super::example_rigs;
+    use crate::clip::Route;
+    use crate::figure::{CallMemo, bake, bake_planned_keyed, bake_planned_measured, ideal, reuse};
+
+    /// What one call's bakes keep for each other (fitted channels by the
+    /// bone's drawn angle, corners, IK solves and ideal poses by clip, the
+    /// figure's [`crate::figure::ideal::Ideal`] shared across calls) changes nothing: on
+    /// every bone-tree rig in `rigs/` with a reuse plan, a run of bakes
+    /// (keys of their own, the plan, its sources fitted tighter, then the
+    /// plan again with another keyer) through one memo writes and measures
+    /// each bake exactly as a fresh bake of it does.
+    #[test]
+    fn bakes_sharing_one_memo_equal_fresh_bakes() {
+        let mut checked = 0;
+        for (path, rig) in example_rigs() {
+            let Some(fig) = &rig.figure else { continue };
+            let plan = reuse::plan(fig, Route::Css);
+            if !plan.reuses() {
+                continue;
+            }
+            let mut tighter = plan.clone();
+            for s in tighter.source_scale.iter_mut() {
+                *s = 0.6;
+            }
+            let keyer = bake::Keyer {
+                keys: bake::ChannelKeys::Budget(0.2),
+                fit: crate::fit::Fit::Cubic,
+                shortest_shape: true,
+            };
+            let other = bake::Keyer {
+                keys: bake::ChannelKeys::Budget(0.12),
+                ..keyer
+            };
+            let ideal = ideal::Ideal::default();
+            let runs = [
+                (keyer, reuse::Plan::none(fig)),
+                (keyer, plan.clone()),
+                (keyer, tighter),
+                (other, plan),
+            ];
+            let mut memo = CallMemo {
+                keep_poses: true,
+                ..CallMemo::new(&ideal)
+            };
+            let mut last_keyer = keyer;
+            for (k, p) in &runs {
+                if *k != last_keyer {
+                    // a new call (another keyer), the same figure's ideal
+                    memo = CallMemo {
+                        keep_poses: true,
+                        ..CallMemo::new(&ideal)
+                    };
+                    last_keyer = *k;
+                }
+                let view_box = rig.view_box;
+                let shared = bake_planned_measured(
+                    &rig.name,
+                    view_box,
+                    fig,
+                    (Route::Css, *k),
+                    None,
+                    p,
+                    &memo,
+                );
+                let fresh = bake_planned_keyed(&rig.name, view_box, fig, (Route::Css, *k), None, p);
+                assert_eq!(shared.svg, fresh.svg, "{}", path.display());
+                assert_eq!(
+                    format!("{:?} {:?}", shared.measures, shared.ik),
+                    format!("{:?} {:?}", fresh.measures, fresh.ik),
+                    "{}",
+                    path.display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 4, "only {checked} rigs checked");
     }
 }

@@ -667,7 +667,7 @@ pub fn bake_planned_keyed(
 /// keyer; the tries of its reuse plan) keep for each other: measured clips,
 /// fitted channels and chain key plans; and the figure's ideal motion,
 /// which outlives the call ([`ideal`]).
-struct CallMemo<'a> {
+pub(crate) struct CallMemo<'a> {
     measured: measured::Measured,
     fitted: bake::Fitted,
     chains: ChainPlans,
@@ -675,11 +675,11 @@ struct CallMemo<'a> {
     /// Whether the measure stage keeps its ideal poses in `ideal` (where
     /// more than one bake may read them: a css bake with a reuse plan);
     /// otherwise it solves them as it goes.
-    keep_poses: bool,
+    pub(crate) keep_poses: bool,
 }
 
 impl<'a> CallMemo<'a> {
-    fn new(ideal: &'a ideal::Ideal) -> Self {
+    pub(crate) fn new(ideal: &'a ideal::Ideal) -> Self {
         CallMemo {
             measured: Default::default(),
             fitted: Default::default(),
@@ -692,7 +692,7 @@ impl<'a> CallMemo<'a> {
 
 /// [`bake_planned_keyed`], taking from `memo` what an earlier bake of the
 /// same call measured or fitted alike.
-fn bake_planned_measured(
+pub(crate) fn bake_planned_measured(
     name: &str,
     view_box: [f64; 4],
     fig: &Figure,
@@ -855,84 +855,5 @@ fn bake_planned_measured(
         chains,
         ik,
         springs,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What one call's bakes keep for each other (fitted channels by the
-    /// bone's drawn angle, corners, IK solves and ideal poses by clip, the
-    /// figure's [`ideal::Ideal`] shared across calls) changes nothing: on
-    /// every bone-tree rig in `rigs/` with a reuse plan, a run of bakes
-    /// (keys of their own, the plan, its sources fitted tighter, then the
-    /// plan again with another keyer) through one memo writes and measures
-    /// each bake exactly as a fresh bake of it does.
-    #[test]
-    fn bakes_sharing_one_memo_equal_fresh_bakes() {
-        let mut checked = 0;
-        for (path, rig) in crate::tests::example_rigs() {
-            let Some(fig) = &rig.figure else { continue };
-            let plan = reuse::plan(fig, Route::Css);
-            if !plan.reuses() {
-                continue;
-            }
-            let mut tighter = plan.clone();
-            for s in tighter.source_scale.iter_mut() {
-                *s = 0.6;
-            }
-            let keyer = bake::Keyer {
-                keys: bake::ChannelKeys::Budget(0.2),
-                fit: crate::fit::Fit::Cubic,
-                shortest_shape: true,
-            };
-            let other = bake::Keyer {
-                keys: bake::ChannelKeys::Budget(0.12),
-                ..keyer
-            };
-            let ideal = ideal::Ideal::default();
-            let runs = [
-                (keyer, reuse::Plan::none(fig)),
-                (keyer, plan.clone()),
-                (keyer, tighter),
-                (other, plan),
-            ];
-            let mut memo = CallMemo {
-                keep_poses: true,
-                ..CallMemo::new(&ideal)
-            };
-            let mut last_keyer = keyer;
-            for (k, p) in &runs {
-                if *k != last_keyer {
-                    // a new call (another keyer), the same figure's ideal
-                    memo = CallMemo {
-                        keep_poses: true,
-                        ..CallMemo::new(&ideal)
-                    };
-                    last_keyer = *k;
-                }
-                let view_box = rig.view_box;
-                let shared = bake_planned_measured(
-                    &rig.name,
-                    view_box,
-                    fig,
-                    (Route::Css, *k),
-                    None,
-                    p,
-                    &memo,
-                );
-                let fresh = bake_planned_keyed(&rig.name, view_box, fig, (Route::Css, *k), None, p);
-                assert_eq!(shared.svg, fresh.svg, "{}", path.display());
-                assert_eq!(
-                    format!("{:?} {:?}", shared.measures, shared.ik),
-                    format!("{:?} {:?}", fresh.measures, fresh.ik),
-                    "{}",
-                    path.display()
-                );
-            }
-            checked += 1;
-        }
-        assert!(checked >= 4, "only {checked} rigs checked");
     }
 }
