@@ -400,9 +400,10 @@ fn wind_fn(path: &str, w: &Option<WindComponentFile>) -> Result<Wind, RigError> 
 }
 
 /// The anchor's world position at normalised time t (FK with root motion).
+/// Only the bones from the root down to `bone` are evaluated where none of
+/// them is an `ik` bone ([`super::spring::bone_matrix`]).
 pub fn anchor_at(fig: &Figure, clip: &FigClip, bone: usize, local: Vec2, t: f64) -> Vec2 {
-    let w = fk::world_matrices(fig, &fk::local_angles(fig, clip, t));
-    (fk::root_matrix(&clip.root, t) * w[bone]).apply(local)
+    (fk::root_matrix(&clip.root, t) * super::spring::bone_matrix(fig, clip, bone, t)).apply(local)
 }
 
 /// Validate `chains` against a validated figure and simulate each in
