@@ -166,11 +166,9 @@ impl Chain {
     /// One sub-step of length `dt` with the anchor at `anchor` and extra
     /// acceleration `wind` (px/s²).
     ///
-    /// Each constraint pass walks the pairs root to tip; the corrected far
-    /// particle of one pair is the near particle of the next, so it is
-    /// carried to the next pair as it is stored rather than read back, and
-    /// the pinned first pair is taken before the loop: the same operations
-    /// on the same values, in the same order, as [`Chain::step_reference`].
+    /// The constraint passes give the values of [`Chain::step_reference`]
+    /// (the passes one after the other, pairs root to tip) bit for bit,
+    /// in another order of work: see [`Chain::constrain`].
     pub fn step(&mut self, p: &ChainParams, anchor: Vec2, wind: Vec2, dt: f64) {
         let acc = (p.gravity + wind) * (dt * dt);
         let n = self.pos.len();
@@ -183,31 +181,14 @@ impl Chain {
         }
         prev[0] = pos[0];
         pos[0] = anchor;
-        let segment = p.segment;
+        if p.colliders.is_empty() {
+            Chain::constrain(pos, p.segment, p.iterations);
+            return;
+        }
         for _ in 0..p.iterations {
-            // the root is pinned: its neighbour takes the whole correction
-            let mut a = pos[1];
-            let d = a - pos[0];
-            // sqrt, not hypot: no overflow at these lengths, and the
-            // inner loop of every simulation
-            let len = (d.x * d.x + d.y * d.y).sqrt();
-            if !(len < 1e-12) {
-                let err = (len - segment) / len;
-                a = a - d * err;
-                pos[1] = a;
-            }
+            let mut a = link_pinned(pos, p.segment);
             for i in 1..n - 1 {
-                let b = pos[i + 1];
-                let d = b - a;
-                let len = (d.x * d.x + d.y * d.y).sqrt();
-                if len < 1e-12 {
-                    a = b;
-                    continue;
-                }
-                let err = (len - segment) / len;
-                pos[i] = a + d * (0.5 * err);
-                a = b - d * (0.5 * err);
-                pos[i + 1] = a;
+                a = link(pos, i, a, p.segment);
             }
             for &(c, r) in &p.colliders {
                 for q in pos[1..].iter_mut() {
@@ -218,6 +199,50 @@ impl Chain {
                     }
                 }
             }
+        }
+    }
+
+    /// `passes` distance-constraint passes over `pos` (no colliders), as
+    /// the plain loop makes them (pass after pass, each pair `i, i + 1`
+    /// from the root), bit for bit, in a wavefront of up to [`WAVE`]
+    /// passes at once.
+    ///
+    /// Pair i of pass q reads particle i as pair i − 1 of pass q left it
+    /// and particle i + 1 as pair i + 1 of pass q − 1 left it, and writes
+    /// those two. So once pass q − 1 has done pair i + 1, pass q can do
+    /// pair i: at wave step τ, pass g of a group does pair τ − 2g. Pairs
+    /// done at one wave step touch disjoint particles (two apart), and
+    /// every pair reads exactly what it reads in the plain loop, so every
+    /// particle gets the same operations on the same values. What changes
+    /// is the work order: the plain loop is one chain of dependent square
+    /// roots and divisions per pass, one pair after the other; a wave step
+    /// holds up to [`WAVE`] independent pairs the processor overlaps.
+    /// Groups of passes follow one another.
+    fn constrain(pos: &mut [Vec2], segment: f64, passes: usize) {
+        let links = pos.len() - 1;
+        let mut done = 0;
+        while done < passes {
+            let group = (passes - done).min(WAVE);
+            // per pass of the group: its corrected particle at its last pair
+            let mut carry = [Vec2::ZERO; WAVE];
+            for tau in 0..links + 2 * (group - 1) {
+                // the passes g at a pair: 0 <= tau − 2g <= links − 1
+                let first = if tau >= links {
+                    (tau - links + 2) / 2
+                } else {
+                    0
+                };
+                let last = (tau / 2).min(group - 1);
+                for (g, a) in carry.iter_mut().enumerate().take(last + 1).skip(first) {
+                    let i = tau - 2 * g;
+                    *a = if i == 0 {
+                        link_pinned(pos, segment)
+                    } else {
+                        link(pos, i, *a, segment)
+                    };
+                }
+            }
+            done += group;
         }
     }
 
@@ -261,6 +286,45 @@ impl Chain {
             }
         }
     }
+}
+
+/// Passes [`Chain::constrain`] runs at once.
+const WAVE: usize = 8;
+
+/// The first pair of a constraint pass: particle 0 is pinned, so particle
+/// 1 takes the whole correction. Returns particle 1 as corrected.
+#[inline(always)]
+fn link_pinned(pos: &mut [Vec2], segment: f64) -> Vec2 {
+    let b = pos[1];
+    let d = b - pos[0];
+    // sqrt, not hypot: no overflow at these lengths, and the inner loop
+    // of every simulation
+    let len = (d.x * d.x + d.y * d.y).sqrt();
+    if len < 1e-12 {
+        return b;
+    }
+    let err = (len - segment) / len;
+    let b = b - d * err;
+    pos[1] = b;
+    b
+}
+
+/// Pair `i, i + 1` (i ≥ 1) of a constraint pass, particle i being `a` as
+/// the pass's previous pair left it: each moves half the length error.
+/// Returns particle i + 1 as corrected (the next pair's `a`).
+#[inline(always)]
+fn link(pos: &mut [Vec2], i: usize, a: Vec2, segment: f64) -> Vec2 {
+    let b = pos[i + 1];
+    let d = b - a;
+    let len = (d.x * d.x + d.y * d.y).sqrt();
+    if len < 1e-12 {
+        return b;
+    }
+    let err = (len - segment) / len;
+    pos[i] = a + d * (0.5 * err);
+    let b = b - d * (0.5 * err);
+    pos[i + 1] = b;
+    b
 }
 
 /// Largest distance between matching points; NaN when any is NaN (a
@@ -618,8 +682,9 @@ mod tests {
     }
 
     /// The step is the plain one bit for bit: the ponytail in wind, with
-    /// a collider, coarse steps with few passes, a two-particle chain, and
-    /// particles on top of one another (the skipped zero-length pair).
+    /// colliders, coarse steps with few passes, many passes, one pass, two
+    /// and four particles, and particles on top of one another (the
+    /// skipped zero-length pair).
     #[test]
     fn step_is_the_plain_step() {
         let (p, lp) = ponytail();
@@ -633,11 +698,23 @@ mod tests {
         coarse.damping = 0.97;
         let mut two = p.clone();
         two.count = 2;
+        // more passes than one wave (a group of 8 and one of 5), and
+        // fewer pairs than a full wave needs
+        let mut many = p.clone();
+        many.iterations = 13;
+        let mut short = p.clone();
+        short.count = 4;
+        short.iterations = 7;
+        let mut one = p.clone();
+        one.iterations = 1;
         for (params, dt) in [
             (&p, lp.period_s / lp.substeps as f64),
             (&pushed, lp.period_s / lp.substeps as f64),
             (&coarse, 1.0 / 60.0),
             (&two, 1.0 / 3600.0),
+            (&many, 1.0 / 600.0),
+            (&short, 1.0 / 3600.0),
+            (&one, 1.0 / 3600.0),
         ] {
             let mut fast = Chain::hanging(bob(0.0), params);
             // a stack of coincident particles half way down
