@@ -246,6 +246,84 @@ impl Chain {
         }
     }
 
+    /// [`Chain::step`] through each of `inputs` (anchor, wind) in turn,
+    /// bit for bit, with the constraint passes of all the sub-steps in one
+    /// wavefront (chains with colliders step one sub-step at a time).
+    ///
+    /// Number the passes of all the sub-steps one after the other; pass q
+    /// does pair i at wave step τ = 2q + i, as in [`Chain::constrain`].
+    /// The first pass of a sub-step also moves each particle by the Verlet
+    /// update just before its first pair reads it (particle i + 1 at pair
+    /// i; particle 0 is set to the anchor at pair 0): by then the last
+    /// pass of the sub-step before has left that particle for good (its
+    /// pair i + 1 came one wave step earlier), and the update reads only
+    /// the particle's own position and previous position. So every value
+    /// is the one the sub-steps one after the other give, and a sub-step's
+    /// passes need not wait for the one before to reach the tip.
+    pub fn run(&mut self, p: &ChainParams, inputs: &[(Vec2, Vec2)], dt: f64) {
+        let n = self.pos.len();
+        let passes = p.iterations;
+        if !p.colliders.is_empty() || passes == 0 || n < 2 || inputs.len() < 2 {
+            for &(a, w) in inputs {
+                self.step(p, a, w, dt);
+            }
+            return;
+        }
+        let links = n - 1;
+        let total = inputs.len() * passes;
+        let acc: Vec<Vec2> = inputs
+            .iter()
+            .map(|&(_, w)| (p.gravity + w) * (dt * dt))
+            .collect();
+        let pos = &mut self.pos[..];
+        let prev = &mut self.prev[..n];
+        let verlet = |pos: &mut [Vec2], prev: &mut [Vec2], i: usize, acc: Vec2| {
+            let x = pos[i];
+            let v = (x - prev[i]) * p.damping;
+            prev[i] = x;
+            pos[i] = x + v + acc;
+        };
+        // per pass in the wave (pass q at q % ring): its corrected particle
+        // at its last pair; at most links / 2 + 1 passes are in the wave
+        let ring = links / 2 + 2;
+        let mut carry = vec![Vec2::ZERO; ring];
+        for tau in 0..2 * (total - 1) + links {
+            let first = if tau >= links {
+                (tau - links + 2) / 2
+            } else {
+                0
+            };
+            let last = (tau / 2).min(total - 1);
+            let (mut step, mut pass) = (first / passes, first % passes);
+            let mut slot = first % ring;
+            for q in first..=last {
+                let i = tau - 2 * q;
+                let a = &mut carry[slot];
+                slot += 1;
+                if slot == ring {
+                    slot = 0;
+                }
+                if pass == 0 {
+                    if i == 0 {
+                        prev[0] = pos[0];
+                        pos[0] = inputs[step].0;
+                    }
+                    verlet(pos, prev, i + 1, acc[step]);
+                }
+                *a = if i == 0 {
+                    link_pinned(pos, p.segment)
+                } else {
+                    link(pos, i, *a, p.segment)
+                };
+                pass += 1;
+                if pass == passes {
+                    pass = 0;
+                    step += 1;
+                }
+            }
+        }
+    }
+
     /// [`Chain::step`] written plainly, every particle read from and
     /// stored to the chain in turn (kept to test the step against).
     #[cfg(test)]
@@ -372,6 +450,30 @@ fn period_inputs<T>(substeps: usize, f: impl Fn(f64) -> T) -> Vec<T> {
         .collect()
 }
 
+/// Step `chain` through `inputs` (the inputs of sub-steps 1, 2, … of one
+/// period), recording its particles at the start and after every recorded
+/// sub-step ([`recorded`]).
+fn record(
+    chain: &mut Chain,
+    p: &ChainParams,
+    lp: &LoopParams,
+    inputs: &[(Vec2, Vec2)],
+    dt: f64,
+) -> Vec<Vec<Vec2>> {
+    let mut frames = Vec::with_capacity(lp.frames.min(inputs.len()) + 1);
+    frames.push(chain.pos.clone());
+    let mut from = 0;
+    for k in 1..=inputs.len() {
+        if recorded(k, lp.substeps, lp.frames) {
+            chain.run(p, &inputs[from..k], dt);
+            frames.push(chain.pos.clone());
+            from = k;
+        }
+    }
+    chain.run(p, &inputs[from..], dt);
+    frames
+}
+
 /// Simulate a chain into a seamless loop (see the module docs).
 pub fn loop_chain(
     p: &ChainParams,
@@ -383,33 +485,18 @@ pub fn loop_chain(
     let mut chain = Chain::hanging(anchor(0.0), p);
     // every period steps through the same inputs: evaluated once
     let inputs = period_inputs(lp.substeps, |t| (anchor(t), wind(t)));
-    let run_period = |chain: &mut Chain, record: Option<&mut Vec<Vec<Vec2>>>| {
-        let mut rec = record;
-        if let Some(r) = rec.as_deref_mut() {
-            r.push(chain.pos.clone());
-        }
-        for (k, &(a, w)) in (1..=lp.substeps).zip(&inputs) {
-            chain.step(p, a, w, dt);
-            if let Some(r) = rec.as_deref_mut()
-                && recorded(k, lp.substeps, lp.frames)
-            {
-                r.push(chain.pos.clone());
-            }
-        }
-    };
     let mut warmup = 0;
     let mut converged = false;
     while warmup < lp.max_periods {
         let before = chain.pos.clone();
-        run_period(&mut chain, None);
+        chain.run(p, &inputs, dt);
         warmup += 1;
         if max_dist(&before, &chain.pos) < lp.seam_eps_px {
             converged = true;
             break;
         }
     }
-    let mut frames = Vec::with_capacity(lp.frames + 1);
-    run_period(&mut chain, Some(&mut frames));
+    let frames = record(&mut chain, p, lp, &inputs, dt);
     let frames = resample(frames, lp.frames);
     let seam_error_px = max_dist(&frames[0], &frames[frames.len() - 1]);
     Recording {
@@ -437,25 +524,23 @@ pub fn once_chain(
     let mut chain = Chain::hanging(a0, p);
     let mut warmup = 0;
     let mut converged = false;
+    let held = vec![(a0, w0); lp.substeps];
     while warmup < lp.max_periods {
         let before = chain.pos.clone();
-        for _ in 0..lp.substeps {
-            chain.step(p, a0, w0, dt);
-        }
+        chain.run(p, &held, dt);
         warmup += 1;
         if max_dist(&before, &chain.pos) < lp.seam_eps_px {
             converged = true;
             break;
         }
     }
-    let mut frames = vec![chain.pos.clone()];
-    for k in 1..=lp.substeps {
-        let t = k as f64 / lp.substeps as f64;
-        chain.step(p, anchor(t), wind(t), dt);
-        if recorded(k, lp.substeps, lp.frames) {
-            frames.push(chain.pos.clone());
-        }
-    }
+    let inputs: Vec<(Vec2, Vec2)> = (1..=lp.substeps)
+        .map(|k| {
+            let t = k as f64 / lp.substeps as f64;
+            (anchor(t), wind(t))
+        })
+        .collect();
+    let frames = record(&mut chain, p, lp, &inputs, dt);
     let frames = resample(frames, lp.frames);
     let seam_error_px = residual_px(&frames);
     Recording {
@@ -737,6 +822,63 @@ mod tests {
                         (a.x.to_bits(), a.y.to_bits()),
                         (b.x.to_bits(), b.y.to_bits()),
                         "step {k}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A run of sub-steps is the plain steps one after the other, bit for
+    /// bit: runs of 1, 2, 6 and 500 sub-steps, short and long chains, one
+    /// and many passes, coincident particles, and colliders (stepped one by
+    /// one).
+    #[test]
+    fn a_run_is_the_plain_steps() {
+        let (p, _) = ponytail();
+        let mut pushed = p.clone();
+        pushed.colliders = vec![(Vec2::new(205.0, 150.0), 25.0)];
+        let mut many = p.clone();
+        many.iterations = 13;
+        let mut two = p.clone();
+        two.count = 2;
+        let mut short = p.clone();
+        short.count = 3;
+        short.iterations = 7;
+        let mut one = p.clone();
+        one.iterations = 1;
+        let dt = 1.0 / 3000.0;
+        for params in [&p, &pushed, &many, &two, &short, &one] {
+            let mut fast = Chain::hanging(bob(0.0), params);
+            for i in 8.min(params.count - 1)..11.min(params.count) {
+                fast.pos[i] = fast.pos[7.min(params.count - 1)];
+                fast.prev[i] = fast.pos[i];
+            }
+            let mut plain = fast.clone();
+            let mut k = 0;
+            for len in [1, 2, 6, 500, 3, 500] {
+                let inputs: Vec<(Vec2, Vec2)> = (k..k + len)
+                    .map(|j| {
+                        let t = j as f64 / 3000.0;
+                        (bob(t), breeze(t))
+                    })
+                    .collect();
+                fast.run(params, &inputs, dt);
+                for &(a, w) in &inputs {
+                    plain.step_reference(params, a, w, dt);
+                }
+                k += len;
+                for (a, b) in fast
+                    .pos
+                    .iter()
+                    .chain(&fast.prev)
+                    .zip(plain.pos.iter().chain(&plain.prev))
+                {
+                    assert_eq!(
+                        (a.x.to_bits(), a.y.to_bits()),
+                        (b.x.to_bits(), b.y.to_bits()),
+                        "{} particles, {} passes, after step {k}",
+                        params.count,
+                        params.iterations
                     );
                 }
             }
