@@ -1006,7 +1006,7 @@ impl<'a> Placer<'a> {
             for j in 0..m {
                 w = css.joint(j, w, world[j], stretch[j]);
                 let want = fa[j] + (fb[j] - fa[j]) * sf;
-                worst = worst.max(w.dist(want));
+                worst = max_len(worst, w - want);
             }
             if worst > limit {
                 return worst;
@@ -1014,6 +1014,20 @@ impl<'a> Placer<'a> {
         }
         worst
     }
+}
+
+/// `worst.max(d.len())`, bit for bit, with the length (a `hypot`) taken
+/// only where it can raise `worst`: not when `|d|²`, computed, is below
+/// `worst² · (1 − 10⁻⁹)`. Then `|d| < worst · (1 − 4·10⁻¹⁰)` whatever
+/// the rounding of the squares (a few units in 2⁻⁵³), and `hypot`, within
+/// an ulp of `|d|`, is below `worst`. Only for `worst > 10⁻¹⁰⁰`, whose
+/// square is a normal number; a NaN or infinite `d` takes the length.
+#[inline]
+fn max_len(worst: f64, d: Vec2) -> f64 {
+    if worst > 1e-100 && d.x * d.x + d.y * d.y < worst * worst * (1.0 - 1e-9) {
+        return worst;
+    }
+    worst.max(d.len())
 }
 
 /// One channel written over one span: a two-key track, read as
@@ -1770,6 +1784,70 @@ mod tests {
         }
         // the early stop was taken, and spans ran to their end
         assert!(stopped > 20 && stopped < 8 * 6 * 2 * 4, "{stopped}");
+    }
+
+    /// `max_len` is `max` of the length bit for bit: lengths just under,
+    /// at and over the running max in every direction, far below and
+    /// far over it, tiny, huge, infinite and NaN differences.
+    #[test]
+    fn max_len_is_the_max_of_the_length() {
+        let mut skipped = 0;
+        let worsts = [
+            0.0,
+            1e-300,
+            1e-100,
+            2e-100,
+            1e-7,
+            0.0123,
+            0.09,
+            1.0,
+            37.5,
+            1e150,
+            f64::INFINITY,
+        ];
+        for &worst in &worsts {
+            for k in 0..360 {
+                let (s, c) = (k as f64 * 0.0174533 + 0.1).sin_cos();
+                for f in [
+                    0.0,
+                    1e-9,
+                    0.5,
+                    1.0 - 1e-6,
+                    1.0 - 5e-10,
+                    1.0 - 1e-12,
+                    1.0 - 1e-16,
+                    1.0,
+                    1.0 + 1e-16,
+                    1.0 + 1e-12,
+                    2.0,
+                    1e10,
+                ] {
+                    let r = worst * f;
+                    let d = Vec2::new(r * c, r * s);
+                    let want = worst.max(d.len());
+                    assert_eq!(
+                        max_len(worst, d).to_bits(),
+                        want.to_bits(),
+                        "{worst} {f} {k}"
+                    );
+                    skipped += (worst.max(d.len()) == worst && d.len() < worst) as usize;
+                }
+            }
+            for d in [
+                Vec2::new(f64::NAN, 1.0),
+                Vec2::new(f64::INFINITY, 0.0),
+                Vec2::new(1e-200, 1e-200),
+                Vec2::new(1e200, -1e200),
+                Vec2::ZERO,
+            ] {
+                assert_eq!(
+                    max_len(worst, d).to_bits(),
+                    worst.max(d.len()).to_bits(),
+                    "{worst} {d:?}"
+                );
+            }
+        }
+        assert!(skipped > 10_000, "{skipped}");
     }
 
     /// The written values' bits, for comparing two [`CssFrames`].
