@@ -959,7 +959,7 @@ impl<'a> Placer<'a> {
     /// Every channel of the span is a two-key track on the same key times,
     /// so the progress through the span, and the x solve of the cubic
     /// spans (their x control points are the same), are found once per
-    /// instant and shared by the channels ([`SpanTrack`]); the values are
+    /// instant and shared by the channels; the values are
     /// [`crate::measure::track_value`]'s bit for bit.
     pub fn span_error(&self, a: usize, b: usize, fit: crate::fit::Fit, limit: f64) -> f64 {
         let frames = &self.chain.recording.frames;

@@ -166,9 +166,11 @@ impl Chain {
     /// One sub-step of length `dt` with the anchor at `anchor` and extra
     /// acceleration `wind` (px/s²).
     ///
-    /// The constraint passes give the values of [`Chain::step_reference`]
-    /// (the passes one after the other, pairs root to tip) bit for bit,
-    /// in another order of work: see [`Chain::constrain`].
+    /// The constraint passes give the values of the plain loop (the
+    /// passes one after the other, pairs root to tip) bit for bit, in
+    /// another order of work: a wavefront in which pass g does pair i at
+    /// wave step 2g + i, so that independent pairs of several passes
+    /// overlap.
     pub fn step(&mut self, p: &ChainParams, anchor: Vec2, wind: Vec2, dt: f64) {
         let acc = (p.gravity + wind) * (dt * dt);
         let n = self.pos.len();
@@ -251,9 +253,10 @@ impl Chain {
     /// wavefront (chains with colliders step one sub-step at a time).
     ///
     /// Number the passes of all the sub-steps one after the other; pass q
-    /// does pair i at wave step τ = 2q + i, as in [`Chain::constrain`].
-    /// The first pass of a sub-step also moves each particle by the Verlet
-    /// update just before its first pair reads it (particle i + 1 at pair
+    /// does pair i at wave step τ = 2q + i, as in the wavefront of one
+    /// sub-step's passes ([`Chain::step`]). The first pass of a sub-step
+    /// also moves each particle by the Verlet update just before its
+    /// first pair reads it (particle i + 1 at pair
     /// i; particle 0 is set to the anchor at pair 0): by then the last
     /// pass of the sub-step before has left that particle for good (its
     /// pair i + 1 came one wave step earlier), and the update reads only
