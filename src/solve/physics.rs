@@ -266,7 +266,8 @@ impl Chain {
     pub fn run(&mut self, p: &ChainParams, inputs: &[(Vec2, Vec2)], dt: f64) {
         let n = self.pos.len();
         let passes = p.iterations;
-        if !p.colliders.is_empty() || passes == 0 || n < 2 || inputs.len() < 2 {
+        // (a chain of more than 120 particles would overfill the wave's ring)
+        if !p.colliders.is_empty() || passes == 0 || !(2..=120).contains(&n) || inputs.len() < 2 {
             for &(a, w) in inputs {
                 self.step(p, a, w, dt);
             }
@@ -286,10 +287,10 @@ impl Chain {
             prev[i] = x;
             pos[i] = x + v + acc;
         };
-        // per pass in the wave (pass q at q % ring): its corrected particle
+        // per pass in the wave (pass q at q % RING): its corrected particle
         // at its last pair; at most links / 2 + 1 passes are in the wave
-        let ring = links / 2 + 2;
-        let mut carry = vec![Vec2::ZERO; ring];
+        const RING: usize = 64;
+        let mut carry = [Vec2::ZERO; RING];
         for tau in 0..2 * (total - 1) + links {
             let first = if tau >= links {
                 (tau - links + 2) / 2
@@ -297,32 +298,29 @@ impl Chain {
                 0
             };
             let last = (tau / 2).min(total - 1);
+            // the pass at its pinned pair, if any, is the last
+            let pinned = tau % 2 == 0 && tau / 2 == last;
             let (mut step, mut pass) = (first / passes, first % passes);
-            let mut slot = first % ring;
-            for q in first..=last {
+            for q in first..last + 1 - pinned as usize {
                 let i = tau - 2 * q;
-                let a = &mut carry[slot];
-                slot += 1;
-                if slot == ring {
-                    slot = 0;
-                }
                 if pass == 0 {
-                    if i == 0 {
-                        prev[0] = pos[0];
-                        pos[0] = inputs[step].0;
-                    }
                     verlet(pos, prev, i + 1, acc[step]);
                 }
-                *a = if i == 0 {
-                    link_pinned(pos, p.segment)
-                } else {
-                    link(pos, i, *a, p.segment)
-                };
+                let a = &mut carry[q % RING];
+                *a = link(pos, i, *a, p.segment);
                 pass += 1;
                 if pass == passes {
                     pass = 0;
                     step += 1;
                 }
+            }
+            if pinned {
+                if pass == 0 {
+                    prev[0] = pos[0];
+                    pos[0] = inputs[step].0;
+                    verlet(pos, prev, 1, acc[step]);
+                }
+                carry[last % RING] = link_pinned(pos, p.segment);
             }
         }
     }
