@@ -74,28 +74,51 @@ pub struct Measurement {
 /// Solve a CSS `cubic-bezier(x1, y1, x2, y2)` timing function at input
 /// progress `u ∈ [0, 1]`: find s with x(s) = u (Newton's method, falling back
 /// to bisection, to 1e-12), return y(s). x is monotone for x1, x2 ∈ [0, 1].
+///
+/// The two halves are [`bezier_param`] (which depends on `x1`, `x2` and `u`
+/// only) and [`bezier_y`]: tracks that share key times and x control points
+/// (every Hermite span of [`crate::fit::keys_from`]) may solve x once per
+/// instant and read each y from it, bit for bit this value.
 pub fn cubic_bezier(b: [f64; 4], u: f64) -> f64 {
     let [x1, y1, x2, y2] = b;
-    let bez = |p1: f64, p2: f64, s: f64| {
-        let m = 1.0 - s;
-        3.0 * m * m * s * p1 + 3.0 * m * s * s * p2 + s * s * s
-    };
+    bezier_y(y1, y2, bezier_param(x1, x2, u))
+}
+
+/// Where on a `cubic-bezier` curve the input progress u falls: at its start
+/// (u ≤ 0), at its end (u ≥ 1), or at curve parameter s with x(s) = u.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BezierAt {
+    Start,
+    End,
+    At(f64),
+}
+
+/// One cubic Bézier coordinate with end points 0 and 1 and inner control
+/// values `p1`, `p2`, at curve parameter s.
+#[inline]
+fn bez(p1: f64, p2: f64, s: f64) -> f64 {
+    let m = 1.0 - s;
+    3.0 * m * m * s * p1 + 3.0 * m * s * s * p2 + s * s * s
+}
+
+/// The x half of [`cubic_bezier`]: the curve parameter s with x(s) = u.
+pub fn bezier_param(x1: f64, x2: f64, u: f64) -> BezierAt {
     let dx = |s: f64| {
         let m = 1.0 - s;
         3.0 * m * m * x1 + 6.0 * m * s * (x2 - x1) + 3.0 * s * s * (1.0 - x2)
     };
     if u <= 0.0 {
-        return 0.0;
+        return BezierAt::Start;
     }
     if u >= 1.0 {
-        return 1.0;
+        return BezierAt::End;
     }
     let mut s = u;
     for _ in 0..8 {
         let err = bez(x1, x2, s) - u;
         let d = dx(s);
         if err.abs() < 1e-14 && d > 1e-6 {
-            return bez(y1, y2, s);
+            return BezierAt::At(s);
         }
         if d.abs() < 1e-9 {
             break;
@@ -112,8 +135,17 @@ pub fn cubic_bezier(b: [f64; 4], u: f64) -> f64 {
             hi = s;
         }
     }
-    s = 0.5 * (lo + hi);
-    bez(y1, y2, s)
+    BezierAt::At(0.5 * (lo + hi))
+}
+
+/// The y half of [`cubic_bezier`]: y at the parameter [`bezier_param`] found.
+#[inline]
+pub fn bezier_y(y1: f64, y2: f64, at: BezierAt) -> f64 {
+    match at {
+        BezierAt::Start => 0.0,
+        BezierAt::End => 1.0,
+        BezierAt::At(s) => bez(y1, y2, s),
+    }
 }
 
 fn ease(e: Ease, s: f64) -> f64 {
@@ -162,13 +194,19 @@ fn segment(n: usize, t_at: impl Fn(usize) -> f64, u: f64) -> (usize, f64) {
     }
     // last i with t_at(i) <= u, kept within the n − 1 segments
     let i = lo.clamp(1, n - 1) - 1;
-    let span = t_at(i + 1) - t_at(i);
-    let s = if span > 0.0 {
-        ((u - t_at(i)) / span).clamp(0.0, 1.0)
+    (i, segment_progress(t_at(i), t_at(i + 1), u))
+}
+
+/// Progress s ∈ [0, 1] through the segment from key time `t0` to `t1` at
+/// u, as [`track_value`] reads it (1 on an empty segment).
+#[inline]
+pub fn segment_progress(t0: f64, t1: f64, u: f64) -> f64 {
+    let span = t1 - t0;
+    if span > 0.0 {
+        ((u - t0) / span).clamp(0.0, 1.0)
     } else {
         1.0
-    };
-    (i, s)
+    }
 }
 
 /// A track's value at progress u.
@@ -1023,6 +1061,99 @@ pub struct ChainMeasure {
 pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// `cubic_bezier` as one function (the x solve and the y read not
+    /// split), the straightforward form of [`cubic_bezier`].
+    fn cubic_bezier_whole(b: [f64; 4], u: f64) -> f64 {
+        let [x1, y1, x2, y2] = b;
+        let bez = |p1: f64, p2: f64, s: f64| {
+            let m = 1.0 - s;
+            3.0 * m * m * s * p1 + 3.0 * m * s * s * p2 + s * s * s
+        };
+        let dx = |s: f64| {
+            let m = 1.0 - s;
+            3.0 * m * m * x1 + 6.0 * m * s * (x2 - x1) + 3.0 * s * s * (1.0 - x2)
+        };
+        if u <= 0.0 {
+            return 0.0;
+        }
+        if u >= 1.0 {
+            return 1.0;
+        }
+        let mut s = u;
+        for _ in 0..8 {
+            let err = bez(x1, x2, s) - u;
+            let d = dx(s);
+            if err.abs() < 1e-14 && d > 1e-6 {
+                return bez(y1, y2, s);
+            }
+            if d.abs() < 1e-9 {
+                break;
+            }
+            s -= err / d;
+        }
+        let (mut lo, mut hi) = (0.0, 1.0);
+        for _ in 0..64 {
+            s = 0.5 * (lo + hi);
+            if bez(x1, x2, s) < u {
+                lo = s;
+            } else {
+                hi = s;
+            }
+        }
+        s = 0.5 * (lo + hi);
+        bez(y1, y2, s)
+    }
+
+    /// The split solve (x once, any y from it) is the whole one bit for
+    /// bit, Newton and bisection paths and the ends included.
+    #[test]
+    fn split_cubic_bezier_is_the_whole_one() {
+        let xs = [
+            (1.0 / 3.0, 2.0 / 3.0),
+            (0.333333, 0.666667),
+            (0.0, 1.0),
+            (1.0, 0.0),
+            (0.42, 0.58),
+            (0.9, 0.1),
+        ];
+        let ys = [(-1.5, 2.5), (0.1, 0.9), (0.0, 0.0), (1.0, 1.0), (2.9, -1.9)];
+        let mut newton = 0;
+        for &(x1, x2) in &xs {
+            for k in -2..=1002 {
+                let u = k as f64 / 1000.0 + if k % 7 == 0 { 1e-17 } else { 0.0 };
+                let at = bezier_param(x1, x2, u);
+                for &(y1, y2) in &ys {
+                    let want = cubic_bezier_whole([x1, y1, x2, y2], u);
+                    assert_eq!(
+                        bezier_y(y1, y2, at).to_bits(),
+                        want.to_bits(),
+                        "{x1} {x2} {u}"
+                    );
+                    assert_eq!(cubic_bezier([x1, y1, x2, y2], u).to_bits(), want.to_bits());
+                }
+                newton += matches!(at, BezierAt::At(_)) as usize;
+            }
+        }
+        assert!(newton > 5000);
+    }
+
+    /// `segment_progress` is the fraction `track_value` took inline.
+    #[test]
+    fn segment_progress_is_the_inline_fraction() {
+        for (t0, t1) in [(0.0, 1.0), (0.25, 0.5), (0.5, 0.5), (0.1, 0.3)] {
+            for k in -5..=105 {
+                let u = k as f64 / 100.0;
+                let span: f64 = t1 - t0;
+                let want: f64 = if span > 0.0 {
+                    ((u - t0) / span).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                };
+                assert_eq!(segment_progress(t0, t1, u).to_bits(), want.to_bits());
+            }
+        }
+    }
 
     /// Every breakpoint is a sample; an interval gets 100 evenly spaced
     /// samples, or one per 1/2048 of the period where that is fewer; so a

@@ -165,7 +165,170 @@ impl Chain {
 
     /// One sub-step of length `dt` with the anchor at `anchor` and extra
     /// acceleration `wind` (px/s²).
+    ///
+    /// The constraint passes give the values of the plain loop (the
+    /// passes one after the other, pairs root to tip) bit for bit, in
+    /// another order of work: a wavefront in which pass g does pair i at
+    /// wave step 2g + i, so that independent pairs of several passes
+    /// overlap.
     pub fn step(&mut self, p: &ChainParams, anchor: Vec2, wind: Vec2, dt: f64) {
+        let acc = (p.gravity + wind) * (dt * dt);
+        let n = self.pos.len();
+        let pos = &mut self.pos[..];
+        let prev = &mut self.prev[..n];
+        for (x, x_prev) in pos[1..].iter_mut().zip(&mut prev[1..]) {
+            let v = (*x - *x_prev) * p.damping;
+            *x_prev = *x;
+            *x = *x + v + acc;
+        }
+        prev[0] = pos[0];
+        pos[0] = anchor;
+        if p.colliders.is_empty() {
+            Chain::constrain(pos, p.segment, p.iterations);
+            return;
+        }
+        for _ in 0..p.iterations {
+            let mut a = link_pinned(pos, p.segment);
+            for i in 1..n - 1 {
+                a = link(pos, i, a, p.segment);
+            }
+            for &(c, r) in &p.colliders {
+                for q in pos[1..].iter_mut() {
+                    let d = *q - c;
+                    let len = (d.x * d.x + d.y * d.y).sqrt();
+                    if len < r && len > 1e-12 {
+                        *q = c + d * (r / len);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `passes` distance-constraint passes over `pos` (no colliders), as
+    /// the plain loop makes them (pass after pass, each pair `i, i + 1`
+    /// from the root), bit for bit, in a wavefront of up to [`WAVE`]
+    /// passes at once.
+    ///
+    /// Pair i of pass q reads particle i as pair i − 1 of pass q left it
+    /// and particle i + 1 as pair i + 1 of pass q − 1 left it, and writes
+    /// those two. So once pass q − 1 has done pair i + 1, pass q can do
+    /// pair i: at wave step τ, pass g of a group does pair τ − 2g. Pairs
+    /// done at one wave step touch disjoint particles (two apart), and
+    /// every pair reads exactly what it reads in the plain loop, so every
+    /// particle gets the same operations on the same values. What changes
+    /// is the work order: the plain loop is one chain of dependent square
+    /// roots and divisions per pass, one pair after the other; a wave step
+    /// holds up to [`WAVE`] independent pairs the processor overlaps.
+    /// Groups of passes follow one another.
+    fn constrain(pos: &mut [Vec2], segment: f64, passes: usize) {
+        let links = pos.len() - 1;
+        let mut done = 0;
+        while done < passes {
+            let group = (passes - done).min(WAVE);
+            // per pass of the group: its corrected particle at its last pair
+            let mut carry = [Vec2::ZERO; WAVE];
+            for tau in 0..links + 2 * (group - 1) {
+                // the passes g at a pair: 0 <= tau − 2g <= links − 1
+                let first = if tau >= links {
+                    (tau - links + 2) / 2
+                } else {
+                    0
+                };
+                let last = (tau / 2).min(group - 1);
+                for (g, a) in carry.iter_mut().enumerate().take(last + 1).skip(first) {
+                    let i = tau - 2 * g;
+                    *a = if i == 0 {
+                        link_pinned(pos, segment)
+                    } else {
+                        link(pos, i, *a, segment)
+                    };
+                }
+            }
+            done += group;
+        }
+    }
+
+    /// [`Chain::step`] through each of `inputs` (anchor, wind) in turn,
+    /// bit for bit, with the constraint passes of all the sub-steps in one
+    /// wavefront (chains with colliders step one sub-step at a time).
+    ///
+    /// Number the passes of all the sub-steps one after the other; pass q
+    /// does pair i at wave step τ = 2q + i, as in the wavefront of one
+    /// sub-step's passes ([`Chain::step`]). The first pass of a sub-step
+    /// also moves each particle by the Verlet update just before its
+    /// first pair reads it (particle i + 1 at pair
+    /// i; particle 0 is set to the anchor at pair 0): by then the last
+    /// pass of the sub-step before has left that particle for good (its
+    /// pair i + 1 came one wave step earlier), and the update reads only
+    /// the particle's own position and previous position. So every value
+    /// is the one the sub-steps one after the other give, and a sub-step's
+    /// passes need not wait for the one before to reach the tip.
+    pub fn run(&mut self, p: &ChainParams, inputs: &[(Vec2, Vec2)], dt: f64) {
+        let n = self.pos.len();
+        let passes = p.iterations;
+        // (a chain of more than 120 particles would overfill the wave's ring)
+        if !p.colliders.is_empty() || passes == 0 || !(2..=120).contains(&n) || inputs.len() < 2 {
+            for &(a, w) in inputs {
+                self.step(p, a, w, dt);
+            }
+            return;
+        }
+        let links = n - 1;
+        let total = inputs.len() * passes;
+        let acc: Vec<Vec2> = inputs
+            .iter()
+            .map(|&(_, w)| (p.gravity + w) * (dt * dt))
+            .collect();
+        let pos = &mut self.pos[..];
+        let prev = &mut self.prev[..n];
+        let verlet = |pos: &mut [Vec2], prev: &mut [Vec2], i: usize, acc: Vec2| {
+            let x = pos[i];
+            let v = (x - prev[i]) * p.damping;
+            prev[i] = x;
+            pos[i] = x + v + acc;
+        };
+        // per pass in the wave (pass q at q % RING): its corrected particle
+        // at its last pair; at most links / 2 + 1 passes are in the wave
+        const RING: usize = 64;
+        let mut carry = [Vec2::ZERO; RING];
+        for tau in 0..2 * (total - 1) + links {
+            let first = if tau >= links {
+                (tau - links + 2) / 2
+            } else {
+                0
+            };
+            let last = (tau / 2).min(total - 1);
+            // the pass at its pinned pair, if any, is the last
+            let pinned = tau % 2 == 0 && tau / 2 == last;
+            let (mut step, mut pass) = (first / passes, first % passes);
+            for q in first..last + 1 - pinned as usize {
+                let i = tau - 2 * q;
+                if pass == 0 {
+                    verlet(pos, prev, i + 1, acc[step]);
+                }
+                let a = &mut carry[q % RING];
+                *a = link(pos, i, *a, p.segment);
+                pass += 1;
+                if pass == passes {
+                    pass = 0;
+                    step += 1;
+                }
+            }
+            if pinned {
+                if pass == 0 {
+                    prev[0] = pos[0];
+                    pos[0] = inputs[step].0;
+                    verlet(pos, prev, 1, acc[step]);
+                }
+                carry[last % RING] = link_pinned(pos, p.segment);
+            }
+        }
+    }
+
+    /// [`Chain::step`] written plainly, every particle read from and
+    /// stored to the chain in turn (kept to test the step against).
+    #[cfg(test)]
+    fn step_reference(&mut self, p: &ChainParams, anchor: Vec2, wind: Vec2, dt: f64) {
         let acc = (p.gravity + wind) * (dt * dt);
         for i in 1..self.pos.len() {
             let x = self.pos[i];
@@ -179,15 +342,12 @@ impl Chain {
             for i in 0..self.pos.len() - 1 {
                 let (a, b) = (self.pos[i], self.pos[i + 1]);
                 let d = b - a;
-                // sqrt, not hypot: no overflow at these lengths, and the
-                // inner loop of every simulation
                 let len = (d.x * d.x + d.y * d.y).sqrt();
                 if len < 1e-12 {
                     continue;
                 }
                 let err = (len - p.segment) / len;
                 if i == 0 {
-                    // the root is pinned: its neighbour takes the whole correction
                     self.pos[1] = b - d * err;
                 } else {
                     self.pos[i] = a + d * (0.5 * err);
@@ -205,6 +365,45 @@ impl Chain {
             }
         }
     }
+}
+
+/// Passes [`Chain::constrain`] runs at once.
+const WAVE: usize = 8;
+
+/// The first pair of a constraint pass: particle 0 is pinned, so particle
+/// 1 takes the whole correction. Returns particle 1 as corrected.
+#[inline(always)]
+fn link_pinned(pos: &mut [Vec2], segment: f64) -> Vec2 {
+    let b = pos[1];
+    let d = b - pos[0];
+    // sqrt, not hypot: no overflow at these lengths, and the inner loop
+    // of every simulation
+    let len = (d.x * d.x + d.y * d.y).sqrt();
+    if len < 1e-12 {
+        return b;
+    }
+    let err = (len - segment) / len;
+    let b = b - d * err;
+    pos[1] = b;
+    b
+}
+
+/// Pair `i, i + 1` (i ≥ 1) of a constraint pass, particle i being `a` as
+/// the pass's previous pair left it: each moves half the length error.
+/// Returns particle i + 1 as corrected (the next pair's `a`).
+#[inline(always)]
+fn link(pos: &mut [Vec2], i: usize, a: Vec2, segment: f64) -> Vec2 {
+    let b = pos[i + 1];
+    let d = b - a;
+    let len = (d.x * d.x + d.y * d.y).sqrt();
+    if len < 1e-12 {
+        return b;
+    }
+    let err = (len - segment) / len;
+    pos[i] = a + d * (0.5 * err);
+    let b = b - d * (0.5 * err);
+    pos[i + 1] = b;
+    b
 }
 
 /// Largest distance between matching points; NaN when any is NaN (a
@@ -252,6 +451,30 @@ fn period_inputs<T>(substeps: usize, f: impl Fn(f64) -> T) -> Vec<T> {
         .collect()
 }
 
+/// Step `chain` through `inputs` (the inputs of sub-steps 1, 2, … of one
+/// period), recording its particles at the start and after every recorded
+/// sub-step ([`recorded`]).
+fn record(
+    chain: &mut Chain,
+    p: &ChainParams,
+    lp: &LoopParams,
+    inputs: &[(Vec2, Vec2)],
+    dt: f64,
+) -> Vec<Vec<Vec2>> {
+    let mut frames = Vec::with_capacity(lp.frames.min(inputs.len()) + 1);
+    frames.push(chain.pos.clone());
+    let mut from = 0;
+    for k in 1..=inputs.len() {
+        if recorded(k, lp.substeps, lp.frames) {
+            chain.run(p, &inputs[from..k], dt);
+            frames.push(chain.pos.clone());
+            from = k;
+        }
+    }
+    chain.run(p, &inputs[from..], dt);
+    frames
+}
+
 /// Simulate a chain into a seamless loop (see the module docs).
 pub fn loop_chain(
     p: &ChainParams,
@@ -263,33 +486,18 @@ pub fn loop_chain(
     let mut chain = Chain::hanging(anchor(0.0), p);
     // every period steps through the same inputs: evaluated once
     let inputs = period_inputs(lp.substeps, |t| (anchor(t), wind(t)));
-    let run_period = |chain: &mut Chain, record: Option<&mut Vec<Vec<Vec2>>>| {
-        let mut rec = record;
-        if let Some(r) = rec.as_deref_mut() {
-            r.push(chain.pos.clone());
-        }
-        for (k, &(a, w)) in (1..=lp.substeps).zip(&inputs) {
-            chain.step(p, a, w, dt);
-            if let Some(r) = rec.as_deref_mut()
-                && recorded(k, lp.substeps, lp.frames)
-            {
-                r.push(chain.pos.clone());
-            }
-        }
-    };
     let mut warmup = 0;
     let mut converged = false;
     while warmup < lp.max_periods {
         let before = chain.pos.clone();
-        run_period(&mut chain, None);
+        chain.run(p, &inputs, dt);
         warmup += 1;
         if max_dist(&before, &chain.pos) < lp.seam_eps_px {
             converged = true;
             break;
         }
     }
-    let mut frames = Vec::with_capacity(lp.frames + 1);
-    run_period(&mut chain, Some(&mut frames));
+    let frames = record(&mut chain, p, lp, &inputs, dt);
     let frames = resample(frames, lp.frames);
     let seam_error_px = max_dist(&frames[0], &frames[frames.len() - 1]);
     Recording {
@@ -317,25 +525,23 @@ pub fn once_chain(
     let mut chain = Chain::hanging(a0, p);
     let mut warmup = 0;
     let mut converged = false;
+    let held = vec![(a0, w0); lp.substeps];
     while warmup < lp.max_periods {
         let before = chain.pos.clone();
-        for _ in 0..lp.substeps {
-            chain.step(p, a0, w0, dt);
-        }
+        chain.run(p, &held, dt);
         warmup += 1;
         if max_dist(&before, &chain.pos) < lp.seam_eps_px {
             converged = true;
             break;
         }
     }
-    let mut frames = vec![chain.pos.clone()];
-    for k in 1..=lp.substeps {
-        let t = k as f64 / lp.substeps as f64;
-        chain.step(p, anchor(t), wind(t), dt);
-        if recorded(k, lp.substeps, lp.frames) {
-            frames.push(chain.pos.clone());
-        }
-    }
+    let inputs: Vec<(Vec2, Vec2)> = (1..=lp.substeps)
+        .map(|k| {
+            let t = k as f64 / lp.substeps as f64;
+            (anchor(t), wind(t))
+        })
+        .collect();
+    let frames = record(&mut chain, p, lp, &inputs, dt);
     let frames = resample(frames, lp.frames);
     let seam_error_px = residual_px(&frames);
     Recording {
@@ -557,6 +763,125 @@ mod tests {
         for f in &r.frames {
             for q in &f[1..] {
                 assert!(q.dist(Vec2::new(200.0, 160.0)) >= 30.0 - 1e-6);
+            }
+        }
+    }
+
+    /// The step is the plain one bit for bit: the ponytail in wind, with
+    /// colliders, coarse steps with few passes, many passes, one pass, two
+    /// and four particles, and particles on top of one another (the
+    /// skipped zero-length pair).
+    #[test]
+    fn step_is_the_plain_step() {
+        let (p, lp) = ponytail();
+        let mut pushed = p.clone();
+        pushed.colliders = vec![
+            (Vec2::new(205.0, 150.0), 25.0),
+            (Vec2::new(190.0, 260.0), 10.0),
+        ];
+        let mut coarse = p.clone();
+        coarse.iterations = 2;
+        coarse.damping = 0.97;
+        let mut two = p.clone();
+        two.count = 2;
+        // more passes than one wave (a group of 8 and one of 5), and
+        // fewer pairs than a full wave needs
+        let mut many = p.clone();
+        many.iterations = 13;
+        let mut short = p.clone();
+        short.count = 4;
+        short.iterations = 7;
+        let mut one = p.clone();
+        one.iterations = 1;
+        for (params, dt) in [
+            (&p, lp.period_s / lp.substeps as f64),
+            (&pushed, lp.period_s / lp.substeps as f64),
+            (&coarse, 1.0 / 60.0),
+            (&two, 1.0 / 3600.0),
+            (&many, 1.0 / 600.0),
+            (&short, 1.0 / 3600.0),
+            (&one, 1.0 / 3600.0),
+        ] {
+            let mut fast = Chain::hanging(bob(0.0), params);
+            // a stack of coincident particles half way down
+            for i in 8.min(params.count - 1)..11.min(params.count) {
+                fast.pos[i] = fast.pos[7.min(params.count - 1)];
+                fast.prev[i] = fast.pos[i];
+            }
+            let mut plain = fast.clone();
+            for k in 0..3000 {
+                let t = k as f64 / 3000.0;
+                fast.step(params, bob(t), breeze(t), dt);
+                plain.step_reference(params, bob(t), breeze(t), dt);
+                for (a, b) in fast
+                    .pos
+                    .iter()
+                    .chain(&fast.prev)
+                    .zip(plain.pos.iter().chain(&plain.prev))
+                {
+                    assert_eq!(
+                        (a.x.to_bits(), a.y.to_bits()),
+                        (b.x.to_bits(), b.y.to_bits()),
+                        "step {k}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A run of sub-steps is the plain steps one after the other, bit for
+    /// bit: runs of 1, 2, 6 and 500 sub-steps, short and long chains, one
+    /// and many passes, coincident particles, and colliders (stepped one by
+    /// one).
+    #[test]
+    fn a_run_is_the_plain_steps() {
+        let (p, _) = ponytail();
+        let mut pushed = p.clone();
+        pushed.colliders = vec![(Vec2::new(205.0, 150.0), 25.0)];
+        let mut many = p.clone();
+        many.iterations = 13;
+        let mut two = p.clone();
+        two.count = 2;
+        let mut short = p.clone();
+        short.count = 3;
+        short.iterations = 7;
+        let mut one = p.clone();
+        one.iterations = 1;
+        let dt = 1.0 / 3000.0;
+        for params in [&p, &pushed, &many, &two, &short, &one] {
+            let mut fast = Chain::hanging(bob(0.0), params);
+            for i in 8.min(params.count - 1)..11.min(params.count) {
+                fast.pos[i] = fast.pos[7.min(params.count - 1)];
+                fast.prev[i] = fast.pos[i];
+            }
+            let mut plain = fast.clone();
+            let mut k = 0;
+            for len in [1, 2, 6, 500, 3, 500] {
+                let inputs: Vec<(Vec2, Vec2)> = (k..k + len)
+                    .map(|j| {
+                        let t = j as f64 / 3000.0;
+                        (bob(t), breeze(t))
+                    })
+                    .collect();
+                fast.run(params, &inputs, dt);
+                for &(a, w) in &inputs {
+                    plain.step_reference(params, a, w, dt);
+                }
+                k += len;
+                for (a, b) in fast
+                    .pos
+                    .iter()
+                    .chain(&fast.prev)
+                    .zip(plain.pos.iter().chain(&plain.prev))
+                {
+                    assert_eq!(
+                        (a.x.to_bits(), a.y.to_bits()),
+                        (b.x.to_bits(), b.y.to_bits()),
+                        "{} particles, {} passes, after step {k}",
+                        params.count,
+                        params.iterations
+                    );
+                }
             }
         }
     }
