@@ -956,18 +956,17 @@ mod figure_memo {
                 (keyer, tighter),
                 (other, plan),
             ];
-            let mut memo = CallMemo {
-                keep_poses: true,
-                ..CallMemo::new(&ideal)
+            let keeping = || {
+                let mut memo = CallMemo::new(&ideal);
+                memo.keep_poses = true;
+                memo
             };
+            let mut memo = keeping();
             let mut last_keyer = keyer;
             for (k, p) in &runs {
                 if *k != last_keyer {
                     // a new call (another keyer), the same figure's ideal
-                    memo = CallMemo {
-                        keep_poses: true,
-                        ..CallMemo::new(&ideal)
-                    };
+                    memo = keeping();
                     last_keyer = *k;
                 }
                 let view_box = rig.view_box;
@@ -992,5 +991,44 @@ mod figure_memo {
             checked += 1;
         }
         assert!(checked >= 4, "only {checked} rigs checked");
+    }
+}
+
+/// The ancestors-only FK of springs and chain anchors ([`crate::figure::spring`]).
+mod bone_fk {
+    use crate::figure::fk;
+    use crate::figure::spring::{bone_matrix, path_has_ik};
+    use crate::geom::Affine;
+
+    /// The FK of a bone's ancestors alone is the whole figure's FK bit for
+    /// bit, on every bone (those above or in IK limbs take the whole
+    /// solve) of every clip: figures with IK legs, springs, root motion
+    /// and clips.
+    #[test]
+    fn bone_matrix_is_the_whole_figures_fk() {
+        let rigs = [
+            include_str!("../rigs/cyclist.json"),
+            include_str!("../rigs/stickman.json"),
+        ];
+        let mut short = 0;
+        for text in rigs {
+            let rig = crate::rig::load(text).unwrap();
+            let fig = rig.figure.as_ref().unwrap();
+            assert!(!fig.ik.is_empty());
+            for clip in &fig.clips {
+                for k in 0..=97 {
+                    let t = k as f64 / 97.0;
+                    let whole = fk::world_matrices(fig, &fk::local_angles(fig, clip, t));
+                    for (b, want) in whole.iter().enumerate() {
+                        let got = bone_matrix(fig, clip, b, t);
+                        let bits = |m: Affine| m.as_coeffs().map(f64::to_bits);
+                        assert_eq!(bits(got), bits(*want), "{} bone {b} t {t}", clip.name);
+                        short += !path_has_ik(fig, b) as usize;
+                    }
+                }
+            }
+        }
+        // most bones (heads, arms, torsos) took the short path
+        assert!(short > 98 * 10, "{short}");
     }
 }
