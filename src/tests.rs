@@ -656,9 +656,7 @@ mod figure_measured {
     /// about: an equal clip (same pose, same shared keys) gets the
     /// measure taken before, and a clip with one key moved, or drawn in
     /// another pose, is measured anew, each time what measuring it
-    /// directly gives (on every bone-tree rig with an `ik` entry in `rigs/`),
-    /// also where the ideal poses come from those kept by earlier
-    /// measures (the figure's [`crate::figure::ideal::Ideal`]).
+    /// directly gives (on every bone-tree rig with an `ik` entry in `rigs/`).
     #[test]
     fn kept_measures_are_those_of_the_clip() {
         use crate::figure::measured::{Measured, measure_clip};
@@ -679,16 +677,12 @@ mod figure_measured {
             let fc = &fig.clips[0];
             let fit = crate::fit::Fit::Cubic;
             let direct = |f: &Figure, clip: &crate::clip::Clip| {
-                format!("{:?}", measure_clip(f, (0, fc), clip, &plan, fit, None))
+                format!("{:?}", measure_clip(f, (0, fc), clip, &plan, fit))
             };
             let memo = Measured::default();
-            let ideal = crate::figure::ideal::Ideal::default();
             let kept = |f: &Figure, clip: &crate::clip::Clip| {
                 let m = memo.kept((f, &plan), 0, clip, || {
-                    let poses = ideal.poses.reader(0);
-                    let m = measure_clip(f, (0, fc), clip, &plan, fit, Some(&poses));
-                    poses.keep();
-                    m
+                    measure_clip(f, (0, fc), clip, &plan, fit)
                 });
                 format!("{m:?}")
             };
@@ -921,7 +915,7 @@ mod figure_memo {
     use crate::figure::{CallMemo, bake, bake_planned_keyed, bake_planned_measured, ideal, reuse};
 
     /// What one call's bakes keep for each other (fitted channels by the
-    /// bone's drawn angle, corners, IK solves and ideal poses by clip, the
+    /// bone's drawn angle, corners and IK solves by clip, the
     /// figure's [`crate::figure::ideal::Ideal`] shared across calls) changes nothing: on
     /// every bone-tree rig in `rigs/` with a reuse plan, a run of bakes
     /// (keys of their own, the plan, its sources fitted tighter, then the
@@ -956,17 +950,12 @@ mod figure_memo {
                 (keyer, tighter),
                 (other, plan),
             ];
-            let keeping = || {
-                let mut memo = CallMemo::new(&ideal);
-                memo.keep_poses = true;
-                memo
-            };
-            let mut memo = keeping();
+            let mut memo = CallMemo::new(&ideal);
             let mut last_keyer = keyer;
             for (k, p) in &runs {
                 if *k != last_keyer {
                     // a new call (another keyer), the same figure's ideal
-                    memo = keeping();
+                    memo = CallMemo::new(&ideal);
                     last_keyer = *k;
                 }
                 let view_box = rig.view_box;

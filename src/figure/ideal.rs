@@ -1,29 +1,31 @@
 //! The ideal motion of a figure, kept for every bake of it.
 //!
-//! A figure's ideal motion (its IK solves, the corners of its curves and
-//! its FK poses, [`fk`]) depends on the bones, the `ik` entries and the
-//! clips alone: not on the drawn pose (a reuse plan's `drawn_rad`), the
+//! A figure's ideal motion (its IK solves, [`super::fk`], and the corners
+//! of its curves) depends on the bones, the `ik` entries and the clips
+//! alone: not on the drawn pose (a reuse plan's `drawn_rad`), the
 //! route, the keyer or the budget. One [`Ideal`] therefore serves every
 //! bake of one figure: the tries of a reuse plan ([`super::bake_figure_keyed`])
 //! and the refits of a tolerance bake ([`crate::bake_rig`]), so each time is
 //! solved once per figure instead of once per try. Values are kept by clip
 //! index (into the figure's `clips`) and normalised time's bits, so a kept
-//! value is bit for bit what solving again would give.
+//! value is bit for bit what solving again would give. (The measure
+//! stage's ideal poses are not kept: a try's sample times are mostly its
+//! own, and keeping them cost more time than solving them again.)
 //!
 //! Tries run in parallel: a try reads the values kept when it began
 //! ([`TimeMemo::reader`]) and adds its own when it is done
 //! ([`TimeReader::keep`]), so no lock is taken per value; two tries racing
-//! on one time both solve it, with the same result.
+//! on one time both solve it, with the same result. What a try keeps is
+//! added as a map of its own beside the others (a lookup asks each in
+//! turn), so keeping copies nothing, whoever still reads the others.
 
-use super::fk;
-use super::model::{FigClip, Figure};
-use crate::geom::Vec2;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-/// Values by normalised time's bits.
-type ByTime<V> = Arc<fnv::FnvHashMap<u64, V>>;
+/// Values by normalised time's bits, as the tries that solved them kept
+/// them: one map per try.
+type ByTime<V> = Vec<Arc<fnv::FnvHashMap<u64, V>>>;
 
 /// Values of one kind kept per clip index and time (see the module docs).
 pub(crate) struct TimeMemo<V> {
@@ -76,37 +78,21 @@ impl<V: Clone> TimeReader<'_, V> {
         read: impl FnOnce(&V) -> R,
     ) -> R {
         let key = t.to_bits();
-        if let Some(v) = self.kept.get(&key) {
+        if let Some(v) = self.kept.iter().find_map(|m| m.get(&key)) {
             return read(v);
         }
         read(self.new.borrow_mut().entry(key).or_insert_with(|| make(t)))
     }
 
-    /// Adds this reader's values to those its memo keeps. (Its own
-    /// snapshot is let go first, so the kept map is extended in place
-    /// unless another reader still holds it.)
+    /// Adds this reader's values to those its memo keeps, as one more map.
     pub(crate) fn keep(self) {
-        let TimeReader {
-            memo,
-            ci,
-            kept,
-            new,
-        } = self;
-        drop(kept);
-        let new = new.into_inner();
+        let new = self.new.into_inner();
         if new.is_empty() {
             return;
         }
-        let mut m = memo.kept.lock().expect("no panic while held");
-        Arc::make_mut(m.entry(ci).or_default()).extend(new);
+        let mut m = self.memo.kept.lock().expect("no panic while held");
+        m.entry(self.ci).or_default().push(Arc::new(new));
     }
-}
-
-/// An ideal pose ([`fk::Pose`]) and every bone's ideal tip ([`fk::Pose::tips`]).
-#[derive(Debug, Clone)]
-pub(crate) struct PoseTips {
-    pub pose: fk::Pose,
-    pub tips: Vec<Vec2>,
 }
 
 /// What every bake of one figure shares (see the module docs).
@@ -116,8 +102,6 @@ pub struct Ideal {
     corners: Mutex<BTreeMap<usize, Vec<f64>>>,
     /// IK solves: every bone's local angle ([`fk::local_angles`]).
     pub(crate) solves: TimeMemo<Vec<f64>>,
-    /// Ideal poses with their tips, for the measure stage.
-    pub(crate) poses: TimeMemo<PoseTips>,
 }
 
 impl Ideal {
@@ -126,13 +110,6 @@ impl Ideal {
     pub(crate) fn corners(&self, ci: usize, make: impl FnOnce() -> Vec<f64>) -> Vec<f64> {
         super::bake::memo(&self.corners, ci, make)
     }
-}
-
-/// [`fk::pose`] of clip `fc` at normalised time `u`, with its tips.
-pub(crate) fn pose_tips(fig: &Figure, fc: &FigClip, u: f64) -> PoseTips {
-    let pose = fk::pose(fig, fc, u);
-    let tips = pose.tips(fig);
-    PoseTips { pose, tips }
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@
 //! ([`measure::sample_probes`]); the figures are the same as measuring
 //! each probe on its own.
 
-use super::ideal::{PoseTips, TimeReader, pose_tips};
 use super::model::FigClip;
 use super::{Figure, add_spring_offsets, down_intervals, fk, reuse, unit_time};
 use crate::clip::{Clip, LegInfo};
@@ -92,16 +91,12 @@ impl Measured {
 ///   point ever is from the target asked for (`reach_px`); the target
 ///   marker against that target; the written foot-to-target distance; the
 ///   foot's distance from the ground line while down.
-///
-/// The ideal pose at each sample comes from `poses` (the figure's, kept
-/// across bakes: [`super::ideal`]), or is solved there without one.
 pub(crate) fn measure_clip(
     fig: &Figure,
     (ci, fc): (usize, &FigClip),
     clip: &Clip,
     plan: &reuse::Plan,
     fit: crate::fit::Fit,
-    poses: Option<&TimeReader<PoseTips>>,
 ) -> ClipMeasures {
     let nb = fig.bones.len();
     let period = clip.period_s;
@@ -161,20 +156,10 @@ pub(crate) fn measure_clip(
     let mut foot_to_target_px = vec![0.0f64; nk];
     let mut ground_px = vec![0.0f64; nk];
     let mut planted_px = vec![0.0f64; nk];
-    // the ideal pose at each sample, read into buffers kept across samples
-    let (mut tips, mut world, mut ik_ideal, mut asked) = (vec![], vec![], vec![], vec![]);
     let ts = measure::sample_probes(clip, &probes, |t, at| {
         let u = unit_time(fc.play, t, period);
-        let mut read = |p: &PoseTips| {
-            tips.clone_from(&p.tips);
-            world.clone_from(&p.pose.world);
-            ik_ideal.clone_from(&p.pose.ik);
-            asked.clone_from(&p.pose.asked);
-        };
-        match poses {
-            Some(poses) => poses.with(u, |u| pose_tips(fig, fc, u), read),
-            None => read(&pose_tips(fig, fc, u)),
-        }
+        let pose = fk::pose(fig, fc, u);
+        let mut tips = pose.tips(fig);
         add_spring_offsets(fig, u, &applied, &mut tips);
         for b in 0..nb {
             errs[b].push(at[b].dist(tips[b]));
@@ -190,7 +175,7 @@ pub(crate) fn measure_clip(
             } else {
                 // the bone's world turn since the drawn pose (no squash:
                 // root motion only translates)
-                let w = world[b];
+                let w = pose.world[b];
                 let phi = w.angle_rad() - rest[b].angle_rad();
                 let (sin, cos) = phi.sin_cos();
                 (Vec2::new(r * cos, r * sin), Vec2::new(-r * sin, r * cos))
@@ -201,7 +186,8 @@ pub(crate) fn measure_clip(
         }
         for (i, k) in fig.ik.iter().enumerate() {
             let (foot, marker) = (at[k.lower], at[target0 + i]);
-            let (ideal, asked) = (ik_ideal[i], asked[i]);
+            let ideal = pose.ik[i];
+            let asked = pose.asked[i];
             ik_errs[i].push(foot.dist(ideal));
             target_px[i] = target_px[i].max(marker.dist(asked));
             reach_px[i] = reach_px[i].max(asked.dist(ideal));

@@ -418,12 +418,8 @@ pub fn bake_figure_shared(
     prefix: Option<&str>,
     ideal: &ideal::Ideal,
 ) -> FigureBake {
+    let memo = CallMemo::new(ideal);
     let mut plan = reuse::plan(fig, route);
-    // without reuse there is one bake: nothing to keep its poses for
-    let memo = CallMemo {
-        keep_poses: plan.reuses(),
-        ..CallMemo::new(ideal)
-    };
     let bake_planned = |name: &str,
                         view_box: [f64; 4],
                         fig: &Figure,
@@ -672,10 +668,6 @@ pub(crate) struct CallMemo<'a> {
     fitted: bake::Fitted,
     chains: ChainPlans,
     ideal: &'a ideal::Ideal,
-    /// Whether the measure stage keeps its ideal poses in `ideal` (where
-    /// more than one bake may read them: a css bake with a reuse plan);
-    /// otherwise it solves them as it goes.
-    pub(crate) keep_poses: bool,
 }
 
 impl<'a> CallMemo<'a> {
@@ -685,7 +677,6 @@ impl<'a> CallMemo<'a> {
             fitted: Default::default(),
             chains: Default::default(),
             ideal,
-            keep_poses: false,
         }
     }
 }
@@ -814,13 +805,7 @@ pub(crate) fn bake_planned_measured(
             };
             let (clip, fc) = (&clips[ci], &fig.clips[ci]);
             memo.measured.kept((fig, plan), ci, clip, || {
-                let poses = memo.keep_poses.then(|| memo.ideal.poses.reader(ci));
-                let m =
-                    measured::measure_clip(fig, (ci, fc), clip, plan, keyer.fit, poses.as_ref());
-                if let Some(poses) = poses {
-                    poses.keep();
-                }
-                m
+                measured::measure_clip(fig, (ci, fc), clip, plan, keyer.fit)
             })
         })
         .collect();
