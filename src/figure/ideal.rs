@@ -13,8 +13,8 @@
 //! own, and keeping them cost more time than solving them again.)
 //!
 //! Tries run in parallel: a try reads the values kept when it began
-//! ([`TimeMemo::reader`]) and adds its own when it is done
-//! ([`TimeReader::keep`]), so no lock is taken per value; two tries racing
+//! (`TimeMemo::reader`) and adds its own when it is done
+//! (`TimeReader::keep`), so no lock is taken per value; two tries racing
 //! on one time both solve it, with the same result. What a try keeps is
 //! added as a map of its own beside the others (a lookup asks each in
 //! turn), so keeping copies nothing, whoever still reads the others.
