@@ -985,6 +985,7 @@ mod figure_memo {
 
 /// The ancestors-only FK of springs and chain anchors ([`crate::figure::spring`]).
 mod bone_fk {
+    use crate::clip::Route;
     use crate::figure::fk;
     use crate::figure::spring::{bone_matrix, path_has_ik};
     use crate::geom::Affine;
@@ -1019,5 +1020,63 @@ mod bone_fk {
         }
         // most bones (heads, arms, torsos) took the short path
         assert!(short > 98 * 10, "{short}");
+    }
+
+    /// An `ik` entry solved on its own ([`fk::entry_angles`]) gives its
+    /// bones' angles bit for bit as the whole figure's solve, for every
+    /// entry of every bone-tree rig in `rigs/` that [`fk::solvable_alone`]
+    /// admits (all of them), at times on and off the fitter's grids; an
+    /// entry below another's bones is not admitted.
+    #[test]
+    fn an_entry_solved_alone_is_the_whole_solve() {
+        let rigs = [
+            include_str!("../rigs/cyclist.json"),
+            include_str!("../rigs/jogger.json"),
+            include_str!("../rigs/jump.json"),
+            include_str!("../rigs/rower.json"),
+            include_str!("../rigs/run-up.json"),
+            include_str!("../rigs/runner.json"),
+            include_str!("../rigs/stickman.json"),
+            include_str!("../rigs/walker.json"),
+        ];
+        let mut checked = 0;
+        for text in rigs {
+            let rig = crate::rig::load(text).unwrap();
+            let fig = rig.figure.as_ref().unwrap();
+            for (i, k) in fig.ik.iter().enumerate() {
+                assert!(fk::solvable_alone(fig, i), "{} entry {i}", rig.name);
+                for clip in &fig.clips {
+                    for n in 0..=211 {
+                        let t = n as f64 / 211.0 + if n % 2 == 0 { 0.0 } else { 1e-5 };
+                        let whole = fk::local_angles(fig, clip, t);
+                        let (u, l) = fk::entry_angles(fig, clip, i, t);
+                        let name = format!("{} {} entry {i} t {t}", rig.name, clip.name);
+                        assert_eq!(u.to_bits(), whole[k.upper].to_bits(), "{name}");
+                        assert_eq!(l.to_bits(), whole[k.lower].to_bits(), "{name}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 212 * 16, "{checked}");
+        // a second limb hung below the first one's lower bone
+        let nested = r#"{"name": "nested", "view_box": [0, 0, 200, 200], "period_s": 1,
+            "bones": [
+                {"name": "upper1", "at": [100, 50], "length": 40},
+                {"name": "lower1", "parent": "upper1", "at": "tip", "length": 40},
+                {"name": "upper2", "parent": "lower1", "at": "tip", "length": 20},
+                {"name": "lower2", "parent": "upper2", "at": "tip", "length": 20}],
+            "ik": [
+                {"upper": "upper1", "lower": "lower1", "target": {"fixed": [130, 110]}},
+                {"upper": "upper2", "lower": "lower2", "target": {"fixed": [150, 140]}}]}"#;
+        let rig = crate::rig::load(nested).unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        assert!(fk::solvable_alone(fig, 0));
+        assert!(!fk::solvable_alone(fig, 1));
+        // its bake fits the second limb to the whole figure's solves
+        let fb = crate::figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, Some("rb"));
+        let errs: Vec<f64> = fb.ik.iter().map(|m| m.measure.max_error_px).collect();
+        assert_eq!(errs.len(), 2);
+        assert!(errs.iter().all(|&e| e < 0.25), "{errs:?}");
     }
 }

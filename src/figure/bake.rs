@@ -281,16 +281,55 @@ pub(crate) fn memo<K: Ord, V: Clone>(m: &Memo<K, V>, key: K, make: impl FnOnce()
         .clone()
 }
 
-/// One clip's IK solves ([`fk::local_angles`], every bone's local angle)
-/// by normalised time, as kept for the figure ([`super::ideal::Ideal`]):
-/// every IK-solved bone of the clip fits its keys to the same solve at the
-/// same times (the unwrap table's grid, the fitter's dense grids), in every
-/// try of a reuse plan and every refit, so each time is solved once.
-type SolvedAngles<'a> = super::ideal::TimeReader<'a, Vec<f64>>;
+/// One clip's IK solves by normalised time, as one fit reads them and as
+/// kept for the figure ([`super::ideal::Ideal`]): every IK-solved bone of
+/// the clip fits its keys at the same times (the unwrap table's grid, the
+/// fitter's dense grids), in every try of a reuse plan and every refit, so
+/// each time is solved once. An entry that [`fk::solvable_alone`] says so
+/// of is solved on its own ([`fk::entry_angles`]: its bones' angles, the
+/// same bits for less work), the other IK bones with the whole figure
+/// ([`fk::local_angles`]).
+struct Solves<'a> {
+    whole: super::ideal::TimeReader<'a, Vec<f64>>,
+    /// Per `ik` entry, its own solves where it is solvable alone.
+    entries: Vec<Option<EntrySolves<'a>>>,
+}
 
-/// Bone `b`'s local angle at t, radians, from `solved`.
-fn solved_angle(solved: &SolvedAngles, fig: &Figure, clip: &FigClip, b: usize, t: f64) -> f64 {
-    solved.with(t, |t| fk::local_angles(fig, clip, t), |v| v[b])
+/// One `ik` entry's solves ([`fk::entry_angles`]), kept by clip index and
+/// entry.
+type EntrySolves<'a> = super::ideal::TimeReader<'a, (f64, f64), (usize, usize)>;
+
+impl<'a> Solves<'a> {
+    fn new(fig: &Figure, ideal: &'a super::ideal::Ideal, ci: usize) -> Self {
+        Solves {
+            whole: ideal.solves.reader(ci),
+            entries: (0..fig.ik.len())
+                .map(|i| fk::solvable_alone(fig, i).then(|| ideal.entry_solves.reader((ci, i))))
+                .collect(),
+        }
+    }
+
+    /// IK bone `b`'s local angle at t, radians.
+    fn angle(&self, fig: &Figure, clip: &FigClip, b: usize, t: f64) -> f64 {
+        let entry = fig.ik.iter().position(|k| k.upper == b || k.lower == b);
+        if let Some(i) = entry
+            && let Some(r) = &self.entries[i]
+        {
+            let upper = fig.ik[i].upper == b;
+            let pick = |&(u, l): &(f64, f64)| if upper { u } else { l };
+            return r.with(t, |t| fk::entry_angles(fig, clip, i, t), pick);
+        }
+        self.whole
+            .with(t, |t| fk::local_angles(fig, clip, t), |v| v[b])
+    }
+
+    /// Adds what this fit solved to what the figure keeps.
+    fn keep(self) {
+        self.whole.keep();
+        for r in self.entries.into_iter().flatten() {
+            r.keep();
+        }
+    }
 }
 
 /// Keys of an IK-solved bone: its local angle (unwrapped continuously from
@@ -302,10 +341,10 @@ fn ik_bone_keys(
     reach_px: f64,
     corners: &[f64],
     rk: (Route, Keyer),
-    solved: &SolvedAngles,
+    solved: &Solves,
 ) -> Option<Vec<Key>> {
     let rest = fig.rest_rad[b];
-    let raw = |t: f64| solved_angle(solved, fig, clip, b, t);
+    let raw = |t: f64| solved.angle(fig, clip, b, t);
     // continuous over the loop, starting on the rest angle's turn
     let table = Unwrapped::new(|t| (raw(t), 0.0));
     let a0 = table.at(0.0, (raw(0.0), 0.0)).0;
@@ -524,6 +563,11 @@ pub(crate) fn bake(
         .collect()
 }
 
+/// The period of a clip as its animation is written, seconds.
+pub(crate) fn written_period(clip: &FigClip) -> f64 {
+    quantize(clip.period_s, SEC_DECIMALS)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn bake_clip(
     name: &str,
@@ -548,27 +592,69 @@ fn bake_clip(
     let mut tracks: Vec<Track> = Vec::new();
     let mut infos: Vec<BoneInfo> = Vec::new();
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
-    let solved_at = ideal.solves.reader(ci);
+    // a bone's keys, kept in `fitted` (a source of shared keys may be
+    // fitted tighter: its budget times `plan.source_scale`, as if its
+    // reach were longer)
+    let fit = |b: usize, solves: &Solves| {
+        let reach_b = reach[b] / source_scale[b];
+        let key = (ci, b, reach_b.to_bits(), fig.rest_rad[b].to_bits());
+        memo(&fitted.channels, key, || {
+            if fig.ik.iter().any(|k| k.upper == b || k.lower == b) {
+                let rk = (route, keyer);
+                ik_bone_keys(fig, clip, b, reach_b, &corners, rk, solves)
+            } else {
+                bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, (route, keyer))
+            }
+        })
+    };
+    // Every channel of the clip is fitted first, in parallel (the loop
+    // below finds them kept): the bones of an `ik` entry solved on its own
+    // in one task (they read the same solves), the other IK bones in one
+    // (the whole figure's solves), every other channel in a task of its own.
+    let mut tasks: Vec<Vec<usize>> = Vec::new();
+    let mut task_of: Vec<Option<usize>> = vec![None; fig.ik.len() + 1];
+    for b in (0..fig.bones.len()).filter(|&b| shared[b].is_none()) {
+        let group = fig
+            .ik
+            .iter()
+            .position(|k| k.upper == b || k.lower == b)
+            .map(|i| {
+                if fk::solvable_alone(fig, i) {
+                    i
+                } else {
+                    fig.ik.len()
+                }
+            });
+        match group {
+            Some(g) => match task_of[g] {
+                Some(x) => tasks[x].push(b),
+                None => {
+                    task_of[g] = Some(tasks.len());
+                    tasks.push(vec![b]);
+                }
+            },
+            None => tasks.push(vec![b]),
+        }
+    }
+    {
+        use rayon::prelude::*;
+        tasks.par_iter().for_each(|bones| {
+            let solves = Solves::new(fig, ideal, ci);
+            for &b in bones {
+                fit(b, &solves);
+            }
+            solves.keep();
+        });
+    }
+    let solved_at = Solves::new(fig, ideal, ci);
     for (b, bone) in fig.bones.iter().enumerate() {
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
-        let solved = fig.ik.iter().any(|k| k.upper == b || k.lower == b);
         let (track, delay_s) = match shared[b] {
             // the source bone comes earlier: its track is already written
             Some(sh) => (infos[sh.source].track, sh.delay_s),
             None => {
-                // a source of shared keys may be fitted tighter (its budget
-                // times `plan.source_scale`, as if its reach were longer)
-                let reach_b = reach[b] / source_scale[b];
-                let key = (ci, b, reach_b.to_bits(), fig.rest_rad[b].to_bits());
-                let keys = memo(&fitted.channels, key, || {
-                    if solved {
-                        let rk = (route, keyer);
-                        ik_bone_keys(fig, clip, b, reach_b, &corners, rk, &solved_at)
-                    } else {
-                        bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, (route, keyer))
-                    }
-                });
+                let keys = fit(b, &solved_at);
                 let track = keys.map(|keys| {
                     tracks.push(Track {
                         name: format!("rb-{}-{}", clip.name, bone.name),
@@ -758,14 +844,14 @@ fn bake_clip(
         }
         inner.insert(0, Item::Group(ground));
     }
-    let period_s = quantize(clip.period_s, SEC_DECIMALS);
+    let period_s = written_period(clip);
     let targets = target_items(fig, clip, &corners, (route, keyer), period_s, &mut tracks);
     inner.extend(targets);
     scene_layers(fig, &mut inner);
     Clip {
         name: name.to_string(),
         route,
-        period_s: quantize(clip.period_s, SEC_DECIMALS),
+        period_s,
         view_box,
         tracks,
         root: Node {

@@ -143,6 +143,61 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
     }
 }
 
+/// Whether [`entry_angles`] can solve `ik` entry `i` on its own: no
+/// ancestor of its upper bone is an `ik` bone, and neither of its two
+/// bones belongs to another entry (whose solve would set its angle).
+pub fn solvable_alone(fig: &Figure, i: usize) -> bool {
+    let k = &fig.ik[i];
+    let in_ik = |b: usize| fig.ik.iter().any(|e| e.upper == b || e.lower == b);
+    let in_other = |b: usize| {
+        fig.ik
+            .iter()
+            .enumerate()
+            .any(|(j, e)| j != i && (e.upper == b || e.lower == b))
+    };
+    let mut a = fig.bones[k.upper].parent;
+    while let Some(x) = a {
+        if in_ik(x) {
+            return false;
+        }
+        a = fig.bones[x].parent;
+    }
+    !in_other(k.upper) && !in_other(k.lower)
+}
+
+/// `ik` entry `i`'s local angles (upper, lower) at normalised time t,
+/// radians, from the upper bone's ancestors alone: bit for bit what
+/// [`local_angles`] gives them (the same operations on the same values,
+/// parents' matrices composed as the whole solve composes them), for an entry
+/// [`solvable_alone`] says this of.
+pub fn entry_angles(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (f64, f64) {
+    let k = &fig.ik[i];
+    let mut path = Vec::new();
+    let mut a = fig.bones[k.upper].parent;
+    while let Some(x) = a {
+        path.push(x);
+        a = fig.bones[x].parent;
+    }
+    let mut parent = Affine::IDENTITY;
+    for &x in path.iter().rev() {
+        let turn = Affine::rotate(clip.drivers[x].eval(t));
+        parent = parent * Affine::translate(fig.bones[x].at) * turn;
+    }
+    let root = root_matrix(&clip.root, t);
+    let to_fig = root
+        .checked_inverse()
+        .expect("validation keeps root scales > 0");
+    let bone = &fig.bones[k.upper];
+    let joint = parent.apply(bone.at);
+    let target = to_fig.apply(clip.targets[i].at(t));
+    let goal = pulled(joint, target, k.pull_to(&fig.bones));
+    let pose = ik::solve(joint, goal, bone.length, fig.bones[k.lower].length, k.knee);
+    (
+        pose.bone1_rad - parent.angle_rad(),
+        pose.bone2_rad - pose.bone1_rad,
+    )
+}
+
 /// Seed 000's pull: a target farther than `max` from the joint is moved
 /// back along joint→target to distance `max`.
 pub fn pulled(joint: Vec2, target: Vec2, max: Option<f64>) -> Vec2 {

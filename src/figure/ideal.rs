@@ -27,12 +27,13 @@ use std::sync::{Arc, Mutex};
 /// them: one map per try.
 type ByTime<V> = Vec<Arc<fnv::FnvHashMap<u64, V>>>;
 
-/// Values of one kind kept per clip index and time (see the module docs).
-pub(crate) struct TimeMemo<V> {
-    kept: Mutex<BTreeMap<usize, ByTime<V>>>,
+/// Values of one kind kept per key (a clip index, or a clip index and
+/// more) and time (see the module docs).
+pub(crate) struct TimeMemo<V, K = usize> {
+    kept: Mutex<BTreeMap<K, ByTime<V>>>,
 }
 
-impl<V> Default for TimeMemo<V> {
+impl<V, K> Default for TimeMemo<V, K> {
     fn default() -> Self {
         TimeMemo {
             kept: Mutex::default(),
@@ -40,14 +41,14 @@ impl<V> Default for TimeMemo<V> {
     }
 }
 
-impl<V: Clone> TimeMemo<V> {
-    /// A reader of clip `ci`'s values: those kept now, plus its own.
-    pub(crate) fn reader(&self, ci: usize) -> TimeReader<'_, V> {
+impl<V, K: Ord + Clone> TimeMemo<V, K> {
+    /// A reader of the values kept under `ci`: those kept now, plus its own.
+    pub(crate) fn reader(&self, ci: K) -> TimeReader<'_, V, K> {
         let kept = self
             .kept
             .lock()
             .expect("no panic while held")
-            .entry(ci)
+            .entry(ci.clone())
             .or_default()
             .clone();
         TimeReader {
@@ -61,14 +62,14 @@ impl<V: Clone> TimeMemo<V> {
 
 /// One try's view of a [`TimeMemo`] for one clip: what was kept when the
 /// try began, and what it computed since.
-pub(crate) struct TimeReader<'a, V> {
-    memo: &'a TimeMemo<V>,
-    ci: usize,
+pub(crate) struct TimeReader<'a, V, K = usize> {
+    memo: &'a TimeMemo<V, K>,
+    ci: K,
     kept: ByTime<V>,
     new: RefCell<fnv::FnvHashMap<u64, V>>,
 }
 
-impl<V: Clone> TimeReader<'_, V> {
+impl<V, K: Ord> TimeReader<'_, V, K> {
     /// `read` of the value at normalised time `t`: the kept one, or
     /// `make(t)` (then kept by this reader).
     pub(crate) fn with<R>(
@@ -102,6 +103,9 @@ pub struct Ideal {
     corners: Mutex<BTreeMap<usize, Vec<f64>>>,
     /// IK solves: every bone's local angle ([`fk::local_angles`]).
     pub(crate) solves: TimeMemo<Vec<f64>>,
+    /// IK solves of one entry on its own, by clip index and entry: its
+    /// two bones' local angles ([`fk::entry_angles`]).
+    pub(crate) entry_solves: TimeMemo<(f64, f64), (usize, usize)>,
 }
 
 impl Ideal {
