@@ -984,6 +984,87 @@ mod figure_memo {
 }
 
 /// The ancestors-only FK of springs and chain anchors ([`crate::figure::spring`]).
+mod chain_plans {
+    use super::example_rigs;
+    use crate::clip::Route;
+    use crate::figure::{
+        BONE_CHAIN_CLASS, ChainPlans, add_chains, bake, ideal, plan_chains, reuse,
+    };
+
+    /// The chains' key plans chosen ahead, in parallel ([`plan_chains`]),
+    /// are those [`add_chains`] chooses on its own: on every bone-tree rig
+    /// in `rigs/` with Verlet chains, both routes, the default keyer and a
+    /// key count, the written clips keyed with the plans chosen ahead equal
+    /// those keyed alone, and keying them chose no plan of its own (the
+    /// memo holds one plan per chain of the written clips before and after).
+    #[test]
+    fn plans_chosen_ahead_are_the_plans_chosen_alone() {
+        let mut checked = 0;
+        for (path, rig) in example_rigs() {
+            let Some(fig) = &rig.figure else { continue };
+            let keyers = [
+                bake::Keyer::DEFAULT,
+                bake::Keyer {
+                    keys: bake::ChannelKeys::Uniform(12),
+                    ..bake::Keyer::DEFAULT
+                },
+            ];
+            for route in [Route::Css, Route::Smil] {
+                for keyer in keyers {
+                    let written = if route == Route::Smil {
+                        1
+                    } else {
+                        fig.clips.len()
+                    };
+                    let views: Vec<_> = (0..written).map(|c| fig.for_clip(c)).collect();
+                    let chains: usize = views.iter().map(|v| v.chains.len()).sum();
+                    if chains == 0 {
+                        continue;
+                    }
+                    let ahead = ChainPlans::default();
+                    let at = (rig.name.as_str(), rig.view_box);
+                    plan_chains(at, fig, route, keyer, &ahead);
+                    let chosen = || ahead.lock().unwrap().len();
+                    assert_eq!(chosen(), chains, "{}", path.display());
+                    let ideal = ideal::Ideal::default();
+                    let fitted = bake::Fitted::default();
+                    let none = reuse::Plan::none(fig);
+                    let clips =
+                        bake::bake(at.0, at.1, fig, (route, keyer), &none, (&fitted, &ideal));
+                    let (mut ca, mut cb) = (bake::colours(fig), bake::colours(fig));
+                    for (clip, view) in clips.iter().zip(&views) {
+                        let (mut a, mut b) = (clip.clone(), clip.clone());
+                        let alone = ChainPlans::default();
+                        let ma = add_chains(
+                            &mut a,
+                            &view.chains,
+                            &mut ca,
+                            BONE_CHAIN_CLASS,
+                            keyer,
+                            &ahead,
+                        );
+                        let mb = add_chains(
+                            &mut b,
+                            &view.chains,
+                            &mut cb,
+                            BONE_CHAIN_CLASS,
+                            keyer,
+                            &alone,
+                        );
+                        assert_eq!(a, b, "{} {route:?}", path.display());
+                        assert_eq!(ma, mb, "{} {route:?}", path.display());
+                        checked += view.chains.len();
+                    }
+                    assert_eq!(ca, cb);
+                    assert_eq!(chosen(), chains, "{}", path.display());
+                }
+            }
+        }
+        // ponytail, run-up, runner, cyclist and stickman's three clips
+        assert!(checked >= 4 * 4 + 3 * 2 + 2, "{checked}");
+    }
+}
+
 mod bone_fk {
     use crate::clip::Route;
     use crate::figure::fk;

@@ -229,36 +229,180 @@ pub fn add_chains(
         .as_ref()
         .map_or_else(|| model::DEFAULT_CLIP.to_string(), |f| f.clip.clone());
     for (chain_index, ch) in chains.iter().enumerate() {
-        for c in &ch.colours {
-            if !colours.contains(c) {
-                colours.push(c.clone());
-            }
+        add_colours(colours, ch);
+        let class_of = |c: &str| class_of(colours, class_prefix, c);
+        let job = ChainJob {
+            clip: ChainJob::bare(clip),
+            clip_name: &clip_name,
+            chain_index,
+            chain: ch,
+        };
+        let chosen = job.plan(keyer, &class_of, chosen);
+        let (tracks, items) =
+            chain::rotation_items(ch, &chosen, &clip_name, clip.tracks.len(), &class_of);
+        clip.tracks.extend(tracks);
+        if ch.far {
+            clip.root.children.splice(0..0, items);
+        } else {
+            clip.root.children.extend(items);
         }
-        let class_of = |c: &str| {
-            format!(
-                "{class_prefix}{}",
-                colours.iter().position(|x| x == c).unwrap_or(0)
-            )
+        out.push(ChainMeasure {
+            name: ch.name.clone(),
+            keys: chosen.keys(),
+            max_deviation_px: job.worst(clip),
+            seam_error_px: ch.recording.seam_error_px,
+            converged: ch.recording.converged,
+            warmup_periods: ch.recording.warmup_periods,
+            max_length_error: chain::max_length_error(ch),
+        });
+    }
+    out
+}
+
+/// [`add_chains`]'s key plans for every chain of the clips a bake of
+/// `fig` writes (`route`: the smil route writes the first clip only),
+/// chosen in parallel and kept in `chosen`, where [`add_chains`] finds
+/// them. Its choice for a chain depends only on the clip's name, route,
+/// period and view box, the chain and the colour classes, never on the
+/// clip's other tracks, so the plans can be chosen while the bones are
+/// keyed.
+pub(crate) fn plan_chains(
+    (name, view_box): (&str, [f64; 4]),
+    fig: &Figure,
+    route: Route,
+    keyer: bake::Keyer,
+    chosen: &ChainPlans,
+) {
+    let written = if route == Route::Smil {
+        fig.clips.len().min(1)
+    } else {
+        fig.clips.len()
+    };
+    let mut colours = bake::colours(fig);
+    let mut jobs = Vec::new();
+    for c in 0..written {
+        let view = fig.for_clip(c);
+        let fc = &fig.clips[c];
+        let clip = Clip {
+            name: name.to_string(),
+            route,
+            period_s: bake::written_period(fc),
+            view_box,
+            tracks: Vec::new(),
+            root: Default::default(),
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
         };
-        let build = |plan: &chain::KeyPlan, base: usize| {
-            chain::rotation_items(ch, plan, &clip_name, base, &class_of)
-        };
+        for (chain_index, ch) in view.chains.into_iter().enumerate() {
+            add_colours(&mut colours, &ch);
+            jobs.push((
+                clip.clone(),
+                fc.name.clone(),
+                chain_index,
+                ch,
+                colours.clone(),
+            ));
+        }
+    }
+    jobs.par_iter()
+        .for_each(|(clip, clip_name, chain_index, ch, colours)| {
+            let job = ChainJob {
+                clip: ChainJob::bare(clip),
+                clip_name,
+                chain_index: *chain_index,
+                chain: ch,
+            };
+            job.plan(keyer, &|c| class_of(colours, BONE_CHAIN_CLASS, c), chosen);
+        });
+}
+
+/// The class prefix of a bone tree's chain segments (see [`add_chains`]).
+pub(crate) const BONE_CHAIN_CLASS: &str = "rb-bone rb-s";
+
+/// `colours` with every gradient colour of `ch` it lacks, in order.
+fn add_colours(colours: &mut Vec<String>, ch: &chain::Chain) {
+    for c in &ch.colours {
+        if !colours.contains(c) {
+            colours.push(c.clone());
+        }
+    }
+}
+
+/// The class of a chain segment drawn in colour `c`: `class_prefix` and
+/// the colour's index in `colours`.
+fn class_of(colours: &[String], class_prefix: &str, c: &str) -> String {
+    format!(
+        "{class_prefix}{}",
+        colours.iter().position(|x| x == c).unwrap_or(0)
+    )
+}
+
+/// One chain of one clip, as [`add_chains`] keys and measures it.
+struct ChainJob<'a> {
+    /// The clip's name, route, period and view box, without its content.
+    clip: Clip,
+    clip_name: &'a str,
+    chain_index: usize,
+    chain: &'a chain::Chain,
+}
+
+impl ChainJob<'_> {
+    /// `clip` without its tracks, groups and figure.
+    fn bare(clip: &Clip) -> Clip {
+        Clip {
+            name: clip.name.clone(),
+            route: clip.route,
+            period_s: clip.period_s,
+            view_box: clip.view_box,
+            tracks: Vec::new(),
+            root: Default::default(),
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
+        }
+    }
+
+    fn play(&self) -> file::Play {
+        if self.chain.recording.once {
+            file::Play::Once
+        } else {
+            file::Play::Loop
+        }
+    }
+
+    fn probes(&self) -> Vec<String> {
+        (1..self.chain.params.count)
+            .map(|i| chain::probe(self.chain, i))
+            .collect()
+    }
+
+    /// The largest deviation of the chain's probes in `c` from the
+    /// simulated particles.
+    fn worst(&self, c: &Clip) -> f64 {
+        let (ch, play, period) = (self.chain, self.play(), self.clip.period_s);
+        let ideal = |t_s: f64| chain::particles_at(ch, unit_time(play, t_s, period))[1..].to_vec();
+        let (m, _) = measure::measure_probes(c, &self.probes(), &ideal);
+        m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
+    }
+
+    /// The key plan of the chain, kept in `chosen` by clip name and chain
+    /// index (see [`add_chains`]).
+    fn plan(
+        &self,
+        keyer: bake::Keyer,
+        class_of: &(dyn Fn(&str) -> String + Sync),
+        chosen: &ChainPlans,
+    ) -> chain::KeyPlan {
+        let (clip, ch) = (&self.clip, self.chain);
         // smil: every span linear (a keySpline cannot overshoot)
         let fit = match clip.route {
             Route::Css => keyer.fit,
             Route::Smil => crate::fit::Fit::Linear,
         };
-        let probes: Vec<String> = (1..ch.params.count).map(|i| chain::probe(ch, i)).collect();
-        let period = clip.period_s;
-        let play = if ch.recording.once {
-            file::Play::Once
-        } else {
-            file::Play::Loop
-        };
-        let ideal = |t_s: f64| chain::particles_at(ch, unit_time(play, t_s, period))[1..].to_vec();
         // the chain alone keyed as `plan`, to measure the plan on
         let trial = |plan: &chain::KeyPlan| {
-            let (tracks, items) = build(plan, 0);
+            let (tracks, items) = chain::rotation_items(ch, plan, self.clip_name, 0, class_of);
             Clip {
                 tracks,
                 root: crate::clip::Node {
@@ -271,13 +415,9 @@ pub fn add_chains(
                 ..clip.clone()
             }
         };
-        let worst = |c: &Clip| {
-            let (m, _) = measure::measure_probes(c, &probes, &ideal);
-            m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
-        };
         let budget = keyer.budget_px(chain::KEY_BUDGET_PX);
-        let key = (clip_name.clone(), chain_index);
-        let chosen = bake::memo(chosen, key, || match keyer.count() {
+        let key = (self.clip_name.to_string(), self.chain_index);
+        bake::memo(chosen, key, || match keyer.count() {
             // a fixed count: uniform keys (css: when they miss the budget,
             // the better of cubic and linear segments)
             Some(_) => {
@@ -286,8 +426,8 @@ pub fn add_chains(
                 let other = chain::KeyPlan::uniform(n, crate::fit::Fit::Linear);
                 if clip.route == Route::Css
                     && plan != other
-                    && worst(&trial(&plan)) > budget
-                    && worst(&trial(&other)) < worst(&trial(&plan))
+                    && self.worst(&trial(&plan)) > budget
+                    && self.worst(&trial(&other)) < self.worst(&trial(&plan))
                 {
                     other
                 } else {
@@ -302,7 +442,7 @@ pub fn add_chains(
             // ones written as the stops of a `linear()` easing where that
             // is shorter, see `emit::css`). The one written in fewer bytes
             // wins. None: every recorded frame is a key, each span the
-            // better shape.
+            // better shape. The shapes' candidates are found in parallel.
             None => {
                 let placer = chain::Placer::new(ch, clip.route);
                 let shapes: &[crate::fit::Fit] =
@@ -311,49 +451,36 @@ pub fn add_chains(
                     } else {
                         &[fit]
                     };
-                let mut candidates = Vec::new();
-                for &shape in shapes {
-                    let mut internal = budget;
-                    for _ in 0..PLACE_TRIES {
-                        let plan = placer.plan(shape, internal);
-                        if worst(&trial(&plan)) <= budget {
-                            candidates.push(plan);
-                            break;
+                let candidates: Vec<chain::KeyPlan> = shapes
+                    .par_iter()
+                    .flat_map_iter(|&shape| {
+                        let mut found = Vec::new();
+                        let mut internal = budget;
+                        for _ in 0..PLACE_TRIES {
+                            let plan = placer.plan(shape, internal);
+                            if self.worst(&trial(&plan)) <= budget {
+                                found.push(plan);
+                                break;
+                            }
+                            internal *= 0.7;
                         }
-                        internal *= 0.7;
-                    }
-                    let uniform = chain::key_counts()
-                        .into_iter()
-                        .map(|n| chain::KeyPlan::uniform(n, shape))
-                        .filter(|plan| placer.within(plan, budget))
-                        .take(PLACE_TRIES)
-                        .find(|plan| worst(&trial(plan)) <= budget);
-                    candidates.extend(uniform);
-                }
+                        let uniform = chain::key_counts()
+                            .into_iter()
+                            .map(|n| chain::KeyPlan::uniform(n, shape))
+                            .filter(|plan| placer.within(plan, budget))
+                            .take(PLACE_TRIES)
+                            .find(|plan| self.worst(&trial(plan)) <= budget);
+                        found.extend(uniform);
+                        found
+                    })
+                    .collect();
                 candidates
                     .into_iter()
                     .min_by_key(|plan| chain_bytes(&trial(plan)))
                     .unwrap_or_else(|| placer.plan(fit, 0.0))
             }
-        });
-        let (tracks, items) = build(&chosen, clip.tracks.len());
-        clip.tracks.extend(tracks);
-        if ch.far {
-            clip.root.children.splice(0..0, items);
-        } else {
-            clip.root.children.extend(items);
-        }
-        out.push(ChainMeasure {
-            name: ch.name.clone(),
-            keys: chosen.keys(),
-            max_deviation_px: worst(clip),
-            seam_error_px: ch.recording.seam_error_px,
-            converged: ch.recording.converged,
-            warmup_periods: ch.recording.warmup_periods,
-            max_length_error: chain::max_length_error(ch),
-        });
+        })
     }
-    out
 }
 
 /// Bytes of the animation a clip holding one chain writes: its tracks'
@@ -431,6 +558,23 @@ pub fn bake_figure_shared(
     if !plan.reuses() {
         return bake_planned(name, view_box, fig, route, prefix, &plan);
     }
+    // The tries share most of their work: the chains' key plans, and the
+    // keys fitted for every channel with keys of its own (the first try's
+    // source chains too). Done once, before them, in parallel.
+    let none = reuse::Plan::none(fig);
+    rayon::join(
+        || plan_chains((name, view_box), fig, route, keyer, &memo.chains),
+        || {
+            bake::bake(
+                name,
+                view_box,
+                fig,
+                (route, keyer),
+                &none,
+                (&memo.fitted, memo.ideal),
+            )
+        },
+    );
     // With a fixed key count both chains of a pair sample the same motion
     // at different phases, so neither set of own keys is the better one:
     // reuse is kept when the pair's worst probe is no worse than with own
@@ -455,12 +599,15 @@ pub fn bake_figure_shared(
             no_worse(fig, fb, own, bones, within_px)
         }
     };
-    let pairs: Vec<(usize, usize)> = plan
-        .chains
-        .iter()
-        .flatten()
-        .map(|&(a, b, _)| (a, b))
-        .collect();
+    // Each pair of chains once, in the order of its first clip: a source
+    // chain's budget scale is one per bone, whichever clips the pair
+    // plays in, and every try is measured over all of them.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for &(a, b, _) in plan.chains.iter().flatten() {
+        if !pairs.contains(&(a, b)) {
+            pairs.push((a, b));
+        }
+    }
     // A pair's tries go from the loosest budget to tighter ones, in rounds
     // of [`ROUND`] bakes run in parallel (the first round of the first pair
     // holds the bake with keys of their own); the search stops after the
@@ -702,13 +849,19 @@ pub(crate) fn bake_planned_measured(
         };
         &drawn
     };
-    let mut clips = bake::bake(
-        name,
-        view_box,
-        fig,
-        (route, keyer),
-        plan,
-        (&memo.fitted, memo.ideal),
+    // the chains' key plans are chosen while the bones are keyed
+    let (mut clips, ()) = rayon::join(
+        || {
+            bake::bake(
+                name,
+                view_box,
+                fig,
+                (route, keyer),
+                plan,
+                (&memo.fitted, memo.ideal),
+            )
+        },
+        || plan_chains((name, view_box), fig, route, keyer, &memo.chains),
     );
     let mut notes = Vec::new();
     for (fc, chains) in fig.clips.iter().zip(&plan.chains).take(clips.len()) {
@@ -764,7 +917,7 @@ pub(crate) fn bake_planned_measured(
                     clip,
                     &view.chains,
                     &mut colours,
-                    "rb-bone rb-s",
+                    BONE_CHAIN_CLASS,
                     keyer,
                     &memo.chains,
                 )
