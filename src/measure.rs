@@ -918,7 +918,9 @@ pub fn measure_probes(
 /// Walk the written clip once at each of the measure stage's sample times
 /// ([`sample_times`], returned) and hand `visit` the time and the positions
 /// of the probes named in `probes` (same order), exactly as [`probes_at`]
-/// reads them: one pass for any number of probes and figures.
+/// reads them: one pass for any number of probes and figures (the
+/// positions found in parallel, [`sample_probes_map`]; `visit` called in
+/// time order).
 ///
 /// # Panics
 /// When the clip has no probe of one of the names.
@@ -927,23 +929,58 @@ pub fn sample_probes(
     probes: &[String],
     mut visit: impl FnMut(f64, &[Vec2]),
 ) -> Vec<f64> {
-    let ts = sample_times(clip);
-    let mut pw = ProbeWalk::only(clip, probes);
-    let index: Vec<usize> = probes
-        .iter()
-        .map(|name| {
-            pw.index(name)
-                .unwrap_or_else(|| panic!("the clip has no probe {name:?}"))
-        })
-        .collect();
-    let mut at = Vec::with_capacity(index.len());
-    for &t in &ts {
-        pw.at_time(t);
-        at.clear();
-        at.extend(index.iter().map(|&j| pw.at[j]));
-        visit(t, &at);
+    let (ts, rows) = sample_probes_map(clip, probes, |_, at| at.to_vec());
+    for (&t, at) in ts.iter().zip(&rows) {
+        visit(t, at);
     }
     ts
+}
+
+/// Sample times one walk of [`sample_probes_map`] takes on.
+const WALK_CHUNK: usize = 256;
+
+/// `map(t, positions)` at each of the measure stage's sample times (with
+/// the times, in order): the positions of the probes named in `probes`
+/// as [`sample_probes`] hands them, the times walked in parallel in
+/// chunks of [`WALK_CHUNK`], each by a walk of its own (a walk keeps no
+/// value from one time to the next: the same bits in any order).
+///
+/// # Panics
+/// When the clip has no probe of one of the names.
+pub fn sample_probes_map<R: Send>(
+    clip: &Clip,
+    probes: &[String],
+    map: impl Fn(f64, &[Vec2]) -> R + Sync,
+) -> (Vec<f64>, Vec<R>) {
+    use rayon::prelude::*;
+    let ts = sample_times(clip);
+    let rows = ts
+        .par_chunks(WALK_CHUNK)
+        .map(|chunk| {
+            let mut pw = ProbeWalk::only(clip, probes);
+            let index: Vec<usize> = probes
+                .iter()
+                .map(|name| {
+                    pw.index(name)
+                        .unwrap_or_else(|| panic!("the clip has no probe {name:?}"))
+                })
+                .collect();
+            let mut at = Vec::with_capacity(index.len());
+            chunk
+                .iter()
+                .map(|&t| {
+                    pw.at_time(t);
+                    at.clear();
+                    at.extend(index.iter().map(|&j| pw.at[j]));
+                    map(t, &at)
+                })
+                .collect::<Vec<R>>()
+        })
+        .collect::<Vec<Vec<R>>>()
+        .into_iter()
+        .flatten()
+        .collect();
+    (ts, rows)
 }
 
 /// Whether the clip has a probe named `name` (as [`probes_at`] finds it).
@@ -1245,9 +1282,11 @@ pub(crate) mod tests {
     }
 
     /// The indexed walk of the hot loops reads exactly what the map of
-    /// names reads, points of morphs included (called on real clips by the
-    /// crate's rig-level tests).
-    pub(crate) fn probe_walk_matches_the_map(clip: &Clip) {
+    /// names reads, points of morphs included, and so do the walks of the
+    /// sample times in parallel chunks, in time order (called on real clips
+    /// by the crate's rig-level tests). Returns how many chunks the sample
+    /// times took.
+    pub(crate) fn probe_walk_matches_the_map(clip: &Clip) -> usize {
         let route = clip.route;
         // a walk kept to one probe's groups reads it exactly as the whole walk
         let names: Vec<String> = probes_at(clip, 0.0).into_keys().collect();
@@ -1281,5 +1320,19 @@ pub(crate) mod tests {
                 }
             }
         }
+        let (ts, rows) = sample_probes_map(clip, &names, |t, at| (t, at.to_vec()));
+        assert_eq!(ts, sample_times(clip));
+        assert_eq!(rows.len(), ts.len());
+        for (k, (t, at)) in rows.iter().enumerate() {
+            assert_eq!(t.to_bits(), ts[k].to_bits());
+            // (every time near a chunk's edges, a sparse sample elsewhere)
+            if k % WALK_CHUNK < 2 || k % WALK_CHUNK + 2 >= WALK_CHUNK || k % 29 == 0 {
+                let map = probes_at(clip, *t);
+                for (name, p) in names.iter().zip(at) {
+                    assert_eq!(*p, map[name], "{route:?} {name} at {t}");
+                }
+            }
+        }
+        ts.len().div_ceil(WALK_CHUNK)
     }
 }

@@ -156,13 +156,18 @@ pub(crate) fn measure_clip(
     let mut foot_to_target_px = vec![0.0f64; nk];
     let mut ground_px = vec![0.0f64; nk];
     let mut planted_px = vec![0.0f64; nk];
-    let ts = measure::sample_probes(clip, &probes, |t, at| {
+    // per sample time (in parallel): every tip and rim probe's error, and
+    // per IK entry its effector's error, target marker, reach, foot to
+    // marker, height off the ground while down and planted slip (0 where
+    // not down); then folded in time order
+    let (ts, rows) = measure::sample_probes_map(clip, &probes, |t, at| {
         let u = unit_time(fc.play, t, period);
         let pose = fk::pose(fig, fc, u);
         let mut tips = pose.tips(fig);
         add_spring_offsets(fig, u, &applied, &mut tips);
+        let mut errs = Vec::with_capacity(target0);
         for b in 0..nb {
-            errs[b].push(at[b].dist(tips[b]));
+            errs.push(at[b].dist(tips[b]));
         }
         for (h, &(b, r)) in heads.iter().enumerate() {
             let m = fc.root.squash.as_ref().map_or(1.0, |s| {
@@ -181,32 +186,57 @@ pub(crate) fn measure_clip(
                 (Vec2::new(r * cos, r * sin), Vec2::new(-r * sin, r * cos))
             };
             let j = nb + 2 * h;
-            errs[j].push(at[j].dist(c + ex));
-            errs[j + 1].push(at[j + 1].dist(c + ey));
+            errs.push(at[j].dist(c + ex));
+            errs.push(at[j + 1].dist(c + ey));
         }
-        for (i, k) in fig.ik.iter().enumerate() {
-            let (foot, marker) = (at[k.lower], at[target0 + i]);
-            let ideal = pose.ik[i];
-            let asked = pose.asked[i];
-            ik_errs[i].push(foot.dist(ideal));
-            target_px[i] = target_px[i].max(marker.dist(asked));
-            reach_px[i] = reach_px[i].max(asked.dist(ideal));
-            foot_to_target_px[i] = foot_to_target_px[i].max(foot.dist(marker));
-            if let Some(g) = &fig.ground
-                && downs[i].iter().any(|&d| within(t, d))
-            {
-                ground_px[i] = ground_px[i].max((foot.y - g.y).abs());
-            }
-            if let Some(gi) = ground_at.filter(|_| planted[i]) {
-                for (d, r0) in downs[i].iter().zip(&rel0[i]) {
-                    if within(t, *d) {
-                        let ground = at[gi] - measure::ground_unwrap(clip, t);
-                        planted_px[i] = planted_px[i].max((foot - ground - *r0).len());
+        let ik: Vec<[f64; 6]> = fig
+            .ik
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let (foot, marker) = (at[k.lower], at[target0 + i]);
+                let ideal = pose.ik[i];
+                let asked = pose.asked[i];
+                let mut ground_px = 0.0f64;
+                if let Some(g) = &fig.ground
+                    && downs[i].iter().any(|&d| within(t, d))
+                {
+                    ground_px = (foot.y - g.y).abs();
+                }
+                let mut planted_px = 0.0f64;
+                if let Some(gi) = ground_at.filter(|_| planted[i]) {
+                    for (d, r0) in downs[i].iter().zip(&rel0[i]) {
+                        if within(t, *d) {
+                            let ground = at[gi] - measure::ground_unwrap(clip, t);
+                            planted_px = planted_px.max((foot - ground - *r0).len());
+                        }
                     }
                 }
-            }
-        }
+                [
+                    foot.dist(ideal),
+                    marker.dist(asked),
+                    asked.dist(ideal),
+                    foot.dist(marker),
+                    ground_px,
+                    planted_px,
+                ]
+            })
+            .collect();
+        (errs, ik)
     });
+    for (row, ik) in &rows {
+        for (e, x) in errs.iter_mut().zip(row) {
+            e.push(*x);
+        }
+        for (i, &[err, target, reach, to_target, ground, planted]) in ik.iter().enumerate() {
+            ik_errs[i].push(err);
+            target_px[i] = target_px[i].max(target);
+            reach_px[i] = reach_px[i].max(reach);
+            foot_to_target_px[i] = foot_to_target_px[i].max(to_target);
+            ground_px[i] = ground_px[i].max(ground);
+            planted_px[i] = planted_px[i].max(planted);
+        }
+    }
 
     let mut tips: Vec<LegMeasure> = (0..nb)
         .map(|b| measure::probe_measure(&probes[b], &ts, &errs[b], period))
