@@ -929,9 +929,19 @@ pub fn sample_probes(
     probes: &[String],
     mut visit: impl FnMut(f64, &[Vec2]),
 ) -> Vec<f64> {
-    let (ts, rows) = sample_probes_map(clip, probes, |_, at| at.to_vec());
-    for (&t, at) in ts.iter().zip(&rows) {
-        visit(t, at);
+    let n = probes.len();
+    // each chunk's positions in one buffer, a row of `n` per time
+    let (ts, chunks) = walk_chunks(clip, probes, |_, at, rows| rows.extend_from_slice(at));
+    let mut rows = chunks.iter().flat_map(|c| c.chunks_exact(n.max(1)));
+    for &t in &ts {
+        visit(
+            t,
+            if n == 0 {
+                &[]
+            } else {
+                rows.next().expect("a row per time")
+            },
+        );
     }
     ts
 }
@@ -952,9 +962,22 @@ pub fn sample_probes_map<R: Send>(
     probes: &[String],
     map: impl Fn(f64, &[Vec2]) -> R + Sync,
 ) -> (Vec<f64>, Vec<R>) {
+    let (ts, chunks) = walk_chunks(clip, probes, |t, at, rows| rows.push(map(t, at)));
+    (ts, chunks.into_iter().flatten().collect())
+}
+
+/// The measure stage's sample times, and per chunk of [`WALK_CHUNK`] of
+/// them (walked in parallel, each by a walk of its own) what `push(t, at,
+/// out)` adds to the chunk's `out` at each time t, in order, `at` holding
+/// the positions of the probes named in `probes` (same order).
+fn walk_chunks<R: Send>(
+    clip: &Clip,
+    probes: &[String],
+    push: impl Fn(f64, &[Vec2], &mut Vec<R>) + Sync,
+) -> (Vec<f64>, Vec<Vec<R>>) {
     use rayon::prelude::*;
     let ts = sample_times(clip);
-    let rows = ts
+    let chunks = ts
         .par_chunks(WALK_CHUNK)
         .map(|chunk| {
             let mut pw = ProbeWalk::only(clip, probes);
@@ -966,21 +989,17 @@ pub fn sample_probes_map<R: Send>(
                 })
                 .collect();
             let mut at = Vec::with_capacity(index.len());
-            chunk
-                .iter()
-                .map(|&t| {
-                    pw.at_time(t);
-                    at.clear();
-                    at.extend(index.iter().map(|&j| pw.at[j]));
-                    map(t, &at)
-                })
-                .collect::<Vec<R>>()
+            let mut out = Vec::new();
+            for &t in chunk {
+                pw.at_time(t);
+                at.clear();
+                at.extend(index.iter().map(|&j| pw.at[j]));
+                push(t, &at, &mut out);
+            }
+            out
         })
-        .collect::<Vec<Vec<R>>>()
-        .into_iter()
-        .flatten()
         .collect();
-    (ts, rows)
+    (ts, chunks)
 }
 
 /// Whether the clip has a probe named `name` (as [`probes_at`] finds it).

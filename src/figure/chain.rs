@@ -335,6 +335,14 @@ impl Chain {
     }
 }
 
+impl Chain {
+    /// Computes the written values ([`Chain::written`]) now and keeps them,
+    /// so every clone made afterwards shares them.
+    pub(crate) fn keep_written(&self) {
+        self.written();
+    }
+}
+
 /// A chain's [`CssFrames`], computed once (see [`Chain::written`]). Not
 /// part of the chain's value: any two compare equal.
 #[derive(Clone, Default)]

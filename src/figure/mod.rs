@@ -546,6 +546,12 @@ pub fn bake_figure_shared(
     ideal: &ideal::Ideal,
 ) -> FigureBake {
     let memo = CallMemo::new(ideal);
+    // every chain's written values, computed once for the clones that each
+    // bake of the call makes (its clips' views, `Figure::for_clip`)
+    let chains: Vec<&chain::Chain> = (0..fig.clips.len())
+        .flat_map(|c| fig.clip_chains(c))
+        .collect();
+    chains.par_iter().for_each(|ch| ch.keep_written());
     let mut plan = reuse::plan(fig, route);
     let bake_planned = |name: &str,
                         view_box: [f64; 4],

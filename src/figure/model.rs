@@ -248,6 +248,12 @@ pub struct ClipPhysics {
 }
 
 impl Figure {
+    /// The Verlet chains as simulated in clip `c` (what [`Figure::for_clip`]
+    /// keeps).
+    pub fn clip_chains(&self, c: usize) -> &[super::chain::Chain] {
+        self.physics.get(c).map_or(&self.chains, |p| &p.chains)
+    }
+
     /// The figure as its clip `c` alone: that clip, with the springs and
     /// chains simulated for it.
     pub fn for_clip(&self, c: usize) -> Figure {
