@@ -552,7 +552,29 @@ pub fn bake_figure_shared(
         .flat_map(|c| fig.clip_chains(c))
         .collect();
     chains.par_iter().for_each(|ch| ch.keep_written());
-    let mut plan = reuse::plan(fig, route);
+    // The reuse plan is searched while the work every bake of the call
+    // shares is done: the chains' key plans, and the keys of every channel
+    // with keys of its own (the plan's first try's source chains too; all
+    // of a bake without reuse).
+    let none = reuse::Plan::none(fig);
+    let (mut plan, _) = rayon::join(
+        || reuse::plan(fig, route),
+        || {
+            rayon::join(
+                || plan_chains((name, view_box), fig, route, keyer, &memo.chains),
+                || {
+                    bake::bake(
+                        name,
+                        view_box,
+                        fig,
+                        (route, keyer),
+                        &none,
+                        (&memo.fitted, memo.ideal),
+                    )
+                },
+            )
+        },
+    );
     let bake_planned = |name: &str,
                         view_box: [f64; 4],
                         fig: &Figure,
@@ -564,23 +586,6 @@ pub fn bake_figure_shared(
     if !plan.reuses() {
         return bake_planned(name, view_box, fig, route, prefix, &plan);
     }
-    // The tries share most of their work: the chains' key plans, and the
-    // keys fitted for every channel with keys of its own (the first try's
-    // source chains too). Done once, before them, in parallel.
-    let none = reuse::Plan::none(fig);
-    rayon::join(
-        || plan_chains((name, view_box), fig, route, keyer, &memo.chains),
-        || {
-            bake::bake(
-                name,
-                view_box,
-                fig,
-                (route, keyer),
-                &none,
-                (&memo.fitted, memo.ideal),
-            )
-        },
-    );
     // With a fixed key count both chains of a pair sample the same motion
     // at different phases, so neither set of own keys is the better one:
     // reuse is kept when the pair's worst probe is no worse than with own
