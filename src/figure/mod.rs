@@ -442,7 +442,7 @@ impl ChainJob<'_> {
             // ones written as the stops of a `linear()` easing where that
             // is shorter, see `emit::css`). The one written in fewer bytes
             // wins. None: every recorded frame is a key, each span the
-            // better shape. The shapes' candidates are found in parallel.
+            // better shape. The candidates are found in parallel.
             None => {
                 let placer = chain::Placer::new(ch, clip.route);
                 let shapes: &[crate::fit::Fit] =
@@ -454,24 +454,27 @@ impl ChainJob<'_> {
                 let candidates: Vec<chain::KeyPlan> = shapes
                     .par_iter()
                     .flat_map_iter(|&shape| {
-                        let mut found = Vec::new();
-                        let mut internal = budget;
-                        for _ in 0..PLACE_TRIES {
-                            let plan = placer.plan(shape, internal);
-                            if self.worst(&trial(&plan)) <= budget {
-                                found.push(plan);
-                                break;
+                        let placed = || {
+                            let mut internal = budget;
+                            for _ in 0..PLACE_TRIES {
+                                let plan = placer.plan(shape, internal);
+                                if self.worst(&trial(&plan)) <= budget {
+                                    return Some(plan);
+                                }
+                                internal *= 0.7;
                             }
-                            internal *= 0.7;
-                        }
-                        let uniform = chain::key_counts()
-                            .into_iter()
-                            .map(|n| chain::KeyPlan::uniform(n, shape))
-                            .filter(|plan| placer.within(plan, budget))
-                            .take(PLACE_TRIES)
-                            .find(|plan| self.worst(&trial(plan)) <= budget);
-                        found.extend(uniform);
-                        found
+                            None
+                        };
+                        let uniform = || {
+                            chain::key_counts()
+                                .into_iter()
+                                .map(|n| chain::KeyPlan::uniform(n, shape))
+                                .filter(|plan| placer.within(plan, budget))
+                                .take(PLACE_TRIES)
+                                .find(|plan| self.worst(&trial(plan)) <= budget)
+                        };
+                        let (placed, uniform) = rayon::join(placed, uniform);
+                        placed.into_iter().chain(uniform)
                     })
                     .collect();
                 candidates
