@@ -434,6 +434,23 @@ impl<'c> ProbeWalk<'c> {
         Self::walking(clip, None)
     }
 
+    /// A walk of the probes named in `probes` ([`ProbeWalk::only`]) and
+    /// each one's index in its positions.
+    ///
+    /// # Panics
+    /// When the clip has no probe of one of the names.
+    fn of(clip: &'c Clip, probes: &[String]) -> (Self, Vec<usize>) {
+        let pw = ProbeWalk::only(clip, probes);
+        let index = probes
+            .iter()
+            .map(|name| {
+                pw.index(name)
+                    .unwrap_or_else(|| panic!("the clip has no probe {name:?}"))
+            })
+            .collect();
+        (pw, index)
+    }
+
     /// A walk that evaluates only the groups leading to the probes named in
     /// `wanted` and reads only those probes (their positions are the whole
     /// walk's, bit for bit).
@@ -947,7 +964,7 @@ pub fn sample_probes(
 }
 
 /// Sample times one walk of [`sample_probes_map`] takes on.
-const WALK_CHUNK: usize = 256;
+pub const WALK_CHUNK: usize = 256;
 
 /// `map(t, positions)` at each of the measure stage's sample times (with
 /// the times, in order): the positions of the probes named in `probes`
@@ -980,14 +997,7 @@ fn walk_chunks<R: Send>(
     let chunks = ts
         .par_chunks(WALK_CHUNK)
         .map(|chunk| {
-            let mut pw = ProbeWalk::only(clip, probes);
-            let index: Vec<usize> = probes
-                .iter()
-                .map(|name| {
-                    pw.index(name)
-                        .unwrap_or_else(|| panic!("the clip has no probe {name:?}"))
-                })
-                .collect();
+            let (mut pw, index) = ProbeWalk::of(clip, probes);
             let mut at = Vec::with_capacity(index.len());
             let mut out = Vec::new();
             for &t in chunk {
@@ -1034,14 +1044,7 @@ pub fn over_budget_at_stride(
     stride: usize,
     budget_px: f64,
 ) -> bool {
-    let mut pw = ProbeWalk::only(clip, probes);
-    let index: Vec<usize> = probes
-        .iter()
-        .map(|name| {
-            pw.index(name)
-                .unwrap_or_else(|| panic!("the clip has no probe {name:?}"))
-        })
-        .collect();
+    let (mut pw, index) = ProbeWalk::of(clip, probes);
     sample_times(clip)
         .into_iter()
         .step_by(stride.max(1))

@@ -562,21 +562,7 @@ pub fn bake_figure_shared(
     let none = reuse::Plan::none(fig);
     let (mut plan, _) = rayon::join(
         || reuse::plan(fig, route),
-        || {
-            rayon::join(
-                || plan_chains((name, view_box), fig, route, keyer, &memo.chains),
-                || {
-                    bake::bake(
-                        name,
-                        view_box,
-                        fig,
-                        (route, keyer),
-                        &none,
-                        (&memo.fitted, memo.ideal),
-                    )
-                },
-            )
-        },
+        || keyed_clips((name, view_box), fig, (route, keyer), &none, &memo),
     );
     let bake_planned = |name: &str,
                         view_box: [f64; 4],
@@ -842,6 +828,31 @@ impl<'a> CallMemo<'a> {
     }
 }
 
+/// Every clip of `fig` with its bones keyed as `plan` says ([`bake::bake`]),
+/// the chains' key plans chosen meanwhile into `memo` ([`plan_chains`]).
+fn keyed_clips(
+    (name, view_box): (&str, [f64; 4]),
+    fig: &Figure,
+    (route, keyer): (Route, bake::Keyer),
+    plan: &reuse::Plan,
+    memo: &CallMemo,
+) -> Vec<Clip> {
+    let (clips, ()) = rayon::join(
+        || {
+            bake::bake(
+                name,
+                view_box,
+                fig,
+                (route, keyer),
+                plan,
+                (&memo.fitted, memo.ideal),
+            )
+        },
+        || plan_chains((name, view_box), fig, route, keyer, &memo.chains),
+    );
+    clips
+}
+
 /// [`bake_planned_keyed`], taking from `memo` what an earlier bake of the
 /// same call measured or fitted alike.
 pub(crate) fn bake_planned_measured(
@@ -863,20 +874,7 @@ pub(crate) fn bake_planned_measured(
         };
         &drawn
     };
-    // the chains' key plans are chosen while the bones are keyed
-    let (mut clips, ()) = rayon::join(
-        || {
-            bake::bake(
-                name,
-                view_box,
-                fig,
-                (route, keyer),
-                plan,
-                (&memo.fitted, memo.ideal),
-            )
-        },
-        || plan_chains((name, view_box), fig, route, keyer, &memo.chains),
-    );
+    let mut clips = keyed_clips((name, view_box), fig, (route, keyer), plan, memo);
     let mut notes = Vec::new();
     for (fc, chains) in fig.clips.iter().zip(&plan.chains).take(clips.len()) {
         for &(a, b, delay_s) in chains {
