@@ -273,11 +273,7 @@ pub(crate) fn plan_chains(
     keyer: bake::Keyer,
     chosen: &ChainPlans,
 ) {
-    let written = if route == Route::Smil {
-        fig.clips.len().min(1)
-    } else {
-        fig.clips.len()
-    };
+    let written = written_clips(fig, route);
     let mut colours = bake::colours(fig);
     let mut jobs = Vec::new();
     for c in 0..written {
@@ -315,6 +311,15 @@ pub(crate) fn plan_chains(
             };
             job.plan(keyer, &|c| class_of(colours, BONE_CHAIN_CLASS, c), chosen);
         });
+}
+
+/// How many of `fig`'s clips a bake on `route` writes: all of them, or
+/// on the smil route the first (SMIL cannot switch clips by a class).
+fn written_clips(fig: &Figure, route: Route) -> usize {
+    match route {
+        Route::Smil => fig.clips.len().min(1),
+        Route::Css => fig.clips.len(),
+    }
 }
 
 /// The class prefix of a bone tree's chain segments (see [`add_chains`]).
@@ -885,8 +890,8 @@ pub(crate) fn bake_planned_measured(
         }
     }
     let switched = fig.switched && route == Route::Css;
-    if route == Route::Smil && clips.len() > 1 {
-        clips.truncate(1);
+    if clips.len() > written_clips(fig, route) {
+        clips.truncate(written_clips(fig, route));
         notes.push(format!(
             "smil route: clips cannot be switched by a class; only the first clip ({}) is written, use the css route for switching or --clip NAME for one clip per file",
             fig.clips[0].name
