@@ -232,7 +232,7 @@ pub fn add_chains(
         add_colours(colours, ch);
         let class_of = |c: &str| class_of(colours, class_prefix, c);
         let job = ChainJob {
-            clip: ChainJob::bare(clip),
+            clip: ChainJob::bare(&clip.name, clip.route, clip.period_s, clip.view_box),
             clip_name: &clip_name,
             chain_index,
             chain: ch,
@@ -273,44 +273,24 @@ pub(crate) fn plan_chains(
     keyer: bake::Keyer,
     chosen: &ChainPlans,
 ) {
-    let written = written_clips(fig, route);
     let mut colours = bake::colours(fig);
     let mut jobs = Vec::new();
-    for c in 0..written {
-        let view = fig.for_clip(c);
-        let fc = &fig.clips[c];
-        let clip = Clip {
-            name: name.to_string(),
-            route,
-            period_s: bake::written_period(fc),
-            view_box,
-            tracks: Vec::new(),
-            root: Default::default(),
-            legs: Vec::new(),
-            figure: None,
-            ground_wrap_px: None,
-        };
-        for (chain_index, ch) in view.chains.into_iter().enumerate() {
-            add_colours(&mut colours, &ch);
-            jobs.push((
-                clip.clone(),
-                fc.name.clone(),
-                chain_index,
-                ch,
-                colours.clone(),
-            ));
-        }
-    }
-    jobs.par_iter()
-        .for_each(|(clip, clip_name, chain_index, ch, colours)| {
+    for (c, fc) in fig.clips.iter().enumerate().take(written_clips(fig, route)) {
+        let period_s = bake::written_period(fc);
+        for (chain_index, ch) in fig.clip_chains(c).iter().enumerate() {
+            add_colours(&mut colours, ch);
             let job = ChainJob {
-                clip: ChainJob::bare(clip),
-                clip_name,
-                chain_index: *chain_index,
+                clip: ChainJob::bare(name, route, period_s, view_box),
+                clip_name: &fc.name,
+                chain_index,
                 chain: ch,
             };
-            job.plan(keyer, &|c| class_of(colours, BONE_CHAIN_CLASS, c), chosen);
-        });
+            jobs.push((job, colours.clone()));
+        }
+    }
+    jobs.par_iter().for_each(|(job, colours)| {
+        job.plan(keyer, &|c| class_of(colours, BONE_CHAIN_CLASS, c), chosen);
+    });
 }
 
 /// How many of `fig`'s clips a bake on `route` writes: all of them, or
@@ -353,13 +333,14 @@ struct ChainJob<'a> {
 }
 
 impl ChainJob<'_> {
-    /// `clip` without its tracks, groups and figure.
-    fn bare(clip: &Clip) -> Clip {
+    /// A clip of this name, route, period and view box, without tracks,
+    /// groups or figure.
+    fn bare(name: &str, route: Route, period_s: f64, view_box: [f64; 4]) -> Clip {
         Clip {
-            name: clip.name.clone(),
-            route: clip.route,
-            period_s: clip.period_s,
-            view_box: clip.view_box,
+            name: name.to_string(),
+            route,
+            period_s,
+            view_box,
             tracks: Vec::new(),
             root: Default::default(),
             legs: Vec::new(),

@@ -802,30 +802,36 @@ mod tests {
             (&short, 1.0 / 3600.0),
             (&one, 1.0 / 3600.0),
         ] {
-            let mut fast = Chain::hanging(bob(0.0), params);
-            // a stack of coincident particles half way down
-            for i in 8.min(params.count - 1)..11.min(params.count) {
-                fast.pos[i] = fast.pos[7.min(params.count - 1)];
-                fast.prev[i] = fast.pos[i];
-            }
+            let mut fast = stacked(params);
             let mut plain = fast.clone();
             for k in 0..3000 {
                 let t = k as f64 / 3000.0;
                 fast.step(params, bob(t), breeze(t), dt);
                 plain.step_reference(params, bob(t), breeze(t), dt);
-                for (a, b) in fast
-                    .pos
-                    .iter()
-                    .chain(&fast.prev)
-                    .zip(plain.pos.iter().chain(&plain.prev))
-                {
-                    assert_eq!(
-                        (a.x.to_bits(), a.y.to_bits()),
-                        (b.x.to_bits(), b.y.to_bits()),
-                        "step {k}"
-                    );
-                }
+                same_bits(&fast, &plain, &format!("step {k}"));
             }
+        }
+    }
+
+    /// A chain hanging from `bob(0)` with a stack of coincident particles
+    /// half way down (those past the seventh, up to the tenth).
+    fn stacked(params: &ChainParams) -> Chain {
+        let mut c = Chain::hanging(bob(0.0), params);
+        for i in 8.min(params.count - 1)..11.min(params.count) {
+            c.pos[i] = c.pos[7.min(params.count - 1)];
+            c.prev[i] = c.pos[i];
+        }
+        c
+    }
+
+    /// Every position and previous position of `a` is `b`'s, bit for bit.
+    fn same_bits(a: &Chain, b: &Chain, at: &str) {
+        for (p, q) in a.pos.iter().chain(&a.prev).zip(b.pos.iter().chain(&b.prev)) {
+            assert_eq!(
+                (p.x.to_bits(), p.y.to_bits()),
+                (q.x.to_bits(), q.y.to_bits()),
+                "{at}"
+            );
         }
     }
 
@@ -849,11 +855,7 @@ mod tests {
         one.iterations = 1;
         let dt = 1.0 / 3000.0;
         for params in [&p, &pushed, &many, &two, &short, &one] {
-            let mut fast = Chain::hanging(bob(0.0), params);
-            for i in 8.min(params.count - 1)..11.min(params.count) {
-                fast.pos[i] = fast.pos[7.min(params.count - 1)];
-                fast.prev[i] = fast.pos[i];
-            }
+            let mut fast = stacked(params);
             let mut plain = fast.clone();
             let mut k = 0;
             for len in [1, 2, 6, 500, 3, 500] {
@@ -868,20 +870,11 @@ mod tests {
                     plain.step_reference(params, a, w, dt);
                 }
                 k += len;
-                for (a, b) in fast
-                    .pos
-                    .iter()
-                    .chain(&fast.prev)
-                    .zip(plain.pos.iter().chain(&plain.prev))
-                {
-                    assert_eq!(
-                        (a.x.to_bits(), a.y.to_bits()),
-                        (b.x.to_bits(), b.y.to_bits()),
-                        "{} particles, {} passes, after step {k}",
-                        params.count,
-                        params.iterations
-                    );
-                }
+                let at = format!(
+                    "{} particles, {} passes, after step {k}",
+                    params.count, params.iterations
+                );
+                same_bits(&fast, &plain, &at);
             }
         }
     }
