@@ -14,6 +14,17 @@
 //! Damping is what makes this converge; an undamped system may never settle
 //! and is reported as not converged, not hidden.
 //!
+//! **Pre-warm.** A chain's first warm-up periods, while a period still
+//! moves it by [`PREWARM_UNTIL_PX`] or more, are run with one step for every
+//! [`PREWARM_STEPS`] sub-steps (the same inputs, taken at each long step's
+//! end; the damping per step compounded): a quarter of the work, which
+//! carries the chain from its start to near the loop. The warm-up then goes
+//! on at the fine step until the seam criterion above holds, so the
+//! recorded loop is the fine step's, whatever the start. Only for a chain
+//! damped enough to forget its start ([`PREWARM_MAX_KEPT`]), where the long
+//! step stays short ([`PREWARM_MAX_DT_S`]), and for at most half the
+//! warm-up cap.
+//!
 //! **Spring** (seed 000's head): `a = k·(target − x) − c·v`, semi-implicit
 //! Euler, per unit mass.
 //!
@@ -70,6 +81,20 @@ impl Budget {
     }
 }
 
+/// Sub-steps one pre-warm step stands for (see the module docs).
+pub const PREWARM_STEPS: usize = 4;
+/// The longest pre-warm step, seconds (a chain stepped at seed 004's 1/60 s
+/// frames is not pre-warmed).
+pub const PREWARM_MAX_DT_S: f64 = 1.0 / 600.0;
+/// The pre-warm ends once a period moves the chain's seam state by less
+/// than this, px.
+pub const PREWARM_UNTIL_PX: f64 = 1.0;
+/// Only a chain whose damping keeps at most this share of its velocity over
+/// one period is pre-warmed: its loop is one it falls into from any start.
+/// A chain damped less (an almost undamped one may never settle) warms up
+/// at the fine step from rest, as it always has.
+pub const PREWARM_MAX_KEPT: f64 = 0.5;
+
 /// A periodic input: a value at normalised loop time `t ∈ [0, 1)`.
 pub type Periodic<'a, T> = &'a dyn Fn(f64) -> T;
 
@@ -113,6 +138,9 @@ pub struct Recording {
     pub frames: Vec<Vec<Vec2>>,
     /// Warm-up periods run before recording.
     pub warmup_periods: usize,
+    /// Of those, the first ones pre-warmed at the long step (see the module
+    /// docs).
+    pub prewarm_periods: usize,
     /// Whether the seam state settled below `seam_eps_px`.
     pub converged: bool,
     /// Max particle distance between the first and last recorded frame, px.
@@ -475,6 +503,71 @@ fn record(
     frames
 }
 
+/// How a warm-up went ([`warm_up`]).
+struct Warm {
+    periods: usize,
+    prewarm: usize,
+    converged: bool,
+}
+
+/// Runs `chain` through whole periods of `inputs` (the sub-steps' inputs
+/// of one period, step `dt`) until a period moves its particles by less
+/// than `lp.seam_eps_px`, or `lp.max_periods`: pre-warmed at the long step
+/// first where that is allowed (see the module docs).
+fn warm_up(
+    chain: &mut Chain,
+    p: &ChainParams,
+    lp: &LoopParams,
+    inputs: &[(Vec2, Vec2)],
+    dt: f64,
+) -> Warm {
+    let mut warm = Warm {
+        periods: 0,
+        prewarm: 0,
+        converged: false,
+    };
+    let long_dt = dt * PREWARM_STEPS as f64;
+    // (damping that keeps at most PREWARM_MAX_KEPT of the velocity over
+    // a period: a loop the chain falls into from any start)
+    let damped = p.damping.powi(inputs.len() as i32) <= PREWARM_MAX_KEPT;
+    if damped && inputs.len().is_multiple_of(PREWARM_STEPS) && long_dt <= PREWARM_MAX_DT_S {
+        let long = ChainParams {
+            damping: p.damping.powi(PREWARM_STEPS as i32),
+            ..p.clone()
+        };
+        // each long step takes the input at its end, as a sub-step does
+        let long_inputs: Vec<(Vec2, Vec2)> = inputs
+            .iter()
+            .skip(PREWARM_STEPS - 1)
+            .step_by(PREWARM_STEPS)
+            .copied()
+            .collect();
+        while warm.periods < lp.max_periods / 2 {
+            let before = chain.pos.clone();
+            chain.run(&long, &long_inputs, long_dt);
+            warm.periods += 1;
+            warm.prewarm += 1;
+            if max_dist(&before, &chain.pos) < PREWARM_UNTIL_PX {
+                break;
+            }
+        }
+        // (the velocity a long step left, per sub-step)
+        for (prev, &x) in chain.prev.iter_mut().zip(&chain.pos) {
+            *prev = x + (*prev - x) * (1.0 / PREWARM_STEPS as f64);
+        }
+    }
+    while warm.periods < lp.max_periods {
+        let before = chain.pos.clone();
+        chain.run(p, inputs, dt);
+        warm.periods += 1;
+        if max_dist(&before, &chain.pos) < lp.seam_eps_px {
+            warm.converged = true;
+            break;
+        }
+    }
+    warm
+}
+
 /// Simulate a chain into a seamless loop (see the module docs).
 pub fn loop_chain(
     p: &ChainParams,
@@ -486,24 +579,15 @@ pub fn loop_chain(
     let mut chain = Chain::hanging(anchor(0.0), p);
     // every period steps through the same inputs: evaluated once
     let inputs = period_inputs(lp.substeps, |t| (anchor(t), wind(t)));
-    let mut warmup = 0;
-    let mut converged = false;
-    while warmup < lp.max_periods {
-        let before = chain.pos.clone();
-        chain.run(p, &inputs, dt);
-        warmup += 1;
-        if max_dist(&before, &chain.pos) < lp.seam_eps_px {
-            converged = true;
-            break;
-        }
-    }
+    let warm = warm_up(&mut chain, p, lp, &inputs, dt);
     let frames = record(&mut chain, p, lp, &inputs, dt);
     let frames = resample(frames, lp.frames);
     let seam_error_px = max_dist(&frames[0], &frames[frames.len() - 1]);
     Recording {
         frames,
-        warmup_periods: warmup,
-        converged,
+        warmup_periods: warm.periods,
+        prewarm_periods: warm.prewarm,
+        converged: warm.converged,
         seam_error_px,
         once: false,
     }
@@ -523,18 +607,8 @@ pub fn once_chain(
     let dt = lp.period_s / lp.substeps as f64;
     let (a0, w0) = (anchor(0.0), wind(0.0));
     let mut chain = Chain::hanging(a0, p);
-    let mut warmup = 0;
-    let mut converged = false;
     let held = vec![(a0, w0); lp.substeps];
-    while warmup < lp.max_periods {
-        let before = chain.pos.clone();
-        chain.run(p, &held, dt);
-        warmup += 1;
-        if max_dist(&before, &chain.pos) < lp.seam_eps_px {
-            converged = true;
-            break;
-        }
-    }
+    let warm = warm_up(&mut chain, p, lp, &held, dt);
     let inputs: Vec<(Vec2, Vec2)> = (1..=lp.substeps)
         .map(|k| {
             let t = k as f64 / lp.substeps as f64;
@@ -546,8 +620,9 @@ pub fn once_chain(
     let seam_error_px = residual_px(&frames);
     Recording {
         frames,
-        warmup_periods: warmup,
-        converged,
+        warmup_periods: warm.periods,
+        prewarm_periods: warm.prewarm,
+        converged: warm.converged,
         seam_error_px,
         once: true,
     }
@@ -579,6 +654,7 @@ pub fn once_spring(
     Recording {
         frames,
         warmup_periods: 0,
+        prewarm_periods: 0,
         converged: true,
         seam_error_px,
         once: true,
@@ -640,6 +716,7 @@ pub fn loop_spring(
     Recording {
         frames,
         warmup_periods: warmup,
+        prewarm_periods: 0,
         converged,
         seam_error_px,
         once: false,
@@ -723,6 +800,83 @@ mod tests {
             .map(|(a, b)| max_dist(a, b))
             .fold(0.0, f64::max);
         assert!(worst < 0.1, "moved {worst} px");
+    }
+
+    /// [`warm_up`] without the pre-warm: every period at the fine step.
+    fn plain_warm_up(
+        chain: &mut Chain,
+        p: &ChainParams,
+        lp: &LoopParams,
+        inputs: &[(Vec2, Vec2)],
+        dt: f64,
+    ) -> usize {
+        for period in 1..=lp.max_periods {
+            let before = chain.pos.clone();
+            chain.run(p, inputs, dt);
+            if max_dist(&before, &chain.pos) < lp.seam_eps_px {
+                return period;
+            }
+        }
+        panic!("never settled");
+    }
+
+    /// A pre-warmed loop is the loop a warm-up at the fine step alone
+    /// records, to well under what is written (0.01 px), for less work:
+    /// counted in fine sub-steps, on a looping chain in wind and on one
+    /// settling under held inputs (a one-shot clip's start), both of seed
+    /// 004's stiffness and of a short, heavily damped hair.
+    #[test]
+    fn a_pre_warmed_loop_is_the_fine_steps_loop_for_less_work() {
+        let (p, lp) = ponytail();
+        let hair = ChainParams {
+            count: 3,
+            segment: 13.5,
+            damping: 0.8f64.powf(60.0 / 3000.0),
+            ..p.clone()
+        };
+        let dt = lp.period_s / lp.substeps as f64;
+        let held = vec![(bob(0.0), breeze(0.0)); lp.substeps];
+        let looping = period_inputs(lp.substeps, |t| (bob(t), breeze(t)));
+        for (what, p) in [("ponytail", &p), ("hair", &hair)] {
+            for inputs in [&looping, &held] {
+                let mut plain = Chain::hanging(bob(0.0), p);
+                let fine_periods = plain_warm_up(&mut plain, p, &lp, inputs, dt);
+                let mut warmed = Chain::hanging(bob(0.0), p);
+                let warm = warm_up(&mut warmed, p, &lp, inputs, dt);
+                assert!(warm.converged, "{what}");
+                assert!(warm.prewarm >= 1, "{what}: pre-warmed {}", warm.prewarm);
+                // the work in fine sub-steps' worth, pre-warm periods at 1/4
+                let work = (warm.periods - warm.prewarm) * PREWARM_STEPS + warm.prewarm;
+                assert!(
+                    work < fine_periods * PREWARM_STEPS,
+                    "{what}: {} + {}/4 periods vs {fine_periods}",
+                    warm.periods - warm.prewarm,
+                    warm.prewarm
+                );
+                let a = record(&mut plain, p, &lp, inputs, dt);
+                let b = record(&mut warmed, p, &lp, inputs, dt);
+                let worst = a
+                    .iter()
+                    .zip(&b)
+                    .map(|(a, b)| max_dist(a, b))
+                    .fold(0.0, f64::max);
+                assert!(worst < 1e-3, "{what}: the recordings differ by {worst} px");
+            }
+        }
+        // neither an almost undamped chain nor one stepped at seed 004's
+        // 1/60 s frames is pre-warmed
+        let loose = ChainParams {
+            damping: 0.9999999,
+            ..p.clone()
+        };
+        let few = LoopParams {
+            max_periods: 3,
+            ..lp
+        };
+        assert_eq!(loop_chain(&loose, &few, &bob, &breeze).prewarm_periods, 0);
+        let seed = LoopParams { substeps: 60, ..lp };
+        assert_eq!(loop_chain(&p, &seed, &bob, &breeze).prewarm_periods, 0);
+        assert!(loop_chain(&p, &lp, &bob, &breeze).prewarm_periods > 0);
     }
 
     #[test]
