@@ -531,6 +531,7 @@ fn warm_up(
     // a period: a loop the chain falls into from any start)
     let damped = p.damping.powi(inputs.len() as i32) <= PREWARM_MAX_KEPT;
     if damped && inputs.len().is_multiple_of(PREWARM_STEPS) && long_dt <= PREWARM_MAX_DT_S {
+        let start = chain.clone();
         let long = ChainParams {
             damping: p.damping.powi(PREWARM_STEPS as i32),
             ..p.clone()
@@ -554,6 +555,12 @@ fn warm_up(
         // (the velocity a long step left, per sub-step)
         for (prev, &x) in chain.prev.iter_mut().zip(&chain.pos) {
             *prev = x + (*prev - x) * (1.0 / PREWARM_STEPS as f64);
+        }
+        // a pre-warm that left the numbers (a step too long for this chain)
+        // is undone: the fine warm-up starts where it would have
+        let finite = |v: &[Vec2]| v.iter().all(|p| p.x.is_finite() && p.y.is_finite());
+        if !finite(&chain.pos) || !finite(&chain.prev) {
+            *chain = start;
         }
     }
     while warm.periods < lp.max_periods {
