@@ -313,10 +313,10 @@ fn looping_docs() -> Vec<(Route, String, String)> {
 /// Three samples of every document playing on its own, 300 ms of the
 /// page's clock apart ([`browser::probe_free_running`]), asked again (at
 /// most three launches in all) while some document's samples are not: a
-/// launch starved of its virtual time budget on a loaded machine has been
-/// seen to return samples read before its clock advanced, which say
-/// nothing of the documents (and would let a frozen document pass for one
-/// that honours reduced motion).
+/// Chromium launch has been seen (in two full runs of the suite) to return
+/// samples less than 300 ms of its clock apart, which say nothing of the
+/// documents (and would let a frozen document pass for one that honours
+/// reduced motion).
 fn spaced_samples(
     browser: &Browser,
     svgs: &[&str],
