@@ -543,15 +543,14 @@ fn warm_up(
             .step_by(PREWARM_STEPS)
             .copied()
             .collect();
-        while warm.periods < lp.max_periods / 2 {
-            let before = chain.pos.clone();
-            chain.run(&long, &long_inputs, long_dt);
-            warm.periods += 1;
-            warm.prewarm += 1;
-            if max_dist(&before, &chain.pos) < PREWARM_UNTIL_PX {
-                break;
-            }
-        }
+        let (periods, _) = run_until(
+            chain,
+            (&long, &long_inputs, long_dt),
+            lp.max_periods / 2,
+            PREWARM_UNTIL_PX,
+        );
+        warm.periods += periods;
+        warm.prewarm += periods;
         // (the velocity a long step left, per sub-step)
         for (prev, &x) in chain.prev.iter_mut().zip(&chain.pos) {
             *prev = x + (*prev - x) * (1.0 / PREWARM_STEPS as f64);
@@ -563,16 +562,30 @@ fn warm_up(
             *chain = start;
         }
     }
-    while warm.periods < lp.max_periods {
+    let left = lp.max_periods - warm.periods;
+    let (periods, settled) = run_until(chain, (p, inputs, dt), left, lp.seam_eps_px);
+    warm.periods += periods;
+    warm.converged = settled;
+    warm
+}
+
+/// Runs `chain` through whole periods of `inputs` (step `dt`), at most
+/// `limit`, until one moves its particles by less than `below` px: the
+/// periods run, and whether the last one did.
+fn run_until(
+    chain: &mut Chain,
+    (p, inputs, dt): (&ChainParams, &[(Vec2, Vec2)], f64),
+    limit: usize,
+    below: f64,
+) -> (usize, bool) {
+    for period in 1..=limit {
         let before = chain.pos.clone();
         chain.run(p, inputs, dt);
-        warm.periods += 1;
-        if max_dist(&before, &chain.pos) < lp.seam_eps_px {
-            warm.converged = true;
-            break;
+        if max_dist(&before, &chain.pos) < below {
+            return (period, true);
         }
     }
-    warm
+    (limit, false)
 }
 
 /// Simulate a chain into a seamless loop (see the module docs).
@@ -809,24 +822,6 @@ mod tests {
         assert!(worst < 0.1, "moved {worst} px");
     }
 
-    /// [`warm_up`] without the pre-warm: every period at the fine step.
-    fn plain_warm_up(
-        chain: &mut Chain,
-        p: &ChainParams,
-        lp: &LoopParams,
-        inputs: &[(Vec2, Vec2)],
-        dt: f64,
-    ) -> usize {
-        for period in 1..=lp.max_periods {
-            let before = chain.pos.clone();
-            chain.run(p, inputs, dt);
-            if max_dist(&before, &chain.pos) < lp.seam_eps_px {
-                return period;
-            }
-        }
-        panic!("never settled");
-    }
-
     /// A pre-warmed loop is the loop a warm-up at the fine step alone
     /// records, to well under what is written (0.01 px), for less work:
     /// counted in fine sub-steps, on a looping chain in wind and on one
@@ -847,7 +842,10 @@ mod tests {
         for (what, p) in [("ponytail", &p), ("hair", &hair)] {
             for inputs in [&looping, &held] {
                 let mut plain = Chain::hanging(bob(0.0), p);
-                let fine_periods = plain_warm_up(&mut plain, p, &lp, inputs, dt);
+                // (a warm-up without the pre-warm: every period at the fine step)
+                let (fine_periods, settled) =
+                    run_until(&mut plain, (p, inputs, dt), lp.max_periods, lp.seam_eps_px);
+                assert!(settled, "{what}: never settled");
                 let mut warmed = Chain::hanging(bob(0.0), p);
                 let warm = warm_up(&mut warmed, p, &lp, inputs, dt);
                 assert!(warm.converged, "{what}");
