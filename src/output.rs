@@ -335,6 +335,19 @@ impl Transaction {
     /// each one this process created (a directory someone else, or another
     /// thread, creates meanwhile is not recorded twice).
     fn create_dirs(&self, dir: &Path) -> Result<(), (PathBuf, std::io::Error)> {
+        self.create_dirs_by(dir, |d| std::fs::create_dir(d))
+    }
+
+    /// [`Transaction::create_dirs`], making each directory with `mkdir`.
+    /// A directory that `mkdir` finds existing but that is gone when looked
+    /// at (another bake made it and, failing, removed it again) is reported
+    /// as not found, which [`Transaction::stage`] tries again like a
+    /// directory removed before `mkdir`.
+    fn create_dirs_by(
+        &self,
+        dir: &Path,
+        mkdir: impl Fn(&Path) -> std::io::Result<()>,
+    ) -> Result<(), (PathBuf, std::io::Error)> {
         if dir.is_dir() {
             return Ok(());
         }
@@ -352,7 +365,7 @@ impl Transaction {
         }
         for d in missing.into_iter().rev() {
             let _gate = interrupt::critical();
-            match std::fs::create_dir(&d) {
+            match mkdir(&d) {
                 Ok(()) => {
                     let reg = interrupt::remove_dir_on_signal(&d);
                     self.created
@@ -361,6 +374,12 @@ impl Transaction {
                         .push((d, reg));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::AlreadyExists
+                        && std::fs::symlink_metadata(&d).is_err() =>
+                {
+                    return Err((d, std::io::ErrorKind::NotFound.into()));
+                }
                 Err(e) => return Err((d, e)),
             }
         }
@@ -502,6 +521,62 @@ fn stdout_closed() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every way a directory can come and go under `create_dirs` while
+    /// another bake makes and removes it: made meanwhile (kept, not
+    /// recorded as ours), made and removed again (not found: `stage` tries
+    /// again), a file in its place (an error naming it).
+    #[test]
+    fn a_directory_another_bake_makes_or_removes_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let target = d.join("a/b");
+        let exists = || Err(std::io::ErrorKind::AlreadyExists.into());
+
+        // made by the other bake just before ours: it exists, nothing recorded
+        let t = Transaction::new();
+        let made_meanwhile = |p: &Path| std::fs::create_dir(p).and_then(|()| exists());
+        assert!(t.create_dirs_by(&target, made_meanwhile).is_ok());
+        assert!(target.is_dir());
+        assert!(t.created.lock().unwrap().is_empty());
+        std::fs::remove_dir_all(d.join("a")).unwrap();
+
+        // made and removed again before we look: not found, for a retry
+        let t = Transaction::new();
+        match t.create_dirs_by(&target, |_| exists()) {
+            Err((p, e)) => {
+                assert_eq!(p, d.join("a"));
+                assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+            }
+            Ok(()) => panic!("a vanished directory was taken as made"),
+        }
+        // the retry makes both levels and records them, outermost first
+        assert!(t.create_dirs(&target).is_ok());
+        let made: Vec<PathBuf> = t
+            .created
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|c| c.0.clone())
+            .collect();
+        assert_eq!(made, vec![d.join("a"), target.clone()]);
+        drop(t);
+        assert!(
+            !d.join("a").exists(),
+            "an uncommitted transaction keeps its directories"
+        );
+
+        // a file where the directory should be: that error, no retry
+        std::fs::write(d.join("a"), "x").unwrap();
+        let t = Transaction::new();
+        match t.create_dirs(&target) {
+            Err((p, e)) => {
+                assert_eq!(p, target);
+                assert_ne!(e.kind(), std::io::ErrorKind::NotFound);
+            }
+            Ok(()) => panic!("a directory was made inside a file"),
+        }
+    }
 
     #[test]
     fn spellings_of_one_file_resolve_alike() {
