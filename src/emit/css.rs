@@ -38,6 +38,7 @@
 use super::scope::Scope;
 use super::{fmt_deg, fmt_len, fmt_pct, fmt_s, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Morph, Play, Track};
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// Pauses every css animation of the document under reduced motion.
@@ -79,14 +80,16 @@ fn timing(e: Ease) -> String {
 /// The timing function most segments use (ties: the one met first); a
 /// single key has no segment and takes `linear`.
 fn usual_timing(timings: &[String]) -> String {
-    let mut best: Option<(&String, usize)> = None;
-    for t in timings {
-        let n = timings.iter().filter(|u| *u == t).count();
-        if best.is_none_or(|(_, m)| n > m) {
-            best = Some((t, n));
-        }
+    // each distinct timing's count and first index, in one pass: a track
+    // of a Verlet chain or a morph may hold hundreds of keys
+    let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (i, t) in timings.iter().enumerate() {
+        counts.entry(t.as_str()).or_insert((0, i)).0 += 1;
     }
-    best.map_or_else(|| "linear".to_string(), |(t, _)| t.clone())
+    counts
+        .into_iter()
+        .max_by_key(|&(_, (n, first))| (n, std::cmp::Reverse(first)))
+        .map_or_else(|| "linear".to_string(), |(t, _)| t.to_string())
 }
 
 /// One animation as the sheet writes it: key times, the declaration at each
@@ -233,8 +236,11 @@ impl Frames {
     /// its timing function is never used: it joins the first block that
     /// declares the same value, whatever that block's timing function.
     fn body(&self, usual: &str) -> String {
-        // (selectors, declaration, block content)
-        let mut blocks: Vec<(String, &str, String)> = Vec::new();
+        // (selectors, block content), and the first block of each content
+        // and of each declaration (a chain's track may hold hundreds of keys)
+        let mut blocks: Vec<(String, String)> = Vec::new();
+        let mut of_content: HashMap<String, usize> = HashMap::new();
+        let mut of_decl: HashMap<&str, usize> = HashMap::new();
         let n = self.times.len();
         for (i, (t, d)) in self.times.iter().zip(&self.decls).enumerate() {
             let pct = fmt_pct(*t);
@@ -249,23 +255,25 @@ impl Frames {
             }
             // (a track ends at t = 1: its last key is the `to` keyframe)
             let last = i + 1 == n && n > 1 && sel == "to";
-            let same = blocks.iter_mut().find(|(_, decl, c)| {
-                if last {
-                    *decl == d.as_str()
-                } else {
-                    *c == content
-                }
-            });
+            let same = if last {
+                of_decl.get(d.as_str())
+            } else {
+                of_content.get(&content)
+            };
             match same {
-                Some((sels, _, _)) => {
-                    sels.push(',');
-                    sels.push_str(&sel);
+                Some(&b) => {
+                    blocks[b].0.push(',');
+                    blocks[b].0.push_str(&sel);
                 }
-                None => blocks.push((sel, d.as_str(), content)),
+                None => {
+                    of_decl.entry(d.as_str()).or_insert(blocks.len());
+                    of_content.entry(content.clone()).or_insert(blocks.len());
+                    blocks.push((sel, content));
+                }
             }
         }
         let mut s = String::from("{");
-        for (sels, _, content) in blocks {
+        for (sels, content) in blocks {
             let _ = write!(s, "{sels}{{{content}}}");
         }
         s.push('}');
@@ -599,6 +607,18 @@ mod tests {
         let f = Frames::of_track(&t, |i| t.keys[i].value.to_string());
         assert_eq!(usual_timing(&f.timings), "linear");
         assert!(!f.body("linear").contains("timing"));
+    }
+
+    /// The most used timing wins; of two used equally often, the one met
+    /// first; none is `linear`.
+    #[test]
+    fn the_usual_timing_is_the_most_used_and_ties_go_to_the_first() {
+        let v = |ts: &[&str]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        assert_eq!(usual_timing(&v(&["a", "b", "b", "c"])), "b");
+        assert_eq!(usual_timing(&v(&["b", "a", "a", "b", "c"])), "b");
+        assert_eq!(usual_timing(&v(&["c", "a", "b", "a", "b"])), "a");
+        assert_eq!(usual_timing(&v(&["c"])), "c");
+        assert_eq!(usual_timing(&[]), "linear");
     }
 
     #[test]
