@@ -38,7 +38,7 @@
 use super::scope::Scope;
 use super::{fmt_deg, fmt_len, fmt_pct, fmt_s, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Morph, Play, Track};
-use std::collections::HashMap;
+use fnv::FnvHashMap as HashMap;
 use std::fmt::Write;
 
 /// Pauses every css animation of the document under reduced motion.
@@ -82,7 +82,7 @@ fn timing(e: Ease) -> String {
 fn usual_timing(timings: &[String]) -> String {
     // each distinct timing's count and first index, in one pass: a track
     // of a Verlet chain or a morph may hold hundreds of keys
-    let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut counts: HashMap<&str, (usize, usize)> = HashMap::default();
     for (i, t) in timings.iter().enumerate() {
         counts.entry(t.as_str()).or_insert((0, i)).0 += 1;
     }
@@ -239,8 +239,8 @@ impl Frames {
         // (selectors, block content), and the first block of each content
         // and of each declaration (a chain's track may hold hundreds of keys)
         let mut blocks: Vec<(String, String)> = Vec::new();
-        let mut of_content: HashMap<String, usize> = HashMap::new();
-        let mut of_decl: HashMap<&str, usize> = HashMap::new();
+        let mut of_content: HashMap<String, usize> = HashMap::default();
+        let mut of_decl: HashMap<&str, usize> = HashMap::default();
         let n = self.times.len();
         for (i, (t, d)) in self.times.iter().zip(&self.decls).enumerate() {
             let pct = fmt_pct(*t);
