@@ -682,7 +682,7 @@ fn validate_figure(
             "belongs to a cycling rig (`crank` + `legs`); a bone tree draws its own body",
         ));
     }
-    let mut figure = crate::figure::model::validate(
+    let figure = crate::figure::model::validate(
         &file.bones,
         file.root.as_ref(),
         file.play,
@@ -690,26 +690,14 @@ fn validate_figure(
         &file.ik,
         period_s,
     )?;
-    if let Some(sf) = &file.style {
-        let names: Vec<String> = figure.bones.iter().map(|b| b.name.clone()).collect();
-        figure.style = crate::figure::style::check_style(sf, &names)?;
-        crate::figure::style::apply_colours(&mut figure, &file.bones);
-    }
-    // springs and chains share one simulation budget
-    let mut budget = crate::solve::physics::Budget::default();
-    // simulated in every clip: the chains' anchors ride the clip's springs
-    let springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
-    figure.physics = springs
-        .into_iter()
-        .map(|springs| crate::figure::model::ClipPhysics {
-            springs,
-            chains: Vec::new(),
-        })
-        .collect();
-    let chains = crate::figure::chain::validate(&file.chains, &figure, &mut budget)?;
-    for (p, c) in figure.physics.iter_mut().zip(chains) {
-        p.chains = c;
-    }
+    // The IK reach check and the physics read the figure alone: side by
+    // side (the simulations are serial work), the reach error first.
+    let (reach, physics) = rayon::join(
+        || crate::figure::model::check_ik_reach(&figure),
+        || with_style_and_physics(file, figure.clone()),
+    );
+    reach?;
+    let mut figure = physics?;
     figure.springs = figure.physics[0].springs.clone();
     figure.chains = figure.physics[0].chains.clone();
     figure.scene = crate::figure::scene::validate(
@@ -741,6 +729,34 @@ fn validate_figure(
         notes: Vec::new(),
         scene: Vec::new(),
     })
+}
+
+/// `figure` with the rig's style, and its springs and chains simulated in
+/// every clip (they share one simulation budget; the chains' anchors ride
+/// the clip's springs).
+fn with_style_and_physics(
+    file: &RigFile,
+    mut figure: crate::figure::Figure,
+) -> Result<crate::figure::Figure, RigError> {
+    if let Some(sf) = &file.style {
+        let names: Vec<String> = figure.bones.iter().map(|b| b.name.clone()).collect();
+        figure.style = crate::figure::style::check_style(sf, &names)?;
+        crate::figure::style::apply_colours(&mut figure, &file.bones);
+    }
+    let mut budget = crate::solve::physics::Budget::default();
+    let springs = crate::figure::spring::validate(&file.springs, &figure, &mut budget)?;
+    figure.physics = springs
+        .into_iter()
+        .map(|springs| crate::figure::model::ClipPhysics {
+            springs,
+            chains: Vec::new(),
+        })
+        .collect();
+    let chains = crate::figure::chain::validate(&file.chains, &figure, &mut budget)?;
+    for (p, c) in figure.physics.iter_mut().zip(chains) {
+        p.chains = c;
+    }
+    Ok(figure)
 }
 
 /// A chain rig: `ik_chains` (and optionally `ground`), no `crank`, `legs`,

@@ -667,3 +667,44 @@ fn degenerate_verlet_chains() {
         check(name, &edit(base, f), want);
     }
 }
+
+/// The IK reach check runs beside the style check and the physics
+/// simulations: with several faults the first in the old order is
+/// reported (reach, style, springs, chains), each fault alone is, and
+/// nothing is written either way.
+#[test]
+fn checks_run_side_by_side_report_in_order() {
+    let reach = |v: &mut Value| {
+        v["ik"][0]["target"] = json!({"fixed": [2000, 2000]});
+        v["ik"][0]["reach"] = "error".into();
+    };
+    let style = |v: &mut Value| v["style"] = json!({"width_root": -1});
+    let spring = |v: &mut Value| v["springs"][0]["stiffness"] = (-1).into();
+    let chain = |v: &mut Value| v["chains"][0]["damping"] = 2.into();
+    type Fault<'a> = (&'static str, &'a dyn Fn(&mut Value));
+    let faults: [Fault; 4] = [
+        ("ik[0]: clip \"main\" cannot reach", &reach),
+        ("style.width_root: must be > 0", &style),
+        ("springs[0].stiffness: must be > 0", &spring),
+        ("chains[0].damping: must be within (0, 1)", &chain),
+    ];
+    // every fault from the i-th on, and the i-th alone: the i-th is named
+    for i in 0..faults.len() {
+        let from_i = edit("cyclist", |v| {
+            for (_, f) in &faults[i..] {
+                f(v);
+            }
+        });
+        check(
+            &format!("faults {i}.."),
+            &from_i,
+            &Want::Refused(faults[i].0),
+        );
+        let alone = edit("cyclist", |v| faults[i].1(v));
+        check(
+            &format!("fault {i} alone"),
+            &alone,
+            &Want::Refused(faults[i].0),
+        );
+    }
+}
