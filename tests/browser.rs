@@ -66,11 +66,10 @@ fn each_engine(check: impl Fn(&Browser)) {
     engines(check);
 }
 
-/// [`each_engine`] with no other test's browser running: for documents
-/// that play on their own, sampled on a clock that a second browser
-/// competing for the cores disturbs. Chromium has been seen, only in a
-/// full run of this binary on a 2-core machine, to overrun a launch's 60 s
-/// limit on a page that takes 4-9 s alone.
+/// [`each_engine`] with no other test's browser running, for documents
+/// that play on their own: Chromium has been seen, in a full run of this
+/// binary on a 2-core machine with another test's browser beside it, to
+/// overrun a launch's 60 s limit on such a page, which takes 4-9 s alone.
 fn each_engine_alone(check: impl Fn(&Browser)) {
     let _alone = LAUNCHES.write().unwrap_or_else(|e| e.into_inner());
     engines(check);
@@ -332,7 +331,10 @@ fn looping_docs() -> Vec<(Route, String, String)> {
 }
 
 /// How far short of 600 ms [`spaced_samples`] takes two 300 ms sleeps to
-/// be: the page clock's grain, not a shorter wait.
+/// be: the page clock's grain, not a shorter wait. `performance.now()` is
+/// coarsened (to 0.1 ms in Chromium, 1 ms in Firefox) and its differences
+/// round: two sleeps of 300 ms have read as 599.9999999999998 ms and as
+/// 599.8999999994414 ms.
 const SPACING_GRAIN_MS: f64 = 1.0;
 
 /// Three samples of every document playing on its own, 300 ms of the
@@ -347,10 +349,6 @@ fn spaced_samples(
     reduced_motion: bool,
 ) -> Vec<Vec<browser::TimedProbes>> {
     let span = |s: &[browser::TimedProbes]| s[2].t_ms - s[0].t_ms;
-    // `performance.now()` is coarsened (to 0.1 ms in Chromium, 1 ms in
-    // Firefox) and its sums round: two sleeps of 300 ms have read as
-    // 599.9999999999998 ms and as 599.8999999994414 ms. A span short of
-    // 600 ms by less than a millisecond is the clock's grain.
     let spaced = |s: &[browser::TimedProbes]| span(s) >= 600.0 - SPACING_GRAIN_MS;
     let mut tries = Vec::new();
     for _ in 0..3 {

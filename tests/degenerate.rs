@@ -669,8 +669,8 @@ fn degenerate_verlet_chains() {
 }
 
 /// The IK reach check runs beside the style check and the physics
-/// simulations: with several faults the first in the old order is
-/// reported (reach, style, springs, chains), each fault alone is, and
+/// simulations: with several faults the first in validation's order
+/// (reach, style, springs, chains) is reported, each fault alone is, and
 /// nothing is written either way.
 #[test]
 fn checks_run_side_by_side_report_in_order() {
