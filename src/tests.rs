@@ -919,7 +919,9 @@ mod figure_memo {
     use crate::figure::{CallMemo, bake, bake_planned_keyed, bake_planned_measured, ideal, reuse};
 
     /// What one call's bakes keep for each other (fitted channels by the
-    /// bone's drawn angle, corners and IK solves by clip, the
+    /// bone's drawn angle; IK targets' paths, which targets follow which,
+    /// and root motion with a `move` by clip; heads' counter tracks by
+    /// the written keys they undo; corners and IK solves by clip; the
     /// figure's [`crate::figure::ideal::Ideal`] shared across calls) changes nothing: on
     /// every bone-tree rig in `rigs/` with a reuse plan, a run of bakes
     /// (keys of their own, the plan, its sources fitted tighter, then the

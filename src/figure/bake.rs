@@ -259,6 +259,36 @@ fn fitted_keys(
 #[derive(Default)]
 pub(crate) struct Fitted {
     channels: Memo<ChannelKey, Option<Vec<Key>>>,
+    /// The clip's other fitted tracks (IK targets' paths, root motion with
+    /// a `move`, heads' counter tracks), by what they are fitted from
+    /// ([`TrackKey`]).
+    tracks: Memo<TrackKey, Vec<Vec<Key>>>,
+    /// Per clip and `ik` entry: the earlier entry whose target path this
+    /// one follows, and the written delay (see [`target_items`]).
+    follows: Memo<(usize, usize), Option<(usize, f64)>>,
+}
+
+/// A fitted track other than a bone's channel in [`Fitted`]. A target's
+/// path and the root motion depend only on the clip (by index) and the
+/// call's route and keyer; a head's counter tracks on the written keys
+/// they undo, which are part of the key (their `Debug` text: every
+/// distinct value, `-0` included, reads differently).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum TrackKey {
+    Target {
+        clip: usize,
+        entry: usize,
+        x: bool,
+    },
+    Lift {
+        clip: usize,
+        x: bool,
+    },
+    Head {
+        clip: usize,
+        bone: usize,
+        written: String,
+    },
 }
 
 /// A fitted channel in [`Fitted`]: clip index, bone, reach's bits, the
@@ -702,6 +732,7 @@ fn bake_clip(
                 route,
                 keyer,
                 tracks: &mut tracks,
+                fitted: (fitted, ci, b),
             }));
         }
         nodes.push(Some(Node {
@@ -756,13 +787,21 @@ fn bake_clip(
                 let m = if axis == Axis::X { o.x } else { o.y };
                 m + tr.as_ref().map_or(0.0, |tr| tr.eval(t))
             };
-            Some(fitted_keys(
-                &f,
-                &corners,
-                keyer.budget_px(MOVE_BUDGET_PX),
-                (route, keyer),
-                LEN_DECIMALS,
-            ))
+            let key = TrackKey::Lift {
+                clip: ci,
+                x: axis == Axis::X,
+            };
+            let fit = || {
+                let budget = keyer.budget_px(MOVE_BUDGET_PX);
+                vec![fitted_keys(
+                    &f,
+                    &corners,
+                    budget,
+                    (route, keyer),
+                    LEN_DECIMALS,
+                )]
+            };
+            memo(&fitted.tracks, key, fit).pop()
         } else {
             tr.as_ref().map(|tr| eased_keys(tr, |v| v, LEN_DECIMALS))
         };
@@ -845,7 +884,14 @@ fn bake_clip(
         inner.insert(0, Item::Group(ground));
     }
     let period_s = written_period(clip);
-    let targets = target_items(fig, clip, &corners, (route, keyer), period_s, &mut tracks);
+    let targets = target_items(
+        fig,
+        (ci, clip),
+        &corners,
+        (route, keyer),
+        (period_s, fitted),
+        &mut tracks,
+    );
     inner.extend(targets);
     scene_layers(fig, &mut inner);
     Clip {
@@ -892,10 +938,10 @@ pub const TARGET_BUDGET_PX: f64 = 0.02;
 /// (see [`super::reuse`]).
 fn target_items(
     fig: &Figure,
-    fc: &FigClip,
+    (ci, fc): (usize, &FigClip),
     corners: &[f64],
     (route, keyer): (Route, Keyer),
-    period_s: f64,
+    (period_s, fitted): (f64, &Fitted),
     tracks: &mut Vec<Track>,
 ) -> Vec<Item> {
     let clip = fc.name.as_str();
@@ -911,21 +957,23 @@ fn target_items(
         // an earlier target whose path this one follows, shifted by s
         let follows = (route == Route::Css)
             .then(|| {
-                (0..j).find_map(|i| {
-                    let s = (0..GRID).map(|g| g as f64 / GRID as f64).find(|&s| {
-                        (0..GRID).all(|g| {
-                            let t = g as f64 / GRID as f64;
-                            (at(j, t) - at(i, t + s)).len() <= REUSE_TOLERANCE_PX
-                        })
-                    })?;
-                    let delay_s = quantize(-s * period_s, SEC_DECIMALS);
-                    let s = -delay_s / period_s;
-                    (0..4096)
-                        .all(|g| {
-                            let t = g as f64 / 4096.0;
-                            (at(j, t) - at(i, t + s)).len() <= REUSE_TOLERANCE_PX
-                        })
-                        .then_some((i, delay_s))
+                memo(&fitted.follows, (ci, j), || {
+                    (0..j).find_map(|i| {
+                        let s = (0..GRID).map(|g| g as f64 / GRID as f64).find(|&s| {
+                            (0..GRID).all(|g| {
+                                let t = g as f64 / GRID as f64;
+                                (at(j, t) - at(i, t + s)).len() <= REUSE_TOLERANCE_PX
+                            })
+                        })?;
+                        let delay_s = quantize(-s * period_s, SEC_DECIMALS);
+                        let s = -delay_s / period_s;
+                        (0..4096)
+                            .all(|g| {
+                                let t = g as f64 / 4096.0;
+                                (at(j, t) - at(i, t + s)).len() <= REUSE_TOLERANCE_PX
+                            })
+                            .then_some((i, delay_s))
+                    })
                 })
             })
             .flatten();
@@ -981,15 +1029,19 @@ fn target_items(
             cs.push(0.0);
             cs.sort_by(f64::total_cmp);
             cs.dedup();
+            let key = TrackKey::Target {
+                clip: ci,
+                entry: j,
+                x: axis == Axis::X,
+            };
+            let fit = || {
+                let budget = keyer.budget_px(TARGET_BUDGET_PX);
+                vec![fitted_keys(&f, &cs, budget, (route, keyer), LEN_DECIMALS)]
+            };
+            let keys = memo(&fitted.tracks, key, fit).pop().expect("one track");
             tracks.push(Track {
                 name: format!("rb-{clip}-{lower}-target-{tag}"),
-                keys: fitted_keys(
-                    &f,
-                    &cs,
-                    keyer.budget_px(TARGET_BUDGET_PX),
-                    (route, keyer),
-                    LEN_DECIMALS,
-                ),
+                keys,
             });
             mine.push((axis, tag, tracks.len() - 1));
             node = Node {
@@ -1046,6 +1098,8 @@ struct Head<'a> {
     route: Route,
     keyer: Keyer,
     tracks: &'a mut Vec<Track>,
+    /// Where the counter tracks are kept, by clip index and bone.
+    fitted: (&'a Fitted, usize, usize),
 }
 
 /// A round head: a filled circle at `center` with probes `<bone>-rim-x`
@@ -1127,7 +1181,33 @@ fn head_items(h: Head) -> Vec<Item> {
     let head_px = h.keyer.budget_px(HEAD_BUDGET_PX);
     let rk = (h.route, h.keyer);
     let rot_budget = (0.5 * head_px / (h.r * g_rot)).to_degrees();
-    let rot_keys = fitted_keys(&phi, &corners, rot_budget, rk, DEG_DECIMALS);
+    // the counter rotation's keys, then the counter scales' (x, y)
+    let (fitted, clip, bone) = h.fitted;
+    let key = TrackKey::Head {
+        clip,
+        bone,
+        written: format!("{:?}", (&turns, h.squash)),
+    };
+    let mut fits = memo(&fitted.tracks, key, || {
+        let mut v = vec![fitted_keys(&phi, &corners, rot_budget, rk, DEG_DECIMALS)];
+        if let Some((sxk, _)) = h.squash {
+            let corners = sorted(sxk.iter().map(|k| k.t).collect());
+            let fx = |u: f64| {
+                let (sx, sy) = s_at(u);
+                (sx + sy) / (2.0 * sx)
+            };
+            let fy = |u: f64| {
+                let (sx, sy) = s_at(u);
+                (sx + sy) / (2.0 * sy)
+            };
+            let share = 0.25 * head_px / h.r;
+            v.push(fitted_keys(&fx, &corners, share / g_x, rk, T_DECIMALS));
+            v.push(fitted_keys(&fy, &corners, share / g_y, rk, T_DECIMALS));
+        }
+        v
+    })
+    .into_iter();
+    let rot_keys = fits.next().expect("the rotation's keys");
     let rot = rot_keys.iter().any(|k| k.value != 0.0).then(|| {
         h.tracks.push(Track {
             name: format!("rb-{}-{}-head-turn", h.clip, h.bone),
@@ -1141,19 +1221,9 @@ fn head_items(h: Head) -> Vec<Item> {
     });
     let (scale_x, scale_y) = match h.squash {
         None => (None, None),
-        Some((sxk, _)) => {
-            let corners = sorted(sxk.iter().map(|k| k.t).collect());
-            let fx = |u: f64| {
-                let (sx, sy) = s_at(u);
-                (sx + sy) / (2.0 * sx)
-            };
-            let fy = |u: f64| {
-                let (sx, sy) = s_at(u);
-                (sx + sy) / (2.0 * sy)
-            };
-            let share = 0.25 * head_px / h.r;
-            let kx = fitted_keys(&fx, &corners, share / g_x, rk, T_DECIMALS);
-            let ky = fitted_keys(&fy, &corners, share / g_y, rk, T_DECIMALS);
+        Some(_) => {
+            let kx = fits.next().expect("the x scale's keys");
+            let ky = fits.next().expect("the y scale's keys");
             let ones = |keys: &[Key]| -> Vec<Key> {
                 keys.iter().map(|k| Key { value: 1.0, ..*k }).collect()
             };
