@@ -571,7 +571,7 @@ pub fn bake_figure_shared(
     // tolerance, is within the keyer's budget (the tolerance loop then
     // measures the whole file against its goal): a reused chain inherits
     // its source's fitting error, so each source chain may be fitted
-    // tighter; per pair of chains the smallest file whose probes of those
+    // tighter; per pair of chains the loosest budget whose probes of those
     // two chains pass wins, and the whole is checked again at the end
     // (else reuse is left out).
     let within_px = match keyer.keys {
@@ -594,76 +594,64 @@ pub fn bake_figure_shared(
             pairs.push((a, b));
         }
     }
-    // A pair's tries go from the loosest budget to tighter ones, in rounds
-    // of [`ROUND`] bakes run in parallel (the first round of the first pair
-    // holds the bake with keys of their own); the search stops after the
-    // first round with a kept try, the smallest file of that round's kept
-    // tries winning (a tighter budget writes more keys). The rounds are
-    // fixed, so the choice does not depend on the core count.
-    let mut own: Option<FigureBake> = None;
-    let mut last: Option<(reuse::Plan, FigureBake)> = None;
-    for (a, b) in pairs {
+    // Every pair's tries go from the loosest budget to tighter ones, all
+    // pairs still open tried together in one bake per budget (the first
+    // beside the bake with keys of their own): a pair is decided at the
+    // first budget whose bake keeps its probes, and keeps it in later
+    // bakes. A pair's probes are those of its two chains only, so trying
+    // the pairs together decides each as trying it alone would, but for
+    // the measure's sample times, which follow every written key. The
+    // tries are fixed, so the choice does not depend on the core count.
+    let scales: Vec<f64> = if keyer.count().is_some() {
+        // a fixed key count leaves nothing to tighten: one try
+        vec![1.0]
+    } else {
+        (0..REUSE_TRIES).map(|i| 0.6f64.powi(i as i32)).collect()
+    };
+    let chain_bones = |(a, b): (usize, usize)| {
         let source = reuse::Plan::chain(fig, a);
         let mut bones = vec![false; fig.bones.len()];
         for &x in source.iter().chain(&reuse::Plan::chain(fig, b)) {
             bones[x] = true;
         }
-        // a fixed key count leaves nothing to tighten: one try
-        let tries = if keyer.count().is_some() {
-            1
-        } else {
-            REUSE_TRIES
-        };
-        let scales: Vec<f64> = (0..tries).map(|i| 0.6f64.powi(i as i32)).collect();
-        let with_scale = |scale: f64| {
-            let mut p = plan.clone();
-            for &x in &source {
+        (source, bones)
+    };
+    let tried = |open: &[(usize, usize)], plan: &reuse::Plan, scale: f64| {
+        let mut p = plan.clone();
+        for &pair in open {
+            for x in chain_bones(pair).0 {
                 p.source_scale[x] = scale;
             }
-            p
-        };
-        let mut best: Option<(f64, reuse::Plan, FigureBake)> = None;
-        let mut next = 0;
-        while best.is_none() && next < scales.len() {
-            let room = if own.is_none() { ROUND - 1 } else { ROUND };
-            let round = &scales[next..(next + room).min(scales.len())];
-            next += round.len();
-            let mut plans: Vec<reuse::Plan> = round.iter().map(|&s| with_scale(s)).collect();
-            if own.is_none() {
-                plans.push(reuse::Plan::none(fig));
-            }
-            let mut bakes: Vec<FigureBake> = plans
-                .par_iter()
-                .map(|p| bake_planned(name, view_box, fig, route, prefix, p))
-                .collect();
-            if own.is_none() {
-                own = bakes.pop();
-                plans.pop();
-            }
-            let own = own.as_ref().expect("baked in the first round");
-            for ((&scale, p), fb) in round.iter().zip(plans).zip(bakes) {
-                let smaller = best.as_ref().is_none_or(|b| fb.svg.len() < b.2.svg.len());
-                if smaller && kept(&fb, own, &bones) {
-                    best = Some((scale, p, fb));
+        }
+        bake_planned(name, view_box, fig, route, prefix, &p)
+    };
+    let mut open = pairs;
+    let (mut fb, own) = rayon::join(
+        || tried(&open, &plan, scales[0]),
+        || bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig)),
+    );
+    let mut scales = scales.into_iter().peekable();
+    while let Some(scale) = scales.next() {
+        open.retain(|&pair| {
+            let (source, bones) = chain_bones(pair);
+            let passes = kept(&fb, &own, &bones);
+            if passes {
+                for &x in &source {
+                    plan.source_scale[x] = scale;
                 }
             }
+            !passes
+        });
+        if open.is_empty() {
+            // every pair decided: `fb` is the plan's bake
+            break;
         }
-        let Some((scale, p, fb)) = best else {
-            return own.expect("baked in the first round");
+        let Some(&tighter) = scales.peek() else {
+            // some pair passes at no budget tried: no reuse
+            return own;
         };
-        for &x in &source {
-            plan.source_scale[x] = scale;
-        }
-        last = Some((p, fb));
+        fb = tried(&open, &plan, tighter);
     }
-    let own = own.unwrap_or_else(|| {
-        bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig))
-    });
-    // the last pair's chosen try was baked with the final plan already
-    let fb = match last {
-        Some((p, fb)) if p == plan => fb,
-        _ => bake_planned(name, view_box, fig, route, prefix, &plan),
-    };
     if kept(&fb, &own, &vec![true; fig.bones.len()]) {
         fb
     } else {
@@ -674,9 +662,6 @@ pub fn bake_figure_shared(
 /// How many budgets (1, 0.6, 0.36, …) [`bake_figure`] tries for the
 /// shared keys, at most.
 const REUSE_TRIES: usize = 6;
-
-/// Bakes per round of reuse tries (run in parallel).
-const ROUND: usize = 2;
 
 /// The largest max error, at the report's rounding, of the probes on the
 /// bones marked in `bones` (tips, rims, IK effectors), with foot slip
