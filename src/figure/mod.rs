@@ -550,16 +550,10 @@ pub fn bake_figure_shared(
         || reuse::plan(fig, route),
         || keyed_clips((name, view_box), fig, (route, keyer), &none, &memo),
     );
-    let bake_planned = |name: &str,
-                        view_box: [f64; 4],
-                        fig: &Figure,
-                        route: Route,
-                        prefix: Option<&str>,
-                        plan: &reuse::Plan| {
-        bake_planned_measured(name, view_box, fig, (route, keyer), prefix, plan, &memo)
-    };
+    let unwritten =
+        |plan: &reuse::Plan| bake_unwritten(name, view_box, fig, (route, keyer), plan, &memo);
     if !plan.reuses() {
-        return bake_planned(name, view_box, fig, route, prefix, &plan);
+        return unwritten(&plan).write(fig, prefix);
     }
     // With a fixed key count both chains of a pair sample the same motion
     // at different phases, so neither set of own keys is the better one:
@@ -578,7 +572,8 @@ pub fn bake_figure_shared(
         bake::ChannelKeys::Budget(px) => px,
         _ => 0.0,
     };
-    let kept = |fb: &FigureBake, own: &FigureBake, bones: &[bool]| {
+    let kept = |fb: &Unwritten, own: &Unwritten, bones: &[bool]| {
+        let (fb, own) = (&fb.fb, &own.fb);
         if pooled {
             worst_on(fig, fb, bones) <= worst_on(fig, own, bones)
         } else {
@@ -623,12 +618,12 @@ pub fn bake_figure_shared(
                 p.source_scale[x] = scale;
             }
         }
-        bake_planned(name, view_box, fig, route, prefix, &p)
+        unwritten(&p)
     };
     let mut open = pairs;
     let (mut fb, own) = rayon::join(
         || tried(&open, &plan, scales[0]),
-        || bake_planned(name, view_box, fig, route, prefix, &reuse::Plan::none(fig)),
+        || unwritten(&reuse::Plan::none(fig)),
     );
     let mut scales = scales.into_iter().peekable();
     while let Some(scale) = scales.next() {
@@ -648,14 +643,14 @@ pub fn bake_figure_shared(
         }
         let Some(&tighter) = scales.peek() else {
             // some pair passes at no budget tried: no reuse
-            return own;
+            return own.write(fig, prefix);
         };
         fb = tried(&open, &plan, tighter);
     }
     if kept(&fb, &own, &vec![true; fig.bones.len()]) {
-        fb
+        fb.write(fig, prefix)
     } else {
-        own
+        own.write(fig, prefix)
     }
 }
 
@@ -830,11 +825,47 @@ pub(crate) fn bake_planned_measured(
     name: &str,
     view_box: [f64; 4],
     fig: &Figure,
-    (route, keyer): (Route, bake::Keyer),
+    keying: (Route, bake::Keyer),
     prefix: Option<&str>,
     plan: &reuse::Plan,
     memo: &CallMemo,
 ) -> FigureBake {
+    bake_unwritten(name, view_box, fig, keying, plan, memo).write(fig, prefix)
+}
+
+/// A bake measured but not yet written as a file: the reuse search
+/// compares its tries by their measures alone and writes only the bake it
+/// returns.
+struct Unwritten {
+    /// Everything but `svg`, which is empty.
+    fb: FigureBake,
+    colours: Vec<String>,
+    switched: bool,
+}
+
+impl Unwritten {
+    /// The bake with its file written (`prefix`: see [`bake_figure`]).
+    fn write(self, fig: &Figure, prefix: Option<&str>) -> FigureBake {
+        let svg = crate::emit::figure::emit_figure_styled(
+            &self.fb.clips,
+            self.switched,
+            &self.colours,
+            &fig.style,
+            prefix,
+        );
+        FigureBake { svg, ..self.fb }
+    }
+}
+
+/// [`bake_planned_measured`] but for writing the file.
+fn bake_unwritten(
+    name: &str,
+    view_box: [f64; 4],
+    fig: &Figure,
+    (route, keyer): (Route, bake::Keyer),
+    plan: &reuse::Plan,
+    memo: &CallMemo,
+) -> Unwritten {
     let drawn;
     let fig = if plan.drawn_rad == fig.rest_rad {
         fig
@@ -924,8 +955,6 @@ pub(crate) fn bake_planned_measured(
             ));
         }
     }
-    let svg =
-        crate::emit::figure::emit_figure_styled(&clips, switched, &colours, &fig.style, prefix);
     let mut measures = Vec::new();
     let mut samples = 0;
     let mut ik = Vec::new();
@@ -967,14 +996,18 @@ pub(crate) fn bake_planned_measured(
         measures.push((fc.name.clone(), cm.tips));
         ik.extend(cm.ik);
     }
-    FigureBake {
-        clips,
-        svg,
-        measures,
-        samples,
-        notes,
-        chains,
-        ik,
-        springs,
+    Unwritten {
+        fb: FigureBake {
+            clips,
+            svg: String::new(),
+            measures,
+            samples,
+            notes,
+            chains,
+            ik,
+            springs,
+        },
+        colours,
+        switched,
     }
 }
