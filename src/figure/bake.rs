@@ -1162,25 +1162,6 @@ fn head_items(h: Head) -> Vec<Item> {
             )
         })
     };
-    // rim displacement per unit of error: a turn ε of the counter rotation
-    // moves the rim by about r · m · max(sx/sy, sy/sx) · ε, a scale error δ
-    // on one axis by r · s · δ
-    let (mut g_rot, mut g_x, mut g_y) = (0.0f64, 0.0f64, 0.0f64);
-    for k in 0..=fit::FIT_SAMPLES {
-        let (sx, sy) = s_at(k as f64 / fit::FIT_SAMPLES as f64);
-        g_rot = g_rot.max((sx + sy) / 2.0 * (sx / sy).max(sy / sx));
-        g_x = g_x.max(sx);
-        g_y = g_y.max(sy);
-    }
-    let sorted = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.dedup();
-        v
-    };
-    let corners = sorted(turns.iter().flatten().map(|k| k.t).collect());
-    let head_px = h.keyer.budget_px(HEAD_BUDGET_PX);
-    let rk = (h.route, h.keyer);
-    let rot_budget = (0.5 * head_px / (h.r * g_rot)).to_degrees();
     // the counter rotation's keys, then the counter scales' (x, y)
     let (fitted, clip, bone) = h.fitted;
     let key = TrackKey::Head {
@@ -1189,6 +1170,25 @@ fn head_items(h: Head) -> Vec<Item> {
         written: format!("{:?}", (&turns, h.squash)),
     };
     let mut fits = memo(&fitted.tracks, key, || {
+        // rim displacement per unit of error: a turn ε of the counter
+        // rotation moves the rim by about r · m · max(sx/sy, sy/sx) · ε, a
+        // scale error δ on one axis by r · s · δ
+        let (mut g_rot, mut g_x, mut g_y) = (0.0f64, 0.0f64, 0.0f64);
+        for k in 0..=fit::FIT_SAMPLES {
+            let (sx, sy) = s_at(k as f64 / fit::FIT_SAMPLES as f64);
+            g_rot = g_rot.max((sx + sy) / 2.0 * (sx / sy).max(sy / sx));
+            g_x = g_x.max(sx);
+            g_y = g_y.max(sy);
+        }
+        let sorted = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            v
+        };
+        let corners = sorted(turns.iter().flatten().map(|k| k.t).collect());
+        let head_px = h.keyer.budget_px(HEAD_BUDGET_PX);
+        let rk = (h.route, h.keyer);
+        let rot_budget = (0.5 * head_px / (h.r * g_rot)).to_degrees();
         let mut v = vec![fitted_keys(&phi, &corners, rot_budget, rk, DEG_DECIMALS)];
         if let Some((sxk, _)) = h.squash {
             let corners = sorted(sxk.iter().map(|k| k.t).collect());
