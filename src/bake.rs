@@ -154,35 +154,6 @@ struct Turned {
     gap_len: f64,
 }
 
-/// `(sin δ, cos δ − 1)`: a series for the small angles a fitted key's
-/// error makes (exact to rounding below 0.1 rad), `sin_cos` beyond.
-fn small_sin_cos_m1(d: f64) -> (f64, f64) {
-    // Taylor coefficients ±1/k! (sine odd k ≤ 11, cosine even 2 ≤ k ≤ 12)
-    const S: [f64; 5] = [
-        -1.0 / 6.0,
-        1.0 / 120.0,
-        -1.0 / 5040.0,
-        1.0 / 362_880.0,
-        -1.0 / 39_916_800.0,
-    ];
-    const C: [f64; 6] = [
-        -1.0 / 2.0,
-        1.0 / 24.0,
-        -1.0 / 720.0,
-        1.0 / 40_320.0,
-        -1.0 / 3_628_800.0,
-        1.0 / 479_001_600.0,
-    ];
-    if d.abs() >= 0.1 {
-        let (s, c) = d.sin_cos();
-        return (s, c - 1.0);
-    }
-    let d2 = d * d;
-    let s = S.iter().rev().fold(0.0, |acc, &k| acc * d2 + k);
-    let c = C.iter().rev().fold(0.0, |acc, &k| acc * d2 + k);
-    (d + d * d2 * s, d2 * c)
-}
-
 /// One set of per-sample values of a css-leg estimate.
 #[derive(Clone)]
 struct CssSamples {
@@ -385,7 +356,7 @@ impl<'a> CssLegProblem<'a> {
     /// thigh angle `a1` (rad).
     fn thigh_share(&self, i: usize, a1: f64) -> Vec2 {
         let p = &self.turned[i];
-        let (s, c) = small_sin_cos_m1(a1 - p.thigh_rad);
+        let (s, c) = crate::geom::small_sin_cos_m1(a1 - p.thigh_rad);
         p.thigh * c + Vec2::new(-p.thigh.y, p.thigh.x) * s
     }
 
@@ -394,7 +365,7 @@ impl<'a> CssLegProblem<'a> {
     /// applied to ankle0, minus the target.
     fn error2(&self, i: usize, thigh: Vec2, a1: f64, a2: f64) -> f64 {
         let p = &self.turned[i];
-        let (s, c) = small_sin_cos_m1(a1 + a2 - p.shin_rad);
+        let (s, c) = crate::geom::small_sin_cos_m1(a1 + a2 - p.shin_rad);
         let d = thigh + p.shin * c + Vec2::new(-p.shin.y, p.shin.x) * s + p.gap;
         d.x * d.x + d.y * d.y
     }

@@ -127,6 +127,36 @@ pub fn wrap_pi(angle_rad: f64) -> f64 {
     a
 }
 
+/// `(sin δ, cos δ − 1)`: a series for small angles (a fitted key's error,
+/// a chain segment's turn within a recorded frame), exact to rounding below
+/// 0.1 rad, `sin_cos` beyond.
+pub fn small_sin_cos_m1(d: f64) -> (f64, f64) {
+    // Taylor coefficients ±1/k! (sine odd k ≤ 11, cosine even 2 ≤ k ≤ 12)
+    const S: [f64; 5] = [
+        -1.0 / 6.0,
+        1.0 / 120.0,
+        -1.0 / 5040.0,
+        1.0 / 362_880.0,
+        -1.0 / 39_916_800.0,
+    ];
+    const C: [f64; 6] = [
+        -1.0 / 2.0,
+        1.0 / 24.0,
+        -1.0 / 720.0,
+        1.0 / 40_320.0,
+        -1.0 / 3_628_800.0,
+        1.0 / 479_001_600.0,
+    ];
+    if d.abs() >= 0.1 {
+        let (s, c) = d.sin_cos();
+        return (s, c - 1.0);
+    }
+    let d2 = d * d;
+    let s = S.iter().rev().fold(0.0, |acc, &k| acc * d2 + k);
+    let c = C.iter().rev().fold(0.0, |acc, &k| acc * d2 + k);
+    (d + d * d2 * s, d2 * c)
+}
+
 /// The representative of `angle_rad` (plus a whole number of turns) nearest to
 /// `reference_rad`: `reference + wrap_pi(angle − reference)`. Used to unwrap
 /// angle series so that consecutive samples never jump by a full turn.

@@ -1105,7 +1105,7 @@ pub struct ChainMeasure {
     /// Uniform keys per period of every segment's morph.
     pub keys: usize,
     /// Max distance of any written particle from the simulated one
-    /// (recorded frames interpolated linearly), px.
+    /// (between recorded frames as `figure::chain::between` moves them), px.
     pub max_deviation_px: f64,
     /// Max particle distance between the loop's first and last recorded frame, px.
     pub seam_error_px: f64,

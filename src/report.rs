@@ -126,7 +126,8 @@ pub struct ChainReport {
     /// (smil), one set of key times for all (t = 0 and t = 1 counted once).
     pub keys: usize,
     /// Max distance of a written particle from the simulated one (recorded
-    /// frames interpolated linearly), px, measured on the written clip.
+    /// frames, each segment turned between them at its length), px,
+    /// measured on the written clip.
     pub max_deviation_px: f64,
     /// Max particle distance between the first and last frame of the loop, px.
     pub seam_error_px: f64,

@@ -367,7 +367,12 @@ impl ChainJob<'_> {
     /// simulated particles.
     fn worst(&self, c: &Clip) -> f64 {
         let (ch, play, period) = (self.chain, self.play(), self.clip.period_s);
-        let ideal = |t_s: f64| chain::particles_at(ch, unit_time(play, t_s, period))[1..].to_vec();
+        let at = chain::recorded(ch);
+        let ideal = |t_s: f64| {
+            let mut v = Vec::new();
+            at(unit_time(play, t_s, period), &mut v);
+            v.split_off(1)
+        };
         let (m, _) = measure::measure_probes(c, &self.probes(), &ideal);
         m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
     }
