@@ -173,11 +173,12 @@ impl SeekMode {
 /// A browser engine the harness can drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Engine {
-    /// Headless Chromium (or Chrome), driven by `--dump-dom` under virtual
-    /// time.
+    /// Headless Chromium (or Chrome) under virtual time, on a page from a
+    /// local HTTP server that receives its result (or, failing that, from
+    /// `--dump-dom`).
     Chromium,
-    /// Headless Firefox (ESR), driven through a local HTTP server that
-    /// serves the page and receives its result.
+    /// Headless Firefox (ESR) in real time, on a page from a local HTTP
+    /// server that receives its result.
     Firefox,
 }
 
