@@ -44,9 +44,10 @@
 //! the load event, which the page (asked by `?hold`) delays by a hidden
 //! `<iframe src="/hold">` that the server answers only after the result
 //! arrived; Firefox then exits by itself. Chromium gets no hold: a pending
-//! request stops its virtual time. This was chosen over Marionette (Firefox's remote protocol)
-//! because it needs no protocol client or session handshake, keeps one page
-//! script for both engines, and needs nothing beyond the standard library.
+//! request stops its virtual time. The server was chosen over Marionette
+//! (Firefox's remote protocol) because it needs no protocol client or
+//! session handshake, keeps one page script for both engines, and needs
+//! nothing beyond the standard library.
 //!
 //! Both engines run in their own process group, bounded by a wall-clock
 //! timeout ([`LAUNCH_TIMEOUT`], more for large batches) after which the
