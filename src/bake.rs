@@ -24,9 +24,10 @@
 
 use crate::clip::{Anim, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
 pub use crate::emit::scope::{FIXED_NAMES, SIDE_PARTS, leg_names, side_names};
+use crate::fit::pair::{Pair, PairMotion, PairSample};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
 pub use crate::fit::{BakeOptions, DEFAULT_TOLERANCE_PX, Keying, MAX_FIT_KEYS};
-use crate::geom::{LEN_DECIMALS, Rem1, SEC_DECIMALS, Vec2, Vec2Ext, quantize};
+use crate::geom::{LEN_DECIMALS, Rem1, SEC_DECIMALS, Vec2, quantize};
 use crate::motion::{LegMotion, Motion};
 use crate::rig::{Crank, Leg, Rig};
 use std::cell::RefCell;
@@ -98,679 +99,34 @@ fn local_of((thigh0, shin0): (f64, f64), (thigh, shin): (f64, f64)) -> (f64, f64
     (thigh_local, (shin - shin0) - thigh_local)
 }
 
-/// `v` turned by `a` radians (y down: clockwise on screen).
-fn rot(v: Vec2, a: f64) -> Vec2 {
-    let (s, c) = a.sin_cos();
-    Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
-}
-
-/// Fitting a css-route leg: two key sets (thigh, shin) judged jointly by the
-/// ankle position their nested rotations produce on the drawn pose.
-struct CssLegProblem<'a> {
-    lm: &'a LegMotion,
-    fit: Fit,
-    ts: Vec<f64>,
-    /// Ideal local angles (deg) at `ts`.
-    ideal: [Vec<f64>; 2],
-    /// Lever arms at `ts`: |ankle − hip| and |ankle − knee| of the ideal pose.
-    arms: Vec<(f64, f64)>,
-    /// The unwrapped world angles at t = 0 (rad).
-    zero: (f64, f64),
-    /// The local angles (rad) at t = 0 and t = 1, from the first and last
-    /// samples: every slope ([`fit::slope`]) reads both ends of the curve.
-    ends: [(f64, f64); 2],
-    /// Per sample: the ideal local angles (rad) and the drawn thigh and
-    /// shin vectors turned by them, and the drawn ankle so turned minus the
-    /// target (the rounding of the drawn pose, or a clamped leg's gap).
-    /// The error of written angles `I + δ` is then
-    /// `thigh·(cos δ₁ − 1) + ⊥thigh·sin δ₁ + shin·(cos δ₁₂ − 1) + ⊥shin·sin δ₁₂ + gap`,
-    /// with small δ: no full-angle sine per trial sample.
-    turned: Vec<Turned>,
-    /// `turned`'s thigh and shin angles (rad) and gap lengths (px) as three
-    /// plain arrays: what [`Self::uppers`] reads, sample after sample.
-    bound_terms: [Vec<f64>; 3],
-    /// Drawn thigh and shin lengths, px, a little over (an upper bound's
-    /// factors: a bone turned by δ moves its end by at most length × |δ|).
-    lengths: (f64, f64),
-    /// (set, key time in millionths) → exact (value deg, slope deg per period).
-    cache: RefCell<fnv::FnvHashMap<(usize, i64), (f64, f64)>>,
-    /// Time (bits) → local angles (rad), for [`Problem::initial`]: both
-    /// sets' extrema search the same grid, each time solved once.
-    grid: RefCell<fnv::FnvHashMap<u64, (f64, f64)>>,
-    /// The last completed estimate's key times, written angles (deg) and
-    /// errors per sample: a trial re-evaluates only the samples its changed
-    /// keys reach, measured against that base.
-    last: RefCell<Option<CssState>>,
-}
-
-/// The ideal pose of a css leg at one fitter sample (see [`CssLegProblem`]).
-struct Turned {
-    thigh_rad: f64,
-    shin_rad: f64,
-    thigh: Vec2,
-    shin: Vec2,
-    gap: Vec2,
-    /// `|gap|`, px.
-    gap_len: f64,
-}
-
-/// One set of per-sample values of a css-leg estimate.
-#[derive(Clone)]
-struct CssSamples {
-    /// Written thigh and shin angles per sample, degrees.
-    angles: [Vec<f64>; 2],
-    /// The thigh's share of the ankle error, per sample (where `exact`).
-    thigh: Vec<Vec2>,
-    /// Squared ankle errors per sample, px²: exact where `exact`, else an
-    /// upper bound (bone length × missed angle, summed), computed exactly
-    /// only when it could matter (above a bound, or the max).
-    errors: Vec<f64>,
-    exact: Vec<bool>,
-}
-
-struct CssState {
-    /// Key times of the base: the last estimate that completed.
-    times: Vec<Vec<f64>>,
-    /// The base's values at every sample.
-    base: CssSamples,
-    /// A trial's values at the samples it changed; swapped with `base`
-    /// when the trial completes (instead of copying them over). A trial cut
-    /// short by its bound leaves the base as it was (the caller goes back
-    /// to it).
-    trial: CssSamples,
-    /// Where `trial` may differ from `base`, per part: the thigh angles,
-    /// the shin angles, and the rest (shares, errors, exactness; a share
-    /// only where its sample is exact). Outside these ranges the two hold
-    /// the same values, so a completed trial makes `trial` the base by
-    /// copying in only the base's values in these ranges that the trial
-    /// did not write, then swapping the two.
-    stale: [std::ops::Range<usize>; 3],
-    /// The first sample of the base's max: a bounded trial checks it first
-    /// (a trial that fails usually fails there).
-    worst: usize,
-    /// The max of the base's errors over each run of [`BLOCK`] samples: the
-    /// max outside a trial's samples without a pass over all of them.
-    blocks: Vec<f64>,
-}
-
-/// Copies `src[stale]` into `dst`, except `written` (a range `dst` already
-/// holds newer values in).
-fn copy_stale<T: Copy>(
-    dst: &mut [T],
-    src: &[T],
-    stale: &std::ops::Range<usize>,
-    written: &std::ops::Range<usize>,
-) {
-    if written.is_empty() {
-        dst[stale.clone()].copy_from_slice(&src[stale.clone()]);
-        return;
-    }
-    let below = stale.start..stale.end.min(written.start);
-    let above = stale.start.max(written.end)..stale.end;
-    for r in [below, above] {
-        if !r.is_empty() {
-            dst[r.clone()].copy_from_slice(&src[r]);
-        }
-    }
-}
-
-/// The smallest range holding both (an empty one adds nothing).
-fn hull(a: &std::ops::Range<usize>, b: &std::ops::Range<usize>) -> std::ops::Range<usize> {
-    match (a.is_empty(), b.is_empty()) {
-        (true, _) => b.clone(),
-        (_, true) => a.clone(),
-        _ => a.start.min(b.start)..a.end.max(b.end),
-    }
-}
-
-/// Samples per block of [`CssState::blocks`].
-const BLOCK: usize = 32;
-
-/// The max of `errors` over block `b` ([`BLOCK`] samples, fewer at the end).
-fn block_max(errors: &[f64], b: usize) -> f64 {
-    errors[b * BLOCK..((b + 1) * BLOCK).min(errors.len())]
-        .iter()
-        .fold(0.0, |m, &e| m.max(e))
-}
-
-/// The largest of `errors[range]`, by whole blocks where `blocks` (each the
-/// max of [`BLOCK`] errors) covers them.
-fn max_over(errors: &[f64], blocks: &[f64], range: std::ops::Range<usize>) -> f64 {
-    let (first, last) = (range.start.div_ceil(BLOCK), range.end / BLOCK);
-    if first >= last {
-        return errors[range].iter().fold(0.0, |m, &e| m.max(e));
-    }
-    let m = errors[range.start..first * BLOCK]
-        .iter()
-        .chain(&errors[last * BLOCK..range.end])
-        .fold(0.0f64, |m, &e| m.max(e));
-    blocks[first..last].iter().fold(m, |m, &e| m.max(e))
-}
-
-impl<'a> CssLegProblem<'a> {
-    fn new(lm: &'a LegMotion, fit: Fit) -> Self {
-        let ts: Vec<f64> = (0..=FIT_SAMPLES)
-            .map(|k| k as f64 / FIT_SAMPLES as f64)
-            .collect();
-        let poses: Vec<_> = ts.iter().map(|&t| lm.pose_at(t)).collect();
-        let pose0 = lm.pose_at(0.0);
-        // local_angles_rad from the poses solved once
-        let zero = lm.angles_of(0.0, &pose0);
-        let locals: Vec<(f64, f64)> = ts
-            .iter()
-            .zip(&poses)
-            .map(|(&t, p)| local_of(zero, lm.angles_of(t, p)))
-            .collect();
-        let hip = q_len(lm.leg().hip);
-        let knee0 = q_len(pose0.joint);
-        let ankle0 = q_len(pose0.end);
-        let ideal: [Vec<f64>; 2] = [
-            locals.iter().map(|a| a.0.to_degrees()).collect(),
-            locals.iter().map(|a| a.1.to_degrees()).collect(),
-        ];
-        let turned = (0..ts.len())
-            .map(|i| {
-                let (a1, a2) = (ideal[0][i].to_radians(), ideal[1][i].to_radians());
-                let thigh = rot(knee0 - hip, a1);
-                let shin = rot(ankle0 - knee0, a1 + a2);
-                Turned {
-                    thigh_rad: a1,
-                    shin_rad: a1 + a2,
-                    thigh,
-                    shin,
-                    // the reachable ankle: what keys can be fitted to (a leg
-                    // clamped out of reach keeps its gap whatever the keys)
-                    gap: hip + thigh + shin - poses[i].end,
-                    gap_len: (hip + thigh + shin - poses[i].end).len(),
-                }
-            })
-            .collect::<Vec<Turned>>();
-        let bound_terms = [
-            turned.iter().map(|p| p.thigh_rad).collect(),
-            turned.iter().map(|p| p.shin_rad).collect(),
-            turned.iter().map(|p| p.gap_len).collect(),
-        ];
-        CssLegProblem {
-            lm,
-            fit,
-            ideal,
-            turned,
-            bound_terms,
-            zero,
-            ends: [locals[0], locals[locals.len() - 1]],
-            lengths: (
-                (knee0 - hip).len() * (1.0 + 1e-9),
-                (ankle0 - knee0).len() * (1.0 + 1e-9),
-            ),
-            arms: poses
-                .iter()
-                .map(|p| (p.end.dist(lm.leg().hip), p.end.dist(p.joint)))
-                .collect(),
-            ts,
-            cache: RefCell::default(),
-            grid: RefCell::default(),
-            last: RefCell::new(None),
-        }
-    }
-
-    /// [`local_angles_rad`] at t, with the angles at 0 solved once, and
-    /// those at exactly 0 and 1 kept from the samples (the same solves).
-    fn local(&self, t: f64) -> (f64, f64) {
-        if t.to_bits() == 0f64.to_bits() {
-            return self.ends[0];
-        }
-        if t.to_bits() == 1f64.to_bits() {
-            return self.ends[1];
-        }
-        local_of(self.zero, self.lm.angles_at(t))
-    }
-
-    /// Keys for a candidate set, with exact values and slopes memoised per
-    /// key time (the fitter revisits the same times many times).
-    fn keys(&self, times: &[Vec<f64>], set: usize) -> Vec<Key> {
-        self.keys_in(times, set, 0..times[set].len())
-    }
-
-    /// [`Self::keys`] for the run `window` of the set's key times only (its
-    /// last key's ease left linear: no segment of the run starts there).
-    fn keys_in(&self, times: &[Vec<f64>], set: usize, window: std::ops::Range<usize>) -> Vec<Key> {
-        let f = |t: f64| {
-            let a = self.local(t);
-            if set == 0 { a.0 } else { a.1 }.to_degrees()
-        };
-        let mut cache = self.cache.borrow_mut();
-        let times = &times[set][window];
-        let samples: Vec<(f64, f64)> = times
-            .iter()
-            .map(|&t| {
-                let key = (set, (t * 1e6).round() as i64);
-                *cache
-                    .entry(key)
-                    .or_insert_with(|| (f(t), fit::slope(&f, t)))
-            })
-            .collect();
-        fit::keys_from(times, &samples, self.fit)
-    }
-
-    /// The thigh's share of the ankle error at sample `i` for a written
-    /// thigh angle `a1` (rad).
-    fn thigh_share(&self, i: usize, a1: f64) -> Vec2 {
-        let p = &self.turned[i];
-        let (s, c) = crate::geom::small_sin_cos_m1(a1 - p.thigh_rad);
-        p.thigh * c + Vec2::new(-p.thigh.y, p.thigh.x) * s
-    }
-
-    /// The squared ankle error at sample `i` from the thigh's share and the
-    /// written angles (rad): rotate_about(a1, hip) · rotate_about(a2, knee0)
-    /// applied to ankle0, minus the target.
-    fn error2(&self, i: usize, thigh: Vec2, a1: f64, a2: f64) -> f64 {
-        let p = &self.turned[i];
-        let (s, c) = crate::geom::small_sin_cos_m1(a1 + a2 - p.shin_rad);
-        let d = thigh + p.shin * c + Vec2::new(-p.shin.y, p.shin.x) * s + p.gap;
-        d.x * d.x + d.y * d.y
-    }
-
-    /// An upper bound of the ankle error at a sample whose ideal pose is
-    /// `p` (px) for written
-    /// angles `a1`, `a2` (rad), without trigonometry (what [`Self::uppers`]
-    /// computes for a run of samples).
-    #[cfg(test)]
-    fn upper(&self, p: &Turned, a1: f64, a2: f64) -> f64 {
-        (self.lengths.0 * (a1 - p.thigh_rad).abs()
-            + self.lengths.1 * (a1 + a2 - p.shin_rad).abs()
-            + p.gap_len)
-            * (1.0 + 1e-9)
-    }
-
-    /// [`Self::upper`] at each sample of `range` for the written angles
-    /// (deg) `thighs[range]` and `shins[range]`, into `out` (as long as the
-    /// range): the same operations per sample, in a loop over plain arrays
-    /// with no branch, which the compiler vectorises.
-    fn uppers(
-        &self,
-        thighs: &[f64],
-        shins: &[f64],
-        range: std::ops::Range<usize>,
-        out: &mut [f64],
-    ) {
-        let [th, sh, gaps] = &self.bound_terms;
-        let (l1, l2) = self.lengths;
-        let r = range;
-        let angles = thighs[r.clone()].iter().zip(&shins[r.clone()]);
-        let terms = th[r.clone()].iter().zip(&sh[r.clone()]).zip(&gaps[r]);
-        for (o, ((&a1, &a2), ((&t1, &t2), &gap))) in out.iter_mut().zip(angles.zip(terms)) {
-            let (a1, a2) = (a1.to_radians(), a2.to_radians());
-            *o = (l1 * (a1 - t1).abs() + l2 * (a1 + a2 - t2).abs() + gap) * (1.0 + 1e-9);
-        }
-    }
-
-    /// Makes the base's sample `i` exact (its angles are always exact),
-    /// writing the same into `trial` (which then still equals the base
-    /// wherever it did, see [`CssState::stale`]).
-    fn settle(&self, base: &mut CssSamples, trial: &mut CssSamples, i: usize) {
-        if !base.exact[i] {
-            let (a1, a2) = (
-                base.angles[0][i].to_radians(),
-                base.angles[1][i].to_radians(),
-            );
-            let thigh = self.thigh_share(i, a1);
-            let error = self.error2(i, thigh, a1, a2);
-            for s in [base, trial] {
-                s.thigh[i] = thigh;
-                s.errors[i] = error;
-                s.exact[i] = true;
+/// A css-route leg as a [`Pair`]: its thigh and shin turns from the drawn
+/// phase-0 pose ([`local_angles_rad`], the angles at 0 solved once, those
+/// at the fitter's times from poses solved once), its ankle judged against
+/// the ideal one (a clamped leg keeps its gap).
+fn leg_pair(lm: &LegMotion, fit: Fit) -> Pair<'_> {
+    let pose0 = lm.pose_at(0.0);
+    let zero = lm.angles_of(0.0, &pose0);
+    let samples = (0..=FIT_SAMPLES)
+        .map(|k| {
+            let t = k as f64 / FIT_SAMPLES as f64;
+            let p = lm.pose_at(t);
+            PairSample {
+                local: local_of(zero, lm.angles_of(t, &p)),
+                joint: p.joint,
+                end: p.end,
             }
-        }
-    }
-
-    /// Whether an exact base error in `range` is `over` the bound: the
-    /// samples whose upper bounds are over are settled first.
-    /// `top` is the base's largest error in `range` (exact or not).
-    fn over_in(
-        &self,
-        base: &mut CssSamples,
-        trial: &mut CssSamples,
-        blocks: &mut [f64],
-        range: std::ops::Range<usize>,
-        top: f64,
-        over: &dyn Fn(f64) -> bool,
-    ) -> bool {
-        if !over(top) {
-            return false;
-        }
-        let n = base.errors.len();
-        let (first, end) = (range.start / BLOCK, range.end.div_ceil(BLOCK));
-        for (b, top) in blocks.iter_mut().enumerate().take(end).skip(first) {
-            if !over(*top) {
-                continue;
-            }
-            let block = b * BLOCK..((b + 1) * BLOCK).min(n);
-            let mut found = false;
-            for i in block.start.max(range.start)..block.end.min(range.end) {
-                if over(base.errors[i]) {
-                    self.settle(base, trial, i);
-                    if over(base.errors[i]) {
-                        found = true;
-                        break;
-                    }
-                }
-            }
-            // (settled samples lowered the block's max)
-            *top = block_max(&base.errors, b);
-            if found {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Panics unless `trial` equals the base outside the stale ranges
-    /// ([`CssState::stale`]; a share only where its sample is exact).
-    #[cfg(test)]
-    fn check_stale(&self) {
-        let last = self.last.borrow();
-        let Some(state) = last.as_ref() else { return };
-        let (base, trial) = (&state.base, &state.trial);
-        for i in 0..self.ts.len() {
-            for set in 0..2 {
-                if !state.stale[set].contains(&i) {
-                    assert_eq!(
-                        trial.angles[set][i].to_bits(),
-                        base.angles[set][i].to_bits(),
-                        "angles {set} at {i}"
-                    );
-                }
-            }
-            if !state.stale[2].contains(&i) {
-                assert_eq!(trial.errors[i].to_bits(), base.errors[i].to_bits(), "{i}");
-                assert_eq!(trial.exact[i], base.exact[i], "{i}");
-                if base.exact[i] {
-                    assert_eq!(trial.thigh[i], base.thigh[i], "share at {i}");
-                }
-            }
-        }
-    }
-
-    /// The estimate, or `None` as soon as one sample's error exceeds
-    /// `bound`: only the samples whose segments differ from the base (the
-    /// last completed estimate) are evaluated, into scratch buffers that
-    /// become the base when the estimate completes (by a swap, see
-    /// [`CssState::stale`]); a sample whose upper bound is within `bound`
-    /// and within the largest error already known to be reached keeps the
-    /// bound, and is made exact later only if it could be the max.
-    fn bounded(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
-        let n = self.ts.len();
-        let mut last = self.last.borrow_mut();
-        let fresh = last.is_none();
-        let state = last.get_or_insert_with(|| {
-            let zero = CssSamples {
-                angles: [vec![0.0; n], vec![0.0; n]],
-                thigh: vec![Vec2::new(0.0, 0.0); n],
-                errors: vec![0.0; n],
-                exact: vec![true; n],
-            };
-            CssState {
-                times: vec![Vec::new(); 2],
-                base: zero.clone(),
-                trial: zero,
-                stale: [0..0, 0..0, 0..0],
-                worst: 0,
-                blocks: vec![0.0; n.div_ceil(BLOCK)],
-            }
-        });
-        // only the samples whose segments differ from the base
-        let spans: [std::ops::Range<usize>; 2] = std::array::from_fn(|set| {
-            if fresh {
-                0..n
-            } else {
-                fit::changed_samples(&state.times[set], &times[set], &self.ts).unwrap_or(0..0)
-            }
-        });
-        let dirty = match (spans[0].is_empty(), spans[1].is_empty()) {
-            (true, true) => 0..0,
-            (false, true) => spans[0].clone(),
-            (true, false) => spans[1].clone(),
-            (false, false) => spans[0].start.min(spans[1].start)..spans[0].end.max(spans[1].end),
-        };
-        let bound2 = bound * bound;
-        let over = |e: f64| e > bound2 && e.sqrt() > bound;
-        let CssState {
-            base,
-            trial,
-            stale,
-            worst,
-            blocks,
-            ..
-        } = state;
-        // a sample the trial leaves alone already exceeds the bound (the
-        // base's max is exact)
-        if !dirty.contains(worst) && over(base.errors[*worst]) {
-            return None;
-        }
-        let below = max_over(&base.errors, blocks, 0..dirty.start);
-        let above = max_over(&base.errors, blocks, dirty.end..n);
-        if self.over_in(base, trial, blocks, 0..dirty.start, below, &over)
-            || self.over_in(base, trial, blocks, dirty.end..n, above, &over)
-        {
-            return None;
-        }
-        // The largest error the estimate is known to reach (outside the
-        // changed samples, and each exact error found among them): a
-        // sample whose upper bound is within it cannot be the max, so it
-        // keeps the bound; one above it is made exact at once rather than
-        // settled later (with an infinite bound every upper bound is
-        // within it, and the max search would settle them one by one).
-        let reached = std::cell::Cell::new(below.max(above));
-        // the parts this trial writes into `trial` (all of `dirty` once it
-        // completes): the angles of the sets it changes, and the rest
-        let written: [bool; 3] = [!spans[0].is_empty(), !spans[1].is_empty(), true];
-        for (part, range) in stale.iter_mut().enumerate() {
-            if written[part] {
-                *range = hull(range, &dirty);
-            }
-        }
-        // (only the keys the changed samples' segments read)
-        let keys: [Vec<Key>; 2] = std::array::from_fn(|set| {
-            let span = &spans[set];
-            if span.is_empty() {
-                Vec::new()
-            } else {
-                let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
-                self.keys_in(times, set, fit::keys_spanning(&times[set], lo, hi))
-            }
-        });
-        // the trial's angles over `range` (within `dirty`): its keys'
-        // values where its set changed, the base's elsewhere (a set the
-        // trial leaves alone is read from the base itself)
-        let fill = |trial: &mut CssSamples, range: std::ops::Range<usize>| {
-            for (set, span) in spans.iter().enumerate() {
-                if span.is_empty() {
-                    continue;
-                }
-                let (lo, hi) = (range.start.max(span.start), range.end.min(span.end));
-                let (angles, old) = (&mut trial.angles[set], &base.angles[set]);
-                if lo < hi {
-                    fit::eval_keys_into(&keys[set], &self.ts[lo..hi], &mut angles[lo..hi]);
-                    angles[range.start..lo].copy_from_slice(&old[range.start..lo]);
-                    angles[hi..range.end].copy_from_slice(&old[hi..range.end]);
-                } else {
-                    angles[range.clone()].copy_from_slice(&old[range.clone()]);
-                }
-            }
-        };
-        // the squared errors over `range` of the trial's angles there, or
-        // upper bounds within `bound`; true at the first over `bound`
-        let errors_in = |trial: &mut CssSamples, range: std::ops::Range<usize>| {
-            let CssSamples {
-                angles: [thighs, shins],
-                thigh: shares,
-                errors,
-                exact,
-            } = trial;
-            let thighs: &[f64] = if spans[0].is_empty() {
-                &base.angles[0]
-            } else {
-                thighs
-            };
-            let shins: &[f64] = if spans[1].is_empty() {
-                &base.angles[1]
-            } else {
-                shins
-            };
-            // (a range is at most a block)
-            let mut uppers = [0.0; BLOCK];
-            let uppers = &mut uppers[..range.len()];
-            self.uppers(thighs, shins, range.clone(), uppers);
-            let rows = (thighs[range.clone()].iter().zip(&shins[range.clone()]))
-                .zip(
-                    errors[range.clone()]
-                        .iter_mut()
-                        .zip(&mut exact[range.clone()]),
-                )
-                .zip(uppers.iter());
-            for (i, (((&a1, &a2), (error, exact)), &upper)) in range.zip(rows) {
-                if upper <= bound && upper * upper <= reached.get() {
-                    *error = upper * upper;
-                    *exact = false;
-                    continue;
-                }
-                let (a1, a2) = (a1.to_radians(), a2.to_radians());
-                let thigh = if spans[0].contains(&i) || !base.exact[i] {
-                    self.thigh_share(i, a1)
-                } else {
-                    base.thigh[i]
-                };
-                shares[i] = thigh;
-                *error = self.error2(i, thigh, a1, a2);
-                *exact = true;
-                if over(*error) {
-                    return true;
-                }
-                reached.set(reached.get().max(*error));
-            }
-            false
-        };
-        if bound.is_finite() && dirty.contains(worst) {
-            fill(trial, *worst..*worst + 1);
-            if errors_in(trial, *worst..*worst + 1) {
-                return None;
-            }
-        }
-        // a block of samples at a time: their angles, then their errors
-        for start in dirty.clone().step_by(BLOCK) {
-            let chunk = start..(start + BLOCK).min(dirty.end);
-            fill(trial, chunk.clone());
-            if errors_in(trial, chunk) {
-                return None;
-            }
-        }
-        // the trial completed: it becomes the base. `trial` holds its values
-        // in `dirty` and the base's outside the stale ranges; the base's
-        // values in the rest of those ranges are copied in, then the two
-        // swap (the old base then differs from the new one only in `dirty`)
-        for set in 0..2 {
-            if written[set] {
-                copy_stale(
-                    &mut trial.angles[set],
-                    &base.angles[set],
-                    &stale[set],
-                    &dirty,
-                );
-                std::mem::swap(&mut trial.angles[set], &mut base.angles[set]);
-                stale[set] = dirty.clone();
-            }
-        }
-        copy_stale(&mut trial.thigh, &base.thigh, &stale[2], &dirty);
-        copy_stale(&mut trial.errors, &base.errors, &stale[2], &dirty);
-        copy_stale(&mut trial.exact, &base.exact, &stale[2], &dirty);
-        std::mem::swap(&mut trial.thigh, &mut base.thigh);
-        std::mem::swap(&mut trial.errors, &mut base.errors);
-        std::mem::swap(&mut trial.exact, &mut base.exact);
-        stale[2] = dirty.clone();
-        for (set, span) in spans.iter().enumerate() {
-            if !span.is_empty() || fresh {
-                state.times[set].clone_from(&times[set]);
-            }
-        }
-        let (first, end) = (dirty.start / BLOCK, dirty.end.div_ceil(BLOCK));
-        for (b, top) in blocks.iter_mut().enumerate().take(end).skip(first) {
-            *top = block_max(&base.errors, b);
-        }
-        // the first sample of the max: the first block holding it, then the
-        // first sample in that block; an upper bound there is made exact
-        // and the search repeated
-        let (max, worst_i) = loop {
-            let mut top = 0;
-            for (b, &m) in blocks.iter().enumerate() {
-                if m > blocks[top] {
-                    top = b;
-                }
-            }
-            let max = blocks[top];
-            let i = top * BLOCK
-                + base.errors[top * BLOCK..]
-                    .iter()
-                    .position(|&e| e == max)
-                    .expect("the block's max is one of its samples");
-            if base.exact[i] {
-                break (max, i);
-            }
-            self.settle(base, trial, i);
-            blocks[top] = block_max(&base.errors, top);
-        };
-        *worst = worst_i;
-        if max.sqrt() > bound {
-            // (`over` compares squares first: a max within rounding of the bound)
-            return None;
-        }
-        let d1 = (base.angles[0][worst_i] - self.ideal[0][worst_i])
-            .to_radians()
-            .abs();
-        let d2 = (base.angles[1][worst_i] - self.ideal[1][worst_i])
-            .to_radians()
-            .abs();
-        let (arm1, arm2) = self.arms[worst_i];
-        Some(Estimate {
-            max_px: max.sqrt(),
-            worst_t: self.ts[worst_i],
-            blame: if d1 * arm1 >= d2 * arm2 { 0 } else { 1 },
         })
-    }
-}
-
-impl Problem for CssLegProblem<'_> {
-    fn sets(&self) -> usize {
-        2
-    }
-
-    fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
-        self.bounded(times, f64::INFINITY)
-            .expect("an unbounded estimate always completes")
-    }
-
-    fn estimate_within(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
-        self.bounded(times, bound)
-    }
-
-    fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64 {
-        let keys = self.keys(times, set);
-        fit::worst_between(&keys, &self.ts, &self.ideal[set], lo, hi).unwrap_or(worst_t)
-    }
-
-    fn initial(&self, set: usize) -> Vec<f64> {
-        let f = |t: f64| {
-            let a = *self
-                .grid
-                .borrow_mut()
-                .entry(t.to_bits())
-                .or_insert_with(|| self.local(t));
-            if set == 0 { a.0 } else { a.1 }
-        };
-        let mut v = vec![0.0];
-        v.extend(fit::extrema(&f));
-        v.push(1.0);
-        v
-    }
+        .collect();
+    let motion = PairMotion {
+        local: Box::new(move |t| local_of(zero, lm.angles_at(t))),
+        samples,
+        root: lm.leg().hip,
+        drawn: [q_len(lm.leg().hip), q_len(pose0.joint), q_len(pose0.end)],
+        corners: Vec::new(),
+        judge_joint: false,
+        clamp_y: false,
+    };
+    Pair::new(motion, fit)
 }
 
 /// Fitting a smil-route leg: one key set; the ankle moves on straight chords
@@ -780,7 +136,7 @@ struct SmilLegProblem<'a> {
     ts: Vec<f64>,
     targets: Vec<Vec2>,
     /// The last estimate's key times and squared errors per sample (as for
-    /// [`CssLegProblem`]).
+    /// [`Pair`]).
     last: RefCell<(Vec<f64>, Vec<f64>)>,
 }
 
@@ -986,9 +342,8 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                         let tt = tracks.len();
                         // a fitted leg's keys from its problem, whose memo
                         // already holds every key time's value and slope
-                        let fitted = |p: CssLegProblem, times: Vec<Vec<f64>>| {
-                            [p.keys(&times, 0), p.keys(&times, 1)]
-                        };
+                        let fitted =
+                            |p: Pair, times: Vec<Vec<f64>>| [p.keys(&times, 0), p.keys(&times, 1)];
                         let [thigh_keys, shin_keys] = match opts.keying {
                             Keying::Uniform(n) => {
                                 let times = fit::uniform_times(n);
@@ -1000,12 +355,12 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                                 ]
                             }
                             Keying::Tolerance(px) | Keying::Goal(px) => {
-                                let p = CssLegProblem::new(lm, fit);
+                                let p = leg_pair(lm, fit);
                                 let times = fit::refine(&p, px, MAX_FIT_KEYS);
                                 fitted(p, times)
                             }
                             Keying::Budget(n) => {
-                                let p = CssLegProblem::new(lm, fit);
+                                let p = leg_pair(lm, fit);
                                 let times = fit::fill(&p, n);
                                 fitted(p, times)
                             }
@@ -1206,7 +561,8 @@ fn bike(rig: &Rig, center: Vec2, radius: f64, crank_track: usize) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geom::{Affine, AffineExt};
+    use crate::fit::pair::{BLOCK, rot};
+    use crate::geom::{Affine, AffineExt, Vec2Ext};
 
     /// FK of the local tracks through nested groups (thigh about the drawn
     /// hip, shin about the drawn knee) reproduces the IK world pose, also for
@@ -1246,18 +602,18 @@ mod tests {
 
     /// The css estimate without shortcuts: every sample's keys evaluated
     /// and its error computed exactly; the max, its first time and blame.
-    fn reference(p: &CssLegProblem, times: &[Vec<f64>]) -> Estimate {
+    fn reference(p: &Pair, lm: &LegMotion, times: &[Vec<f64>]) -> Estimate {
         let keys = [p.keys(times, 0), p.keys(times, 1)];
         let (mut max, mut at) = (-1.0, 0);
-        let pose0 = p.lm.pose_at(0.0);
-        let (hip, knee0, ankle0) = (q_len(p.lm.leg().hip), q_len(pose0.joint), q_len(pose0.end));
+        let pose0 = lm.pose_at(0.0);
+        let (hip, knee0, ankle0) = (q_len(lm.leg().hip), q_len(pose0.joint), q_len(pose0.end));
         for (i, &t) in p.ts.iter().enumerate() {
             let a1 = fit::eval_keys(&keys[0], t).to_radians();
             let a2 = fit::eval_keys(&keys[1], t).to_radians();
             let e = p.error2(i, p.thigh_share(i, a1), a1, a2);
             // the drawn leg turned by the written angles, against the target
             let ankle = hip + rot(knee0 - hip, a1) + rot(ankle0 - knee0, a1 + a2);
-            let want = ankle.dist(p.lm.pose_at(t).end);
+            let want = ankle.dist(lm.pose_at(t).end);
             assert!(
                 (e.sqrt() - want).abs() < 1e-9,
                 "t {t}: {} vs {want}",
@@ -1290,7 +646,7 @@ mod tests {
         let bits = |a: (f64, f64)| (a.0.to_bits(), a.1.to_bits());
         for lm in &motion.legs {
             for fit in [Fit::Cubic, Fit::Linear] {
-                let p = CssLegProblem::new(lm, fit);
+                let p = leg_pair(lm, fit);
                 for t in [0.0, 1.0] {
                     assert_eq!(bits(p.local(t)), bits(local_angles_rad(lm, t)), "{t}");
                 }
@@ -1314,7 +670,7 @@ mod tests {
     fn uppers_equal_upper_at_every_sample() {
         let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
         let motion = crate::motion::sample(&rig);
-        let p = CssLegProblem::new(&motion.legs[0], Fit::Cubic);
+        let p = leg_pair(&motion.legs[0], Fit::Cubic);
         let n = p.ts.len();
         for (k, off) in [0.0, 1e-4, 0.3, -2.0].into_iter().enumerate() {
             let thighs: Vec<f64> = (0..n)
@@ -1343,7 +699,7 @@ mod tests {
         let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
         let motion = crate::motion::sample(&rig);
         for lm in &motion.legs {
-            let p = CssLegProblem::new(lm, Fit::Cubic);
+            let p = leg_pair(lm, Fit::Cubic);
             for set in [0, 1, 0] {
                 let f = |t: f64| {
                     let a = local_angles_rad(lm, t);
@@ -1384,7 +740,7 @@ mod tests {
             seed ^= seed << 17;
             (seed >> 11) as f64 / (1u64 << 53) as f64
         };
-        let css = CssLegProblem::new(lm, Fit::Cubic);
+        let css = leg_pair(lm, Fit::Cubic);
         let smil = SmilLegProblem::new(lm);
         let mut times = vec![fit::uniform_times(4), fit::uniform_times(6)];
         for step in 0..300 {
@@ -1405,8 +761,8 @@ mod tests {
                     }
                 }
             }
-            let want = CssLegProblem::new(lm, Fit::Cubic).estimate(&times);
-            let full = reference(&css, &times);
+            let want = leg_pair(lm, Fit::Cubic).estimate(&times);
+            let full = reference(&css, lm, &times);
             assert_eq!(want, full, "css step {step}: {times:?}");
             if step % 2 == 0 {
                 // a bounded estimate, cut short or not, then the full one

@@ -20,6 +20,8 @@
 //! error estimate is its own dense evaluation; the measure stage re-checks the
 //! written file independently (see [`crate::bake_rig`]).
 
+pub mod pair;
+
 pub use crate::clip::Fit;
 use crate::clip::{Ease, Key, Route};
 use crate::geom::{BEZIER_DECIMALS, DEG_DECIMALS, Rem1, T_DECIMALS, quantize};
@@ -255,14 +257,19 @@ fn key_sample(c: &Curve, t: f64, corners: &[f64]) -> (f64, f64, f64) {
 fn keys_of_samples(c: &Curve, times: &[f64], samples: &[(f64, f64, f64)]) -> Vec<Key> {
     let mut keys = keys_from_sided(times, samples, c.fit, c.decimals);
     if c.clamp_y {
-        for k in &mut keys {
-            if let Ease::CubicBezier(b) = &mut k.ease {
-                b[1] = b[1].clamp(0.0, 1.0);
-                b[3] = b[3].clamp(0.0, 1.0);
-            }
-        }
+        clamp_splines(&mut keys);
     }
     keys
+}
+
+/// Clamps every keySpline's y into [0, 1] (the smil route's rule).
+pub fn clamp_splines(keys: &mut [Key]) {
+    for k in keys {
+        if let Ease::CubicBezier(b) = &mut k.ease {
+            b[1] = b[1].clamp(0.0, 1.0);
+            b[3] = b[3].clamp(0.0, 1.0);
+        }
+    }
 }
 
 /// `c`'s times normalised as written (mod 1, [`T_DECIMALS`]).
