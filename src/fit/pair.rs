@@ -36,6 +36,10 @@ pub struct PairMotion<'a> {
     pub clamp_y: bool,
 }
 
+/// A key's exact value (deg) and slopes from the left and the right (deg
+/// per period).
+type KeySample = (f64, f64, f64);
+
 /// The ideal pose of a pair at one fitter time, in the drawn frame.
 #[derive(Debug, Clone, Copy)]
 pub struct PairSample {
@@ -89,7 +93,7 @@ pub struct Pair<'a> {
     lengths: (f64, f64),
     /// (set, key time in millionths) → exact (value deg, slopes deg per
     /// period from the left and the right).
-    cache: RefCell<fnv::FnvHashMap<(usize, i64), (f64, f64, f64)>>,
+    cache: RefCell<fnv::FnvHashMap<(usize, i64), KeySample>>,
     /// Time (bits) → local angles (rad), for [`Problem::initial`]: both
     /// sets' extrema search the same grid, each time solved once.
     grid: RefCell<fnv::FnvHashMap<u64, (f64, f64)>>,
@@ -297,7 +301,7 @@ impl<'a> Pair<'a> {
         };
         let mut cache = self.cache.borrow_mut();
         let times = &times[set][window];
-        let samples: Vec<(f64, f64, f64)> = times
+        let samples: Vec<KeySample> = times
             .iter()
             .map(|&t| {
                 let key = (set, (t * 1e6).round() as i64);
