@@ -22,6 +22,11 @@
 //! two key sets: keys placed where its curve needs them
 //! ([`crate::fit::fewest_placed`], to [`PLACED_SHARE`] of its budget) and
 //! the fewest uniform ones ([`crate::fit::fewest_uniform`]).
+//! The two bones of an `ik` entry are fitted together, as the cycling legs
+//! are ([`crate::fit::pair`]: the effector and the joint kept within the
+//! channel budget), except where each channel takes its own
+//! shortest shape (the css default, [`Keyer::shortest_shape`]: a bone's
+//! `linear()` stops often write fewer bytes than a pair's cubic keys).
 //!
 //! These budgets and the cubic shape are the default [`Keyer`]; the keying
 //! options replace them on every *fitted* channel (sine and IK bones,
@@ -259,6 +264,9 @@ fn fitted_keys(
 #[derive(Default)]
 pub(crate) struct Fitted {
     channels: Memo<ChannelKey, Option<Vec<Key>>>,
+    /// An `ik` entry's two channels fitted together: clip index, entry,
+    /// budget scale's bits, the two bones' drawn angles' bits.
+    pairs: Memo<PairKey, [Option<Vec<Key>>; 2]>,
     /// The clip's other fitted tracks (IK targets' paths, root motion with
     /// a `move`, heads' counter tracks), by what they are fitted from
     /// ([`TrackKey`]).
@@ -290,6 +298,10 @@ enum TrackKey {
         written: String,
     },
 }
+
+/// An `ik` entry's two channels in [`Fitted`]: clip index, entry, budget
+/// scale's bits, the two bones' drawn angles' bits.
+type PairKey = (usize, usize, u64, u64, u64);
 
 /// A fitted channel in [`Fitted`]: clip index, bone, reach's bits, the
 /// bone's drawn angle's bits.
@@ -383,6 +395,66 @@ fn ik_bone_keys(
     let budget = (rk.1.budget_px(IK_BUDGET_PX) / reach_px.max(1e-9)).to_degrees();
     let keys = fitted_keys(&f, corners, budget, rk, DEG_DECIMALS);
     keys.iter().any(|k| k.value != 0.0).then_some(keys)
+}
+
+/// Keys of `ik` entry `i`'s two bones fitted together ([`fit::pair::Pair`]):
+/// each bone's local angle (unwrapped continuously from its rest angle over
+/// the loop) minus its rest angle, judged by where the written rotations
+/// put the lower bone's tip and the joint against FK of the solved angles,
+/// within `budget_px`; the rotation of the parent carries both alike.
+/// `None` for a bone that never leaves its rest angle.
+fn ik_pair_keys(
+    fig: &Figure,
+    clip: &FigClip,
+    i: usize,
+    budget_px: f64,
+    corners: &[f64],
+    (route, keyer): (Route, Keyer),
+    solved: &Solves,
+) -> [Option<Vec<Key>>; 2] {
+    let (u, l) = (fig.ik[i].upper, fig.ik[i].lower);
+    let rest = fk::world_matrices(fig, &fig.rest_rad);
+    let raw = |t: f64| (solved.angle(fig, clip, u, t), solved.angle(fig, clip, l, t));
+    // continuous over the loop, each starting on its rest angle's turn
+    let table = Unwrapped::new(raw);
+    let a0 = table.at(0.0, raw(0.0));
+    let turns = (
+        unwrap_near(a0.0, fig.rest_rad[u]) - a0.0 - fig.rest_rad[u],
+        unwrap_near(a0.1, fig.rest_rad[l]) - a0.1 - fig.rest_rad[l],
+    );
+    let local = move |t: f64| {
+        let a = table.at(t, raw(t));
+        (a.0 + turns.0, a.1 + turns.1)
+    };
+    let root = rest[u].apply(Vec2::ZERO);
+    let joint = rest[l].apply(Vec2::ZERO);
+    let end = rest[l].apply(Vec2::new(fig.bones[l].length, 0.0));
+    let samples: Vec<fit::pair::PairSample> = (0..=fit::FIT_SAMPLES)
+        .map(|k| {
+            let a = local(k as f64 / fit::FIT_SAMPLES as f64);
+            let j = root + fit::pair::rot(joint - root, a.0);
+            fit::pair::PairSample {
+                local: a,
+                joint: j,
+                end: j + fit::pair::rot(end - joint, a.0 + a.1),
+            }
+        })
+        .collect();
+    let p = fit::pair::Pair::new(
+        fit::pair::PairMotion {
+            local: Box::new(local),
+            samples,
+            root,
+            drawn: [q_len(root), q_len(joint), q_len(end)],
+            corners: corners.to_vec(),
+            judge_joint: true,
+            clamp_y: route == Route::Smil,
+        },
+        keyer.fit,
+    );
+    let times = fit::refine(&p, budget_px, MAX_FIT_KEYS);
+    let keys = [p.keys(&times, 0), p.keys(&times, 1)];
+    keys.map(|k| k.iter().any(|k| k.value != 0.0).then_some(k))
 }
 
 fn q_len(p: Vec2) -> Vec2 {
@@ -625,7 +697,28 @@ fn bake_clip(
     // a bone's keys, kept in `fitted` (a source of shared keys may be
     // fitted tighter: its budget times `plan.source_scale`, as if its
     // reach were longer)
+    // an `ik` entry's bones fitted together (to a budget of end and joint
+    // movement), unless each channel is to take its own shortest shape
+    let joint_keys =
+        matches!(keyer.keys, ChannelKeys::Own | ChannelKeys::Budget(_)) && !keyer.shortest_shape;
     let fit = |b: usize, solves: &Solves| {
+        let entry = fig.ik.iter().position(|k| k.upper == b || k.lower == b);
+        if let Some(i) = entry.filter(|_| joint_keys) {
+            let (u, l) = (fig.ik[i].upper, fig.ik[i].lower);
+            let scale = source_scale[u].min(source_scale[l]);
+            let key = (
+                ci,
+                i,
+                scale.to_bits(),
+                fig.rest_rad[u].to_bits(),
+                fig.rest_rad[l].to_bits(),
+            );
+            let keys = memo(&fitted.pairs, key, || {
+                let budget = keyer.budget_px(IK_BUDGET_PX) * scale;
+                ik_pair_keys(fig, clip, i, budget, &corners, (route, keyer), solves)
+            });
+            return keys[usize::from(b == l)].clone();
+        }
         let reach_b = reach[b] / source_scale[b];
         let key = (ci, b, reach_b.to_bits(), fig.rest_rad[b].to_bits());
         memo(&fitted.channels, key, || {

@@ -772,3 +772,165 @@ impl Problem for Pair<'_> {
         v
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clip::Ease;
+    use std::f64::consts::TAU;
+
+    /// The drawn end of [`pair`]'s lower bone: at a right angle to the
+    /// upper one.
+    const BENT: Vec2 = Vec2::new(60.0, 45.0);
+
+    /// A pair drawn from (0, 0) to (60, 0) to `end` whose ideal turns are
+    /// `f`, reached exactly (no gap, no rounding).
+    fn pair<'a>(
+        f: &'a dyn Fn(f64) -> (f64, f64),
+        end: Vec2,
+        corners: &[f64],
+        judge_joint: bool,
+        clamp_y: bool,
+        fit: Fit,
+    ) -> Pair<'a> {
+        let (root, joint) = (Vec2::new(0.0, 0.0), Vec2::new(60.0, 0.0));
+        let samples = (0..=FIT_SAMPLES)
+            .map(|k| {
+                let a = f(k as f64 / FIT_SAMPLES as f64);
+                let j = root + rot(joint - root, a.0);
+                PairSample {
+                    local: a,
+                    joint: j,
+                    end: j + rot(end - joint, a.0 + a.1),
+                }
+            })
+            .collect();
+        let motion = PairMotion {
+            local: Box::new(f),
+            samples,
+            root,
+            drawn: [root, joint, end],
+            corners: corners.to_vec(),
+            judge_joint,
+            clamp_y,
+        };
+        Pair::new(motion, fit)
+    }
+
+    /// The error of written keys without shortcuts: both groups turned by
+    /// the keys' values at every fitter time, against the ideal pose; the
+    /// end's error, and with `judge_joint` the joint's too.
+    fn reference(
+        p: &Pair,
+        (f, end): (&dyn Fn(f64) -> (f64, f64), Vec2),
+        times: &[Vec<f64>],
+        joint: bool,
+    ) -> f64 {
+        let keys = [p.keys(times, 0), p.keys(times, 1)];
+        let j0 = Vec2::new(60.0, 0.0);
+        let e0 = end - j0;
+        let mut worst = 0.0f64;
+        for &t in &p.ts {
+            let (w1, w2) = (
+                fit::eval_keys(&keys[0], t).to_radians(),
+                fit::eval_keys(&keys[1], t).to_radians(),
+            );
+            let (i1, i2) = f(t);
+            let (wj, ij) = (rot(j0, w1), rot(j0, i1));
+            let (we, ie) = (wj + rot(e0, w1 + w2), ij + rot(e0, i1 + i2));
+            worst = worst.max(we.dist(ie));
+            if joint {
+                worst = worst.max(wj.dist(ij));
+            }
+        }
+        worst
+    }
+
+    /// With the joint judged, the estimate is the larger of the end's and
+    /// the joint's errors, and without it the end's alone, for every shape
+    /// of key set, on a bent pair and on one folded back on itself. Folded,
+    /// with the lower bone turning a third as far again, the end's errors
+    /// from the two keyed turns cancel: the joint's error is then the max.
+    #[test]
+    fn the_estimate_is_the_end_and_the_joint_as_asked() {
+        let f = |t: f64| {
+            let a = 0.6 * (TAU * t).sin() + 0.2 * (2.0 * TAU * t).sin();
+            (a, a / 3.0)
+        };
+        let folded = Vec2::new(15.0, 0.0);
+        let mut joint_max = 0;
+        for end in [BENT, folded] {
+            for joint in [false, true] {
+                let p = pair(&f, end, &[], joint, false, Fit::Cubic);
+                for n in [2, 3, 5, 8] {
+                    let times = vec![fit::uniform_times(n), fit::uniform_times(n)];
+                    let got = p.estimate(&times).max_px;
+                    let want = reference(&p, (&f, end), &times, joint);
+                    assert!((got - want).abs() < 1e-9, "{joint} {n}: {got} vs {want}");
+                    let alone = reference(&p, (&f, end), &times, false);
+                    if joint && got > 2.0 * alone {
+                        joint_max += 1;
+                    }
+                }
+            }
+        }
+        assert!(joint_max > 0, "the joint's error never was the max");
+    }
+
+    /// A corner of the ideal turns starts the key set, and a key there
+    /// takes each side's own slope: few cubic keys then follow a curve
+    /// with a kink closely, where two-sided slopes at the kink cannot.
+    #[test]
+    fn a_corner_is_a_key_with_one_sided_slopes() {
+        // |sin 2πt| kinks at t = 0.5 (a V: falling into it, rising out)
+        // and at 0 = 1
+        let f = |t: f64| ((TAU * t).sin().abs() * 0.8, 0.0);
+        let sided = pair(&f, BENT, &[0.0, 0.5], true, false, Fit::Cubic);
+        assert!(sided.initial(0).contains(&0.5), "{:?}", sided.initial(0));
+        let smooth = pair(&f, BENT, &[], true, false, Fit::Cubic);
+        let times = vec![fit::uniform_times(8), vec![0.0, 1.0]];
+        let (a, b) = (
+            sided.estimate(&times).max_px,
+            smooth.estimate(&times).max_px,
+        );
+        assert!(a < 0.5, "one-sided slopes at the kink: {a} px");
+        assert!(
+            b > 4.0 * a,
+            "two-sided slopes at the kink: {b} px vs {a} px"
+        );
+        // the segment out of the kink starts rising at the right slope
+        // (y1 = m·Δt / 3Δv ≈ 0.33 here; a two-sided slope there is 0)
+        let y1 = |p: &Pair| match p.keys(&times, 0)[4].ease {
+            Ease::CubicBezier(b) => b[1],
+            _ => f64::NAN,
+        };
+        assert!(y1(&sided) > 0.25, "{}", y1(&sided));
+        assert!(y1(&smooth).abs() < 0.01, "{}", y1(&smooth));
+    }
+
+    /// Clamped keySplines stay within [0, 1] in y (the smil route's rule)
+    /// where the same keys unclamped leave it (segments across extrema).
+    #[test]
+    fn clamped_splines_stay_in_the_unit_square() {
+        let f = |t: f64| (0.7 * (TAU * t).sin(), 0.4 * (TAU * t + 1.0).cos());
+        let times = vec![fit::uniform_times(3), fit::uniform_times(4)];
+        let ys = |clamp: bool| -> Vec<f64> {
+            let p = pair(&f, BENT, &[], true, clamp, Fit::Cubic);
+            (0..2)
+                .flat_map(|set| p.keys(&times, set))
+                .filter_map(|k| match k.ease {
+                    Ease::CubicBezier(b) => Some([b[1], b[3]]),
+                    _ => None,
+                })
+                .flatten()
+                .collect()
+        };
+        let inside = |y: &f64| (0.0..=1.0).contains(y);
+        let (free, clamped) = (ys(false), ys(true));
+        assert!(!free.iter().all(inside), "{free:?}");
+        assert!(
+            !clamped.is_empty() && clamped.iter().all(inside),
+            "{clamped:?}"
+        );
+    }
+}
