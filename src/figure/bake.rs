@@ -694,13 +694,13 @@ fn bake_clip(
     let mut tracks: Vec<Track> = Vec::new();
     let mut infos: Vec<BoneInfo> = Vec::new();
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
-    // a bone's keys, kept in `fitted` (a source of shared keys may be
-    // fitted tighter: its budget times `plan.source_scale`, as if its
-    // reach were longer)
-    // an `ik` entry's bones fitted together (to a budget of end and joint
-    // movement), unless each channel is to take its own shortest shape
+    // an `ik` entry's bones fitted together (to a budget of effector and
+    // joint movement), unless each channel is to take its own shortest shape
     let joint_keys =
         matches!(keyer.keys, ChannelKeys::Own | ChannelKeys::Budget(_)) && !keyer.shortest_shape;
+    // a bone's keys, kept in `fitted` (a source of shared keys may be
+    // fitted tighter: its budget times `plan.source_scale`, as if its
+    // reach were longer; a pair to the smaller of its bones' scales)
     let fit = |b: usize, solves: &Solves| {
         let entry = fig.ik.iter().position(|k| k.upper == b || k.lower == b);
         if let Some(i) = entry.filter(|_| joint_keys) {
