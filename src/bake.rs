@@ -561,7 +561,7 @@ fn bike(rig: &Rig, center: Vec2, radius: f64, crank_track: usize) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fit::pair::{BLOCK, rot};
+    use crate::fit::pair::BLOCK;
     use crate::geom::{Affine, AffineExt, Vec2Ext};
 
     /// FK of the local tracks through nested groups (thigh about the drawn
@@ -612,7 +612,7 @@ mod tests {
             let a2 = fit::eval_keys(&keys[1], t).to_radians();
             let e = p.error2(i, p.thigh_share(i, a1), a1, a2);
             // the drawn leg turned by the written angles, against the target
-            let ankle = hip + rot(knee0 - hip, a1) + rot(ankle0 - knee0, a1 + a2);
+            let ankle = hip + (knee0 - hip).turned(a1) + (ankle0 - knee0).turned(a1 + a2);
             let want = ankle.dist(lm.pose_at(t).end);
             assert!(
                 (e.sqrt() - want).abs() < 1e-9,

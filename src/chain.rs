@@ -389,8 +389,8 @@ impl Place {
             } => {
                 let (a1, a2) = (v[0].to_radians(), v[1].to_radians());
                 let h = off + moved(shift) + hip;
-                let k = h + rotate(thigh, a1);
-                [h, k, k + rotate(shin, a1 + a2)]
+                let k = h + thigh.turned(a1);
+                [h, k, k + shin.turned(a1 + a2)]
             }
             Place::Marker { at, shift } => [at + moved(shift); 3],
         }
@@ -632,7 +632,7 @@ impl<'a> PointProblem<'a> {
                 // only the ankle moved: the hip and knee as in the base,
                 // the last step of `farthest`'s fold alone
                 let (a1, a2) = (at[0].to_radians(), at[1].to_radians());
-                let ankle = seconds[i] + rotate(shin, a1 + a2);
+                let ankle = seconds[i] + shin.turned(a1 + a2);
                 (trial_seconds[i], trial_nearer[i]) = (seconds[i], nearer[i]);
                 return nearer[i].max(ankle.dist(target[2]));
             }
@@ -1074,11 +1074,6 @@ impl<'a> ChainCurves<'a> {
 fn angles_at(c: &IkChain, ideal: &IdealTarget, dense: &Unwrapped, t: f64) -> (f64, f64) {
     let p = ik::solve(c.root.at(t), ideal.at(t), c.thigh, c.shin, c.knee);
     dense.at(t, (p.bone1_rad, p.bone2_rad))
-}
-
-fn rotate(v: Vec2, a: f64) -> Vec2 {
-    let (s, c) = a.sin_cos();
-    Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
 }
 
 fn pick(v: Vec2, axis: Axis) -> f64 {

@@ -43,6 +43,8 @@ pub trait Vec2Ext {
     /// Direction angle `atan2(y, x)` in radians, in (−π, π] (kurbo's
     /// `atan2()`).
     fn angle_rad(self) -> f64;
+    /// Turned by `a` radians (y down: clockwise on screen).
+    fn turned(self, a: f64) -> Vec2;
 }
 
 impl Vec2Ext for Vec2 {
@@ -56,6 +58,11 @@ impl Vec2Ext for Vec2 {
 
     fn angle_rad(self) -> f64 {
         self.atan2()
+    }
+
+    fn turned(self, a: f64) -> Vec2 {
+        let (s, c) = a.sin_cos();
+        Vec2::new(c * self.x - s * self.y, s * self.x + c * self.y)
     }
 }
 

@@ -432,11 +432,11 @@ fn ik_pair_keys(
     let samples: Vec<fit::pair::PairSample> = (0..=fit::FIT_SAMPLES)
         .map(|k| {
             let a = local(k as f64 / fit::FIT_SAMPLES as f64);
-            let j = root + fit::pair::rot(joint - root, a.0);
+            let j = root + (joint - root).turned(a.0);
             fit::pair::PairSample {
                 local: a,
                 joint: j,
-                end: j + fit::pair::rot(end - joint, a.0 + a.1),
+                end: j + (end - joint).turned(a.0 + a.1),
             }
         })
         .collect();

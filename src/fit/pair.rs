@@ -50,12 +50,6 @@ pub struct PairSample {
     pub end: Vec2,
 }
 
-/// `v` turned by `a` radians (y down: clockwise on screen).
-pub fn rot(v: Vec2, a: f64) -> Vec2 {
-    let (s, c) = a.sin_cos();
-    Vec2::new(c * v.x - s * v.y, s * v.x + c * v.y)
-}
-
 /// Fitting a two-bone pair: two key sets (the upper and the lower group's
 /// turns) judged jointly by the end position their nested rotations produce
 /// on the drawn pose (and, with [`PairMotion::judge_joint`], the joint's).
@@ -230,8 +224,8 @@ impl<'a> Pair<'a> {
         let turned = (0..ts.len())
             .map(|i| {
                 let (a1, a2) = (ideal[0][i].to_radians(), ideal[1][i].to_radians());
-                let thigh = rot(knee0 - hip, a1);
-                let shin = rot(ankle0 - knee0, a1 + a2);
+                let thigh = (knee0 - hip).turned(a1);
+                let shin = (ankle0 - knee0).turned(a1 + a2);
                 Turned {
                     thigh_rad: a1,
                     shin_rad: a1 + a2,
@@ -797,11 +791,11 @@ mod tests {
         let samples = (0..=FIT_SAMPLES)
             .map(|k| {
                 let a = f(k as f64 / FIT_SAMPLES as f64);
-                let j = root + rot(joint - root, a.0);
+                let j = root + (joint - root).turned(a.0);
                 PairSample {
                     local: a,
                     joint: j,
-                    end: j + rot(end - joint, a.0 + a.1),
+                    end: j + (end - joint).turned(a.0 + a.1),
                 }
             })
             .collect();
@@ -836,8 +830,8 @@ mod tests {
                 fit::eval_keys(&keys[1], t).to_radians(),
             );
             let (i1, i2) = f(t);
-            let (wj, ij) = (rot(j0, w1), rot(j0, i1));
-            let (we, ie) = (wj + rot(e0, w1 + w2), ij + rot(e0, i1 + i2));
+            let (wj, ij) = (j0.turned(w1), j0.turned(i1));
+            let (we, ie) = (wj + e0.turned(w1 + w2), ij + e0.turned(i1 + i2));
             worst = worst.max(we.dist(ie));
             if joint {
                 worst = worst.max(wj.dist(ij));
