@@ -1145,14 +1145,18 @@ fn marker_items(chain: &str, at: Vec2, r: f64) -> Vec<Item> {
 /// negative delay; on the smil route the phase is in the keyPoints
 /// (`s;1;0;s` at `0;1−s;1−s;1`), which the millisecond clock of Firefox's
 /// SMIL cannot round. `None` for every other target: the marker is keyed.
-fn exact_marker(c: &IkChain, route: Route, period_s: f64) -> Option<Anim> {
+/// Shared by `ik_chains` and bone trees' `ik` target probes.
+pub fn exact_marker(
+    target: &Trajectory,
+    reach: ChainReach,
+    route: Route,
+    period_s: f64,
+) -> Option<Anim> {
     use crate::geom::T_DECIMALS;
-    if c.reach == ChainReach::Pull {
+    if reach == ChainReach::Pull {
         return None;
     }
-    let (d, start, sign) = c
-        .target
-        .path_data(MOTION_PATH_SCALE, MOTION_PATH_DECIMALS)?;
+    let (d, start, sign) = target.path_data(MOTION_PATH_SCALE, MOTION_PATH_DECIMALS)?;
     let s = quantize(start, T_DECIMALS).rem1();
     let forward = sign > 0.0;
     let (keys, delay) = match route {
@@ -1294,7 +1298,7 @@ pub fn bake_chains_with(
         let colour = format!("rb-bone rb-s{}", ci.min(1));
         let marker_r = quantize(width * 0.6, 1);
         let marker_tracks = tracks.len();
-        let marker = match exact_marker(c, route, period_s) {
+        let marker = match exact_marker(&c.target, c.reach, route, period_s) {
             // the marker rides on the written path: it is the ideal target
             Some(anim) => Node {
                 class: None,

@@ -203,7 +203,16 @@ mod measure {
     }
 }
 
+/// Path targets of every segment kind, start and direction.
+const PATHS: [&str; 4] = [
+    r#"{"path": {"d": "M 160 250 C 190 222 260 222 280 250 C 260 278 190 278 160 250 Z"}}"#,
+    r#"{"path": {"d": "m 150 240 l 60 -15 q 60 -10 70 25 L 150 240", "start": 0.37, "along": "reverse"}}"#,
+    r#"{"path": {"d": "M 150 250 A 60 22 0 1 1 270 250 A 60 22 0 1 1 150 250 Z", "start": 0.8}}"#,
+    r#"{"path": {"d": "M 150 250 L 150 250 L 250 250 L 200 280 Z", "start": 0.5, "along": "reverse"}}"#,
+];
+
 mod chain {
+    use super::PATHS;
     use crate::Route;
     use crate::chain::*;
     use crate::clip::{Anim, Clip};
@@ -244,12 +253,7 @@ mod chain {
                     "target": {target}, "thigh": 100, "shin": 100, "reach": "{reach}" }}] }}"#
             )
         };
-        let paths = [
-            r#"{"path": {"d": "M 160 250 C 190 222 260 222 280 250 C 260 278 190 278 160 250 Z"}}"#,
-            r#"{"path": {"d": "m 150 240 l 60 -15 q 60 -10 70 25 L 150 240", "start": 0.37, "along": "reverse"}}"#,
-            r#"{"path": {"d": "M 150 250 A 60 22 0 1 1 270 250 A 60 22 0 1 1 150 250 Z", "start": 0.8}}"#,
-            r#"{"path": {"d": "M 150 250 L 150 250 L 250 250 L 200 280 Z", "start": 0.5, "along": "reverse"}}"#,
-        ];
+        let paths = PATHS;
         let keyed = [
             r#"{"circle": {"center": [200, 250], "radius": 20}}"#,
             r#"{"ellipse": {"center": [200, 250], "rx": 30, "ry": 10}}"#,
@@ -410,6 +414,53 @@ mod figure {
                     );
                 }
                 assert!(im.measure.max_error_px < 0.1, "{}", im.measure.max_error_px);
+            }
+        }
+    }
+
+    /// A bone tree's `ik` target probe on a `path` moves along the written
+    /// path itself, as an `ik_chains` marker does (one motion group, no
+    /// keys), within 2e-3 px of the target at every time, for any start,
+    /// direction and segment kind, on both routes; in a class-switched
+    /// clip it stays keyed.
+    #[test]
+    fn path_target_probes_move_exactly_unless_clips_switch() {
+        use crate::clip::{Anim, Clip};
+        let text = |target: &str, clips: &str| {
+            format!(
+                r#"{{ "name": "f", "view_box": [0, 0, 400, 300], "period_s": 0.9 {clips},
+                  "bones": [{{ "name": "hip", "at": [200, 100], "length": 0 }},
+                    {{ "name": "thigh", "parent": "hip", "length": 100 }},
+                    {{ "name": "shin", "parent": "thigh", "length": 100 }}],
+                  "ik": [{{ "upper": "thigh", "lower": "shin", "target": {target} }}] }}"#
+            )
+        };
+        let motion = |clip: &Clip| {
+            clip.groups()
+                .iter()
+                .filter(|g| matches!(g.anim, Some(Anim::Motion { .. })))
+                .count()
+        };
+        for route in [Route::Css, Route::Smil] {
+            for (i, target) in super::PATHS.iter().enumerate() {
+                let rig = crate::rig::load(&text(target, "")).unwrap();
+                let fig = rig.figure.as_ref().unwrap();
+                let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+                let clip = &fb.clips[0];
+                assert_eq!(motion(clip), 1, "{target}");
+                assert!(fb.ik[0].target_error_px < 2e-3, "{target}");
+                for k in 0..=997 {
+                    let t_s = 0.9 * k as f64 / 997.0;
+                    let p = measure::probes_at(clip, t_s)["shin-target"];
+                    let d = p.dist(fig.clips[0].targets[0].at(t_s / 0.9));
+                    assert!(d < 2e-3, "{route:?} path {i} at {t_s} s: {d}");
+                }
+                let clips = r#", "clips": [{"name": "walk"}, {"name": "hop", "play": "once"}]"#;
+                let rig = crate::rig::load(&text(target, clips)).unwrap();
+                let fig = rig.figure.as_ref().unwrap();
+                let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+                assert!(fb.clips.iter().all(|c| motion(c) == 0), "{target}");
+                assert!(fb.ik.iter().all(|m| m.target_error_px < 0.05), "{target}");
             }
         }
     }

@@ -689,6 +689,21 @@ fn example_bakes() -> Vec<ExampleBake> {
             }
         }
     }
+    // A bone tree whose `ik` targets are paths: their target probes ride
+    // on the written path (`offset-path`, `<animateMotion>`), not on keys.
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/browser/path_targets.json");
+    let rig = load_rig(&path);
+    for route in [Route::Css, Route::Smil] {
+        out.push(ExampleBake {
+            label: format!(
+                "tests/fixtures/browser/path_targets.json ({})",
+                route.as_str()
+            ),
+            route,
+            baked: bake_rig(&rig, &cli_options(&rig, route)),
+        });
+    }
     out
 }
 

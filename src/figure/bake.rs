@@ -43,6 +43,7 @@
 
 use super::fk;
 use super::model::{Driver, EasedTrack, FigClip, Figure};
+use crate::chain::ChainReach;
 use crate::clip::{Anim, Axis, BoneInfo, Clip, Ease, FigureInfo, Item, Key, Node, Route, Track};
 use crate::fit;
 use crate::geom::{
@@ -1023,7 +1024,9 @@ pub const TARGET_BUDGET_PX: f64 = 0.02;
 /// Every `ik` entry's target probe `<lower>-target`: a zero-radius circle at
 /// the target the entry asks for (user space, outside root motion; for
 /// `"reach": "pull"` the target before any pull), moved along it by fitted
-/// translate keys (x, then y inside), within [`TARGET_BUDGET_PX`]. With the
+/// translate keys (x, then y inside), within [`TARGET_BUDGET_PX`]; a `path`
+/// target of a lone looping clip rides on the written path itself
+/// ([`crate::chain::exact_marker`]). With the
 /// effector probe `<lower>-tip` beside it, any tool can measure the foot (or
 /// hand) against its target from the file alone. On the css route a
 /// target that follows an earlier one's path shifted in phase (a far foot)
@@ -1046,6 +1049,26 @@ fn target_items(
     for (j, k) in fig.ik.iter().enumerate() {
         let target = &fc.targets[j];
         let lower = &fig.bones[k.lower].name;
+        // a path target of a lone looping clip rides on the written path
+        // itself, as an `ik_chains` marker does: exact, and no keys (a
+        // class-switched or one-shot clip keeps keyed translations, the
+        // groups every clip shares)
+        let exact = (!fig.switched && fc.play == crate::clip::Play::Loop)
+            .then(|| crate::chain::exact_marker(target, ChainReach::Error, route, period_s))
+            .flatten();
+        if let Some(anim) = exact {
+            out.push(Item::Group(Node {
+                class: Some(format!("rb-t-{lower}")),
+                translate: Vec2::ZERO,
+                anim: Some(anim),
+                children: vec![Item::Probe {
+                    name: format!("{lower}-target"),
+                    at: Vec2::ZERO,
+                }],
+            }));
+            written.push(Vec::new());
+            continue;
+        }
         let p0 = target.at(0.0);
         // an earlier target whose path this one follows, shifted by s
         let follows = (route == Route::Css)
