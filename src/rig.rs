@@ -707,7 +707,7 @@ fn validate_figure(
             .iter()
             .map(|b| b.name.clone())
             .collect::<Vec<_>>(),
-        &crate::figure::fk::world_matrices(&figure, &figure.rest_rad),
+        &crate::figure::fk::world_matrices(&figure, &figure.rest_rad, 0.0),
     )?;
     if let Some(g) = &file.ground {
         crate::figure::model::validate_ground(&mut figure, g)?;

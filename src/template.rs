@@ -337,7 +337,7 @@ fn bones(fig: &Figure) -> Pose {
         guides: Vec::new(),
     };
     let clip = &fig.clips[0];
-    let world = fk::world_matrices(fig, &fk::local_angles(fig, clip, 0.0));
+    let world = fk::world_matrices(fig, &fk::local_angles(fig, clip, 0.0), 0.0);
     let root = fk::root_matrix(&clip.root, 0.0);
     // children follow their parent in drawing order: a depth-first walk
     // (parents precede children in a validated figure, so an explicit stack

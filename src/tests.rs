@@ -370,7 +370,7 @@ mod figure {
     use crate::Route;
     use crate::figure::*;
     use crate::geom::Rem1;
-    use crate::geom::Vec2Ext;
+    use crate::geom::{Vec2, Vec2Ext};
     use crate::measure;
 
     /// At the times that are keys of both IK tracks only rounding is left
@@ -461,6 +461,78 @@ mod figure {
                 let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
                 assert!(fb.clips.iter().all(|c| motion(c) == 0), "{target}");
                 assert!(fb.ik.iter().all(|m| m.target_error_px < 0.05), "{target}");
+            }
+        }
+    }
+
+    /// A root bone's `move` carries it and its subtree by `mv(t) − mv(0)`:
+    /// every tip of that subtree is the unmoved figure's tip plus the
+    /// offset (an IK leg under a bobbing hip reaching the same fixed
+    /// target), other roots stay put; on both routes the written probes
+    /// follow within the default tolerance, with one translate group per
+    /// axis that moves (the bob: y only; the slide: x only).
+    #[test]
+    fn root_bones_move_along_their_trajectories() {
+        let text = |moves: bool| {
+            let (hip, seat) = if moves {
+                (
+                    r#", "move": {"bob": {"center": [0, 0], "amp": 6}}"#,
+                    r#", "move": {"track": {"keys": [[0, [0, 0]], [0.4, [-32, 0]], [1, [0, 0]]], "ease": "smoothstep"}}"#,
+                )
+            } else {
+                ("", "")
+            };
+            format!(
+                r#"{{ "name": "m", "view_box": [0, 0, 400, 320], "period_s": 1.6,
+                  "bones": [{{ "name": "hip", "at": [200, 100], "length": 0 {hip} }},
+                    {{ "name": "thigh", "parent": "hip", "length": 90 }},
+                    {{ "name": "shin", "parent": "thigh", "length": 90 }},
+                    {{ "name": "seat", "at": [120, 200], "length": 30 {seat},
+                      "angle": {{ "sine": {{ "amp_deg": 20, "harmonic": 1 }} }} }},
+                    {{ "name": "arm", "parent": "seat", "length": 20 }},
+                    {{ "name": "post", "at": [60, 60], "length": 10 }}],
+                  "ik": [{{ "upper": "thigh", "lower": "shin", "target": {{ "fixed": [240, 250] }} }}] }}"#
+            )
+        };
+        let moving = crate::rig::load(&text(true)).unwrap();
+        let still = crate::rig::load(&text(false)).unwrap();
+        let (fm, fs) = (
+            moving.figure.as_ref().unwrap(),
+            still.figure.as_ref().unwrap(),
+        );
+        let (cm, cs) = (&fm.clips[0], &fs.clips[0]);
+        for k in 0..=64 {
+            let t = k as f64 / 64.0;
+            let (tm, ts) = (fk::tips(fm, cm, t), fk::tips(fs, cs, t));
+            let bob = fm.bones[0].joint_at(t) - fm.bones[0].at;
+            let slide = fm.bones[3].joint_at(t) - fm.bones[3].at;
+            assert!(bob.x == 0.0 && bob.y <= 0.0 && slide.y == 0.0);
+            // the hip and its thigh; the shin's tip stays on the target
+            assert!(tm[0].dist(ts[0] + bob) < 1e-9, "t = {t}");
+            assert!(tm[2].dist(Vec2::new(240.0, 250.0)) < 1e-9, "t = {t}");
+            for b in [3, 4] {
+                assert!(tm[b].dist(ts[b] + slide) < 1e-9, "t = {t} bone {b}");
+            }
+            assert_eq!(tm[5], ts[5]);
+        }
+        for route in [Route::Css, Route::Smil] {
+            let fb = bake_figure(&moving.name, moving.view_box, fm, route, None);
+            let clip = &fb.clips[0];
+            let classes: Vec<&str> = clip
+                .groups()
+                .iter()
+                .filter_map(|g| g.class.as_deref())
+                .filter(|c| c.starts_with("rb-m-"))
+                .collect();
+            assert_eq!(classes, ["rb-m-hip-y", "rb-m-seat-x"], "{route:?}");
+            for k in 0..=400 {
+                let t_s = 1.6 * k as f64 / 400.0;
+                let at = measure::probes_at(clip, t_s);
+                let want = fk::tips(fm, cm, t_s / 1.6);
+                for (b, bone) in fm.bones.iter().enumerate() {
+                    let d = at[&format!("{}-tip", bone.name)].dist(want[b]);
+                    assert!(d <= 0.25, "{route:?} {} at {t_s} s: {d}", bone.name);
+                }
             }
         }
     }
@@ -584,7 +656,7 @@ mod fk {
             for fc in &fig.clips {
                 for k in 0..=97 {
                     let t = k as f64 / 97.0;
-                    let want = world_matrices(fig, &local_angles(fig, fc, t));
+                    let want = world_matrices(fig, &local_angles(fig, fc, t), t);
                     let p = pose(fig, fc, t);
                     assert_eq!(p.world, want, "{} {t}", path.display());
                     assert_eq!(p.root, root_matrix(&fc.root, t), "{} {t}", path.display());
@@ -632,7 +704,7 @@ mod fk {
             assert!(ik_ideal(fig, clip, t)[0].dist(target) < 1e-9);
             // local = world − parent world, in the figure's frame
             let a = local_angles(fig, clip, t);
-            let w = world_matrices(fig, &a);
+            let w = world_matrices(fig, &a, t);
             let world = |m: &Affine| m.angle_rad();
             let d = crate::geom::wrap_pi(world(&w[1]) - (a[0] + a[1]));
             assert!(d.abs() < 1e-9, "{d}");
@@ -1217,7 +1289,7 @@ mod bone_fk {
             for clip in &fig.clips {
                 for k in 0..=97 {
                     let t = k as f64 / 97.0;
-                    let whole = fk::world_matrices(fig, &fk::local_angles(fig, clip, t));
+                    let whole = fk::world_matrices(fig, &fk::local_angles(fig, clip, t), t);
                     for (b, want) in whole.iter().enumerate() {
                         let got = bone_matrix(fig, clip, b, t);
                         let bits = |m: Affine| m.as_coeffs().map(f64::to_bits);

@@ -88,7 +88,7 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
                     Some(fig) => {
                         let fc = &fig.clips[0];
                         let u = (t / rig.period_s).rem_euclid(1.0);
-                        let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, u));
+                        let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, u), u);
                         let root = fk::root_matrix(&fc.root, u);
                         for (bi, bone) in fig.bones.iter().enumerate() {
                             let from = format!("art-{}-from", bone.name);

@@ -266,6 +266,18 @@ fn bad_bone_inputs_name_their_path() {
         &["bones[0].angle", "unknown variant `spin`"],
     );
     bad(
+        &arm(|v| v["bones"][1]["move"] = json!({"bob": {"center": [0, 0], "amp": 4}})),
+        &["bones[1].move", "only a root bone"],
+    );
+    bad(
+        &arm(|v| v["bones"][0]["move"] = json!({"bob": {"center": [0, 0], "amp": 1e300}})),
+        &["bones[0].move.bob.amp", "1e300"],
+    );
+    bad(
+        &arm(|v| v["bones"][0]["move"] = json!({"circle": {"center": [0, 0], "radius": -3}})),
+        &["bones[0].move.circle.radius", "-3"],
+    );
+    bad(
         &arm(|v| {
             v["root"] = json!({"squash": {"sy": {"keys": [[0, 1], [1, 0]]}, "pivot": [0, 0]}})
         }),

@@ -379,6 +379,9 @@ fn spaced_samples(
 /// `prefers-reduced-motion: reduce` the CSS route stops (the fixture's media
 /// query and every baked CSS file), while SMIL ignores the preference (why
 /// rotations prefer CSS).
+/// Most a frozen document's probes may read apart between samples, px.
+const FROZEN_PX: f64 = 1e-3;
+
 #[test]
 fn reduced_motion_freezes_the_css_route_but_not_smil() {
     each_engine_alone(|browser| {
@@ -397,9 +400,13 @@ fn reduced_motion_freezes_the_css_route_but_not_smil() {
                 "{label}: does not move on its own: {playing:?}"
             );
             match route {
-                Route::Css => assert_eq!(
-                    moved(reduced),
-                    0.0,
+                // frozen: no visible movement. (Chromium reads a paused
+                // `offset-path` group with a negative delay up to 2.2e-4 px
+                // apart between samples, on tests/fixtures/browser/
+                // path_targets.json's far target; every other probe reads
+                // the same bits.)
+                Route::Css => assert!(
+                    moved(reduced) <= FROZEN_PX,
                     "{label}: moves under reduced motion: {reduced:?}"
                 ),
                 // Pinned for the hand-written fixture only: baked SMIL files may
@@ -689,20 +696,21 @@ fn example_bakes() -> Vec<ExampleBake> {
             }
         }
     }
-    // A bone tree whose `ik` targets are paths: their target probes ride
-    // on the written path (`offset-path`, `<animateMotion>`), not on keys.
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/browser/path_targets.json");
-    let rig = load_rig(&path);
-    for route in [Route::Css, Route::Smil] {
-        out.push(ExampleBake {
-            label: format!(
-                "tests/fixtures/browser/path_targets.json ({})",
-                route.as_str()
-            ),
-            route,
-            baked: bake_rig(&rig, &cli_options(&rig, route)),
-        });
+    // Bone trees with what no rig in `rigs/` uses yet: `ik` targets on
+    // paths (their target probes ride on the written path: `offset-path`,
+    // `<animateMotion>`) and root bones carried by their own `move`.
+    for name in ["path_targets.json", "moving_roots.json"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/browser")
+            .join(name);
+        let rig = load_rig(&path);
+        for route in [Route::Css, Route::Smil] {
+            out.push(ExampleBake {
+                label: format!("tests/fixtures/browser/{name} ({})", route.as_str()),
+                route,
+                baked: bake_rig(&rig, &cli_options(&rig, route)),
+            });
+        }
     }
     out
 }

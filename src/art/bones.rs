@@ -109,7 +109,7 @@ pub(super) fn animate(
     // the phase-0 pose as `template` draws it: FK of the clip at t = 0
     // through the root motion and springs at t = 0
     let fc = &fig.clips[0];
-    let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, 0.0));
+    let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, 0.0), 0.0);
     let root_m = fk::root_matrix(&fc.root, 0.0);
 
     let sc = match &rig.prefix {

@@ -204,7 +204,10 @@ fn clip_corners(fig: &Figure, clip: &FigClip) -> Vec<f64> {
     if let Some(s) = &r.squash {
         v.extend(s.sy.keys.iter().map(|k| k.0));
     }
-    if let Some(m) = &r.mv {
+    for m in
+        r.mv.iter()
+            .chain(fig.bones.iter().filter_map(|b| b.mv.as_ref()))
+    {
         v.extend(m.corners());
     }
     for (i, target) in clip.targets.iter().enumerate() {
@@ -291,6 +294,12 @@ enum TrackKey {
     },
     Lift {
         clip: usize,
+        x: bool,
+    },
+    /// A root bone's `move` offset along one axis.
+    BoneMove {
+        clip: usize,
+        bone: usize,
         x: bool,
     },
     Head {
@@ -414,7 +423,7 @@ fn ik_pair_keys(
     solved: &Solves,
 ) -> [Option<Vec<Key>>; 2] {
     let (u, l) = (fig.ik[i].upper, fig.ik[i].lower);
-    let rest = fk::world_matrices(fig, &fig.rest_rad);
+    let rest = fk::world_matrices(fig, &fig.rest_rad, 0.0);
     let raw = |t: f64| (solved.angle(fig, clip, u, t), solved.angle(fig, clip, l, t));
     // continuous over the loop, each starting on its rest angle's turn
     let table = Unwrapped::new(raw);
@@ -682,11 +691,14 @@ fn bake_clip(
     shared: &[Option<super::reuse::Shared>],
     (source_scale, fitted, ideal): (&[f64], &Fitted, &super::ideal::Ideal),
 ) -> Clip {
-    let rest = fk::world_matrices(fig, &fig.rest_rad);
+    let rest = fk::world_matrices(fig, &fig.rest_rad, 0.0);
     let reach = reach(fig);
     let colours = colours(fig);
     let radii = super::style::radii(fig);
-    let corners = if fig.ik.is_empty() && clip.root.mv.is_none() {
+    let corners = if fig.ik.is_empty()
+        && clip.root.mv.is_none()
+        && fig.bones.iter().all(|b| b.mv.is_none())
+    {
         Vec::new()
     } else {
         ideal.corners(ci, || clip_corners(fig, clip))
@@ -861,7 +873,11 @@ fn bake_clip(
     }
     let roots: Vec<(usize, Item)> = (0..fig.bones.len())
         .filter(|&b| fig.bones[b].parent.is_none())
-        .filter_map(|b| nodes[b].take().map(|n| (b, Item::Group(n))))
+        .filter_map(|b| {
+            let node = nodes[b].take()?;
+            let keyed = (ci, b, &corners[..], (route, keyer), fitted);
+            Some((b, bone_move(fig, clip, keyed, node, &mut tracks)))
+        })
         .collect();
     let roots = super::style::order_roots(fig, roots);
     let mut inner = roots;
@@ -1007,6 +1023,65 @@ fn bake_clip(
         ground_wrap_px: (fig.ground.is_some() && !clip.ground_keys.is_empty())
             .then_some(fig.ground_spacing_px),
     }
+}
+
+/// Root bone b's group, inside translate groups (x outside, y inside) that
+/// carry it by its `move` offset `mv(t) − mv(0)` on fitted keys (within
+/// [`MOVE_BUDGET_PX`]), an axis that never moves left out; the group
+/// itself without a `move`. The shape depends on the trajectory alone, so
+/// every clip of a class-switched file writes the same groups.
+fn bone_move(
+    fig: &Figure,
+    clip: &FigClip,
+    (ci, b, corners, (route, keyer), fitted): (usize, usize, &[f64], (Route, Keyer), &Fitted),
+    node: Node,
+    tracks: &mut Vec<Track>,
+) -> Item {
+    let bone = &fig.bones[b];
+    let mut item = Item::Group(node);
+    if bone.mv.is_none() {
+        return item;
+    }
+    for (axis, tag) in [(Axis::Y, "y"), (Axis::X, "x")] {
+        let f = |t: f64| {
+            let d = bone.joint_at(t) - bone.at;
+            if axis == Axis::X { d.x } else { d.y }
+        };
+        if (0..=1024).all(|j| f(j as f64 / 1024.0).abs() < 1e-9) {
+            continue;
+        }
+        let key = TrackKey::BoneMove {
+            clip: ci,
+            bone: b,
+            x: axis == Axis::X,
+        };
+        let fit = || {
+            let budget = keyer.budget_px(MOVE_BUDGET_PX);
+            vec![fitted_keys(
+                &f,
+                corners,
+                budget,
+                (route, keyer),
+                LEN_DECIMALS,
+            )]
+        };
+        let keys = memo(&fitted.tracks, key, fit).pop().expect("one track");
+        tracks.push(Track {
+            name: format!("rb-{}-{}-move-{tag}", clip.name, bone.name),
+            keys,
+        });
+        item = Item::Group(Node {
+            class: Some(format!("rb-m-{}-{tag}", bone.name)),
+            translate: Vec2::ZERO,
+            anim: Some(Anim::Translate {
+                track: tracks.len() - 1,
+                axis,
+                delay_s: 0.0,
+            }),
+            children: vec![item],
+        });
+    }
+    item
 }
 
 /// Static `scene` parts: `"back"` ones before everything (the ground

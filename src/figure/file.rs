@@ -135,6 +135,13 @@ pub struct BoneFile {
     /// `<name>-rim-y` on its rim).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head_radius: Option<f64>,
+    /// A root bone only: carries the bone and its subtree by
+    /// `traj(t) − traj(0)` in every clip, inside the figure's root motion:
+    /// any trajectory of `ik_chains` (`{"bob": …}` for a hip that bobs on
+    /// its own, a `track` for a sliding seat), as `root.move` does for the
+    /// whole figure.
+    #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
+    pub mv: Option<crate::trajectory::TrajectoryFile>,
 }
 
 /// Squash and stretch of the whole figure about `pivot`:

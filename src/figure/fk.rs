@@ -33,23 +33,29 @@ pub fn scale(sx: f64, sy: f64) -> Affine {
     Affine::scale_non_uniform(sx, sy)
 }
 
-/// World matrices `M_b` from local angles (radians), in bone order.
-/// Parents precede children (a validated figure guarantees it).
-pub fn world_matrices(fig: &Figure, local_rad: &[f64]) -> Vec<Affine> {
-    world_matrices_turned(fig, local_rad, &[])
+/// World matrices `M_b` from local angles (radians), in bone order, at
+/// normalised time t (which moves root bones that have a `move`; 0 for the
+/// drawn pose). Parents precede children (a validated figure guarantees it).
+pub fn world_matrices(fig: &Figure, local_rad: &[f64], t: f64) -> Vec<Affine> {
+    world_matrices_turned(fig, local_rad, &[], t)
 }
 
 /// [`world_matrices`], taking bone b's `rotate(θ_b)` from `turns[b]`
 /// (an angle and the rotation built from it) when that angle is θ_b bit
 /// for bit, so a rotation [`solve`] built is not built again.
-fn world_matrices_turned(fig: &Figure, local_rad: &[f64], turns: &[(f64, Affine)]) -> Vec<Affine> {
+fn world_matrices_turned(
+    fig: &Figure,
+    local_rad: &[f64],
+    turns: &[(f64, Affine)],
+    t: f64,
+) -> Vec<Affine> {
     let mut out: Vec<Affine> = Vec::with_capacity(fig.bones.len());
     for (b, bone) in fig.bones.iter().enumerate() {
         let turn = match turns.get(b) {
             Some(&(a, r)) if a.to_bits() == local_rad[b].to_bits() => r,
             _ => Affine::rotate(local_rad[b]),
         };
-        let local = Affine::translate(bone.at) * turn;
+        let local = Affine::translate(bone.joint_at(t)) * turn;
         let m = match bone.parent {
             Some(p) => out[p] * local,
             None => local,
@@ -119,7 +125,7 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
         let parent = bone.parent.map_or(Affine::IDENTITY, |p| world[p]);
         if let Some(i) = fig.ik.iter().position(|k| k.upper == b) {
             let k = &fig.ik[i];
-            let joint = parent.apply(bone.at);
+            let joint = parent.apply(bone.joint_at(t));
             asked[i] = clip.targets[i].at(t);
             let target = to_fig.apply(asked[i]);
             ends[i] = (joint, target);
@@ -132,7 +138,7 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
         }
         let turn = Affine::rotate(local[b]);
         turns.push((local[b], turn));
-        world.push(parent * Affine::translate(bone.at) * turn);
+        world.push(parent * Affine::translate(bone.joint_at(t)) * turn);
     }
     Solved {
         local,
@@ -181,14 +187,14 @@ pub fn entry_angles(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (f64, f64
     let mut parent = Affine::IDENTITY;
     for &x in path.iter().rev() {
         let turn = Affine::rotate(clip.drivers[x].eval(t));
-        parent = parent * Affine::translate(fig.bones[x].at) * turn;
+        parent = parent * Affine::translate(fig.bones[x].joint_at(t)) * turn;
     }
     let root = root_matrix(&clip.root, t);
     let to_fig = root
         .checked_inverse()
         .expect("validation keeps root scales > 0");
     let bone = &fig.bones[k.upper];
-    let joint = parent.apply(bone.at);
+    let joint = parent.apply(bone.joint_at(t));
     let target = to_fig.apply(clip.targets[i].at(t));
     let goal = pulled(joint, target, k.pull_to(&fig.bones));
     let pose = ik::solve(joint, goal, bone.length, fig.bones[k.lower].length, k.knee);
@@ -265,7 +271,7 @@ pub fn pose(fig: &Figure, clip: &FigClip, t: f64) -> Pose {
         .map(|(k, (joint, target))| root.apply(pulled(joint, target, k.pull_to(&fig.bones))))
         .collect();
     Pose {
-        world: world_matrices_turned(fig, &s.local, &s.turns),
+        world: world_matrices_turned(fig, &s.local, &s.turns, t),
         root,
         ik,
         asked: s.asked,
@@ -362,6 +368,7 @@ mod tests {
                     width: 1.0,
                     head_radius: None,
                     stroke: "#000".into(),
+                    mv: None,
                 });
             }
             let fig = Figure {
@@ -381,7 +388,7 @@ mod tests {
             let angles: Vec<f64> = (0..12)
                 .map(|_| (rng.next() - 0.5) * 4.0 * std::f64::consts::PI)
                 .collect();
-            let w = world_matrices(&fig, &angles);
+            let w = world_matrices(&fig, &angles, 0.0);
             for (b, m) in w.iter().enumerate() {
                 let mut chain = vec![b];
                 while let Some(p) = fig.bones[*chain.last().unwrap()].parent {
@@ -422,6 +429,7 @@ mod tests {
             width: 6.0,
             stroke: "#000".into(),
             head_radius: None,
+            mv: None,
         };
         let fig = Figure {
             bones: vec![
@@ -442,7 +450,7 @@ mod tests {
             scene: Vec::new(),
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);
-        let w = world_matrices(&fig, &[a, b, c]);
+        let w = world_matrices(&fig, &[a, b, c], 0.0);
         let tip = w[2].apply(Vec2::new(50.0, 0.0));
         let want = Vec2::new(200.0, 200.0)
             + Vec2::from_angle(a) * 80.0

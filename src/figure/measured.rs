@@ -106,7 +106,7 @@ pub(crate) fn measure_clip(
         .collect();
     // the written structure has the counter groups (see bake::head_items)
     let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
-    let rest = fk::world_matrices(fig, &fig.rest_rad);
+    let rest = fk::world_matrices(fig, &fig.rest_rad, 0.0);
     let mut probes: Vec<String> = fig
         .bones
         .iter()

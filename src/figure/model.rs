@@ -143,6 +143,19 @@ pub struct Bone {
     pub stroke: String,
     /// A filled head circle of this radius at the tip, user units, > 0.
     pub head_radius: Option<f64>,
+    /// A root bone's `move`: its joint is `at + mv(t) − mv(0)`.
+    pub mv: Option<Trajectory>,
+}
+
+impl Bone {
+    /// The joint at normalised time t: `at`, plus a root bone's `move`
+    /// offset `mv(t) − mv(0)`.
+    pub fn joint_at(&self, t: f64) -> Vec2 {
+        match &self.mv {
+            Some(m) => self.at + (m.at(t) - m.at(0.0)),
+            None => self.at,
+        }
+    }
 }
 
 /// Squash and stretch about `pivot`: `sx = 1 + (1 − sy) · k`.
@@ -517,6 +530,16 @@ pub fn validate(
             }
             None => None,
         };
+        let mv = match (&bf.mv, parent) {
+            (None, _) => None,
+            (Some(m), None) => Some(m.validate(&format!("{p}.move"))?),
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    format!("{p}.move"),
+                    "only a root bone (no parent) moves along a trajectory; a child follows its parent",
+                ));
+            }
+        };
         defaults.push(driver(&format!("{p}.angle"), &bf.angle)?);
         out.push(Bone {
             name: bf.name.clone(),
@@ -526,6 +549,7 @@ pub fn validate(
             width,
             stroke,
             head_radius,
+            mv,
         });
     }
     let mut rest_rad: Vec<f64> = defaults.iter().map(|d| d.eval(0.0)).collect();

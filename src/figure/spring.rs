@@ -289,7 +289,7 @@ pub fn joint_at(fig: &Figure, clip: &FigClip, b: usize, t: f64) -> Vec2 {
 /// leaves the legs' IK out.)
 pub fn bone_matrix(fig: &Figure, clip: &FigClip, b: usize, t: f64) -> Affine {
     if path_has_ik(fig, b) {
-        return fk::world_matrices(fig, &fk::local_angles(fig, clip, t))[b];
+        return fk::world_matrices(fig, &fk::local_angles(fig, clip, t), t)[b];
     }
     path_matrix(fig, clip, b, t)
 }
@@ -311,7 +311,7 @@ pub(crate) fn path_has_ik(fig: &Figure, b: usize) -> bool {
 /// local one).
 fn path_matrix(fig: &Figure, clip: &FigClip, b: usize, t: f64) -> Affine {
     let bone = &fig.bones[b];
-    let local = Affine::translate(bone.at) * Affine::rotate(clip.drivers[b].eval(t));
+    let local = Affine::translate(bone.joint_at(t)) * Affine::rotate(clip.drivers[b].eval(t));
     match bone.parent {
         Some(p) => path_matrix(fig, clip, p, t) * local,
         None => local,
@@ -324,8 +324,8 @@ fn path_matrix(fig: &Figure, clip: &FigClip, b: usize, t: f64) -> Affine {
 fn parent_linear(fig: &Figure, clip: &FigClip, b: usize, t: f64) -> Affine {
     let mut m = fk::root_matrix(&clip.root, t);
     if let Some(p) = fig.bones[b].parent {
-        let now = fk::world_matrices(fig, &fk::local_angles(fig, clip, t));
-        let rest = fk::world_matrices(fig, &fig.rest_rad);
+        let now = fk::world_matrices(fig, &fk::local_angles(fig, clip, t), t);
+        let rest = fk::world_matrices(fig, &fig.rest_rad, 0.0);
         let turn = now[p].angle_rad() - rest[p].angle_rad();
         m *= Affine::rotate(turn);
     }
