@@ -1,0 +1,134 @@
+//! `ik_chains` spelled as a bone tree: each chain a root bone at its root
+//! (carried by its own `move` when the root moves), a thigh and a shin, and
+//! an `ik` entry aiming the shin's tip at the chain's target; the chain's
+//! `depth_offset` moves the root and the target alike. The two solvers must
+//! put every hip, knee and ankle in the same place at every time: this is
+//! the pose a loader lowering `ik_chains` into the skeleton has to keep.
+
+use rigbake::figure::fk;
+use rigbake::geom::{Vec2, Vec2Ext};
+use rigbake::rig;
+use rigbake::solve::ik;
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// `traj` (an `ik_chains` trajectory) moved by `(dx, dy)`.
+fn shifted(traj: &Value, (dx, dy): (f64, f64)) -> Value {
+    let point = |p: &Value| json!([p[0].as_f64().unwrap() + dx, p[1].as_f64().unwrap() + dy]);
+    let (kind, body) = traj.as_object().unwrap().iter().next().unwrap();
+    let mut body = body.clone();
+    match kind.as_str() {
+        "fixed" => body = point(&body),
+        "gait" => body["origin"] = point(&body["origin"]),
+        "bob" | "circle" | "ellipse" => body["center"] = point(&body["center"]),
+        "track" => {
+            for k in body["keys"].as_array_mut().unwrap() {
+                k[1] = point(&k[1]);
+            }
+        }
+        "path" => {
+            let mut p = kurbo::BezPath::from_svg(body["d"].as_str().unwrap()).unwrap();
+            p.apply_affine(kurbo::Affine::translate((dx, dy)));
+            body["d"] = json!(p.to_svg());
+        }
+        other => panic!("no shift for {other}"),
+    }
+    json!({ kind: body })
+}
+
+/// The bone-tree spelling of an `ik_chains` rig file, and the roots' drawn
+/// joints it was given (phase 0, offset included).
+fn as_bones(file: &Value, roots: &[Vec2]) -> Value {
+    let mut bones = Vec::new();
+    let mut iks = Vec::new();
+    for (c, r0) in file["ik_chains"].as_array().unwrap().iter().zip(roots) {
+        let name = c["name"].as_str().unwrap();
+        let off = c.get("depth_offset").map_or((0.0, 0.0), |o| {
+            (o[0].as_f64().unwrap(), o[1].as_f64().unwrap())
+        });
+        let mut root = json!({"name": name, "at": [r0.x + off.0, r0.y + off.1], "length": 0});
+        if c["root"].get("fixed").is_none() {
+            root["move"] = c["root"].clone();
+        }
+        bones.push(root);
+        let (thigh, shin) = (format!("{name}_thigh"), format!("{name}_shin"));
+        bones.push(json!({"name": thigh, "parent": name, "length": c["thigh"]}));
+        bones.push(json!({"name": shin, "parent": thigh, "length": c["shin"]}));
+        let mut entry =
+            json!({"upper": thigh, "lower": shin, "target": shifted(&c["target"], off)});
+        for field in ["knee", "reach"] {
+            if let Some(v) = c.get(field) {
+                entry[field] = v.clone();
+            }
+        }
+        iks.push(entry);
+    }
+    json!({
+        "name": file["name"],
+        "view_box": file["view_box"],
+        "period_s": file["period_s"],
+        "bones": bones,
+        "ik": iks,
+    })
+}
+
+#[test]
+fn ik_chains_spelled_as_bones_solve_the_same_pose() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("rigs/path-foot.json")];
+    let dir = root.join("tests/fixtures/ik_chains");
+    let mut fixtures: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    fixtures.sort();
+    files.extend(fixtures);
+    let mut kinds = std::collections::BTreeSet::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let chains = rig::load(&text).unwrap().chains;
+        let file: Value = serde_json::from_str(&text).unwrap();
+        let roots: Vec<Vec2> = chains.iter().map(|c| c.root.at(0.0)).collect();
+        let bones = rig::load(&as_bones(&file, &roots).to_string()).unwrap();
+        let fig = bones.figure.as_ref().unwrap();
+        let clip = &fig.clips[0];
+        for c in file["ik_chains"].as_array().unwrap() {
+            for part in ["root", "target"] {
+                let kind = c[part].as_object().unwrap().keys().next().unwrap();
+                kinds.insert(format!("{part} {kind}"));
+            }
+        }
+        for k in 0..=240 {
+            let t = k as f64 / 240.0;
+            let tips = fk::tips(fig, clip, t);
+            let effectors = fk::ik_ideal(fig, clip, t);
+            for (i, c) in chains.iter().enumerate() {
+                let ideal = c.ideal();
+                let hip = c.root.at(t);
+                let pose = ik::solve(hip, ideal.at(t), c.thigh, c.shin, c.knee);
+                let off = c.depth_offset;
+                let what = format!("{} chain {} at t = {t}", path.display(), c.name);
+                // (a shifted path is new path data: its arc-length points
+                // move by rounding, about 1e-9 px)
+                let near = |a: Vec2, b: Vec2, part: &str| {
+                    assert!(a.dist(b) < 1e-6, "{what}: {part} {a:?} against {b:?}");
+                };
+                near(tips[3 * i], hip + off, "hip");
+                near(tips[3 * i + 1], pose.joint + off, "knee");
+                near(tips[3 * i + 2], pose.end + off, "ankle");
+                near(effectors[i], ideal.world_at(t), "aimed point");
+            }
+        }
+    }
+    // every kind of root and target the example chains use
+    let want = [
+        "root bob",
+        "root fixed",
+        "root track",
+        "target fixed",
+        "target gait",
+        "target path",
+        "target track",
+    ];
+    assert_eq!(kinds.into_iter().collect::<Vec<_>>(), want);
+}
