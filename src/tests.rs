@@ -203,6 +203,14 @@ mod measure {
     }
 }
 
+/// How many groups of `clip` move along written path data.
+fn motion(clip: &crate::clip::Clip) -> usize {
+    clip.groups()
+        .iter()
+        .filter(|g| matches!(g.anim, Some(crate::clip::Anim::Motion { .. })))
+        .count()
+}
+
 /// Path targets of every segment kind, start and direction.
 const PATHS: [&str; 4] = [
     r#"{"path": {"d": "M 160 250 C 190 222 260 222 280 250 C 260 278 190 278 160 250 Z"}}"#,
@@ -212,10 +220,9 @@ const PATHS: [&str; 4] = [
 ];
 
 mod chain {
-    use super::PATHS;
+    use super::{PATHS, motion};
     use crate::Route;
     use crate::chain::*;
-    use crate::clip::{Anim, Clip};
     use crate::geom::Vec2Ext;
 
     const RIG: &str = r#"{
@@ -262,12 +269,6 @@ mod chain {
             r#"{"bob": {"center": [200, 250], "amp": 4}}"#,
             paths[0],
         ];
-        let motion = |clip: &Clip| {
-            clip.groups()
-                .iter()
-                .filter(|g| matches!(g.anim, Some(Anim::Motion { .. })))
-                .count()
-        };
         for route in [Route::Css, Route::Smil] {
             for (i, target) in paths.iter().enumerate() {
                 let rig = crate::rig::load(&chain(target, "error")).unwrap();
@@ -425,7 +426,7 @@ mod figure {
     /// clip it stays keyed.
     #[test]
     fn path_target_probes_move_exactly_unless_clips_switch() {
-        use crate::clip::{Anim, Clip};
+        use super::motion;
         let text = |target: &str, clips: &str| {
             format!(
                 r#"{{ "name": "f", "view_box": [0, 0, 400, 300], "period_s": 0.9 {clips},
@@ -434,12 +435,6 @@ mod figure {
                     {{ "name": "shin", "parent": "thigh", "length": 100 }}],
                   "ik": [{{ "upper": "thigh", "lower": "shin", "target": {target} }}] }}"#
             )
-        };
-        let motion = |clip: &Clip| {
-            clip.groups()
-                .iter()
-                .filter(|g| matches!(g.anim, Some(Anim::Motion { .. })))
-                .count()
         };
         for route in [Route::Css, Route::Smil] {
             for (i, target) in super::PATHS.iter().enumerate() {

@@ -1038,50 +1038,87 @@ fn bone_move(
     tracks: &mut Vec<Track>,
 ) -> Item {
     let bone = &fig.bones[b];
-    let mut item = Item::Group(node);
     if bone.mv.is_none() {
-        return item;
+        return Item::Group(node);
     }
-    for (axis, tag) in [(Axis::Y, "y"), (Axis::X, "x")] {
-        let f = |t: f64| {
-            let d = bone.joint_at(t) - bone.at;
-            if axis == Axis::X { d.x } else { d.y }
-        };
-        if (0..=1024).all(|j| f(j as f64 / 1024.0).abs() < 1e-9) {
-            continue;
-        }
-        let key = TrackKey::BoneMove {
+    let moved = Moved {
+        offset: &|t| bone.joint_at(t) - bone.at,
+        corners,
+        own_px: MOVE_BUDGET_PX,
+        key: &|x| TrackKey::BoneMove {
             clip: ci,
             bone: b,
-            x: axis == Axis::X,
-        };
-        let fit = || {
-            let budget = keyer.budget_px(MOVE_BUDGET_PX);
-            vec![fitted_keys(
-                &f,
-                corners,
-                budget,
-                (route, keyer),
-                LEN_DECIMALS,
-            )]
-        };
-        let keys = memo(&fitted.tracks, key, fit).pop().expect("one track");
-        tracks.push(Track {
-            name: format!("rb-{}-{}-move-{tag}", clip.name, bone.name),
-            keys,
-        });
-        item = Item::Group(Node {
-            class: Some(format!("rb-m-{}-{tag}", bone.name)),
-            translate: Vec2::ZERO,
-            anim: Some(Anim::Translate {
-                track: tracks.len() - 1,
-                axis,
-                delay_s: 0.0,
-            }),
-            children: vec![item],
-        });
+            x,
+        },
+        track: &|tag| format!("rb-{}-{}-move-{tag}", clip.name, bone.name),
+        class: &|tag| format!("rb-m-{}-{tag}", bone.name),
+    };
+    moved
+        .wrap(Item::Group(node), (route, keyer, fitted), tracks)
+        .0
+}
+
+/// A group moved by a fitted offset: a root bone's `move`, an IK target
+/// probe along its target.
+struct Moved<'a> {
+    /// The offset at normalised time t, px.
+    offset: &'a dyn Fn(f64) -> Vec2,
+    corners: &'a [f64],
+    /// The channel's own budget, px ([`Keyer::budget_px`]).
+    own_px: f64,
+    /// Where an axis' keys are kept in [`Fitted`] (`x`: the X axis).
+    key: &'a dyn Fn(bool) -> TrackKey,
+    /// The track's and the group's names for an axis' tag (`x`, `y`).
+    track: &'a dyn Fn(&str) -> String,
+    class: &'a dyn Fn(&str) -> String,
+}
+
+impl Moved<'_> {
+    /// `item` inside translate groups, X outside and Y inside, each on
+    /// keys fitted to the offset along its axis (an axis that never moves
+    /// left out); and the (axis, tag, track) of each group, innermost
+    /// first.
+    fn wrap(
+        &self,
+        item: Item,
+        (route, keyer, fitted): (Route, Keyer, &Fitted),
+        tracks: &mut Vec<Track>,
+    ) -> (Item, Vec<(Axis, &'static str, usize)>) {
+        let mut item = item;
+        let mut written = Vec::new();
+        for (axis, tag) in [(Axis::Y, "y"), (Axis::X, "x")] {
+            let f = |t: f64| {
+                let d = (self.offset)(t);
+                if axis == Axis::X { d.x } else { d.y }
+            };
+            if (0..=1024).all(|j| f(j as f64 / 1024.0).abs() < 1e-9) {
+                continue;
+            }
+            let fit = || {
+                let budget = keyer.budget_px(self.own_px);
+                let rk = (route, keyer);
+                vec![fitted_keys(&f, self.corners, budget, rk, LEN_DECIMALS)]
+            };
+            let key = (self.key)(axis == Axis::X);
+            let keys = memo(&fitted.tracks, key, fit).pop().expect("one track");
+            tracks.push(Track {
+                name: (self.track)(tag),
+                keys,
+            });
+            written.push((axis, tag, tracks.len() - 1));
+            item = Item::Group(Node {
+                class: Some((self.class)(tag)),
+                translate: Vec2::ZERO,
+                anim: Some(Anim::Translate {
+                    track: tracks.len() - 1,
+                    axis,
+                    delay_s: 0.0,
+                }),
+                children: vec![item],
+            });
+        }
+        (item, written)
     }
-    item
 }
 
 /// Static `scene` parts: `"back"` ones before everything (the ground
@@ -1194,60 +1231,38 @@ fn target_items(
             out.push(Item::Group(node));
             continue;
         }
-        let mut mine = Vec::new();
-        let mut node = Node {
+        let probe = Item::Group(Node {
             children: vec![Item::Probe {
                 name: format!("{lower}-target"),
                 at: q_len(p0),
             }],
             ..Node::default()
-        };
-        for (axis, tag) in [(Axis::Y, "y"), (Axis::X, "x")] {
-            let f = |t: f64| {
-                let d = target.at(t) - p0;
-                if axis == Axis::X { d.x } else { d.y }
-            };
-            if (0..=1024).all(|j| f(j as f64 / 1024.0).abs() < 1e-9) {
-                continue;
-            }
-            let mut cs = corners.to_vec();
-            cs.extend(
-                target
-                    .corners()
-                    .into_iter()
-                    .map(|t| quantize(t, T_DECIMALS)),
-            );
-            cs.push(0.0);
-            cs.sort_by(f64::total_cmp);
-            cs.dedup();
-            let key = TrackKey::Target {
+        });
+        let mut cs = corners.to_vec();
+        cs.extend(
+            target
+                .corners()
+                .into_iter()
+                .map(|t| quantize(t, T_DECIMALS)),
+        );
+        cs.push(0.0);
+        cs.sort_by(f64::total_cmp);
+        cs.dedup();
+        let moved = Moved {
+            offset: &|t| target.at(t) - p0,
+            corners: &cs,
+            own_px: TARGET_BUDGET_PX,
+            key: &|x| TrackKey::Target {
                 clip: ci,
                 entry: j,
-                x: axis == Axis::X,
-            };
-            let fit = || {
-                let budget = keyer.budget_px(TARGET_BUDGET_PX);
-                vec![fitted_keys(&f, &cs, budget, (route, keyer), LEN_DECIMALS)]
-            };
-            let keys = memo(&fitted.tracks, key, fit).pop().expect("one track");
-            tracks.push(Track {
-                name: format!("rb-{clip}-{lower}-target-{tag}"),
-                keys,
-            });
-            mine.push((axis, tag, tracks.len() - 1));
-            node = Node {
-                class: Some(format!("rb-t-{lower}-{tag}")),
-                translate: Vec2::ZERO,
-                anim: Some(Anim::Translate {
-                    track: tracks.len() - 1,
-                    axis,
-                    delay_s: 0.0,
-                }),
-                children: vec![Item::Group(node)],
-            };
-        }
+                x,
+            },
+            track: &|tag| format!("rb-{clip}-{lower}-target-{tag}"),
+            class: &|tag| format!("rb-t-{lower}-{tag}"),
+        };
+        let (node, mine) = moved.wrap(probe, (route, keyer, fitted), tracks);
         written.push(mine);
-        out.push(Item::Group(node));
+        out.push(node);
     }
     out
 }
