@@ -1207,16 +1207,13 @@ fn target_items(
             .flatten();
         // drawn where its source starts, so the source's keys played
         // `delay_s` late land on its own path
-        let mut node = Node {
-            children: vec![Item::Probe {
-                name: format!("{lower}-target"),
-                at: q_len(follows.map_or(p0, |(i, _)| at(i, 0.0))),
-            }],
-            ..Node::default()
+        let mut item = Item::Probe {
+            name: format!("{lower}-target"),
+            at: q_len(follows.map_or(p0, |(i, _)| at(i, 0.0))),
         };
         if let Some((i, delay_s)) = follows {
             for &(axis, tag, track) in &written[i] {
-                node = Node {
+                item = Item::Group(Node {
                     class: Some(format!("rb-t-{lower}-{tag}")),
                     translate: Vec2::ZERO,
                     anim: Some(Anim::Translate {
@@ -1224,20 +1221,14 @@ fn target_items(
                         axis,
                         delay_s,
                     }),
-                    children: vec![Item::Group(node)],
-                };
+                    children: vec![item],
+                });
             }
             written.push(written[i].clone());
-            out.push(Item::Group(node));
+            out.push(item);
             continue;
         }
-        let probe = Item::Group(Node {
-            children: vec![Item::Probe {
-                name: format!("{lower}-target"),
-                at: q_len(p0),
-            }],
-            ..Node::default()
-        });
+        let probe = item;
         let mut cs = corners.to_vec();
         cs.extend(
             target
