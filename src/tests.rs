@@ -460,6 +460,56 @@ mod figure {
         }
     }
 
+    /// Every `<lower>-target` probe follows its target within the keys'
+    /// budget plus rounding, on both routes, for every example bone tree,
+    /// every bone-tree fixture, and a target that a path target matches
+    /// shifted in phase (a `track` back and forth along a line, whose probe
+    /// once played the path target's keys although that one is written as
+    /// a motion along its path and has none, so it stood still).
+    #[test]
+    fn every_target_probe_follows_its_target() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut rigs: Vec<(String, crate::rig::Rig)> = super::example_rigs()
+            .into_iter()
+            .map(|(p, r)| (p.display().to_string(), r))
+            .collect();
+        for f in [
+            "browser/path_targets.json",
+            "browser/moving_roots.json",
+            "lowering/path-foot.json",
+        ] {
+            let text = std::fs::read_to_string(root.join("tests/fixtures").join(f)).unwrap();
+            rigs.push((f.into(), crate::rig::load(&text).unwrap()));
+        }
+        let follower = r#"{ "name": "f", "view_box": [0, 0, 400, 320], "period_s": 1,
+          "bones": [{"name": "p", "at": [200, 100], "length": 0},
+            {"name": "p_thigh", "parent": "p", "length": 100},
+            {"name": "p_shin", "parent": "p_thigh", "length": 100},
+            {"name": "q", "at": [200, 100], "length": 0},
+            {"name": "q_thigh", "parent": "q", "length": 100},
+            {"name": "q_shin", "parent": "q_thigh", "length": 100}],
+          "ik": [{"upper": "p_thigh", "lower": "p_shin",
+                  "target": {"path": {"d": "M 150 250 L 250 250 L 150 250"}}},
+                 {"upper": "q_thigh", "lower": "q_shin", "target": {"track": {"keys":
+                  [[0, [250, 250]], [0.5, [150, 250]], [1, [250, 250]]], "ease": "linear"}}}] }"#;
+        rigs.push(("follower".into(), crate::rig::load(follower).unwrap()));
+        let mut checked = 0;
+        for (name, rig) in &rigs {
+            let Some(fig) = rig.figure.as_ref() else {
+                continue;
+            };
+            for route in [Route::Css, Route::Smil] {
+                let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+                for m in &fb.ik {
+                    let e = m.target_error_px;
+                    assert!(e <= 0.05, "{name} {route:?} {}: {e} px", m.leg.name);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 40, "{checked}");
+    }
+
     /// A root bone's `move` carries it and its subtree by `mv(t) − mv(0)`:
     /// every tip of that subtree is the unmoved figure's tip plus the
     /// offset (an IK leg under a bobbing hip reaching the same fixed

@@ -1157,6 +1157,9 @@ fn target_items(
     let mut out = Vec::new();
     // per entry: its (axis, track) pairs, outermost last
     let mut written: Vec<Vec<(Axis, &str, usize)>> = Vec::new();
+    // per entry: whether its probe rides on its written path (then no
+    // later entry can play its keys)
+    let mut exact_at: Vec<bool> = Vec::new();
     let at = |i: usize, t: f64| fc.targets[i].at(t.rem1());
     for (j, k) in fig.ik.iter().enumerate() {
         let target = &fc.targets[j];
@@ -1179,14 +1182,16 @@ fn target_items(
                 }],
             }));
             written.push(Vec::new());
+            exact_at.push(true);
             continue;
         }
+        exact_at.push(false);
         let p0 = target.at(0.0);
         // an earlier target whose path this one follows, shifted by s
         let follows = (route == Route::Css)
             .then(|| {
                 memo(&fitted.follows, (ci, j), || {
-                    (0..j).find_map(|i| {
+                    (0..j).filter(|&i| !exact_at[i]).find_map(|i| {
                         let s = (0..GRID).map(|g| g as f64 / GRID as f64).find(|&s| {
                             (0..GRID).all(|g| {
                                 let t = g as f64 / GRID as f64;
