@@ -8,6 +8,9 @@
 //! joint_b = M_b · (0, 0)      tip_b = M_b · (length_b, 0)
 //! ```
 //!
+//! A root bone with a `move` takes `at_b + mv(t) − mv(0)` for `at_b`
+//! ([`super::model::Bone::joint_at`]), so its subtree rides along.
+//!
 //! The whole figure is then moved by the clip's root motion:
 //! `W_b = S · T · M_b` with `T = translate(x(t), y(t))` and
 //! `S = translate(pivot) · scale(sx, sy) · translate(−pivot)`,
