@@ -332,6 +332,7 @@ fn regex_lite(text: &str, stem: &str) -> String {
 #[test]
 fn sticks_writes_the_drawing_from_before_styles() {
     // fixtures: `out/` as rigbake wrote it before the style section existed
+    // (IK target probes since written without an empty group around them)
     // (runner.smil.svg's hair since redrawn as the nested rotation chain
     // both routes write, in place of its Catmull-Rom morphs)
     let tmp = tempfile::TempDir::new().unwrap();
