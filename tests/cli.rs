@@ -1285,6 +1285,22 @@ fn head_radius_not_positive_is_refused() {
     }
 }
 
+/// `move` belongs to root bones only, and its trajectory is checked like
+/// any other: exit 2 naming the file, `bones[i].move…` and the value.
+#[test]
+fn bone_move_on_a_child_or_out_of_range_is_refused() {
+    let text = fs::read_to_string(repo("rigs/robot-arm.json")).unwrap();
+    let bob = |amp: f64| serde_json::json!({"bob": {"center": [0, 0], "amp": amp}});
+    let mut child: Value = serde_json::from_str(&text).unwrap();
+    child["bones"][1]["move"] = bob(4.0);
+    let scene = Scene::text("child.json", &child.to_string());
+    bad_rig(&scene, &["bones[1].move", "only a root bone"]);
+    let mut huge: Value = serde_json::from_str(&text).unwrap();
+    huge["bones"][0]["move"] = bob(1e300);
+    let scene = Scene::text("huge.json", &huge.to_string());
+    bad_rig(&scene, &["bones[0].move.bob.amp", "1e300"]);
+}
+
 /// The measured head rim is a report line (`head-rim`), and `check
 /// --max-error` fails on it.
 #[test]
