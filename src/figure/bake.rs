@@ -711,9 +711,20 @@ fn bake_clip(
     // joint movement), unless each channel is to take its own shortest shape
     let joint_keys =
         matches!(keyer.keys, ChannelKeys::Own | ChannelKeys::Budget(_)) && !keyer.shortest_shape;
-    // a bone's keys, kept in `fitted` (a source of shared keys may be
-    // fitted tighter: its budget times `plan.source_scale`, as if its
-    // reach were longer; a pair to the smaller of its bones' scales)
+    // a bone's keys, kept in `fitted` (a source of shared keys in this
+    // clip may be fitted tighter: its budget times `plan.source_scale`, as
+    // if its reach were longer; a pair to the smaller of its bones'
+    // scales; in a clip where nothing plays its keys a bone keeps its
+    // usual budget)
+    let source_scale: Vec<f64> = (0..fig.bones.len())
+        .map(|b| {
+            if shared.iter().flatten().any(|sh| sh.source == b) {
+                source_scale[b]
+            } else {
+                1.0
+            }
+        })
+        .collect();
     let fit = |b: usize, solves: &Solves| {
         let entry = fig.ik.iter().position(|k| k.upper == b || k.lower == b);
         if let Some(i) = entry.filter(|_| joint_keys) {
