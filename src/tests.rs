@@ -915,11 +915,7 @@ mod figure_measured {
                     chains: view.chains.clone(),
                     ..fig.clone()
                 };
-                let probes: Vec<String> = fig
-                    .bones
-                    .iter()
-                    .map(|b| format!("{}-tip", b.name))
-                    .collect();
+                let probes: Vec<String> = (0..nb).map(|b| fig.tip_probe(b)).collect();
                 let (tips, _) =
                     measure::measure_probes(clip, &probes, &|t| ideal_tips(&f, fc, period, t));
                 assert_eq!(fb.measures[ci].1[..nb], tips[..], "{}", path.display());
@@ -927,7 +923,7 @@ mod figure_measured {
                 for (i, k) in fig.ik.iter().enumerate() {
                     let got = &fb.ik[ci * nk + i];
                     let foot = &probes[k.lower];
-                    let target = format!("{}-target", fig.bones[k.lower].name);
+                    let target = fig.target_probe(i);
                     let unit = |t: f64| unit_time(fc.play, t, period);
                     let (m, _) = measure::measure_probes(clip, std::slice::from_ref(foot), &|t| {
                         vec![fk::ik_ideal(fig, fc, unit(t))[i]]

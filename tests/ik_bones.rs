@@ -94,6 +94,65 @@ fn move_translates_the_whole_figure() {
     assert!((dx - (-32.0 + lean)).abs() < 0.05, "{dx}");
 }
 
+/// The `data-probe` names an SVG file holds.
+fn probe_names(svg: &str) -> std::collections::BTreeSet<String> {
+    svg.split("data-probe=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].to_string())
+        .collect()
+}
+
+/// `ik[].name` names an entry as an `ik_chains` chain is named: its
+/// effector probe is `<name>-ankle` (no `<lower>-tip` beside it), its
+/// target probe `<name>-target`, its report line `<name>`, with the same
+/// figures as unnamed; an entry without a name keeps `<lower>-tip`,
+/// `<lower>-target` and `<upper>-<lower>`. On both routes.
+#[test]
+fn a_named_ik_entry_names_its_probes_and_report_line() {
+    let mut named = example("rower");
+    named["ik"][0]["name"] = "leg".into();
+    for route in [Route::Css, Route::Smil] {
+        let (a, b) = (bake(&example("rower"), route), bake(&named, route));
+        let probes = probe_names(&b.svg);
+        for p in [
+            "leg-ankle",
+            "leg-target",
+            "farm-tip",
+            "farm-target",
+            "thigh-tip",
+        ] {
+            assert!(probes.contains(p), "{route:?}: no {p} in {probes:?}");
+        }
+        for p in ["shin-tip", "shin-target"] {
+            assert!(!probes.contains(p), "{route:?}: {p} is still written");
+        }
+        assert_eq!(probes.len(), probe_names(&a.svg).len(), "{route:?}");
+        let names: Vec<&str> = b.report.legs.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["leg", "uarm-farm"], "{route:?}");
+        for (x, y) in a.report.legs.iter().zip(&b.report.legs) {
+            assert_eq!(x.max_error_px, y.max_error_px, "{route:?} {}", y.name);
+            assert_eq!(x.rms_error_px, y.rms_error_px, "{route:?} {}", y.name);
+        }
+    }
+}
+
+#[test]
+fn ik_name_must_be_a_new_name() {
+    for (name, needle) in [
+        ("thigh", "already the name of a bone"),
+        ("bad-name", "must start with a letter"),
+        ("", "must start with a letter"),
+    ] {
+        let mut v = example("rower");
+        v["ik"][1]["name"] = name.into();
+        bad(&v, &["ik[1].name", needle]);
+    }
+    let mut v = example("rower");
+    v["ik"][0]["name"] = "limb".into();
+    v["ik"][1]["name"] = "limb".into();
+    bad(&v, &["ik[1].name", "an `ik` entry"]);
+}
+
 #[test]
 fn ik_lower_must_be_the_child_at_the_tip() {
     let mut v = example("rower");

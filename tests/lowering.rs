@@ -4,13 +4,26 @@
 //! `depth_offset` moves the root and the target alike. The two solvers must
 //! put every hip, knee and ankle in the same place at every time: this is
 //! the pose a loader lowering `ik_chains` into the skeleton has to keep.
+//! Each `ik` entry is named as its chain, so the effector and target
+//! probes and the report's lines keep the chain's names.
 
 use rigbake::figure::fk;
 use rigbake::geom::{Vec2, Vec2Ext};
 use rigbake::rig;
 use rigbake::solve::ik;
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 use std::path::Path;
+
+mod common;
+
+/// The `data-probe` names an SVG file holds.
+fn probe_names(svg: &str) -> BTreeSet<String> {
+    svg.split("data-probe=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].to_string())
+        .collect()
+}
 
 /// `traj` (an `ik_chains` trajectory) moved by `(dx, dy)`.
 fn shifted(traj: &Value, (dx, dy): (f64, f64)) -> Value {
@@ -46,16 +59,19 @@ fn as_bones(file: &Value, roots: &[Vec2]) -> Value {
         let off = c.get("depth_offset").map_or((0.0, 0.0), |o| {
             (o[0].as_f64().unwrap(), o[1].as_f64().unwrap())
         });
-        let mut root = json!({"name": name, "at": [r0.x + off.0, r0.y + off.1], "length": 0});
+        let hip = format!("{name}_hip");
+        let mut root = json!({"name": hip, "at": [r0.x + off.0, r0.y + off.1], "length": 0});
         if c["root"].get("fixed").is_none() {
             root["move"] = c["root"].clone();
         }
         bones.push(root);
         let (thigh, shin) = (format!("{name}_thigh"), format!("{name}_shin"));
-        bones.push(json!({"name": thigh, "parent": name, "length": c["thigh"]}));
+        bones.push(json!({"name": thigh, "parent": hip, "length": c["thigh"]}));
         bones.push(json!({"name": shin, "parent": thigh, "length": c["shin"]}));
-        let mut entry =
-            json!({"upper": thigh, "lower": shin, "target": shifted(&c["target"], off)});
+        // named as the chain, so its probes are `<chain>-ankle` and
+        // `<chain>-target` as the chain's are
+        let mut entry = json!({"name": name, "upper": thigh, "lower": shin,
+            "target": shifted(&c["target"], off)});
         for field in ["knee", "reach"] {
             if let Some(v) = c.get(field) {
                 entry[field] = v.clone();
@@ -119,6 +135,32 @@ fn ik_chains_spelled_as_bones_solve_the_same_pose() {
                 text,
                 "{} is stale: run `RIGBAKE_BLESS=1 cargo test --test lowering`",
                 kept.display()
+            );
+        }
+        // the chain's effector and target probes, and its report lines,
+        // keep their names
+        for route in [rigbake::Route::Css, rigbake::Route::Smil] {
+            let (as_chain, as_tree) = (common::bake(&file, route), common::bake(&spelled, route));
+            let chain_probes = probe_names(&as_chain.svg);
+            let tree_probes = probe_names(&as_tree.svg);
+            for c in &chains {
+                for probe in [format!("{}-ankle", c.name), format!("{}-target", c.name)] {
+                    assert!(chain_probes.contains(&probe), "{probe} {route:?}");
+                    assert!(
+                        tree_probes.contains(&probe),
+                        "{}: {probe} {route:?}",
+                        path.display()
+                    );
+                }
+            }
+            let legs = |b: &rigbake::Baked| -> Vec<String> {
+                b.report.legs.iter().map(|l| l.name.clone()).collect()
+            };
+            assert_eq!(
+                legs(&as_tree),
+                legs(&as_chain),
+                "{} {route:?}",
+                path.display()
             );
         }
         let fig = bones.figure.as_ref().unwrap();

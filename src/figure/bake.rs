@@ -812,7 +812,7 @@ fn bake_clip(
                 (track, 0.0)
             }
         };
-        let tip_probe = format!("{}-tip", bone.name);
+        let tip_probe = fig.tip_probe(b);
         let colour = colours.iter().position(|c| *c == bone.stroke).unwrap_or(0);
         // carried `scene` parts, behind the bone's own drawing
         let mut children: Vec<Item> = fig
@@ -1172,9 +1172,10 @@ fn target_items(
     // later entry can play its keys)
     let mut exact_at: Vec<bool> = Vec::new();
     let at = |i: usize, t: f64| fc.targets[i].at(t.rem1());
-    for (j, k) in fig.ik.iter().enumerate() {
+    for j in 0..fig.ik.len() {
         let target = &fc.targets[j];
-        let lower = &fig.bones[k.lower].name;
+        // the entry's name, else its lower bone's
+        let lower = fig.ik_stem(j);
         // a path target of a lone looping clip rides on the written path
         // itself, as an `ik_chains` marker does: exact, and no keys (a
         // class-switched or one-shot clip keeps keyed translations, the

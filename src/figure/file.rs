@@ -185,6 +185,13 @@ pub struct RootFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IkFile {
+    /// Optional name (a letter, then letters, digits or `_`; unlike any bone's or other
+    /// entry's): the effector's probe is then `<name>-ankle` instead of
+    /// `<lower>-tip`, the target's `<name>-target` instead of
+    /// `<lower>-target`, and the report names the entry `<name>` instead of
+    /// `<upper>-<lower>`, as for an `ik_chains` chain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The first bone (thigh, upper arm); its joint follows its parent.
     pub upper: String,
     /// The second bone (shin, forearm).

@@ -107,19 +107,15 @@ pub(crate) fn measure_clip(
     // the written structure has the counter groups (see bake::head_items)
     let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
     let rest = fk::world_matrices(fig, &fig.rest_rad, 0.0);
-    let mut probes: Vec<String> = fig
-        .bones
-        .iter()
-        .map(|b| format!("{}-tip", b.name))
-        .collect();
+    let mut probes: Vec<String> = (0..nb).map(|b| fig.tip_probe(b)).collect();
     for &(b, _) in &heads {
         let name = &fig.bones[b].name;
         probes.push(format!("{name}-rim-x"));
         probes.push(format!("{name}-rim-y"));
     }
     let target0 = probes.len();
-    for k in &fig.ik {
-        probes.push(format!("{}-target", fig.bones[k.lower].name));
+    for i in 0..fig.ik.len() {
+        probes.push(fig.target_probe(i));
     }
     let nk = fig.ik.len();
     let downs: Vec<Vec<(f64, f64)>> = (0..nk).map(|i| down_intervals(fig, fc, i)).collect();
@@ -272,7 +268,7 @@ pub(crate) fn measure_clip(
                 .filter_map(|&b| infos.get(b).and_then(|x| x.track))
                 .collect();
             let leg = LegInfo {
-                name: format!("{prefix}{}-{}", up.name, lo.name),
+                name: format!("{prefix}{}", fig.ik_label(i)),
                 ankle_probe: probe.clone(),
                 target_probe: probe.clone(),
                 thigh: up.length,
@@ -290,11 +286,8 @@ pub(crate) fn measure_clip(
                 },
                 // the entry whose upper bone's keys this one plays
                 reuses: plan.shared[ci][k.upper].and_then(|sh| {
-                    let src = fig.ik.iter().find(|o| o.upper == sh.source)?;
-                    Some(format!(
-                        "{prefix}{}-{}",
-                        fig.bones[src.upper].name, fig.bones[src.lower].name
-                    ))
+                    let src = fig.ik.iter().position(|o| o.upper == sh.source)?;
+                    Some(format!("{prefix}{}", fig.ik_label(src)))
                 }),
                 ideal: Some(crate::chain::IdealTarget {
                     root: fc.targets[i].clone(),

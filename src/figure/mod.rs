@@ -87,10 +87,7 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
         let subtree: Vec<usize> = (0..fig.bones.len())
             .filter(|&b| spring::in_subtree(fig, s.bone, b))
             .collect();
-        let probes: Vec<String> = subtree
-            .iter()
-            .map(|&b| format!("{}-tip", fig.bones[b].name))
-            .collect();
+        let probes: Vec<String> = subtree.iter().map(|&b| fig.tip_probe(b)).collect();
         let ideal = |t_s: f64| {
             let all = ideal_tips(fig, fc, period, t_s, &applied);
             subtree.iter().map(|&b| all[b]).collect()

@@ -180,6 +180,9 @@ pub struct RootMotion {
 /// solved each frame so `lower`'s tip reaches `target` (user space).
 #[derive(Debug, Clone, PartialEq)]
 pub struct IkBone {
+    /// The entry's `name`: its probes are then `<name>-ankle` (the lower
+    /// bone's tip) and `<name>-target`, and the report calls it `<name>`.
+    pub name: Option<String>,
     pub upper: usize,
     pub lower: usize,
     pub target: Trajectory,
@@ -261,6 +264,42 @@ pub struct ClipPhysics {
 }
 
 impl Figure {
+    /// The probe at bone `b`'s tip: `<bone>-tip`, or `<name>-ankle` where
+    /// `b` is the lower bone (the effector) of a named `ik` entry.
+    pub fn tip_probe(&self, b: usize) -> String {
+        match self
+            .ik
+            .iter()
+            .find(|k| k.lower == b)
+            .and_then(|k| k.name.as_ref())
+        {
+            Some(name) => format!("{name}-ankle"),
+            None => format!("{}-tip", self.bones[b].name),
+        }
+    }
+
+    /// The probe at `ik` entry `i`'s target: `<lower>-target`, or
+    /// `<name>-target` for a named entry.
+    pub fn target_probe(&self, i: usize) -> String {
+        format!("{}-target", self.ik_stem(i))
+    }
+
+    /// The report's name of `ik` entry `i`: its `name`, else
+    /// `<upper>-<lower>`.
+    pub fn ik_label(&self, i: usize) -> String {
+        let k = &self.ik[i];
+        k.name
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}", self.bones[k.upper].name, self.bones[k.lower].name))
+    }
+
+    /// What names `ik` entry `i`'s target probe and groups: its `name`, else
+    /// its lower bone's.
+    pub fn ik_stem(&self, i: usize) -> &str {
+        let k = &self.ik[i];
+        k.name.as_deref().unwrap_or(&self.bones[k.lower].name)
+    }
+
     /// The Verlet chains as simulated in clip `c` (what [`Figure::for_clip`]
     /// keeps).
     pub fn clip_chains(&self, c: usize) -> &[super::chain::Chain] {
@@ -763,7 +802,19 @@ fn ik_entries(
                 }
             }
         }
+        if let Some(name) = &f.name {
+            crate::valid::check_name(&format!("{p}.name"), name)?;
+            let taken = bones.iter().any(|b| &b.name == name)
+                || files[..i].iter().any(|o| o.name.as_ref() == Some(name));
+            if taken {
+                return Err(invalid(
+                    format!("{p}.name"),
+                    format!("{name:?} is already the name of a bone or an `ik` entry"),
+                ));
+            }
+        }
         out.push(IkBone {
+            name: f.name.clone(),
             upper,
             lower,
             target: f.target.validate(&format!("{p}.target"))?,
