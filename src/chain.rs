@@ -115,7 +115,8 @@ pub struct GroundFile {
     pub to_x: f64,
     /// Dots passing a point per period (whole number, ≥ 1).
     pub dots_per_period: usize,
-    /// Chain whose gait sets the speed.
+    /// Chain whose gait sets the speed (in a bone tree: an `ik` entry, by
+    /// its `name` or its upper bone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub follow: Option<String>,
     /// Explicit speed instead of `follow`, px/s (leftward).

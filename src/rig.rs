@@ -100,7 +100,7 @@ pub struct RigFile {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ik_chains: Vec<crate::chain::IkChainFile>,
     /// A scrolling row of ground dots under `ik_chains`, or under a bone
-    /// tree (`follow` then names an `ik` entry by its `upper` bone; with
+    /// tree (`follow` then names an `ik` entry by its `name` or `upper` bone; with
     /// `clips`, each clip scrolls it at its own target's gait speed, or
     /// leaves it still).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -221,6 +221,46 @@ fn ground_follow_must_name_an_ik_entry() {
     bad(&v, &["ground.follow", "shin_n"]);
 }
 
+/// A `follow` (the ground's, a sine's) names an `ik` entry by its upper
+/// bone or by its `name`: run-up, whose ground and four arm sines follow
+/// the legs' gaits, bakes the same file on both routes either way.
+#[test]
+fn follow_names_an_ik_entry_by_name_or_upper_bone() {
+    let run_up = example("run-up");
+    let mut named = run_up.clone();
+    let mut by_name = run_up.clone();
+    let mut renamed = std::collections::BTreeMap::new();
+    for (i, k) in run_up["ik"].as_array().unwrap().iter().enumerate() {
+        let name = format!("leg{i}");
+        named["ik"][i]["name"] = name.clone().into();
+        by_name["ik"][i]["name"] = name.clone().into();
+        renamed.insert(k["upper"].as_str().unwrap().to_string(), name);
+    }
+    let mut follows = 0;
+    let mut rename = |f: &mut serde_json::Value| {
+        let name = renamed[f.as_str().unwrap()].clone();
+        *f = name.into();
+        follows += 1;
+    };
+    rename(&mut by_name["ground"]["follow"]);
+    for b in by_name["bones"].as_array_mut().unwrap() {
+        if let Some(f) = b.pointer_mut("/angle/sine/follow") {
+            rename(f);
+        }
+    }
+    assert_eq!(follows, 5);
+    for route in [Route::Css, Route::Smil] {
+        assert_eq!(
+            bake(&named, route).svg,
+            bake(&by_name, route).svg,
+            "{route:?}"
+        );
+    }
+    let mut v = by_name.clone();
+    v["ground"]["follow"] = "leg9".into();
+    bad(&v, &["ground.follow", "leg9", "leg0"]);
+}
+
 /// With `clips` (or a one-shot clip) the ground is accepted: each clip
 /// scrolls it at the speed of its own followed gait.
 #[test]

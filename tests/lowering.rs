@@ -92,12 +92,8 @@ fn as_bones(file: &Value, roots: &[Vec2]) -> Value {
         }
     }
     if let Some(g) = file.get("ground") {
-        // a ground follows an `ik` entry by its upper bone
-        let mut g = g.clone();
-        if let Some(chain) = g.get("follow").and_then(Value::as_str) {
-            g["follow"] = json!(format!("{chain}_thigh"));
-        }
-        out["ground"] = g;
+        // a ground follows an `ik` entry by its name: the chain's
+        out["ground"] = g.clone();
     }
     out
 }

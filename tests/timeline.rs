@@ -267,11 +267,11 @@ fn a_sine_that_follows_no_timed_gait_is_refused() {
         (in_clip, "does not aim at a gait with a `blend` timeline"),
         (
             follow(base.clone(), "spine"),
-            "\"spine\" is not the upper bone of an `ik` entry",
+            "\"spine\" is not the name or upper bone of an `ik` entry",
         ),
         (
             follow(base.clone(), "nobody"),
-            "\"nobody\" is not the upper bone",
+            "\"nobody\" is not the name or upper bone",
         ),
         (
             follow(walker.clone(), "thigh_n"),

@@ -50,8 +50,8 @@ pub struct SineFile {
     pub phase_deg: f64,
     #[serde(default)]
     pub offset_deg: f64,
-    /// The upper bone of an `ik` entry whose target is a gait with a
-    /// `blend` timeline: the sine runs on that gait's cycles (its phase
+    /// An `ik` entry (by its `name` or its upper bone) whose target is a
+    /// gait with a `blend` timeline: the sine runs on that gait's cycles (its phase
     /// included) instead of the loop's time, so an arm keeps step with the
     /// legs while the cadence changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -200,6 +200,31 @@ impl IkBone {
     }
 }
 
+/// The `ik` entry a `follow` names: by its `name`, or by its upper bone.
+pub fn followed_entry(ik: &[IkBone], bones: &[Bone], name: &str) -> Option<usize> {
+    ik.iter()
+        .position(|k| k.name.as_deref() == Some(name) || bones[k.upper].name == name)
+}
+
+/// What a `follow` may name, for its error message: every `ik` entry's
+/// name (if any) and upper bone.
+fn followable(ik: &[IkBone], bones: &[Bone]) -> String {
+    let names: Vec<&str> = ik
+        .iter()
+        .flat_map(|k| {
+            k.name
+                .as_deref()
+                .into_iter()
+                .chain([bones[k.upper].name.as_str()])
+        })
+        .collect();
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        crate::input::escaped(&names.join(", ")).into_owned()
+    }
+}
+
 /// A validated clip.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FigClip {
@@ -842,10 +867,13 @@ pub fn validate_ground(fig: &mut Figure, g: &crate::chain::GroundFile) -> Result
     let speed_of = |fc: &FigClip| -> Result<f64, RigError> {
         match (&g.follow, g.speed_px_s) {
             (Some(name), None) => {
-                let Some(i) = fig.ik.iter().position(|k| &fig.bones[k.upper].name == name) else {
+                let Some(i) = followed_entry(&fig.ik, &fig.bones, name) else {
                     return Err(invalid(
                         "ground.follow",
-                        format!("{name:?} is not the upper bone of an `ik` entry"),
+                        format!(
+                            "{name:?} is not the name or upper bone of an `ik` entry (they are: {})",
+                            followable(&fig.ik, &fig.bones)
+                        ),
                     ));
                 };
                 Ok(match &fc.targets[i] {
@@ -910,7 +938,7 @@ pub fn validate_ground(fig: &mut Figure, g: &crate::chain::GroundFile) -> Result
         fc.ground_speed_px_s = v;
         // a timed gait's ground changes speed over the loop: keyed travel
         if let (Some(name), None) = (&g.follow, g.speed_px_s)
-            && let Some(i) = fig.ik.iter().position(|k| &fig.bones[k.upper].name == name)
+            && let Some(i) = followed_entry(&fig.ik, &fig.bones, name)
             && let Trajectory::TimedGait(tg) = &fc.targets[i]
         {
             fc.ground_keys = crate::chain::ground_keys(&|t| tg.travel_at(t));
@@ -934,17 +962,12 @@ fn follow_gaits(
     rest_rad: &mut [f64],
 ) -> Result<(), RigError> {
     let clock = |path: &str, name: &str, targets: &[Trajectory]| -> Result<GaitClock, RigError> {
-        let Some(i) = ik.iter().position(|k| out[k.upper].name == name) else {
-            let solved: Vec<&str> = ik.iter().map(|k| out[k.upper].name.as_str()).collect();
+        let Some(i) = followed_entry(ik, out, name) else {
             return Err(invalid(
                 path,
                 format!(
-                    "{name:?} is not the upper bone of an `ik` entry (they are: {})",
-                    if solved.is_empty() {
-                        "none".to_string()
-                    } else {
-                        crate::input::escaped(&solved.join(", ")).into_owned()
-                    }
+                    "{name:?} is not the name or upper bone of an `ik` entry (they are: {})",
+                    followable(ik, out)
                 ),
             ));
         };
