@@ -107,7 +107,9 @@ pub struct RigFile {
     pub ground: Option<crate::chain::GroundFile>,
     /// How a bone tree is drawn: `"figure"` (default: tapered limbs, round
     /// head, far side thinner and translucent), `"sticks"` (straight sticks
-    /// and joint balls), or an object of overrides (see docs/style.md).
+    /// and joint balls), `"limbs"` (thick round-capped strokes, IK targets
+    /// as discs: the `ik_chains` drawing), or an object of overrides (see
+    /// docs/style.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<crate::figure::style::RigStyleFile>,
     /// Drawn parts that are not bones (a bicycle, a boat, a path drawn),

@@ -17,6 +17,37 @@ use std::path::Path;
 
 mod common;
 
+/// What an SVG file draws, as sets: stroke widths of its strokes
+/// (`-bone` lines and paths), radii of its discs (`-joint` circles) and
+/// its colour rules.
+fn drawing(svg: &str) -> (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>) {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let with = |c: &str| {
+        let c = c.to_string();
+        move |n: &roxmltree::Node| {
+            n.attribute("class")
+                .is_some_and(|x| x.split(' ').any(|k| k.ends_with(&c)))
+        }
+    };
+    let (bone, joint) = (with("-bone"), with("-joint"));
+    let widths = doc
+        .descendants()
+        .filter(|n| bone(n))
+        .map(|n| n.attribute("stroke-width").unwrap().to_string())
+        .collect();
+    let radii = doc
+        .descendants()
+        .filter(|n| joint(n))
+        .map(|n| n.attribute("r").unwrap().to_string())
+        .collect();
+    let colours = svg
+        .split("{stroke:")
+        .skip(1)
+        .map(|s| s[..s.find('}').unwrap()].to_string())
+        .collect();
+    (widths, radii, colours)
+}
+
 /// The `data-probe` names an SVG file holds.
 fn probe_names(svg: &str) -> BTreeSet<String> {
     svg.split("data-probe=\"")
@@ -52,9 +83,18 @@ fn shifted(traj: &Value, (dx, dy): (f64, f64)) -> Value {
 /// The bone-tree spelling of an `ik_chains` rig file, and the roots' drawn
 /// joints it was given (phase 0, offset included).
 fn as_bones(file: &Value, roots: &[Vec2]) -> Value {
-    let mut bones = Vec::new();
+    // per chain its three bones; chains are listed front to back and
+    // drawn back to front
+    let mut limbs: Vec<Vec<Value>> = Vec::new();
     let mut iks = Vec::new();
-    for (c, r0) in file["ik_chains"].as_array().unwrap().iter().zip(roots) {
+    for (i, (c, r0)) in file["ik_chains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(roots)
+        .enumerate()
+    {
+        let mut bones = Vec::new();
         let name = c["name"].as_str().unwrap();
         let off = c.get("depth_offset").map_or((0.0, 0.0), |o| {
             (o[0].as_f64().unwrap(), o[1].as_f64().unwrap())
@@ -66,8 +106,15 @@ fn as_bones(file: &Value, roots: &[Vec2]) -> Value {
         }
         bones.push(root);
         let (thigh, shin) = (format!("{name}_thigh"), format!("{name}_shin"));
-        bones.push(json!({"name": thigh, "parent": hip, "length": c["thigh"]}));
-        bones.push(json!({"name": shin, "parent": thigh, "length": c["shin"]}));
+        // the chain's drawing: 0.16 × its shorter bone wide (2 to 40, one
+        // decimal), the front chain dark and the others light
+        let (a, b) = (c["thigh"].as_f64().unwrap(), c["shin"].as_f64().unwrap());
+        let width = ((a.min(b) * 0.16).clamp(2.0, 40.0) * 10.0).round() / 10.0;
+        let stroke = if i == 0 { "#264653" } else { "#8fa3b0" };
+        let style = json!({"width": width, "stroke": stroke});
+        bones.push(json!({"name": thigh, "parent": hip, "length": c["thigh"], "style": style}));
+        bones.push(json!({"name": shin, "parent": thigh, "length": c["shin"], "style": style}));
+        limbs.push(bones);
         // named as the chain, so its probes are `<chain>-ankle` and
         // `<chain>-target` as the chain's are
         let mut entry = json!({"name": name, "upper": thigh, "lower": shin,
@@ -79,10 +126,12 @@ fn as_bones(file: &Value, roots: &[Vec2]) -> Value {
         }
         iks.push(entry);
     }
+    let bones: Vec<Value> = limbs.into_iter().rev().flatten().collect();
     let mut out = json!({
         "name": file["name"],
         "view_box": file["view_box"],
         "period_s": file["period_s"],
+        "style": "limbs",
         "bones": bones,
         "ik": iks,
     });
@@ -149,6 +198,10 @@ fn ik_chains_spelled_as_bones_solve_the_same_pose() {
                     );
                 }
             }
+            // and its drawing: the limbs' widths, the target discs, the colours
+            let drawn = drawing(&as_chain.svg);
+            assert!(!drawn.0.is_empty() && !drawn.1.is_empty() && !drawn.2.is_empty());
+            assert_eq!(drawing(&as_tree.svg), drawn, "{} {route:?}", path.display());
             let legs = |b: &rigbake::Baked| -> Vec<String> {
                 b.report.legs.iter().map(|l| l.name.clone()).collect()
             };
@@ -182,9 +235,13 @@ fn ik_chains_spelled_as_bones_solve_the_same_pose() {
                 let near = |a: Vec2, b: Vec2, part: &str| {
                     assert!(a.dist(b) < 1e-6, "{what}: {part} {a:?} against {b:?}");
                 };
-                near(tips[3 * i], hip + off, "hip");
-                near(tips[3 * i + 1], pose.joint + off, "knee");
-                near(tips[3 * i + 2], pose.end + off, "ankle");
+                let tip = |part: &str| {
+                    let bone = format!("{}_{part}", c.name);
+                    tips[fig.bones.iter().position(|b| b.name == bone).unwrap()]
+                };
+                near(tip("hip"), hip + off, "hip");
+                near(tip("thigh"), pose.joint + off, "knee");
+                near(tip("shin"), pose.end + off, "ankle");
                 near(effectors[i], ideal.world_at(t), "aimed point");
             }
         }

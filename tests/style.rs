@@ -43,7 +43,7 @@ fn bad_styles_exit_2_naming_field_and_value() {
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (
             json!("fancy"),
-            vec!["style", "\"fancy\"", "figure", "sticks"],
+            vec!["style", "\"fancy\"", "figure", "sticks", "limbs"],
         ),
         (json!(3), vec!["style", "3"]),
         (json!({"look": "robot"}), vec!["style.look", "\"robot\""]),
@@ -92,7 +92,7 @@ fn without_bytes(report: &rigbake::report::Report) -> Value {
 }
 
 #[test]
-fn both_looks_bake_every_bone_tree_on_both_routes_with_the_same_motion() {
+fn every_look_bakes_every_bone_tree_on_both_routes_with_the_same_motion() {
     let trees = bone_trees();
     assert!(
         trees.len() >= 7,
@@ -103,19 +103,123 @@ fn both_looks_bake_every_bone_tree_on_both_routes_with_the_same_motion() {
         for route in [Route::Css, Route::Smil] {
             let figure = common::bake(&with_style(v.clone(), json!("figure")), route);
             let sticks = common::bake(&with_style(v.clone(), json!("sticks")), route);
+            let limbs = common::bake(&with_style(v.clone(), json!("limbs")), route);
             // the drawing differs, the written motion does not
             assert_ne!(figure.svg, sticks.svg, "{name} {route:?}");
-            assert_eq!(figure.clip.tracks, sticks.clip.tracks, "{name} {route:?}");
+            assert_ne!(limbs.svg, sticks.svg, "{name} {route:?}");
+            for other in [&sticks, &limbs] {
+                assert_eq!(figure.clip.tracks, other.clip.tracks, "{name} {route:?}");
+                assert_eq!(
+                    without_bytes(&figure.report),
+                    without_bytes(&other.report),
+                    "{name} {route:?}"
+                );
+            }
             assert!(figure.svg.contains("-limb "), "{name} {route:?}");
             assert!(!figure.svg.contains("-joint"), "{name} {route:?}");
             assert!(sticks.svg.contains("-joint"), "{name} {route:?}");
-            assert_eq!(
-                without_bytes(&figure.report),
-                without_bytes(&sticks.report),
-                "{name} {route:?}"
-            );
+            assert!(!limbs.svg.contains("-limb "), "{name} {route:?}");
         }
     }
+}
+
+/// The limbs look (the `ik_chains` drawing), on every bone tree and both
+/// routes: one round-capped stroke per bone of length > 0 at the bone's
+/// width, no joint balls, and per `ik` entry one disc of 0.6 × its lower
+/// bone's width in the group of its target probe, at the probe, drawn
+/// before every limb (behind them).
+#[test]
+fn limbs_look_strokes_each_bone_and_puts_a_disc_behind_each_target() {
+    let mut discs_seen = 0;
+    for (name, v) in bone_trees() {
+        let bones = v["bones"].as_array().unwrap();
+        let width = |b: &Value| {
+            b.pointer("/style/width")
+                .and_then(Value::as_f64)
+                .unwrap_or(6.0)
+        };
+        let drawn: Vec<f64> = bones
+            .iter()
+            .filter(|b| b["length"].as_f64().unwrap_or(0.0) > 0.0)
+            .map(width)
+            .collect();
+        let ik = v
+            .get("ik")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for route in [Route::Css, Route::Smil] {
+            let baked = common::bake(&with_style(v.clone(), json!("limbs")), route);
+            let doc = roxmltree::Document::parse(&baked.svg).unwrap();
+            let has = |n: &roxmltree::Node, c: &str| {
+                n.attribute("class")
+                    .is_some_and(|x| x.split(' ').any(|k| k.ends_with(c)))
+            };
+            // a bone's own lines (a Verlet chain's segments are strokes too)
+            let in_bone = |n: &roxmltree::Node| {
+                n.ancestors()
+                    .skip(1)
+                    .find_map(|g| g.attribute("class"))
+                    .is_some_and(|c| c.contains("-b-"))
+            };
+            let lines: Vec<roxmltree::Node> = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("line") && has(n, "-bone") && in_bone(n))
+                .collect();
+            let mut got: Vec<f64> = lines
+                .iter()
+                .map(|l| l.attribute("stroke-width").unwrap().parse().unwrap())
+                .collect();
+            let mut want = drawn.clone();
+            got.sort_by(f64::total_cmp);
+            want.sort_by(f64::total_cmp);
+            assert_eq!(
+                got, want,
+                "{name} {route:?}: one stroke per bone at its width"
+            );
+            let discs: Vec<roxmltree::Node> = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("circle") && has(n, "-joint"))
+                .collect();
+            assert_eq!(
+                discs.len(),
+                ik.len(),
+                "{name} {route:?}: one disc per target"
+            );
+            for (disc, k) in discs.iter().zip(&ik) {
+                let lower = bones.iter().find(|b| b["name"] == k["lower"]).unwrap();
+                let r: f64 = disc.attribute("r").unwrap().parse().unwrap();
+                let want_r = (width(lower) * 0.6 * 10.0).round() / 10.0;
+                assert!(
+                    (r - want_r).abs() < 1e-9,
+                    "{name} {route:?}: r {r} for {want_r}"
+                );
+                let probe = disc.next_sibling_element().unwrap();
+                let target = k
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_else(|| k["lower"].as_str().unwrap());
+                assert_eq!(
+                    probe.attribute("data-probe"),
+                    Some(&*format!("{target}-target"))
+                );
+                for a in ["cx", "cy"] {
+                    assert_eq!(
+                        probe.attribute(a),
+                        disc.attribute(a),
+                        "{name} {route:?} {a}"
+                    );
+                }
+                let first_line = lines.first().unwrap().range().start;
+                assert!(
+                    disc.range().start < first_line,
+                    "{name} {route:?}: disc in front"
+                );
+                discs_seen += 1;
+            }
+        }
+    }
+    assert!(discs_seen >= 20, "{discs_seen}");
 }
 
 /// `(class of the bone group, first arc radius (tip), second arc radius

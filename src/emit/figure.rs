@@ -65,7 +65,8 @@ pub fn emit_figure_styled(
 /// The colour rules of a figure: `rb-s<i>` strokes (lines, chains) and
 /// `rb-f<i>` fills (heads, figure-look limbs). The sticks look writes every
 /// stroke rule and the fills only when there is a head (its bytes before
-/// styles); the figure look writes only the rules some element uses.
+/// styles); the figure and limbs looks write only the rules some element
+/// uses.
 fn colour_rules(first: &Clip, colours: &[String], look: &Style, sc: &Scope) -> String {
     let mut used: Vec<String> = Vec::new();
     collect_classes(&first.root, &mut used);
@@ -80,7 +81,8 @@ fn colour_rules(first: &Clip, colours: &[String], look: &Style, sc: &Scope) -> S
     let heads = used.iter().any(|u| u.starts_with("rb-head"));
     for (i, c) in colours.iter().enumerate() {
         let name = format!("rb-f{i}");
-        if (look.look == Look::Sticks && heads) || (look.look == Look::Figure && uses(&name)) {
+        let used_fill = look.look != Look::Sticks && uses(&name);
+        if (look.look == Look::Sticks && heads) || used_fill {
             let _ = write!(style, ".{}{{fill:{c}}}", sc.name(&name));
         }
     }

@@ -14,7 +14,8 @@ pub const FAR_WIDTH: f64 = 0.8;
 pub const WIDTH_ROOT: f64 = 8.0;
 /// Width of a limb at its free end, user units (scaled as [`WIDTH_ROOT`]).
 pub const WIDTH_TIP: f64 = 3.5;
-/// Joint ball colour of the sticks look (seed 002).
+/// Joint ball colour of the sticks look (seed 002), and the target discs'
+/// of the limbs look.
 pub const JOINT_FILL: &str = "#38bdf8";
 /// Suffix of far-side bone names.
 pub const FAR_SUFFIX: &str = "_f";
@@ -33,6 +34,10 @@ pub enum Look {
     Figure,
     /// Seed 002: straight sticks and joint balls (rigbake's drawing before styles).
     Sticks,
+    /// Seed 001's legs, as `ik_chains` draw them: a thick round-capped
+    /// stroke per bone (its `style.width`), no joint balls, and each `ik`
+    /// target as a disc (0.6 × its lower bone's width) behind the limbs.
+    Limbs,
 }
 /// A validated style (see [`crate::figure::style::check_style`]): widths > 0,
 /// opacity and width factor in (0, 1], colours `#rgb`/`#rrggbb` lower case,
@@ -85,11 +90,11 @@ impl Style {
 }
 
 /// The style sheet rules a look adds to a figure file (unscoped class
-/// names): stroked lines (bones, chains), and the joint fill (sticks) or
-/// the far-side opacity (figure).
+/// names): stroked lines (bones, chains), and the joint fill (sticks:
+/// joint balls; limbs: target discs) or the far-side opacity (figure).
 pub fn css(style: &Style) -> String {
     match style.look {
-        Look::Sticks => format!(
+        Look::Sticks | Look::Limbs => format!(
             ".rb-bone{{fill:none;stroke-linecap:round}}.rb-joint{{fill:{}}}",
             style.joint_fill
         ),

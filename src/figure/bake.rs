@@ -1013,7 +1013,13 @@ fn bake_clip(
         (period_s, fitted),
         &mut tracks,
     );
-    inner.extend(targets);
+    if fig.style.look == super::style::Look::Limbs {
+        // behind the limbs (in front of the ground)
+        let at = usize::from(fig.ground.is_some());
+        inner.splice(at..at, targets);
+    } else {
+        inner.extend(targets);
+    }
     scene_layers(fig, &mut inner);
     Clip {
         name: name.to_string(),
@@ -1064,9 +1070,8 @@ fn bone_move(
         track: &|tag| format!("rb-{}-{}-move-{tag}", clip.name, bone.name),
         class: &|tag| format!("rb-m-{}-{tag}", bone.name),
     };
-    moved
-        .wrap(Item::Group(node), (route, keyer, fitted), tracks)
-        .0
+    let (mut items, _) = moved.wrap(vec![Item::Group(node)], (route, keyer, fitted), tracks);
+    items.pop().expect("one item, wrapped or not")
 }
 
 /// A group moved by a fitted offset: a root bone's `move`, an IK target
@@ -1091,11 +1096,11 @@ impl Moved<'_> {
     /// first.
     fn wrap(
         &self,
-        item: Item,
+        items: Vec<Item>,
         (route, keyer, fitted): (Route, Keyer, &Fitted),
         tracks: &mut Vec<Track>,
-    ) -> (Item, Vec<(Axis, &'static str, usize)>) {
-        let mut item = item;
+    ) -> (Vec<Item>, Vec<(Axis, &'static str, usize)>) {
+        let mut items = items;
         let mut written = Vec::new();
         for (axis, tag) in [(Axis::Y, "y"), (Axis::X, "x")] {
             let f = |t: f64| {
@@ -1117,7 +1122,7 @@ impl Moved<'_> {
                 keys,
             });
             written.push((axis, tag, tracks.len() - 1));
-            item = Item::Group(Node {
+            items = vec![Item::Group(Node {
                 class: Some((self.class)(tag)),
                 translate: Vec2::ZERO,
                 anim: Some(Anim::Translate {
@@ -1125,10 +1130,10 @@ impl Moved<'_> {
                     axis,
                     delay_s: 0.0,
                 }),
-                children: vec![item],
-            });
+                children: items,
+            })];
         }
-        (item, written)
+        (items, written)
     }
 }
 
@@ -1143,6 +1148,10 @@ fn scene_layers(fig: &Figure, inner: &mut Vec<Item>) {
 
 /// Translation error allowed to the fitted keys of an IK target probe, px.
 pub const TARGET_BUDGET_PX: f64 = 0.02;
+
+/// A limbs-look target disc's radius per width of its lower bone (the
+/// `ik_chains` marker's).
+pub const TARGET_DISC: f64 = 0.6;
 
 /// Every `ik` entry's target probe `<lower>-target`: a zero-radius circle at
 /// the target the entry asks for (user space, outside root motion; for
@@ -1176,6 +1185,22 @@ fn target_items(
         let target = &fc.targets[j];
         // the entry's name, else its lower bone's
         let lower = fig.ik_stem(j);
+        // the target probe at `at`, behind a disc in the limbs look
+        let marked = |at: Vec2| {
+            let mut v = Vec::with_capacity(2);
+            if fig.style.look == super::style::Look::Limbs {
+                v.push(Item::Circle {
+                    center: at,
+                    r: quantize(fig.bones[fig.ik[j].lower].width * TARGET_DISC, 1),
+                    class: "rb-joint".into(),
+                });
+            }
+            v.push(Item::Probe {
+                name: fig.target_probe(j),
+                at,
+            });
+            v
+        };
         // a path target of a lone looping clip rides on the written path
         // itself, as an `ik_chains` marker does: exact, and no keys (a
         // class-switched or one-shot clip keeps keyed translations, the
@@ -1188,10 +1213,7 @@ fn target_items(
                 class: Some(format!("rb-t-{lower}")),
                 translate: Vec2::ZERO,
                 anim: Some(anim),
-                children: vec![Item::Probe {
-                    name: format!("{lower}-target"),
-                    at: Vec2::ZERO,
-                }],
+                children: marked(Vec2::ZERO),
             }));
             written.push(Vec::new());
             exact_at.push(true);
@@ -1224,13 +1246,10 @@ fn target_items(
             .flatten();
         // drawn where its source starts, so the source's keys played
         // `delay_s` late land on its own path
-        let mut item = Item::Probe {
-            name: format!("{lower}-target"),
-            at: q_len(follows.map_or(p0, |(i, _)| at(i, 0.0))),
-        };
+        let mut items = marked(q_len(follows.map_or(p0, |(i, _)| at(i, 0.0))));
         if let Some((i, delay_s)) = follows {
             for &(axis, tag, track) in &written[i] {
-                item = Item::Group(Node {
+                items = vec![Item::Group(Node {
                     class: Some(format!("rb-t-{lower}-{tag}")),
                     translate: Vec2::ZERO,
                     anim: Some(Anim::Translate {
@@ -1238,14 +1257,13 @@ fn target_items(
                         axis,
                         delay_s,
                     }),
-                    children: vec![item],
-                });
+                    children: items,
+                })];
             }
             written.push(written[i].clone());
-            out.push(item);
+            out.extend(items);
             continue;
         }
-        let probe = item;
         let mut cs = corners.to_vec();
         cs.extend(
             target
@@ -1268,9 +1286,9 @@ fn target_items(
             track: &|tag| format!("rb-{clip}-{lower}-target-{tag}"),
             class: &|tag| format!("rb-t-{lower}-{tag}"),
         };
-        let (node, mine) = moved.wrap(probe, (route, keyer, fitted), tracks);
+        let (moved_items, mine) = moved.wrap(items, (route, keyer, fitted), tracks);
         written.push(mine);
-        out.push(node);
+        out.extend(moved_items);
     }
     out
 }

@@ -1,7 +1,7 @@
 //! How a bone tree is drawn: the rig's `style` section and the shapes it
 //! gives each bone.
 //!
-//! Two looks:
+//! Three looks:
 //!
 //! - **`figure`** (default; seed 000's stick figure): every bone is a filled
 //!   tapered shape with round ends (the hull of a circle at the joint and a
@@ -15,8 +15,12 @@
 //!   `heads` is a filled round head.
 //! - **`sticks`** (seed 002's robot): a stroked line per bone and a joint
 //!   ball at each joint; exactly the drawing rigbake wrote before styles.
+//! - **`limbs`** (seed 001's legs, as `ik_chains` draw them): a thick
+//!   round-capped stroke per bone (its `style.width`) and no joint balls, so
+//!   a thigh and its shin read as one bent limb; each `ik` target is a disc
+//!   (0.6 × its lower bone's width, the joint colour) behind the limbs.
 //!
-//! Both looks draw the same nested rotating groups on both routes, so the
+//! Every look draws the same nested rotating groups on both routes, so the
 //! drawing moves exactly with the probes: the style changes what a group
 //! holds, never how it moves. (A smil-only `d` morph of a whole limb along a
 //! Catmull-Rom curve would draw a smoother inner knee, but the morph
@@ -39,7 +43,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RigStyleFile {
-    /// `"figure"` or `"sticks"`.
+    /// `"figure"`, `"sticks"` or `"limbs"`.
     Named(String),
     Custom(StyleOverridesFile),
 }
@@ -55,7 +59,7 @@ impl<'de> Deserialize<'de> for RigStyleFile {
                 .map(RigStyleFile::Custom)
                 .map_err(D::Error::custom),
             other => Err(D::Error::custom(format!(
-                "must be \"figure\", \"sticks\" or an object of overrides, got {other}"
+                "must be \"figure\", \"sticks\", \"limbs\" or an object of overrides, got {other}"
             ))),
         }
     }
@@ -65,7 +69,8 @@ impl<'de> Deserialize<'de> for RigStyleFile {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StyleOverridesFile {
-    /// The look the overrides apply to: `"figure"` (default) or `"sticks"`.
+    /// The look the overrides apply to: `"figure"` (default), `"sticks"` or
+    /// `"limbs"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub look: Option<String>,
     /// Colour (`#rgb` / `#rrggbb`) of bones without their own `style.stroke`.
@@ -93,7 +98,7 @@ pub struct StyleOverridesFile {
     /// figure: bones drawn as a round head (default `["head"]`, where such a bone exists).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heads: Option<Vec<String>>,
-    /// sticks: fill of the joint balls (default `#38bdf8`).
+    /// sticks: fill of the joint balls; limbs: of the IK target discs (default `#38bdf8`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joint_fill: Option<String>,
 }
@@ -214,6 +219,16 @@ pub fn bone_items(
                 class: "rb-joint".into(),
             });
         }
+        Look::Limbs => {
+            if bone.length > 0.0 {
+                v.push(Item::Line {
+                    from: joint,
+                    to: tip,
+                    class: format!("rb-bone rb-s{colour}"),
+                    width: quantize(bone.width, LEN_DECIMALS),
+                });
+            }
+        }
         Look::Figure if bone.head_radius.is_some() => {}
         Look::Figure if fig.style.is_head(&bone.name) => {
             let mid = Vec2::new((joint.x + tip.x) / 2.0, (joint.y + tip.y) / 2.0);
@@ -244,7 +259,7 @@ pub fn bone_items(
 /// parent is near is wrapped in one `rb-far` group (its subtree is
 /// composited once at `far_opacity`).
 pub fn assemble(fig: &Figure, b: usize, own: &mut Vec<Item>, kids: Vec<(usize, Item)>) {
-    if fig.style.look == Look::Sticks {
+    if fig.style.look != Look::Figure {
         own.extend(kids.into_iter().map(|(_, i)| i));
         return;
     }
@@ -271,7 +286,7 @@ pub fn far_group(item: Item) -> Item {
 /// Roots of the tree in the order they are drawn: far-side roots first in
 /// the figure look (wrapped as in [`assemble`]).
 pub fn order_roots(fig: &Figure, roots: Vec<(usize, Item)>) -> Vec<Item> {
-    if fig.style.look == Look::Sticks {
+    if fig.style.look != Look::Figure {
         return roots.into_iter().map(|(_, i)| i).collect();
     }
     let (far, near): (Vec<_>, Vec<_>) =
@@ -283,15 +298,16 @@ pub fn order_roots(fig: &Figure, roots: Vec<(usize, Item)>) -> Vec<Item> {
 }
 
 /// Check the rig's `style` section against its bone names: a look's name
-/// (`"figure"`, `"sticks"`), or an object whose colours are colours, widths
+/// (`"figure"`, `"sticks"`, `"limbs"`), or an object whose colours are colours, widths
 /// > 0, opacity and width factor within (0, 1], heads existing bones.
 pub fn check_style(file: &RigStyleFile, bones: &[String]) -> Result<Style, RigError> {
     let look = |path: &str, s: &str| match s {
         "figure" => Ok(Look::Figure),
         "sticks" => Ok(Look::Sticks),
+        "limbs" => Ok(Look::Limbs),
         _ => Err(invalid(
             path,
-            format!("must be \"figure\" or \"sticks\", got {s:?}"),
+            format!("must be \"figure\", \"sticks\" or \"limbs\", got {s:?}"),
         )),
     };
     let sec = match file {
