@@ -1082,6 +1082,20 @@ mod figure_memo {
     use crate::clip::Route;
     use crate::figure::{CallMemo, bake, bake_planned_keyed, bake_planned_measured, ideal, reuse};
 
+    /// A figure's css reuse plan, if it reuses, and the plan with every
+    /// bone's budget scale at 0.6.
+    fn plan_and_tighter(fig: &crate::figure::Figure) -> Option<(reuse::Plan, reuse::Plan)> {
+        let plan = reuse::plan(fig, Route::Css);
+        if !plan.reuses() {
+            return None;
+        }
+        let mut tighter = plan.clone();
+        for s in tighter.source_scale.iter_mut() {
+            *s = 0.6;
+        }
+        Some((plan, tighter))
+    }
+
     /// What one call's bakes keep for each other (fitted channels by the
     /// bone's drawn angle; IK targets' paths, which targets follow which,
     /// and root motion with a `move` by clip; heads' counter tracks by
@@ -1096,14 +1110,9 @@ mod figure_memo {
         let mut checked = 0;
         for (path, rig) in example_rigs() {
             let Some(fig) = &rig.figure else { continue };
-            let plan = reuse::plan(fig, Route::Css);
-            if !plan.reuses() {
+            let Some((plan, tighter)) = plan_and_tighter(fig) else {
                 continue;
-            }
-            let mut tighter = plan.clone();
-            for s in tighter.source_scale.iter_mut() {
-                *s = 0.6;
-            }
+            };
             let keyer = bake::Keyer {
                 keys: bake::ChannelKeys::Budget(0.2),
                 fit: crate::fit::Fit::Cubic,
@@ -1164,14 +1173,9 @@ mod figure_memo {
         let (mut same, mut elsewhere, mut tightened) = (0, 0, 0);
         for (path, rig) in example_rigs() {
             let Some(fig) = &rig.figure else { continue };
-            let plan = reuse::plan(fig, Route::Css);
-            if !plan.reuses() {
+            let Some((plan, tighter)) = plan_and_tighter(fig) else {
                 continue;
-            }
-            let mut tighter = plan.clone();
-            for s in tighter.source_scale.iter_mut() {
-                *s = 0.6;
-            }
+            };
             let bake = |p: &reuse::Plan| {
                 bake_planned_keyed(
                     &rig.name,

@@ -203,32 +203,25 @@ pub fn bone_items(
 ) -> Vec<Item> {
     let bone = &fig.bones[b];
     let mut v = Vec::new();
+    // the stroke of a bone with a length (sticks, limbs)
+    let stroke = || {
+        (bone.length > 0.0).then(|| Item::Line {
+            from: joint,
+            to: tip,
+            class: format!("rb-bone rb-s{colour}"),
+            width: quantize(bone.width, LEN_DECIMALS),
+        })
+    };
     match fig.style.look {
         Look::Sticks => {
-            if bone.length > 0.0 {
-                v.push(Item::Line {
-                    from: joint,
-                    to: tip,
-                    class: format!("rb-bone rb-s{colour}"),
-                    width: quantize(bone.width, LEN_DECIMALS),
-                });
-            }
+            v.extend(stroke());
             v.push(Item::Circle {
                 center: joint,
                 r: quantize(bone.width * 0.8, LEN_DECIMALS),
                 class: "rb-joint".into(),
             });
         }
-        Look::Limbs => {
-            if bone.length > 0.0 {
-                v.push(Item::Line {
-                    from: joint,
-                    to: tip,
-                    class: format!("rb-bone rb-s{colour}"),
-                    width: quantize(bone.width, LEN_DECIMALS),
-                });
-            }
-        }
+        Look::Limbs => v.extend(stroke()),
         Look::Figure if bone.head_radius.is_some() => {}
         Look::Figure if fig.style.is_head(&bone.name) => {
             let mid = Vec2::new((joint.x + tip.x) / 2.0, (joint.y + tip.y) / 2.0);
