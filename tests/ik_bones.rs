@@ -151,6 +151,10 @@ fn ik_name_must_be_a_new_name() {
     v["ik"][0]["name"] = "limb".into();
     v["ik"][1]["name"] = "limb".into();
     bad(&v, &["ik[1].name", "an `ik` entry"]);
+    // nor a Verlet chain's (the report names both)
+    let mut v = example("stickman");
+    v["ik"][0]["name"] = "hair".into();
+    bad(&v, &["chains[0].name", "\"hair\"", "`ik` entry"]);
 }
 
 #[test]

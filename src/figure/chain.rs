@@ -455,10 +455,16 @@ fn validate_clip(
     for (i, cf) in files.iter().enumerate() {
         let p = format!("chains[{i}]");
         crate::valid::check_name(&format!("{p}.name"), &cf.name)?;
-        if out.iter().any(|c| c.name == cf.name) || fig.bones.iter().any(|b| b.name == cf.name) {
+        let taken = out.iter().any(|c| c.name == cf.name)
+            || fig.bones.iter().any(|b| b.name == cf.name)
+            || fig.ik.iter().any(|k| k.name.as_ref() == Some(&cf.name));
+        if taken {
             return Err(invalid(
                 format!("{p}.name"),
-                format!("{:?} is already the name of a bone or chain", cf.name),
+                format!(
+                    "{:?} is already the name of a bone, chain or `ik` entry",
+                    cf.name
+                ),
             ));
         }
         let Some(name) = cf.anchor.bone.as_deref() else {
