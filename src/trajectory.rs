@@ -383,7 +383,21 @@ impl TrajectoryFile {
                         ..run
                     },
                 );
-                Trajectory::TimedGait(Box::new(TimedGait::new(origin, walk, run, cadence, phase)))
+                let g = TimedGait::new(origin, walk, run, cadence, phase);
+                // the stance carries the foot at stride × cadence ÷ duty:
+                // a vanishing duty would carry it past any drawable length
+                let travel = g.travel_per_loop();
+                if !(travel.is_finite() && travel <= MAX_COORD) {
+                    return Err(invalid(
+                        p,
+                        format!(
+                            "its stance would carry the foot {} px per loop (stride × cycles ÷ duty over the blend), more than {}; raise `duty` or `run.duty`",
+                            crate::valid::shown(travel),
+                            crate::valid::shown(MAX_COORD)
+                        ),
+                    ));
+                }
+                Trajectory::TimedGait(Box::new(g))
             }
         })
     }

@@ -20,6 +20,7 @@ fn rig(name: &str) -> Value {
 }
 
 /// What a case must give.
+#[derive(Clone)]
 enum Want {
     /// Exit 0 on both routes; every number in the files finite.
     Ok,
@@ -355,6 +356,41 @@ fn degenerate_trajectories() {
             ),
             Want::Ok,
         ),
+    ];
+    for (name, v, want) in &cases {
+        check(name, v, want);
+    }
+}
+
+/// A gait with a `blend` timeline whose walk or run `duty` vanishes would
+/// carry its stance foot past any drawable length in a loop (stride ×
+/// cycles ÷ duty): refused at the gait, naming the travel, where it once
+/// reached the writer as NaN. A small duty that keeps the travel drawable
+/// still bakes or misses the tolerance with a clear error.
+#[test]
+fn timed_gaits_with_a_vanishing_duty() {
+    let gait = |field: &'static str, duty: f64| {
+        move |v: &mut Value| {
+            let g = &mut v["ik"][0]["target"]["gait"];
+            match field {
+                "duty" => g["duty"] = json!(duty),
+                _ => g["run"]["duty"] = json!(duty),
+            }
+        }
+    };
+    let refused = Want::Refused("ik[0].target.gait: its stance would carry the foot");
+    let cases: Vec<(&str, Value, Want)> = vec![
+        (
+            "run.duty 1e-300",
+            edit("run-up", gait("run", 1e-300)),
+            refused.clone(),
+        ),
+        (
+            "duty 1e-300",
+            edit("run-up", gait("duty", 1e-300)),
+            refused.clone(),
+        ),
+        ("run.duty 1e-5", edit("run-up", gait("run", 1e-5)), refused),
     ];
     for (name, v, want) in &cases {
         check(name, v, want);
