@@ -1153,13 +1153,14 @@ pub const TARGET_BUDGET_PX: f64 = 0.02;
 /// `ik_chains` marker's).
 pub const TARGET_DISC: f64 = 0.6;
 
-/// Every `ik` entry's target probe `<lower>-target`: a zero-radius circle at
+/// Every `ik` entry's target probe `<lower>-target` (`<name>-target` for a
+/// named entry; in the limbs look under a disc): a zero-radius circle at
 /// the target the entry asks for (user space, outside root motion; for
 /// `"reach": "pull"` the target before any pull), moved along it by fitted
 /// translate keys (x, then y inside), within [`TARGET_BUDGET_PX`]; a `path`
 /// target of a lone looping clip rides on the written path itself
 /// ([`crate::chain::exact_marker`]). With the
-/// effector probe `<lower>-tip` beside it, any tool can measure the foot (or
+/// effector probe `<lower>-tip` (`<name>-ankle`) beside it, any tool can measure the foot (or
 /// hand) against its target from the file alone. On the css route a
 /// target that follows an earlier one's path shifted in phase (a far foot)
 /// plays that one's keys with a negative delay, as reused bone chains do
