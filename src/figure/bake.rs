@@ -1122,19 +1122,33 @@ impl Moved<'_> {
                 keys,
             });
             written.push((axis, tag, tracks.len() - 1));
-            items = vec![Item::Group(Node {
-                class: Some((self.class)(tag)),
-                translate: Vec2::ZERO,
-                anim: Some(Anim::Translate {
-                    track: tracks.len() - 1,
-                    axis,
-                    delay_s: 0.0,
-                }),
-                children: items,
-            })];
+            items = vec![translated(
+                (self.class)(tag),
+                (tracks.len() - 1, axis, 0.0),
+                items,
+            )];
         }
         (items, written)
     }
+}
+
+/// `children` in a group of class `class` translated along `axis` by
+/// track `track`, played `delay_s` late.
+fn translated(
+    class: String,
+    (track, axis, delay_s): (usize, Axis, f64),
+    children: Vec<Item>,
+) -> Item {
+    Item::Group(Node {
+        class: Some(class),
+        translate: Vec2::ZERO,
+        anim: Some(Anim::Translate {
+            track,
+            axis,
+            delay_s,
+        }),
+        children,
+    })
 }
 
 /// Static `scene` parts: `"back"` ones before everything (the ground
@@ -1185,7 +1199,7 @@ fn target_items(
     for j in 0..fig.ik.len() {
         let target = &fc.targets[j];
         // the entry's name, else its lower bone's
-        let lower = fig.ik_stem(j);
+        let stem = fig.ik_stem(j);
         // the target probe at `at`, behind a disc in the limbs look
         let marked = |at: Vec2| {
             let mut v = Vec::with_capacity(2);
@@ -1211,7 +1225,7 @@ fn target_items(
             .flatten();
         if let Some(anim) = exact {
             out.push(Item::Group(Node {
-                class: Some(format!("rb-t-{lower}")),
+                class: Some(format!("rb-t-{stem}")),
                 translate: Vec2::ZERO,
                 anim: Some(anim),
                 children: marked(Vec2::ZERO),
@@ -1250,16 +1264,11 @@ fn target_items(
         let mut items = marked(q_len(follows.map_or(p0, |(i, _)| at(i, 0.0))));
         if let Some((i, delay_s)) = follows {
             for &(axis, tag, track) in &written[i] {
-                items = vec![Item::Group(Node {
-                    class: Some(format!("rb-t-{lower}-{tag}")),
-                    translate: Vec2::ZERO,
-                    anim: Some(Anim::Translate {
-                        track,
-                        axis,
-                        delay_s,
-                    }),
-                    children: items,
-                })];
+                items = vec![translated(
+                    format!("rb-t-{stem}-{tag}"),
+                    (track, axis, delay_s),
+                    items,
+                )];
             }
             written.push(written[i].clone());
             out.extend(items);
@@ -1284,8 +1293,8 @@ fn target_items(
                 entry: j,
                 x,
             },
-            track: &|tag| format!("rb-{clip}-{lower}-target-{tag}"),
-            class: &|tag| format!("rb-t-{lower}-{tag}"),
+            track: &|tag| format!("rb-{clip}-{stem}-target-{tag}"),
+            class: &|tag| format!("rb-t-{stem}-{tag}"),
         };
         let (moved_items, mine) = moved.wrap(items, (route, keyer, fitted), tracks);
         written.push(mine);
