@@ -22,6 +22,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
 
+mod lower;
+
 /// What to do when a leg cannot reach its target somewhere in the cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -471,6 +473,20 @@ fn period_notes(file: &RigFile) -> Vec<String> {
             })
         })
         .collect()
+}
+
+/// The bone tree an `ik_chains` file lowers into (module `lower`): the
+/// file is validated as a chain file first, so an error names the user's
+/// own JSON path (`ik_chains[1].thigh`); a file without `ik_chains` is
+/// refused at `ik_chains`.
+pub fn lower_chains(file: &RigFile) -> Result<RigFile, RigError> {
+    if file.ik_chains.is_empty() {
+        return Err(invalid(
+            "ik_chains",
+            "missing: only `ik_chains` lower into bones",
+        ));
+    }
+    Ok(lower::as_bones(file, &validate(file)?.chains))
 }
 
 /// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.

@@ -279,6 +279,28 @@ fn sign(d: Direction) -> f64 {
 }
 
 impl TrajectoryFile {
+    /// The same trajectory moved by `d` (every point it passes through
+    /// moves by `d`; a path's data is rewritten through kurbo).
+    pub fn translated(&self, d: [f64; 2]) -> TrajectoryFile {
+        let p = |q: [f64; 2]| [q[0] + d[0], q[1] + d[1]];
+        let mut out = self.clone();
+        match &mut out {
+            TrajectoryFile::Fixed(q) => *q = p(*q),
+            TrajectoryFile::Circle(c) => c.center = p(c.center),
+            TrajectoryFile::Ellipse(e) => e.center = p(e.center),
+            TrajectoryFile::Track(t) => t.keys.iter_mut().for_each(|k| k.1 = p(k.1)),
+            TrajectoryFile::Path(f) => {
+                if let Ok(mut path) = kurbo::BezPath::from_svg(&f.d) {
+                    path.apply_affine(kurbo::Affine::translate((d[0], d[1])));
+                    f.d = path.to_svg();
+                }
+            }
+            TrajectoryFile::Gait(g) => g.origin = p(g.origin),
+            TrajectoryFile::Bob(b) => b.center = p(b.center),
+        }
+        out
+    }
+
     /// Validate; `path` is the JSON path of this trajectory for messages.
     pub fn validate(&self, path: &str) -> Result<Trajectory, RigError> {
         Ok(match self {
@@ -829,25 +851,46 @@ mod tests {
         f.validate("t").unwrap()
     }
 
+    /// One trajectory file of every kind.
+    const FILES: [&str; 7] = [
+        r#"{"fixed": [3, 4]}"#,
+        r#"{"circle": {"center": [10, 20], "radius": 5, "start_deg": 30}}"#,
+        r#"{"ellipse": {"center": [0, 0], "rx": 40, "ry": 15, "rotation_deg": 20, "direction": "ccw"}}"#,
+        r#"{"track": {"keys": [[0, [0, 0]], [0.3, [10, 0]], [0.7, [10, 5]], [1, [0, 0]]],
+             "ease": ["smoothstep", "easeOutCubic", "easeInCubic"]}}"#,
+        r#"{"path": {"d": "M 0 0 C 40 -30 80 30 120 0 C 80 60 40 60 0 0 Z", "start": 0.25}}"#,
+        r#"{"gait": {"origin": [100, 200], "stride": 44, "step_height": 9, "duty": 0.62, "phase": 0.5}}"#,
+        r#"{"bob": {"center": [200, 164], "amp": 3, "phase": 0.1}}"#,
+    ];
+
     fn all() -> Vec<Trajectory> {
-        vec![
-            parse(r#"{"fixed": [3, 4]}"#),
-            parse(r#"{"circle": {"center": [10, 20], "radius": 5, "start_deg": 30}}"#),
-            parse(
-                r#"{"ellipse": {"center": [0, 0], "rx": 40, "ry": 15, "rotation_deg": 20, "direction": "ccw"}}"#,
-            ),
-            parse(
-                r#"{"track": {"keys": [[0, [0, 0]], [0.3, [10, 0]], [0.7, [10, 5]], [1, [0, 0]]],
-                     "ease": ["smoothstep", "easeOutCubic", "easeInCubic"]}}"#,
-            ),
-            parse(
-                r#"{"path": {"d": "M 0 0 C 40 -30 80 30 120 0 C 80 60 40 60 0 0 Z", "start": 0.25}}"#,
-            ),
-            parse(
-                r#"{"gait": {"origin": [100, 200], "stride": 44, "step_height": 9, "duty": 0.62, "phase": 0.5}}"#,
-            ),
-            parse(r#"{"bob": {"center": [200, 164], "amp": 3, "phase": 0.1}}"#),
-        ]
+        FILES.iter().map(|f| parse(f)).collect()
+    }
+
+    /// `translated` moves every point of every kind by the same offset
+    /// (the lowering of `ik_chains` moves a chain's root and target by its
+    /// `depth_offset` this way).
+    #[test]
+    fn a_translated_trajectory_passes_every_point_moved() {
+        let d = [-6.5, 7.25];
+        for f in FILES {
+            let file: TrajectoryFile = serde_json::from_str(f).unwrap();
+            let (a, b) = (
+                file.validate("t").unwrap(),
+                file.translated(d).validate("t").unwrap(),
+            );
+            for k in 0..=96 {
+                let t = k as f64 / 96.0;
+                let moved = a.at(t) + Vec2::new(d[0], d[1]);
+                // (a path's arc-length table is rebuilt from the moved
+                // data: its points move by ~1e-6 px)
+                assert!(
+                    b.at(t).dist(moved) < 1e-5,
+                    "{f} at {t}: {:?} against {moved:?}",
+                    b.at(t)
+                );
+            }
+        }
     }
 
     #[test]

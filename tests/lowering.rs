@@ -1,17 +1,19 @@
-//! `ik_chains` spelled as a bone tree: each chain a root bone at its root
-//! (carried by its own `move` when the root moves), a thigh and a shin, and
-//! an `ik` entry aiming the shin's tip at the chain's target; the chain's
-//! `depth_offset` moves the root and the target alike. The two solvers must
-//! put every hip, knee and ankle in the same place at every time: this is
-//! the pose a loader lowering `ik_chains` into the skeleton has to keep.
-//! Each `ik` entry is named as its chain, so the effector and target
-//! probes and the report's lines keep the chain's names.
+//! `ik_chains` lowered into a bone tree ([`rig::lower_chains`]): each chain
+//! a root bone at its root (carried by its own `move` when the root moves),
+//! a thigh and a shin, and an `ik` entry aiming the shin's tip at the
+//! chain's target; the chain's `depth_offset` moves the root and the target
+//! alike. The two solvers must put every hip, knee and ankle in the same
+//! place at every time: this is the pose a loader lowering `ik_chains` into
+//! the skeleton has to keep. Each `ik` entry is named as its chain, so the
+//! effector and target probes and the report's lines keep the chain's
+//! names, and the tree draws what the chain draws (the `limbs` look at the
+//! chain's widths and colours).
 
 use rigbake::figure::fk;
 use rigbake::geom::{Vec2, Vec2Ext};
 use rigbake::rig;
 use rigbake::solve::ik;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -56,97 +58,6 @@ fn probe_names(svg: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// `traj` (an `ik_chains` trajectory) moved by `(dx, dy)`.
-fn shifted(traj: &Value, (dx, dy): (f64, f64)) -> Value {
-    let point = |p: &Value| json!([p[0].as_f64().unwrap() + dx, p[1].as_f64().unwrap() + dy]);
-    let (kind, body) = traj.as_object().unwrap().iter().next().unwrap();
-    let mut body = body.clone();
-    match kind.as_str() {
-        "fixed" => body = point(&body),
-        "gait" => body["origin"] = point(&body["origin"]),
-        "bob" | "circle" | "ellipse" => body["center"] = point(&body["center"]),
-        "track" => {
-            for k in body["keys"].as_array_mut().unwrap() {
-                k[1] = point(&k[1]);
-            }
-        }
-        "path" => {
-            let mut p = kurbo::BezPath::from_svg(body["d"].as_str().unwrap()).unwrap();
-            p.apply_affine(kurbo::Affine::translate((dx, dy)));
-            body["d"] = json!(p.to_svg());
-        }
-        other => panic!("no shift for {other}"),
-    }
-    json!({ kind: body })
-}
-
-/// The bone-tree spelling of an `ik_chains` rig file, and the roots' drawn
-/// joints it was given (phase 0, offset included).
-fn as_bones(file: &Value, roots: &[Vec2]) -> Value {
-    // per chain its three bones; chains are listed front to back and
-    // drawn back to front
-    let mut limbs: Vec<Vec<Value>> = Vec::new();
-    let mut iks = Vec::new();
-    for (i, (c, r0)) in file["ik_chains"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(roots)
-        .enumerate()
-    {
-        let mut bones = Vec::new();
-        let name = c["name"].as_str().unwrap();
-        let off = c.get("depth_offset").map_or((0.0, 0.0), |o| {
-            (o[0].as_f64().unwrap(), o[1].as_f64().unwrap())
-        });
-        let hip = format!("{name}_hip");
-        let mut root = json!({"name": hip, "at": [r0.x + off.0, r0.y + off.1], "length": 0});
-        if c["root"].get("fixed").is_none() {
-            root["move"] = c["root"].clone();
-        }
-        bones.push(root);
-        let (thigh, shin) = (format!("{name}_thigh"), format!("{name}_shin"));
-        // the chain's drawing: 0.16 × its shorter bone wide (2 to 40, one
-        // decimal), the front chain dark and the others light
-        let (a, b) = (c["thigh"].as_f64().unwrap(), c["shin"].as_f64().unwrap());
-        let width = ((a.min(b) * 0.16).clamp(2.0, 40.0) * 10.0).round() / 10.0;
-        let stroke = if i == 0 { "#264653" } else { "#8fa3b0" };
-        let style = json!({"width": width, "stroke": stroke});
-        bones.push(json!({"name": thigh, "parent": hip, "length": c["thigh"], "style": style}));
-        bones.push(json!({"name": shin, "parent": thigh, "length": c["shin"], "style": style}));
-        limbs.push(bones);
-        // named as the chain, so its probes are `<chain>-ankle` and
-        // `<chain>-target` as the chain's are
-        let mut entry = json!({"name": name, "upper": thigh, "lower": shin,
-            "target": shifted(&c["target"], off)});
-        for field in ["knee", "reach"] {
-            if let Some(v) = c.get(field) {
-                entry[field] = v.clone();
-            }
-        }
-        iks.push(entry);
-    }
-    let bones: Vec<Value> = limbs.into_iter().rev().flatten().collect();
-    let mut out = json!({
-        "name": file["name"],
-        "view_box": file["view_box"],
-        "period_s": file["period_s"],
-        "style": "limbs",
-        "bones": bones,
-        "ik": iks,
-    });
-    for field in ["tolerance_px", "scene"] {
-        if let Some(v) = file.get(field) {
-            out[field] = v.clone();
-        }
-    }
-    if let Some(g) = file.get("ground") {
-        // a ground follows an `ik` entry by its name: the chain's
-        out["ground"] = g.clone();
-    }
-    out
-}
-
 #[test]
 fn ik_chains_spelled_as_bones_solve_the_same_pose() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -163,8 +74,8 @@ fn ik_chains_spelled_as_bones_solve_the_same_pose() {
         let text = std::fs::read_to_string(path).unwrap();
         let chains = rig::load(&text).unwrap().chains;
         let file: Value = serde_json::from_str(&text).unwrap();
-        let roots: Vec<Vec2> = chains.iter().map(|c| c.root.at(0.0)).collect();
-        let spelled = as_bones(&file, &roots);
+        let lowered = rig::lower_chains(&rig::parse(&text).unwrap()).unwrap();
+        let spelled = serde_json::to_value(&lowered).unwrap();
         let bones = rig::load(&spelled.to_string()).unwrap();
         // path-foot's spelling is kept, to bake and compare by hand
         if path.ends_with("rigs/path-foot.json") {
@@ -257,4 +168,21 @@ fn ik_chains_spelled_as_bones_solve_the_same_pose() {
         "target track",
     ];
     assert_eq!(kinds.into_iter().collect::<Vec<_>>(), want);
+}
+
+/// The lowering validates the chain file first: its errors name the
+/// user's own `ik_chains` paths, and a file without chains is refused.
+#[test]
+fn lowering_refuses_what_the_chain_file_refuses_in_its_own_words() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("rigs/path-foot.json")).unwrap();
+    let mut file = rig::parse(&text).unwrap();
+    file.ik_chains[1].thigh = -4.0;
+    let err = rig::lower_chains(&file).unwrap_err().to_string();
+    assert!(err.starts_with("ik_chains[1].thigh"), "{err}");
+    let text = std::fs::read_to_string(root.join("rigs/seed-nested.json")).unwrap();
+    let err = rig::lower_chains(&rig::parse(&text).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("ik_chains"), "{err}");
 }

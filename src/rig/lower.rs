@@ -1,0 +1,74 @@
+//! `ik_chains` lowered into the skeleton.
+//!
+//! A validated `ik_chains` file is rewritten as the bone tree that solves
+//! the same pose: each chain a root bone at its root (carried by its own
+//! `move` when the root moves), a thigh and a shin, and an `ik` entry,
+//! named as the chain, aiming the shin's tip at the chain's target. The
+//! chain's `depth_offset` moves the root and the target alike. The tree is
+//! drawn in the `limbs` look at the chain's widths and colours, so the
+//! lowered file draws what the chain file always drew, and its probes and
+//! report lines keep the chain's names (`<chain>-ankle`, `<chain>-target`).
+//!
+//! The chain file is validated first ([`super::validate_chains`]), so every
+//! error names the user's own JSON path (`ik_chains[1].thigh`); the tree
+//! built here is then valid by construction.
+
+use super::RigFile;
+use crate::chain::IkChain;
+use crate::geom::Vec2;
+use serde_json::{Value, json};
+
+/// A chain's stroke width: 0.16 × its shorter bone (2 to 40 px, one
+/// decimal).
+pub(crate) fn chain_width(thigh: f64, shin: f64) -> f64 {
+    ((thigh.min(shin) * 0.16).clamp(2.0, 40.0) * 10.0).round() / 10.0
+}
+
+/// A chain's colour: the front chain dark, the others light.
+pub(crate) fn chain_stroke(i: usize) -> &'static str {
+    if i == 0 { "#264653" } else { "#8fa3b0" }
+}
+
+/// The bone-tree spelling of `file` (an `ik_chains` rig), given its
+/// validated chains (their roots at t = 0 place the root bones).
+pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
+    let mut limbs: Vec<[Value; 3]> = Vec::new();
+    let mut iks = Vec::new();
+    for (i, (c, vc)) in file.ik_chains.iter().zip(chains).enumerate() {
+        let off = c.depth_offset;
+        let r0: Vec2 = vc.root.at(0.0);
+        let hip = format!("{}_hip", c.name);
+        let mut root = json!({"name": hip, "at": [r0.x + off[0], r0.y + off[1]], "length": 0});
+        if !matches!(c.root, crate::trajectory::TrajectoryFile::Fixed(_)) {
+            root["move"] = json!(c.root);
+        }
+        let (thigh, shin) = (format!("{}_thigh", c.name), format!("{}_shin", c.name));
+        let style = json!({"width": chain_width(c.thigh, c.shin), "stroke": chain_stroke(i)});
+        limbs.push([
+            root,
+            json!({"name": thigh, "parent": hip, "length": c.thigh, "style": style}),
+            json!({"name": shin, "parent": thigh, "length": c.shin, "style": style}),
+        ]);
+        iks.push(json!({
+            "name": c.name, "upper": thigh, "lower": shin,
+            "target": c.target.translated(off), "knee": c.knee, "reach": c.reach,
+        }));
+    }
+    // chains are listed front to back, bones drawn back to front
+    let bones: Vec<Value> = limbs.into_iter().rev().flatten().collect();
+    let tree = json!({
+        "name": file.name,
+        "view_box": file.view_box,
+        "period_s": file.period_s,
+        "bones": bones,
+        "ik": iks,
+        "style": "limbs",
+    });
+    let mut out: RigFile =
+        serde_json::from_value(tree).expect("a lowered chain file is well formed");
+    out.keys = file.keys;
+    out.tolerance_px = file.tolerance_px;
+    out.scene = file.scene.clone();
+    out.ground = file.ground.clone();
+    out
+}
