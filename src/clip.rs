@@ -296,7 +296,40 @@ pub struct Clip {
     pub ground_wrap_px: Option<f64>,
 }
 
+impl Track {
+    /// Drops every key inside a run of three or more equal values: the
+    /// segments around such a key are constant whatever their easing, so
+    /// the track says the same with one constant segment from the run's
+    /// first key to its last (a foot target standing through a gait's
+    /// stance keeps its corner keys otherwise). The first and last keys
+    /// always stay.
+    pub fn drop_flat_keys(&mut self) {
+        let k = &self.keys;
+        let flat = |i: usize| {
+            i > 0 && i + 1 < k.len() && k[i - 1].value == k[i].value && k[i].value == k[i + 1].value
+        };
+        let keep: Vec<Key> = (0..k.len()).filter(|&i| !flat(i)).map(|i| k[i]).collect();
+        self.keys = keep;
+    }
+}
+
 impl Clip {
+    /// [`Track::drop_flat_keys`] on every track but the two of a
+    /// [`Anim::Scale`], whose key times must stay equal.
+    pub fn drop_flat_keys(&mut self) {
+        let mut paired = Vec::new();
+        for g in self.groups() {
+            if let Some(Anim::Scale { sx, sy, .. }) = g.anim {
+                paired.extend([sx, sy]);
+            }
+        }
+        for (i, t) in self.tracks.iter_mut().enumerate() {
+            if !paired.contains(&i) {
+                t.drop_flat_keys();
+            }
+        }
+    }
+
     /// The morphed path that carries `probe`, if any (smil route legs).
     pub fn morph(&self, probe: &str) -> Option<&Morph> {
         self.groups().into_iter().find_map(|g| {

@@ -1479,3 +1479,110 @@ mod bone_fk {
         assert!(errs.iter().all(|&e| e < 0.25), "{errs:?}");
     }
 }
+
+mod flat_keys {
+    use crate::clip::{Anim, Ease, Key, Track};
+    use crate::measure::track_value;
+
+    /// A key inside a run of equal values goes, and the track's value is
+    /// the same at every time: runs at the start, inside and at the end,
+    /// of three to five keys, under linear and overshooting easings.
+    #[test]
+    fn dropping_flat_keys_changes_no_value() {
+        let eases = [Ease::Linear, Ease::CubicBezier([0.3333, 1.4, 0.6667, -0.3])];
+        let runs: [&[f64]; 5] = [
+            &[2.0, 2.0, 2.0, 5.0, -1.0, 2.0],
+            &[0.0, 3.0, 3.0, 3.0, 3.0, 1.0, 0.0],
+            &[0.0, 1.0, 4.0, 4.0, 4.0, 4.0, 4.0],
+            &[7.0, 7.0, 7.0, 7.0],
+            &[0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 9.0, 9.0, 9.0, 0.0],
+        ];
+        for values in runs {
+            for (e, ease) in eases.iter().enumerate() {
+                let n = values.len();
+                let keys: Vec<Key> = values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &value)| Key {
+                        t: if i + 1 == n {
+                            1.0
+                        } else {
+                            i as f64 / (n - 1) as f64 * (1.0 - 0.01 * e as f64)
+                        },
+                        value,
+                        ease: if i % 2 == 0 { *ease } else { Ease::Linear },
+                    })
+                    .collect();
+                let mut track = Track {
+                    name: "x".into(),
+                    keys: keys.clone(),
+                };
+                track.drop_flat_keys();
+                let inner = (1..n - 1)
+                    .filter(|&i| values[i - 1] == values[i] && values[i] == values[i + 1])
+                    .count();
+                assert_eq!(track.keys.len(), n - inner, "{values:?}");
+                assert_eq!(
+                    (track.keys[0], *track.keys.last().unwrap()),
+                    (keys[0], keys[n - 1])
+                );
+                for k in 0..=2000 {
+                    let u = k as f64 / 2000.0;
+                    assert_eq!(
+                        track_value(&track.keys, u),
+                        track_value(&keys, u),
+                        "{values:?} {ease:?} at {u}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// No written bone, `move` or target track of any rig in `rigs/`, on
+    /// either route, keys a value inside a run of equal ones (a scale's two
+    /// tracks aside; springs and Verlet chains keep one key-time set each).
+    #[test]
+    fn no_written_track_keys_the_inside_of_a_flat_run() {
+        let mut tracks = 0;
+        for (path, rig) in super::example_rigs() {
+            for route in [crate::Route::Css, crate::Route::Smil] {
+                let opts = crate::bake::BakeOptions::resolve(&rig, route, None, None, None);
+                let baked = crate::bake_rig(&rig, &opts);
+                for clip in &baked.clips {
+                    let mut scaled = Vec::new();
+                    let mut checked: Vec<usize> = Vec::new();
+                    for g in clip.groups() {
+                        match g.anim {
+                            Some(Anim::Scale { sx, sy, .. }) => scaled.extend([sx, sy]),
+                            Some(Anim::Rotate { track, .. } | Anim::Translate { track, .. })
+                                if g.class.as_deref().is_some_and(|c| {
+                                    ["rb-b-", "rb-m-", "rb-t-"].iter().any(|p| c.contains(p))
+                                }) =>
+                            {
+                                checked.push(track)
+                            }
+                            _ => {}
+                        }
+                    }
+                    for (i, t) in clip.tracks.iter().enumerate() {
+                        if scaled.contains(&i) || !checked.contains(&i) {
+                            continue;
+                        }
+                        tracks += 1;
+                        for w in t.keys.windows(3) {
+                            assert!(
+                                !(w[0].value == w[1].value && w[1].value == w[2].value),
+                                "{} {route:?} {}: a key at {} inside a run of {}",
+                                path.display(),
+                                t.name,
+                                w[1].t,
+                                w[1].value
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(tracks > 100, "{tracks}");
+    }
+}

@@ -1021,7 +1021,7 @@ fn bake_clip(
         inner.extend(targets);
     }
     scene_layers(fig, &mut inner);
-    Clip {
+    let mut written = Clip {
         name: name.to_string(),
         route,
         period_s,
@@ -1039,7 +1039,11 @@ fn bake_clip(
         }),
         ground_wrap_px: (fig.ground.is_some() && !clip.ground_keys.is_empty())
             .then_some(fig.ground_spacing_px),
-    }
+    };
+    // (springs and Verlet chains, added later, keep one key-time set per
+    // spring or chain)
+    written.drop_flat_keys();
+    written
 }
 
 /// Root bone b's group, inside translate groups (x outside, y inside) that
