@@ -233,6 +233,18 @@ pub enum ArtError {
         first: u32,
         second: u32,
     },
+    /// Two elements draw one bone, under its name and its `ik` entry's
+    /// (`near_thigh` and `thigh-near`).
+    #[error(
+        "bone \"{bone}\" is drawn twice: \"{a}\" (line {first}) and \"{b}\" (line {second}); keep one"
+    )]
+    TwoNames {
+        bone: String,
+        a: String,
+        first: u32,
+        b: String,
+        second: u32,
+    },
     /// One element carries two different part names.
     #[error("line {line}: one element is both \"{a}\" and \"{b}\"")]
     TwoRoles { line: u32, a: String, b: String },

@@ -1,7 +1,7 @@
 //! `bake --art` for every rig kind: `template` → an illustrator's edit (every
 //! drawn line becomes a curved path of another shape, the joints kept) →
-//! `bake --art`, for bone trees (the walker, nested and flat; the ponytail)
-//! and a cycling rig. The report is the plain bake's, the summary counts the
+//! `bake --art`, for bone trees (the walker, nested and flat; the ponytail;
+//! a tree with named `ik` entries) and a cycling rig. The report is the plain bake's, the summary counts the
 //! written file's bytes, joint markers are hidden, and in Chromium (and
 //! Firefox ESR where installed) every
 //! probe of the plain clip is where the clip's evaluator puts it and the
@@ -23,6 +23,10 @@ use rigbake::{Route, bake_rig, measure, rig};
 use roxmltree::Document;
 use std::fs;
 
+/// A bone tree whose `ik` entries are named (an effector's probe is
+/// `<name>-ankle`, not `<lower>-tip`): path-foot lowered into bones.
+const LOWERED: &str = "tests/fixtures/lowering/path-foot.json";
+
 #[test]
 fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
     let tmp = tempfile::tempdir().unwrap();
@@ -34,6 +38,19 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
             "rigs/ponytail.json",
             "ponytail",
             show_guides(&draw_over(&template("rigs/ponytail.json", tmp.path()))),
+        ),
+        (
+            LOWERED,
+            "named ik entries",
+            show_guides(&draw_over(&template(LOWERED, tmp.path()))),
+        ),
+        // a drawing made for the chain rig binds to the tree it lowers to:
+        // its `thigh-<chain>` and `shin-<chain>` parts are the named
+        // entries' bones
+        (
+            LOWERED,
+            "named ik entries, drawn for ik_chains",
+            show_guides(&draw_over(&template("rigs/path-foot.json", tmp.path()))),
         ),
         (
             "rigs/seed-nested.json",
@@ -72,6 +89,7 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
             )
             .clip;
             let mut checked = 0;
+            let mut drawn_parts = 0;
             let mut worst_drawn: f64 = 0.0;
             for (t, p) in ts.iter().zip(samples) {
                 let at = |k: &str| {
@@ -91,13 +109,25 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
                         let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, u), u);
                         let root = fk::root_matrix(&fc.root, u);
                         for (bi, bone) in fig.bones.iter().enumerate() {
-                            let from = format!("art-{}-from", bone.name);
-                            if !p.contains_key(&from) {
+                            // the part is the bone's, or for a named `ik`
+                            // entry's bones its chain name's
+                            let chain_part = fig.ik.iter().find_map(|k| {
+                                let n = k.name.as_deref()?;
+                                (k.upper == bi)
+                                    .then(|| format!("thigh-{n}"))
+                                    .or_else(|| (k.lower == bi).then(|| format!("shin-{n}")))
+                            });
+                            let Some(part) = std::iter::once(bone.name.clone())
+                                .chain(chain_part)
+                                .find(|n| p.contains_key(&format!("art-{n}-from")))
+                            else {
                                 continue;
-                            }
+                            };
+                            drawn_parts += 1;
+                            let from = format!("art-{part}-from");
                             // the drawn tip on the clip's tip probe
-                            let tip = at(&format!("{}-tip", bone.name));
-                            let to = at(&format!("art-{}-to", bone.name));
+                            let tip = at(&fig.tip_probe(bi));
+                            let to = at(&format!("art-{part}-to"));
                             let e = dist(to, Vec2::new(tip[0], tip[1]));
                             assert!(
                                 e <= 0.05,
@@ -138,6 +168,18 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
                 }
             }
             assert!(checked > 48, "{tag}: {checked} probes");
+            // every bone with a length drawn and checked at every sample
+            // (the flat walker keeps no guide probes)
+            if let Some(fig) = &rig.figure
+                && !tag.ends_with("flat")
+            {
+                let bones = fig.bones.iter().filter(|b| b.length > 0.0).count();
+                assert!(
+                    drawn_parts >= bones * ts.len(),
+                    "{tag}: {drawn_parts} drawn parts checked, {bones} bones × {} samples",
+                    ts.len()
+                );
+            }
             eprintln!(
                 "{tag}: {checked} probe positions within 0.05 px; drawn joints (bones: against FK) or ankles (legs: against the ankle probe) within {worst_drawn:.4} px"
             );
@@ -332,4 +374,26 @@ fn a_use_cycle_in_a_big_part_is_read_a_bounded_number_of_times() {
         t0.elapsed()
     );
     assert!(art.svg.len() > drawing.len());
+}
+
+/// A named `ik` entry's bone drawn under both of its names (the bone's
+/// and the chain's) is refused naming both parts and their lines.
+#[test]
+fn a_bone_drawn_under_both_its_names_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = draw_over(&template("rigs/path-foot.json", tmp.path()));
+    let both = chain.replace(
+        "</svg>",
+        "<path id=\"near_thigh\" d=\"M200 100L224.01 186.74\" stroke=\"#000\"/>\n</svg>",
+    );
+    let line = refused(
+        LOWERED,
+        &both,
+        &[
+            "bone \"near_thigh\" is drawn twice",
+            "\"thigh-near\" (line",
+            "keep one",
+        ],
+    );
+    assert!(line.contains("\"near_thigh\" (line"), "{line}");
 }

@@ -1,6 +1,6 @@
 //! Target probes of bone-tree IK effectors (issue 12): every `ik` entry's
 //! effector `<lower>-tip` has a `<lower>-target` probe at the target the
-//! entry asks for, so the foot-to-target distance (and with it the reach
+//! entry asks for (`<name>-ankle` and `<name>-target` for a named entry), so the foot-to-target distance (and with it the reach
 //! gap) can be measured from the file alone.
 
 use rigbake::figure::{self, bake::TARGET_BUDGET_PX};
@@ -18,6 +18,11 @@ fn rigs() -> Vec<(String, Rig)> {
         out.push((name, rig::load(&text).unwrap()));
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
+    // and a tree whose `ik` entries are named (`<name>-ankle`,
+    // `<name>-target`): path-foot lowered into bones
+    let lowered = "tests/fixtures/lowering/path-foot.json";
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(lowered));
+    out.push((lowered.to_string(), rig::load(&text.unwrap()).unwrap()));
     out
 }
 
@@ -36,12 +41,10 @@ fn every_ik_effector_has_a_target_probe_that_measures_the_reach() {
             let fb = figure::bake_figure(&rig.name, rig.view_box, fig, route, None);
             for im in &fb.ik {
                 let clip = &fb.clips[im.clip];
-                let k = &fig.ik[fig
-                    .ik
-                    .iter()
-                    .position(|k| im.leg.ankle_probe == format!("{}-tip", fig.bones[k.lower].name))
-                    .unwrap()];
-                let target = format!("{}-target", fig.bones[k.lower].name);
+                let i = (0..fig.ik.len())
+                    .position(|i| im.leg.ankle_probe == fig.tip_probe(fig.ik[i].lower))
+                    .unwrap_or_else(|| panic!("{name}: no entry for {}", im.leg.ankle_probe));
+                let target = fig.target_probe(i);
                 assert!(
                     fb.svg.contains(&format!("data-probe=\"{target}\"")),
                     "{name} {route:?}: no {target}"

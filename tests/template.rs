@@ -116,7 +116,12 @@ fn marker(doc: &Document, guides: Node, name: &str) -> Vec2 {
 #[test]
 fn every_rig_gets_a_labelled_template_in_its_phase0_pose() {
     let mut kinds = BTreeSet::new();
-    for path in rigs() {
+    // and a tree whose `ik` entries are named (an effector's probe is
+    // `<name>-ankle`): path-foot lowered into bones
+    for path in rigs()
+        .into_iter()
+        .chain([repo("tests/fixtures/lowering/path-foot.json")])
+    {
         kinds.insert(check_template(&path.display().to_string(), &load(&path)));
     }
     assert_eq!(kinds.len(), 3, "every rig kind covered: {kinds:?}");
@@ -254,7 +259,7 @@ fn check_template(name: &str, rig: &rig::Rig) -> &'static str {
             near(
                 &format!("{name} {} vs the bake", bone.name),
                 t,
-                probe(&format!("{}-tip", bone.name)),
+                probe(&fig.tip_probe(b)),
                 e + ROUND_PX,
             );
         }

@@ -7,6 +7,8 @@
 //! | --- | --- | --- |
 //! | `<bone>` (the bone's `name`) | any drawable element or group | for every bone with a `length` > 0 or a `head_radius` |
 //! | `joint-<bone>`, `tip-<bone>` | `<circle>`, anywhere | no: checked against the pose, hidden in the output |
+//! | `thigh-<name>`, `shin-<name>` (an `ik` entry's `name`) | as `<bone>`, for the entry's upper and lower bone | as `<bone>` (one of the two names) |
+//! | `joint-hip-<name>`, `joint-knee-<name>`, `joint-ankle-<name>` | `<circle>`, anywhere | no, as `joint-<bone>`/`tip-<bone>` |
 //!
 //! `rigbake template` writes exactly these names. A part may hold the
 //! parts of bones below it (a nested drawing) or stand alone (a flat one):
@@ -78,9 +80,10 @@ pub(super) fn animate(
         if let Some(b) = name.strip_prefix("joint-").and_then(bone_of) {
             return Some(Role::Marker(b, Joint::Bone));
         }
-        name.strip_prefix("tip-")
-            .and_then(bone_of)
-            .map(|b| Role::Marker(b, Joint::Tip))
+        if let Some(b) = name.strip_prefix("tip-").and_then(bone_of) {
+            return Some(Role::Marker(b, Joint::Tip));
+        }
+        chain_role(fig, name)
     };
 
     let parts = find_parts(doc, lines, |n| role_of(n).map(Named::Part))?.parts;
@@ -89,8 +92,23 @@ pub(super) fn animate(
         .map(|n| format!("\"{n}\""))
         .collect::<Vec<_>>()
         .join(", ");
-    for bone in &fig.bones {
-        if (bone.length > 0.0 || bone.head_radius.is_some()) && !parts.contains_key(&bone.name) {
+    // each bone drawn once, under its own name or its entry's
+    let mut drawn: HashMap<usize, (&str, u32)> = HashMap::new();
+    for (name, (f, role)) in &parts {
+        if let Role::Bone(b) = *role
+            && let Some((first, line)) = drawn.insert(b, (name, f.line))
+        {
+            return Err(ArtError::TwoNames {
+                bone: names[b].to_string(),
+                a: first.to_string(),
+                first: line,
+                b: name.clone(),
+                second: f.line,
+            });
+        }
+    }
+    for (b, bone) in fig.bones.iter().enumerate() {
+        if (bone.length > 0.0 || bone.head_radius.is_some()) && !drawn.contains_key(&b) {
             return Err(ArtError::MissingBone {
                 part: bone.name.clone(),
                 bones: list,
@@ -219,4 +237,24 @@ pub(super) fn animate(
         Some(last),
     )?;
     Ok(Animated { svg, markers })
+}
+
+/// The part names an `ik_chains` drawing gives a chain, answered by a named
+/// `ik` entry's bones: `thigh-<name>` (its upper bone), `shin-<name>` (its
+/// lower bone), and the markers `joint-hip-<name>`, `joint-knee-<name>`
+/// (the bones' joints) and `joint-ankle-<name>` (the effector). A chain rig
+/// lowered into bones names its entries after its chains, so a drawing
+/// made from its chain template binds to the tree.
+fn chain_role(fig: &Figure, name: &str) -> Option<Role> {
+    fig.ik.iter().find_map(|k| {
+        let kind = name.strip_suffix(k.name.as_deref()?)?.strip_suffix('-')?;
+        match kind {
+            "thigh" => Some(Role::Bone(k.upper)),
+            "shin" => Some(Role::Bone(k.lower)),
+            "joint-hip" => Some(Role::Marker(k.upper, Joint::Bone)),
+            "joint-knee" => Some(Role::Marker(k.lower, Joint::Bone)),
+            "joint-ankle" => Some(Role::Marker(k.lower, Joint::Tip)),
+            _ => None,
+        }
+    })
 }
