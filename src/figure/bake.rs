@@ -1041,8 +1041,10 @@ fn bake_clip(
             .then_some(fig.ground_spacing_px),
     };
     // (springs and Verlet chains, added later, keep one key-time set per
-    // spring or chain)
-    written.drop_flat_keys();
+    // spring or chain; `--keys N` writes its N uniform keys as asked)
+    if !matches!(keyer.keys, ChannelKeys::Uniform(_)) {
+        written.drop_flat_keys();
+    }
     written
 }
 
