@@ -186,3 +186,35 @@ fn lowering_refuses_what_the_chain_file_refuses_in_its_own_words() {
         .to_string();
     assert!(err.starts_with("ik_chains"), "{err}");
 }
+
+/// Chain names whose `<chain>_hip`, `_thigh`, `_shin` would clash with
+/// another chain's name or run past the 32 characters a name may hold
+/// still lower into a valid tree, each `ik` entry named as its chain.
+#[test]
+fn clashing_and_long_chain_names_lower_into_a_valid_tree() {
+    let chain = |name: &str, x: f64| {
+        serde_json::json!({"name": name, "root": {"fixed": [x, 100]},
+            "target": {"circle": {"center": [x, 230], "radius": 20}},
+            "thigh": 80, "shin": 80})
+    };
+    let long = "a234567890123456789012345678901";
+    let sets: [&[&str]; 4] = [
+        &["a", "a_thigh", "a_hip", "a_shin"],
+        &[long, "bb"],
+        &["c0_hip", "x", "c1_thigh", "x_hip"],
+        &["a_thigh", "a"],
+    ];
+    for names in sets {
+        let file = serde_json::json!({
+            "name": "n", "view_box": [0, 0, 900, 300], "period_s": 1,
+            "ik_chains": names.iter().enumerate()
+                .map(|(i, n)| chain(n, 60.0 + 120.0 * i as f64)).collect::<Vec<_>>(),
+        });
+        let lowered = rig::lower_chains(&rig::parse(&file.to_string()).unwrap())
+            .unwrap_or_else(|e| panic!("{names:?}: {e}"));
+        let entries: Vec<String> = lowered.ik.iter().map(|k| k.name.clone().unwrap()).collect();
+        assert_eq!(entries, names, "{names:?}");
+        let tree = rig::validate(&lowered).unwrap_or_else(|e| panic!("{names:?}: {e}"));
+        assert_eq!(tree.figure.unwrap().bones.len(), 3 * names.len());
+    }
+}

@@ -17,16 +17,43 @@ use super::RigFile;
 use crate::chain::IkChain;
 use crate::geom::Vec2;
 use serde_json::{Value, json};
+use std::collections::HashSet;
 
 /// A chain's stroke width: 0.16 × its shorter bone (2 to 40 px, one
 /// decimal).
-pub(crate) fn chain_width(thigh: f64, shin: f64) -> f64 {
+fn chain_width(thigh: f64, shin: f64) -> f64 {
     ((thigh.min(shin) * 0.16).clamp(2.0, 40.0) * 10.0).round() / 10.0
 }
 
 /// A chain's colour: the front chain dark, the others light.
-pub(crate) fn chain_stroke(i: usize) -> &'static str {
+fn chain_stroke(i: usize) -> &'static str {
     if i == 0 { "#264653" } else { "#8fa3b0" }
+}
+
+/// The root, thigh and shin bone names of every chain: `<chain>_hip`,
+/// `<chain>_thigh`, `<chain>_shin`, unless such a name is longer than a
+/// name may be (32) or taken (by a chain, whose `ik` entry carries its
+/// name, or by an earlier bone; chains `a` and `a_thigh` would clash): then
+/// `c<i>_<part>`, with `_<k>` added until it is free.
+fn bone_names(chains: &[crate::chain::IkChainFile]) -> Vec<[String; 3]> {
+    let mut taken: HashSet<String> = chains.iter().map(|c| c.name.clone()).collect();
+    let mut out = Vec::with_capacity(chains.len());
+    for (i, c) in chains.iter().enumerate() {
+        out.push(["hip", "thigh", "shin"].map(|part| {
+            let mut name = format!("{}_{part}", c.name);
+            let mut k = 0;
+            while name.len() > 32 || taken.contains(&name) {
+                name = match k {
+                    0 => format!("c{i}_{part}"),
+                    _ => format!("c{i}_{part}_{k}"),
+                };
+                k += 1;
+            }
+            taken.insert(name.clone());
+            name
+        }));
+    }
+    out
 }
 
 /// The bone-tree spelling of `file` (an `ik_chains` rig), given its
@@ -34,15 +61,16 @@ pub(crate) fn chain_stroke(i: usize) -> &'static str {
 pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
     let mut limbs: Vec<[Value; 3]> = Vec::new();
     let mut iks = Vec::new();
-    for (i, (c, vc)) in file.ik_chains.iter().zip(chains).enumerate() {
+    let names = bone_names(&file.ik_chains);
+    for (i, ((c, vc), [hip, thigh, shin])) in
+        file.ik_chains.iter().zip(chains).zip(names).enumerate()
+    {
         let off = c.depth_offset;
         let r0: Vec2 = vc.root.at(0.0);
-        let hip = format!("{}_hip", c.name);
         let mut root = json!({"name": hip, "at": [r0.x + off[0], r0.y + off[1]], "length": 0});
         if !matches!(c.root, crate::trajectory::TrajectoryFile::Fixed(_)) {
             root["move"] = json!(c.root);
         }
-        let (thigh, shin) = (format!("{}_thigh", c.name), format!("{}_shin", c.name));
         let style = json!({"width": chain_width(c.thigh, c.shin), "stroke": chain_stroke(i)});
         limbs.push([
             root,
