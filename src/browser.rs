@@ -4,7 +4,9 @@
 //! # Method
 //!
 //! Every call generates one HTML page and starts one browser process on it,
-//! in a fresh temporary directory (profile included). The caller picks the
+//! in a fresh temporary directory (profile included, and the browser's own
+//! `TMPDIR`, so even a killed Chromium's singleton socket directory goes
+//! with it; `tests/browser_temporaries.rs`). The caller picks the
 //! engine ([`Browser`], [`Engine`]); the page and its script are the same
 //! for both, only the way the page gets in and the result gets out differs.
 //!
@@ -1159,7 +1161,7 @@ fn launch(
     let (dir, _dir_on_signal) = temp_dir()?;
     let profile = dir.path().join("profile");
     let mut server = Server::start(page)?;
-    let cmd = match browser.engine {
+    let mut cmd = match browser.engine {
         Engine::Chromium => chromium_command(
             &browser.path,
             &profile,
@@ -1169,6 +1171,10 @@ fn launch(
         ),
         Engine::Firefox => firefox_command(&browser.path, &profile, &server.url(true)?, opts)?,
     };
+    // The browser's own temporaries (Chromium's singleton socket directory
+    // `org.chromium.Chromium.*`, which a killed Chromium cannot remove) go
+    // into the launch's directory, removed with it, not the system's.
+    cmd.env("TMPDIR", dir.path());
     let mut run = Running::spawn(cmd, &browser.path)?;
     let deadline = Instant::now() + opts.timeout;
     let status = loop {
