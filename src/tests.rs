@@ -238,13 +238,15 @@ mod chain {
 
     #[test]
     fn stance_splits_at_the_loop_boundary() {
-        let rig = crate::rig::load(RIG).unwrap();
+        // the chains as validated (the loader lowers them afterwards)
+        let file = crate::rig::parse(RIG).unwrap();
+        let (chains, _) = validate(&file.ik_chains, None, file.period_s).unwrap();
         // phase 0.5, duty 0.62: stance from t = 0.5 to 1.12, i.e. [0.5, 1] and [0, 0.12]
-        let s = rig.chains[0].ideal().stance();
+        let s = chains[0].ideal().stance();
         assert_eq!(s.len(), 2);
         assert!((s[0].0 - 0.5).abs() < 1e-12 && (s[0].1 - 1.0).abs() < 1e-12);
         assert!(s[1].0 == 0.0 && (s[1].1 - 0.12).abs() < 1e-12);
-        assert!(rig.chains[1].ideal().stance().is_empty());
+        assert!(chains[1].ideal().stance().is_empty());
     }
 
     /// Only `path` targets (not pulled) move along written path data; on

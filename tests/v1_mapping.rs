@@ -1,10 +1,12 @@
 //! The documented mapping from a v1 cycling rig (`crank` + `legs`) to an
 //! `ik_chains` rig (docs/how-it-works.md, "A cycling rig as chains") is exact: every leg
 //! becomes a chain with a fixed root at the hip and a circle target, and the
-//! two describe the same ideal ankle at every time.
+//! two describe the same ideal ankle at every time (the chains checked as
+//! the skeleton takes them: lowered into bones by `rig::lower_chains`).
 
 use rigbake::bake::BakeOptions;
 use rigbake::clip::Route;
+use rigbake::figure::fk;
 use rigbake::geom::Vec2Ext;
 use rigbake::{bake_rig, motion, rig};
 use serde_json::{Value, json};
@@ -73,23 +75,35 @@ fn every_v1_example_maps_to_chains_with_the_same_ideal_ankles() {
         seen += 1;
         let cyc = rig::load(&v1.to_string()).unwrap();
         let chained = rig::load(&as_chains(&v1).to_string()).unwrap();
+        // the chains as the skeleton takes them: lowered into bones, each
+        // `ik` entry named as its chain, the depth offset moving the root
+        // and the target
+        let tree = rig::lower_chains(&rig::parse(&as_chains(&v1).to_string()).unwrap())
+            .and_then(|f| rig::validate(&f))
+            .unwrap();
+        let fig = tree.figure.as_ref().unwrap();
         let m = motion::sample(&cyc);
-        assert_eq!(m.legs.len(), chained.chains.len());
-        for (leg, ch) in m.legs.iter().zip(&chained.chains) {
-            assert_eq!(leg.leg().name, ch.name);
-            assert_eq!((leg.leg().thigh, leg.leg().shin), (ch.thigh, ch.shin));
-            assert_eq!(leg.leg().depth_offset, ch.depth_offset);
-            for k in 0..=1000 {
-                let t = k as f64 / 1000.0;
-                let want = leg.target_at(t);
-                let got = ch.target.at(t);
+        assert_eq!(m.legs.len(), fig.ik.len());
+        for (i, (leg, k)) in m.legs.iter().zip(&fig.ik).enumerate() {
+            let l = leg.leg();
+            assert_eq!(k.name.as_deref(), Some(l.name.as_str()));
+            assert_eq!(
+                (l.thigh, l.shin),
+                (fig.bones[k.upper].length, fig.bones[k.lower].length)
+            );
+            let root = fig.bones[k.upper].parent.unwrap();
+            for n in 0..=1000 {
+                let t = n as f64 / 1000.0;
+                let want = leg.target_at(t) + l.depth_offset;
+                let got = fig.clips[0].targets[i].at(t);
                 assert!(
                     want.dist(got) < 1e-9,
                     "{}: leg {} at t = {t}: {want:?} vs {got:?}",
                     path.display(),
-                    ch.name
+                    l.name
                 );
-                assert!(ch.root.at(t).dist(leg.leg().hip) < 1e-12);
+                let hip = fk::tips(fig, &fig.clips[0], t)[root];
+                assert!(hip.dist(l.hip + l.depth_offset) < 1e-9, "{hip:?}");
             }
         }
         // and the chain form bakes within the same 1 px budget on both routes
