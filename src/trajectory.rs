@@ -282,8 +282,12 @@ impl TrajectoryFile {
     /// The same trajectory moved by `d` (every point it passes through
     /// moves by `d`; a path's data is rewritten through kurbo).
     pub fn translated(&self, d: [f64; 2]) -> TrajectoryFile {
-        let p = |q: [f64; 2]| [q[0] + d[0], q[1] + d[1]];
         let mut out = self.clone();
+        if d == [0.0, 0.0] {
+            // (a path's data stays as the user wrote it)
+            return out;
+        }
+        let p = |q: [f64; 2]| [q[0] + d[0], q[1] + d[1]];
         match &mut out {
             TrajectoryFile::Fixed(q) => *q = p(*q),
             TrajectoryFile::Circle(c) => c.center = p(c.center),
@@ -875,6 +879,8 @@ mod tests {
         let d = [-6.5, 7.25];
         for f in FILES {
             let file: TrajectoryFile = serde_json::from_str(f).unwrap();
+            // no offset: the file as written (a path's data verbatim)
+            assert_eq!(file.translated([0.0, 0.0]), file);
             let (a, b) = (
                 file.validate("t").unwrap(),
                 file.translated(d).validate("t").unwrap(),
