@@ -76,7 +76,7 @@ impl BakeOptions {
 
 /// Crank arm, pedal and leg styling widths, from the geometry.
 fn bone_width(leg: &Leg) -> f64 {
-    quantize((leg.thigh.min(leg.shin) * 0.16).clamp(2.0, 40.0), 1)
+    crate::emit::style::limb_width(leg.thigh, leg.shin)
 }
 
 fn q_len(p: Vec2) -> Vec2 {

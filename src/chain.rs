@@ -1295,7 +1295,7 @@ pub fn bake_chains_with(
         let cv = ChainCurves::new(c);
         let ideal = (*cv.ideal).clone();
         let cls = format!("rb-{}", c.name);
-        let width = quantize((c.thigh.min(c.shin) * 0.16).clamp(2.0, 40.0), 1);
+        let width = crate::emit::style::limb_width(c.thigh, c.shin);
         let colour = format!("rb-bone rb-s{}", ci.min(1));
         let marker_r = quantize(width * 0.6, 1);
         let marker_tracks = tracks.len();
@@ -1749,7 +1749,7 @@ pub fn bake_chain_rig(rig: &ChainRig, opts: &crate::fit::BakeOptions) -> crate::
     let svg = crate::emit::figure::emit_figure(
         std::slice::from_ref(&clip),
         false,
-        &["#264653".to_string(), "#8fa3b0".to_string()],
+        &crate::emit::style::CHAIN_COLOURS.map(String::from),
         rig.prefix,
     );
     let report = crate::report::build(&clip, &m, svg.len(), tolerance, notes);

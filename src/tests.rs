@@ -1551,11 +1551,10 @@ mod flat_keys {
                 let opts = crate::bake::BakeOptions::resolve(&rig, route, None, None, None);
                 let baked = crate::bake_rig(&rig, &opts);
                 for clip in &baked.clips {
-                    let mut scaled = Vec::new();
+                    // (a scale's tracks are not among them)
                     let mut checked: Vec<usize> = Vec::new();
                     for g in clip.groups() {
                         match g.anim {
-                            Some(Anim::Scale { sx, sy, .. }) => scaled.extend([sx, sy]),
                             Some(Anim::Rotate { track, .. } | Anim::Translate { track, .. })
                                 if g.class.as_deref().is_some_and(|c| {
                                     ["rb-b-", "rb-m-", "rb-t-"].iter().any(|p| c.contains(p))
@@ -1567,7 +1566,7 @@ mod flat_keys {
                         }
                     }
                     for (i, t) in clip.tracks.iter().enumerate() {
-                        if scaled.contains(&i) || !checked.contains(&i) {
+                        if !checked.contains(&i) {
                             continue;
                         }
                         tracks += 1;

@@ -17,6 +17,13 @@ pub const WIDTH_TIP: f64 = 3.5;
 /// Joint ball colour of the sticks look (seed 002), and the target discs'
 /// of the limbs look.
 pub const JOINT_FILL: &str = "#38bdf8";
+/// Stroke width of a two-bone limb drawn as `ik_chains` and cycling legs
+/// draw it: 0.16 × its shorter bone, 2 to 40 px, one decimal.
+pub fn limb_width(thigh: f64, shin: f64) -> f64 {
+    crate::geom::quantize((thigh.min(shin) * 0.16).clamp(2.0, 40.0), 1)
+}
+/// Colours of `ik_chains` limbs: the front chain, then every other.
+pub const CHAIN_COLOURS: [&str; 2] = ["#264653", "#8fa3b0"];
 /// Suffix of far-side bone names.
 pub const FAR_SUFFIX: &str = "_f";
 /// Bones drawn as a round head when `heads` is not given.

@@ -15,20 +15,10 @@
 
 use super::RigFile;
 use crate::chain::IkChain;
+use crate::emit::style::{CHAIN_COLOURS, limb_width};
 use crate::geom::Vec2;
 use serde_json::{Value, json};
 use std::collections::HashSet;
-
-/// A chain's stroke width: 0.16 × its shorter bone (2 to 40 px, one
-/// decimal).
-fn chain_width(thigh: f64, shin: f64) -> f64 {
-    ((thigh.min(shin) * 0.16).clamp(2.0, 40.0) * 10.0).round() / 10.0
-}
-
-/// A chain's colour: the front chain dark, the others light.
-fn chain_stroke(i: usize) -> &'static str {
-    if i == 0 { "#264653" } else { "#8fa3b0" }
-}
 
 /// The root, thigh and shin bone names of every chain: `<chain>_hip`,
 /// `<chain>_thigh`, `<chain>_shin`, unless such a name is longer than a
@@ -71,7 +61,11 @@ pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
         if !matches!(c.root, crate::trajectory::TrajectoryFile::Fixed(_)) {
             root["move"] = json!(c.root);
         }
-        let style = json!({"width": chain_width(c.thigh, c.shin), "stroke": chain_stroke(i)});
+        // the chain's drawing: the front chain dark, the others light
+        let style = json!({
+            "width": limb_width(c.thigh, c.shin),
+            "stroke": CHAIN_COLOURS[i.min(1)],
+        });
         limbs.push([
             root,
             json!({"name": thigh, "parent": hip, "length": c.thigh, "style": style}),
