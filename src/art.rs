@@ -196,10 +196,8 @@ pub enum ArtError {
     #[error("{0}")]
     Kind(String),
     /// A bone of the rig has no part in the drawing.
-    #[error(
-        "no element with id or inkscape:label \"{part}\" (the rig's bone \"{part}\"; its bones are {bones})"
-    )]
-    MissingBone { part: String, bones: String },
+    #[error("no element with id or inkscape:label {what}")]
+    MissingBone { what: String },
     /// A part (or a joint marker) drawn away from the rig's phase-0 pose.
     #[error(
         "line {line}: \"{part}\" is {} px from the rig's phase-0 {joint} ({}, {}), more than {} px: draw every part in the rig's own phase-0 pose (`rigbake template RIG` draws it; a far limb is not the near limb moved by a depth offset)",
@@ -249,11 +247,13 @@ pub enum ArtError {
     #[error("line {line}: one element is both \"{a}\" and \"{b}\"")]
     TwoRoles { line: u32, a: String, b: String },
     /// An animated part inside another animated part it must not move with.
-    #[error("line {line}: \"{part}\" must not be inside \"{outer}\"")]
+    #[error("line {line}: \"{part}\" must not be inside \"{outer}\"{why}")]
     Nested {
         line: u32,
         part: String,
         outer: String,
+        /// Why not, when the names alone do not say: `" (…)"` or empty.
+        why: String,
     },
     /// A part the method cannot place (see the module's limits).
     #[error("line {line}: \"{part}\": {why}")]
@@ -405,7 +405,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     let limbs = limbs(rig);
     if limbs.is_empty() {
         return Err(ArtError::Kind(
-            "--art animates cycling legs (legs), ik_chains and bone trees (bones); this rig has none"
+            "--art animates cycling legs (legs) and bone trees (bones, ik_chains); this rig has none"
                 .into(),
         ));
     }
@@ -518,6 +518,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
                 line: f.line,
                 part: name.clone(),
                 outer: outer.clone(),
+                why: String::new(),
             });
         }
     }
@@ -811,7 +812,7 @@ fn find_parts<R>(
     Ok(out)
 }
 
-/// A thigh holding a shin about a hip: a cycling leg or an `ik_chains` chain.
+/// A thigh holding a shin about a hip: a cycling leg.
 struct Limb<'a> {
     name: &'a str,
     depth: Vec2,
@@ -819,31 +820,23 @@ struct Limb<'a> {
     pose: [Vec2; 3],
 }
 
-/// The rig's legs, or else its `ik_chains`, in the phase-0 pose
-/// `rigbake template` draws.
+/// The rig's cycling legs in the phase-0 pose `rigbake template` draws
+/// (`ik_chains` load as a bone tree, animated by module `bones`).
 fn limbs(rig: &Rig) -> Vec<Limb<'_>> {
-    if !rig.legs.is_empty() {
-        let motion = crate::motion::sample(rig);
-        return rig
-            .legs
-            .iter()
-            .zip(&motion.legs)
-            .map(|(leg, lm)| {
-                let p = lm.pose_at(0.0);
-                Limb {
-                    name: &leg.name,
-                    depth: leg.depth_offset,
-                    pose: [leg.hip, p.joint, p.end],
-                }
-            })
-            .collect();
+    if rig.legs.is_empty() {
+        return Vec::new();
     }
-    rig.chains
+    let motion = crate::motion::sample(rig);
+    rig.legs
         .iter()
-        .map(|c| Limb {
-            name: &c.name,
-            depth: c.depth_offset,
-            pose: c.phase0(),
+        .zip(&motion.legs)
+        .map(|(leg, lm)| {
+            let p = lm.pose_at(0.0);
+            Limb {
+                name: &leg.name,
+                depth: leg.depth_offset,
+                pose: [leg.hip, p.joint, p.end],
+            }
         })
         .collect()
 }

@@ -46,8 +46,8 @@
 //!    [`measure`] (independent evaluator of the written clip).
 //! 5. [`report`]: figures as text or JSON, from a clip and its measurement;
 //!    [`plot`]: SVG charts of error versus key count.
-//! 6. [`chain`]: `ik_chains` (two-bone chains on trajectories), ground
-//!    scroll, foot slip.
+//! 6. [`chain`]: the `ik_chains` format (two-bone chains on trajectories,
+//!    loaded as the bone tree they lower into), reach rules, ground scroll.
 //! 7. [`figure`]: bone trees (FK, IK bones, eased tracks, squash, springs,
 //!    Verlet chains, clips).
 //! 8. [`rig`]: the JSON format and its loading into the validated `Rig`.
@@ -131,9 +131,6 @@ pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
 fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
     if let Some(fig) = &rig.figure {
         return bake_figure_rig(rig, fig, opts);
-    }
-    if !rig.chains.is_empty() {
-        return chain::bake_chain_rig(&rig.chain_rig(), opts);
     }
     let motion = motion::sample(rig);
     let mut notes = Vec::new();

@@ -57,9 +57,9 @@ pub struct LegReport {
     /// the aimed point; this is what it leaves out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reach_px: Option<f64>,
-    /// `ik_chains`: the worst distance, px, between the drawn target marker
-    /// (its `<leg>-target` probe as written: keyed, or moved along the
-    /// written path for a `path` target) and the ideal target.
+    /// Legs aimed at a target trajectory: the worst distance, px, between
+    /// the written target probe `<leg>-target` (keyed, or moved along the
+    /// written path for a `path` target) and the target the rig asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_px: Option<f64>,
     /// Bone-tree `ik` over a `ground`: while the foot is down, the largest

@@ -51,9 +51,10 @@ pub struct RigFile {
     /// (the report notes a snapped period).
     pub period_s: f64,
     /// Uniform keys per period on every fitted channel (legs, chains, bones,
-    /// springs). Without it (and without `tolerance_px`) cycling legs and
-    /// `ik_chains` are fitted to the default 0.25 px and bone trees to their
-    /// channels' own, tighter budgets; the CLI's `--keys` or `--tolerance`
+    /// springs). Without it (and without `tolerance_px`) cycling legs are
+    /// fitted to the default 0.25 px and bone trees (`ik_chains` among them,
+    /// loaded as the tree they lower into) to their channels' own, tighter
+    /// budgets; the CLI's `--keys` or `--tolerance`
     /// override it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<usize>,
@@ -229,14 +230,10 @@ pub struct Rig {
     /// The crank of a cycling rig: `Some` exactly when `legs` is not empty.
     pub crank: Option<Crank>,
     pub legs: Vec<Leg>,
-    /// The bone tree, for a rig with `bones` (then `legs` is empty and
-    /// `crank` is an unused placeholder).
+    /// The bone tree, for a rig with `bones` or `ik_chains` (which load as
+    /// the tree they lower into, module `lower`); then `legs` is empty and
+    /// `crank` is `None`.
     pub figure: Option<crate::figure::Figure>,
-    /// Trajectory chains, for a rig with `ik_chains` (then `legs` is empty,
-    /// `figure` is `None` and `crank` is an unused placeholder).
-    pub chains: Vec<crate::chain::IkChain>,
-    /// The scrolling ground of a chain rig.
-    pub ground: Option<crate::chain::Ground>,
     /// Verlet chains of a cycling rig (`crank` + `legs`), pinned to fixed
     /// points and already simulated; bone-tree chains live in `figure`.
     pub fixed_chains: Vec<crate::figure::chain::Chain>,
@@ -245,55 +242,26 @@ pub struct Rig {
     /// What loading changed in the user's numbers (a period snapped to
     /// whole milliseconds); every bake's report carries these first.
     pub notes: Vec<String>,
-    /// Static `scene` parts of an `ik_chains` rig (a bone tree keeps its
-    /// parts in `figure`).
-    pub scene: Vec<crate::figure::scene::ScenePart>,
     /// Not in the file: `bake --prefix`, the prefix of every class,
     /// `@keyframes` name and id the file defines; `None` for the automatic
     /// one (see [`crate::emit::scope`]).
     pub prefix: Option<String>,
 }
 
-impl Rig {
-    /// What the `ik_chains` bake needs of this rig.
-    pub fn chain_rig(&self) -> crate::chain::ChainRig<'_> {
-        crate::chain::ChainRig {
-            name: &self.name,
-            view_box: self.view_box,
-            period_s: self.period_s,
-            keys: self.keys,
-            chains: &self.chains,
-            ground: self.ground.as_ref(),
-            prefix: self.prefix.as_deref(),
-            back: crate::figure::scene::static_items(
-                &self.scene,
-                crate::figure::file::LayerName::Back,
-            ),
-            front: crate::figure::scene::static_items(
-                &self.scene,
-                crate::figure::file::LayerName::Front,
-            ),
-        }
-    }
-}
-
-/// Most uniform keys times legs (or `ik_chains`) one bake writes and
-/// measures: about two seconds of a release build.
+/// Most uniform keys times cycling legs one bake writes and measures:
+/// about two seconds of a release build.
 pub const MAX_KEY_WORK: usize = 10_000;
 
-/// Check uniform `keys` against the rig's leg or chain count (bone trees
-/// fit their own keys); shared by the rig field and `--keys`.
+/// Check uniform `keys` against the rig's cycling leg count (bone trees,
+/// `ik_chains` among them, bake 10,000 keys in well under two seconds);
+/// shared by the rig field and `--keys`.
 pub fn check_key_work(path: &str, keys: usize, rig: &Rig) -> Result<(), RigError> {
-    let (n, what) = if rig.chains.is_empty() {
-        (rig.legs.len(), "legs")
-    } else {
-        (rig.chains.len(), "ik_chains")
-    };
+    let n = rig.legs.len();
     if keys.saturating_mul(n) > MAX_KEY_WORK {
         return Err(invalid(
             path,
             format!(
-                "{keys} keys × {n} {what} = {} is more than the {MAX_KEY_WORK} keys a bake writes and measures in a few seconds; use fewer keys, or a tolerance",
+                "{keys} keys × {n} legs = {} is more than the {MAX_KEY_WORK} keys a bake writes and measures in a few seconds; use fewer keys, or a tolerance",
                 keys * n
             ),
         ));
@@ -486,7 +454,7 @@ pub fn lower_chains(file: &RigFile) -> Result<RigFile, RigError> {
             "missing: only `ik_chains` lower into bones",
         ));
     }
-    Ok(lower::as_bones(file, &validate(file)?.chains))
+    lowered(file, validate(file)?.period_s)
 }
 
 /// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
@@ -656,8 +624,6 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
         crank: Some(crank),
         legs,
         figure: None,
-        chains: Vec::new(),
-        ground: None,
         fixed_chains: crate::figure::chain::validate_fixed(
             &file.chains,
             period_s,
@@ -669,7 +635,6 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
             .map(crate::figure::chain::validate_torso)
             .transpose()?,
         notes: Vec::new(),
-        scene: Vec::new(),
     })
 }
 
@@ -740,12 +705,9 @@ fn validate_figure(
         crank: None,
         legs: Vec::new(),
         figure: Some(figure),
-        chains: Vec::new(),
-        ground: None,
         fixed_chains: Vec::new(),
         torso: None,
         notes: Vec::new(),
-        scene: Vec::new(),
     })
 }
 
@@ -777,8 +739,9 @@ fn with_style_and_physics(
     Ok(figure)
 }
 
-/// A chain rig: `ik_chains` (and optionally `ground`), no `crank`, `legs`,
-/// `bones`, `root` or `clips`.
+/// A chain rig: `ik_chains` (and optionally `ground` and `scene`), no
+/// `crank`, `legs`, `bones`, `root` or `clips`; loaded as the bone tree it
+/// lowers into ([`lowered`]).
 fn validate_chains(
     file: &RigFile,
     view_box: [f64; 4],
@@ -786,6 +749,19 @@ fn validate_chains(
     keys: Option<usize>,
     tolerance_px: Option<f64>,
 ) -> Result<Rig, RigError> {
+    validate_figure(
+        &lowered(file, period_s)?,
+        view_box,
+        period_s,
+        keys,
+        tolerance_px,
+    )
+}
+
+/// The bone tree of a chain rig (module `lower`), after checking it as a
+/// chain file: an error names the user's own JSON path
+/// (`ik_chains[1].thigh`), never a path of the tree it lowers into.
+fn lowered(file: &RigFile, period_s: f64) -> Result<RigFile, RigError> {
     for (set, path) in [
         (file.crank.is_some(), "crank"),
         (!file.legs.is_empty(), "legs"),
@@ -801,25 +777,9 @@ fn validate_chains(
             return Err(invalid(path, "cannot be combined with `ik_chains`"));
         }
     }
-    let (chains, ground) = crate::chain::validate(&file.ik_chains, file.ground.as_ref(), period_s)?;
-    let scene = crate::figure::scene::validate(&file.scene, &[], &[])?;
-    Ok(Rig {
-        name: file.name.clone(),
-        prefix: None,
-        view_box,
-        period_s,
-        keys,
-        tolerance_px,
-        crank: None,
-        legs: Vec::new(),
-        figure: None,
-        chains,
-        ground,
-        fixed_chains: Vec::new(),
-        torso: None,
-        notes: Vec::new(),
-        scene,
-    })
+    let (chains, _) = crate::chain::validate(&file.ik_chains, file.ground.as_ref(), period_s)?;
+    crate::figure::scene::validate(&file.scene, &[], &[])?;
+    Ok(lower::as_bones(file, &chains))
 }
 
 /// The pedal target runs on a circle (centre `crank.center + pedal_offset`,

@@ -9,9 +9,8 @@
 //! - cycling legs: two-bone IK toward the pedal at crank angle
 //!   `start_deg + phase_deg` ([`crate::motion`]), every point of a leg moved
 //!   by its `depth_offset` (the pose `bake --art` expects);
-//! - `ik_chains`: the root at t = 0, IK toward the target (pulled back for
-//!   `"reach": "pull"`), moved by the chain's `depth_offset`;
-//! - bone trees: forward kinematics of the first clip at t = 0
+//! - bone trees (`ik_chains` among them, loaded as the tree they lower
+//!   into): forward kinematics of the first clip at t = 0
 //!   ([`crate::figure::fk`]), through the root motion at t = 0 and the
 //!   spring offsets at t = 0, as the bake's `<bone>-tip` probes are measured.
 //!
@@ -22,15 +21,14 @@
 //! | rig kind | parts (drawing order, back to front) |
 //! | --- | --- |
 //! | cycling legs | `torso` (static, with a `torso`), per leg from the last listed to the first: `crank-<leg>`, `pedal-<leg>`, `thigh-<leg>` holding `shin-<leg>`; `crank` (the chainring) after the backmost leg |
-//! | `ik_chains` | per chain, last listed first: `thigh-<chain>` holding `shin-<chain>` |
-//! | bone trees | one group per bone named as the bone, each child bone's group inside its parent's |
+//! | bone trees | one group per bone named as the bone, each child bone's group inside its parent's; the bones of a named `ik` entry (every `ik_chains` chain) are `thigh-<chain>` and `shin-<chain>` |
 //!
 //! These are the names `bake --art` looks for (see [`crate::art`]). Joint markers are `<circle>`s on a hidden layer
 //! labelled `guides`: `joint-hip-<leg>`, `joint-knee-<leg>`,
-//! `joint-ankle-<leg>` for legs and chains (the markers `bake --art`
-//! compares with the rig), `joint-<bone>` and `tip-<bone>` for bones; the
-//! guide layer also carries reference lines (`guide-…`: the pedal circle,
-//! a chain's target path, the ground, hair chains).
+//! `joint-ankle-<leg>` for legs and named `ik` entries (the markers `bake
+//! --art` compares with the rig), `joint-<bone>` and `tip-<bone>` for other
+//! bones; the guide layer also carries reference lines (`guide-…`: the
+//! pedal circle, each IK target's path, the ground, hair chains).
 //!
 //! Layers are top-level `<g inkscape:groupmode="layer">` with an
 //! `inkscape:label` and the id `layer-<label>` (spaces as `-`). Layer,
@@ -48,9 +46,7 @@ use std::fmt::Write as _;
 pub enum Kind {
     /// `crank` + `legs`.
     Cycling,
-    /// `ik_chains`.
-    Chains,
-    /// `bones`.
+    /// `bones` (or `ik_chains`, loaded as the tree they lower into).
     Bones,
 }
 
@@ -58,7 +54,6 @@ impl Kind {
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Cycling => "cycling legs",
-            Kind::Chains => "ik_chains",
             Kind::Bones => "bone tree",
         }
     }
@@ -144,8 +139,6 @@ fn line(from: Vec2, to: Vec2, width: f64, stroke: &str) -> Shape {
 pub fn phase0(rig: &Rig) -> Pose {
     if let Some(fig) = &rig.figure {
         bones(fig)
-    } else if !rig.chains.is_empty() {
-        chains(rig)
     } else {
         cycling(rig)
     }
@@ -278,56 +271,6 @@ fn hair(pose: &mut Pose, ch: &crate::figure::chain::Chain) {
     });
 }
 
-fn chains(rig: &Rig) -> Pose {
-    let mut pose = Pose {
-        kind: Kind::Chains,
-        layers: Vec::new(),
-        parts: Vec::new(),
-        markers: Vec::new(),
-        guides: Vec::new(),
-    };
-    for (i, c) in rig.chains.iter().enumerate().rev() {
-        let d = c.depth_offset;
-        let [root, knee, ankle] = c.phase0();
-        let colour = if i == 0 { NEAR } else { FAR };
-        let layer = pose.layers.len();
-        pose.layers.push(format!("leg {}", c.name));
-        let thigh = pose.parts.len();
-        push(
-            &mut pose,
-            format!("thigh-{}", c.name),
-            layer,
-            None,
-            vec![line(root + d, knee + d, 14.0, colour)],
-        );
-        push(
-            &mut pose,
-            format!("shin-{}", c.name),
-            layer,
-            Some(thigh),
-            vec![line(knee + d, ankle + d, 10.0, colour)],
-        );
-        for (joint, at) in [("hip", root), ("knee", knee), ("ankle", ankle)] {
-            marker(&mut pose, format!("joint-{joint}-{}", c.name), at + d);
-        }
-        pose.guides.push(Guide {
-            name: format!("guide-target-{}", c.name),
-            points: (0..GUIDE_SAMPLES)
-                .map(|k| q(c.target.at(k as f64 / GUIDE_SAMPLES as f64) + d))
-                .collect(),
-            closed: true,
-        });
-    }
-    if let Some(g) = &rig.ground {
-        pose.guides.push(Guide {
-            name: "guide-ground".into(),
-            points: vec![q(Vec2::new(g.from_x, g.y)), q(Vec2::new(g.to_x, g.y))],
-            closed: false,
-        });
-    }
-    pose
-}
-
 fn bones(fig: &Figure) -> Pose {
     let mut pose = Pose {
         kind: Kind::Bones,
@@ -371,18 +314,29 @@ fn bones(fig: &Figure) -> Pose {
             });
         }
         index[b] = pose.parts.len();
-        push(
-            &mut pose,
-            bone.name.clone(),
-            0,
-            bone.parent.map(|p| index[p]),
-            shapes,
-        );
-        marker(&mut pose, format!("joint-{}", bone.name), joint);
-        marker(&mut pose, format!("tip-{}", bone.name), tip);
+        let (part, joint_marker, tip_marker) = fig.part_names(b);
+        push(&mut pose, part, 0, bone.parent.map(|p| index[p]), shapes);
+        marker(&mut pose, joint_marker, joint);
+        if let Some(m) = tip_marker {
+            marker(&mut pose, m, tip);
+        }
     }
     for ch in &fig.chains {
         hair(&mut pose, ch);
+    }
+    // each moving IK target's path over the first clip (user space: a
+    // target is outside the root motion)
+    for (i, target) in clip.targets.iter().enumerate() {
+        if matches!(target, crate::trajectory::Trajectory::Fixed(_)) {
+            continue;
+        }
+        pose.guides.push(Guide {
+            name: format!("guide-target-{}", fig.ik_stem(i)),
+            points: (0..GUIDE_SAMPLES)
+                .map(|k| q(target.at(k as f64 / GUIDE_SAMPLES as f64)))
+                .collect(),
+            closed: true,
+        });
     }
     if let Some(g) = &fig.ground {
         pose.guides.push(Guide {
@@ -412,18 +366,10 @@ fn instructions(rig: &Rig, kind: Kind) -> String {
         ),
         Kind::Bones => format!(
             "Drawing template for the rig \"{}\" ({}), in its phase-0 pose (t = 0). {common} \
-             Each group is named after its bone; a part may stay inside its parent bone's \
-             group or be moved out of it. Keep every part in this pose: each must cover its \
+             Each group is named after its bone (the bones of a named IK chain: thigh-<chain> \
+             and shin-<chain>); a part may stay inside its parent bone's group or be moved \
+             out of it. Keep every part in this pose: each must cover its \
              bone's joint and tip. Then animate it: rigbake bake RIG.json --art THIS.svg -o OUT.svg",
-            rig.name,
-            kind.as_str(),
-        ),
-        Kind::Chains => format!(
-            "Drawing template for the rig \"{}\" ({}), in its phase-0 pose (t = 0). {common} \
-             Each group is named after the rig's part (thigh-<chain>, shin-<chain>); a \
-             shin-<chain> group may stay inside its thigh-<chain> group or be moved out of \
-             it. Keep every part in this pose: each must cover its joints. Then animate it: \
-             rigbake bake RIG.json --art THIS.svg -o OUT.svg",
             rig.name,
             kind.as_str(),
         ),

@@ -51,6 +51,7 @@ use super::{
 };
 use crate::clip::Clip;
 use crate::emit::scope::Scope;
+use crate::figure::model::Limb;
 use crate::figure::{Figure, fk, spring};
 use crate::geom::{AffineExt, Vec2};
 use crate::rig::Rig;
@@ -87,9 +88,10 @@ pub(super) fn animate(
     };
 
     let parts = find_parts(doc, lines, |n| role_of(n).map(Named::Part))?.parts;
-    let list = names
-        .iter()
-        .map(|n| format!("\"{n}\""))
+    // the drawable bones, as the template names them
+    let list = (0..fig.bones.len())
+        .filter(|&b| drawable(&fig.bones[b]))
+        .map(|b| format!("\"{}\"", fig.part_names(b).0))
         .collect::<Vec<_>>()
         .join(", ");
     // each bone drawn once, under its own name or its entry's
@@ -108,11 +110,34 @@ pub(super) fn animate(
         }
     }
     for (b, bone) in fig.bones.iter().enumerate() {
-        if (bone.length > 0.0 || bone.head_radius.is_some()) && !drawn.contains_key(&b) {
-            return Err(ArtError::MissingBone {
-                part: bone.name.clone(),
-                bones: list,
-            });
+        if drawable(bone) && !drawn.contains_key(&b) {
+            let part = fig.part_names(b).0;
+            let what = match fig.chain_part(b) {
+                Some((chain, limb)) => {
+                    let named = format!(
+                        "\"{part}\" or \"{}\" (the {} of chain \"{chain}\")",
+                        bone.name,
+                        limb.as_str()
+                    );
+                    match limb_hints(doc, lines, limb, &role_of) {
+                        Some(hints) => {
+                            let chains = fig
+                                .ik
+                                .iter()
+                                .filter_map(|k| k.name.as_ref())
+                                .map(|n| format!("\"{n}\""))
+                                .collect::<Vec<_>>()
+                                .join(", ");
+                            format!(
+                                "{named}; the drawing has {hints}, but the rig's chains are {chains}"
+                            )
+                        }
+                        None => format!("{named}; the rig's parts are {list}"),
+                    }
+                }
+                None => format!("\"{part}\" (the rig's bone); the rig's parts are {list}"),
+            };
+            return Err(ArtError::MissingBone { what });
         }
     }
     let node_of = |f: &Found| doc.get_node(f.node).expect("node id from this document");
@@ -144,6 +169,11 @@ pub(super) fn animate(
             Role::Marker(..) => None,
         })
         .collect();
+    // the name each part is drawn under (its bone's or its entry's)
+    let part_name: HashMap<roxmltree::NodeId, &str> = parts
+        .iter()
+        .map(|(name, (f, _))| (f.node, name.as_str()))
+        .collect();
     let markers_at: HashSet<roxmltree::NodeId> = parts
         .values()
         .filter(|(_, r)| matches!(r, Role::Marker(..)))
@@ -163,7 +193,11 @@ pub(super) fn animate(
         )
     };
 
-    for (name, (f, role)) in &parts {
+    // in document order, so an error names the first part drawn off (a
+    // moved thigh before the shin inside it)
+    let mut in_order: Vec<_> = parts.iter().collect();
+    in_order.sort_by_key(|(_, (f, _))| f.range.start);
+    for (name, (f, role)) in in_order {
         let node = node_of(f);
         let b = match *role {
             Role::Bone(b) => b,
@@ -178,22 +212,28 @@ pub(super) fn animate(
         };
         let path = chain(b)?;
         // the nearest enclosing part, and where its bone is in this chain
-        let outer = node.ancestors().skip(1).find_map(|a| by_node.get(&a.id()));
+        let outer = node
+            .ancestors()
+            .skip(1)
+            .find_map(|a| by_node.get(&a.id()).map(|&b| (b, a.id())));
         let from = match outer {
             None => 0,
-            Some(&a) => {
+            Some((a, outer_node)) => {
                 let class = format!("rb-b-{}", names[a]);
                 let at = path
                     .iter()
                     .position(|n| n.class.as_deref() == Some(class.as_str()))
                     .filter(|_| a != b)
-                    .ok_or_else(|| ArtError::Nested {
-                        line: f.line,
-                        part: name.clone(),
-                        outer: format!(
-                            "{}\" (a part may only hold the parts of the bones below its own bone; \"{}\" is not above \"{name}",
-                            names[a], names[a]
-                        ),
+                    .ok_or_else(|| {
+                        let outer = part_name[&outer_node].to_string();
+                        ArtError::Nested {
+                            line: f.line,
+                            part: name.clone(),
+                            why: format!(
+                                " (a part may only hold the parts of the bones below its own bone; \"{outer}\" is not above \"{name}\")"
+                            ),
+                            outer,
+                        }
                     })?;
                 at + 1
             }
@@ -205,9 +245,15 @@ pub(super) fn animate(
         })?;
 
         let (jw, tw) = pose0(b);
-        let mut joints = vec![("joint", jw)];
+        // a chain's bones name their joints as a chain drawing does
+        let [joint, tip] = match fig.chain_part(b) {
+            Some((_, Limb::Thigh)) => ["hip", "knee"],
+            Some((_, Limb::Shin)) => ["knee", "ankle"],
+            None => ["joint", "tip"],
+        };
+        let mut joints = vec![(joint, jw)];
         if fig.bones[b].length > 0.0 {
-            joints.push(("tip", tw));
+            joints.push((tip, tw));
         }
         own_transform(node, f, name)?;
         checker.check_covers(f, name, qm, &skip, &joints)?;
@@ -239,6 +285,43 @@ pub(super) fn animate(
     Ok(Animated { svg, markers })
 }
 
+/// The drawing's names shaped like a chain's `limb` part (`thigh-…`) that
+/// name no part of the rig (likely typos), with their lines: at most a few,
+/// so a missing part's message stays one short line; `None` without any.
+fn limb_hints(
+    doc: &roxmltree::Document,
+    lines: &LineIndex,
+    limb: Limb,
+    role_of: &dyn Fn(&str) -> Option<Role>,
+) -> Option<String> {
+    const HINTS: usize = 5;
+    let prefix = format!("{}-", limb.as_str());
+    let found: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.is_element())
+        .flat_map(|n| {
+            [
+                n.attribute("id"),
+                n.attribute((super::INKSCAPE_NS, "label")),
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|name| name.starts_with(&prefix) && role_of(name).is_none())
+            .map(move |name| format!("\"{name}\" (line {})", lines.row(n.range().start)))
+        })
+        .collect();
+    let mut shown: Vec<String> = found.iter().take(HINTS).cloned().collect();
+    if found.len() > HINTS {
+        shown.push(format!("{} more", found.len() - HINTS));
+    }
+    (!shown.is_empty()).then(|| shown.join(", "))
+}
+
+/// A bone the drawing must hold a part for: one with a length or a head.
+fn drawable(bone: &crate::figure::model::Bone) -> bool {
+    bone.length > 0.0 || bone.head_radius.is_some()
+}
+
 /// The part names an `ik_chains` drawing gives a chain, answered by a named
 /// `ik` entry's bones: `thigh-<name>` (its upper bone), `shin-<name>` (its
 /// lower bone), and the markers `joint-hip-<name>`, `joint-knee-<name>`
@@ -246,15 +329,18 @@ pub(super) fn animate(
 /// lowered into bones names its entries after its chains, so a drawing
 /// made from its chain template binds to the tree.
 fn chain_role(fig: &Figure, name: &str) -> Option<Role> {
-    fig.ik.iter().find_map(|k| {
-        let kind = name.strip_suffix(k.name.as_deref()?)?.strip_suffix('-')?;
-        match kind {
-            "thigh" => Some(Role::Bone(k.upper)),
-            "shin" => Some(Role::Bone(k.lower)),
-            "joint-hip" => Some(Role::Marker(k.upper, Joint::Bone)),
-            "joint-knee" => Some(Role::Marker(k.lower, Joint::Bone)),
-            "joint-ankle" => Some(Role::Marker(k.lower, Joint::Tip)),
-            _ => None,
-        }
-    })
+    (0..fig.bones.len())
+        .filter(|&b| fig.chain_part(b).is_some())
+        .find_map(|b| {
+            let (part, joint, tip) = fig.part_names(b);
+            if name == part {
+                Some(Role::Bone(b))
+            } else if name == joint {
+                Some(Role::Marker(b, Joint::Bone))
+            } else if tip.as_deref() == Some(name) {
+                Some(Role::Marker(b, Joint::Tip))
+            } else {
+                None
+            }
+        })
 }

@@ -304,6 +304,7 @@ pub(crate) fn measure_clip(
                 _ => None,
             };
             m.reach_px = Some(reach_px[i]);
+            m.target_px = Some(target_px[i]);
             IkMeasure {
                 clip: ci,
                 leg,

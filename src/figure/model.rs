@@ -200,6 +200,24 @@ impl IkBone {
     }
 }
 
+/// Which bone of a two-bone `ik` entry: the upper (`thigh`) or the lower
+/// (`shin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limb {
+    Thigh,
+    Shin,
+}
+
+impl Limb {
+    /// The chain drawing's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limb::Thigh => "thigh",
+            Limb::Shin => "shin",
+        }
+    }
+}
+
 /// The `ik` entry a `follow` names: by its `name`, or by its upper bone.
 pub fn followed_entry(ik: &[IkBone], bones: &[Bone], name: &str) -> Option<usize> {
     ik.iter()
@@ -301,6 +319,51 @@ impl Figure {
             Some(name) => format!("{name}-ankle"),
             None => format!("{}-tip", self.bones[b].name),
         }
+    }
+
+    /// Bone `b`'s part name in a drawing (`rigbake template` writes it,
+    /// `bake --art` reads it), its joint marker's and its tip marker's
+    /// (`None`: the tip is another marker). A bone's part is named as the
+    /// bone, with markers `joint-<bone>` and `tip-<bone>`; the bones of a
+    /// named `ik` entry as a chain drawing names them: the upper bone
+    /// `thigh-<name>` with its joint `joint-hip-<name>`, the lower
+    /// `shin-<name>` with `joint-knee-<name>` and its tip
+    /// `joint-ankle-<name>` (the upper's tip is the knee). So an
+    /// `ik_chains` rig, loaded as the tree it lowers into, keeps its chain
+    /// drawing's names (`bake --art` also binds the bone's own).
+    pub fn part_names(&self, b: usize) -> (String, String, Option<String>) {
+        match self.chain_part(b) {
+            Some((name, Limb::Thigh)) => {
+                (format!("thigh-{name}"), format!("joint-hip-{name}"), None)
+            }
+            Some((name, Limb::Shin)) => (
+                format!("shin-{name}"),
+                format!("joint-knee-{name}"),
+                Some(format!("joint-ankle-{name}")),
+            ),
+            None => {
+                let name = &self.bones[b].name;
+                (
+                    name.clone(),
+                    format!("joint-{name}"),
+                    Some(format!("tip-{name}")),
+                )
+            }
+        }
+    }
+
+    /// The named `ik` entry bone `b` is the thigh or shin of, if any.
+    pub fn chain_part(&self, b: usize) -> Option<(&str, Limb)> {
+        self.ik.iter().find_map(|k| {
+            let name = k.name.as_deref()?;
+            if k.upper == b {
+                Some((name, Limb::Thigh))
+            } else if k.lower == b {
+                Some((name, Limb::Shin))
+            } else {
+                None
+            }
+        })
     }
 
     /// The probe at `ik` entry `i`'s target: `<lower>-target`, or
