@@ -350,24 +350,10 @@ fn keys_times_legs_beyond_the_limit_is_refused_up_front() {
             c
         })
         .collect();
-    let tmp = TempDir::new().unwrap();
-    let path = tmp.path().join("r.json");
-    fs::write(&path, v.to_string()).unwrap();
-    let o = Command::cargo_bin("rigbake")
-        .unwrap()
-        .arg("bake")
-        .arg(&path)
-        .args(["--route", "both", "-q", "-o"])
-        .arg(tmp.path())
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(tmp.path().join("path-foot.smil.svg").exists());
+    for route in [rigbake::Route::Css, rigbake::Route::Smil] {
+        let baked = common::bake(&v, route);
+        assert_eq!(baked.report.legs.len(), 8, "{route:?}");
+    }
     // --keys is held to the same limit, per rig
     let tmp = TempDir::new().unwrap();
     let o = Command::cargo_bin("rigbake")
