@@ -271,6 +271,36 @@ fn check_template(name: &str, rig: &rig::Rig) -> &'static str {
                 e + ROUND_PX,
             );
         }
+        // every moving IK target's path over the first clip, in user space
+        for (i, target) in clip.targets.iter().enumerate() {
+            let id = format!("guide-target-{}", fig.ik_stem(i));
+            let g = doc
+                .descendants()
+                .find(|n| n.attribute("id") == Some(id.as_str()));
+            if matches!(target, rigbake::trajectory::Trajectory::Fixed(_)) {
+                assert!(g.is_none(), "{name}: {id} for a fixed target");
+                continue;
+            }
+            let g = g.unwrap_or_else(|| panic!("{name}: no {id}"));
+            assert!(
+                g.has_tag_name("polygon") && inside(g, guides),
+                "{name}: {id}"
+            );
+            let points: Vec<Vec2> = g
+                .attribute("points")
+                .unwrap()
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    Vec2::new(x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect();
+            assert_eq!(points.len(), 64, "{name}: {id}");
+            for (k, p) in points.iter().enumerate() {
+                let want = target.at(k as f64 / 64.0);
+                near(&format!("{name} {id} point {k}"), *p, want, ROUND_PX);
+            }
+        }
     } else {
         kind = "cycling";
         let motion = rigbake::motion::sample(&rig);
