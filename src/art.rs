@@ -1,20 +1,22 @@
 //! Animate an illustrator's drawing with a baked css clip (`bake --art`).
 //!
-//! Cycling legs and `ik_chains` are described here: both are a thigh
-//! holding a shin about a hip, and go through one path (part search, pose
-//! check, marker hiding, wrappers). Bone trees (rigs with `bones`) are in
-//! module `bones`, which shares the parsing, the placement rules, the pose
-//! check and the output assembly.
+//! Cycling legs are described here: a thigh holding a shin about a hip,
+//! through one path (part search, pose check, marker hiding, wrappers).
+//! Bone trees (rigs with `bones`, and `ik_chains`, which load as the tree
+//! they lower into) are in module `bones`, which shares the parsing, the
+//! placement rules, the pose check and the output assembly; a chain's bones
+//! answer there to the names below (`thigh-<chain>`, `shin-<chain>`, the
+//! `joint-…-<chain>` markers).
 //!
 //! # Naming (what the drawing must mark)
 //!
 //! Parts are found by their `id` or their `inkscape:label` (either one; an
 //! element that carries both names counts once). `<leg>` is a leg `name`
-//! from the rig, or a chain `name` of its `ik_chains`.
+//! from the rig.
 //!
 //! | name | element | required | moves as |
 //! | --- | --- | --- | --- |
-//! | `thigh-<leg>` | any drawable element or group | yes | rotates about the hip (with a chain's moving root) |
+//! | `thigh-<leg>` | any drawable element or group | yes | rotates about the hip |
 //! | `shin-<leg>` | inside its `thigh-<leg>` or outside every part | yes | rotates about the knee, carried by the thigh |
 //! | `pedal-<leg>` | not inside any other part | cycling legs | orbits the crank without turning |
 //! | `crank` | not inside any other part | no (cycling legs) | turns about the crank centre |
@@ -25,10 +27,9 @@
 //! wrapper carries the thigh's motion too.
 //!
 //! The drawing must show every leg in its **phase-0 pose**: the pose
-//! two-bone IK gives at t = 0 for that leg or chain (hip from the rig or
-//! the chain's root at t = 0, knee and ankle from IK), in root user space,
-//! shifted by its `depth_offset` — the pose `rigbake template` draws
-//! ([`crate::chain::IkChain::phase0`] for chains). The joints always come
+//! two-bone IK gives at t = 0 for that leg (hip from the rig, knee and
+//! ankle from IK), in root user space, shifted by its `depth_offset` — the
+//! pose `rigbake template` draws. The joints always come
 //! from the rig; joint marker
 //! circles, where present, are compared with them and the distance is
 //! reported ([`MarkerCheck`]), never used; a marker farther than
@@ -64,12 +65,12 @@
 //! where the class groups are the clip's animated groups below the
 //! enclosing part's (animated by the clip's own `@keyframes` from
 //! [`crate::emit::css::style`]) and `S` folds the clip's static
-//! translations (a leg's or chain's `depth_offset`) into the placement
+//! translations (a leg's `depth_offset`) into the placement
 //! before each. A point of the part then ends up at `G(t)·E⁻¹·w` for its
 //! drawn position `w`, `G(t)` being the clip's group chain at time t:
 //! exactly the clip's motion. For a thigh `E = G₀·M₁⁻¹` and for a shin
 //! `E = G₀·M₂⁻¹`, `G₀` being the clip's groups above the thigh at t = 0
-//! (the depth offset; a chain's root translation, zero at t = 0) and `M₁`,
+//! (the depth offset) and `M₁`,
 //! `M₂` the rigid maps from the rig's phase-0 pose onto the pose the clip
 //! draws (identity unless a leg replays another leg's keyframes in
 //! another phase). A pedal's `E` is `G₀` like a crank arm's: the clip
