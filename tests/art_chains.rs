@@ -238,7 +238,7 @@ fn a_chain_part_drawn_40_px_off_is_refused_with_its_offset() {
             &format!("cy=\"{}\"", cy.parse::<f64>().unwrap() + 40.0),
         ),
     );
-    let line = refused(PATH_FOOT, &moved, &["\"joint-ankle-far\"", "ankle"]);
+    let line = refused(PATH_FOOT, &moved, &["\"joint-ankle-far\"", "phase-0 ankle"]);
     assert!((offset(&line) - 40.0).abs() < 0.02, "{line}");
 }
 

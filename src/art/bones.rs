@@ -203,7 +203,12 @@ pub(super) fn animate(
             Role::Bone(b) => b,
             Role::Marker(b, joint) => {
                 let (jw, tw) = pose0(b);
-                let want = if joint == Joint::Tip { tw } else { jw };
+                // a bone's tip, or a chain's ankle (its shin's tip)
+                let want = if matches!(joint, Joint::Tip | Joint::Ankle) {
+                    tw
+                } else {
+                    jw
+                };
                 let at = marker_at(node, f, name, ctm_of_parent(root, node, name, lines)?)?;
                 markers.push(check_marker(name.clone(), names[b], joint, at, want, f)?);
                 hide(&mut inserts, f);
@@ -330,15 +335,20 @@ fn drawable(bone: &crate::figure::model::Bone) -> bool {
 /// made from its chain template binds to the tree.
 fn chain_role(fig: &Figure, name: &str) -> Option<Role> {
     (0..fig.bones.len())
-        .filter(|&b| fig.chain_part(b).is_some())
-        .find_map(|b| {
+        .filter_map(|b| Some((b, fig.chain_part(b)?.1)))
+        .find_map(|(b, limb)| {
             let (part, joint, tip) = fig.part_names(b);
             if name == part {
                 Some(Role::Bone(b))
             } else if name == joint {
-                Some(Role::Marker(b, Joint::Bone))
+                // the thigh turns at the hip, the shin at the knee
+                let at = match limb {
+                    Limb::Thigh => Joint::Hip,
+                    Limb::Shin => Joint::Knee,
+                };
+                Some(Role::Marker(b, at))
             } else if tip.as_deref() == Some(name) {
-                Some(Role::Marker(b, Joint::Tip))
+                Some(Role::Marker(b, Joint::Ankle))
             } else {
                 None
             }

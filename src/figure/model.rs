@@ -333,14 +333,17 @@ impl Figure {
     /// drawing's names (`bake --art` also binds the bone's own).
     pub fn part_names(&self, b: usize) -> (String, String, Option<String>) {
         match self.chain_part(b) {
-            Some((name, Limb::Thigh)) => {
-                (format!("thigh-{name}"), format!("joint-hip-{name}"), None)
+            Some((name, limb)) => {
+                let part = format!("{}-{name}", limb.as_str());
+                match limb {
+                    Limb::Thigh => (part, format!("joint-hip-{name}"), None),
+                    Limb::Shin => (
+                        part,
+                        format!("joint-knee-{name}"),
+                        Some(format!("joint-ankle-{name}")),
+                    ),
+                }
             }
-            Some((name, Limb::Shin)) => (
-                format!("shin-{name}"),
-                format!("joint-knee-{name}"),
-                Some(format!("joint-ankle-{name}")),
-            ),
             None => {
                 let name = &self.bones[b].name;
                 (
