@@ -457,6 +457,22 @@ pub fn lower_chains(file: &RigFile) -> Result<RigFile, RigError> {
     lowered(file, validate(file)?.period_s)
 }
 
+/// The bone tree a cycling rig (`crank` + `legs`) lowers into (module
+/// `lower`): the file is validated as a cycling rig first, so an error names
+/// the user's own JSON path (`legs[1].thigh`, or the crank angle where a
+/// pedal is out of reach); a file without legs is refused at `legs`. Not
+/// yet what the loader does: cycling rigs still bake on their own path.
+pub fn lower_legs(file: &RigFile) -> Result<RigFile, RigError> {
+    if file.legs.is_empty() {
+        return Err(invalid(
+            "legs",
+            "missing: only `crank` + `legs` lower into bones here",
+        ));
+    }
+    validate(file)?;
+    Ok(lower::legs_as_bones(file))
+}
+
 /// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
 pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     let mut rig = validate_parts(file)?;

@@ -182,3 +182,145 @@ fn clashing_and_long_chain_names_lower_into_a_valid_tree() {
         assert_eq!(tree.figure.unwrap().bones.len(), 3 * names.len());
     }
 }
+
+/// A cycling rig (`crank` + `legs`) lowered into bones by
+/// [`rig::lower_legs`]: at every time each hip, knee and ankle is where
+/// the cycling solver puts it, each crank bone's end is on its pedal's
+/// circle at the crank angle, each pedal bone stays level, the torso runs
+/// from hip to neck with the head's centre past it, each Verlet chain hangs
+/// from its fixed anchor; and the tree bakes within the default 0.25 px on
+/// both routes, its report lines named as the legs. Every cycling rig in
+/// `rigs/`, and variants for what they leave out (counter-clockwise, a
+/// pedal offset, a backward knee, a clamped reach, three legs).
+#[test]
+fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut rigs: Vec<(String, Value)> = Vec::new();
+    for entry in std::fs::read_dir(root.join("rigs")).unwrap() {
+        let path = entry.unwrap().path();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        if v.get("crank").is_some() {
+            rigs.push((path.display().to_string(), v));
+        }
+    }
+    rigs.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(rigs.len() >= 3, "the cycling examples: {}", rigs.len());
+    let seed = rigs
+        .iter()
+        .find(|(p, _)| p.ends_with("seed-nested.json"))
+        .unwrap()
+        .1
+        .clone();
+    let mut variant = seed.clone();
+    variant["name"] = "variant".into();
+    variant["crank"]["direction"] = "ccw".into();
+    variant["crank"]["start_deg"] = 37.into();
+    variant["legs"][0]["pedal_offset"] = serde_json::json!([4, -3]);
+    variant["legs"][1]["knee"] = "backward".into();
+    variant["legs"][1]["reach"] = "clamp".into();
+    let mut third = variant["legs"][0].clone();
+    third["name"] = "third".into();
+    third["phase_deg"] = 90.into();
+    third["depth_offset"] = serde_json::json!([3, 2]);
+    variant["legs"].as_array_mut().unwrap().push(third);
+    rigs.push(("variant".into(), variant));
+
+    for (what, v) in &rigs {
+        let cyc = rig::load(&v.to_string()).unwrap();
+        let lowered = rig::lower_legs(&rig::parse(&v.to_string()).unwrap()).unwrap();
+        let tree = rig::load(&serde_json::to_string(&lowered).unwrap())
+            .unwrap_or_else(|e| panic!("{what}: the lowered tree does not load: {e}"));
+        let fig = tree.figure.as_ref().unwrap();
+        let clip = &fig.clips[0];
+        let bone = |name: String| {
+            fig.bones
+                .iter()
+                .position(|b| b.name == name)
+                .unwrap_or_else(|| panic!("{what}: no bone {name}"))
+        };
+        let m = rigbake::motion::sample(&cyc);
+        let crank = cyc.crank.as_ref().unwrap();
+        for n in 0..=500 {
+            let t = n as f64 / 500.0;
+            let pose = fk::pose(fig, clip, t);
+            let tips = pose.tips(fig);
+            let near = |a: Vec2, b: Vec2, part: &str| {
+                assert!(
+                    a.dist(b) < 1e-6,
+                    "{what} at t = {t}: {part} {a:?} against {b:?}"
+                );
+            };
+            for lm in &m.legs {
+                let l = lm.leg();
+                let d = l.depth_offset;
+                let p = lm.pose_at(t);
+                let tip = |part: &str| tips[bone(format!("{}_{part}", l.name))];
+                near(tip("hip"), l.hip + d, "hip");
+                near(tip("thigh"), p.joint + d, "knee");
+                near(tip("shin"), p.end + d, "ankle");
+                let arm = crank.center + Vec2::from_angle(lm.pedal_angle_rad(t)) * crank.radius;
+                near(tip("crank"), arm + d, "crank end");
+                // a level pedal: its frame turns by nothing
+                let w = (pose.root * pose.world[bone(format!("{}_pedal", l.name))]).as_coeffs();
+                assert!(
+                    (w[0] - 1.0).abs() < 1e-9 && w[1].abs() < 1e-9,
+                    "{what} at t = {t}: pedal {} turned {w:?}",
+                    l.name
+                );
+            }
+            if let Some(torso) = &cyc.torso {
+                near(tips[bone("torso".into())], torso.neck, "neck");
+                near(tips[bone("head".into())], torso.head, "head centre");
+            }
+        }
+        for ch in &fig.chains {
+            let anchor = v["chains"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["name"] == ch.name.as_str())
+                .unwrap()["anchor"]["at"]
+                .clone();
+            let at = Vec2::new(anchor[0].as_f64().unwrap(), anchor[1].as_f64().unwrap());
+            let b = bone(format!("{}_anchor", ch.name));
+            near_point(fk::tips(fig, clip, 0.3)[b], at, what);
+        }
+        for route in [rigbake::Route::Css, rigbake::Route::Smil] {
+            let baked = common::bake(&serde_json::to_value(&lowered).unwrap(), route);
+            let names: Vec<&str> = baked.report.legs.iter().map(|l| l.name.as_str()).collect();
+            let want: Vec<&str> = cyc.legs.iter().map(|l| l.name.as_str()).collect();
+            assert_eq!(names, want, "{what} {route:?}");
+            let worst = baked.report.max_error_px();
+            assert!(worst <= 0.25, "{what} {route:?}: {worst} px");
+            eprintln!(
+                "{what} {route:?}: {} legs, {} bones, worst {worst} px, {} B",
+                names.len(),
+                fig.bones.len(),
+                baked.svg.len()
+            );
+        }
+    }
+}
+
+fn near_point(a: Vec2, b: Vec2, what: &str) {
+    assert!(a.dist(b) < 1e-9, "{what}: {a:?} against {b:?}");
+}
+
+/// The cycling lowering validates the rig as a cycling rig first: its
+/// errors are the cycling loader's own (a leg's path, the crank angle where
+/// a pedal is out of reach), and a file without legs is refused at `legs`.
+#[test]
+fn lowering_legs_refuses_what_the_cycling_rig_refuses_in_its_own_words() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("rigs/seed-nested.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["legs"][1]["thigh"] = 20.into();
+    let file = rig::parse(&v.to_string()).unwrap();
+    let want = rig::validate(&file).unwrap_err().to_string();
+    assert!(want.contains("legs[1]"), "{want}");
+    assert_eq!(rig::lower_legs(&file).unwrap_err().to_string(), want);
+    let chains =
+        rig::parse(&std::fs::read_to_string(root.join("rigs/path-foot.json")).unwrap()).unwrap();
+    let e = rig::lower_legs(&chains).unwrap_err().to_string();
+    assert!(e.starts_with("legs: "), "{e}");
+}

@@ -12,6 +12,16 @@
 //! The chain file is validated first ([`super::validate_chains`]), so every
 //! error names the user's own JSON path (`ik_chains[1].thigh`); the tree
 //! built here is then valid by construction.
+//!
+//! A cycling rig (`crank` + `legs`) lowers the same way ([`legs_as_bones`]):
+//! each leg a root bone at its hip, a thigh and a shin, and an `ik` entry
+//! named as the leg aiming the shin's tip at the pedal's circle (the
+//! mapping `tests/v1_mapping.rs` checks); each leg's side of the crank a
+//! root bone at the crank centre turning once per period from its pedal's
+//! start angle, carrying a pedal bone that turns back so it stays level;
+//! the torso a bone from hip to neck carrying a head bone; each Verlet
+//! chain's fixed anchor a root bone at that point. A leg's `depth_offset`
+//! moves its hip, crank, pedal and target alike.
 
 use super::RigFile;
 use crate::chain::IkChain;
@@ -26,24 +36,47 @@ use std::collections::HashSet;
 /// name, or by an earlier bone; chains `a` and `a_thigh` would clash): then
 /// `c<i>_<part>`, with `_<k>` added until it is free.
 fn bone_names(chains: &[crate::chain::IkChainFile]) -> Vec<[String; 3]> {
-    let mut taken: HashSet<String> = chains.iter().map(|c| c.name.clone()).collect();
-    let mut out = Vec::with_capacity(chains.len());
-    for (i, c) in chains.iter().enumerate() {
-        out.push(["hip", "thigh", "shin"].map(|part| {
-            let mut name = format!("{}_{part}", c.name);
-            let mut k = 0;
-            while name.len() > 32 || taken.contains(&name) {
-                name = match k {
-                    0 => format!("c{i}_{part}"),
-                    _ => format!("c{i}_{part}_{k}"),
-                };
-                k += 1;
-            }
-            taken.insert(name.clone());
-            name
-        }));
+    let stems: Vec<&str> = chains.iter().map(|c| c.name.as_str()).collect();
+    Names::new(&stems).limbs(&stems, ["hip", "thigh", "shin"])
+}
+
+/// Bone names handed out once each: a wanted name, unless it is longer
+/// than a name may be (32) or taken (by an `ik` entry's name, or by an
+/// earlier bone), then `c<i>_<part>`, with `_<k>` added until it is free.
+struct Names {
+    taken: HashSet<String>,
+}
+
+impl Names {
+    /// Names that are taken from the start: the `ik` entries'.
+    fn new(entries: &[&str]) -> Names {
+        Names {
+            taken: entries.iter().map(|n| n.to_string()).collect(),
+        }
     }
-    out
+
+    fn take(&mut self, wanted: String, i: usize, part: &str) -> String {
+        let mut name = wanted;
+        let mut k = 0;
+        while name.len() > 32 || self.taken.contains(&name) {
+            name = match k {
+                0 => format!("c{i}_{part}"),
+                _ => format!("c{i}_{part}_{k}"),
+            };
+            k += 1;
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+
+    /// `<stem>_<part>` for every stem and part.
+    fn limbs<const N: usize>(&mut self, stems: &[&str], parts: [&str; N]) -> Vec<[String; N]> {
+        stems
+            .iter()
+            .enumerate()
+            .map(|(i, stem)| parts.map(|part| self.take(format!("{stem}_{part}"), i, part)))
+            .collect()
+    }
 }
 
 /// The bone-tree spelling of `file` (an `ik_chains` rig), given its
@@ -92,5 +125,109 @@ pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
     out.tolerance_px = file.tolerance_px;
     out.scene = file.scene.clone();
     out.ground = file.ground.clone();
+    out
+}
+
+/// The bone-tree spelling of `file`, a validated cycling rig (`crank` +
+/// `legs`; see the module docs). The tree solves the same pose at every
+/// time: every hip, knee, ankle and crank end within rounding of the
+/// cycling solver's.
+pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
+    let crank = file
+        .crank
+        .as_ref()
+        .expect("a validated cycling rig has a crank");
+    let sign = match crank.direction {
+        crate::trajectory::Direction::Cw => 1.0,
+        crate::trajectory::Direction::Ccw => -1.0,
+    };
+    let stems: Vec<&str> = file.legs.iter().map(|l| l.name.as_str()).collect();
+    let mut names = Names::new(&stems);
+    let leg_names = names.limbs(&stems, ["hip", "thigh", "shin", "crank", "pedal"]);
+    let mut sides: Vec<Vec<Value>> = Vec::new();
+    let mut iks = Vec::new();
+    for (i, (leg, [hip, thigh, shin, crank_arm, pedal])) in
+        file.legs.iter().zip(leg_names).enumerate()
+    {
+        let d = leg.depth_offset;
+        let start = crank.start_deg + leg.phase_deg;
+        let turn = |from: f64, by: f64| json!({"track": {"keys": [[0, from], [1, from + by]], "ease": "linear"}});
+        let style =
+            json!({"width": limb_width(leg.thigh, leg.shin), "stroke": CHAIN_COLOURS[i.min(1)]});
+        let metal = json!({"width": limb_width(leg.thigh, leg.shin) * 0.35, "stroke": CHAIN_COLOURS[i.min(1)]});
+        sides.push(vec![
+            json!({"name": crank_arm, "at": [crank.center[0] + d[0], crank.center[1] + d[1]],
+                   "length": crank.radius, "angle": turn(start, 360.0 * sign), "style": metal}),
+            // the pedal turns back as the crank turns: level at every time
+            json!({"name": pedal, "parent": crank_arm, "length": 0,
+                   "angle": turn(-start, -360.0 * sign), "style": metal}),
+            json!({"name": hip, "at": [leg.hip[0] + d[0], leg.hip[1] + d[1]], "length": 0}),
+            json!({"name": thigh, "parent": hip, "length": leg.thigh, "style": style}),
+            json!({"name": shin, "parent": thigh, "length": leg.shin, "style": style}),
+        ]);
+        let reach = match leg.reach {
+            super::Reach::Error => "error",
+            super::Reach::Clamp => "clamp",
+        };
+        iks.push(json!({
+            "name": leg.name, "upper": thigh, "lower": shin, "knee": leg.knee, "reach": reach,
+            "target": {"circle": {
+                "center": [crank.center[0] + leg.pedal_offset[0] + d[0],
+                           crank.center[1] + leg.pedal_offset[1] + d[1]],
+                "radius": crank.radius, "start_deg": start, "direction": crank.direction,
+            }},
+        }));
+    }
+    // legs are listed front to back, bones drawn back to front; the torso
+    // between the far legs and the near one, as the cycling drawing has it
+    let mut bones: Vec<Value> = Vec::new();
+    let near = sides.remove(0);
+    for side in sides.into_iter().rev() {
+        bones.extend(side);
+    }
+    let mut chains = file.chains.clone();
+    for (i, ch) in chains.iter_mut().enumerate() {
+        if ch.anchor.bone.is_none() {
+            let at = match &ch.anchor.at {
+                Some(crate::figure::file::AtFile::Offset(p)) => *p,
+                _ => unreachable!("a validated cycling rig anchors its chains at points"),
+            };
+            let name = names.take(format!("{}_anchor", ch.name), i, "anchor");
+            bones.push(json!({"name": name, "at": at, "length": 0}));
+            ch.anchor.bone = Some(name);
+            ch.anchor.at = Some(crate::figure::file::AtFile::Named(
+                crate::figure::file::AtName::Origin,
+            ));
+        }
+    }
+    if let Some(t) = &file.torso {
+        let up = Vec2::new(t.neck[0] - t.hip[0], t.neck[1] - t.hip[1]);
+        let width = t.width.unwrap_or(14.0);
+        let torso = names.take("torso".into(), 0, "torso");
+        let head = names.take("head".into(), 0, "head");
+        let skin = json!({"width": width, "stroke": CHAIN_COLOURS[0]});
+        bones.push(json!({"name": torso, "at": t.hip, "length": up.length(),
+                          "angle": {"const_deg": up.y.atan2(up.x).to_degrees()}, "style": skin}));
+        // the head's centre sits past the neck by its radius and half the
+        // torso's width (`figure::chain::validate_torso`)
+        bones.push(
+            json!({"name": head, "parent": torso, "length": t.head_radius + width * 0.5,
+                          "head_radius": t.head_radius, "style": skin}),
+        );
+    }
+    bones.extend(near);
+    let tree = json!({
+        "name": file.name,
+        "view_box": file.view_box,
+        "period_s": file.period_s,
+        "bones": bones,
+        "ik": iks,
+        "style": "limbs",
+    });
+    let mut out: RigFile =
+        serde_json::from_value(tree).expect("a lowered cycling rig is well formed");
+    out.keys = file.keys;
+    out.tolerance_px = file.tolerance_px;
+    out.chains = chains;
     out
 }
