@@ -188,7 +188,7 @@ fn clashing_and_long_chain_names_lower_into_a_valid_tree() {
 /// the cycling solver puts it, each crank bone's end is on its pedal's
 /// circle at the crank angle, each pedal bone stays level, the torso runs
 /// from hip to neck with the head's centre past it, each Verlet chain hangs
-/// from its fixed anchor; and the tree bakes within the default 0.25 px on
+/// from its fixed anchor, simulated to the same particles; and the tree bakes within the default 0.25 px on
 /// both routes, its report lines named as the legs. Every cycling rig in
 /// `rigs/`, and variants for what they leave out (counter-clockwise, a
 /// pedal offset, a backward knee, a clamped reach, three legs).
@@ -273,6 +273,11 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
                 near(tips[bone("head".into())], torso.head, "head centre");
             }
         }
+        let chains = v
+            .get("chains")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        assert_eq!(fig.chains.len(), chains, "{what}");
         for ch in &fig.chains {
             let anchor = v["chains"]
                 .as_array()
@@ -284,6 +289,24 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
             let at = Vec2::new(anchor[0].as_f64().unwrap(), anchor[1].as_f64().unwrap());
             let b = bone(format!("{}_anchor", ch.name));
             near_point(fk::tips(fig, clip, 0.3)[b], at, what);
+            // and it is the same simulation: every particle where the
+            // cycling rig's chain has it
+            let fixed = cyc.fixed_chains.iter().find(|c| c.name == ch.name).unwrap();
+            for n in 0..=100 {
+                let t = n as f64 / 100.0;
+                let (a, b) = (
+                    rigbake::figure::chain::particles_at(ch, t),
+                    rigbake::figure::chain::particles_at(fixed, t),
+                );
+                assert_eq!(a.len(), b.len());
+                for (p, q) in a.iter().zip(&b) {
+                    assert!(
+                        p.dist(*q) < 1e-6,
+                        "{what} {} at t = {t}: {p:?} vs {q:?}",
+                        ch.name
+                    );
+                }
+            }
         }
         for route in [rigbake::Route::Css, rigbake::Route::Smil] {
             let baked = common::bake(&serde_json::to_value(&lowered).unwrap(), route);
