@@ -470,6 +470,78 @@ mod figure {
         }
     }
 
+    /// A circle target (a `circle`, or an `ellipse` with equal radii, at
+    /// any start, either direction, with a rotation) of a lone looping clip
+    /// is a probe in a group turning once per period: within 0.01 px of the
+    /// target at 997 times on both routes (the drawn point's rounding), with
+    /// two keys; a non-circular
+    /// ellipse stays keyed, and so does a circle in class-switched clips.
+    #[test]
+    fn circle_target_probes_turn_exactly() {
+        let text = |target: &str, clips: &str| {
+            format!(
+                r#"{{ "name": "f", "view_box": [0, 0, 400, 300], "period_s": 0.9 {clips},
+                  "bones": [{{ "name": "hip", "at": [200, 100], "length": 0 }},
+                    {{ "name": "thigh", "parent": "hip", "length": 100 }},
+                    {{ "name": "shin", "parent": "thigh", "length": 100 }}],
+                  "ik": [{{ "upper": "thigh", "lower": "shin", "target": {target} }}] }}"#
+            )
+        };
+        let turning = |clip: &crate::clip::Clip| {
+            fn count(items: &[crate::clip::Item], clip: &crate::clip::Clip) -> usize {
+                items
+                    .iter()
+                    .map(|it| match it {
+                        crate::clip::Item::Group(g) => {
+                            let own = match &g.anim {
+                                Some(crate::clip::Anim::Rotate { track, .. }) => {
+                                    g.class.as_deref().is_some_and(|c| c.starts_with("rb-t-"))
+                                        as usize
+                                        * (clip.tracks[*track].keys.len() == 2) as usize
+                                }
+                                _ => 0,
+                            };
+                            own + count(&g.children, clip)
+                        }
+                        _ => 0,
+                    })
+                    .sum()
+            }
+            count(&clip.root.children, clip)
+        };
+        let circles = [
+            r#"{"circle": {"center": [210, 245], "radius": 30}}"#,
+            r#"{"circle": {"center": [190, 250], "radius": 25, "start_deg": 137, "direction": "ccw"}}"#,
+            r#"{"ellipse": {"center": [200, 240], "rx": 20, "ry": 20, "rotation_deg": 33, "start_deg": -50}}"#,
+        ];
+        for route in [Route::Css, Route::Smil] {
+            for target in circles {
+                let rig = crate::rig::load(&text(target, "")).unwrap();
+                let fig = rig.figure.as_ref().unwrap();
+                let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+                let clip = &fb.clips[0];
+                assert_eq!(turning(clip), 1, "{route:?} {target}");
+                assert!(fb.ik[0].target_error_px < 0.01, "{target}");
+                for k in 0..=997 {
+                    let t_s = 0.9 * k as f64 / 997.0;
+                    let p = measure::probes_at(clip, t_s)["shin-target"];
+                    let d = p.dist(fig.clips[0].targets[0].at(t_s / 0.9));
+                    assert!(d < 0.01, "{route:?} {target} at {t_s} s: {d}");
+                }
+                let clips = r#", "clips": [{"name": "walk"}, {"name": "hop", "play": "once"}]"#;
+                let rig = crate::rig::load(&text(target, clips)).unwrap();
+                let fig = rig.figure.as_ref().unwrap();
+                let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+                assert!(fb.clips.iter().all(|c| turning(c) == 0), "{target}");
+            }
+            let oval = r#"{"ellipse": {"center": [200, 240], "rx": 30, "ry": 12}}"#;
+            let rig = crate::rig::load(&text(oval, "")).unwrap();
+            let fig = rig.figure.as_ref().unwrap();
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+            assert_eq!(turning(&fb.clips[0]), 0, "{route:?} oval");
+        }
+    }
+
     /// Every `<lower>-target` probe follows its target within the keys'
     /// budget plus rounding, on both routes, for every example bone tree,
     /// every bone-tree fixture, and a target that a path target matches

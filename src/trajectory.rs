@@ -673,6 +673,24 @@ fn smooth(u: f64) -> f64 {
 }
 
 impl Trajectory {
+    /// A circle at constant angular speed (a `circle`, or an `ellipse`
+    /// with equal radii): its centre, radius, angle at t = 0 (radians,
+    /// clockwise on screen) and turn direction (+1 clockwise), so a point
+    /// turned about the centre once per period is this trajectory exactly.
+    pub fn as_circle(&self) -> Option<(Vec2, f64, f64, f64)> {
+        match self {
+            Trajectory::Ellipse {
+                center,
+                rx,
+                ry,
+                rotation_rad,
+                start_rad,
+                sign,
+            } if rx == ry => Some((*center, *rx, start_rad + rotation_rad, *sign)),
+            _ => None,
+        }
+    }
+
     /// Position at normalised time t (any real t; periodic with period 1).
     pub fn at(&self, t: f64) -> Vec2 {
         let t = t.rem1();

@@ -1240,6 +1240,45 @@ fn target_items(
             exact_at.push(true);
             continue;
         }
+        // a circle target of a lone looping clip (a pedal) turns about its
+        // centre once per period, as a crank does: exact to the rounding
+        // of the drawn point (0.005 px per axis), and two keys
+        let circle = (!fig.switched && fc.play == crate::clip::Play::Loop)
+            .then(|| target.as_circle())
+            .flatten();
+        if let Some((center, r, start, sign)) = circle {
+            // drawn where the target starts (so a still picture of the
+            // file, an editor's, shows it there), turned once per period
+            let center = q_len(center);
+            tracks.push(Track {
+                name: format!("rb-t-{stem}"),
+                keys: vec![
+                    Key {
+                        t: 0.0,
+                        value: 0.0,
+                        ease: Ease::Linear,
+                    },
+                    Key {
+                        t: 1.0,
+                        value: 360.0 * sign,
+                        ease: Ease::Linear,
+                    },
+                ],
+            });
+            out.push(Item::Group(Node {
+                class: Some(format!("rb-t-{stem}")),
+                translate: Vec2::ZERO,
+                anim: Some(Anim::Rotate {
+                    track: tracks.len() - 1,
+                    origin: center,
+                    delay_s: 0.0,
+                }),
+                children: marked(q_len(center + Vec2::from_angle(start) * r)),
+            }));
+            written.push(Vec::new());
+            exact_at.push(true);
+            continue;
+        }
         exact_at.push(false);
         let p0 = target.at(0.0);
         // an earlier target whose path this one follows, shifted by s
