@@ -437,15 +437,7 @@ mod figure {
     #[test]
     fn path_target_probes_move_exactly_unless_clips_switch() {
         use super::motion;
-        let text = |target: &str, clips: &str| {
-            format!(
-                r#"{{ "name": "f", "view_box": [0, 0, 400, 300], "period_s": 0.9 {clips},
-                  "bones": [{{ "name": "hip", "at": [200, 100], "length": 0 }},
-                    {{ "name": "thigh", "parent": "hip", "length": 100 }},
-                    {{ "name": "shin", "parent": "thigh", "length": 100 }}],
-                  "ik": [{{ "upper": "thigh", "lower": "shin", "target": {target} }}] }}"#
-            )
-        };
+        let text = one_leg;
         for route in [Route::Css, Route::Smil] {
             for (i, target) in super::PATHS.iter().enumerate() {
                 let rig = crate::rig::load(&text(target, "")).unwrap();
@@ -470,6 +462,18 @@ mod figure {
         }
     }
 
+    /// A hip at (200, 100) with a 100 + 100 leg aimed at `target`, over
+    /// 0.9 s, with `clips` (`""`, or `, "clips": […]`).
+    fn one_leg(target: &str, clips: &str) -> String {
+        format!(
+            r#"{{ "name": "f", "view_box": [0, 0, 400, 300], "period_s": 0.9 {clips},
+              "bones": [{{ "name": "hip", "at": [200, 100], "length": 0 }},
+                {{ "name": "thigh", "parent": "hip", "length": 100 }},
+                {{ "name": "shin", "parent": "thigh", "length": 100 }}],
+              "ik": [{{ "upper": "thigh", "lower": "shin", "target": {target} }}] }}"#
+        )
+    }
+
     /// A circle target (a `circle`, or an `ellipse` with equal radii, at
     /// any start, either direction, with a rotation) of a lone looping clip
     /// is a probe in a group turning once per period: within 0.01 px of the
@@ -478,15 +482,7 @@ mod figure {
     /// ellipse stays keyed, and so does a circle in class-switched clips.
     #[test]
     fn circle_target_probes_turn_exactly() {
-        let text = |target: &str, clips: &str| {
-            format!(
-                r#"{{ "name": "f", "view_box": [0, 0, 400, 300], "period_s": 0.9 {clips},
-                  "bones": [{{ "name": "hip", "at": [200, 100], "length": 0 }},
-                    {{ "name": "thigh", "parent": "hip", "length": 100 }},
-                    {{ "name": "shin", "parent": "thigh", "length": 100 }}],
-                  "ik": [{{ "upper": "thigh", "lower": "shin", "target": {target} }}] }}"#
-            )
-        };
+        let text = one_leg;
         let turning = |clip: &crate::clip::Clip| {
             fn count(items: &[crate::clip::Item], clip: &crate::clip::Clip) -> usize {
                 items

@@ -111,6 +111,15 @@ pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
     }
     // chains are listed front to back, bones drawn back to front
     let bones: Vec<Value> = limbs.into_iter().rev().flatten().collect();
+    let mut out = tree(file, bones, iks);
+    out.scene = file.scene.clone();
+    out.ground = file.ground.clone();
+    out
+}
+
+/// The tree of `bones` and `iks` in the `limbs` look, with `file`'s name,
+/// view box, period, keys and tolerance.
+fn tree(file: &RigFile, bones: Vec<Value>, iks: Vec<Value>) -> RigFile {
     let tree = json!({
         "name": file.name,
         "view_box": file.view_box,
@@ -119,12 +128,9 @@ pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
         "ik": iks,
         "style": "limbs",
     });
-    let mut out: RigFile =
-        serde_json::from_value(tree).expect("a lowered chain file is well formed");
+    let mut out: RigFile = serde_json::from_value(tree).expect("a lowered rig is well formed");
     out.keys = file.keys;
     out.tolerance_px = file.tolerance_px;
-    out.scene = file.scene.clone();
-    out.ground = file.ground.clone();
     out
 }
 
@@ -216,18 +222,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         );
     }
     bones.extend(near);
-    let tree = json!({
-        "name": file.name,
-        "view_box": file.view_box,
-        "period_s": file.period_s,
-        "bones": bones,
-        "ik": iks,
-        "style": "limbs",
-    });
-    let mut out: RigFile =
-        serde_json::from_value(tree).expect("a lowered cycling rig is well formed");
-    out.keys = file.keys;
-    out.tolerance_px = file.tolerance_px;
+    let mut out = tree(file, bones, iks);
     out.chains = chains;
     out
 }
