@@ -188,7 +188,9 @@ fn clashing_and_long_chain_names_lower_into_a_valid_tree() {
 /// the cycling solver puts it, each crank bone's end is on its pedal's
 /// circle at the crank angle, each pedal bone stays level, the torso runs
 /// from hip to neck with the head's centre past it, each Verlet chain hangs
-/// from its fixed anchor, simulated to the same particles; and the tree bakes within the default 0.25 px on
+/// from its fixed anchor, simulated to the same particles; the seat tube
+/// and chainring are drawn still and each pedal's block on its pedal; and
+/// the tree bakes within the default 0.25 px on
 /// both routes, its report lines named as the legs. Every cycling rig in
 /// `rigs/`, and variants for what they leave out (counter-clockwise, a
 /// pedal offset, a backward knee, a clamped reach, three legs).
@@ -231,6 +233,22 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
         let tree = rig::load(&serde_json::to_string(&lowered).unwrap())
             .unwrap_or_else(|e| panic!("{what}: the lowered tree does not load: {e}"));
         let fig = tree.figure.as_ref().unwrap();
+        // the bicycle: seat tube and chainring still, a block on each pedal
+        let parts: Vec<(String, Option<String>)> = lowered
+            .scene
+            .iter()
+            .map(|p| (p.name.clone(), p.bone.clone()))
+            .collect();
+        assert!(parts.contains(&("frame".into(), None)), "{what}: {parts:?}");
+        assert!(
+            parts.contains(&("chainring".into(), None)),
+            "{what}: {parts:?}"
+        );
+        for l in &cyc.legs {
+            let pedal = format!("{}_pedal", l.name);
+            let block = (format!("{pedal}_block"), Some(pedal));
+            assert!(parts.contains(&block), "{what}: {parts:?}");
+        }
         let clip = &fig.clips[0];
         let bone = |name: String| {
             fig.bones
@@ -346,4 +364,37 @@ fn lowering_legs_refuses_what_the_cycling_rig_refuses_in_its_own_words() {
         rig::parse(&std::fs::read_to_string(root.join("rigs/path-foot.json")).unwrap()).unwrap();
     let e = rig::lower_legs(&chains).unwrap_err().to_string();
     assert!(e.starts_with("legs: "), "{e}");
+}
+
+/// A cycling leg may be named what no bone or `ik` entry may (a `-`, a
+/// reserved word): bones whose names would not be valid fall back to
+/// `c<i>_<part>`, the leg's entry is unnamed, and the tree still loads and bakes within 0.25 px.
+#[test]
+fn cycling_legs_named_as_no_bone_may_be_still_lower() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("rigs/seed-nested.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["legs"][0]["name"] = "near-leg".into();
+    v["legs"][1]["name"] = "b".into();
+    rig::load(&v.to_string()).expect("a valid cycling rig");
+    let lowered = rig::lower_legs(&rig::parse(&v.to_string()).unwrap()).unwrap();
+    let spelled = serde_json::to_value(&lowered).unwrap();
+    let tree = rig::load(&spelled.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let fig = tree.figure.as_ref().unwrap();
+    assert_eq!(fig.ik.len(), 2);
+    assert!(fig.ik.iter().all(|k| k.name.is_none()));
+    let bones: Vec<&str> = fig.bones.iter().map(|b| b.name.as_str()).collect();
+    // `near-leg_hip` is no bone name, `b_hip` is (only `b` is reserved)
+    for part in ["hip", "thigh", "shin", "crank", "pedal"] {
+        for stem in ["c0", "b"] {
+            assert!(
+                bones.contains(&format!("{stem}_{part}").as_str()),
+                "{bones:?}"
+            );
+        }
+    }
+    for route in [rigbake::Route::Css, rigbake::Route::Smil] {
+        let worst = common::bake(&spelled, route).report.max_error_px();
+        assert!(worst <= 0.25, "{route:?}: {worst}");
+    }
 }

@@ -26,7 +26,7 @@
 use super::RigFile;
 use crate::chain::IkChain;
 use crate::emit::style::{CHAIN_COLOURS, limb_width};
-use crate::geom::Vec2;
+use crate::geom::{LEN_DECIMALS, Vec2, fmt_len, quantize};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 
@@ -40,9 +40,10 @@ fn bone_names(chains: &[crate::chain::IkChainFile]) -> Vec<[String; 3]> {
     Names::new(&stems).limbs(&stems, ["hip", "thigh", "shin"])
 }
 
-/// Bone names handed out once each: a wanted name, unless it is longer
-/// than a name may be (32) or taken (by an `ik` entry's name, or by an
-/// earlier bone), then `c<i>_<part>`, with `_<k>` added until it is free.
+/// Bone names handed out once each: a wanted name, unless it is no valid
+/// bone name (a cycling leg's name may hold a `-`, or be 33 long, or be a
+/// reserved word) or taken (by an `ik` entry's name, or by an earlier
+/// bone), then `c<i>_<part>`, with `_<k>` added until it is free.
 struct Names {
     taken: HashSet<String>,
 }
@@ -58,7 +59,7 @@ impl Names {
     fn take(&mut self, wanted: String, i: usize, part: &str) -> String {
         let mut name = wanted;
         let mut k = 0;
-        while name.len() > 32 || self.taken.contains(&name) {
+        while crate::valid::check_name("", &name).is_err() || self.taken.contains(&name) {
             name = match k {
                 0 => format!("c{i}_{part}"),
                 _ => format!("c{i}_{part}_{k}"),
@@ -148,19 +149,38 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         crate::trajectory::Direction::Ccw => -1.0,
     };
     let stems: Vec<&str> = file.legs.iter().map(|l| l.name.as_str()).collect();
-    let mut names = Names::new(&stems);
+    // a leg's `ik` entry is named as the leg where that is a valid entry
+    // name (so its probes and report line keep the leg's); a leg named
+    // with a `-` or a reserved word gets an unnamed entry
+    let entry_names: Vec<Option<&str>> = stems
+        .iter()
+        .map(|n| crate::valid::check_name("", n).is_ok().then_some(*n))
+        .collect();
+    let mut names = Names::new(&entry_names.iter().flatten().copied().collect::<Vec<_>>());
     let leg_names = names.limbs(&stems, ["hip", "thigh", "shin", "crank", "pedal"]);
     let mut sides: Vec<Vec<Value>> = Vec::new();
     let mut iks = Vec::new();
+    let mut blocks: Vec<(String, String)> = Vec::new();
     for (i, (leg, [hip, thigh, shin, crank_arm, pedal])) in
         file.legs.iter().zip(leg_names).enumerate()
     {
         let d = leg.depth_offset;
         let start = crank.start_deg + leg.phase_deg;
         let turn = |from: f64, by: f64| json!({"track": {"keys": [[0, from], [1, from + by]], "ease": "linear"}});
-        let style =
-            json!({"width": limb_width(leg.thigh, leg.shin), "stroke": CHAIN_COLOURS[i.min(1)]});
-        let metal = json!({"width": limb_width(leg.thigh, leg.shin) * 0.35, "stroke": CHAIN_COLOURS[i.min(1)]});
+        let width = limb_width(leg.thigh, leg.shin);
+        let style = json!({"width": width, "stroke": CHAIN_COLOURS[i.min(1)]});
+        // the cycling drawing's crank arm and pedal block
+        let metal = json!({"width": quantize((width * 0.35).max(1.5), 1), "stroke": ARM});
+        let axle = Vec2::new(crank.center[0] + d[0], crank.center[1] + d[1])
+            + Vec2::from_angle(start.to_radians()) * crank.radius;
+        blocks.push((
+            pedal.clone(),
+            capsule_d(
+                axle,
+                quantize((crank.radius * 0.5).max(4.0), LEN_DECIMALS),
+                quantize((width * 0.4).max(2.0), LEN_DECIMALS),
+            ),
+        ));
         sides.push(vec![
             json!({"name": crank_arm, "at": [crank.center[0] + d[0], crank.center[1] + d[1]],
                    "length": crank.radius, "angle": turn(start, 360.0 * sign), "style": metal}),
@@ -175,14 +195,18 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
             super::Reach::Error => "error",
             super::Reach::Clamp => "clamp",
         };
-        iks.push(json!({
-            "name": leg.name, "upper": thigh, "lower": shin, "knee": leg.knee, "reach": reach,
+        let mut entry = json!({
+            "upper": thigh, "lower": shin, "knee": leg.knee, "reach": reach,
             "target": {"circle": {
                 "center": [crank.center[0] + leg.pedal_offset[0] + d[0],
                            crank.center[1] + leg.pedal_offset[1] + d[1]],
                 "radius": crank.radius, "start_deg": start, "direction": crank.direction,
             }},
-        }));
+        });
+        if let Some(name) = entry_names[i] {
+            entry["name"] = json!(name);
+        }
+        iks.push(entry);
     }
     // legs are listed front to back, bones drawn back to front; the torso
     // between the far legs and the near one, as the cycling drawing has it
@@ -222,7 +246,54 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         );
     }
     bones.extend(near);
+    // the bicycle as the cycling drawing has it: the seat tube from the
+    // first leg's hip to the crank centre and the chainring behind the
+    // figure, each pedal's block carried by its pedal bone
+    let c = Vec2::new(crank.center[0], crank.center[1]);
+    let seat = Vec2::new(file.legs[0].hip[0], file.legs[0].hip[1]);
+    let frame = format!(
+        "M{} {}L{} {}",
+        fmt_len(seat.x),
+        fmt_len(seat.y),
+        fmt_len(c.x),
+        fmt_len(c.y)
+    );
+    let mut scene = vec![
+        json!({"name": "frame", "d": frame,
+               "style": {"stroke": FRAME, "width": quantize((crank.radius * 0.16).max(2.0), 1)}}),
+        json!({"name": "chainring", "d": circle_d(c, quantize(crank.radius * 0.45, LEN_DECIMALS)),
+               "style": {"stroke": RING, "width": 3}}),
+    ];
+    for (i, (pedal, d)) in blocks.into_iter().enumerate() {
+        let name = names.take(format!("{pedal}_block"), i, "block");
+        scene.push(json!({"name": name, "bone": pedal, "d": d,
+                          "style": {"fill": PEDAL, "stroke": "none"}}));
+    }
     let mut out = tree(file, bones, iks);
     out.chains = chains;
+    out.scene = serde_json::from_value(Value::Array(scene)).expect("well-formed scene parts");
     out
+}
+
+/// The cycling drawing's colours (`emit`'s `rb-arm`, `rb-frame`, `rb-ring`
+/// and `rb-pedal` rules).
+const ARM: &str = "#4a4a4a";
+const FRAME: &str = "#b23a48";
+const RING: &str = "#6b6b6b";
+const PEDAL: &str = "#1d1d1d";
+
+/// A circle as path data (two arcs).
+fn circle_d(c: Vec2, r: f64) -> String {
+    let (x0, x1, y) = (fmt_len(c.x - r), fmt_len(c.x + r), fmt_len(c.y));
+    let r = fmt_len(r);
+    format!("M{x1} {y}A{r} {r} 0 1 1 {x0} {y}A{r} {r} 0 1 1 {x1} {y}Z")
+}
+
+/// A `w` × `h` block with round ends centred on `at`, as path data.
+fn capsule_d(at: Vec2, w: f64, h: f64) -> String {
+    let r = h / 2.0;
+    let (x0, x1) = (fmt_len(at.x - w / 2.0 + r), fmt_len(at.x + w / 2.0 - r));
+    let (y0, y1) = (fmt_len(at.y - r), fmt_len(at.y + r));
+    let r = fmt_len(r);
+    format!("M{x0} {y0}L{x1} {y0}A{r} {r} 0 0 1 {x1} {y1}L{x0} {y1}A{r} {r} 0 0 1 {x0} {y0}Z")
 }
