@@ -183,6 +183,23 @@ enum Command {
         #[arg(short, long, value_name = "DIR", default_value = "out")]
         output: PathBuf,
     },
+    /// Write a cycling or `ik_chains` rig as the bone tree that solves the same pose.
+    ///
+    /// The tree moves every hip, knee, ankle (and crank) as the rig does,
+    /// at every time; it is a `bones` rig to extend: a torso, arms, a head
+    /// on a spring, clips. An `ik_chains` rig is loaded as this tree anyway;
+    /// a cycling rig is not yet, and its tree is drawn in the `limbs` look
+    /// (legs, crank arms, pedal blocks, seat tube, chainring).
+    ///
+    /// Example: rigbake lower rigs/seed-nested.json -o rider.json
+    Lower {
+        /// Rig file (JSON): `crank` + `legs`, or `ik_chains`.
+        #[arg(value_name = "RIG")]
+        rig: PathBuf,
+        /// The rig file to write (replaced atomically), or - for standard output.
+        #[arg(short, long, value_name = "FILE.json", default_value = "-")]
+        output: PathBuf,
+    },
     /// Write a starter drawing of a rig's phase-0 pose to draw over (<name>.template.svg).
     ///
     /// One labelled group per part in the pose at t = 0 (Inkscape layers
@@ -443,6 +460,7 @@ fn run(cli: Cli) -> Result<Exit> {
         } => workflow::cmd_preview(&rig, &output, frames, route, art.as_deref(), clip),
         Command::Gallery { rigs, output } => workflow::cmd_gallery(&rigs, &output),
         Command::Template { rig, output } => workflow::cmd_template(&rig, &output),
+        Command::Lower { rig, output } => workflow::cmd_lower(&rig, &output),
         Command::Completions { shell } => {
             let shell = match shell {
                 ShellArg::Bash => clap_complete::Shell::Bash,

@@ -457,6 +457,30 @@ pub fn lower_chains(file: &RigFile) -> Result<RigFile, RigError> {
     lowered(file, validate(file)?.period_s)
 }
 
+/// The bone tree a cycling or `ik_chains` rig lowers into
+/// ([`lower_legs`], [`lower_chains`]); a bone tree is refused at `bones`
+/// (it is one already).
+pub fn lower(file: &RigFile) -> Result<RigFile, RigError> {
+    if !file.legs.is_empty() {
+        lower_legs(file)
+    } else if !file.ik_chains.is_empty() {
+        lower_chains(file)
+    } else if !file.bones.is_empty() {
+        Err(invalid(
+            "bones",
+            "this rig is a bone tree already; only `crank` + `legs` or `ik_chains` lower into one",
+        ))
+    } else {
+        // what the loader says of a rig with none of them
+        Err(validate(file).err().unwrap_or_else(|| {
+            invalid(
+                "legs",
+                "missing: only `crank` + `legs` or `ik_chains` lower into bones",
+            )
+        }))
+    }
+}
+
 /// The bone tree a cycling rig (`crank` + `legs`) lowers into (module
 /// `lower`): the file is validated as a cycling rig first, so an error names
 /// the user's own JSON path (`legs[1].thigh`, or the crank angle where a

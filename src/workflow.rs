@@ -227,6 +227,29 @@ pub(crate) fn cmd_template(rig_path: &Path, output: &Path) -> Result<Exit> {
     Ok(Exit::Ok)
 }
 
+/// `lower`: the bone-tree spelling of a cycling or `ik_chains` rig
+/// ([`rigbake::rig::lower`]), as JSON, to `-o FILE` (atomically, never over
+/// the rig) or standard output (`-`).
+pub(crate) fn cmd_lower(rig_path: &Path, output: &Path) -> Result<Exit> {
+    let text = super::read_rig(rig_path)?;
+    let tree = rigbake::rig::parse(&text)
+        .and_then(|f| rigbake::rig::lower(&f))
+        .with_context(|| rigbake::input::shown_path(rig_path))?;
+    let json = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&tree).expect("a rig file serialises")
+    );
+    if output == Path::new("-") {
+        output::stdout(&json)?;
+    } else {
+        output::write_all(
+            &[Output::new("-o", output, json.as_bytes())],
+            &[Input::rig(rig_path)],
+        )?;
+    }
+    Ok(Exit::Ok)
+}
+
 /// The `bake` command's inputs, shared by a single run and `--watch`.
 pub(crate) struct BakeRun<'a> {
     pub rigs: &'a [PathBuf],

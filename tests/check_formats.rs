@@ -444,19 +444,20 @@ fn fake_chromium(dir: &Path) -> PathBuf {
 }
 
 /// `preview` creates its PNG with 0666 minus the umask, like any new file
-/// (and like `bake`'s SVG beside it).
+/// (and like `bake`'s SVG and `lower`'s JSON beside it).
 #[test]
 fn preview_png_honours_the_umask() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let fake = fake_chromium(d);
     for (umask, mode) in [("022", 0o644), ("002", 0o664), ("077", 0o600)] {
-        for name in ["strip.png", "out/seed-nested.svg"] {
+        for name in ["strip.png", "out/seed-nested.svg", "tree.json"] {
             let _ = fs::remove_file(d.join(name));
         }
         for args in [
             vec!["preview", "RIG", "-o", "strip.png"],
             vec!["bake", "RIG", "-o", "out"],
+            vec!["lower", "RIG", "-o", "tree.json"],
         ] {
             let out = std::process::Command::new("sh")
                 .current_dir(d)
@@ -476,7 +477,7 @@ fn preview_png_honours_the_umask() {
                 .unwrap();
             assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
         }
-        for name in ["strip.png", "out/seed-nested.svg"] {
+        for name in ["strip.png", "out/seed-nested.svg", "tree.json"] {
             let m = fs::metadata(d.join(name)).unwrap().permissions().mode() & 0o777;
             assert_eq!(m, mode, "umask {umask}: {name} has {m:o}");
         }
@@ -496,6 +497,7 @@ fn a_full_standard_output_is_an_error_for_the_ci_formats_and_the_report() {
         vec!["check", seed, "--max-error", "100", "--format", "junit"],
         vec!["check", seed, "--max-error", "1", "--format", "json"],
         vec!["bake", seed, "-o", "out", "--report", "-", "-q"],
+        vec!["lower", seed],
     ] {
         let full = fs::OpenOptions::new()
             .write(true)
