@@ -457,6 +457,73 @@ pub fn lower_chains(file: &RigFile) -> Result<RigFile, RigError> {
     lowered(file, validate(file)?.period_s)
 }
 
+/// A rig file as JSON text, as a person would write it: two-space
+/// indents, `name` first in every object and the other fields in
+/// alphabetical order, an array of numbers or strings on one line
+/// (`[352, 255]`), a whole number without a fraction (`50`, not `50.0`);
+/// `parse` reads it back to the same file.
+pub fn to_text(file: &RigFile) -> String {
+    fn scalar(v: &serde_json::Value) -> bool {
+        !(v.is_array() || v.is_object())
+    }
+    fn number(v: &serde_json::Value) -> String {
+        match v.as_f64() {
+            // the shortest text that reads back to the same f64
+            Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+            _ => v.to_string(),
+        }
+    }
+    fn write(v: &serde_json::Value, indent: usize, out: &mut String) {
+        use serde_json::Value;
+        let pad = |n: usize| "  ".repeat(n);
+        match v {
+            Value::Number(_) => out.push_str(&number(v)),
+            Value::Array(items) if items.iter().all(scalar) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    write(item, indent, out);
+                }
+                out.push(']');
+            }
+            Value::Array(items) => {
+                out.push_str("[\n");
+                for (i, item) in items.iter().enumerate() {
+                    out.push_str(&pad(indent + 1));
+                    write(item, indent + 1, out);
+                    out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&pad(indent));
+                out.push(']');
+            }
+            Value::Object(map) if map.is_empty() => out.push_str("{}"),
+            Value::Object(map) => {
+                out.push_str("{\n");
+                // `name` first, as a person writes it, then the rest in order
+                let mut keys: Vec<(&String, &Value)> = map.iter().collect();
+                keys.sort_by_key(|(k, _)| *k != "name");
+                for (i, (k, item)) in keys.into_iter().enumerate() {
+                    out.push_str(&pad(indent + 1));
+                    out.push_str(&Value::String(k.clone()).to_string());
+                    out.push_str(": ");
+                    write(item, indent + 1, out);
+                    out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&pad(indent));
+                out.push('}');
+            }
+            _ => out.push_str(&v.to_string()),
+        }
+    }
+    let v = serde_json::to_value(file).expect("a rig file serialises");
+    let mut out = String::new();
+    write(&v, 0, &mut out);
+    out.push('\n');
+    out
+}
+
 /// The bone tree a cycling or `ik_chains` rig lowers into
 /// ([`lower_legs`], [`lower_chains`]); a bone tree is refused at `bones`
 /// (it is one already).

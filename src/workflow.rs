@@ -235,10 +235,7 @@ pub(crate) fn cmd_lower(rig_path: &Path, output: &Path) -> Result<Exit> {
     let tree = rigbake::rig::parse(&text)
         .and_then(|f| rigbake::rig::lower(&f))
         .with_context(|| rigbake::input::shown_path(rig_path))?;
-    let json = format!(
-        "{}\n",
-        serde_json::to_string_pretty(&tree).expect("a rig file serialises")
-    );
+    let json = rigbake::rig::to_text(&tree);
     if output == Path::new("-") {
         output::stdout(&json)?;
     } else {
