@@ -22,7 +22,7 @@
 //! Linear interpolation of angles leaves the ankle off the ideal curve by a
 //! chord sag that falls as 1/n²; the measure stage reports how much.
 
-use crate::clip::{Anim, Clip, Ease, Item, Key, LegInfo, Morph, Node, Route, Track};
+use crate::clip::{Anim, Clip, Item, LegInfo, Morph, Node, Route, Track};
 pub use crate::emit::scope::{FIXED_NAMES, SIDE_PARTS, leg_names, side_names};
 use crate::fit::pair::{Pair, PairMotion, PairSample};
 use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
@@ -237,20 +237,6 @@ fn reuse_delay_s(lead_rad: f64, sign: f64, period_s: f64) -> f64 {
     if d == 0.0 { 0.0 } else { d }
 }
 
-/// One whole turn per period at a steady rate in the direction `sign`
-/// (±1): degrees 0 → sign·360, linear.
-fn full_turn(name: String, sign: f64) -> Track {
-    let key = |t: f64, value: f64| Key {
-        t,
-        value,
-        ease: Ease::Linear,
-    };
-    Track {
-        name,
-        keys: vec![key(0.0, 0.0), key(1.0, sign * 360.0)],
-    }
-}
-
 /// Bake a rig's motion into a clip (pure).
 pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
     let period_s = quantize(rig.period_s, SEC_DECIMALS);
@@ -259,7 +245,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
     let sign = crank.sign();
     let center = q_len(crank.center);
     let radius = quantize(crank.radius, LEN_DECIMALS);
-    let mut tracks: Vec<Track> = vec![full_turn("rb-crank".into(), sign)];
+    let mut tracks: Vec<Track> = vec![Track::full_turn("rb-crank".into(), sign)];
     let crank_track = 0;
     let mut sides: Vec<Node> = Vec::new();
     let mut infos: Vec<LegInfo> = Vec::new();
@@ -297,7 +283,7 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
         // names the groups its rules select (every leg's counter-turn has
         // the same keys, so the file writes one keyframes block for them).
         let counter = tracks.len();
-        tracks.push(full_turn(side_names(&side_class, "counter"), -sign));
+        tracks.push(Track::full_turn(side_names(&side_class, "counter"), -sign));
         let class = |part: &str| (opts.route == Route::Css).then(|| side_names(&side_class, part));
         let pedal = Node {
             class: class("pedal"),

@@ -297,6 +297,21 @@ pub struct Clip {
 }
 
 impl Track {
+    /// One whole turn per period at a steady rate in the direction `sign`
+    /// (±1): degrees 0 → sign·360, linear (a crank, a pedal's counter-turn,
+    /// a circle target).
+    pub fn full_turn(name: String, sign: f64) -> Track {
+        let key = |t: f64, value: f64| Key {
+            t,
+            value,
+            ease: Ease::Linear,
+        };
+        Track {
+            name,
+            keys: vec![key(0.0, 0.0), key(1.0, sign * 360.0)],
+        }
+    }
+
     /// Drops every key inside a run of three or more equal values: the
     /// segments around such a key are constant whatever their easing, so
     /// the track says the same with one constant segment from the run's

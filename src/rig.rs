@@ -190,10 +190,7 @@ impl Crank {
 
     /// +1 for clockwise, −1 for counter-clockwise.
     pub fn sign(&self) -> f64 {
-        match self.direction {
-            Direction::Cw => 1.0,
-            Direction::Ccw => -1.0,
-        }
+        self.direction.sign()
     }
 }
 

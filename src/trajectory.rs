@@ -50,6 +50,16 @@ pub enum Direction {
     Ccw,
 }
 
+impl Direction {
+    /// +1 for clockwise, −1 for counter-clockwise.
+    pub fn sign(self) -> f64 {
+        match self {
+            Direction::Cw => 1.0,
+            Direction::Ccw => -1.0,
+        }
+    }
+}
+
 /// Easing of one track segment. Each is a polynomial in the segment's
 /// progress u ∈ [0, 1] that CSS and SMIL represent exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -271,13 +281,6 @@ pub enum Trajectory {
     TimedBob(Box<TimedBob>),
 }
 
-fn sign(d: Direction) -> f64 {
-    match d {
-        Direction::Cw => 1.0,
-        Direction::Ccw => -1.0,
-    }
-}
-
 impl TrajectoryFile {
     /// The same trajectory moved by `d` (every point it passes through
     /// moves by `d`; a path's data is rewritten through kurbo).
@@ -318,7 +321,7 @@ impl TrajectoryFile {
                     ry: r,
                     rotation_rad: 0.0,
                     start_rad: num(&format!("{p}.start_deg"), c.start_deg)?.to_radians(),
-                    sign: sign(c.direction),
+                    sign: c.direction.sign(),
                 }
             }
             TrajectoryFile::Ellipse(e) => {
@@ -329,7 +332,7 @@ impl TrajectoryFile {
                     ry: positive(&format!("{p}.ry"), e.ry)?,
                     rotation_rad: num(&format!("{p}.rotation_deg"), e.rotation_deg)?.to_radians(),
                     start_rad: num(&format!("{p}.start_deg"), e.start_deg)?.to_radians(),
-                    sign: sign(e.direction),
+                    sign: e.direction.sign(),
                 }
             }
             TrajectoryFile::Track(t) => validate_track(&format!("{path}.track"), t)?,

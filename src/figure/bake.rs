@@ -1226,54 +1226,37 @@ fn target_items(
         // itself, as an `ik_chains` marker does: exact, and no keys (a
         // class-switched or one-shot clip keeps keyed translations, the
         // groups every clip shares)
-        let exact = (!fig.switched && fc.play == crate::clip::Play::Loop)
-            .then(|| crate::chain::exact_marker(target, ChainReach::Error, route, period_s))
+        //
+        // a circle target of a lone looping clip (a pedal) turns about its
+        // centre once per period, as a crank does: exact to the rounding
+        // of the drawn point (0.005 px per axis), and two keys; it is drawn
+        // where the target starts (so a still picture of the file, an
+        // editor's, shows it there)
+        let lone_loop = !fig.switched && fc.play == crate::clip::Play::Loop;
+        let exact = lone_loop
+            .then(|| {
+                if let Some(anim) =
+                    crate::chain::exact_marker(target, ChainReach::Error, route, period_s)
+                {
+                    return Some((anim, Vec2::ZERO));
+                }
+                let (center, r, start, sign) = target.as_circle()?;
+                let center = q_len(center);
+                tracks.push(Track::full_turn(format!("rb-t-{stem}"), sign));
+                let anim = Anim::Rotate {
+                    track: tracks.len() - 1,
+                    origin: center,
+                    delay_s: 0.0,
+                };
+                Some((anim, q_len(center + Vec2::from_angle(start) * r)))
+            })
             .flatten();
-        if let Some(anim) = exact {
+        if let Some((anim, at)) = exact {
             out.push(Item::Group(Node {
                 class: Some(format!("rb-t-{stem}")),
                 translate: Vec2::ZERO,
                 anim: Some(anim),
-                children: marked(Vec2::ZERO),
-            }));
-            written.push(Vec::new());
-            exact_at.push(true);
-            continue;
-        }
-        // a circle target of a lone looping clip (a pedal) turns about its
-        // centre once per period, as a crank does: exact to the rounding
-        // of the drawn point (0.005 px per axis), and two keys
-        let circle = (!fig.switched && fc.play == crate::clip::Play::Loop)
-            .then(|| target.as_circle())
-            .flatten();
-        if let Some((center, r, start, sign)) = circle {
-            // drawn where the target starts (so a still picture of the
-            // file, an editor's, shows it there), turned once per period
-            let center = q_len(center);
-            tracks.push(Track {
-                name: format!("rb-t-{stem}"),
-                keys: vec![
-                    Key {
-                        t: 0.0,
-                        value: 0.0,
-                        ease: Ease::Linear,
-                    },
-                    Key {
-                        t: 1.0,
-                        value: 360.0 * sign,
-                        ease: Ease::Linear,
-                    },
-                ],
-            });
-            out.push(Item::Group(Node {
-                class: Some(format!("rb-t-{stem}")),
-                translate: Vec2::ZERO,
-                anim: Some(Anim::Rotate {
-                    track: tracks.len() - 1,
-                    origin: center,
-                    delay_s: 0.0,
-                }),
-                children: marked(q_len(center + Vec2::from_angle(start) * r)),
+                children: marked(at),
             }));
             written.push(Vec::new());
             exact_at.push(true);

@@ -144,10 +144,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         .crank
         .as_ref()
         .expect("a validated cycling rig has a crank");
-    let sign = match crank.direction {
-        crate::trajectory::Direction::Cw => 1.0,
-        crate::trajectory::Direction::Ccw => -1.0,
-    };
+    let sign = crank.direction.sign();
     let stems: Vec<&str> = file.legs.iter().map(|l| l.name.as_str()).collect();
     // a leg's `ik` entry is named as the leg where that is a valid entry
     // name (so its probes and report line keep the leg's); a leg named
@@ -191,12 +188,9 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
             json!({"name": thigh, "parent": hip, "length": leg.thigh, "style": style}),
             json!({"name": shin, "parent": thigh, "length": leg.shin, "style": style}),
         ]);
-        let reach = match leg.reach {
-            super::Reach::Error => "error",
-            super::Reach::Clamp => "clamp",
-        };
+        // a leg's `reach` ("error", "clamp") is an `ik` entry's too
         let mut entry = json!({
-            "upper": thigh, "lower": shin, "knee": leg.knee, "reach": reach,
+            "upper": thigh, "lower": shin, "knee": leg.knee, "reach": leg.reach,
             "target": {"circle": {
                 "center": [crank.center[0] + leg.pedal_offset[0] + d[0],
                            crank.center[1] + leg.pedal_offset[1] + d[1]],
