@@ -233,7 +233,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
     let fit = opts.fit.as_str();
     // (`--fit shortest` acts where channels are fitted to a budget)
     let fitted = if opts.shortest_shape && opts.route == Route::Css {
-        "cubic or linear, whichever writes fewer bytes per channel"
+        "cubic or linear, whichever writes fewer bytes per channel or IK limb"
     } else {
         fit
     };

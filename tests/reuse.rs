@@ -168,7 +168,7 @@ fn the_measure_stage_evaluates_the_delay() {
 fn walker_jogger_runner_and_stickman_reuse_their_far_limbs() {
     use rigbake::figure::bake::{ChannelKeys, Keyer};
     // what a default bake keys with first (`fitted (cubic or linear,
-    // whichever writes fewer bytes per channel) to 0.2 px`)
+    // whichever writes fewer bytes per channel or IK limb) to 0.2 px`)
     let budget = 0.2;
     let keyer = Keyer {
         keys: ChannelKeys::Budget(budget),

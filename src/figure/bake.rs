@@ -709,8 +709,7 @@ fn bake_clip(
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
     // an `ik` entry's bones fitted together (to a budget of effector and
     // joint movement), unless each channel is to take its own shortest shape
-    let joint_keys =
-        matches!(keyer.keys, ChannelKeys::Own | ChannelKeys::Budget(_)) && !keyer.shortest_shape;
+    let joint_keys = matches!(keyer.keys, ChannelKeys::Own | ChannelKeys::Budget(_));
     // a bone's keys, kept in `fitted` (a source of shared keys in this
     // clip may be fitted tighter: its budget times `plan.source_scale`, as
     // if its reach were longer; a pair to the smaller of its bones'
@@ -725,24 +724,7 @@ fn bake_clip(
             }
         })
         .collect();
-    let fit = |b: usize, solves: &Solves| {
-        let entry = fig.ik.iter().position(|k| k.upper == b || k.lower == b);
-        if let Some(i) = entry.filter(|_| joint_keys) {
-            let (u, l) = (fig.ik[i].upper, fig.ik[i].lower);
-            let scale = source_scale[u].min(source_scale[l]);
-            let key = (
-                ci,
-                i,
-                scale.to_bits(),
-                fig.rest_rad[u].to_bits(),
-                fig.rest_rad[l].to_bits(),
-            );
-            let keys = memo(&fitted.pairs, key, || {
-                let budget = keyer.budget_px(IK_BUDGET_PX) * scale;
-                ik_pair_keys(fig, clip, i, budget, &corners, (route, keyer), solves)
-            });
-            return keys[usize::from(b == l)].clone();
-        }
+    let alone = |b: usize, solves: &Solves| {
         let reach_b = reach[b] / source_scale[b];
         let key = (ci, b, reach_b.to_bits(), fig.rest_rad[b].to_bits());
         memo(&fitted.channels, key, || {
@@ -753,6 +735,41 @@ fn bake_clip(
                 bone_keys(&clip.drivers[b], fig.rest_rad[b], reach_b, (route, keyer))
             }
         })
+    };
+    let fit = |b: usize, solves: &Solves| {
+        let entry = fig.ik.iter().position(|k| k.upper == b || k.lower == b);
+        let Some(i) = entry.filter(|_| joint_keys) else {
+            return alone(b, solves);
+        };
+        let (u, l) = (fig.ik[i].upper, fig.ik[i].lower);
+        let scale = source_scale[u].min(source_scale[l]);
+        let key = (
+            ci,
+            i,
+            scale.to_bits(),
+            fig.rest_rad[u].to_bits(),
+            fig.rest_rad[l].to_bits(),
+        );
+        let pair = memo(&fitted.pairs, key, || {
+            let budget = keyer.budget_px(IK_BUDGET_PX) * scale;
+            ik_pair_keys(fig, clip, i, budget, &corners, (route, keyer), solves)
+        });
+        let side = usize::from(b == l);
+        if !keyer.shortest_shape {
+            return pair[side].clone();
+        }
+        // each bone fitted alone to its own shortest shape, or the two
+        // fitted together: whichever writes fewer css bytes for the entry
+        // (the same choice for both bones)
+        let own = [alone(u, solves), alone(l, solves)];
+        let len = |keys: &[Option<Vec<Key>>; 2]| -> usize {
+            keys.iter().flatten().map(|k| fit::css_len(k)).sum()
+        };
+        if len(&pair) < len(&own) {
+            pair[side].clone()
+        } else {
+            own[side].clone()
+        }
     };
     // Every channel of the clip is fitted first, in parallel (the loop
     // below finds them kept): the bones of an `ik` entry solved on its own
