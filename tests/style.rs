@@ -475,3 +475,38 @@ fn sticks_writes_the_drawing_from_before_styles() {
         }
     }
 }
+
+/// `"joint_fill": "none"` draws no joint balls (sticks) and no target discs
+/// (limbs), writes no `-joint` rule, and changes nothing else: the written
+/// motion and every measured figure are those of the default fill, on
+/// every bone tree and both routes.
+#[test]
+fn joint_fill_none_draws_no_joint_balls_or_target_discs() {
+    let mut fewer = 0;
+    for (name, v) in bone_trees() {
+        for look in ["sticks", "limbs"] {
+            for route in [Route::Css, Route::Smil] {
+                let filled = common::bake(&with_style(v.clone(), json!({ "look": look })), route);
+                let none = common::bake(
+                    &with_style(v.clone(), json!({ "look": look, "joint_fill": "none" })),
+                    route,
+                );
+                let what = format!("{name} {look} {route:?}");
+                assert!(!none.svg.contains("-joint"), "{what}");
+                assert_eq!(filled.clip.tracks, none.clip.tracks, "{what}");
+                assert_eq!(
+                    without_bytes(&filled.report),
+                    without_bytes(&none.report),
+                    "{what}"
+                );
+                // the same file but for the joint circles and their rule
+                let circles = |svg: &str| svg.lines().filter(|l| l.contains("-joint")).count();
+                if circles(&filled.svg) > 0 {
+                    fewer += 1;
+                    assert!(none.svg.len() < filled.svg.len(), "{what}");
+                }
+            }
+        }
+    }
+    assert!(fewer >= 7, "{fewer}");
+}

@@ -61,7 +61,8 @@ pub struct Style {
     pub head_fill: Option<String>,
     /// `None`: [`DEFAULT_HEADS`].
     pub heads: Option<Vec<String>>,
-    pub joint_fill: String,
+    /// `None` (`"none"`): no joint balls (sticks) or target discs (limbs).
+    pub joint_fill: Option<String>,
 }
 
 impl Default for Style {
@@ -83,7 +84,7 @@ impl Style {
             far_width: FAR_WIDTH,
             head_fill: None,
             heads: None,
-            joint_fill: JOINT_FILL.into(),
+            joint_fill: Some(JOINT_FILL.into()),
         }
     }
 
@@ -101,10 +102,16 @@ impl Style {
 /// joint balls; limbs: target discs) or the far-side opacity (figure).
 pub fn css(style: &Style) -> String {
     match style.look {
-        Look::Sticks | Look::Limbs => format!(
-            ".rb-bone{{fill:none;stroke-linecap:round}}.rb-joint{{fill:{}}}",
-            style.joint_fill
-        ),
+        Look::Sticks | Look::Limbs => {
+            let joint = style
+                .joint_fill
+                .as_ref()
+                .map(|c| format!(".rb-joint{{fill:{c}}}"));
+            format!(
+                ".rb-bone{{fill:none;stroke-linecap:round}}{}",
+                joint.unwrap_or_default()
+            )
+        }
         Look::Figure => format!(
             ".rb-bone{{fill:none;stroke-linecap:round}}.rb-far{{opacity:{}}}",
             crate::geom::fmt_short(style.far_opacity, 3)

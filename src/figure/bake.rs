@@ -1226,7 +1226,7 @@ fn target_items(
         // the target probe at `at`, behind a disc in the limbs look
         let marked = |at: Vec2| {
             let mut v = Vec::with_capacity(2);
-            if fig.style.look == super::style::Look::Limbs {
+            if fig.style.look == super::style::Look::Limbs && fig.style.joint_fill.is_some() {
                 v.push(Item::Circle {
                     center: at,
                     r: quantize(fig.bones[fig.ik[j].lower].width * TARGET_DISC, 1),

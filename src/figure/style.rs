@@ -98,7 +98,8 @@ pub struct StyleOverridesFile {
     /// figure: bones drawn as a round head (default `["head"]`, where such a bone exists).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heads: Option<Vec<String>>,
-    /// sticks: fill of the joint balls; limbs: of the IK target discs (default `#38bdf8`).
+    /// sticks: fill of the joint balls; limbs: of the IK target discs (default `#38bdf8`;
+    /// `"none"`: neither is drawn).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joint_fill: Option<String>,
 }
@@ -215,11 +216,13 @@ pub fn bone_items(
     match fig.style.look {
         Look::Sticks => {
             v.extend(stroke());
-            v.push(Item::Circle {
-                center: joint,
-                r: quantize(bone.width * 0.8, LEN_DECIMALS),
-                class: "rb-joint".into(),
-            });
+            if fig.style.joint_fill.is_some() {
+                v.push(Item::Circle {
+                    center: joint,
+                    r: quantize(bone.width * 0.8, LEN_DECIMALS),
+                    class: "rb-joint".into(),
+                });
+            }
         }
         Look::Limbs => v.extend(stroke()),
         Look::Figure if bone.head_radius.is_some() => {}
@@ -319,8 +322,8 @@ pub fn check_style(file: &RigStyleFile, bones: &[String]) -> Result<Style, RigEr
     st.stroke = col("stroke", &sec.stroke)?;
     st.far_stroke = col("far_stroke", &sec.far_stroke)?;
     st.head_fill = col("head_fill", &sec.head_fill)?;
-    if let Some(c) = col("joint_fill", &sec.joint_fill)? {
-        st.joint_fill = c;
+    if let Some(c) = &sec.joint_fill {
+        st.joint_fill = crate::valid::paint("style.joint_fill", c)?;
     }
     if let Some(w) = sec.width_root {
         st.width_root = check_len("style.width_root", w)?;
