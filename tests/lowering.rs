@@ -189,7 +189,8 @@ fn clashing_and_long_chain_names_lower_into_a_valid_tree() {
 /// circle at the crank angle, each pedal bone stays level, the torso runs
 /// from hip to neck with the head's centre past it, each Verlet chain hangs
 /// from its fixed anchor, simulated to the same particles; the seat tube
-/// and chainring are drawn still and each pedal's block on its pedal; and
+/// and chainring are drawn still and each pedal's block on its pedal (a
+/// round-capped stroke, no target disc); and
 /// the tree bakes within the default 0.25 px on
 /// both routes, its report lines named as the legs. Every cycling rig in
 /// `rigs/`, and variants for what they leave out (counter-clockwise, a
@@ -333,6 +334,8 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
             assert_eq!(names, want, "{what} {route:?}");
             let worst = baked.report.max_error_px();
             assert!(worst <= 0.25, "{what} {route:?}: {worst} px");
+            // the pedal blocks mark the targets: no target discs
+            assert!(!baked.svg.contains("-joint"), "{what} {route:?}");
             eprintln!(
                 "{what} {route:?}: {} legs, {} bones, worst {worst} px, {} B",
                 names.len(),

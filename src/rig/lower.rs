@@ -157,7 +157,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     let leg_names = names.limbs(&stems, ["hip", "thigh", "shin", "crank", "pedal"]);
     let mut sides: Vec<Vec<Value>> = Vec::new();
     let mut iks = Vec::new();
-    let mut blocks: Vec<(String, String)> = Vec::new();
+    let mut blocks: Vec<(String, (String, f64))> = Vec::new();
     for (i, (leg, [hip, thigh, shin, crank_arm, pedal])) in
         file.legs.iter().zip(leg_names).enumerate()
     {
@@ -172,7 +172,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
             + Vec2::from_angle(start.to_radians()) * crank.radius;
         blocks.push((
             pedal.clone(),
-            capsule_d(
+            capsule(
                 axle,
                 quantize((crank.radius * 0.5).max(4.0), LEN_DECIMALS),
                 quantize((width * 0.4).max(2.0), LEN_DECIMALS),
@@ -258,12 +258,20 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         json!({"name": "chainring", "d": circle_d(c, quantize(crank.radius * 0.45, LEN_DECIMALS)),
                "style": {"stroke": RING, "width": 3}}),
     ];
-    for (i, (pedal, d)) in blocks.into_iter().enumerate() {
+    for (i, (pedal, (d, h))) in blocks.into_iter().enumerate() {
         let name = names.take(format!("{pedal}_block"), i, "block");
         scene.push(json!({"name": name, "bone": pedal, "d": d,
-                          "style": {"fill": PEDAL, "stroke": "none"}}));
+                          "style": {"stroke": PEDAL, "width": h}}));
     }
     let mut out = tree(file, bones, iks);
+    // the pedal blocks show where the feet go: no target discs
+    out.style = Some(crate::figure::style::RigStyleFile::Custom(
+        crate::figure::style::StyleOverridesFile {
+            look: Some("limbs".into()),
+            joint_fill: Some("none".into()),
+            ..Default::default()
+        },
+    ));
     out.chains = chains;
     out.scene = serde_json::from_value(Value::Array(scene)).expect("well-formed scene parts");
     out
@@ -283,11 +291,12 @@ fn circle_d(c: Vec2, r: f64) -> String {
     format!("M{x1} {y}A{r} {r} 0 1 1 {x0} {y}A{r} {r} 0 1 1 {x1} {y}Z")
 }
 
-/// A `w` × `h` block with round ends centred on `at`, as path data.
-fn capsule_d(at: Vec2, w: f64, h: f64) -> String {
+/// A level `w` × `h` block with round ends centred on `at`: path data of
+/// the line between its end circles' centres, and the stroke width `h`
+/// (a part's stroke has round caps, so the stroke is the block).
+fn capsule(at: Vec2, w: f64, h: f64) -> (String, f64) {
     let r = h / 2.0;
     let (x0, x1) = (fmt_len(at.x - w / 2.0 + r), fmt_len(at.x + w / 2.0 - r));
-    let (y0, y1) = (fmt_len(at.y - r), fmt_len(at.y + r));
-    let r = fmt_len(r);
-    format!("M{x0} {y0}L{x1} {y0}A{r} {r} 0 0 1 {x1} {y1}L{x0} {y1}A{r} {r} 0 0 1 {x0} {y0}Z")
+    let y = fmt_len(at.y);
+    (format!("M{x0} {y}L{x1} {y}"), h)
 }
