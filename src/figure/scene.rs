@@ -11,8 +11,9 @@
 //! nothing in them is measured.
 
 use super::file::{LayerName, ScenePartFile};
+use super::outline::{Outline, Seg};
 use crate::clip::Item;
-use crate::geom::{Affine, LEN_DECIMALS, fmt_len, quantize};
+use crate::geom::{Affine, LEN_DECIMALS, quantize};
 use crate::valid::RigError;
 use crate::valid::{check_len, check_name, invalid, opacity, paint, path_data};
 
@@ -37,8 +38,9 @@ pub struct Paint {
 pub struct ScenePart {
     pub name: String,
     /// User space for a static part; for a carried part, the bone's frame
-    /// (x along the bone from its joint, y clockwise of it).
-    pub path: kurbo::BezPath,
+    /// (x along the bone from its joint, y clockwise of it). Arcs are kept
+    /// as arcs (see [`Outline`]).
+    pub path: Outline,
     /// The carrying bone's index.
     pub bone: Option<usize>,
     pub layer: LayerName,
@@ -69,7 +71,11 @@ pub fn validate(
                 format!("{:?} is already the name of scene[{j}]", f.name),
             ));
         }
-        let mut path = path_data(&format!("{p}.d"), &f.d)?;
+        // checked (and read) by kurbo; kept as drawn where this reader
+        // follows it (it follows whatever kurbo reads, tested)
+        let bez = path_data(&format!("{p}.d"), &f.d)?;
+        let mut path = Outline::parse(&f.d)
+            .unwrap_or_else(|| Outline(bez.elements().iter().map(|&e| Seg::El(e)).collect()));
         let bone = match &f.bone {
             None => None,
             Some(name) => {
@@ -87,7 +93,7 @@ pub fn validate(
                         "is for static parts; a part carried by a bone is drawn with its bone",
                     ));
                 }
-                path.apply_affine(drawn[b].inverse());
+                path = path.mapped(drawn[b].inverse());
                 Some(b)
             }
         };
@@ -124,11 +130,9 @@ pub fn validate(
 /// The written part: its path mapped by `m` (its bone's drawn frame, or
 /// the identity for a static part), coordinates rounded as lengths are.
 pub fn item(part: &ScenePart, m: Affine) -> Item {
-    let mut path = part.path.clone();
-    path.apply_affine(m);
     Item::Part {
         class: format!("rb-p-{}", part.name),
-        d: path_d(&path),
+        d: part.path.mapped(m).d(),
         stroke: part.paint.stroke.clone(),
         width: quantize(part.paint.width, LEN_DECIMALS),
         fill: part.paint.fill.clone(),
@@ -143,22 +147,6 @@ pub fn static_items(parts: &[ScenePart], layer: LayerName) -> Vec<Item> {
         .filter(|p| p.bone.is_none() && p.layer == layer)
         .map(|p| item(p, Affine::IDENTITY))
         .collect()
-}
-
-/// Absolute path data, every coordinate as a written length.
-fn path_d(path: &kurbo::BezPath) -> String {
-    let pt = |p: kurbo::Point| format!("{} {}", fmt_len(p.x), fmt_len(p.y));
-    let mut out = Vec::new();
-    for el in path.elements() {
-        out.push(match *el {
-            kurbo::PathEl::MoveTo(p) => format!("M{}", pt(p)),
-            kurbo::PathEl::LineTo(p) => format!("L{}", pt(p)),
-            kurbo::PathEl::QuadTo(a, b) => format!("Q{} {}", pt(a), pt(b)),
-            kurbo::PathEl::CurveTo(a, b, c) => format!("C{} {} {}", pt(a), pt(b), pt(c)),
-            kurbo::PathEl::ClosePath => "Z".to_string(),
-        });
-    }
-    out.join("")
 }
 
 #[cfg(test)]
@@ -183,8 +171,8 @@ mod tests {
         let m = Affine::translate(Vec2::new(30.0, -12.0)) * Affine::rotate(0.7);
         let parts = validate(&[file("M10 20L50 60", Some("b"))], &["b".into()], &[m]).unwrap();
         assert_ne!(
-            parts[0].path.elements()[0],
-            kurbo::PathEl::MoveTo((10.0, 20.0).into())
+            parts[0].path.0[0],
+            Seg::El(kurbo::PathEl::MoveTo((10.0, 20.0).into()))
         );
         let Item::Part { d, .. } = item(&parts[0], m) else {
             panic!()
