@@ -129,6 +129,37 @@ fn repeat_first_point(d: &str, pick: u32) -> Option<String> {
     })
 }
 
+/// A path string with one of its numbers (an arc's radius, rotation or
+/// flag, a point's coordinate) replaced by a number that breaks naive code
+/// or one that overflows: every number written into a file is a number
+/// the rig gave, path data included.
+fn replace_number(d: &str, pick: u32) -> Option<String> {
+    let b = d.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() || b[i] == b'.' || b[i] == b'-' {
+            let start = i;
+            i += 1;
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.' || b[i] == b'e') {
+                i += 1;
+            }
+            spans.push(start..i);
+        } else {
+            i += 1;
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    let span = spans[pick as usize % spans.len()].clone();
+    let with = match (pick / 7) % (NUMBERS.len() as u32 + 1) {
+        k if k as usize == NUMBERS.len() => "1e999".to_string(),
+        k => NUMBERS[k as usize].to_string(),
+    };
+    Some(format!("{} {with} {}", &d[..span.start], &d[span.end..]))
+}
+
 /// `base` with every mutation applied in order.
 fn mutate(base: &Value, muts: &[Mutation]) -> Value {
     let mut v = base.clone();
@@ -207,7 +238,12 @@ fn apply(v: &mut Value, m: Mutation) {
                 // degenerate geometry
                 _ => match target {
                     Value::String(d) => {
-                        if let Some(r) = repeat_first_point(d, m.pick) {
+                        let r = if m.pick.is_multiple_of(2) {
+                            repeat_first_point(d, m.pick / 2)
+                        } else {
+                            replace_number(d, m.pick / 2)
+                        };
+                        if let Some(r) = r {
                             *d = r;
                         }
                     }

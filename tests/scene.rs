@@ -44,6 +44,23 @@ fn bad_parts_exit_2_naming_field_and_value() {
         &edit(&|v| v["scene"][0]["d"] = "M0 0".into()),
         &["scene[0].d"],
     );
+    // an arc's own numbers (written as given, not only kurbo's points),
+    // each of them, out of range or overflowing, static or carried
+    for (at, part) in [(0, "tyre_r"), (spokes, "spokes_r")] {
+        assert_eq!(cy["scene"][at]["name"], part);
+        for (arc, value) in [
+            ("A1e300 5 0 0 1 10 10", "1e300"),
+            ("A5 1e300 0 0 1 10 10", "1e300"),
+            ("A5 5 1e300 0 1 10 10", "1e300"),
+            ("A1e999 5 0 0 1 10 10", "inf"),
+            ("a5 5 -2e6 0 1 10 10", "-2000000"),
+        ] {
+            bad(
+                &edit(&|v| v["scene"][at]["d"] = format!("M0 0L5 5{arc}").into()),
+                &[&format!("scene[{at}].d"), "arc", value],
+            );
+        }
+    }
     bad(
         &edit(&|v| v["scene"][0]["style"]["width"] = json!(-1)),
         &["scene[0].style.width", "-1"],

@@ -18,10 +18,10 @@ use kurbo::{Arc, BezPath, PathEl, Point, SvgArc};
 pub enum Seg {
     El(PathEl),
     /// An elliptical arc to `to` from the current point (radii, rotation
-    /// in radians, flags as in SVG).
+    /// in degrees as written, flags as in SVG).
     Arc {
         radii: Vec2,
-        x_rotation: f64,
+        rotation_deg: f64,
         large_arc: bool,
         sweep: bool,
         to: Point,
@@ -120,7 +120,7 @@ impl Outline {
                 }
                 b'A' => {
                     let r = lx.pair()?;
-                    let rot = lx.number()?.to_radians();
+                    let rot = lx.number()?;
                     lx.comma();
                     let large_arc = lx.flag()?;
                     lx.comma();
@@ -129,7 +129,7 @@ impl Outline {
                     let to = pt(&mut lx)?;
                     out.push(Seg::Arc {
                         radii: r.to_vec2(),
-                        x_rotation: rot,
+                        rotation_deg: rot,
                         large_arc,
                         sweep,
                         to,
@@ -145,6 +145,38 @@ impl Outline {
             }
         }
         Some(Outline(out))
+    }
+
+    /// Every number the outline writes, with what it is (`"coordinate"`,
+    /// `"arc radius"`, `"arc rotation"`), in order.
+    pub fn numbers(&self) -> Vec<(&'static str, f64)> {
+        let mut out = Vec::new();
+        let pts = |ps: &[Point], out: &mut Vec<(&'static str, f64)>| {
+            for p in ps {
+                out.push(("coordinate", p.x));
+                out.push(("coordinate", p.y));
+            }
+        };
+        for seg in &self.0 {
+            match *seg {
+                Seg::El(PathEl::MoveTo(p) | PathEl::LineTo(p)) => pts(&[p], &mut out),
+                Seg::El(PathEl::QuadTo(a, b)) => pts(&[a, b], &mut out),
+                Seg::El(PathEl::CurveTo(a, b, c)) => pts(&[a, b, c], &mut out),
+                Seg::El(PathEl::ClosePath) => {}
+                Seg::Arc {
+                    radii,
+                    rotation_deg,
+                    to,
+                    ..
+                } => {
+                    out.push(("arc radius", radii.x));
+                    out.push(("arc radius", radii.y));
+                    out.push(("arc rotation", rotation_deg));
+                    pts(&[to], &mut out);
+                }
+            }
+        }
+        out
     }
 
     /// The path as kurbo draws it: each arc as kurbo's cubics (a straight
@@ -167,7 +199,7 @@ impl Outline {
                 }
                 Seg::Arc {
                     radii,
-                    x_rotation,
+                    rotation_deg,
                     large_arc,
                     sweep,
                     to,
@@ -176,7 +208,7 @@ impl Outline {
                         from: cur,
                         to,
                         radii,
-                        x_rotation,
+                        x_rotation: rotation_deg.to_radians(),
                         large_arc,
                         sweep,
                     };
@@ -208,13 +240,13 @@ impl Outline {
                     Seg::El(el) => Seg::El(m * el),
                     Seg::Arc {
                         radii,
-                        x_rotation,
+                        rotation_deg,
                         large_arc,
                         sweep,
                         to,
                     } => Seg::Arc {
                         radii: radii * s,
-                        x_rotation: x_rotation + turn,
+                        rotation_deg: rotation_deg + turn.to_degrees(),
                         large_arc,
                         sweep,
                         to: m * to,
@@ -238,14 +270,14 @@ impl Outline {
                 Seg::El(PathEl::ClosePath) => "Z".to_string(),
                 Seg::Arc {
                     radii,
-                    x_rotation,
+                    rotation_deg,
                     large_arc,
                     sweep,
                     to,
                 } => {
                     // the rotation within [0°, 180°): an ellipse turned by
                     // half a turn is the same ellipse
-                    let deg = x_rotation.to_degrees().rem_euclid(180.0);
+                    let deg = rotation_deg.rem_euclid(180.0);
                     let deg = fmt_num(deg, 3);
                     let deg = if deg == "180" { "0".to_string() } else { deg };
                     format!(
@@ -371,7 +403,11 @@ mod tests {
         };
         let num = |rnd: &mut dyn FnMut() -> u64| {
             let v = (rnd() % 40000) as f64 / 100.0 - 200.0;
-            let v = if rnd().is_multiple_of(5) { v.round() } else { v };
+            let v = if rnd().is_multiple_of(5) {
+                v.round()
+            } else {
+                v
+            };
             v.to_string()
         };
         let mut d = format!("M{} {}", num(&mut rnd), num(&mut rnd));
@@ -392,7 +428,11 @@ mod tests {
                 let r = |rnd: &mut dyn FnMut() -> u64| {
                     ((rnd() % 9000) as f64 / 100.0 + 1.0).to_string()
                 };
-                let flags = if rnd().is_multiple_of(2) { "1 0 " } else { "01" };
+                let flags = if rnd().is_multiple_of(2) {
+                    "1 0 "
+                } else {
+                    "01"
+                };
                 d.push_str(&format!(
                     "{}{sep}{} {} {flags}{} {}",
                     r(&mut rnd),
@@ -407,7 +447,11 @@ mod tests {
                 ));
                 continue;
             }
-            let repeats = if args > 0 && rnd().is_multiple_of(3) { 2 } else { 1 };
+            let repeats = if args > 0 && rnd().is_multiple_of(3) {
+                2
+            } else {
+                1
+            };
             let vals: Vec<String> = (0..args * repeats).map(|_| num(&mut rnd)).collect();
             d.push_str(&vals.join(if sep.is_empty() { " " } else { sep }));
         }

@@ -15,7 +15,7 @@ use super::outline::{Outline, Seg};
 use crate::clip::Item;
 use crate::geom::{Affine, LEN_DECIMALS, quantize};
 use crate::valid::RigError;
-use crate::valid::{check_len, check_name, invalid, opacity, paint, path_data};
+use crate::valid::{MAX_COORD, check_len, check_name, invalid, opacity, paint, path_data, shown};
 
 /// Most parts in one rig.
 pub const MAX_PARTS: usize = 256;
@@ -76,6 +76,19 @@ pub fn validate(
         let bez = path_data(&format!("{p}.d"), &f.d)?;
         let mut path = Outline::parse(&f.d)
             .unwrap_or_else(|| Outline(bez.elements().iter().map(|&e| Seg::El(e)).collect()));
+        // what is written is the outline (an arc's own numbers, and an
+        // arc kurbo drops as degenerate), so every number of it is checked
+        for (what, x) in path.numbers() {
+            if !x.is_finite() || x.abs() > MAX_COORD {
+                return Err(invalid(
+                    format!("{p}.d"),
+                    format!(
+                        "{what} must be a number within ±{MAX_COORD}, got {}",
+                        shown(x)
+                    ),
+                ));
+            }
+        }
         let bone = match &f.bone {
             None => None,
             Some(name) => {
@@ -178,6 +191,87 @@ mod tests {
             panic!()
         };
         assert_eq!(d, "M10 20L50 60");
+    }
+
+    /// Every number of every example part's path data, replaced in turn by
+    /// numbers that break naive code (huge, tiny, overflowing, negative):
+    /// the part is refused naming `scene[0].d`, or written, static and
+    /// carried by a turned bone, with every number finite and short (no
+    /// 300-digit echo of a 1e300 radius).
+    #[test]
+    fn every_number_of_a_part_is_checked_or_written_short() {
+        let mut ds: Vec<String> = vec!["M0 0L5 5A20 10 30 0 1 40 40Q50 50 60 40Z".into()];
+        for e in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/rigs")).unwrap() {
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(e.unwrap().path()).unwrap()).unwrap();
+            for p in v["scene"].as_array().into_iter().flatten() {
+                ds.push(p["d"].as_str().unwrap().to_string());
+            }
+        }
+        let values = [
+            "1e300", "-1e300", "1e999", "1e-300", "0", "-0", "1000001", "-250",
+        ];
+        let turned = Affine::translate(Vec2::new(30.0, -12.0)) * Affine::rotate(0.7);
+        let (mut refused, mut written) = (0, 0);
+        for d in &ds {
+            // the spans of its numbers
+            let b = d.as_bytes();
+            let mut spans = Vec::new();
+            let mut i = 0;
+            while i < b.len() {
+                if b[i].is_ascii_digit() || b[i] == b'.' || b[i] == b'-' {
+                    let start = i;
+                    i += 1;
+                    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+                        i += 1;
+                    }
+                    spans.push(start..i);
+                } else {
+                    i += 1;
+                }
+            }
+            for span in spans.iter().take(40) {
+                for v in values {
+                    let bad = format!("{} {v} {}", &d[..span.start], &d[span.end..]);
+                    for bone in [None, Some("b")] {
+                        match validate(&[file(&bad, bone)], &["b".into()], &[turned]) {
+                            Err(e) => {
+                                let e = e.to_string();
+                                assert!(e.contains("scene[0].d"), "{bad}: {e}");
+                                refused += 1;
+                            }
+                            Ok(parts) => {
+                                let m = if bone.is_some() {
+                                    turned
+                                } else {
+                                    Affine::IDENTITY
+                                };
+                                let Item::Part { d: out, .. } = item(&parts[0], m) else {
+                                    panic!()
+                                };
+                                for tok in out.split(|c: char| c.is_ascii_alphabetic() || c == ' ')
+                                {
+                                    if tok.is_empty() {
+                                        continue;
+                                    }
+                                    let x: f64 =
+                                        tok.parse().unwrap_or_else(|_| panic!("{bad}: {out}"));
+                                    assert!(
+                                        x.is_finite() && tok.len() <= 12,
+                                        "{bad}: {tok} in {out}"
+                                    );
+                                }
+                                written += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            refused > 100 && written > 100,
+            "{refused} refused, {written} written"
+        );
     }
 
     #[test]
