@@ -134,6 +134,21 @@ fn repeat_first_point(d: &str, pick: u32) -> Option<String> {
 /// or one that overflows: every number written into a file is a number
 /// the rig gave, path data included.
 fn replace_number(d: &str, pick: u32) -> Option<String> {
+    let spans = number_spans(d);
+    if spans.is_empty() {
+        return None;
+    }
+    let span = spans[pick as usize % spans.len()].clone();
+    let with = match (pick / 7) % (NUMBERS.len() as u32 + 1) {
+        k if k as usize == NUMBERS.len() => "1e999".to_string(),
+        k => NUMBERS[k as usize].to_string(),
+    };
+    Some(format!("{} {with} {}", &d[..span.start], &d[span.end..]))
+}
+
+/// Where the numbers of path data `d` are (a run of digits, `.`, `e` after
+/// a digit or `.`, or a `-`).
+fn number_spans(d: &str) -> Vec<std::ops::Range<usize>> {
     let b = d.as_bytes();
     let mut spans = Vec::new();
     let mut i = 0;
@@ -149,15 +164,7 @@ fn replace_number(d: &str, pick: u32) -> Option<String> {
             i += 1;
         }
     }
-    if spans.is_empty() {
-        return None;
-    }
-    let span = spans[pick as usize % spans.len()].clone();
-    let with = match (pick / 7) % (NUMBERS.len() as u32 + 1) {
-        k if k as usize == NUMBERS.len() => "1e999".to_string(),
-        k => NUMBERS[k as usize].to_string(),
-    };
-    Some(format!("{} {with} {}", &d[..span.start], &d[span.end..]))
+    spans
 }
 
 /// `base` with every mutation applied in order.
@@ -389,4 +396,73 @@ fn mutated_rigs_exit_0_1_or_2_through_the_binary() {
             Ok(())
         })
         .unwrap();
+}
+
+/// Every number of every example `scene` part's path data, replaced in turn
+/// by numbers that break naive code (huge, tiny, overflowing, negative):
+/// the part is refused naming `scene[0].d`, or written, static and carried
+/// by a turned bone, with every number finite and short (no 300-digit echo
+/// of a 1e300 arc radius, no panic on a 1e999 one).
+#[test]
+fn every_number_of_a_scene_part_is_checked_or_written_short() {
+    use rigbake::clip::Item;
+    use rigbake::figure::file::ScenePartFile;
+    use rigbake::figure::scene::{item, validate};
+    use rigbake::geom::{Affine, Vec2};
+    let mut ds: Vec<String> = vec!["M0 0L5 5A20 10 30 0 1 40 40Q50 50 60 40Z".into()];
+    for (_, v) in rigs() {
+        for p in v["scene"].as_array().into_iter().flatten() {
+            ds.push(p["d"].as_str().unwrap().to_string());
+        }
+    }
+    let values = [
+        "1e300", "-1e300", "1e999", "1e-300", "0", "-0", "1000001", "-250",
+    ];
+    let turned = Affine::translate(Vec2::new(30.0, -12.0)) * Affine::rotate(0.7);
+    let (mut refused, mut written) = (0, 0);
+    for d in &ds {
+        for span in number_spans(d).into_iter().take(40) {
+            for v in values {
+                let bad = format!("{} {v} {}", &d[..span.start], &d[span.end..]);
+                for bone in [None, Some("b".to_string())] {
+                    let file = ScenePartFile {
+                        name: "p".into(),
+                        d: bad.clone(),
+                        bone: bone.clone(),
+                        layer: None,
+                        style: Default::default(),
+                    };
+                    match validate(&[file], &["b".into()], &[turned]) {
+                        Err(e) => {
+                            let e = e.to_string();
+                            assert!(e.contains("scene[0].d"), "{bad}: {e}");
+                            refused += 1;
+                        }
+                        Ok(parts) => {
+                            let m = if bone.is_some() {
+                                turned
+                            } else {
+                                Affine::IDENTITY
+                            };
+                            let Item::Part { d: out, .. } = item(&parts[0], m) else {
+                                panic!("a part is written as a part")
+                            };
+                            for tok in out.split(|c: char| c.is_ascii_alphabetic() || c == ' ') {
+                                if tok.is_empty() {
+                                    continue;
+                                }
+                                let x: f64 = tok.parse().unwrap_or_else(|_| panic!("{bad}: {out}"));
+                                assert!(x.is_finite() && tok.len() <= 12, "{bad}: {tok} in {out}");
+                            }
+                            written += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        refused > 100 && written > 100,
+        "{refused} refused, {written} written"
+    );
 }

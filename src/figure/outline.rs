@@ -97,26 +97,22 @@ impl Outline {
                     out.push(Seg::El(PathEl::LineTo(p)));
                     (cur, last_ctrl, last_cmd) = (p, Some(p), c);
                 }
-                b'Q' | b'T' => {
-                    let p1 = if c.eq_ignore_ascii_case(&b'q') {
+                up @ (b'Q' | b'T' | b'C' | b'S') => {
+                    // `T` and `S` reflect the last control point
+                    let p1 = if matches!(up, b'Q' | b'C') {
                         pt(&mut lx)?
                     } else {
                         reflect(last_ctrl)
                     };
                     let p2 = pt(&mut lx)?;
-                    out.push(Seg::El(PathEl::QuadTo(p1, p2)));
-                    (cur, last_ctrl, last_cmd) = (p2, Some(p1), c);
-                }
-                b'C' | b'S' => {
-                    let p1 = if c.eq_ignore_ascii_case(&b'c') {
-                        pt(&mut lx)?
+                    let (el, ctrl, end) = if matches!(up, b'Q' | b'T') {
+                        (PathEl::QuadTo(p1, p2), p1, p2)
                     } else {
-                        reflect(last_ctrl)
+                        let p3 = pt(&mut lx)?;
+                        (PathEl::CurveTo(p1, p2, p3), p2, p3)
                     };
-                    let p2 = pt(&mut lx)?;
-                    let p3 = pt(&mut lx)?;
-                    out.push(Seg::El(PathEl::CurveTo(p1, p2, p3)));
-                    (cur, last_ctrl, last_cmd) = (p3, Some(p2), c);
+                    out.push(Seg::El(el));
+                    (cur, last_ctrl, last_cmd) = (end, Some(ctrl), c);
                 }
                 b'A' => {
                     let r = lx.pair()?;
