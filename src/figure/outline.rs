@@ -17,15 +17,32 @@ use kurbo::{Arc, BezPath, PathEl, Point, SvgArc};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Seg {
     El(PathEl),
-    /// An elliptical arc to `to` from the current point (radii, rotation
-    /// in degrees as written, flags as in SVG).
-    Arc {
-        radii: Vec2,
-        rotation_deg: f64,
-        large_arc: bool,
-        sweep: bool,
-        to: Point,
-    },
+    Arc(ArcTo),
+}
+
+/// An elliptical arc to `to` from the current point (radii, rotation in
+/// degrees as written, flags as in SVG).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ArcTo {
+    pub radii: Vec2,
+    pub rotation_deg: f64,
+    pub large_arc: bool,
+    pub sweep: bool,
+    pub to: Point,
+}
+
+impl ArcTo {
+    /// kurbo's arc from `from`.
+    fn svg(&self, from: Point) -> SvgArc {
+        SvgArc {
+            from,
+            to: self.to,
+            radii: self.radii,
+            x_rotation: self.rotation_deg.to_radians(),
+            large_arc: self.large_arc,
+            sweep: self.sweep,
+        }
+    }
 }
 
 /// Path data as drawn, absolute (see the module docs).
@@ -123,13 +140,13 @@ impl Outline {
                     let sweep = lx.flag()?;
                     lx.comma();
                     let to = pt(&mut lx)?;
-                    out.push(Seg::Arc {
+                    out.push(Seg::Arc(ArcTo {
                         radii: r.to_vec2(),
                         rotation_deg: rot,
                         large_arc,
                         sweep,
                         to,
-                    });
+                    }));
                     (cur, last_ctrl, last_cmd) = (to, Some(to), c);
                 }
                 b'Z' => {
@@ -159,12 +176,12 @@ impl Outline {
                 Seg::El(PathEl::QuadTo(a, b)) => pts(&[a, b], &mut out),
                 Seg::El(PathEl::CurveTo(a, b, c)) => pts(&[a, b, c], &mut out),
                 Seg::El(PathEl::ClosePath) => {}
-                Seg::Arc {
+                Seg::Arc(ArcTo {
                     radii,
                     rotation_deg,
                     to,
                     ..
-                } => {
+                }) => {
                     out.push(("arc radius", radii.x));
                     out.push(("arc radius", radii.y));
                     out.push(("arc rotation", rotation_deg));
@@ -193,21 +210,8 @@ impl Outline {
                         PathEl::ClosePath => cur = first,
                     }
                 }
-                Seg::Arc {
-                    radii,
-                    rotation_deg,
-                    large_arc,
-                    sweep,
-                    to,
-                } => {
-                    let arc = SvgArc {
-                        from: cur,
-                        to,
-                        radii,
-                        x_rotation: rotation_deg.to_radians(),
-                        large_arc,
-                        sweep,
-                    };
+                Seg::Arc(a) => {
+                    let (to, arc) = (a.to, a.svg(cur));
                     match Arc::from_svg_arc(&arc) {
                         Some(arc) => arc.to_cubic_beziers(0.1, |p1, p2, p3| {
                             path.curve_to(p1, p2, p3);
@@ -234,19 +238,12 @@ impl Outline {
                 .iter()
                 .map(|seg| match *seg {
                     Seg::El(el) => Seg::El(m * el),
-                    Seg::Arc {
-                        radii,
-                        rotation_deg,
-                        large_arc,
-                        sweep,
-                        to,
-                    } => Seg::Arc {
-                        radii: radii * s,
-                        rotation_deg: rotation_deg + turn.to_degrees(),
-                        large_arc,
-                        sweep,
-                        to: m * to,
-                    },
+                    Seg::Arc(a) => Seg::Arc(ArcTo {
+                        radii: a.radii * s,
+                        rotation_deg: a.rotation_deg + turn.to_degrees(),
+                        to: m * a.to,
+                        ..a
+                    }),
                 })
                 .collect(),
         )
@@ -264,13 +261,13 @@ impl Outline {
                 Seg::El(PathEl::QuadTo(a, b)) => format!("Q{} {}", pt(a), pt(b)),
                 Seg::El(PathEl::CurveTo(a, b, c)) => format!("C{} {} {}", pt(a), pt(b), pt(c)),
                 Seg::El(PathEl::ClosePath) => "Z".to_string(),
-                Seg::Arc {
+                Seg::Arc(ArcTo {
                     radii,
                     rotation_deg,
                     large_arc,
                     sweep,
                     to,
-                } => {
+                }) => {
                     // the rotation within [0°, 180°): an ellipse turned by
                     // half a turn is the same ellipse
                     let deg = rotation_deg.rem_euclid(180.0);
@@ -510,11 +507,7 @@ mod tests {
         let m = Affine::translate((30.0, -12.0)) * Affine::rotate(0.7);
         let moved = o.mapped(m);
         assert_eq!(
-            moved
-                .0
-                .iter()
-                .filter(|s| matches!(s, Seg::Arc { .. }))
-                .count(),
+            moved.0.iter().filter(|s| matches!(s, Seg::Arc(_))).count(),
             2
         );
         let mut want = o.to_bez();
