@@ -225,8 +225,8 @@ impl Outline {
         path
     }
 
-    /// The outline mapped by `m`: arcs stay arcs under a rigid map (see
-    /// [`similarity`]), else every arc becomes kurbo's cubics.
+    /// The outline mapped by `m`: arcs stay arcs under a turn, a move and a
+    /// uniform scale, else every arc becomes kurbo's cubics.
     pub fn mapped(&self, m: Affine) -> Outline {
         let Some((s, turn)) = similarity(m) else {
             let mut bez = self.to_bez();
