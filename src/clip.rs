@@ -178,7 +178,9 @@ pub struct FigureInfo {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoneInfo {
     pub name: String,
-    pub tip_probe: String,
+    /// The probe at the bone's tip; `None` for a bone of length 0 (its tip
+    /// is its joint: see [`crate::figure::Figure::has_tip_probe`]).
+    pub tip_probe: Option<String>,
     /// Index of the track that rotates this bone, if it moves.
     pub track: Option<usize>,
 }

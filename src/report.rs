@@ -264,7 +264,8 @@ pub fn build_figure(fb: &FigureBake, route: Route) -> Report {
     let mut bones = Vec::new();
     for (clip, (name, ms)) in fb.clips.iter().zip(&fb.measures) {
         let infos = clip.figure.as_ref().map_or(&[][..], |f| &f.bones[..]);
-        for (info, m) in infos.iter().zip(ms) {
+        // (a bone of length 0 has no probe: no line)
+        for (info, m) in infos.iter().zip(ms).filter(|(i, _)| i.tip_probe.is_some()) {
             bones.push(BoneReport {
                 clip: name.clone(),
                 name: info.name.clone(),

@@ -430,3 +430,39 @@ fn browser_class_switch_selects_the_clip() {
         }
     }
 }
+
+/// A bone of length 0 (a wheel hub, a still frame, a chain's hip) draws no
+/// tip probe and has no report line; every other bone has both, on every
+/// bone tree in `rigs/` (the `ik_chains` one loaded as bones) and both
+/// routes. cyclist, rower and path-foot hold such bones.
+#[test]
+fn bones_of_length_zero_have_no_tip_probe_and_no_report_line() {
+    let mut zero = 0;
+    let mut names: Vec<String> = std::fs::read_dir(root().join("rigs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let rig = load(&name);
+        let Some(fig) = rig.figure.as_ref() else {
+            continue;
+        };
+        for route in [Route::Css, Route::Smil] {
+            let baked = bake(&rig, route);
+            let probes = measure::probes_at(&baked.clip, 0.0);
+            let lines: Vec<&str> = baked.report.bones.iter().map(|b| b.name.as_str()).collect();
+            for (b, bone) in fig.bones.iter().enumerate() {
+                let what = format!("{name} {route:?} {}", bone.name);
+                let probed = probes.contains_key(&fig.tip_probe(b));
+                let line = lines.contains(&bone.name.as_str());
+                assert_eq!(probed, bone.length > 0.0, "{what}");
+                assert_eq!(line, bone.length > 0.0, "{what}");
+                assert_eq!(fig.has_tip_probe(b), bone.length > 0.0, "{what}");
+                zero += usize::from(bone.length == 0.0);
+            }
+        }
+    }
+    // cyclist's 7, rower's seat, path-foot's two hips, on both routes
+    assert!(zero >= 20, "{zero}");
+}

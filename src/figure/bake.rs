@@ -829,7 +829,7 @@ fn bake_clip(
                 (track, 0.0)
             }
         };
-        let tip_probe = fig.tip_probe(b);
+        let tip_probe = fig.has_tip_probe(b).then(|| fig.tip_probe(b));
         let colour = colours.iter().position(|c| *c == bone.stroke).unwrap_or(0);
         // carried `scene` parts, behind the bone's own drawing
         let mut children: Vec<Item> = fig
@@ -839,10 +839,7 @@ fn bake_clip(
             .map(|p| super::scene::item(p, rest[b]))
             .collect();
         children.extend(super::style::bone_items(fig, &radii, b, joint, tip, colour));
-        children.push(Item::Probe {
-            name: tip_probe.clone(),
-            at: tip,
-        });
+        children.extend(tip_probe.clone().map(|name| Item::Probe { name, at: tip }));
         if let Some(r) = bone.head_radius {
             // ancestors' rotation tracks (this bone's own included)
             let mut turns: Vec<usize> = track.into_iter().collect();

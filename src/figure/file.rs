@@ -112,7 +112,8 @@ pub struct StyleFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoneFile {
-    /// Identifier, used in class names (`<prefix>-b-<name>`) and probes (`<name>-tip`).
+    /// Identifier, used in class names (`<prefix>-b-<name>`) and probes (`<name>-tip`, for a
+    /// bone of length > 0).
     pub name: String,
     /// An earlier bone's name; none for a root bone.
     #[serde(default, skip_serializing_if = "Option::is_none")]

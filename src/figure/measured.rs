@@ -156,14 +156,25 @@ pub(crate) fn measure_clip(
     // per IK entry its effector's error, target marker, reach, foot to
     // marker, height off the ground while down and planted slip (0 where
     // not down); then folded in time order
-    let (ts, rows) = measure::sample_probes_map(clip, &probes, |t, at| {
+    // the probes written (a bone of length 0 has none: its error is 0, its
+    // tip being its joint), and where each of `probes` is among them
+    let written: Vec<usize> = (0..probes.len())
+        .filter(|&j| j >= nb || fig.has_tip_probe(j))
+        .collect();
+    let walked: Vec<String> = written.iter().map(|&j| probes[j].clone()).collect();
+    let mut slot = vec![None; probes.len()];
+    for (w, &j) in written.iter().enumerate() {
+        slot[j] = Some(w);
+    }
+    let (ts, rows) = measure::sample_probes_map(clip, &walked, |t, walked_at| {
+        let at = |j: usize| walked_at[slot[j].expect("a written probe")];
         let u = unit_time(fc.play, t, period);
         let pose = fk::pose(fig, fc, u);
         let mut tips = pose.tips(fig);
         add_spring_offsets(fig, u, &applied, &mut tips);
         let mut errs = Vec::with_capacity(target0);
         for b in 0..nb {
-            errs.push(at[b].dist(tips[b]));
+            errs.push(slot[b].map_or(0.0, |w| walked_at[w].dist(tips[b])));
         }
         for (h, &(b, r)) in heads.iter().enumerate() {
             let m = fc.root.squash.as_ref().map_or(1.0, |s| {
@@ -182,15 +193,15 @@ pub(crate) fn measure_clip(
                 (Vec2::new(r * cos, r * sin), Vec2::new(-r * sin, r * cos))
             };
             let j = nb + 2 * h;
-            errs.push(at[j].dist(c + ex));
-            errs.push(at[j + 1].dist(c + ey));
+            errs.push(at(j).dist(c + ex));
+            errs.push(at(j + 1).dist(c + ey));
         }
         let ik: Vec<[f64; 6]> = fig
             .ik
             .iter()
             .enumerate()
             .map(|(i, k)| {
-                let (foot, marker) = (at[k.lower], at[target0 + i]);
+                let (foot, marker) = (at(k.lower), at(target0 + i));
                 let ideal = pose.ik[i];
                 let asked = pose.asked[i];
                 let mut ground_px = 0.0f64;
@@ -203,7 +214,7 @@ pub(crate) fn measure_clip(
                 if let Some(gi) = ground_at.filter(|_| planted[i]) {
                     for (d, r0) in downs[i].iter().zip(&rel0[i]) {
                         if within(t, *d) {
-                            let ground = at[gi] - measure::ground_unwrap(clip, t);
+                            let ground = at(gi) - measure::ground_unwrap(clip, t);
                             planted_px = planted_px.max((foot - ground - *r0).len());
                         }
                     }

@@ -86,7 +86,7 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
         let s = &fig.springs[i];
         applied.push(i);
         let subtree: Vec<usize> = (0..fig.bones.len())
-            .filter(|&b| spring::in_subtree(fig, s.bone, b))
+            .filter(|&b| spring::in_subtree(fig, s.bone, b) && fig.has_tip_probe(b))
             .collect();
         let probes: Vec<String> = subtree.iter().map(|&b| fig.tip_probe(b)).collect();
         let ideal = |t_s: f64| {

@@ -307,6 +307,14 @@ pub struct ClipPhysics {
 }
 
 impl Figure {
+    /// Whether bone `b` has a tip probe: a bone of length 0 has none, its
+    /// tip being its joint (its parent's tip, already probed, or for a
+    /// root a point whose motion its children's probes carry), so a report
+    /// has no line for it.
+    pub fn has_tip_probe(&self, b: usize) -> bool {
+        self.bones[b].length > 0.0
+    }
+
     /// The probe at bone `b`'s tip: `<bone>-tip`, or `<name>-ankle` where
     /// `b` is the lower bone (the effector) of a named `ik` entry.
     pub fn tip_probe(&self, b: usize) -> String {
