@@ -538,6 +538,91 @@ mod figure {
         }
     }
 
+    /// A circle target whose turning group would turn as a bone's group
+    /// does (a crank about the circle's centre, once per period the same
+    /// way, nothing above it moving) draws its probe in that bone's group
+    /// and has no group of its own, within 0.01 px of the target at 997
+    /// times on both routes, wherever the crank starts; a crank turning
+    /// twice per period, the other way or about another point, or under a
+    /// moving parent, leaves the target its own group.
+    #[test]
+    fn a_circle_target_rides_a_crank_that_turns_with_it() {
+        let rig_with = |crank: &str, parent: &str, x: i32| {
+            format!(
+                r#"{{ "name": "f", "view_box": [0, 0, 400, 300], "period_s": 0.9,
+                  "bones": [{{ "name": "base", "at": [{x}, 245], "length": 0, "angle": {parent} }},
+                    {{ "name": "crank", "parent": "base", "length": 30, "angle": {crank} }},
+                    {{ "name": "hip", "at": [200, 100], "length": 0 }},
+                    {{ "name": "thigh", "parent": "hip", "length": 100 }},
+                    {{ "name": "shin", "parent": "thigh", "length": 100 }}],
+                  "ik": [{{ "upper": "thigh", "lower": "shin",
+                    "target": {{"circle": {{"center": [210, 245], "radius": 30, "start_deg": 40}}}} }}] }}"#
+            )
+        };
+        let turn = |from: i32, by: i32| {
+            format!(
+                r#"{{"track": {{"keys": [[0, {from}], [1, {}]], "ease": "linear"}}}}"#,
+                from + by
+            )
+        };
+        let crank_of = |clip: &crate::clip::Clip| -> Option<Vec<String>> {
+            fn find(items: &[crate::clip::Item]) -> Option<&crate::clip::Node> {
+                items.iter().find_map(|it| match it {
+                    crate::clip::Item::Group(g) if g.class.as_deref() == Some("rb-b-crank") => {
+                        Some(g)
+                    }
+                    crate::clip::Item::Group(g) => find(&g.children),
+                    _ => None,
+                })
+            }
+            let g = find(&clip.root.children)?;
+            Some(
+                g.children
+                    .iter()
+                    .filter_map(|it| match it {
+                        crate::clip::Item::Probe { name, .. } => Some(name.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        };
+        let own_group = |clip: &crate::clip::Clip| {
+            clip.groups()
+                .iter()
+                .any(|g| g.class.as_deref().is_some_and(|c| c.starts_with("rb-t-")))
+        };
+        let still = r#"{"const_deg": 0}"#;
+        let swaying = r#"{"sine": {"amp_deg": 10, "harmonic": 1}}"#;
+        let cases = [
+            (turn(40, 360), still, 210, true),
+            (turn(-75, 360), still, 210, true),
+            (turn(40, 720), still, 210, false),
+            (turn(40, -360), still, 210, false),
+            (turn(40, 360), still, 212, false),
+            (turn(40, 360), swaying, 210, false),
+        ];
+        for route in [Route::Css, Route::Smil] {
+            for (crank, parent, x, rides) in &cases {
+                let what = format!("{route:?} crank {crank} at x {x} under {parent}");
+                let rig = crate::rig::load(&rig_with(crank, parent, *x)).unwrap();
+                let fig = rig.figure.as_ref().unwrap();
+                let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+                let clip = &fb.clips[0];
+                let in_crank = crank_of(clip)
+                    .unwrap_or_else(|| panic!("{what}: no crank group"))
+                    .contains(&"shin-target".to_string());
+                assert_eq!(in_crank, *rides, "{what}");
+                assert_eq!(own_group(clip), !*rides, "{what}");
+                for k in 0..=997 {
+                    let t_s = 0.9 * k as f64 / 997.0;
+                    let p = measure::probes_at(clip, t_s)["shin-target"];
+                    let d = p.dist(fig.clips[0].targets[0].at(t_s / 0.9));
+                    assert!(d < 0.01, "{what} at {t_s} s: {d}");
+                }
+            }
+        }
+    }
+
     /// Every `<lower>-target` probe follows its target within the keys'
     /// budget plus rounding, on both routes, for every example bone tree,
     /// every bone-tree fixture, and a target that a path target matches

@@ -1027,6 +1027,7 @@ fn bake_clip(
         (period_s, fitted),
         &mut tracks,
     );
+    let targets = into_turning_bones(targets, &mut inner, &tracks);
     if fig.style.look == super::style::Look::Limbs {
         // behind the limbs (in front of the ground)
         let at = usize::from(fig.ground.is_some());
@@ -1060,6 +1061,68 @@ fn bake_clip(
         written.drop_flat_keys();
     }
     written
+}
+
+/// The target groups of `targets` that turn exactly as a bone's group of
+/// `inner` does (a circle target's group, see [`target_items`], under a
+/// crank bone that carries its pedal round it: the same keys about the same
+/// point, no delay, and nothing above the bone's group moving) give their
+/// marker to that group: the same motion, one group fewer. The others are
+/// returned as they are.
+fn into_turning_bones(targets: Vec<Item>, inner: &mut [Item], tracks: &[Track]) -> Vec<Item> {
+    /// The still path down `items` to a group rotating as `anim` does.
+    fn find<'a>(
+        items: &'a mut [Item],
+        (keys, origin): (&[Key], Vec2),
+        tracks: &[Track],
+    ) -> Option<&'a mut Node> {
+        for item in items {
+            let Item::Group(node) = item else { continue };
+            if node.translate != Vec2::ZERO {
+                continue;
+            }
+            match node.anim {
+                Some(Anim::Rotate {
+                    track,
+                    origin: o,
+                    delay_s,
+                }) if o == origin && delay_s == 0.0 && tracks[track].keys == keys => {
+                    return Some(node);
+                }
+                None => {
+                    if let Some(n) = find(&mut node.children, (keys, origin), tracks) {
+                        return Some(n);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    let mut rest = Vec::new();
+    for item in targets {
+        let turning = match &item {
+            Item::Group(Node {
+                anim:
+                    Some(Anim::Rotate {
+                        track,
+                        origin,
+                        delay_s,
+                    }),
+                translate,
+                ..
+            }) if *delay_s == 0.0 && *translate == Vec2::ZERO => Some((*track, *origin)),
+            _ => None,
+        };
+        let bone = turning.and_then(|(t, o)| find(inner, (&tracks[t].keys, o), tracks));
+        match (bone, item) {
+            (Some(bone), Item::Group(g)) => {
+                bone.children.splice(0..0, g.children);
+            }
+            (_, item) => rest.push(item),
+        }
+    }
+    rest
 }
 
 /// Root bone b's group, inside translate groups (x outside, y inside) that
