@@ -544,7 +544,8 @@ mod figure {
     /// and has no group of its own, within 0.01 px of the target at 997
     /// times on both routes, wherever the crank starts; a crank turning
     /// twice per period, the other way or about another point, or under a
-    /// moving parent, leaves the target its own group.
+    /// moving parent, leaves the target its own group, and so does a target
+    /// drawn with a disc (the `limbs` look).
     #[test]
     fn a_circle_target_rides_a_crank_that_turns_with_it() {
         let rig_with = |crank: &str, parent: &str, x: i32| {
@@ -620,6 +621,17 @@ mod figure {
                     assert!(d < 0.01, "{what} at {t_s} s: {d}");
                 }
             }
+            // drawn with a disc (limbs), the target keeps its group: the
+            // disc stays behind every limb
+            let limbs = rig_with(&turn(40, 360), still, 210).replace(
+                r#""period_s": 0.9,"#,
+                r#""period_s": 0.9, "style": "limbs","#,
+            );
+            let rig = crate::rig::load(&limbs).unwrap();
+            let fig = rig.figure.as_ref().unwrap();
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+            assert!(own_group(&fb.clips[0]), "{route:?} limbs");
+            assert!(fb.ik[0].target_error_px < 0.01, "{route:?} limbs");
         }
     }
 

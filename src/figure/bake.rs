@@ -1067,8 +1067,9 @@ fn bake_clip(
 /// `inner` does (a circle target's group, see [`target_items`], under a
 /// crank bone that carries its pedal round it: the same keys about the same
 /// point, no delay, and nothing above the bone's group moving) give their
-/// marker to that group: the same motion, one group fewer. The others are
-/// returned as they are.
+/// probe to that group: the same motion, one group fewer. A target drawn
+/// with a disc (the `limbs` look) keeps its group, so the disc stays behind
+/// every limb. The others are returned as they are.
 fn into_turning_bones(targets: Vec<Item>, inner: &mut [Item], tracks: &[Track]) -> Vec<Item> {
     /// The still path down `items` to a group rotating as `anim` does.
     fn find<'a>(
@@ -1110,8 +1111,14 @@ fn into_turning_bones(targets: Vec<Item>, inner: &mut [Item], tracks: &[Track]) 
                         delay_s,
                     }),
                 translate,
+                children,
                 ..
-            }) if *delay_s == 0.0 && *translate == Vec2::ZERO => Some((*track, *origin)),
+            }) if *delay_s == 0.0
+                && *translate == Vec2::ZERO
+                && children.iter().all(|c| matches!(c, Item::Probe { .. })) =>
+            {
+                Some((*track, *origin))
+            }
             _ => None,
         };
         let bone = turning.and_then(|(t, o)| find(inner, (&tracks[t].keys, o), tracks));
