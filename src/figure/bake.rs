@@ -708,7 +708,8 @@ fn bake_clip(
     let mut infos: Vec<BoneInfo> = Vec::new();
     let mut nodes: Vec<Option<Node>> = Vec::with_capacity(fig.bones.len());
     // an `ik` entry's bones fitted together (to a budget of effector and
-    // joint movement), unless each channel is to take its own shortest shape
+    // joint movement); with the shortest shape, that or each bone's channel
+    // alone, whichever writes fewer bytes (see `fit` below)
     let joint_keys = matches!(keyer.keys, ChannelKeys::Own | ChannelKeys::Budget(_));
     // a bone's keys, kept in `fitted` (a source of shared keys in this
     // clip may be fitted tighter: its budget times `plan.source_scale`, as
@@ -1071,7 +1072,8 @@ fn bake_clip(
 /// with a disc (the `limbs` look) keeps its group, so the disc stays behind
 /// every limb. The others are returned as they are.
 fn into_turning_bones(targets: Vec<Item>, inner: &mut [Item], tracks: &[Track]) -> Vec<Item> {
-    /// The still path down `items` to a group rotating as `anim` does.
+    /// A group down `items`, reached through still groups only, that turns
+    /// by `keys` about `origin` with no delay.
     fn find<'a>(
         items: &'a mut [Item],
         (keys, origin): (&[Key], Vec2),

@@ -309,8 +309,8 @@ pub struct ClipPhysics {
 impl Figure {
     /// Whether bone `b` has a tip probe: a bone of length 0 has none, its
     /// tip being its joint (its parent's tip, already probed, or for a
-    /// root a point whose motion its children's probes carry), so a report
-    /// has no line for it.
+    /// root its own place, which moves only as its children and the parts
+    /// it carries do), so a report has no line for it.
     pub fn has_tip_probe(&self, b: usize) -> bool {
         self.bones[b].length > 0.0
     }
