@@ -168,7 +168,8 @@ fn carried_parts_move_with_their_bone_and_static_parts_stay_still_on_both_routes
                 );
             }
         }
-        // the css sheet animates the wheel groups, never a part
+        // the css sheet animates the wheel groups, never a part: no rule
+        // but the parts' round caps selects one
         if route == Route::Css {
             let style = doc
                 .descendants()
@@ -176,7 +177,12 @@ fn carried_parts_move_with_their_bone_and_static_parts_stay_still_on_both_routes
                 .unwrap()
                 .text()
                 .unwrap();
-            assert!(!style.contains("-p-"), "a part is selected by the sheet");
+            let (_, caps) = caps_rule(&doc);
+            assert!(style.contains(&caps), "the cyclist's 17 parts share it");
+            assert!(
+                !style.replace(&caps, "").contains("-p-"),
+                "a part is selected by the sheet"
+            );
         }
     }
 }
@@ -242,4 +248,114 @@ fn the_cyclists_wheels_turn_twice_per_crank_turn() {
     assert_eq!(turn("crank"), 360.0);
     assert_eq!(turn("wheel_rear"), 720.0);
     assert_eq!(turn("wheel_front"), 720.0);
+}
+
+const CAPS: &str = "stroke-linecap:round;stroke-linejoin:round";
+const CAPS_ATTRS: &str = r#" stroke-linecap="round" stroke-linejoin="round""#;
+
+/// The stroked scene parts of a written file, and the one rule that would
+/// give them all round caps and joins (`[class^="<prefix>-p-"]{…}`).
+fn caps_rule<'a>(doc: &'a roxmltree::Document) -> (Vec<roxmltree::Node<'a, 'a>>, String) {
+    let parts: Vec<_> = doc
+        .descendants()
+        .filter(|n| {
+            n.has_tag_name("path")
+                && n.attribute("class").is_some_and(|c| c.contains("-p-"))
+                && n.attribute("stroke").is_some_and(|s| s != "none")
+        })
+        .collect();
+    let stem = parts.first().map_or(String::new(), |p| {
+        let c = p.attribute("class").unwrap();
+        c[..c.find("-p-").unwrap() + 3].to_string()
+    });
+    (parts, format!("[class^=\"{stem}\"]{{{CAPS}}}"))
+}
+
+/// Every stroked scene part of every file in `out/` (every rig with a
+/// scene, both routes) has round caps and joins from exactly one place:
+/// its own attributes, or the sheet's one rule for all parts, and the rule
+/// is written exactly where it makes the file shorter (path-foot's one
+/// part keeps its attributes; the cyclist's and rower's parts share it).
+#[test]
+fn every_stroked_part_has_round_caps_and_joins_from_its_attributes_or_the_one_rule() {
+    let mut seen = (0, 0);
+    for entry in fs::read_dir(repo("out")).unwrap() {
+        let path = entry.unwrap().path();
+        let svg = fs::read_to_string(&path).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let (parts, rule) = caps_rule(&doc);
+        if parts.is_empty() {
+            continue;
+        }
+        let style = doc
+            .descendants()
+            .find(|n| n.has_tag_name("style"))
+            .and_then(|n| n.text())
+            .unwrap_or("");
+        let has_rule = style.contains(&rule);
+        for p in &parts {
+            let caps = (
+                p.attribute("stroke-linecap"),
+                p.attribute("stroke-linejoin"),
+            );
+            let want = if has_rule {
+                (None, None)
+            } else {
+                (Some("round"), Some("round"))
+            };
+            assert_eq!(caps, want, "{}: {:?}", path.display(), p.attribute("class"));
+        }
+        let attrs = parts.len() * CAPS_ATTRS.len();
+        assert_eq!(
+            has_rule,
+            attrs > rule.len(),
+            "{}: {} parts, rule of {} B",
+            path.display(),
+            parts.len(),
+            rule.len()
+        );
+        if has_rule { seen.0 += 1 } else { seen.1 += 1 }
+    }
+    assert!(
+        seen.0 >= 4 && seen.1 >= 2,
+        "both forms are written: {seen:?}"
+    );
+}
+
+/// Chromium draws the parts the same from the rule as from their own
+/// attributes, and differently without either (so the picture can tell).
+#[test]
+fn chromium_draws_parts_alike_from_the_caps_rule_and_from_attributes() {
+    let Some(chromium) = common::art::chromium_or_skip("the parts' caps rule") else {
+        return;
+    };
+    let svg = fs::read_to_string(repo("out/cyclist.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let (parts, rule) = caps_rule(&doc);
+    let texts: Vec<&str> = parts.iter().map(|p| &svg[p.range()]).collect();
+    let [x, y, w, h] = rigbake::browser::root_view_box(&svg).unwrap();
+    let page = |sheet: &str, attrs: &str| {
+        let body: String = texts
+            .iter()
+            .map(|t| t.replacen("<path ", &format!("<path{attrs} "), 1))
+            .collect();
+        format!(
+            "<!doctype html><body style=\"margin:0\"><svg xmlns=\"http://www.w3.org/2000/svg\" \
+             viewBox=\"{x} {y} {w} {h}\" width=\"{w}\" height=\"{h}\"><style>{sheet}</style>{body}</svg></body>"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let shot = |name: &str, html: String| {
+        let png = dir.path().join(name);
+        rigbake::browser::screenshot(&chromium, &html, w as u32, h as u32, 100, &png).unwrap();
+        fs::read(png).unwrap()
+    };
+    let from_rule = shot("rule.png", page(&rule, ""));
+    let from_attrs = shot("attrs.png", page("", CAPS_ATTRS));
+    let without = shot("none.png", page("", ""));
+    assert!(
+        from_rule == from_attrs,
+        "the rule draws other caps than the attributes"
+    );
+    assert!(from_rule != without, "the picture does not show caps");
 }

@@ -120,6 +120,11 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     let first = &clips[0];
     let mut style = sc.sheet(&figure_style::css(look));
     style.push_str(&colour_rules(first, colours, look, sc));
+    let caps = part_caps_rule(&first.root, sc);
+    if let Some(rule) = &caps {
+        style.push_str(rule);
+    }
+    let caps = caps.is_some();
     let select = |c: &Clip| -> String {
         if switched {
             format!("[class~=\"{}\"] ", sc.clip_class(&clip_name(c)))
@@ -151,13 +156,43 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
         style.push_str(super::css::REDUCED_MOTION);
     }
     let mut doc = super::document(first, style, extra);
-    doc.append(group(&Writer::new(first, sc), &first.root));
+    let mut w = Writer::new(first, sc);
+    w.part_caps = caps;
+    doc.append(group(&w, &first.root));
     super::finish(doc)
 }
 
+/// The declarations every stroked scene part has: round caps and joins.
+pub(crate) const PART_CAPS: &str = "stroke-linecap:round;stroke-linejoin:round";
+
+/// The one rule that gives every scene part [`PART_CAPS`], selected by the
+/// parts' class stem (`[class^="<prefix>-p-"]`: each part's class attribute
+/// is its one scoped class `<prefix>-p-<name>`), when it is shorter than
+/// the attributes it replaces on the stroked parts of `root`.
+fn part_caps_rule(root: &crate::clip::Node, sc: &Scope) -> Option<String> {
+    fn stroked(node: &crate::clip::Node) -> usize {
+        use crate::clip::Item;
+        node.children
+            .iter()
+            .map(|item| match item {
+                Item::Group(n) => stroked(n),
+                Item::Part {
+                    stroke: Some(_), ..
+                } => 1,
+                _ => 0,
+            })
+            .sum()
+    }
+    let rule = format!("[class^=\"{}\"]{{{PART_CAPS}}}", sc.name("rb-p-"));
+    let attrs = r#" stroke-linecap="round" stroke-linejoin="round""#.len();
+    (stroked(root) * attrs > rule.len()).then_some(rule)
+}
+
 /// A `scene` part ([`crate::clip::Item::Part`]) as a `<path>` with
-/// presentation attributes: no style-sheet rule is needed, and nothing in
-/// the sheet selects it but its own scoped class.
+/// presentation attributes for its paint; its round caps and joins are
+/// attributes too, or come from the sheet's one rule for every part
+/// ([`part_caps_rule`], when that is shorter). Nothing else in the sheet
+/// selects it but its own scoped class.
 pub(crate) fn part_element(w: &Writer, item: &crate::clip::Item) -> svg::node::element::Element {
     use super::fmt_len;
     let crate::clip::Item::Part {
@@ -179,8 +214,10 @@ pub(crate) fn part_element(w: &Writer, item: &crate::clip::Item) -> svg::node::e
         Some(s) => {
             e.assign("stroke", s.as_str());
             e.assign("stroke-width", fmt_len(*width));
-            e.assign("stroke-linecap", "round");
-            e.assign("stroke-linejoin", "round");
+            if !w.part_caps {
+                e.assign("stroke-linecap", "round");
+                e.assign("stroke-linejoin", "round");
+            }
         }
         None => e.assign("stroke", "none"),
     }

@@ -135,6 +135,9 @@ pub fn group_text(clip: &Clip, node: &Node, sc: &Scope) -> String {
 pub(crate) struct Writer<'a> {
     pub clip: &'a Clip,
     pub scope: &'a Scope,
+    /// The style sheet gives every scene part its round caps and joins
+    /// ([`figure::PART_CAPS`]), so the parts do not repeat them.
+    pub part_caps: bool,
     next_id: Cell<usize>,
 }
 
@@ -143,6 +146,7 @@ impl<'a> Writer<'a> {
         Writer {
             clip,
             scope,
+            part_caps: false,
             next_id: Cell::new(0),
         }
     }
