@@ -178,8 +178,10 @@ pub struct FigureInfo {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoneInfo {
     pub name: String,
-    /// The probe at the bone's tip; `None` for a bone of length 0 (its tip
-    /// is its joint: see [`crate::figure::Figure::has_tip_probe`]).
+    /// The probe at the bone's tip: `<bone>-tip` (`<name>-ankle` for an IK
+    /// effector), or the target probe drawn at the tip in the bone's own
+    /// group (a crank's pedal); `None` for a bone of length 0 (its tip is
+    /// its joint: see [`crate::figure::Figure::has_tip_probe`]).
     pub tip_probe: Option<String>,
     /// Index of the track that rotates this bone, if it moves.
     pub track: Option<usize>,
@@ -331,6 +333,14 @@ impl Track {
 }
 
 impl Clip {
+    /// Each bone's tip probe as written, in bone order ([`BoneInfo::tip_probe`];
+    /// empty for a clip that is not a bone tree's).
+    pub fn bone_tips(&self) -> Vec<Option<String>> {
+        self.figure.as_ref().map_or_else(Vec::new, |f| {
+            f.bones.iter().map(|b| b.tip_probe.clone()).collect()
+        })
+    }
+
     /// [`Track::drop_flat_keys`] on every track but the two of a
     /// [`Anim::Scale`], whose key times must stay equal.
     pub fn drop_flat_keys(&mut self) {

@@ -635,6 +635,69 @@ mod figure {
         }
     }
 
+    /// Of two cranks turning alike about one centre (the far one drawn
+    /// first), the target rides the one whose tip is drawn at the target's
+    /// point, on both routes: that crank's tip probe is left out (the two
+    /// would move alike) and its report line reads the target probe, which
+    /// follows the crank's ideal tip; the other crank keeps its tip probe.
+    #[test]
+    fn a_crank_tip_at_its_target_is_read_from_the_target_probe() {
+        let rig = crate::rig::load(
+            r#"{ "name": "f", "view_box": [0, 0, 400, 300], "period_s": 0.9,
+              "bones": [
+                { "name": "far", "at": [210, 245], "length": 30,
+                  "angle": {"track": {"keys": [[0, 220], [1, 580]], "ease": "linear"}} },
+                { "name": "near", "at": [210, 245], "length": 30,
+                  "angle": {"track": {"keys": [[0, 40], [1, 400]], "ease": "linear"}} },
+                { "name": "hip", "at": [200, 100], "length": 0 },
+                { "name": "thigh", "parent": "hip", "length": 100 },
+                { "name": "shin", "parent": "thigh", "length": 100 }],
+              "ik": [{ "upper": "thigh", "lower": "shin",
+                "target": {"circle": {"center": [210, 245], "radius": 30, "start_deg": 40}} }] }"#,
+        )
+        .unwrap();
+        let fig = rig.figure.as_ref().unwrap();
+        let (far, near) = (0, 1);
+        for route in [Route::Css, Route::Smil] {
+            let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+            let clip = &fb.clips[0];
+            let probes_in = |bone: &str| -> Vec<String> {
+                let class = format!("rb-b-{bone}");
+                let g = clip
+                    .groups()
+                    .into_iter()
+                    .find(|g| g.class.as_deref() == Some(class.as_str()))
+                    .unwrap_or_else(|| panic!("{route:?}: no group {class}"));
+                g.children
+                    .iter()
+                    .filter_map(|it| match it {
+                        crate::clip::Item::Probe { name, .. } => Some(name.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            };
+            assert_eq!(probes_in("near"), ["shin-target"], "{route:?}");
+            assert_eq!(probes_in("far"), ["far-tip"], "{route:?}");
+            let tips = clip.bone_tips();
+            assert_eq!(tips[near].as_deref(), Some("shin-target"), "{route:?}");
+            assert_eq!(tips[far].as_deref(), Some("far-tip"), "{route:?}");
+            // the near crank's line: the target probe against its ideal tip
+            let ms = &fb.measures[0].1;
+            assert!(ms[near].max_error_px < 0.01, "{route:?}: {:?}", ms[near]);
+            let report = crate::report::build_figure(&fb, route);
+            assert!(report.bones.iter().any(|b| b.name == "near"), "{route:?}");
+            let mut worst = 0.0f64;
+            for k in 0..=997 {
+                let t_s = 0.9 * k as f64 / 997.0;
+                let at = measure::probes_at(clip, t_s);
+                let a = (40.0 + 360.0 * t_s / 0.9f64).to_radians();
+                let tip = Vec2::new(210.0 + 30.0 * a.cos(), 245.0 + 30.0 * a.sin());
+                worst = worst.max(at["shin-target"].dist(tip));
+            }
+            assert!(worst < 0.01, "{route:?}: {worst}");
+        }
+    }
+
     /// Every `<lower>-target` probe follows its target within the keys'
     /// budget plus rounding, on both routes, for every example bone tree,
     /// every bone-tree fixture, and a target that a path target matches
@@ -1100,9 +1163,11 @@ mod figure_measured {
                     chains: view.chains.clone(),
                     ..fig.clone()
                 };
-                // (a bone of length 0 has no probe, and error 0)
-                let probed: Vec<usize> = (0..nb).filter(|&b| fig.has_tip_probe(b)).collect();
-                let names: Vec<String> = probed.iter().map(|&b| fig.tip_probe(b)).collect();
+                // (a bone of length 0 has no probe, and error 0; a crank's
+                // tip may be read from its target's probe)
+                let written = clip.bone_tips();
+                let probed: Vec<usize> = (0..nb).filter(|&b| written[b].is_some()).collect();
+                let names: Vec<String> = probed.iter().flat_map(|&b| written[b].clone()).collect();
                 let (tips, _) = measure::measure_probes(clip, &names, &|t| {
                     let all = ideal_tips(&f, fc, period, t);
                     probed.iter().map(|&b| all[b]).collect()

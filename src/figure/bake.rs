@@ -1028,7 +1028,16 @@ fn bake_clip(
         (period_s, fitted),
         &mut tracks,
     );
-    let targets = into_turning_bones(targets, &mut inner, &tracks);
+    let tips: Vec<Option<String>> = infos.iter().map(|i| i.tip_probe.clone()).collect();
+    let (targets, aliases) = into_turning_bones(targets, &mut inner, &tracks, &tips);
+    for (tip, target) in aliases {
+        for info in infos
+            .iter_mut()
+            .filter(|i| i.tip_probe.as_ref() == Some(&tip))
+        {
+            info.tip_probe = Some(target.clone());
+        }
+    }
     if fig.style.look == super::style::Look::Limbs {
         // behind the limbs (in front of the ground)
         let at = usize::from(fig.ground.is_some());
@@ -1071,14 +1080,26 @@ fn bake_clip(
 /// probe to that group: the same motion, one group fewer. A target drawn
 /// with a disc (the `limbs` look) keeps its group, so the disc stays behind
 /// every limb. The others are returned as they are.
-fn into_turning_bones(targets: Vec<Item>, inner: &mut [Item], tracks: &[Track]) -> Vec<Item> {
-    /// A group down `items`, reached through still groups only, that turns
-    /// by `keys` about `origin` with no delay.
+///
+/// Of the groups that turn so, the one whose bone's tip probe (one of
+/// `tips`) is drawn where the target probe is takes it (a crank's tip is
+/// its pedal, the target): that tip probe is then left out, the two moving
+/// alike, and the bone reads its tip from the target probe. Returned with
+/// the targets left: each `(tip probe, target probe)` so merged.
+fn into_turning_bones(
+    targets: Vec<Item>,
+    inner: &mut [Item],
+    tracks: &[Track],
+    tips: &[Option<String>],
+) -> (Vec<Item>, Vec<(String, String)>) {
+    /// Every group down `items`, reached through still groups only, that
+    /// turns by `keys` about `origin` with no delay, in drawing order.
     fn find<'a>(
         items: &'a mut [Item],
         (keys, origin): (&[Key], Vec2),
         tracks: &[Track],
-    ) -> Option<&'a mut Node> {
+        out: &mut Vec<&'a mut Node>,
+    ) {
         for item in items {
             let Item::Group(node) = item else { continue };
             if node.translate != Vec2::ZERO {
@@ -1090,19 +1111,22 @@ fn into_turning_bones(targets: Vec<Item>, inner: &mut [Item], tracks: &[Track]) 
                     origin: o,
                     delay_s,
                 }) if o == origin && delay_s == 0.0 && tracks[track].keys == keys => {
-                    return Some(node);
+                    out.push(node);
                 }
-                None => {
-                    if let Some(n) = find(&mut node.children, (keys, origin), tracks) {
-                        return Some(n);
-                    }
-                }
+                None => find(&mut node.children, (keys, origin), tracks, out),
                 _ => {}
             }
         }
-        None
     }
+    // the tip probe of `node`'s own bone drawn at `at`, if any
+    let tip_at = |node: &Node, at: Vec2| {
+        node.children.iter().position(|c| {
+            matches!(c, Item::Probe { name, at: p }
+                if *p == at && tips.iter().flatten().any(|t| t == name))
+        })
+    };
     let mut rest = Vec::new();
+    let mut aliases = Vec::new();
     for item in targets {
         let turning = match &item {
             Item::Group(Node {
@@ -1123,15 +1147,33 @@ fn into_turning_bones(targets: Vec<Item>, inner: &mut [Item], tracks: &[Track]) 
             }
             _ => None,
         };
-        let bone = turning.and_then(|(t, o)| find(inner, (&tracks[t].keys, o), tracks));
-        match (bone, item) {
-            (Some(bone), Item::Group(g)) => {
-                bone.children.splice(0..0, g.children);
-            }
-            (_, item) => rest.push(item),
+        let mut groups = Vec::new();
+        if let Some((t, o)) = turning {
+            find(inner, (&tracks[t].keys, o), tracks, &mut groups);
         }
+        let (Item::Group(g), false) = (&item, groups.is_empty()) else {
+            rest.push(item);
+            continue;
+        };
+        // (a target group holds its one probe)
+        let probe = g.children.iter().find_map(|c| match c {
+            Item::Probe { name, at } => Some((name.clone(), *at)),
+            _ => None,
+        });
+        let at_tip = probe
+            .as_ref()
+            .and_then(|(_, at)| groups.iter().position(|n| tip_at(n, *at).is_some()));
+        let bone = groups.swap_remove(at_tip.unwrap_or(0));
+        if let (Some(_), Some((target, at))) = (at_tip, &probe) {
+            let k = tip_at(bone, *at).expect("found above");
+            if let Item::Probe { name, .. } = bone.children.remove(k) {
+                aliases.push((name, target.clone()));
+            }
+        }
+        let Item::Group(g) = item else { unreachable!() };
+        bone.children.splice(0..0, g.children);
     }
-    rest
+    (rest, aliases)
 }
 
 /// Root bone b's group, inside translate groups (x outside, y inside) that

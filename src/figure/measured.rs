@@ -107,7 +107,11 @@ pub(crate) fn measure_clip(
     // the written structure has the counter groups (see bake::head_items)
     let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
     let rest = fk::world_matrices(fig, &fig.rest_rad, 0.0);
-    let mut probes: Vec<String> = (0..nb).map(|b| fig.tip_probe(b)).collect();
+    // each bone's tip probe as written (a crank's may be its target's)
+    let tips = clip.bone_tips();
+    let mut probes: Vec<String> = (0..nb)
+        .map(|b| tips[b].clone().unwrap_or_else(|| fig.tip_probe(b)))
+        .collect();
     for &(b, _) in &heads {
         let name = &fig.bones[b].name;
         probes.push(format!("{name}-rim-x"));
@@ -159,7 +163,7 @@ pub(crate) fn measure_clip(
     // the probes written (a bone of length 0 has none: its error is 0, its
     // tip being its joint), and where each of `probes` is among them
     let written: Vec<usize> = (0..probes.len())
-        .filter(|&j| j >= nb || fig.has_tip_probe(j))
+        .filter(|&j| j >= nb || tips[j].is_some())
         .collect();
     let walked: Vec<String> = written.iter().map(|&j| probes[j].clone()).collect();
     let mut slot = vec![None; probes.len()];

@@ -85,10 +85,11 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
     for i in order {
         let s = &fig.springs[i];
         applied.push(i);
+        let tips = clip.bone_tips();
         let subtree: Vec<usize> = (0..fig.bones.len())
-            .filter(|&b| spring::in_subtree(fig, s.bone, b) && fig.has_tip_probe(b))
+            .filter(|&b| spring::in_subtree(fig, s.bone, b) && tips[b].is_some())
             .collect();
-        let probes: Vec<String> = subtree.iter().map(|&b| fig.tip_probe(b)).collect();
+        let probes: Vec<String> = subtree.iter().flat_map(|&b| tips[b].clone()).collect();
         let ideal = |t_s: f64| {
             let all = ideal_tips(fig, fc, period, t_s, &applied);
             subtree.iter().map(|&b| all[b]).collect()
