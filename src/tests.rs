@@ -698,6 +698,86 @@ mod figure {
         }
     }
 
+    /// A root's `depth_offset` puts its subtree where `at + depth_offset`
+    /// would, every probe measuring alike on both routes, but draws it at
+    /// `at` inside one translate of the root's group; so on css a far side
+    /// given its near side's `at` (its keys replayed half a period late)
+    /// shares the near side's rules, and its file is smaller.
+    #[test]
+    fn a_depth_offset_moves_the_subtree_and_shares_the_near_sides_rules() {
+        let rig = |far: &str| {
+            let text = format!(
+                r#"{{ "name": "d", "view_box": [0, 0, 400, 300], "period_s": 1,
+                  "bones": [
+                    {{ "name": "far", {far}, "length": 60,
+                       "angle": {{"sine": {{"amp_deg": 30, "harmonic": 1, "phase_deg": 180, "offset_deg": 90}}}} }},
+                    {{ "name": "far_low", "parent": "far", "length": 40,
+                       "angle": {{"sine": {{"amp_deg": 20, "harmonic": 1, "phase_deg": 180}}}} }},
+                    {{ "name": "near", "at": [200, 100], "length": 60,
+                       "angle": {{"sine": {{"amp_deg": 30, "harmonic": 1, "offset_deg": 90}}}} }},
+                    {{ "name": "near_low", "parent": "near", "length": 40,
+                       "angle": {{"sine": {{"amp_deg": 20, "harmonic": 1}}}} }}] }}"#
+            );
+            crate::rig::load(&text).unwrap()
+        };
+        let offset = rig(r#""at": [200, 100], "depth_offset": [-6.25, -7]"#);
+        let placed = rig(r#""at": [193.75, 93]"#);
+        let d = Vec2::new(-6.25, -7.0);
+        for route in [Route::Css, Route::Smil] {
+            let bake = |r: &crate::rig::Rig| {
+                let fig = r.figure.as_ref().unwrap();
+                bake_figure(&r.name, r.view_box, fig, route, None)
+            };
+            let (a, b) = (bake(&offset), bake(&placed));
+            let (ca, cb) = (&a.clips[0], &b.clips[0]);
+            // the far root's group is translated, nothing else is
+            let moved: Vec<(Option<String>, Vec2)> = ca
+                .groups()
+                .iter()
+                .filter(|g| g.translate != Vec2::ZERO)
+                .map(|g| (g.class.clone(), g.translate))
+                .collect();
+            assert_eq!(moved, [(Some("rb-b-far".to_string()), d)], "{route:?}");
+            assert!(cb.groups().iter().all(|g| g.translate == Vec2::ZERO));
+            let mut worst = 0.0f64;
+            for k in 0..=400 {
+                let t_s = k as f64 / 400.0;
+                let (pa, pb) = (measure::probes_at(ca, t_s), measure::probes_at(cb, t_s));
+                assert_eq!(pa.len(), pb.len(), "{route:?}");
+                for (name, p) in &pa {
+                    worst = worst.max(p.dist(pb[name]));
+                }
+            }
+            // each written to 0.01 px, the far side from another place
+            assert!(worst <= 0.02, "{route:?}: {worst}");
+            for (ma, mb) in a.measures[0].1.iter().zip(&b.measures[0].1) {
+                assert!(
+                    (ma.max_error_px - mb.max_error_px).abs() <= 0.02,
+                    "{route:?}: {ma:?} against {mb:?}"
+                );
+            }
+            if route == Route::Css {
+                let origins = |svg: &str| svg.matches("transform-origin").count();
+                assert!(origins(&a.svg) < origins(&b.svg), "{route:?}\n{}", a.svg);
+                assert!(
+                    a.svg.len() < b.svg.len(),
+                    "{} >= {}",
+                    a.svg.len(),
+                    b.svg.len()
+                );
+            }
+        }
+        // only a root takes one
+        let err = crate::rig::load(
+            r#"{ "name": "d", "view_box": [0, 0, 400, 300], "period_s": 1,
+              "bones": [{ "name": "a", "at": [200, 100], "length": 60 },
+                        { "name": "arm", "parent": "a", "length": 40, "depth_offset": [1, 2] }] }"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("bones[1].depth_offset"), "{err}");
+    }
+
     /// Every `<lower>-target` probe follows its target within the keys'
     /// budget plus rounding, on both routes, for every example bone tree,
     /// every bone-tree fixture, and a target that a path target matches

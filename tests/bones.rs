@@ -231,6 +231,18 @@ fn bad_bone_inputs_name_their_path() {
         &["bones[2].length", ">= 0"],
     );
     bad(
+        &arm(|v| v["bones"][1]["depth_offset"] = json!([1, 2])),
+        &["bones[1].depth_offset", "only a root bone"],
+    );
+    bad(
+        &arm(|v| v["bones"][0]["depth_offset"] = json!([1e300, 2])),
+        &["bones[0].depth_offset[0]", "1e300"],
+    );
+    bad(
+        &arm(|v| v["bones"][0]["depth_offset"] = json!([1])),
+        &["bones[0].depth_offset"],
+    );
+    bad(
         &arm(|v| v["bones"][2]["name"] = json!("upper")),
         &["bones[2].name", "\"upper\""],
     );

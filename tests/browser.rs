@@ -698,8 +698,15 @@ fn example_bakes() -> Vec<ExampleBake> {
     }
     // Bone trees with what no rig in `rigs/` uses yet: `ik` targets on
     // paths (their target probes ride on the written path: `offset-path`,
-    // `<animateMotion>`) and root bones carried by their own `move`.
-    for name in ["path_targets.json", "moving_roots.json"] {
+    // `<animateMotion>`), root bones carried by their own `move`, and a
+    // root's `depth_offset` (seed-nested as `rigbake lower` writes it, the
+    // far side's root bobbing: its translate outside the lift groups, the
+    // far pedal's target probe riding its crank inside the translate).
+    for name in [
+        "path_targets.json",
+        "moving_roots.json",
+        "depth_offset.json",
+    ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/browser")
             .join(name);

@@ -144,5 +144,5 @@ fn rig_text_reads_back_to_the_same_file() {
         )
         .unwrap(),
     );
-    assert!(seed.contains("\"at\": [414, 413],"), "{seed}");
+    assert!(seed.contains("\"depth_offset\": [-6, -7],"), "{seed}");
 }

@@ -47,7 +47,7 @@ use crate::chain::ChainReach;
 use crate::clip::{Anim, Axis, BoneInfo, Clip, Ease, FigureInfo, Item, Key, Node, Route, Track};
 use crate::fit;
 use crate::geom::{
-    AffineExt, DEG_DECIMALS, LEN_DECIMALS, Rem1, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2,
+    Affine, AffineExt, DEG_DECIMALS, LEN_DECIMALS, Rem1, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2,
     Vec2Ext, quantize, unwrap_near,
 };
 use std::f64::consts::TAU;
@@ -691,7 +691,22 @@ fn bake_clip(
     shared: &[Option<super::reuse::Shared>],
     (source_scale, fitted, ideal): (&[f64], &Fitted, &super::ideal::Ideal),
 ) -> Clip {
-    let rest = fk::world_matrices(fig, &fig.rest_rad, 0.0);
+    // the drawn pose; a root's `depth_offset` (in its `at`) is left out of
+    // its subtree's drawing and written once, as its group's translate
+    let depth: Vec<Vec2> = (0..fig.bones.len())
+        .map(|b| {
+            let mut root = b;
+            while let Some(p) = fig.bones[root].parent {
+                root = p;
+            }
+            q_len(fig.bones[root].depth_offset)
+        })
+        .collect();
+    let rest: Vec<Affine> = fk::world_matrices(fig, &fig.rest_rad, 0.0)
+        .into_iter()
+        .zip(&depth)
+        .map(|(m, &d)| Affine::translate(Vec2::ZERO - d) * m)
+        .collect();
     let reach = reach(fig);
     let colours = colours(fig);
     let radii = super::style::radii(fig);
@@ -869,7 +884,11 @@ fn bake_clip(
         }
         nodes.push(Some(Node {
             class: Some(format!("rb-b-{}", bone.name)),
-            translate: Vec2::ZERO,
+            translate: if bone.parent.is_none() {
+                depth[b]
+            } else {
+                Vec2::ZERO
+            },
             anim: track.map(|track| Anim::Rotate {
                 track,
                 origin: joint,
@@ -1092,28 +1111,33 @@ fn into_turning_bones(
     tracks: &[Track],
     tips: &[Option<String>],
 ) -> (Vec<Item>, Vec<(String, String)>) {
-    /// Every group down `items`, reached through still groups only, that
-    /// turns by `keys` about `origin` with no delay, in drawing order.
+    /// Every group down `items`, reached through still groups only (a
+    /// static translate, such as a root's `depth_offset`, is still), that
+    /// turns by `keys` about `origin` (user space) with no delay, in
+    /// drawing order, with the translation above its content.
     fn find<'a>(
         items: &'a mut [Item],
         (keys, origin): (&[Key], Vec2),
         tracks: &[Track],
-        out: &mut Vec<&'a mut Node>,
+        above: Vec2,
+        out: &mut Vec<(&'a mut Node, Vec2)>,
     ) {
         for item in items {
             let Item::Group(node) = item else { continue };
-            if node.translate != Vec2::ZERO {
-                continue;
-            }
+            // (a node's translate is outside its animation)
+            let at = above + node.translate;
             match node.anim {
                 Some(Anim::Rotate {
                     track,
                     origin: o,
                     delay_s,
-                }) if o == origin && delay_s == 0.0 && tracks[track].keys == keys => {
-                    out.push(node);
+                }) if (o + at).dist(origin) < 1e-9
+                    && delay_s == 0.0
+                    && tracks[track].keys == keys =>
+                {
+                    out.push((node, at));
                 }
-                None => find(&mut node.children, (keys, origin), tracks, out),
+                None => find(&mut node.children, (keys, origin), tracks, at, out),
                 _ => {}
             }
         }
@@ -1149,29 +1173,39 @@ fn into_turning_bones(
         };
         let mut groups = Vec::new();
         if let Some((t, o)) = turning {
-            find(inner, (&tracks[t].keys, o), tracks, &mut groups);
+            find(inner, (&tracks[t].keys, o), tracks, Vec2::ZERO, &mut groups);
         }
         let (Item::Group(g), false) = (&item, groups.is_empty()) else {
             rest.push(item);
             continue;
         };
-        // (a target group holds its one probe)
+        // (a target group holds its one probe) where each group draws it
+        let local = |at: Vec2, above: Vec2| q_len(at - above);
         let probe = g.children.iter().find_map(|c| match c {
             Item::Probe { name, at } => Some((name.clone(), *at)),
             _ => None,
         });
-        let at_tip = probe
-            .as_ref()
-            .and_then(|(_, at)| groups.iter().position(|n| tip_at(n, *at).is_some()));
-        let bone = groups.swap_remove(at_tip.unwrap_or(0));
+        let at_tip = probe.as_ref().and_then(|(_, at)| {
+            groups
+                .iter()
+                .position(|(n, above)| tip_at(n, local(*at, *above)).is_some())
+        });
+        let (bone, above) = groups.swap_remove(at_tip.unwrap_or(0));
         if let (Some(_), Some((target, at))) = (at_tip, &probe) {
-            let k = tip_at(bone, *at).expect("found above");
+            let k = tip_at(bone, local(*at, above)).expect("found above");
             if let Item::Probe { name, .. } = bone.children.remove(k) {
                 aliases.push((name, target.clone()));
             }
         }
         let Item::Group(g) = item else { unreachable!() };
-        bone.children.splice(0..0, g.children);
+        let moved = g.children.into_iter().map(|c| match c {
+            Item::Probe { name, at } => Item::Probe {
+                name,
+                at: local(at, above),
+            },
+            c => c,
+        });
+        bone.children.splice(0..0, moved);
     }
     (rest, aliases)
 }

@@ -372,6 +372,7 @@ mod tests {
                     head_radius: None,
                     stroke: "#000".into(),
                     mv: None,
+                    depth_offset: Vec2::ZERO,
                 });
             }
             let fig = Figure {
@@ -433,6 +434,7 @@ mod tests {
             stroke: "#000".into(),
             head_radius: None,
             mv: None,
+            depth_offset: Vec2::ZERO,
         };
         let fig = Figure {
             bones: vec![

@@ -145,6 +145,10 @@ pub struct Bone {
     pub head_radius: Option<f64>,
     /// A root bone's `move`: its joint is `at + mv(t) − mv(0)`.
     pub mv: Option<Trajectory>,
+    /// A root bone's `depth_offset` (zero for every other bone), already
+    /// in `at`: the bake draws the bone's subtree without it, inside one
+    /// translate by it.
+    pub depth_offset: Vec2,
 }
 
 impl Bone {
@@ -678,16 +682,30 @@ pub fn validate(
                 ));
             }
         };
+        let depth_offset = match (bf.depth_offset, parent) {
+            (None, _) => Vec2::ZERO,
+            (Some([x, y]), None) => Vec2::new(
+                num(&format!("{p}.depth_offset[0]"), x)?,
+                num(&format!("{p}.depth_offset[1]"), y)?,
+            ),
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    format!("{p}.depth_offset"),
+                    "only a root bone (no parent) takes a depth offset; a child moves with its root's",
+                ));
+            }
+        };
         defaults.push(driver(&format!("{p}.angle"), &bf.angle)?);
         out.push(Bone {
             name: bf.name.clone(),
             parent,
-            at,
+            at: at + depth_offset,
             length,
             width,
             stroke,
             head_radius,
             mv,
+            depth_offset,
         });
     }
     let mut rest_rad: Vec<f64> = defaults.iter().map(|d| d.eval(0.0)).collect();

@@ -17,7 +17,11 @@
 //! reach(b_i)` is smallest (`d` the drawn local angles). The written delay is
 //! `−s · period` rounded to the written seconds (microseconds), and the
 //! match is then re-checked at that exact shift on [`CHECK_SAMPLES`] times
-//! against [`REUSE_TOLERANCE_PX`]. Names play no part.
+//! against [`REUSE_TOLERANCE_PX`]. Names play no part. A pair that already
+//! moves alike with no shift, each drawn in its own pose (two cranks
+//! turning from other angles), is not reused: its keyframes are the same
+//! block anyway, and any shift would fit it equally (one picked at random
+//! would move the reused chain's drawn pose for nothing).
 //!
 //! **css only.** The css route names a keyframes block once and any number
 //! of rules play it; the smil route writes every animation's values on its
@@ -293,6 +297,13 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
                     .any(|row| wrap_pi(row[x] - ang[0][x]).abs() * reach[x] > REUSE_TOLERANCE_PX)
             });
             if !moves {
+                continue;
+            }
+            // nor one that already moves as its source does, each drawn in
+            // its own pose (two cranks turning alike from other angles):
+            // their keyframes are the same, written once, with no delay
+            let alike = grid_error(&ang, pairs, &reach, (&drawn, true), 0, f64::INFINITY);
+            if alike <= REUSE_TOLERANCE_PX {
                 continue;
             }
             let Some((k, err)) = best_shift(&ang, pairs, &reach, (&drawn, !first)) else {

@@ -14,14 +14,17 @@
 //! built here is then valid by construction.
 //!
 //! A cycling rig (`crank` + `legs`) lowers the same way ([`legs_as_bones`]):
-//! each leg a root bone at its hip, a thigh and a shin, and an `ik` entry
-//! named as the leg aiming the shin's tip at the pedal's circle (the
+//! each leg a root bone at its hip holding a thigh and a shin, and an `ik`
+//! entry named as the leg aiming the shin's tip at the pedal's circle (the
 //! mapping `tests/v1_mapping.rs` checks); each leg's side of the crank a
-//! root bone at the crank centre turning once per period from its pedal's
-//! start angle, carrying a pedal bone that turns back so it stays level;
-//! the torso a bone from hip to neck carrying a head bone; each Verlet
-//! chain's fixed anchor a root bone at that point. A leg's `depth_offset`
-//! moves its hip, crank, pedal and target alike.
+//! bone of that hip, jointed at the crank centre and turning once per
+//! period from its pedal's start angle, carrying a pedal bone that turns
+//! back so it stays level; the torso a bone from hip to neck carrying a
+//! head bone; each Verlet chain's fixed anchor a root bone at that point.
+//! A leg's `depth_offset` is its hip bone's: the whole side (hip, crank,
+//! pedal, thigh, shin) is drawn at the near side's coordinates inside one
+//! translate, so the two sides share their css rules as the cycling
+//! drawing's do; the target circle moves with it.
 
 use super::RigFile;
 use crate::chain::IkChain;
@@ -178,13 +181,21 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
                 quantize((width * 0.4).max(2.0), LEN_DECIMALS),
             ),
         ));
+        // one subtree per side, rooted at the hip: its depth offset is
+        // written once, and a far side drawn at the near side's
+        // coordinates shares the near side's rules
+        let mut root = json!({"name": hip, "at": leg.hip, "length": 0});
+        if d != [0.0, 0.0] {
+            root["depth_offset"] = json!(d);
+        }
         sides.push(vec![
-            json!({"name": crank_arm, "at": [crank.center[0] + d[0], crank.center[1] + d[1]],
+            root,
+            json!({"name": crank_arm, "parent": hip,
+                   "at": [crank.center[0] - leg.hip[0], crank.center[1] - leg.hip[1]],
                    "length": crank.radius, "angle": turn(start, 360.0 * sign), "style": metal}),
             // the pedal turns back as the crank turns: level at every time
             json!({"name": pedal, "parent": crank_arm, "length": 0,
                    "angle": turn(-start, -360.0 * sign), "style": metal}),
-            json!({"name": hip, "at": [leg.hip[0] + d[0], leg.hip[1] + d[1]], "length": 0}),
             json!({"name": thigh, "parent": hip, "length": leg.thigh, "style": style}),
             json!({"name": shin, "parent": thigh, "length": leg.shin, "style": style}),
         ]);
