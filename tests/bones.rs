@@ -490,3 +490,46 @@ fn bones_of_length_zero_have_no_tip_probe_and_no_report_line() {
     // the cyclist's two cranks, on both routes
     assert!(merged >= 4, "{merged}");
 }
+
+/// A sine that never moves (amplitude 0, or harmonic 0) is the constant it
+/// holds, on both routes: the same file, byte for byte, as that
+/// `const_deg` (no keyframes, no animated groups), no keys in the report
+/// and its note that every channel is constant.
+#[test]
+fn a_sine_that_never_moves_is_a_constant() {
+    use serde_json::json;
+    let each = |f: &dyn Fn(&mut serde_json::Value)| {
+        arm(|v| {
+            for b in v["bones"].as_array_mut().unwrap() {
+                f(&mut b["angle"]);
+            }
+        })
+    };
+    let konst =
+        each(&|a| *a = json!({"const_deg": a["sine"]["offset_deg"].as_f64().unwrap_or(0.0)}));
+    for still in [
+        each(&|a| a["sine"]["amp_deg"] = json!(0)),
+        each(&|a| {
+            a["sine"]["harmonic"] = json!(0);
+            a["sine"]["phase_deg"] = json!(0);
+        }),
+    ] {
+        for route in [Route::Css, Route::Smil] {
+            let (a, b) = (
+                bake(&rig::load(&still).unwrap(), route),
+                bake(&rig::load(&konst).unwrap(), route),
+            );
+            assert_eq!(a.svg, b.svg, "{route:?}: {still}");
+            assert!(!a.svg.contains("@keyframes") && !a.svg.contains("<animate"));
+            assert!(a.report.bones.iter().all(|l| l.keys == 0), "{route:?}");
+            assert!(
+                a.report
+                    .notes
+                    .iter()
+                    .any(|n| n.contains("constant or an exact eased track")),
+                "{route:?}: {:?}",
+                a.report.notes
+            );
+        }
+    }
+}

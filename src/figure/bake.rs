@@ -555,12 +555,6 @@ fn bone_keys(
             let keys = eased_keys(tr, deg, DEG_DECIMALS);
             keys.iter().any(|k| k.value != 0.0).then_some(keys)
         }
-        Driver::Sine { harmonic, .. } if *harmonic == 0 => bone_keys(
-            &Driver::Const(driver.eval(0.0)),
-            rest_rad,
-            reach_px,
-            (route, keyer),
-        ),
         Driver::Sine {
             harmonic,
             phase_rad,
@@ -601,7 +595,7 @@ fn bone_keys(
 /// under a squash, an IK target probe, a spring or a Verlet chain. Without
 /// one every channel is a constant or an exact eased track.
 pub fn has_fitted_channels(fig: &Figure) -> bool {
-    let sine = |d: &Driver| matches!(d, Driver::Sine { harmonic, .. } if *harmonic > 0);
+    let sine = |d: &Driver| matches!(d, Driver::Sine { .. });
     let squash_head = fig.clips.iter().any(|c| c.root.squash.is_some())
         && fig.bones.iter().any(|b| b.head_radius.is_some());
     !fig.ik.is_empty()

@@ -42,6 +42,8 @@ pub struct TrackFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SineFile {
+    /// Amplitude, degrees (0 gives the constant `offset_deg`, written with
+    /// no keys, as `const_deg` is).
     pub amp_deg: f64,
     /// Whole number of cycles per loop, 0..=64 (0 gives a constant); with
     /// `follow`, per cycle of the followed gait.

@@ -67,7 +67,8 @@ pub use crate::trajectory::timeline::Keyed as EasedTrack;
 pub enum Driver {
     Const(f64),
     /// `offset + amp · sin(2π · harmonic · x + phase)`, x = t, or the
-    /// cycles of a followed gait ([`GaitClock`]).
+    /// cycles of a followed gait ([`GaitClock`]); harmonic ≥ 1 and amp ≠ 0
+    /// (a sine without either is loaded as the [`Driver::Const`] it holds).
     Sine {
         amp_rad: f64,
         harmonic: u32,
@@ -505,14 +506,23 @@ fn driver(path: &str, d: &DriverFile) -> Result<Driver, RigError> {
                     format!("must be at most {MAX_HARMONIC}, got {}", s.harmonic),
                 ));
             }
-            // a `follow` gets its clock once the IK targets are known
-            // ([`follow_gaits`])
-            Driver::Sine {
-                amp_rad: num(&format!("{p}.amp_deg"), s.amp_deg)?.to_radians(),
-                harmonic: s.harmonic,
-                phase_rad: num(&format!("{p}.phase_deg"), s.phase_deg)?.to_radians(),
-                offset_rad: num(&format!("{p}.offset_deg"), s.offset_deg)?.to_radians(),
-                clock: None,
+            let amp_rad = num(&format!("{p}.amp_deg"), s.amp_deg)?.to_radians();
+            let phase_rad = num(&format!("{p}.phase_deg"), s.phase_deg)?.to_radians();
+            let offset_rad = num(&format!("{p}.offset_deg"), s.offset_deg)?.to_radians();
+            if s.harmonic == 0 || amp_rad == 0.0 {
+                // a sine that never moves is the constant it holds (a
+                // `follow` is still checked, by [`follow_gaits`])
+                Driver::Const(offset_rad + amp_rad * phase_rad.sin())
+            } else {
+                // a `follow` gets its clock once the IK targets are known
+                // ([`follow_gaits`])
+                Driver::Sine {
+                    amp_rad,
+                    harmonic: s.harmonic,
+                    phase_rad,
+                    offset_rad,
+                    clock: None,
+                }
             }
         }
         DriverFile::Track(tf) => Driver::Track(track(
