@@ -27,6 +27,9 @@ use std::fs;
 /// `<name>-ankle`, not `<lower>-tip`): path-foot lowered into bones.
 const LOWERED: &str = "tests/fixtures/lowering/path-foot.json";
 
+/// A bone tree with a root's `depth_offset` (the browser suite's fixture).
+const DEPTH: &str = "tests/fixtures/browser/depth_offset.json";
+
 #[test]
 fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
     let tmp = tempfile::tempdir().unwrap();
@@ -56,6 +59,14 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
             "rigs/seed-nested.json",
             "seed-nested",
             show_guides(&draw_over(&template("rigs/seed-nested.json", tmp.path()))),
+        ),
+        // a root's `depth_offset`: the far side's parts drawn where the
+        // pose puts them, wrapped inside its translate (seed-nested as
+        // bones, the far hip bobbing; its cranks' tips on the targets)
+        (
+            DEPTH,
+            "depth offset",
+            show_guides(&draw_over(&template(DEPTH, tmp.path()))),
         ),
     ];
     let mut baked = Vec::new();
@@ -126,11 +137,11 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
                             drawn_parts += 1;
                             let from = format!("art-{part}-from");
                             // the drawn tip on the clip's tip probe (a bone
-                            // of length 0 has none: on its drawn joint)
-                            let tip = if fig.has_tip_probe(bi) {
-                                at(&fig.tip_probe(bi))
-                            } else {
-                                at(&from)
+                            // of length 0 has none: on its drawn joint; a
+                            // crank's may be its target's)
+                            let tip = match &clip.bone_tips()[bi] {
+                                Some(probe) => at(probe),
+                                None => at(&from),
                             };
                             let to = at(&format!("art-{part}-to"));
                             let e = dist(to, Vec2::new(tip[0], tip[1]));
