@@ -778,6 +778,60 @@ mod figure {
         assert!(err.contains("bones[1].depth_offset"), "{err}");
     }
 
+    /// A `depth_offset` on every root of every example bone tree, each
+    /// root's `at` moved back by it so the figure stands where it stood:
+    /// every probe of every clip is where it was at every time, and every
+    /// bone measures as it did, on both routes (springs, Verlet chains, a
+    /// squash with a round head, moves, ground, clips, scene parts, targets
+    /// riding cranks).
+    #[test]
+    fn a_depth_offset_on_every_root_leaves_every_example_where_it_was() {
+        let d = [-6.0, -7.0];
+        let mut checked = 0;
+        for (path, plain) in super::example_rigs() {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let Some(bones) = v["bones"].as_array_mut() else {
+                continue;
+            };
+            for b in bones.iter_mut().filter(|b| b.get("parent").is_none()) {
+                let at = [b["at"][0].as_f64().unwrap(), b["at"][1].as_f64().unwrap()];
+                b["at"] = serde_json::json!([at[0] - d[0], at[1] - d[1]]);
+                b["depth_offset"] = serde_json::json!(d);
+            }
+            let offset = crate::rig::load(&v.to_string()).unwrap();
+            for route in [Route::Css, Route::Smil] {
+                let bake = |r: &crate::rig::Rig| {
+                    bake_figure(&r.name, r.view_box, r.figure.as_ref().unwrap(), route, None)
+                };
+                let (a, b) = (bake(&plain), bake(&offset));
+                let what = format!("{} {route:?}", path.display());
+                assert_eq!(a.clips.len(), b.clips.len(), "{what}");
+                for (ca, cb) in a.clips.iter().zip(&b.clips) {
+                    for k in 0..=120 {
+                        let t_s = ca.period_s * k as f64 / 120.0;
+                        let (pa, pb) = (measure::probes_at(ca, t_s), measure::probes_at(cb, t_s));
+                        assert_eq!(pa.len(), pb.len(), "{what}");
+                        for (name, p) in &pa {
+                            let e = p.dist(pb[name]);
+                            assert!(e <= 0.02, "{what} {} {name} at {t_s} s: {e} px", ca.name);
+                        }
+                    }
+                }
+                for ((_, ma), (_, mb)) in a.measures.iter().zip(&b.measures) {
+                    for (x, y) in ma.iter().zip(mb) {
+                        assert!(
+                            (x.max_error_px - y.max_error_px).abs() <= 0.02,
+                            "{what}: {x:?} against {y:?}"
+                        );
+                    }
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 9, "{checked}");
+    }
+
     /// Every `<lower>-target` probe follows its target within the keys'
     /// budget plus rounding, on both routes, for every example bone tree,
     /// every bone-tree fixture, and a target that a path target matches
