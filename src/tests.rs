@@ -1980,3 +1980,65 @@ mod flat_keys {
         assert!(tracks > 100, "{tracks}");
     }
 }
+
+mod chain_clips {
+    use crate::figure::Figure;
+    use crate::figure::chain;
+    use crate::solve::physics::{Budget, SIM_BUDGET};
+
+    /// The clips of a class-switched figure simulated side by side give
+    /// what simulating them one after the other gives, chains, budget left
+    /// and errors alike: with the budget to spare, with one that cuts the
+    /// later clips' warm-up caps (the first clip's chain then settles
+    /// before either cap; a cut that stops one sends the clips in order)
+    /// and with one too small for the first clip.
+    #[test]
+    fn clips_simulated_side_by_side_are_the_clips_simulated_in_order() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs/stickman.json"),
+        )
+        .unwrap();
+        let file = crate::rig::parse(&text).unwrap();
+        let fig = crate::rig::load(&text).unwrap().figure.unwrap();
+        assert!(fig.clips.len() >= 3 && !file.chains.is_empty());
+        let views: Vec<Figure> = (0..fig.clips.len()).map(|c| fig.for_clip(c)).collect();
+        let mut all = Budget::default();
+        chain::validate_in_order(&file.chains, &views, &mut all).unwrap();
+        let spent = SIM_BUDGET - all.left();
+        let mut outcomes = Vec::new();
+        for left in [
+            SIM_BUDGET,
+            spent + spent / 50,
+            spent / 2,
+            spent / 3,
+            spent / 40,
+        ] {
+            let budget = || {
+                let mut b = Budget::default();
+                b.spend(1, SIM_BUDGET - left);
+                b
+            };
+            let (mut a, mut b) = (budget(), budget());
+            let side = chain::validate(&file.chains, &fig, &mut a);
+            let order = chain::validate_in_order(&file.chains, &views, &mut b);
+            match (&side, &order) {
+                (Ok(x), Ok(y)) => {
+                    assert!(x == y, "budget {left}: the chains differ");
+                    assert_eq!(a, b, "budget {left}");
+                }
+                (Err(x), Err(y)) => assert_eq!(x.to_string(), y.to_string()),
+                _ => panic!(
+                    "budget {left}: {:?} against {:?}",
+                    side.is_ok(),
+                    order.is_ok()
+                ),
+            }
+            outcomes.push(order.is_ok());
+        }
+        // the budgets tried reach both outcomes
+        assert!(
+            outcomes.contains(&true) && outcomes.contains(&false),
+            "{outcomes:?}"
+        );
+    }
+}

@@ -430,18 +430,116 @@ pub fn validate(
         return Ok(vec![Vec::new(); fig.clips.len()]);
     }
     check_count(files)?;
-    let mut per_clip: Vec<Vec<Chain>> = Vec::with_capacity(fig.clips.len());
-    for c in 0..fig.clips.len() {
-        let view = fig.for_clip(c);
-        let mut out = validate_clip(files, &view, budget)?;
-        if let Some(first) = per_clip.first() {
-            for (ch, f) in out.iter_mut().zip(first) {
+    let views: Vec<Figure> = (0..fig.clips.len()).map(|c| fig.for_clip(c)).collect();
+    // The clips' simulations run side by side, each on the budget as it
+    // stands, and are kept when each is the one a run in clip order makes
+    // (from the budget left after the clips before): it got the same
+    // warm-up cap, or it settled before either cap could stop it (its
+    // pre-warm below half of both, its warm-up within both). Otherwise (an
+    // error, or a budget running short) that run, in clip order.
+    if views.len() > 1 {
+        use rayon::prelude::*;
+        let start = *budget;
+        let runs: Vec<Result<Vec<Chain>, RigError>> = views
+            .par_iter()
+            .map(|v| validate_clip(files, v, &mut start.clone()))
+            .collect();
+        let mut serial = start;
+        let same = runs.iter().zip(&views).all(|(run, view)| {
+            let Ok(chains) = run else { return false };
+            let mut own = start;
+            chains.iter().zip(files).all(|(ch, cf)| {
+                let per_period = period_work(cf, view);
+                let asked = cf.max_warmup_periods.unwrap_or(DEFAULT_WARMUP);
+                let cap = |b: &Budget| {
+                    let periods = b.periods(per_period);
+                    (periods >= 2).then(|| asked.min((periods - 1).min(usize::MAX as u64) as usize))
+                };
+                let r = &ch.recording;
+                let kept = match (cap(&own), cap(&serial)) {
+                    (Some(a), Some(b)) => {
+                        a == b
+                            || (r.converged
+                                && r.prewarm_periods < a / 2
+                                && r.prewarm_periods <= b / 2
+                                && r.warmup_periods <= b)
+                    }
+                    _ => false,
+                };
+                own.spend(ch.recording.warmup_periods + 1, per_period);
+                serial.spend(ch.recording.warmup_periods + 1, per_period);
+                kept
+            })
+        });
+        if same {
+            *budget = serial;
+            let mut per_clip: Vec<Vec<Chain>> = runs.into_iter().flatten().collect();
+            drawn_as_first(&mut per_clip);
+            return Ok(per_clip);
+        }
+    }
+    validate_in_order(files, &views, budget)
+}
+
+/// [`validate`] one clip after the other (`views`: the figure for each).
+pub(crate) fn validate_in_order(
+    files: &[ChainFile],
+    views: &[Figure],
+    budget: &mut Budget,
+) -> Result<Vec<Vec<Chain>>, RigError> {
+    let mut per_clip: Vec<Vec<Chain>> = Vec::with_capacity(views.len());
+    for view in views {
+        per_clip.push(validate_clip(files, view, budget)?);
+    }
+    drawn_as_first(&mut per_clip);
+    Ok(per_clip)
+}
+
+/// Every clip's chains drawn in the first clip's pose (one drawing for
+/// every clip of a class-switched file).
+fn drawn_as_first(per_clip: &mut [Vec<Chain>]) {
+    if let Some((first, rest)) = per_clip.split_first_mut() {
+        for out in rest {
+            for (ch, f) in out.iter_mut().zip(first.iter()) {
                 ch.drawn = f.drawn.clone();
             }
         }
-        per_clip.push(out);
     }
-    Ok(per_clip)
+}
+
+/// Particle updates per simulated period of a chain of `fig`'s clip (as
+/// [`simulate`] counts them for its budget).
+fn period_work(cf: &ChainFile, fig: &Figure) -> u64 {
+    let (steps, iterations) = steps_and_passes(cf, fig.clips[0].period_s);
+    let per_step = step_cost(
+        cf.segments,
+        iterations,
+        cf.colliders.len(),
+        Some(fk_cost(fig)),
+    );
+    (steps as u64).saturating_mul(per_step)
+}
+
+/// Sub-steps per period and passes per sub-step of a chain: fine sub-steps
+/// and [`PASSES`] without `iterations`; with it, seed 004's scheme, one
+/// step per 1/60 s frame and `iterations` passes each.
+fn steps_and_passes(cf: &ChainFile, period_s: f64) -> (usize, usize) {
+    match cf.iterations {
+        None => (substeps(period_s), PASSES),
+        Some(i) => (((period_s * 60.0).round() as usize).max(1), i),
+    }
+}
+
+/// Particle updates per sub-step: `n + 1` particles through every pass
+/// (and again per collider), plus the anchor's FK when it has one.
+fn step_cost(n: usize, iterations: usize, colliders: usize, fk_cost: Option<u64>) -> u64 {
+    ((n + 1) * iterations * (1 + colliders)) as u64 + fk_cost.unwrap_or(0)
+}
+
+/// The FK cost of a bone tree's chain anchor per sub-step: every bone and
+/// every spring's offset.
+fn fk_cost(fig: &Figure) -> u64 {
+    (fig.bones.len() + fig.springs.len()) as u64
 }
 
 /// [`validate`] for a figure of one clip.
@@ -491,7 +589,7 @@ fn validate_clip(
         let anchor =
             |t: f64| anchor_at(fig, clip, bone, local, t) + super::spring::offset(fig, bone, t);
         // FK of every bone, and every spring's offset, at each sub-step
-        let fk_cost = Some((fig.bones.len() + fig.springs.len()) as u64);
+        let fk_cost = Some(fk_cost(fig));
         let once = clip.play == super::file::Play::Once;
         let mut ch = simulate(&p, cf, clip.period_s, &anchor, fk_cost, once, budget)?;
         if once && (ch.recording.seam_error_px.is_nan() || ch.recording.seam_error_px > SETTLE_PX) {
@@ -713,15 +811,11 @@ fn simulate(
     )?;
     // without `iterations`: fine sub-steps that keep the length; with it,
     // seed 004's scheme: one step per 1/60 s frame, `iterations` passes each
-    let (substeps, iterations) = match cf.iterations {
-        None => (substeps(period_s), PASSES),
-        Some(i) => (
-            ((period_s * 60.0).round() as usize).max(1),
-            check_within(&format!("{p}.iterations"), i, 1, MAX_ITERATIONS)?,
-        ),
-    };
-    let passes = iterations * (1 + cf.colliders.len());
-    let per_step = ((n + 1) * passes) as u64 + fk_cost.unwrap_or(0);
+    if let Some(i) = cf.iterations {
+        check_within(&format!("{p}.iterations"), i, 1, MAX_ITERATIONS)?;
+    }
+    let (substeps, iterations) = steps_and_passes(cf, period_s);
+    let per_step = step_cost(n, iterations, cf.colliders.len(), fk_cost);
     let why = format!(
         "({} particles × {} passes{}{})",
         n + 1,
