@@ -685,15 +685,20 @@ fn bake_clip(
     shared: &[Option<super::reuse::Shared>],
     (source_scale, fitted, ideal): (&[f64], &Fitted, &super::ideal::Ideal),
 ) -> Clip {
-    // the drawn pose; a root's `depth_offset` (in its `at`) is left out of
-    // its subtree's drawing and written once, as its group's translate
+    // the drawn pose; on css a root's `depth_offset` (in its `at`) is left
+    // out of its subtree's drawing and written once, as its group's
+    // translate, so a far side shares its near side's rules (smil writes
+    // every animation on its own element: a translate would only add bytes)
     let depth: Vec<Vec2> = (0..fig.bones.len())
         .map(|b| {
             let mut root = b;
             while let Some(p) = fig.bones[root].parent {
                 root = p;
             }
-            q_len(fig.bones[root].depth_offset)
+            match route {
+                Route::Css => q_len(fig.bones[root].depth_offset),
+                Route::Smil => Vec2::ZERO,
+            }
         })
         .collect();
     let rest: Vec<Affine> = fk::world_matrices(fig, &fig.rest_rad, 0.0)

@@ -147,9 +147,9 @@ pub struct BoneFile {
     pub mv: Option<crate::trajectory::TrajectoryFile>,
     /// A root bone only: `[dx, dy]`, user units. The bone and its subtree
     /// sit this far from where `at` puts them (a far limb set a little up
-    /// and back for depth, as a cycling leg's `depth_offset`) and are
-    /// written at `at` inside one `translate(dx, dy)`, so a far side given
-    /// its near side's `at` shares the near side's css rules.
+    /// and back for depth, as a cycling leg's `depth_offset`); on the css
+    /// route they are written at `at` inside one `translate(dx, dy)`, so a
+    /// far side given its near side's `at` shares the near side's rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth_offset: Option<[f64; 2]>,
 }

@@ -4,7 +4,9 @@
 //! the same pose: each chain a root bone at its root (carried by its own
 //! `move` when the root moves), a thigh and a shin, and an `ik` entry,
 //! named as the chain, aiming the shin's tip at the chain's target. The
-//! chain's `depth_offset` moves the root and the target alike. The tree is
+//! chain's `depth_offset` is its root bone's (on css a far chain is drawn
+//! at the near one's coordinates inside one translate, sharing its rules)
+//! and moves the target alike. The tree is
 //! drawn in the `limbs` look at the chain's widths and colours, so the
 //! lowered file draws what the chain file always drew, and its probes and
 //! report lines keep the chain's names (`<chain>-ankle`, `<chain>-target`).
@@ -23,7 +25,7 @@
 //! head bone; each Verlet chain's fixed anchor a root bone at that point.
 //! A leg's `depth_offset` is its hip bone's: the whole side (hip, crank,
 //! pedal, thigh, shin) is drawn at the near side's coordinates inside one
-//! translate, so the two sides share their css rules as the cycling
+//! translate on css, so the two sides share their rules as the cycling
 //! drawing's do; the target circle moves with it.
 
 use super::RigFile;
@@ -94,7 +96,12 @@ pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
     {
         let off = c.depth_offset;
         let r0: Vec2 = vc.root.at(0.0);
-        let mut root = json!({"name": hip, "at": [r0.x + off[0], r0.y + off[1]], "length": 0});
+        // the depth offset written once, around the chain (a far chain at
+        // the near one's coordinates shares its rules)
+        let mut root = json!({"name": hip, "at": [r0.x, r0.y], "length": 0});
+        if off != [0.0, 0.0] {
+            root["depth_offset"] = json!(off);
+        }
         if !matches!(c.root, crate::trajectory::TrajectoryFile::Fixed(_)) {
             root["move"] = json!(c.root);
         }
