@@ -700,8 +700,8 @@ fn example_bakes() -> Vec<ExampleBake> {
     // paths (their target probes ride on the written path: `offset-path`,
     // `<animateMotion>`), root bones carried by their own `move`, and a
     // root's `depth_offset` (seed-nested as `rigbake lower` writes it, the
-    // far side's root bobbing: its translate outside the lift groups, the
-    // far pedal's target probe riding its crank inside the translate).
+    // far side's root bobbing: on css its translate outside the lift
+    // groups, the far pedal's target probe riding its crank inside it).
     for name in [
         "path_targets.json",
         "moving_roots.json",

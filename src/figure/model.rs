@@ -147,8 +147,8 @@ pub struct Bone {
     /// A root bone's `move`: its joint is `at + mv(t) − mv(0)`.
     pub mv: Option<Trajectory>,
     /// A root bone's `depth_offset` (zero for every other bone), already
-    /// in `at`: the bake draws the bone's subtree without it, inside one
-    /// translate by it.
+    /// in `at`: on css the bake draws the bone's subtree without it, inside
+    /// one translate by it.
     pub depth_offset: Vec2,
 }
 
