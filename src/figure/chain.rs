@@ -451,12 +451,11 @@ pub fn validate(
             chains.iter().zip(files).all(|(ch, cf)| {
                 let per_period = period_work(cf, view);
                 let asked = cf.max_warmup_periods.unwrap_or(DEFAULT_WARMUP);
-                let cap = |b: &Budget| {
-                    let periods = b.periods(per_period);
-                    (periods >= 2).then(|| asked.min((periods - 1).min(usize::MAX as u64) as usize))
-                };
                 let r = &ch.recording;
-                let kept = match (cap(&own), cap(&serial)) {
+                let kept = match (
+                    own.warmup_cap(per_period, asked),
+                    serial.warmup_cap(per_period, asked),
+                ) {
                     (Some(a), Some(b)) => {
                         a == b
                             || (r.converged
@@ -674,8 +673,7 @@ pub fn budget_warmup(
 ) -> Result<usize, RigError> {
     let steps = steps as u64;
     let per_period = steps.saturating_mul(per_step);
-    let periods = budget.periods(per_period);
-    if periods < 2 {
+    let Some(allowed) = budget.warmup_cap(per_period, cap) else {
         let left = if budget.left() < SIM_BUDGET {
             format!(
                 " ({} left after the simulations before it)",
@@ -698,8 +696,8 @@ pub fn budget_warmup(
                 }
             ),
         ));
-    }
-    Ok(cap.min((periods - 1).min(usize::MAX as u64) as usize))
+    };
+    Ok(allowed)
 }
 
 /// Check the rest of a chain entry at JSON path `p` and simulate it into a

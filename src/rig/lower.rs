@@ -85,6 +85,15 @@ impl Names {
     }
 }
 
+/// A zero-length root bone at `at`, carrying `depth_offset` when it has one.
+fn root_bone(name: &str, at: [f64; 2], depth_offset: [f64; 2]) -> Value {
+    let mut root = json!({"name": name, "at": at, "length": 0});
+    if depth_offset != [0.0, 0.0] {
+        root["depth_offset"] = json!(depth_offset);
+    }
+    root
+}
+
 /// The bone-tree spelling of `file` (an `ik_chains` rig), given its
 /// validated chains (their roots at t = 0 place the root bones).
 pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
@@ -98,10 +107,7 @@ pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
         let r0: Vec2 = vc.root.at(0.0);
         // the depth offset written once, around the chain (a far chain at
         // the near one's coordinates shares its rules)
-        let mut root = json!({"name": hip, "at": [r0.x, r0.y], "length": 0});
-        if off != [0.0, 0.0] {
-            root["depth_offset"] = json!(off);
-        }
+        let mut root = root_bone(&hip, [r0.x, r0.y], off);
         if !matches!(c.root, crate::trajectory::TrajectoryFile::Fixed(_)) {
             root["move"] = json!(c.root);
         }
@@ -191,10 +197,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         // one subtree per side, rooted at the hip: its depth offset is
         // written once, and a far side drawn at the near side's
         // coordinates shares the near side's rules
-        let mut root = json!({"name": hip, "at": leg.hip, "length": 0});
-        if d != [0.0, 0.0] {
-            root["depth_offset"] = json!(d);
-        }
+        let root = root_bone(&hip, leg.hip, d);
         sides.push(vec![
             root,
             json!({"name": crank_arm, "parent": hip,

@@ -73,6 +73,15 @@ impl Budget {
         self.left / per_period.max(1)
     }
 
+    /// The warm-up cap of a simulation of `per_period` updates a period
+    /// that asks for `asked` periods: `asked`, or fewer when what is left
+    /// pays for fewer; `None` when it cannot pay for one warm-up period and
+    /// the recorded one.
+    pub fn warmup_cap(&self, per_period: u64, asked: usize) -> Option<usize> {
+        let periods = self.periods(per_period);
+        (periods >= 2).then(|| asked.min((periods - 1).min(usize::MAX as u64) as usize))
+    }
+
     /// Take `periods` periods of `per_period` updates (a finished simulation).
     pub fn spend(&mut self, periods: usize, per_period: u64) {
         self.left = self
