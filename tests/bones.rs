@@ -533,3 +533,44 @@ fn a_sine_that_never_moves_is_a_constant() {
         }
     }
 }
+
+/// A bad `depth_offset` through the CLI: exit 2, one stderr line naming
+/// the file, the field and the value, nothing written.
+#[test]
+fn a_bad_depth_offset_exits_2_naming_file_field_and_value() {
+    use serde_json::json;
+    let cases: [(String, &[&str]); 3] = [
+        (
+            arm(|v| v["bones"][1]["depth_offset"] = json!([1, 2])),
+            &["bones[1].depth_offset", "only a root bone"],
+        ),
+        (
+            arm(|v| v["bones"][0]["depth_offset"] = json!([1e300, 2])),
+            &["bones[0].depth_offset[0]", "1e300"],
+        ),
+        (
+            arm(|v| v["bones"][0]["depth_offset"] = json!("up")),
+            &["bones[0].depth_offset", "\"up\""],
+        ),
+    ];
+    for (text, needles) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let rig = tmp.path().join("bad.json");
+        std::fs::write(&rig, text).unwrap();
+        let out = Command::cargo_bin("rigbake")
+            .unwrap()
+            .arg("bake")
+            .arg(&rig)
+            .arg("-o")
+            .arg(tmp.path().join("out"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        for n in ["bad.json"].iter().chain(needles) {
+            assert!(err.contains(n), "{err:?} lacks {n:?}");
+        }
+        assert!(!tmp.path().join("out").exists(), "{err}");
+    }
+}
