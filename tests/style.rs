@@ -164,7 +164,7 @@ fn limbs_look_strokes_each_bone_and_puts_a_disc_behind_each_target() {
             };
             let lines: Vec<roxmltree::Node> = doc
                 .descendants()
-                .filter(|n| n.has_tag_name("line") && has(n, "-bone") && in_bone(n))
+                .filter(|n| n.has_tag_name("path") && has(n, "-bone") && in_bone(n))
                 .collect();
             let mut got: Vec<f64> = lines
                 .iter()
@@ -370,7 +370,81 @@ fn drawing(svg: &str, rig: &str) -> String {
         .lines()
         .filter(|l| !l.contains("data-probe=\"ground\"") && !l.contains("<animate"))
         .collect();
-    without_moved_origins(&lines).join("\n")
+    let (mut drawn, mut probes) = (Vec::new(), Vec::new());
+    for line in without_moved_origins(&lines) {
+        strokes_and_probes(&line, &mut drawn, &mut probes);
+    }
+    probes.sort();
+    drawn.extend(probes);
+    drawn.join("\n")
+}
+
+/// One element line of [`drawing`] in a form that does not depend on how a
+/// straight stroke and the probes are written: a `<line>` and a `<path>` of
+/// one segment (`M a L b`, or `l` relative) both read `<stroke … a b>`,
+/// each probe (a `<circle data-probe>`, or a stroke's `data-probe` at its
+/// end) goes to `probes` as `<probe name x y>`, everything else is kept.
+fn strokes_and_probes(line: &str, drawn: &mut Vec<String>, probes: &mut Vec<String>) {
+    let attr = |name: &str| {
+        let key = format!(" {name}=\"");
+        line.find(&key).map(|i| {
+            let rest = &line[i + key.len()..];
+            rest[..rest.find('"').unwrap()].to_string()
+        })
+    };
+    let num = |name: &str| attr(name).unwrap().parse::<f64>().unwrap();
+    let probe = attr("data-probe");
+    let ends = if line.starts_with("<line ") {
+        Some([num("x1"), num("y1"), num("x2"), num("y2")])
+    } else if line.starts_with("<path ") && attr("class").is_some_and(|c| c.contains("-bone")) {
+        let d = attr("d").unwrap();
+        let relative = d.contains('l');
+        // path numbers: a sign or a second `.` starts the next one
+        let mut tokens: Vec<String> = Vec::new();
+        for c in d.chars() {
+            let cur = tokens.last_mut();
+            match (c, cur) {
+                ('0'..='9', Some(t)) if !t.is_empty() => t.push(c),
+                ('.', Some(t)) if !t.is_empty() && !t.contains('.') => t.push(c),
+                ('0'..='9' | '.' | '-', _) => tokens.push(c.to_string()),
+                _ => tokens.push(String::new()),
+            }
+        }
+        let v: Vec<f64> = tokens
+            .iter()
+            .filter(|t| !t.is_empty())
+            .map(|t| t.parse::<f64>().unwrap())
+            .collect();
+        assert_eq!(v.len(), 4, "one straight segment: {d}");
+        Some(if relative {
+            [v[0], v[1], v[0] + v[2], v[1] + v[3]]
+        } else {
+            [v[0], v[1], v[2], v[3]]
+        })
+    } else {
+        None
+    };
+    let r = |x: f64| (x * 100.0).round() / 100.0;
+    match (ends, probe) {
+        (Some([x1, y1, x2, y2]), probe) => {
+            let class = attr("class").unwrap_or_default();
+            let width = attr("stroke-width").unwrap_or_default();
+            drawn.push(format!(
+                "<stroke {class} {width} {} {} {} {}>",
+                r(x1),
+                r(y1),
+                r(x2),
+                r(y2)
+            ));
+            if let Some(name) = probe {
+                probes.push(format!("<probe {name} {} {}>", r(x2), r(y2)));
+            }
+        }
+        (None, Some(name)) if line.starts_with("<circle ") => {
+            probes.push(format!("<probe {name} {} {}>", num("cx"), num("cy")));
+        }
+        _ => drawn.push(line.to_string()),
+    }
 }
 
 /// `lines` (one element a line) with every smil rotation written with its

@@ -334,8 +334,8 @@ fn group(w: &Writer, node: &Node) -> Element {
     } else {
         &mut g
     };
-    for item in &node.children {
-        into.append(item_element(w, item));
+    for e in children_elements(w, &node.children) {
+        into.append(e);
     }
     if let Some(o) = origin_outside {
         // a rotation about o: the group at o turns, its content moved back
@@ -370,7 +370,37 @@ fn group(w: &Writer, node: &Node) -> Element {
     g
 }
 
-fn item_element(w: &Writer, item: &Item) -> Element {
+/// The elements of a group's `items`, in order. A probe drawn where a line
+/// of the same group ends rides that line: the line's `<path>` carries its
+/// `data-probe` (a path's probed point is its last one), one element
+/// instead of two, the same point under the same transforms.
+fn children_elements(w: &Writer, items: &[Item]) -> Vec<Element> {
+    let mut carried = vec![false; items.len()];
+    let mut rider: Vec<Option<&str>> = vec![None; items.len()];
+    for (i, item) in items.iter().enumerate() {
+        let Item::Line { to, .. } = item else {
+            continue;
+        };
+        let probe = items.iter().enumerate().find_map(|(j, p)| match p {
+            Item::Probe { name, at } if at == to && !carried[j] => Some((j, name)),
+            _ => None,
+        });
+        if let Some((j, name)) = probe {
+            carried[j] = true;
+            rider[i] = Some(name);
+        }
+    }
+    items
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| !carried[j])
+        .map(|(i, item)| item_element(w, item, rider[i]))
+        .collect()
+}
+
+/// One item's element; a line written as `<path d="M from L to">` (shorter
+/// than `<line>`'s four attributes), carrying the probe `rider` if any.
+fn item_element(w: &Writer, item: &Item, rider: Option<&str>) -> Element {
     let sc = w.scope;
     match item {
         Item::Group(n) => group(w, n),
@@ -380,13 +410,15 @@ fn item_element(w: &Writer, item: &Item) -> Element {
             class,
             width,
         } => {
-            let mut e = Element::new("line");
+            let mut e = Element::new("path");
             e.assign("class", sc.classes(class));
-            e.assign("x1", fmt_len(from.x));
-            e.assign("y1", fmt_len(from.y));
-            e.assign("x2", fmt_len(to.x));
-            e.assign("y2", fmt_len(to.y));
+            let ends = [*from, *to];
+            let (abs, rel) = (polyline_path(&ends, false), polyline_path(&ends, true));
+            e.assign("d", if rel.len() < abs.len() { rel } else { abs });
             e.assign("stroke-width", fmt_len(*width));
+            if let Some(name) = rider {
+                e.assign("data-probe", name);
+            }
             e
         }
         Item::Circle { center, r, class } => {
@@ -537,6 +569,69 @@ fn morph(w: &Writer, m: &Morph) -> Element {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A probe drawn at the end of a line of its own group rides the line
+    /// (the line's path carries its `data-probe`, its last point being the
+    /// line's end); every other probe stays a circle: one at the line's
+    /// start, one in another group, a second one at the same end.
+    #[test]
+    fn a_probe_at_a_lines_end_rides_the_line() {
+        let (a, b) = (Vec2::new(10.0, 20.0), Vec2::new(40.5, -2.25));
+        let line = Item::Line {
+            from: a,
+            to: b,
+            class: "rb-bone".into(),
+            width: 3.0,
+        };
+        let probe = |name: &str, at: Vec2| Item::Probe {
+            name: name.into(),
+            at,
+        };
+        let node = Node {
+            children: vec![
+                probe("start", a),
+                line.clone(),
+                probe("end", b),
+                probe("again", b),
+                Item::Group(Node {
+                    children: vec![probe("inner", b)],
+                    ..Node::default()
+                }),
+            ],
+            ..Node::default()
+        };
+        let clip = Clip {
+            name: "p".into(),
+            route: Route::Css,
+            period_s: 1.0,
+            view_box: [0.0; 4],
+            tracks: Vec::new(),
+            root: node.clone(),
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
+        };
+        let text = group_text(&clip, &node, &Scope::local());
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let probes: Vec<(&str, &str)> = doc
+            .descendants()
+            .filter_map(|n| Some((n.tag_name().name(), n.attribute("data-probe")?)))
+            .collect();
+        assert_eq!(
+            probes,
+            [
+                ("circle", "start"),
+                ("path", "end"),
+                ("circle", "again"),
+                ("circle", "inner")
+            ],
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"<path class="rb-bone" d="M10 20L40.5-2.25" data-probe="end""#),
+            "{text}"
+        );
+    }
 
     #[test]
     fn polyline_has_identical_commands() {
