@@ -698,6 +698,60 @@ mod figure {
         }
     }
 
+    /// A circle target whose path is the path of a point of a bone's group
+    /// (the pedal, turning with its crank and back, so each of its points
+    /// translates round a circle of the crank's radius: a target offset
+    /// from the pedal) is drawn in that group, on both routes, and measures
+    /// as its ideal circle; a target on another circle keeps its own group.
+    #[test]
+    fn a_target_carried_by_a_bone_group_is_drawn_in_it() {
+        let rig = |radius: f64| {
+            crate::rig::load(&format!(
+                r#"{{ "name": "c", "view_box": [0, 0, 400, 300], "period_s": 0.9,
+                  "bones": [
+                    {{ "name": "crank", "at": [210, 245], "length": 30,
+                      "angle": {{"track": {{"keys": [[0, 40], [1, 400]], "ease": "linear"}}}} }},
+                    {{ "name": "pedal", "parent": "crank", "length": 0,
+                      "angle": {{"track": {{"keys": [[0, -40], [1, -400]], "ease": "linear"}}}} }},
+                    {{ "name": "hip", "at": [200, 100], "length": 0 }},
+                    {{ "name": "thigh", "parent": "hip", "length": 100 }},
+                    {{ "name": "shin", "parent": "thigh", "length": 100 }}],
+                  "ik": [{{ "upper": "thigh", "lower": "shin",
+                    "target": {{"circle": {{"center": [214, 239], "radius": {radius}, "start_deg": 40}}}} }}] }}"#
+            ))
+            .unwrap()
+        };
+        for (radius, carried) in [(30.0, true), (31.0, false)] {
+            let rig = rig(radius);
+            let fig = rig.figure.as_ref().unwrap();
+            for route in [Route::Css, Route::Smil] {
+                let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
+                let clip = &fb.clips[0];
+                let holder = clip
+                    .groups()
+                    .into_iter()
+                    .find(|g| {
+                        g.children.iter().any(|it| {
+                            matches!(it, crate::clip::Item::Probe { name, .. } if name == "shin-target")
+                        })
+                    })
+                    .and_then(|g| g.class.clone())
+                    .unwrap_or_default();
+                let want = if carried { "rb-b-pedal" } else { "rb-t-shin" };
+                assert!(holder.starts_with(want), "{radius} {route:?}: {holder}");
+                let mut worst = 0.0f64;
+                for k in 0..=997 {
+                    let t_s = 0.9 * k as f64 / 997.0;
+                    let at = measure::probes_at(clip, t_s);
+                    let a = (40.0 + 360.0 * t_s / 0.9f64).to_radians();
+                    let ideal = Vec2::new(214.0 + radius * a.cos(), 239.0 + radius * a.sin());
+                    worst = worst.max(at["shin-target"].dist(ideal));
+                }
+                assert!(worst < 0.01, "{radius} {route:?}: {worst}");
+            }
+        }
+    }
+
     /// A root's `depth_offset` puts its subtree where `at + depth_offset`
     /// would, every probe measuring alike on both routes; on css it draws
     /// it at `at` inside one translate of the root's group, so a far side

@@ -1048,6 +1048,7 @@ fn bake_clip(
     );
     let tips: Vec<Option<String>> = infos.iter().map(|i| i.tip_probe.clone()).collect();
     let (targets, aliases) = into_turning_bones(targets, &mut inner, &tracks, &tips);
+    let targets = into_carrying_groups(targets, &mut inner, (&tracks, period_s, route));
     for (tip, target) in aliases {
         for info in infos
             .iter_mut()
@@ -1207,6 +1208,121 @@ fn into_turning_bones(
         bone.children.splice(0..0, moved);
     }
     (rest, aliases)
+}
+
+/// Samples per period at which [`into_carrying_groups`] compares a target
+/// probe's path with a group's motion (besides every key time).
+const CARRY_SAMPLES: usize = 256;
+/// Largest difference, px, between a target probe's path and the path of
+/// the point a group carries for it: the two are the same motion.
+const CARRY_TOLERANCE_PX: f64 = 1e-6;
+
+/// Each target group of `targets` that holds one probe, when a group of
+/// `inner` carries a point along exactly the probe's path (a circle target
+/// offset from its pedal, riding the pedal bone that turns with the crank
+/// and back: a point of the pedal's group translates round the target's
+/// circle), gives its probe to that group, drawn at that point: the same
+/// motion, one group fewer. The first such group in drawing order takes
+/// it; the path is compared at every key time and [`CARRY_SAMPLES`] more,
+/// within [`CARRY_TOLERANCE_PX`], with the point as written (rounded). The
+/// others are returned as they are.
+fn into_carrying_groups(
+    targets: Vec<Item>,
+    inner: &mut [Item],
+    (tracks, period_s, route): (&[Track], f64, Route),
+) -> Vec<Item> {
+    use crate::measure::group_matrix;
+    let timing = Clip {
+        name: String::new(),
+        route,
+        period_s,
+        view_box: [0.0; 4],
+        tracks: tracks.to_vec(),
+        root: Node::default(),
+        legs: Vec::new(),
+        figure: None,
+        ground_wrap_px: None,
+    };
+    let mut ts: Vec<f64> = (0..CARRY_SAMPLES)
+        .map(|k| k as f64 / CARRY_SAMPLES as f64)
+        .chain(tracks.iter().flat_map(|t| t.keys.iter().map(|k| k.t)))
+        .map(|u| u * period_s)
+        .collect();
+    ts.sort_by(f64::total_cmp);
+    ts.dedup();
+    /// The index path and written point of the first group down `items`
+    /// (each `above` the composed matrices at `ts`) whose motion carries a
+    /// point along `path`.
+    fn find(
+        items: &[Item],
+        (timing, ts): (&Clip, &[f64]),
+        above: &[Affine],
+        path: &[Vec2],
+    ) -> Option<(Vec<usize>, Vec2)> {
+        for (i, item) in items.iter().enumerate() {
+            let Item::Group(node) = item else { continue };
+            let m: Vec<Affine> = ts
+                .iter()
+                .zip(above)
+                .map(|(&t, a)| *a * group_matrix(timing, node, t))
+                .collect();
+            // the point drawn where the probe starts, as written
+            let at = node
+                .anim
+                .as_ref()
+                .and_then(|_| m[0].checked_inverse())
+                .map(|inv| q_len(inv.apply(path[0])));
+            if let Some(at) = at
+                && m.iter()
+                    .zip(path)
+                    .all(|(mt, p)| mt.apply(at).dist(*p) <= CARRY_TOLERANCE_PX)
+            {
+                return Some((vec![i], at));
+            }
+            if let Some((mut to, at)) = find(&node.children, (timing, ts), &m, path) {
+                to.insert(0, i);
+                return Some((to, at));
+            }
+        }
+        None
+    }
+    let mut rest = Vec::new();
+    for item in targets {
+        let carried = match &item {
+            Item::Group(g) if g.anim.is_some() => match g.children.as_slice() {
+                [Item::Probe { name, at }] => {
+                    let path: Vec<Vec2> = ts
+                        .iter()
+                        .map(|&t| group_matrix(&timing, g, t).apply(*at))
+                        .collect();
+                    let above = vec![Affine::IDENTITY; ts.len()];
+                    find(inner, (&timing, &ts), &above, &path).map(|f| (name.clone(), f))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((name, (to, at))) = carried else {
+            rest.push(item);
+            continue;
+        };
+        node_at(inner, &to)
+            .children
+            .insert(0, Item::Probe { name, at });
+    }
+    rest
+}
+
+/// The group at index path `to` down `items`.
+fn node_at<'a>(items: &'a mut [Item], to: &[usize]) -> &'a mut Node {
+    let Item::Group(g) = &mut items[to[0]] else {
+        unreachable!("an index path of groups")
+    };
+    if to.len() == 1 {
+        g
+    } else {
+        node_at(&mut g.children, &to[1..])
+    }
 }
 
 /// Root bone b's group, inside translate groups (x outside, y inside) that
