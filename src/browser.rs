@@ -677,6 +677,65 @@ pub fn img_frames(
     run_page(browser, &page, budget_ms, &opts)
 }
 
+/// How two static SVG documents differ as drawn (see [`image_differences`]): each decoded as an image
+/// at `scale` times its own pixel size onto a white canvas, the pixels
+/// compared channel by channel.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct ImageDifference {
+    /// Pixels whose channels differ by more than `tolerance`.
+    pub pixels: u32,
+    /// The largest difference of one channel (0–255).
+    pub max_channel: u32,
+    /// Pixels drawn other than white in the first image (so a comparison
+    /// of two blank images can tell).
+    pub inked: u32,
+}
+
+/// Draws each pair of `pairs` (static SVG documents of the same size) as
+/// images and compares them ([`ImageDifference`]), all in one page;
+/// `tolerance` is the channel difference a pixel may have and still count
+/// as alike.
+pub fn image_differences(
+    browser: &Browser,
+    pairs: &[(&str, &str)],
+    scale: u32,
+    tolerance: u32,
+) -> Result<Vec<ImageDifference>, BrowserError> {
+    let body = format!(
+        "const draw = async text => {{\n\
+           const [w, h] = rb.pixelSize(text, 320);\n\
+           const img = new Image(w * {scale}, h * {scale});\n\
+           img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(text);\n\
+           await img.decode();\n\
+           const canvas = document.createElement('canvas');\n\
+           canvas.width = img.width; canvas.height = img.height;\n\
+           const ctx = canvas.getContext('2d');\n\
+           ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, img.width, img.height);\n\
+           ctx.drawImage(img, 0, 0, img.width, img.height);\n\
+           return ctx.getImageData(0, 0, img.width, img.height).data;\n\
+         }};\n\
+         const out = [];\n\
+         for (const [a, b] of {pairs}) {{\n\
+           const [pa, pb] = [await draw(a), await draw(b)];\n\
+           if (pa.length !== pb.length) throw new Error('the images differ in size');\n\
+           let pixels = 0, max = 0, inked = 0;\n\
+           for (let i = 0; i < pa.length; i += 4) {{\n\
+             let worst = 0;\n\
+             for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(pa[i + c] - pb[i + c]));\n\
+             if (worst > {tolerance}) pixels++;\n\
+             max = Math.max(max, worst);\n\
+             if (pa[i] !== 255 || pa[i + 1] !== 255 || pa[i + 2] !== 255) inked++;\n\
+           }}\n\
+           out.push({{ pixels, max_channel: max, inked }});\n\
+         }}\n\
+         return out;",
+        pairs = js_json(&serde_json::json!(pairs)),
+    );
+    let page = page_html("", &body, "");
+    let budget_ms = 10_000 + 1_000 * pairs.len() as u64;
+    run_page(browser, &page, budget_ms, &Options::default())
+}
+
 /// Renders `html` (a complete HTML document) in a `width`×`height` px
 /// window and writes a PNG screenshot to `out_png`, taken when the virtual
 /// time budget (`budget_ms`) is spent in Chromium, at the load event in

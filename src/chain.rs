@@ -452,13 +452,13 @@ pub fn spaced_ground_node(
     let max_travel = max_travel.max(travel);
     let count = ((g.to_x - g.from_x + max_travel) / spacing).ceil() as usize + 1;
     let y = quantize(g.y, LEN_DECIMALS);
-    let mut children: Vec<Item> = (0..count)
-        .map(|i| Item::Circle {
-            center: Vec2::new(quantize(g.from_x + i as f64 * spacing, LEN_DECIMALS), y),
-            r: 1.5,
-            class: "rb-dot".into(),
-        })
-        .collect();
+    let mut children = vec![Item::Dots {
+        from: Vec2::new(quantize(g.from_x, LEN_DECIMALS), y),
+        spacing,
+        count,
+        r: 1.5,
+        class: "rb-dot".into(),
+    }];
     // on the first dot at least the longest travel along the row, so that
     // scrolling by any clip's `travel` ends at or right of `from_x`: it
     // stays within the drawn row (and the view box that shows it) the

@@ -227,6 +227,16 @@ pub enum Item {
         r: f64,
         class: String,
     },
+    /// A row of `count` filled dots of radius `r` from `from` rightwards,
+    /// `spacing` apart (a ground): drawn as one stroke of zero-length
+    /// dashes with round caps, each cap a dot.
+    Dots {
+        from: Vec2,
+        spacing: f64,
+        count: usize,
+        r: f64,
+        class: String,
+    },
     Rect {
         center: Vec2,
         w: f64,

@@ -376,6 +376,7 @@ fn walk(
             }
             Item::Line { .. }
             | Item::Circle { .. }
+            | Item::Dots { .. }
             | Item::Rect { .. }
             | Item::Taper { .. }
             | Item::Part { .. } => {}
@@ -527,6 +528,7 @@ impl<'c> ProbeWalk<'c> {
                 Item::Probe { .. }
                 | Item::Line { .. }
                 | Item::Circle { .. }
+                | Item::Dots { .. }
                 | Item::Rect { .. }
                 | Item::Taper { .. }
                 | Item::Part { .. } => {}

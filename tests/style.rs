@@ -425,6 +425,33 @@ fn strokes_and_probes(line: &str, drawn: &mut Vec<String>, probes: &mut Vec<Stri
         None
     };
     let r = |x: f64| (x * 100.0).round() / 100.0;
+    // a ground row, drawn as one circle per dot or as one dashed stroke:
+    // its first dot, radius and count (where every dot stands is
+    // `tests/ground.rs`'s to check)
+    if attr("class").is_some_and(|c| c.ends_with("-dot")) {
+        let dots: Vec<(f64, f64, f64)> = if line.starts_with("<circle ") {
+            vec![(num("cx"), num("cy"), 2.0 * num("r"))]
+        } else {
+            common::ground_dots(&format!("<svg>{line}</svg>"))
+        };
+        for (x, y, w) in dots {
+            match drawn.last_mut() {
+                Some(row) if row.starts_with("<dots ") => {
+                    let n: usize = row
+                        .rsplit(' ')
+                        .next()
+                        .unwrap()
+                        .trim_end_matches('>')
+                        .parse()
+                        .unwrap();
+                    let keep = row.rsplit_once(' ').unwrap().0.to_string();
+                    *row = format!("{keep} {}>", n + 1);
+                }
+                _ => drawn.push(format!("<dots {} {} {} 1>", r(x), r(y), w)),
+            }
+        }
+        return;
+    }
     match (ends, probe) {
         (Some([x1, y1, x2, y2]), probe) => {
             let class = attr("class").unwrap_or_default();

@@ -24,11 +24,7 @@ fn clips(rig: &Rig, route: Route) -> Vec<Clip> {
 
 /// The x of every ground dot drawn in `svg` (the row at rest).
 fn ground_dots(svg: &str) -> Vec<f64> {
-    let doc = roxmltree::Document::parse(svg).unwrap();
-    doc.descendants()
-        .filter(|n| n.attribute("class").is_some_and(|c| c.ends_with("-dot")))
-        .map(|n| n.attribute("cx").unwrap().parse().unwrap())
-        .collect()
+    common::ground_dots(svg).iter().map(|d| d.0).collect()
 }
 
 /// `(clip, probe, t_s, x, y)` of every sampled probe position outside the

@@ -104,6 +104,7 @@ fn collect_classes(node: &crate::clip::Node, out: &mut Vec<String>) {
             }
             Item::Line { class, .. }
             | Item::Circle { class, .. }
+            | Item::Dots { class, .. }
             | Item::Rect { class, .. }
             | Item::Taper { class, .. }
             | Item::Part { class, .. } => class,

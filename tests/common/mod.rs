@@ -319,3 +319,36 @@ pub fn number_after(line: &str, marker: &str) -> f64 {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no number after {marker:?} in {line:?}"))
 }
+
+/// The dots of every ground row drawn in `svg` (at rest), in root user
+/// space of the row's group: a row is one `<path class="…-dot"
+/// d="M x y h L" stroke-dasharray="0 s">` whose zero-length dashes (round
+/// caps) are its dots, at `x + i·s` for every `i·s` < `L`. Also the
+/// stroke's width (each dot's diameter).
+pub fn ground_dots(svg: &str) -> Vec<(f64, f64, f64)> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let mut dots = Vec::new();
+    for n in doc
+        .descendants()
+        .filter(|n| n.attribute("class").is_some_and(|c| c.ends_with("-dot")))
+    {
+        let d = n.attribute("d").expect("a dot row is a path");
+        let (start, len) = d[1..].split_once('h').expect("M x y h L");
+        let start: Vec<f64> = start
+            .replace('-', " -")
+            .split_whitespace()
+            .map(|t| t.parse().unwrap())
+            .collect();
+        let len: f64 = len.parse().unwrap();
+        let dash = n.attribute("stroke-dasharray").unwrap();
+        let spacing: f64 = dash.strip_prefix("0 ").unwrap().parse().unwrap();
+        let width: f64 = n.attribute("stroke-width").unwrap().parse().unwrap();
+        assert_eq!(n.attribute("stroke-linecap"), Some("round"), "{d}");
+        let mut i = 0.0;
+        while i * spacing < len {
+            dots.push((start[0] + i * spacing, start[1], width));
+            i += 1.0;
+        }
+    }
+    dots
+}
