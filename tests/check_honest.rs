@@ -199,12 +199,7 @@ fn a_ground_at_the_wrong_speed_fails_on_slip_alone() {
 /// `--max-reach`, on both routes, with the `--max-error` the docs use.
 #[test]
 fn every_rig_passes_at_the_defaults() {
-    let mut rigs: Vec<PathBuf> = fs::read_dir(repo("rigs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    rigs.sort();
+    let rigs = common::example_rigs();
     assert!(rigs.len() >= 10);
     let out = Command::cargo_bin("rigbake")
         .unwrap()

@@ -4,7 +4,6 @@
 use std::fs;
 
 mod common;
-use common::repo;
 
 /// `svg`'s root start tag (view box and size) around `body`.
 fn alone(svg: &str, body: &str) -> String {
@@ -17,13 +16,7 @@ fn alone(svg: &str, body: &str) -> String {
 /// the file's size.
 fn rows() -> Vec<(String, String, String)> {
     let mut out = Vec::new();
-    let mut names: Vec<_> = fs::read_dir(repo("out"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "svg"))
-        .collect();
-    names.sort();
-    for path in names {
+    for path in common::files_in("out", "svg") {
         let svg = fs::read_to_string(&path).unwrap();
         let dots = common::ground_dots(&svg);
         if dots.is_empty() {

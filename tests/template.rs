@@ -27,12 +27,7 @@ const SODIPODI: &str = "http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd";
 const ROUND_PX: f64 = 0.01;
 
 fn rigs() -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = fs::read_dir(repo("rigs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    v.sort();
+    let v = common::example_rigs();
     assert!(v.len() >= 10, "{v:?}");
     v
 }

@@ -82,15 +82,21 @@ pub fn assert_slip_caught(name: &str, v: &Value, stride: f64, cadence: f64) -> u
     legs
 }
 
-/// Every `rigs/*.json`, sorted.
-pub fn example_rigs() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(repo("rigs"))
+/// Every file of the repository's directory `dir` whose name ends in
+/// `.<ext>`, sorted.
+pub fn files_in(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(repo(dir))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
         .collect();
     v.sort();
     v
+}
+
+/// Every `rigs/*.json`, sorted.
+pub fn example_rigs() -> Vec<PathBuf> {
+    files_in("rigs", "json")
 }
 
 /// The whole-character examples: each combines features that cheaper
