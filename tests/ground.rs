@@ -33,8 +33,9 @@ fn rows() -> Vec<(String, String, String)> {
             .collect();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let (stroke, discs) = (alone(&svg, &svg[row.range()]), alone(&svg, &discs));
-        // (a rig's css and smil files draw the same row)
-        if !out.iter().any(|(_, s, _)| *s == stroke) {
+        // (a rig's css and smil files draw the same row, each under its
+        // own class prefix)
+        if !out.iter().any(|(_, _, d)| *d == discs) {
             out.push((name, stroke, discs));
         }
     }
