@@ -611,3 +611,53 @@ fn joint_fill_none_draws_no_joint_balls_or_target_discs() {
     }
     assert!(fewer >= 7, "{fewer}");
 }
+
+/// In the figure look a bone draws a limb shape (`-limb`, a tapered path,
+/// or a disc where one end's circle holds the other) exactly when it has a
+/// length and no head: a bone of length 0 (a hip, a hub, an axle) draws
+/// nothing, on both routes of every example in the figure look.
+#[test]
+fn figure_look_draws_a_limb_for_every_bone_with_a_length_and_nothing_else() {
+    let mut zero = 0;
+    for (name, v) in bone_trees() {
+        if v.get("style")
+            .is_some_and(|s| s != "figure" && s.get("look").is_none_or(|l| l != "figure"))
+        {
+            continue;
+        }
+        let heads: Vec<&str> = v["style"]["heads"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|h| h.as_str()).collect())
+            .unwrap_or_else(|| vec!["head"]);
+        for route in [Route::Css, Route::Smil] {
+            let baked = common::bake(&v, route);
+            let doc = roxmltree::Document::parse(&baked.svg).unwrap();
+            // the shapes each bone's own group holds (not its children's)
+            let limb_in = |bone: &str| {
+                let class = format!("-b-{bone}");
+                doc.descendants()
+                    .filter(|n| n.attribute("class").is_some_and(|c| c.contains("-limb ")))
+                    .filter(|n| {
+                        n.ancestors()
+                            .skip(1)
+                            .find_map(|g| g.attribute("class").filter(|c| c.contains("-b-")))
+                            .is_some_and(|c| c.ends_with(&class))
+                    })
+                    .count()
+            };
+            for b in v["bones"].as_array().unwrap() {
+                let bone = b["name"].as_str().unwrap();
+                let length = b["length"].as_f64().unwrap_or(0.0);
+                let drawn =
+                    length > 0.0 && b.get("head_radius").is_none() && !heads.contains(&bone);
+                zero += usize::from(length == 0.0);
+                assert_eq!(
+                    limb_in(bone),
+                    usize::from(drawn),
+                    "{name} {route:?} {bone} (length {length})"
+                );
+            }
+        }
+    }
+    assert!(zero > 0, "no example has a bone of length 0");
+}

@@ -3,9 +3,9 @@
 //!
 //! Three looks:
 //!
-//! - **`figure`** (default; seed 000's stick figure): every bone is a filled
-//!   tapered shape with round ends (the hull of a circle at the joint and a
-//!   smaller one at the tip). Bones that continue each other (a thigh and
+//! - **`figure`** (default; seed 000's stick figure): every bone with a
+//!   length is a filled tapered shape with round ends (the hull of a circle
+//!   at the joint and a smaller one at the tip). Bones that continue each other (a thigh and
 //!   its shin) share the radius at the joint between them, so the outline
 //!   bends round the joint instead of hinging. Widths fall linearly along a
 //!   free limb from `width_root` at its first joint to `width_tip` at its
@@ -192,7 +192,7 @@ pub fn radii(fig: &Figure) -> Vec<(f64, f64)> {
 
 /// What one bone draws in its own group, from `joint` to `tip` (drawn
 /// pose, user space, rounded): sticks, a line and a joint ball; figure, a
-/// tapered shape, a round head, or nothing (a bone with `head_radius` draws
+/// tapered shape, a round head, or nothing (a bone of length 0; a bone with `head_radius` draws
 /// its own head). `colour`: index of the bone's colour class.
 pub fn bone_items(
     fig: &Figure,
@@ -225,7 +225,8 @@ pub fn bone_items(
             }
         }
         Look::Limbs => v.extend(stroke()),
-        Look::Figure if bone.head_radius.is_some() => {}
+        // a bone of length 0 is a joint, not a limb: nothing to draw
+        Look::Figure if bone.head_radius.is_some() || bone.length == 0.0 => {}
         Look::Figure if fig.style.is_head(&bone.name) => {
             let mid = Vec2::new((joint.x + tip.x) / 2.0, (joint.y + tip.y) / 2.0);
             let r = (bone.length / 2.0).max(bone.width * HEAD_WIDTH_FACTOR);
