@@ -25,7 +25,10 @@
 //!   the animation exactly as the wrapper did.
 //! - A probe is a `<circle data-probe cx cy>` without `r` (r defaults to 0:
 //!   nothing drawn, no area); svgo removes circles whose `r` is `"0"` but
-//!   keeps this one.
+//!   keeps this one. A probe where a straight stroke of its group ends is
+//!   that stroke's `data-probe` instead (a path's probe is its last point);
+//!   svgo may rewrite the path's commands but keeps its end, and merges no
+//!   path carrying the attribute with another.
 
 pub mod css;
 pub mod figure;
