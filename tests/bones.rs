@@ -12,6 +12,8 @@ use rigbake::rig::{self, Rig};
 use rigbake::{Baked, Route, bake_rig, figure, measure};
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -554,23 +556,6 @@ fn a_bad_depth_offset_exits_2_naming_file_field_and_value() {
         ),
     ];
     for (text, needles) in cases {
-        let tmp = tempfile::tempdir().unwrap();
-        let rig = tmp.path().join("bad.json");
-        std::fs::write(&rig, text).unwrap();
-        let out = Command::cargo_bin("rigbake")
-            .unwrap()
-            .arg("bake")
-            .arg(&rig)
-            .arg("-o")
-            .arg(tmp.path().join("out"))
-            .output()
-            .unwrap();
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-        for n in ["bad.json"].iter().chain(needles) {
-            assert!(err.contains(n), "{err:?} lacks {n:?}");
-        }
-        assert!(!tmp.path().join("out").exists(), "{err}");
+        common::bad(&serde_json::from_str(&text).unwrap(), needles);
     }
 }

@@ -1232,6 +1232,14 @@ fn into_carrying_groups(
     (tracks, period_s, route): (&[Track], f64, Route),
 ) -> Vec<Item> {
     use crate::measure::group_matrix;
+    // a moving group holding one probe, the only kind that may be carried
+    let lone_probe = |item: &Item| {
+        matches!(item, Item::Group(g)
+            if g.anim.is_some() && matches!(g.children.as_slice(), [Item::Probe { .. }]))
+    };
+    if !targets.iter().any(lone_probe) {
+        return targets;
+    }
     let timing = Clip {
         name: String::new(),
         route,
@@ -1289,17 +1297,17 @@ fn into_carrying_groups(
     let mut rest = Vec::new();
     for item in targets {
         let carried = match &item {
-            Item::Group(g) if g.anim.is_some() => match g.children.as_slice() {
-                [Item::Probe { name, at }] => {
-                    let path: Vec<Vec2> = ts
-                        .iter()
-                        .map(|&t| group_matrix(&timing, g, t).apply(*at))
-                        .collect();
-                    let above = vec![Affine::IDENTITY; ts.len()];
-                    find(inner, (&timing, &ts), &above, &path).map(|f| (name.clone(), f))
-                }
-                _ => None,
-            },
+            Item::Group(g) if lone_probe(&item) => {
+                let [Item::Probe { name, at }] = g.children.as_slice() else {
+                    unreachable!("a lone probe")
+                };
+                let path: Vec<Vec2> = ts
+                    .iter()
+                    .map(|&t| group_matrix(&timing, g, t).apply(*at))
+                    .collect();
+                let above = vec![Affine::IDENTITY; ts.len()];
+                find(inner, (&timing, &ts), &above, &path).map(|f| (name.clone(), f))
+            }
             _ => None,
         };
         let Some((name, (to, at))) = carried else {
