@@ -170,7 +170,11 @@ fn grid_error(
 }
 
 /// The shift `k` in `1..n` with the smallest [`grid_error`] (the first of
-/// equals) and that error, each shift's search stopped at the best so far.
+/// equals) and that error, if that error is at most `within`; each
+/// shift's search stopped at the best so far, or at `within` before any
+/// shift gets there (a shift that misses `within` is never taken, so its
+/// exact error is not needed: most shifts of a motion stop after a few
+/// samples).
 ///
 /// The shifts are searched in parallel runs, each stopped at its own best
 /// so far; the best of the runs' bests is the same shift and error as one
@@ -181,8 +185,9 @@ fn best_shift(
     pairs: &[(usize, usize)],
     reach: &[f64],
     drawn: (&[f64], bool),
+    within: f64,
 ) -> Option<(usize, f64)> {
-    best_shift_in_runs(ang, pairs, reach, drawn, SHIFT_RUN)
+    best_shift_in_runs(ang, pairs, reach, drawn, within, SHIFT_RUN)
 }
 
 /// [`best_shift`] in runs of at least `run` shifts.
@@ -191,6 +196,7 @@ fn best_shift_in_runs(
     pairs: &[(usize, usize)],
     reach: &[f64],
     drawn: (&[f64], bool),
+    within: f64,
     run: usize,
 ) -> Option<(usize, f64)> {
     use rayon::prelude::*;
@@ -199,13 +205,15 @@ fn best_shift_in_runs(
         (Some(x), _) => Some(x),
         (None, y) => y,
     };
+    // (an error of exactly `within` is taken: the first stop is just past it)
+    let first_stop = within.next_up();
     (1..ang.len())
         .into_par_iter()
         .with_min_len(run)
         .fold(
             || None,
             |best: Option<(usize, f64)>, k| {
-                let stop = best.map_or(f64::INFINITY, |b| b.1);
+                let stop = best.map_or(first_stop, |b| b.1);
                 let err = grid_error(ang, pairs, reach, drawn, k, stop);
                 if err < stop { Some((k, err)) } else { best }
             },
@@ -306,12 +314,12 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
             if alike <= REUSE_TOLERANCE_PX {
                 continue;
             }
-            let Some((k, err)) = best_shift(&ang, pairs, &reach, (&drawn, !first)) else {
+            // (a shift whose grid error is past ten times the check's
+            // tolerance would fail the check)
+            let within = 10.0 * REUSE_TOLERANCE_PX;
+            let Some((k, _)) = best_shift(&ang, pairs, &reach, (&drawn, !first), within) else {
                 continue;
             };
-            if err > 10.0 * REUSE_TOLERANCE_PX {
-                continue;
-            }
             let delay_s = quantize(-(k as f64) / GRID as f64 * period, SEC_DECIMALS);
             let s = -delay_s / period;
             let mut d = drawn.clone();
@@ -356,8 +364,10 @@ mod tests {
 
     /// The shift search with its early stops picks the shift and error of
     /// the full search (every shift's error taken over all samples, the
-    /// first of equals), on tables with ties and near ties, whatever the
-    /// runs it is split into and the threads that search them.
+    /// first of equals), or none when that error is past the bound it is
+    /// given, on tables with ties and near ties, whatever the bound (none,
+    /// the best error itself, just below it, the error of an average shift),
+    /// the runs the search is split into and the threads that search them.
     #[test]
     fn best_shift_equals_the_full_search() {
         let mut seed = 0x2545f4914f6cdd1du64;
@@ -394,17 +404,30 @@ mod tests {
                         (k, e)
                     })
                     .min_by(|x, y| x.1.total_cmp(&y.1));
-                assert_eq!(best_shift(&ang, &pairs, &reach, (&drawn, fixed)), full);
-                for threads in [1, 3] {
-                    let pool = rayon::ThreadPoolBuilder::new()
-                        .num_threads(threads)
-                        .build()
-                        .expect("a thread pool");
-                    for run in [1, 2, 5, n] {
-                        let found = pool.install(|| {
-                            best_shift_in_runs(&ang, &pairs, &reach, (&drawn, fixed), run)
-                        });
-                        assert_eq!(found, full, "{threads} threads, runs of {run}");
+                let (_, least) = full.expect("shifts to search");
+                let typical =
+                    grid_error(&ang, &pairs, &reach, (&drawn, fixed), n / 2, f64::INFINITY);
+                for within in [f64::INFINITY, least, least.next_down(), typical] {
+                    let want = full.filter(|&(_, e)| e <= within);
+                    if within == least.next_down() {
+                        assert_eq!(want, None);
+                    }
+                    let drawn = (drawn.as_slice(), fixed);
+                    assert_eq!(best_shift(&ang, &pairs, &reach, drawn, within), want);
+                    for threads in [1, 3] {
+                        let pool = rayon::ThreadPoolBuilder::new()
+                            .num_threads(threads)
+                            .build()
+                            .expect("a thread pool");
+                        for run in [1, 2, 5, n] {
+                            let found = pool.install(|| {
+                                best_shift_in_runs(&ang, &pairs, &reach, drawn, within, run)
+                            });
+                            assert_eq!(
+                                found, want,
+                                "{threads} threads, runs of {run}, within {within}"
+                            );
+                        }
                     }
                 }
             }
