@@ -268,6 +268,8 @@ pub enum Item {
         width: f64,
         fill: Option<String>,
         opacity: f64,
+        /// The stroke's dash lengths; empty for a solid stroke.
+        dash: Vec<f64>,
     },
 }
 

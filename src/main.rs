@@ -189,7 +189,9 @@ enum Command {
     /// at every time; it is a `bones` rig to extend: a torso, arms, a head
     /// on a spring, clips. An `ik_chains` rig is loaded as this tree anyway;
     /// a cycling rig is not yet, and its tree is drawn in the `limbs` look
-    /// (legs, crank arms, pedal blocks, seat tube, chainring).
+    /// (legs, crank arms, pedal blocks, seat tube, a turning chainring). A
+    /// drawing made for the cycling rig (`thigh-<leg>`, `pedal-<leg>`,
+    /// `crank-<leg>`, `crank`) bakes on the tree with `bake --art`.
     ///
     /// Example: rigbake lower rigs/seed-nested.json -o rider.json
     Lower {

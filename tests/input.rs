@@ -254,6 +254,9 @@ fn hostile_rigs(bad: &str) -> Vec<(&'static str, Value)> {
     let mut c = clips_rig();
     c["clips"][1]["name"] = forged.clone().into();
     cases.push(("clip name", c));
+    let mut c = clips_rig();
+    c["bones"][0]["parts"] = json!([forged.clone()]);
+    cases.push(("bone part", c));
     cases
 }
 

@@ -219,6 +219,8 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
     variant["crank"]["direction"] = "ccw".into();
     variant["crank"]["start_deg"] = 37.into();
     variant["legs"][0]["pedal_offset"] = serde_json::json!([4, -3]);
+    // no leg without a depth offset: the chainring turns on a bone of its own
+    variant["legs"][0]["depth_offset"] = serde_json::json!([2, 1]);
     variant["legs"][1]["knee"] = "backward".into();
     variant["legs"][1]["reach"] = "clamp".into();
     let mut third = variant["legs"][0].clone();
@@ -231,24 +233,73 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
     for (what, v) in &rigs {
         let cyc = rig::load(&v.to_string()).unwrap();
         let lowered = rig::lower_legs(&rig::parse(&v.to_string()).unwrap()).unwrap();
+        // seed-nested's spelling is kept: `bake --art` binds a drawing made
+        // for the cycling rig to it (tests/art_bones.rs)
+        if what.ends_with("rigs/seed-nested.json") {
+            let kept = root.join("tests/fixtures/lowering/seed-nested.json");
+            let text = serde_json::to_string_pretty(&lowered).unwrap() + "\n";
+            if std::env::var_os("RIGBAKE_BLESS").is_some() {
+                std::fs::write(&kept, &text).unwrap();
+            }
+            let got = std::fs::read_to_string(&kept).unwrap_or_default();
+            assert_eq!(
+                got,
+                text,
+                "{} is stale: run `RIGBAKE_BLESS=1 cargo test --test lowering`",
+                kept.display()
+            );
+        }
         let tree = rig::load(&serde_json::to_string(&lowered).unwrap())
             .unwrap_or_else(|e| panic!("{what}: the lowered tree does not load: {e}"));
         let fig = tree.figure.as_ref().unwrap();
-        // the bicycle: seat tube and chainring still, a block on each pedal
+        // the bicycle: the seat tube still, the chainring (dashed) on the
+        // crank bone of the first leg without a depth offset (else on a
+        // bone `crank` of its own), an arm on each crank bone and a block
+        // on each pedal bone, which a drawing may name as the cycling
+        // drawing does (`crank-<leg>`, `pedal-<leg>`, `crank`)
         let parts: Vec<(String, Option<String>)> = lowered
             .scene
             .iter()
             .map(|p| (p.name.clone(), p.bone.clone()))
             .collect();
         assert!(parts.contains(&("frame".into(), None)), "{what}: {parts:?}");
+        let ring_leg = cyc.legs.iter().find(|l| l.depth_offset == Vec2::ZERO);
+        let ring_bone = ring_leg.map_or("crank".to_string(), |l| format!("{}_crank", l.name));
         assert!(
-            parts.contains(&("chainring".into(), None)),
+            parts.contains(&("chainring".into(), Some(ring_bone.clone()))),
             "{what}: {parts:?}"
         );
+        let ring = lowered
+            .scene
+            .iter()
+            .find(|p| p.name == "chainring")
+            .unwrap();
+        assert_eq!(ring.style.dash, Some(vec![6.0, 4.0]), "{what}");
+        let named_crank: Vec<&str> = lowered
+            .bones
+            .iter()
+            .filter(|b| b.parts.iter().any(|p| p == "crank"))
+            .map(|b| b.name.as_str())
+            .collect();
+        match ring_leg {
+            Some(_) => assert_eq!(named_crank, [ring_bone.as_str()], "{what}"),
+            None => assert!(named_crank.is_empty(), "{what}: {named_crank:?}"),
+        }
         for l in &cyc.legs {
-            let pedal = format!("{}_pedal", l.name);
-            let block = (format!("{pedal}_block"), Some(pedal));
-            assert!(parts.contains(&block), "{what}: {parts:?}");
+            for (bone, carried, drawn) in [
+                ("crank", "crank_arm", "crank"),
+                ("pedal", "pedal_block", "pedal"),
+            ] {
+                let bone = format!("{}_{bone}", l.name);
+                let part = (format!("{}_{carried}", l.name), Some(bone.clone()));
+                assert!(parts.contains(&part), "{what}: {parts:?}");
+                let b = lowered.bones.iter().find(|b| b.name == bone).unwrap();
+                assert_eq!(
+                    b.parts.first(),
+                    Some(&format!("{drawn}-{}", l.name)),
+                    "{what}"
+                );
+            }
         }
         let clip = &fig.clips[0];
         let bone = |name: String| {
@@ -278,7 +329,9 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
                 near(tip("thigh"), p.joint + d, "knee");
                 near(tip("shin"), p.end + d, "ankle");
                 let arm = crank.center + Vec2::from_angle(lm.pedal_angle_rad(t)) * crank.radius;
-                near(tip("crank"), arm + d, "crank end");
+                // the crank arm's end: the pedal's joint (the crank bone has
+                // no length: its arm is a part it carries)
+                near(tip("pedal"), arm + d, "crank end");
                 // a level pedal: its frame turns by nothing
                 let w = (pose.root * pose.world[bone(format!("{}_pedal", l.name))]).as_coeffs();
                 assert!(
@@ -287,6 +340,22 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
                     l.name
                 );
             }
+            // the chainring turns with the crank
+            let w = (pose.root * pose.world[bone(ring_bone.clone())]).as_coeffs();
+            // (the ring leg's crank bone turns at that leg's crank angle,
+            // a bone `crank` of its own at the crank's, phase 0)
+            let want = match ring_leg {
+                Some(rl) => {
+                    let lm = m.legs.iter().find(|lm| lm.leg().name == rl.name).unwrap();
+                    lm.pedal_angle_rad(t)
+                }
+                None => m.legs[0].pedal_angle_rad(t) - m.legs[0].leg().phase_rad,
+            };
+            let turn = (w[1].atan2(w[0]) - want).rem_euclid(std::f64::consts::TAU);
+            assert!(
+                turn.min(std::f64::consts::TAU - turn) < 1e-9,
+                "{what} at t = {t}: chainring off the crank by {turn} rad"
+            );
             if let Some(torso) = &cyc.torso {
                 near(tips[bone("torso".into())], torso.neck, "neck");
                 near(tips[bone("head".into())], torso.head, "head centre");
@@ -336,6 +405,11 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
             assert!(worst <= 0.25, "{what} {route:?}: {worst} px");
             // the pedal blocks mark the targets: no target discs
             assert!(!baked.svg.contains("-joint"), "{what} {route:?}");
+            // the chainring is drawn dashed, so that it is seen to turn
+            assert!(
+                baked.svg.contains(r#"stroke-dasharray="6 4""#),
+                "{what} {route:?}"
+            );
             eprintln!(
                 "{what} {route:?}: {} legs, {} bones, worst {worst} px, {} B",
                 names.len(),

@@ -5,7 +5,7 @@
 //!
 //! | name | element | required |
 //! | --- | --- | --- |
-//! | `<bone>` (the bone's `name`) | any drawable element or group | for every bone with a `length` > 0 or a `head_radius` |
+//! | `<bone>` (the bone's `name`), or any of its `parts` | any drawable element or group | for every bone with a `length` > 0 or a `head_radius` (one of its names) |
 //! | `joint-<bone>`, `tip-<bone>` | `<circle>`, anywhere | no: checked against the pose, hidden in the output |
 //! | `thigh-<name>`, `shin-<name>` (an `ik` entry's `name`) | as `<bone>`, for the entry's upper and lower bone | as `<bone>` (one of the two names) |
 //! | `joint-hip-<name>`, `joint-knee-<name>`, `joint-ankle-<name>` | `<circle>`, anywhere | no, as `joint-<bone>`/`tip-<bone>` |
@@ -78,6 +78,13 @@ pub(super) fn animate(
         if let Some(b) = bone_of(name) {
             return Some(Role::Bone(b));
         }
+        if let Some(b) = fig
+            .bones
+            .iter()
+            .position(|b| b.parts.iter().any(|p| p == name))
+        {
+            return Some(Role::Bone(b));
+        }
         if let Some(b) = name.strip_prefix("joint-").and_then(bone_of) {
             return Some(Role::Marker(b, Joint::Bone));
         }
@@ -94,12 +101,15 @@ pub(super) fn animate(
         .map(|b| format!("\"{}\"", fig.part_names(b).0))
         .collect::<Vec<_>>()
         .join(", ");
-    // each bone drawn once, under its own name or its entry's
+    // each bone drawn once under its own name or its entry's (two such
+    // parts are a copy drawn twice), besides any of its declared `parts`
     let mut drawn: HashMap<usize, (&str, u32)> = HashMap::new();
+    let mut declared: HashSet<usize> = HashSet::new();
     for (name, (f, role)) in &parts {
-        if let Role::Bone(b) = *role
-            && let Some((first, line)) = drawn.insert(b, (name, f.line))
-        {
+        let Role::Bone(b) = *role else { continue };
+        if fig.bones[b].parts.iter().any(|p| p == name) {
+            declared.insert(b);
+        } else if let Some((first, line)) = drawn.insert(b, (name, f.line)) {
             return Err(ArtError::TwoNames {
                 bone: names[b].to_string(),
                 a: first.to_string(),
@@ -110,7 +120,7 @@ pub(super) fn animate(
         }
     }
     for (b, bone) in fig.bones.iter().enumerate() {
-        if drawable(bone) && !drawn.contains_key(&b) {
+        if drawable(bone) && !drawn.contains_key(&b) && !declared.contains(&b) {
             let part = fig.part_names(b).0;
             let what = match fig.chain_part(b) {
                 Some((chain, limb)) => {
@@ -135,6 +145,10 @@ pub(super) fn animate(
                         None => format!("{named}; the rig's parts are {list}"),
                     }
                 }
+                None if part != bone.name => format!(
+                    "\"{part}\" or \"{}\" (the rig's bone and its part); the rig's parts are {list}",
+                    bone.name
+                ),
                 None => format!("\"{part}\" (the rig's bone); the rig's parts are {list}"),
             };
             return Err(ArtError::MissingBone { what });

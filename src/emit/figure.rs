@@ -203,6 +203,7 @@ pub(crate) fn part_element(w: &Writer, item: &crate::clip::Item) -> svg::node::e
         width,
         fill,
         opacity,
+        dash,
     } = item
     else {
         unreachable!("part_element is called with parts only")
@@ -215,6 +216,10 @@ pub(crate) fn part_element(w: &Writer, item: &crate::clip::Item) -> svg::node::e
         Some(s) => {
             e.assign("stroke", s.as_str());
             e.assign("stroke-width", fmt_len(*width));
+            if !dash.is_empty() {
+                let lengths: Vec<String> = dash.iter().map(|&x| fmt_len(x)).collect();
+                e.assign("stroke-dasharray", lengths.join(" "));
+            }
             if !w.part_caps {
                 e.assign("stroke-linecap", "round");
                 e.assign("stroke-linejoin", "round");

@@ -152,6 +152,16 @@ pub struct BoneFile {
     /// far side given its near side's `at` shares the near side's rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth_offset: Option<[f64; 2]>,
+    /// Names a drawing (`bake --art`) may give this bone's parts besides
+    /// the bone's own, as an illustrator's layers are called (`pedal-near`;
+    /// a crank's `crank-near` for its arm and `crank` for the chainring it
+    /// carries): each a part of its own, all moving with the bone. Each
+    /// name: letters, digits, `-`, `_`, `.`, at most 64, starting with a
+    /// letter; not `joint-…` or `tip-…` (the markers' names); no bone's
+    /// name, no other part. `rigbake template` writes the first as the
+    /// bone's part.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<String>,
 }
 
 /// Squash and stretch of the whole figure about `pivot`:
@@ -284,6 +294,11 @@ pub struct PaintFile {
     /// Opacity of the whole part, 0 to 1 (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opacity: Option<f64>,
+    /// Dash pattern of the stroke (`stroke-dasharray`): 1 to 8 lengths,
+    /// user units, ≥ 0 and not all 0 (default: a solid stroke). A turning
+    /// chainring drawn dashed shows that it turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dash: Option<Vec<f64>>,
 }
 
 /// One entry of `scene`: a drawn part that is not a bone (a bicycle frame,

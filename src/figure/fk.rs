@@ -373,6 +373,7 @@ mod tests {
                     stroke: "#000".into(),
                     mv: None,
                     depth_offset: Vec2::ZERO,
+                    parts: Vec::new(),
                 });
             }
             let fig = Figure {
@@ -435,6 +436,7 @@ mod tests {
             head_radius: None,
             mv: None,
             depth_offset: Vec2::ZERO,
+            parts: Vec::new(),
         };
         let fig = Figure {
             bones: vec![

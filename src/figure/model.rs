@@ -150,6 +150,8 @@ pub struct Bone {
     /// in `at`: on css the bake draws the bone's subtree without it, inside
     /// one translate by it.
     pub depth_offset: Vec2,
+    /// Names a drawing may give this bone's parts (`bake --art`).
+    pub parts: Vec<String>,
 }
 
 impl Bone {
@@ -343,8 +345,17 @@ impl Figure {
     /// `shin-<name>` with `joint-knee-<name>` and its tip
     /// `joint-ankle-<name>` (the upper's tip is the knee). So an
     /// `ik_chains` rig, loaded as the tree it lowers into, keeps its chain
-    /// drawing's names (`bake --art` also binds the bone's own).
+    /// drawing's names (`bake --art` also binds the bone's own). A bone's
+    /// `part`, where it has one, names its part instead (`bake --art`
+    /// binds the other names too).
     pub fn part_names(&self, b: usize) -> (String, String, Option<String>) {
+        let (part, joint, tip) = self.own_part_names(b);
+        let first = self.bones[b].parts.first().cloned();
+        (first.unwrap_or(part), joint, tip)
+    }
+
+    /// [`Self::part_names`] without the bone's `part`.
+    fn own_part_names(&self, b: usize) -> (String, String, Option<String>) {
         match self.chain_part(b) {
             Some((name, limb)) => {
                 let part = format!("{}-{name}", limb.as_str());
@@ -705,6 +716,21 @@ pub fn validate(
                 ));
             }
         };
+        if bf.parts.len() > MAX_BONE_PARTS {
+            return Err(invalid(
+                format!("{p}.parts"),
+                format!("at most {MAX_BONE_PARTS} names, got {}", bf.parts.len()),
+            ));
+        }
+        for (k, part) in bf.parts.iter().enumerate() {
+            check_part(
+                &format!("{p}.parts[{k}]"),
+                part,
+                bones,
+                &out,
+                &bf.parts[..k],
+            )?;
+        }
         defaults.push(driver(&format!("{p}.angle"), &bf.angle)?);
         out.push(Bone {
             name: bf.name.clone(),
@@ -716,6 +742,7 @@ pub fn validate(
             head_radius,
             mv,
             depth_offset,
+            parts: bf.parts.clone(),
         });
     }
     let mut rest_rad: Vec<f64> = defaults.iter().map(|d| d.eval(0.0)).collect();
@@ -950,6 +977,53 @@ fn ik_entries(
         });
     }
     Ok(out)
+}
+
+/// Most names in one bone's `parts`.
+pub const MAX_BONE_PARTS: usize = 8;
+
+/// One of a bone's `parts`: a drawing's name (see [`BoneFile::parts`])
+/// that names no bone, no earlier bone's part and none of `before` (the
+/// bone's own earlier parts).
+fn check_part(
+    path: &str,
+    part: &str,
+    bones: &[BoneFile],
+    earlier: &[Bone],
+    before: &[String],
+) -> Result<(), RigError> {
+    if part.len() > 64 || !crate::valid::is_ident(part, &['.']) {
+        return Err(invalid(
+            path,
+            format!(
+                "must start with a letter and hold only letters, digits, '-', '_', '.' (at most 64), got {part:?}"
+            ),
+        ));
+    }
+    if part.starts_with("joint-") || part.starts_with("tip-") {
+        return Err(invalid(
+            path,
+            format!("{part:?} is shaped like a joint marker's name (joint-…, tip-…); pick another"),
+        ));
+    }
+    if let Some(j) = bones.iter().position(|b| b.name == part) {
+        return Err(invalid(
+            path,
+            format!("{part:?} is already the name of bones[{j}]"),
+        ));
+    }
+    let j = earlier.len();
+    if let Some(j) = earlier
+        .iter()
+        .position(|b| b.parts.iter().any(|x| x == part))
+        .or_else(|| before.iter().any(|x| x == part).then_some(j))
+    {
+        return Err(invalid(
+            path,
+            format!("{part:?} is already a part of bones[{j}]"),
+        ));
+    }
+    Ok(())
 }
 
 /// Dot spacing of a ground that no clip scrolls, px.

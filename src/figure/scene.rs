@@ -31,6 +31,8 @@ pub struct Paint {
     pub width: f64,
     pub fill: Option<String>,
     pub opacity: f64,
+    /// The stroke's dash lengths; empty for a solid stroke.
+    pub dash: Vec<f64>,
 }
 
 /// A validated `scene` entry.
@@ -124,6 +126,10 @@ pub fn validate(
             s.width.unwrap_or(DEFAULT_PART_WIDTH),
         )?;
         let opacity = opacity(&format!("{p}.style.opacity"), s.opacity.unwrap_or(1.0))?;
+        let dash = match &s.dash {
+            None => Vec::new(),
+            Some(v) => dash(&format!("{p}.style.dash"), v)?,
+        };
         out.push(ScenePart {
             name: f.name.clone(),
             path,
@@ -134,6 +140,7 @@ pub fn validate(
                 width,
                 fill,
                 opacity,
+                dash,
             },
         });
     }
@@ -150,7 +157,39 @@ pub fn item(part: &ScenePart, m: Affine) -> Item {
         width: quantize(part.paint.width, LEN_DECIMALS),
         fill: part.paint.fill.clone(),
         opacity: quantize(part.paint.opacity, 3),
+        dash: part
+            .paint
+            .dash
+            .iter()
+            .map(|&x| quantize(x, LEN_DECIMALS))
+            .collect(),
     }
+}
+
+/// Most lengths in a part's `dash`.
+pub const MAX_DASHES: usize = 8;
+
+/// A part's `dash`: 1 to [`MAX_DASHES`] lengths, each ≥ 0 and finite
+/// within ±[`MAX_COORD`], not all 0 (a pattern of zeros draws nothing).
+fn dash(path: &str, v: &[f64]) -> Result<Vec<f64>, RigError> {
+    if v.is_empty() || v.len() > MAX_DASHES {
+        return Err(invalid(
+            path,
+            format!("must hold 1 to {MAX_DASHES} lengths, got {}", v.len()),
+        ));
+    }
+    for (i, &x) in v.iter().enumerate() {
+        if !x.is_finite() || !(0.0..=MAX_COORD).contains(&x) {
+            return Err(invalid(
+                format!("{path}[{i}]"),
+                format!("must be between 0 and {MAX_COORD}, got {}", shown(x)),
+            ));
+        }
+    }
+    if v.iter().all(|&x| x == 0.0) {
+        return Err(invalid(path, "all 0: the stroke would not be drawn"));
+    }
+    Ok(v.to_vec())
 }
 
 /// The static parts of one layer, in file order.
@@ -219,6 +258,27 @@ mod tests {
         assert!(
             e.contains("scene[0].style.fill") && e.contains("red"),
             "{e}"
-        );
+        ); // a dash pattern: 1 to 8 lengths, each finite and >= 0, not all 0
+        for (dash, at, what) in [
+            (vec![], "scene[0].style.dash", "got 0"),
+            (vec![1.0; 9], "scene[0].style.dash", "got 9"),
+            (vec![6.0, -4.0], "scene[0].style.dash[1]", "-4"),
+            (vec![f64::NAN], "scene[0].style.dash[0]", "NaN"),
+            (vec![1e300], "scene[0].style.dash[0]", "1e300"),
+            (vec![0.0, 0.0], "scene[0].style.dash", "all 0"),
+        ] {
+            let mut f = file("M0 0L1 0", None);
+            f.style.dash = Some(dash.clone());
+            let e = err(f, &[]);
+            assert!(e.contains(at) && e.contains(what), "{dash:?}: {e}");
+        }
+        // a good one is written as the stroke's dash array, rounded
+        let mut f = file("M0 0L1 0", None);
+        f.style.dash = Some(vec![6.0, 4.004, 0.0]);
+        let parts = validate(&[f], &[], &[]).unwrap();
+        let Item::Part { dash, .. } = item(&parts[0], Affine::IDENTITY) else {
+            unreachable!()
+        };
+        assert_eq!(dash, vec![6.0, 4.0, 0.0]);
     }
 }

@@ -174,6 +174,9 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     let mut sides: Vec<Vec<Value>> = Vec::new();
     let mut iks = Vec::new();
     let mut blocks: Vec<(String, (String, f64))> = Vec::new();
+    let mut arms: Vec<(String, String, Value)> = Vec::new();
+    let ring_leg = file.legs.iter().position(|l| l.depth_offset == [0.0, 0.0]);
+    let mut ring: Option<String> = None;
     for (i, (leg, [hip, thigh, shin, crank_arm, pedal])) in
         file.legs.iter().zip(leg_names).enumerate()
     {
@@ -197,15 +200,46 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         // one subtree per side, rooted at the hip: its depth offset is
         // written once, and a far side drawn at the near side's
         // coordinates shares the near side's rules
+        // the crank arm drawn from the centre to the axle, carried by
+        // its crank bone
+        let centre = Vec2::new(crank.center[0] + d[0], crank.center[1] + d[1]);
+        arms.push((
+            crank_arm.clone(),
+            format!(
+                "M{} {}L{} {}",
+                fmt_len(centre.x),
+                fmt_len(centre.y),
+                fmt_len(axle.x),
+                fmt_len(axle.y)
+            ),
+            metal["width"].clone(),
+        ));
+        // a drawing names the crank arm and pedal as the cycling drawing
+        // does (`crank-<leg>`, `pedal-<leg>`) where the leg's name allows
+        let part = |what: &str| {
+            let name = format!("{what}-{}", leg.name);
+            (name.len() <= 64 && crate::valid::is_ident(&name, &['.'])).then_some(name)
+        };
         let root = root_bone(&hip, leg.hip, d);
+        let mut arm = json!({"name": crank_arm, "parent": hip,
+               "at": [crank.center[0] - leg.hip[0], crank.center[1] - leg.hip[1]],
+               "length": 0, "angle": turn(start, 360.0 * sign)});
+        // the pedal turns back as the crank turns: level at every time
+        let mut block = json!({"name": pedal, "parent": crank_arm, "at": [crank.radius, 0],
+               "length": 0, "angle": turn(-start, -360.0 * sign)});
+        // the first leg drawn without a depth offset carries the chainring
+        // on its crank bone, which a drawing's `crank` also names
+        let mut arm_parts: Vec<String> = part("crank").into_iter().collect();
+        if ring_leg == Some(i) {
+            arm_parts.push("crank".into());
+            ring = Some(crank_arm.clone());
+        }
+        arm["parts"] = json!(arm_parts);
+        block["parts"] = json!(part("pedal").into_iter().collect::<Vec<_>>());
         sides.push(vec![
             root,
-            json!({"name": crank_arm, "parent": hip,
-                   "at": [crank.center[0] - leg.hip[0], crank.center[1] - leg.hip[1]],
-                   "length": crank.radius, "angle": turn(start, 360.0 * sign), "style": metal}),
-            // the pedal turns back as the crank turns: level at every time
-            json!({"name": pedal, "parent": crank_arm, "length": 0,
-                   "angle": turn(-start, -360.0 * sign), "style": metal}),
+            arm,
+            block,
             json!({"name": thigh, "parent": hip, "length": leg.thigh, "style": style}),
             json!({"name": shin, "parent": thigh, "length": leg.shin, "style": style}),
         ]);
@@ -230,6 +264,18 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     for side in sides.into_iter().rev() {
         bones.extend(side);
     }
+    // with every leg drawn at a depth offset, the chainring turns on a bone
+    // of its own, `crank`, between the far legs and the near one
+    let ring = ring.unwrap_or_else(|| {
+        let ring = names.take("crank".into(), 0, "crank");
+        let turn = [
+            [0.0, crank.start_deg],
+            [1.0, crank.start_deg + 360.0 * sign],
+        ];
+        bones.push(json!({"name": ring, "at": crank.center, "length": 0,
+                          "angle": {"track": {"keys": turn, "ease": "linear"}}}));
+        ring
+    });
     let mut chains = file.chains.clone();
     for (i, ch) in chains.iter_mut().enumerate() {
         if ch.anchor.bone.is_none() {
@@ -276,9 +322,14 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     let mut scene = vec![
         json!({"name": "frame", "d": frame,
                "style": {"stroke": FRAME, "width": quantize((crank.radius * 0.16).max(2.0), 1)}}),
-        json!({"name": "chainring", "d": circle_d(c, quantize(crank.radius * 0.45, LEN_DECIMALS)),
-               "style": {"stroke": RING, "width": 3}}),
+        json!({"name": "chainring", "bone": ring, "d": circle_d(c, quantize(crank.radius * 0.45, LEN_DECIMALS)),
+               "style": {"stroke": RING, "width": 3, "dash": [6, 4]}}),
     ];
+    for (i, (bone, d, width)) in arms.into_iter().enumerate() {
+        let name = names.take(format!("{bone}_arm"), i, "arm");
+        scene.push(json!({"name": name, "bone": bone, "d": d,
+                          "style": {"stroke": ARM, "width": width}}));
+    }
     for (i, (pedal, (d, h))) in blocks.into_iter().enumerate() {
         let name = names.take(format!("{pedal}_block"), i, "block");
         scene.push(json!({"name": name, "bone": pedal, "d": d,
