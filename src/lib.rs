@@ -119,7 +119,7 @@ impl Baked {
 /// estimate with a small margin; the written clip is then measured
 /// independently and, should any leg still exceed the tolerance (rounding,
 /// a peak between the fitter's samples), refitted with a tighter internal
-/// tolerance, up to [`TOLERANCE_RETRIES`] times. The report's
+/// tolerance ([`tighten`]), up to [`TOLERANCE_RETRIES`] times. The report's
 /// `max_error_px` is always the independent measurement; callers compare it
 /// with the tolerance (`bake` refuses to write a file that misses it).
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
@@ -148,7 +148,7 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
         _ => None,
     };
     // (with no goal the budget goes unused and the first bake is kept)
-    let ((clip, m), internal) = tighten(goal.map_or(0.0, |px| px * 0.98), 0.8, |px| {
+    let ((clip, m), internal) = tighten(goal.map_or(0.0, |px| px * 0.98), goal, |px| {
         let mut o = *opts;
         if goal.is_some() {
             o.keying = opts.keying.with_fit_tolerance(px);
@@ -156,8 +156,7 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
         let clip = bake::bake(rig, &motion, &o);
         let m = measure::measure(&clip);
         let worst = m.legs.iter().map(|l| l.max_error_px).fold(0.0, f64::max);
-        let met = goal.is_none_or(|px| worst <= px);
-        ((clip, m), met)
+        ((clip, m), worst)
     });
     let internal = goal.map(|_| internal);
     let mut clip = clip;
@@ -201,9 +200,9 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
 /// IK bones, `move` lift, heads, target probes, springs, Verlet chains);
 /// constants and eased tracks are written exactly whatever is asked:
 /// - `Tolerance(px)`: every fitted channel to one budget, starting at 0.8
-///   of the tolerance and shrunk by 0.6 until the measured file keeps it,
-///   up to [`TOLERANCE_RETRIES`] times (the caller refuses a file that
-///   still misses it);
+///   of the tolerance and shrunk by how far the measured file missed it
+///   ([`tighten`]) until the file keeps it, up to [`TOLERANCE_RETRIES`]
+///   times (the caller refuses a file that still misses it);
 /// - the default `Goal(px)` ([`bake::DEFAULT_TOLERANCE_PX`]): the same,
 ///   but not a promise (the report carries no tolerance);
 /// - `Uniform(n)`: `n` uniform keys per fitted channel; `Budget(n)`: at
@@ -251,10 +250,10 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
             (fb, r, Some(note), None)
         }
         bake::Keying::Tolerance(px) | bake::Keying::Goal(px) => {
-            let ((fb, r), budget) = tighten(px * 0.8, 0.6, |budget| {
+            let ((fb, r), budget) = tighten(px * 0.8, Some(px), |budget| {
                 let (fb, r) = run(ChannelKeys::Budget(budget));
-                let met = r.max_error_px() <= px;
-                ((fb, r), met)
+                let worst = r.max_error_px();
+                ((fb, r), worst)
             });
             let note = format!(
                 "keys: every fitted channel fitted ({fitted}) to {} px of probe movement to keep {px} px; {EXACT}",
@@ -286,24 +285,44 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
 pub const TOLERANCE_RETRIES: usize = 6;
 
 /// The retry loop of every fitted bake (crank legs, `ik_chains`, bone
-/// trees): `bake(budget)` bakes with keys fitted to `budget` and says
-/// whether the written file, measured, meets its goal. The budget starts
-/// at `first` and is multiplied by `factor` after each miss, until a bake
-/// meets the goal or [`TOLERANCE_RETRIES`] retries are spent; the last
-/// bake and its budget are returned (a caller refuses a file that still
-/// misses an asked tolerance).
+/// trees): `bake(budget)` bakes with keys fitted to `budget` and returns
+/// the written file's measured worst error. Without a `goal` the first
+/// bake is kept. Otherwise the budget starts at `first`; after a bake that
+/// misses the goal it is scaled by how far the bake missed, `goal / worst`
+/// (the worst error grows about in proportion to the budget), with
+/// [`RETRY_MARGIN`] to land under the goal, and at least [`RETRY_LEAST`]
+/// and at most [`RETRY_MOST`] of itself; until a bake meets the goal or
+/// [`TOLERANCE_RETRIES`] retries are spent. The last bake and its budget
+/// are returned (a caller refuses a file that still misses an asked
+/// tolerance).
 pub(crate) fn tighten<T>(
     first: f64,
-    factor: f64,
-    mut bake: impl FnMut(f64) -> (T, bool),
+    goal: Option<f64>,
+    mut bake: impl FnMut(f64) -> (T, f64),
 ) -> (T, f64) {
     let mut budget = first;
-    for _ in 0..TOLERANCE_RETRIES {
-        let (baked, met) = bake(budget);
-        if met {
-            return (baked, budget);
+    let mut retries = 0;
+    loop {
+        let (baked, worst) = bake(budget);
+        // (a NaN worst misses)
+        let met = goal.is_none_or(|goal| worst <= goal);
+        match goal {
+            Some(goal) if !met && retries < TOLERANCE_RETRIES => {
+                // (a NaN worst takes the largest step)
+                let scale = (goal / worst * RETRY_MARGIN).clamp(RETRY_LEAST, RETRY_MOST);
+                budget *= if scale.is_nan() { RETRY_LEAST } else { scale };
+                retries += 1;
+            }
+            _ => return (baked, budget),
         }
-        budget *= factor;
     }
-    (bake(budget).0, budget)
 }
+
+/// The share of the proportional step [`tighten`] takes (just under it,
+/// so the next bake lands under its goal rather than on it).
+pub const RETRY_MARGIN: f64 = 0.95;
+/// The smallest factor [`tighten`] scales a budget by in one retry.
+pub const RETRY_LEAST: f64 = 0.3;
+/// The largest factor [`tighten`] scales a budget by in one retry (a bake
+/// that only just misses still tightens by a tenth).
+pub const RETRY_MOST: f64 = 0.9;

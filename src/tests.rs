@@ -1495,42 +1495,62 @@ mod linear_stops {
 }
 
 mod tighten {
-    use crate::{TOLERANCE_RETRIES, tighten};
+    use crate::{RETRY_LEAST, RETRY_MARGIN, RETRY_MOST, TOLERANCE_RETRIES, tighten};
 
     /// The budgets each bake was asked for, and what `tighten` returned,
-    /// when the bake meets its goal at the `meets_at`-th call (never: None).
-    fn run(meets_at: Option<usize>) -> (Vec<f64>, (usize, f64)) {
+    /// for a goal of 1 and bakes measuring `worst(budget)`.
+    fn run(worst: impl Fn(f64) -> f64) -> (Vec<f64>, (usize, f64)) {
         let mut asked = Vec::new();
-        let out = tighten(0.8, 0.5, |budget| {
+        let out = tighten(0.8, Some(1.0), |budget| {
             asked.push(budget);
-            (asked.len(), Some(asked.len()) == meets_at)
+            (asked.len(), worst(budget))
         });
         (asked, out)
     }
 
     /// One loop for every rig kind: it stops at the first bake that meets
-    /// its goal, tightens the budget by the factor after each miss, and
-    /// after TOLERANCE_RETRIES retries keeps the last bake whatever it
-    /// measured: every count of misses, from none to more than allowed.
+    /// its goal and returns it with its budget; after a miss it scales the
+    /// budget by the miss (goal / worst, times the margin), within its
+    /// least and most step (a NaN as a miss by the most), and after
+    /// TOLERANCE_RETRIES retries keeps the last bake whatever it measured.
     #[test]
-    fn stops_at_the_first_met_goal_and_retries_a_bounded_number_of_times() {
-        for k in 1..=TOLERANCE_RETRIES + 1 {
-            let (asked, (baked, budget)) = run(Some(k));
-            assert_eq!(asked.len(), k, "met at call {k}");
-            assert_eq!(baked, k, "the bake that met its goal is returned");
-            for (i, b) in asked.iter().enumerate() {
-                assert_eq!(*b, 0.8 * 0.5f64.powi(i as i32), "call {i}");
-            }
-            assert_eq!(budget, asked[k - 1], "its budget is returned");
-        }
-        let (asked, (baked, budget)) = run(None);
-        assert_eq!(
-            asked.len(),
-            TOLERANCE_RETRIES + 1,
-            "then the last try is kept"
+    fn retries_scale_the_budget_by_the_miss_a_bounded_number_of_times() {
+        // met at once: one bake
+        let (asked, out) = run(|b| b);
+        assert_eq!((asked, out), (vec![0.8], (1, 0.8)));
+        // the worst error twice the budget: a miss by 1.6, one step to
+        // 0.8 / 1.6 * margin, which is met
+        let (asked, (baked, budget)) = run(|b| 2.0 * b);
+        assert_eq!(asked.len(), 2);
+        assert!(
+            (asked[1] - 0.8 / 1.6 * RETRY_MARGIN).abs() < 1e-12,
+            "{asked:?}"
         );
+        assert_eq!((baked, budget), (2, asked[1]));
+        // a near miss tightens by the most step, a wide one by the least,
+        // a NaN by the least
+        for (worst, step) in [
+            (1.01, RETRY_MOST),
+            (100.0, RETRY_LEAST),
+            (f64::NAN, RETRY_LEAST),
+        ] {
+            let (asked, _) = run(|b| if b == 0.8 { worst } else { 0.0 });
+            assert_eq!(asked, vec![0.8, 0.8 * step], "worst {worst}");
+        }
+        // never met: TOLERANCE_RETRIES retries, the last bake kept
+        let (asked, (baked, budget)) = run(|_| 2.0);
+        assert_eq!(asked.len(), TOLERANCE_RETRIES + 1);
         assert_eq!(baked, TOLERANCE_RETRIES + 1);
         assert_eq!(budget, *asked.last().unwrap());
+        for w in asked.windows(2) {
+            assert!(
+                (w[1] / w[0] - 0.5 * RETRY_MARGIN).abs() < 1e-12,
+                "{asked:?}"
+            );
+        }
+        // no goal: the first bake is kept, whatever it measured
+        let out = tighten(0.8, None, |b| (b, f64::INFINITY));
+        assert_eq!(out, (0.8, 0.8));
     }
 }
 
