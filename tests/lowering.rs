@@ -18,6 +18,26 @@ use std::path::Path;
 
 mod common;
 
+/// A rig's spelling as bones, kept as `tests/fixtures/lowering/<name>.json`
+/// (other tests bake it): the kept file must be this spelling, rewritten
+/// under `RIGBAKE_BLESS`.
+fn keep_spelling(name: &str, spelled: &Value) {
+    let kept =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/lowering/{name}.json"));
+    let text = serde_json::to_string_pretty(spelled).unwrap() + "\n";
+    if std::env::var_os("RIGBAKE_BLESS").is_some() {
+        std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+        std::fs::write(&kept, &text).unwrap();
+    }
+    let got = std::fs::read_to_string(&kept).unwrap_or_default();
+    assert_eq!(
+        got,
+        text,
+        "{} is stale: run `RIGBAKE_BLESS=1 cargo test --test lowering`",
+        kept.display()
+    );
+}
+
 /// The `data-probe` names an SVG file holds.
 fn probe_names(svg: &str) -> BTreeSet<String> {
     svg.split("data-probe=\"")
@@ -50,19 +70,7 @@ fn ik_chains_spelled_as_bones_solve_the_same_pose() {
         let bones = rig::load(&spelled.to_string()).unwrap();
         // path-foot's spelling is kept, to bake and compare by hand
         if path.ends_with("rigs/path-foot.json") {
-            let kept = root.join("tests/fixtures/lowering/path-foot.json");
-            let text = serde_json::to_string_pretty(&spelled).unwrap() + "\n";
-            if std::env::var_os("RIGBAKE_BLESS").is_some() {
-                std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
-                std::fs::write(&kept, &text).unwrap();
-            }
-            let got = std::fs::read_to_string(&kept).unwrap_or_default();
-            assert_eq!(
-                got,
-                text,
-                "{} is stale: run `RIGBAKE_BLESS=1 cargo test --test lowering`",
-                kept.display()
-            );
+            keep_spelling("path-foot", &spelled);
         }
         // the loader lowers: the chain file and its spelling as bones bake
         // to the same bytes and report, whose probes and lines keep the
@@ -236,18 +244,7 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
         // seed-nested's spelling is kept: `bake --art` binds a drawing made
         // for the cycling rig to it (tests/art_bones.rs)
         if what.ends_with("rigs/seed-nested.json") {
-            let kept = root.join("tests/fixtures/lowering/seed-nested.json");
-            let text = serde_json::to_string_pretty(&lowered).unwrap() + "\n";
-            if std::env::var_os("RIGBAKE_BLESS").is_some() {
-                std::fs::write(&kept, &text).unwrap();
-            }
-            let got = std::fs::read_to_string(&kept).unwrap_or_default();
-            assert_eq!(
-                got,
-                text,
-                "{} is stale: run `RIGBAKE_BLESS=1 cargo test --test lowering`",
-                kept.display()
-            );
+            keep_spelling("seed-nested", &serde_json::to_value(&lowered).unwrap());
         }
         let tree = rig::load(&serde_json::to_string(&lowered).unwrap())
             .unwrap_or_else(|e| panic!("{what}: the lowered tree does not load: {e}"));
