@@ -119,7 +119,7 @@ impl Baked {
 /// estimate with a small margin; the written clip is then measured
 /// independently and, should any leg still exceed the tolerance (rounding,
 /// a peak between the fitter's samples), refitted with a tighter internal
-/// tolerance ([`tighten`]), up to [`TOLERANCE_RETRIES`] times. The report's
+/// tolerance (the crate's one retry loop), up to [`TOLERANCE_RETRIES`] times. The report's
 /// `max_error_px` is always the independent measurement; callers compare it
 /// with the tolerance (`bake` refuses to write a file that misses it).
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
@@ -320,9 +320,9 @@ pub(crate) fn tighten<T>(
 
 /// The share of the proportional step [`tighten`] takes (just under it,
 /// so the next bake lands under its goal rather than on it).
-pub const RETRY_MARGIN: f64 = 0.95;
+pub(crate) const RETRY_MARGIN: f64 = 0.95;
 /// The smallest factor [`tighten`] scales a budget by in one retry.
-pub const RETRY_LEAST: f64 = 0.3;
+pub(crate) const RETRY_LEAST: f64 = 0.3;
 /// The largest factor [`tighten`] scales a budget by in one retry (a bake
 /// that only just misses still tightens by a tenth).
-pub const RETRY_MOST: f64 = 0.9;
+pub(crate) const RETRY_MOST: f64 = 0.9;
