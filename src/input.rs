@@ -194,8 +194,9 @@ fn not_a_file(meta: &std::fs::Metadata) -> Option<&'static str> {
 
 /// An error and its chain of causes as one message line: `top: cause:
 /// cause …`, each cause left out when the message before it already ends
-/// with it (an error type that prints its source in its own message), and
-/// [`escaped`], so the line is one line whatever the input held.
+/// with it (an error type that prints its source in its own message), with
+/// every long quoted value [`shortened`], and [`escaped`], so the line is
+/// one short line whatever the input held.
 pub fn error_line(err: &(dyn std::error::Error + 'static)) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut next = Some(err);
@@ -206,7 +207,91 @@ pub fn error_line(err: &(dyn std::error::Error + 'static)) -> String {
         }
         next = e.source();
     }
-    escaped(&parts.join(": ")).into_owned()
+    escaped(&shortened(&parts.join(": "))).into_owned()
+}
+
+/// A JSON path as shown in messages (`clips[0].angles.<key>`): [`escaped`],
+/// each `.`-separated step longer than [`ECHO_CHARS`] characters (a key a
+/// rig made up) cut to its first [`ECHO_HEAD`] and `…`.
+pub fn shown_json_path(path: &str) -> String {
+    let steps: Vec<String> = path
+        .split('.')
+        .map(|step| {
+            if step.chars().count() > ECHO_CHARS {
+                step.chars().take(ECHO_HEAD).chain(['…']).collect()
+            } else {
+                step.to_string()
+            }
+        })
+        .collect();
+    escaped(&steps.join(".")).into_owned()
+}
+
+/// Longest quoted value a message shows whole, in characters.
+pub const ECHO_CHARS: usize = 64;
+/// How many of a longer value's first characters a message shows.
+pub const ECHO_HEAD: usize = 40;
+
+/// `text` with every quoted value longer than [`ECHO_CHARS`] characters
+/// cut to its first [`ECHO_HEAD`], `…` and its closing quote, followed by
+/// its length: `"aaaa…" (100000 characters)`. A value is quoted as the
+/// messages quote input: between `"` (as `{:?}` writes it, a `\` escaping
+/// the next character) or between backticks (as serde names a field or
+/// variant). Borrowed when no value is that long.
+pub fn shortened(text: &str) -> Cow<'_, str> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut changed = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let q = chars[i];
+        if q != '"' && q != '`' {
+            out.push(q);
+            i += 1;
+            continue;
+        }
+        // the closing quote (inside `"`, a backslash escapes)
+        let mut j = i + 1;
+        while j < chars.len() && chars[j] != q {
+            j += if q == '"' && chars[j] == '\\' { 2 } else { 1 };
+        }
+        if j >= chars.len() {
+            // unbalanced: the rest as it is
+            out.extend(&chars[i..]);
+            break;
+        }
+        let inner = &chars[i + 1..j];
+        out.push(q);
+        if inner.len() > ECHO_CHARS {
+            changed = true;
+            // whole characters as written: an escape (`\\n`, `\\u{1b}`) is
+            // never cut in two
+            let mut head = 0;
+            while head < ECHO_HEAD {
+                head += match (q, inner[head], inner.get(head + 1)) {
+                    ('"', '\\', Some('u')) => inner[head..]
+                        .iter()
+                        .position(|&c| c == '}')
+                        .map_or(1, |k| k + 1),
+                    ('"', '\\', Some(_)) => 2,
+                    _ => 1,
+                };
+            }
+            out.extend(&inner[..head.min(inner.len())]);
+            out.push('…');
+            out.push(q);
+            out.push_str(&format!(" ({} characters)", inner.len()));
+        } else {
+            out.extend(inner);
+            out.push(q);
+        }
+        i = j + 1;
+    }
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// A path as shown in messages: [`escaped`] (a non-UTF-8 byte shows as U+FFFD).
@@ -248,6 +333,35 @@ fn needs_escape(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A long quoted value, in either quote, is cut to its start and its
+    /// length; a short one, an unbalanced quote and the text around stay
+    /// as they are; an escape is never cut in two.
+    #[test]
+    fn long_quoted_values_are_shortened_to_their_start_and_length() {
+        let long = "x".repeat(100);
+        let cut = format!("{}…", &long[..ECHO_HEAD]);
+        for q in ['"', '`'] {
+            let text = format!("field: got {q}{long}{q}, expected {q}a{q}");
+            assert_eq!(
+                shortened(&text),
+                format!("field: got {q}{cut}{q} (100 characters), expected {q}a{q}")
+            );
+        }
+        let short = format!("got \"{}\" and `unbalanced {long}", "y".repeat(ECHO_CHARS));
+        assert!(matches!(shortened(&short), Cow::Borrowed(_)));
+        // escapes inside `"` count as written and stay whole
+        for esc in ["\\n", "\\\"", "\\u{1b}"] {
+            let value = format!("{}{esc}{}", "a".repeat(ECHO_HEAD - 1), "b".repeat(80));
+            let got = shortened(&format!("\"{value}\"")).into_owned();
+            let want = format!("\"{}{esc}…\"", "a".repeat(ECHO_HEAD - 1));
+            assert!(got.starts_with(&want), "{esc}: {got}");
+        }
+        // a message built with `{:?}` from a value holding quotes
+        let value = format!("{}\"{}", "q".repeat(50), "r".repeat(50));
+        let got = shortened(&format!("got {value:?} here")).into_owned();
+        assert!(got.ends_with(" (102 characters) here"), "{got}");
+    }
 
     #[test]
     fn escapes_what_debug_escapes_but_quotes_and_backslashes() {

@@ -6,7 +6,7 @@
 //! echo ([`shown`]: `1e300`, not three hundred digits) wherever it appears.
 
 use crate::geom::Vec2;
-use crate::input::escaped;
+use crate::input::{escaped, shown_json_path};
 
 /// Largest accepted magnitude of any coordinate or length, in user units.
 pub const MAX_COORD: f64 = 1.0e6;
@@ -25,14 +25,20 @@ pub const MAX_LEGS: usize = 64;
 
 /// Everything that can be wrong with a rig file. Messages carry the JSON
 /// path; input text in a path or message is shown through
-/// [`crate::input::escaped`], so no variant can print a control character.
+/// [`crate::input::escaped`], so no variant can print a control character,
+/// and a path's made-up key is cut short ([`crate::input::shown_json_path`];
+/// the binary's [`crate::input::error_line`] cuts long quoted values).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RigError {
     /// The text is not JSON, or does not fit the format (unknown or missing
     /// field, wrong type, trailing data). `path` is the JSON path where
     /// serde stopped, `(root)` at the top level, `(end of file)` when the
     /// text ended too early.
-    #[error("{}: {} (line {line}, column {column})", escaped(path), escaped(msg))]
+    #[error(
+        "{}: {} (line {line}, column {column})",
+        shown_json_path(path),
+        escaped(msg)
+    )]
     Json {
         path: String,
         msg: String,
@@ -40,13 +46,13 @@ pub enum RigError {
         column: usize,
     },
     /// A field parsed but its value is not allowed (non-positive length, too many keys, …).
-    #[error("{}: {}", escaped(path), escaped(msg))]
+    #[error("{}: {}", shown_json_path(path), escaped(msg))]
     Invalid { path: String, msg: String },
     /// A leg's pedal target leaves the reachable annulus `[|thigh−shin|, thigh+shin]`
     /// around its hip at some crank angle and the leg did not opt into `"reach": "clamp"`.
     #[error(
         "{}: leg {leg:?} cannot reach its pedal at crank angle {crank_deg:.1}°: hip-to-target distance {dist:.2} is {why} by {by:.2} px (move the hip or the crank, change the bone lengths, or set \"reach\": \"clamp\")",
-        escaped(path)
+        shown_json_path(path)
     )]
     Unreachable {
         path: String,

@@ -257,6 +257,9 @@ fn hostile_rigs(bad: &str) -> Vec<(&'static str, Value)> {
     let mut c = clips_rig();
     c["bones"][0]["parts"] = json!([forged.clone()]);
     cases.push(("bone part", c));
+    let mut c = clips_rig();
+    c["bones"][0]["name"] = forged.clone().into();
+    cases.push(("bone name", c));
     cases
 }
 
@@ -273,6 +276,29 @@ fn control_characters_in_a_rig_are_escaped_in_the_one_error_line() {
             );
             s.untouched();
         }
+    }
+}
+
+/// A value of 100,000 characters anywhere a rig's string is echoed (the
+/// same positions as above) is shown by its start and its length: the line
+/// stays short and still names the file.
+#[test]
+fn a_long_string_anywhere_is_echoed_by_its_start_and_length() {
+    let s = Scratch::new();
+    let long = "x".repeat(100_000);
+    for (what, v) in hostile_rigs(&long) {
+        let rig = s.write("long.json", v.to_string());
+        let line = refused(&s.bake(&rig, &[]), &["long.json: "]);
+        assert!(
+            line.len() < 600,
+            "{what}: {} bytes: {line:.300}",
+            line.len()
+        );
+        assert!(
+            line.contains(" characters)") || line.contains("clips[1].name"),
+            "{what}: {line}"
+        );
+        s.untouched();
     }
 }
 
