@@ -258,7 +258,8 @@ mod tests {
         assert!(
             e.contains("scene[0].style.fill") && e.contains("red"),
             "{e}"
-        ); // a dash pattern: 1 to 8 lengths, each finite and >= 0, not all 0
+        );
+        // a dash pattern: 1 to 8 lengths, each finite and >= 0, not all 0
         for (dash, at, what) in [
             (vec![], "scene[0].style.dash", "got 0"),
             (vec![1.0; 9], "scene[0].style.dash", "got 9"),

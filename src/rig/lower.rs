@@ -19,10 +19,15 @@
 //! each leg a root bone at its hip holding a thigh and a shin, and an `ik`
 //! entry named as the leg aiming the shin's tip at the pedal's circle (the
 //! mapping `tests/v1_mapping.rs` checks); each leg's side of the crank a
-//! bone of that hip, jointed at the crank centre and turning once per
-//! period from its pedal's start angle, carrying a pedal bone that turns
-//! back so it stays level; the torso a bone from hip to neck carrying a
-//! head bone; each Verlet chain's fixed anchor a root bone at that point.
+//! bone of that hip of length 0, jointed at the crank centre and turning
+//! once per period from its pedal's start angle, carrying its arm (a scene
+//! part) and, at the arm's end, a pedal bone that turns back so it stays
+//! level; the chainring (dashed, so it is seen to turn) on the crank bone
+//! of the first leg without a depth offset, or on a bone `crank` of its
+//! own; the crank and pedal bones named for a drawing as the cycling
+//! drawing names them (`parts`: `crank-<leg>`, `pedal-<leg>`, `crank`);
+//! the torso a bone from hip to neck carrying a head bone; each Verlet
+//! chain's fixed anchor a root bone at that point.
 //! A leg's `depth_offset` is its hip bone's: the whole side (hip, crank,
 //! pedal, thigh, shin) is drawn at the near side's coordinates inside one
 //! translate on css, so the two sides share their rules as the cycling
@@ -197,9 +202,6 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
                 quantize((width * 0.4).max(2.0), LEN_DECIMALS),
             ),
         ));
-        // one subtree per side, rooted at the hip: its depth offset is
-        // written once, and a far side drawn at the near side's
-        // coordinates shares the near side's rules
         // the crank arm drawn from the centre to the axle, carried by
         // its crank bone
         let centre = Vec2::new(crank.center[0] + d[0], crank.center[1] + d[1]);
@@ -220,6 +222,9 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
             let name = format!("{what}-{}", leg.name);
             (name.len() <= 64 && crate::valid::is_ident(&name, &['.'])).then_some(name)
         };
+        // one subtree per side, rooted at the hip: its depth offset is
+        // written once, and a far side drawn at the near side's
+        // coordinates shares the near side's rules
         let root = root_bone(&hip, leg.hip, d);
         let mut arm = json!({"name": crank_arm, "parent": hip,
                "at": [crank.center[0] - leg.hip[0], crank.center[1] - leg.hip[1]],
