@@ -1181,10 +1181,13 @@ struct PartWrap<'a> {
     /// How many of them the wrapper of an enclosing part already applies.
     from: usize,
     /// That enclosing part's phase-0 map (the identity when none): its
-    /// drawing in root user space is this map of the clip's pose.
+    /// drawing in root user space is this map of the clip's pose; the
+    /// inverse of its `rest`.
     outer: Affine,
-    /// Root user space (the part as drawn) → the clip's rest coordinates
-    /// of the part's own group: the inverse of its phase-0 map.
+    /// Root user space (the part as drawn) → the clip's coordinates of the
+    /// part's own group, where the clip draws the part's bone or leg: the
+    /// inverse of its phase-0 map (module `bones`: the bone's drawn frame
+    /// after the inverse of its phase-0 pose).
     rest: Affine,
     /// The part's parent → root user space (static transforms).
     parent: Affine,

@@ -185,6 +185,10 @@ pub struct BoneInfo {
     pub tip_probe: Option<String>,
     /// Index of the track that rotates this bone, if it moves.
     pub track: Option<usize>,
+    /// The bone's drawn frame: bone coordinates (x along the bone from its
+    /// joint) → the coordinates of the bone's own group, in which the clip
+    /// draws it (its rest pose, or the pose a reuse plan draws it in).
+    pub drawn: crate::geom::Affine,
 }
 
 /// A group: static `translate` (outermost), then the animation, then children.

@@ -178,22 +178,15 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
                                 }
                                 continue;
                             };
-                            // the drawn tip on the clip's tip probe: within
-                            // 0.05 px where the clip's keys at t = 0 are the
-                            // phase-0 pose; a chain that replays another's
-                            // keys from another phase starts off that pose
-                            // by its fitting error, and its part with it
-                            // (parts move by the clip's groups from t = 0)
-                            let reused = art.report["legs"]
-                                .as_array()
-                                .is_some_and(|legs| legs.iter().any(|l| !l["reuses"].is_null()));
-                            let slack = if reused { bone_err } else { 0.0 };
+                            // the drawn tip on the clip's tip probe (also
+                            // where a chain replays another's keys from
+                            // another phase: parts land on the drawn bone)
                             let e = dist(at(&to), {
                                 let tip = at(probe);
                                 Vec2::new(tip[0], tip[1])
                             });
                             assert!(
-                                e <= slack + 0.05,
+                                e <= 0.05,
                                 "{tag} t={t}: drawn tip of {} {e} px off",
                                 bone.name
                             );

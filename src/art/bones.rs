@@ -17,16 +17,25 @@
 //!
 //! # Method
 //!
-//! The clip draws every bone in its rest pose inside a chain of groups
-//! (root motion, springs, the bone and its ancestors); `G_b(t)` is the
-//! product of that chain's transforms at time t ([`crate::measure::group_matrix`]).
-//! The drawing shows the phase-0 pose `G_b(0)·rest`, so a part's points
-//! must move by `G_b(t)·G_b(0)⁻¹`. A part with static parent transform `Q`
-//! whose nearest enclosing part belongs to bone `a` (none: `G_a = I`, the
-//! chain from the top) is wrapped as
+//! The clip draws every bone in its drawn frame `D_b` (its rest pose, or
+//! the pose a reuse plan draws it in: bone coordinates → its group's)
+//! inside a chain of groups (root motion, springs, the bone and its
+//! ancestors); `G_b(t)` is the product of that chain's transforms at time t
+//! ([`crate::measure::group_matrix`]), so the clip draws a bone point `x`
+//! at `G_b(t)·D_b·x`. The drawing shows the phase-0 pose `W_b` (FK of the
+//! clip at t = 0 with its root motion and springs, as `rigbake template`
+//! draws it), so a part's points must move by `G_b(t)·M_b` with
+//! `M_b = D_b·W_b⁻¹`: a point drawn on the bone then lands exactly where
+//! the clip draws that point of the bone, at every t. (`G_b(0)·D_b` is
+//! `W_b` up to the keys' rounding, except where a chain replays another
+//! chain's keys from another phase: its keyed pose at t = 0 is off `W_b`
+//! by its fitting error, and `M_b` keeps the part on the drawn bone.) A
+//! part with static parent transform `Q` whose nearest enclosing part
+//! belongs to bone `a` (none: `M_a = I`, the chain from the top) is
+//! wrapped as
 //!
 //! ```text
-//! <g transform="Q⁻¹·G_a(0)"> chain below a … <g class="rb-b-<bone>"> <g transform="G_b(0)⁻¹·Q"> PART </g></g>…</g>
+//! <g transform="Q⁻¹·M_a⁻¹"> chain below a … <g class="rb-b-<bone>"> <g transform="M_b·Q"> PART </g></g>…</g>
 //! ```
 //!
 //! where the chain is the clip's groups (a static translate folded into the
@@ -46,14 +55,14 @@
 use super::pose::Checker;
 use super::{
     Animated, ArtError, ClipIndex, Found, Insert, Joint, LineIndex, Named, PartWrap, check_marker,
-    check_place, ctm_of_parent, find_parts, finish, hide, marker_at, own_transform, phase0_map,
-    skeleton_text, wrap_part,
+    check_place, ctm_of_parent, find_parts, finish, hide, marker_at, own_transform, skeleton_text,
+    wrap_part,
 };
 use crate::clip::Clip;
 use crate::emit::scope::Scope;
 use crate::figure::model::Limb;
 use crate::figure::{Figure, fk, spring};
-use crate::geom::{AffineExt, Vec2};
+use crate::geom::{Affine, AffineExt, Vec2};
 use crate::rig::Rig;
 use std::collections::{HashMap, HashSet};
 
@@ -207,6 +216,23 @@ pub(super) fn animate(
         )
     };
 
+    // A part drawn on bone b's phase-0 pose W_b (FK of the clip at t = 0,
+    // with its root motion and springs) lands on the frame the clip draws
+    // the bone in, D_b: its wrapper maps root user space by D_b · W_b⁻¹,
+    // so at time t it is where the clip's own groups put the bone (exactly
+    // the bone's drawn line, also where a chain replays another chain's
+    // keys from another phase and its keyed pose at t = 0 is off W_b by
+    // its fitting error). `None`: W_b cannot be inverted.
+    let infos = &clip
+        .figure
+        .as_ref()
+        .expect("a bone-tree clip describes its figure")
+        .bones;
+    let to_drawn = |b: usize| -> Option<Affine> {
+        let w = Affine::translate(spring::offset(fig, b, 0.0)) * root_m * world[b];
+        Some(infos[b].drawn * w.checked_inverse()?)
+    };
+
     // in document order, so an error names the first part drawn off (a
     // moved thigh before the shin inside it)
     let mut in_order: Vec<_> = parts.iter().collect();
@@ -257,11 +283,18 @@ pub(super) fn animate(
                 at + 1
             }
         };
-        let gb = phase0_map(clip, path);
         let qm = ctm_of_parent(root, node, name, lines)?;
-        let gb_inv = gb.checked_inverse().ok_or_else(|| {
+        let rest = to_drawn(b).ok_or_else(|| {
             ArtError::Clip(format!("bone \"{name}\" is scaled to nothing at t = 0"))
         })?;
+        // the enclosing part's wrapper already maps its drawing onto its
+        // bone's drawn frame: undone here, down to the root user space
+        let outer = match outer {
+            None => Affine::IDENTITY,
+            Some((a, _)) => to_drawn(a)
+                .and_then(|m| m.checked_inverse())
+                .expect("an enclosing part's map was inverted when it was wrapped"),
+        };
 
         let (jw, tw) = pose0(b);
         // a chain's bones name their joints as a chain drawing does
@@ -284,8 +317,8 @@ pub(super) fn animate(
             PartWrap {
                 path,
                 from,
-                outer: phase0_map(clip, &path[..from]),
-                rest: gb_inv,
+                outer,
+                rest,
                 parent: qm,
                 probe: None,
             },

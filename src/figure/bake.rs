@@ -899,6 +899,7 @@ fn bake_clip(
             name: bone.name.clone(),
             tip_probe,
             track,
+            drawn: rest[b],
         });
     }
     solved_at.keep();
