@@ -1198,7 +1198,7 @@ mod fk {
             let world = |m: &Affine| m.angle_rad();
             let d = crate::geom::wrap_pi(world(&w[1]) - (a[0] + a[1]));
             assert!(d.abs() < 1e-9, "{d}");
-            let (joint, goal) = ik_joint_and_target(fig, clip, 0, t);
+            let (joint, goal) = ik_joints_and_targets(fig, clip, t)[0];
             let want = ik::solve(joint, goal, 45.0, 40.0, crate::solve::ik::Knee::Backward);
             let d = crate::geom::wrap_pi(world(&w[2]) - want.bone2_rad);
             assert!(d.abs() < 1e-9, "{d}");

@@ -224,10 +224,10 @@ pub fn local_angles(fig: &Figure, clip: &FigClip, t: f64) -> Vec<f64> {
     solve(fig, clip, t).local
 }
 
-/// Entry `i`'s upper joint and target in the figure's frame at t (the
-/// target before any pull).
-pub fn ik_joint_and_target(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Vec2, Vec2) {
-    solve(fig, clip, t).ends[i]
+/// Every `ik` entry's upper joint and target in the figure's frame at t
+/// (the target before any pull), from one solve.
+pub fn ik_joints_and_targets(fig: &Figure, clip: &FigClip, t: f64) -> Vec<(Vec2, Vec2)> {
+    solve(fig, clip, t).ends
 }
 
 /// Where each `ik` entry's effector should be at t, user space: the target
@@ -288,7 +288,7 @@ pub fn pull_switches(fig: &Figure, clip: &FigClip, i: usize, n: usize) -> Vec<f6
         return Vec::new();
     };
     let over = |t: f64| {
-        let (j, g) = ik_joint_and_target(fig, clip, i, t);
+        let (j, g) = ik_joints_and_targets(fig, clip, t)[i];
         j.dist(g) > max
     };
     let mut out = Vec::new();

@@ -1252,14 +1252,19 @@ fn clip_targets(
 /// Not part of [`validate`]: the rig's validation runs it beside the
 /// physics simulations, before reporting theirs.
 pub fn check_ik_reach(fig: &Figure) -> Result<(), RigError> {
+    if fig.ik.iter().all(|ik| ik.reach != ChainReach::Error) {
+        return Ok(());
+    }
     for clip in &fig.clips {
         for k in 0..IK_REACH_SAMPLES {
             let t = k as f64 / IK_REACH_SAMPLES as f64;
+            // every entry's ends from one solve of the figure
+            let ends = super::fk::ik_joints_and_targets(fig, clip, t);
             for (i, ik) in fig.ik.iter().enumerate() {
                 if ik.reach != ChainReach::Error {
                     continue;
                 }
-                let (joint, target) = super::fk::ik_joint_and_target(fig, clip, i, t);
+                let (joint, target) = ends[i];
                 let (l1, l2) = (fig.bones[ik.upper].length, fig.bones[ik.lower].length);
                 let d = joint.dist(target);
                 if d > l1 + l2 + 1e-9 || d < (l1 - l2).abs() - 1e-9 || d < 1e-9 {
