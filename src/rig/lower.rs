@@ -179,7 +179,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     let mut sides: Vec<Vec<Value>> = Vec::new();
     let mut iks = Vec::new();
     let mut blocks: Vec<(String, (String, f64))> = Vec::new();
-    let mut arms: Vec<(String, String, Value)> = Vec::new();
+    let mut arms: Vec<(String, String, f64)> = Vec::new();
     let ring_leg = file.legs.iter().position(|l| l.depth_offset == [0.0, 0.0]);
     let mut ring: Option<String> = None;
     for (i, (leg, [hip, thigh, shin, crank_arm, pedal])) in
@@ -191,9 +191,9 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         let width = limb_width(leg.thigh, leg.shin);
         let style = json!({"width": width, "stroke": CHAIN_COLOURS[i.min(1)]});
         // the cycling drawing's crank arm and pedal block
-        let metal = json!({"width": quantize((width * 0.35).max(1.5), 1), "stroke": ARM});
-        let axle = Vec2::new(crank.center[0] + d[0], crank.center[1] + d[1])
-            + Vec2::from_angle(start.to_radians()) * crank.radius;
+        let arm_width = quantize((width * 0.35).max(1.5), 1);
+        let centre = Vec2::new(crank.center[0] + d[0], crank.center[1] + d[1]);
+        let axle = centre + Vec2::from_angle(start.to_radians()) * crank.radius;
         blocks.push((
             pedal.clone(),
             capsule(
@@ -204,18 +204,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         ));
         // the crank arm drawn from the centre to the axle, carried by
         // its crank bone
-        let centre = Vec2::new(crank.center[0] + d[0], crank.center[1] + d[1]);
-        arms.push((
-            crank_arm.clone(),
-            format!(
-                "M{} {}L{} {}",
-                fmt_len(centre.x),
-                fmt_len(centre.y),
-                fmt_len(axle.x),
-                fmt_len(axle.y)
-            ),
-            metal["width"].clone(),
-        ));
+        arms.push((crank_arm.clone(), line_d(centre, axle), arm_width));
         // a drawing names the crank arm and pedal as the cycling drawing
         // does (`crank-<leg>`, `pedal-<leg>`) where the leg's name allows
         let part = |what: &str| {
@@ -317,13 +306,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     // figure, each pedal's block carried by its pedal bone
     let c = Vec2::new(crank.center[0], crank.center[1]);
     let seat = Vec2::new(file.legs[0].hip[0], file.legs[0].hip[1]);
-    let frame = format!(
-        "M{} {}L{} {}",
-        fmt_len(seat.x),
-        fmt_len(seat.y),
-        fmt_len(c.x),
-        fmt_len(c.y)
-    );
+    let frame = line_d(seat, c);
     let mut scene = vec![
         json!({"name": "frame", "d": frame,
                "style": {"stroke": FRAME, "width": quantize((crank.radius * 0.16).max(2.0), 1)}}),
@@ -360,6 +343,17 @@ const ARM: &str = "#4a4a4a";
 const FRAME: &str = "#b23a48";
 const RING: &str = "#6b6b6b";
 const PEDAL: &str = "#1d1d1d";
+
+/// A straight line from `a` to `b` as path data.
+fn line_d(a: Vec2, b: Vec2) -> String {
+    format!(
+        "M{} {}L{} {}",
+        fmt_len(a.x),
+        fmt_len(a.y),
+        fmt_len(b.x),
+        fmt_len(b.y)
+    )
+}
 
 /// A circle as path data (two arcs).
 fn circle_d(c: Vec2, r: f64) -> String {
