@@ -545,25 +545,42 @@ pub fn bake_figure_shared(
         .flat_map(|c| fig.clip_chains(c))
         .collect();
     chains.par_iter().for_each(|ch| ch.keep_written());
+    // With a fixed key count both chains of a pair sample the same motion
+    // at different phases, so neither set of own keys is the better one:
+    // reuse is kept when the pair's worst probe is no worse than with own
+    // keys. Otherwise every probe must be no worse.
+    let pooled = keyer.count().is_some();
+    let within_px = match keyer.keys {
+        bake::ChannelKeys::Budget(px) => px,
+        _ => 0.0,
+    };
+    // The bake with keys of their own is needed only to compare with: a
+    // try that keeps every probe of a pair within the budget, with no foot
+    // slip and its full reach, passes against any bake of the figure
+    // ([`within_any`]). So it is baked at once where a figure has more to
+    // compare (a fixed key count, no budget, or foot slip), and otherwise
+    // only when a try needs it.
+    let own_first = pooled || within_px == 0.0 || has_slip(fig);
     // The reuse plan is searched while the work every bake of the call
-    // shares is done: the chains' key plans, and the keys of every channel
-    // with keys of its own (the plan's first try's source chains too; all
-    // of a bake without reuse).
+    // shares is done: the chains' key plans, and with the bake of own keys
+    // coming, the keys of every channel (the plan's first try's source
+    // chains too; all of a bake without reuse).
     let none = reuse::Plan::none(fig);
     let (mut plan, _) = rayon::join(
         || reuse::plan(fig, route),
-        || keyed_clips((name, view_box), fig, (route, keyer), &none, &memo),
+        || {
+            if own_first {
+                keyed_clips((name, view_box), fig, (route, keyer), &none, &memo);
+            } else {
+                plan_chains((name, view_box), fig, route, keyer, &memo.chains);
+            }
+        },
     );
     let unwritten =
         |plan: &reuse::Plan| bake_unwritten(name, view_box, fig, (route, keyer), plan, &memo);
     if !plan.reuses() {
         return unwritten(&plan).write(fig, prefix);
     }
-    // With a fixed key count both chains of a pair sample the same motion
-    // at different phases, so neither set of own keys is the better one:
-    // reuse is kept when the pair's worst probe is no worse than with own
-    // keys. Otherwise every probe must be no worse.
-    let pooled = keyer.count().is_some();
     // Far-limb key reuse, taken only where no probe measures worse than
     // with keys of its own (as the report rounds it) or, in a bake to a
     // tolerance, is within the keyer's budget (the tolerance loop then
@@ -572,12 +589,13 @@ pub fn bake_figure_shared(
     // tighter; per pair of chains the loosest budget whose probes of those
     // two chains pass wins, and the whole is checked again at the end
     // (else reuse is left out).
-    let within_px = match keyer.keys {
-        bake::ChannelKeys::Budget(px) => px,
-        _ => 0.0,
-    };
-    let kept = |fb: &Unwritten, own: &Unwritten, bones: &[bool]| {
-        let (fb, own) = (&fb.fb, &own.fb);
+    let own_bake = || unwritten(&reuse::Plan::none(fig));
+    let kept = |fb: &Unwritten, own: &mut Option<Unwritten>, bones: &[bool]| {
+        let fb = &fb.fb;
+        if !pooled && within_any(fig, fb, bones, within_px) {
+            return true;
+        }
+        let own = &own.get_or_insert_with(own_bake).fb;
         if pooled {
             worst_on(fig, fb, bones) <= worst_on(fig, own, bones)
         } else {
@@ -625,15 +643,17 @@ pub fn bake_figure_shared(
         unwritten(&p)
     };
     let mut open = pairs;
-    let (mut fb, own) = rayon::join(
-        || tried(&open, &plan, scales[0]),
-        || unwritten(&reuse::Plan::none(fig)),
-    );
+    let (mut fb, mut own) = if own_first {
+        let (fb, own) = rayon::join(|| tried(&open, &plan, scales[0]), own_bake);
+        (fb, Some(own))
+    } else {
+        (tried(&open, &plan, scales[0]), None)
+    };
     let mut scales = scales.into_iter().peekable();
     while let Some(scale) = scales.next() {
         open.retain(|&pair| {
             let (source, bones) = chain_bones(pair);
-            let passes = kept(&fb, &own, &bones);
+            let passes = kept(&fb, &mut own, &bones);
             if passes {
                 for &x in &source {
                     plan.source_scale[x] = scale;
@@ -647,14 +667,14 @@ pub fn bake_figure_shared(
         }
         let Some(&tighter) = scales.peek() else {
             // some pair passes at no budget tried: no reuse
-            return own.write(fig, prefix);
+            return own.unwrap_or_else(own_bake).write(fig, prefix);
         };
         fb = tried(&open, &plan, tighter);
     }
-    if kept(&fb, &own, &vec![true; fig.bones.len()]) {
+    if kept(&fb, &mut own, &vec![true; fig.bones.len()]) {
         fb.write(fig, prefix)
     } else {
-        own.write(fig, prefix)
+        own.unwrap_or_else(own_bake).write(fig, prefix)
     }
 }
 
@@ -666,15 +686,11 @@ const REUSE_TRIES: usize = 6;
 /// bones marked in `bones` (tips, rims, IK effectors), with foot slip
 /// beyond [`SLIP_SLACK_PX`] counted as error.
 fn worst_on(fig: &Figure, fb: &FigureBake, bones: &[bool]) -> f64 {
-    let nb = fig.bones.len();
-    let heads: Vec<usize> = (0..nb)
-        .filter(|&x| fig.bones[x].head_radius.is_some())
-        .collect();
-    let bone_of = |i: usize| if i < nb { i } else { heads[i - nb] };
+    let on = measured_bones(fig);
     let tips = fb.measures.iter().flat_map(|(_, m)| {
         m.iter()
             .enumerate()
-            .filter(|&(i, _)| bones[bone_of(i)])
+            .filter(|&(i, _)| bones[on[i]])
             .map(|(_, x)| x.max_error_px)
     });
     let ik = fb
@@ -691,6 +707,13 @@ fn worst_on(fig: &Figure, fb: &FigureBake, bones: &[bool]) -> f64 {
     quantize(tips.chain(ik).fold(0.0, f64::max), COMPARE_DECIMALS)
 }
 
+/// The bone each of a clip's tip measures is on: one per bone in bone
+/// order, then one rim per head bone.
+fn measured_bones(fig: &Figure) -> Vec<usize> {
+    let heads = (0..fig.bones.len()).filter(|&x| fig.bones[x].head_radius.is_some());
+    (0..fig.bones.len()).chain(heads).collect()
+}
+
 /// Places to which [`no_worse`] compares: those the report prints.
 const COMPARE_DECIMALS: u32 = 4;
 
@@ -698,6 +721,39 @@ const COMPARE_DECIMALS: u32 = 4;
 /// rounding (the ground's travel per period is written to 0.01 px, so a
 /// slip difference below 0.005 px per step is the rounding's, not the keys').
 const SLIP_SLACK_PX: f64 = 0.005;
+
+/// Whether some IK entry of `fig` measures foot slip in some clip (a gait
+/// target, or a target planted on the ground): what [`no_worse`] compares
+/// strictly, whatever the budget, so the reuse tries need the bake with
+/// keys of their own. (Only when that bake is made depends on this:
+/// [`within_any`] checks the slip itself.)
+fn has_slip(fig: &Figure) -> bool {
+    fig.clips.iter().any(|fc| {
+        (0..fig.ik.len()).any(|i| {
+            fc.targets[i].is_gait()
+                || (fig.ground.is_some() && !down_intervals(fig, fc, i).is_empty())
+        })
+    })
+}
+
+/// Whether [`no_worse`] holds for `a` against any bake of the same figure:
+/// every probe on the bones marked in `bones` within `within_px` (at the
+/// report's rounding), no foot slip, and every IK target reached.
+fn within_any(fig: &Figure, a: &FigureBake, bones: &[bool], within_px: f64) -> bool {
+    let q = |x: f64| quantize(x, COMPARE_DECIMALS);
+    let within = |x: f64| q(x) <= q(within_px);
+    let on = measured_bones(fig);
+    a.measures.iter().all(|(_, m)| {
+        m.iter()
+            .enumerate()
+            .all(|(i, x)| !bones[on[i]] || within(x.max_error_px))
+    }) && a.ik.iter().zip(fig.ik.iter().cycle()).all(|(x, k)| {
+        !bones[k.upper]
+            || (within(x.measure.max_error_px)
+                && x.measure.slip_px.is_none()
+                && x.measure.reach_px.is_some_and(|r| q(r) == 0.0))
+    })
+}
 
 /// Every probe of `a` on the bones marked in `bones` (tips, rims, IK
 /// effectors with their slip and reach) measures at most what it measures
@@ -712,12 +768,7 @@ fn no_worse(fig: &Figure, a: &FigureBake, b: &FigureBake, bones: &[bool], within
         (Some(x), Some(y)) => strict(x, y),
         _ => x.is_none() == y.is_none(),
     };
-    let nb = fig.bones.len();
-    // measures: one per bone in bone order, then one rim per head bone
-    let heads: Vec<usize> = (0..nb)
-        .filter(|&x| fig.bones[x].head_radius.is_some())
-        .collect();
-    let bone_of = |i: usize| if i < nb { i } else { heads[i - nb] };
+    let on = measured_bones(fig);
     a.measures
         .iter()
         .zip(&b.measures)
@@ -725,7 +776,7 @@ fn no_worse(fig: &Figure, a: &FigureBake, b: &FigureBake, bones: &[bool], within
             ma.iter()
                 .zip(mb)
                 .enumerate()
-                .all(|(i, (x, y))| !bones[bone_of(i)] || le(x.max_error_px, y.max_error_px))
+                .all(|(i, (x, y))| !bones[on[i]] || le(x.max_error_px, y.max_error_px))
         })
         && a.ik
             .iter()
@@ -1013,5 +1064,99 @@ fn bake_unwritten(
         },
         colours,
         switched,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every bone tree in `rigs/` and every cycling rig there lowered to
+    /// bones, as a figure.
+    fn figures() -> Vec<(String, Figure)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs");
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .expect("rigs/")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        paths
+            .iter()
+            .filter_map(|p| {
+                let text = std::fs::read_to_string(p).expect("a rig");
+                let file = crate::rig::parse(&text).expect("parses");
+                let rig = match crate::rig::validate(&file).expect("valid") {
+                    rig if rig.figure.is_some() => rig,
+                    _ => crate::rig::validate(&crate::rig::lower(&file).ok()?).expect("lowered"),
+                };
+                let name = p
+                    .file_stem()
+                    .expect("a name")
+                    .to_string_lossy()
+                    .into_owned();
+                rig.figure.map(|f| (name, f))
+            })
+            .collect()
+    }
+
+    /// The class of comparisons the reuse tries skip: wherever a try keeps
+    /// every probe of some bones within the budget with no slip and its full
+    /// reach ([`within_any`]), it is no worse ([`no_worse`]) than the bake
+    /// with keys of their own, on every figure in `rigs/` (cycling rigs
+    /// lowered), at budgets that make both answers occur.
+    #[test]
+    fn within_the_budget_is_no_worse_than_own_keys() {
+        let (mut skipped, mut compared) = (0, 0);
+        for (name, fig) in figures() {
+            let plan = reuse::plan(&fig, Route::Css);
+            if !plan.reuses() {
+                continue;
+            }
+            let none = reuse::Plan::none(&fig);
+            for px in [0.05, 0.2, 1.0] {
+                let keyer = bake::Keyer {
+                    keys: bake::ChannelKeys::Budget(px),
+                    ..bake::Keyer::DEFAULT
+                };
+                let bake = |plan: &reuse::Plan| {
+                    bake_planned_keyed(
+                        &name,
+                        [0.0, 0.0, 100.0, 100.0],
+                        &fig,
+                        (Route::Css, keyer),
+                        None,
+                        plan,
+                    )
+                };
+                let (tried, own) = (bake(&plan), bake(&none));
+                let mut sets: Vec<Vec<bool>> = vec![vec![true; fig.bones.len()]];
+                for &(a, b, _) in plan.chains.iter().flatten() {
+                    let mut bones = vec![false; fig.bones.len()];
+                    for x in reuse::Plan::chain(&fig, a)
+                        .into_iter()
+                        .chain(reuse::Plan::chain(&fig, b))
+                    {
+                        bones[x] = true;
+                    }
+                    sets.push(bones);
+                }
+                for bones in &sets {
+                    if within_any(&fig, &tried, bones, px) {
+                        skipped += 1;
+                        assert!(
+                            no_worse(&fig, &tried, &own, bones, px),
+                            "{name} at {px} px: within the budget but worse than own keys"
+                        );
+                    } else {
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            skipped > 0 && compared > 0,
+            "{skipped} skipped, {compared} compared"
+        );
     }
 }
