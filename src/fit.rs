@@ -417,7 +417,7 @@ struct SpanCheck<'a> {
     /// `c.f` at check time k, once asked.
     grid: std::cell::RefCell<Vec<Option<f64>>>,
     /// [`key_sample`] by key time (bits).
-    ends: std::cell::RefCell<fnv::FnvHashMap<u64, (f64, f64, f64)>>,
+    ends: std::cell::RefCell<crate::geom::TimeMap<(f64, f64, f64)>>,
 }
 
 impl<'a> SpanCheck<'a> {

@@ -303,6 +303,36 @@ pub fn fmt_deg(x: f64) -> String {
     fmt_num(x, DEG_DECIMALS)
 }
 
+/// A map keyed by a time's bits (`f64::to_bits`): the solves and samples
+/// kept per time. Times such as k/1024 differ only in a few high mantissa
+/// bits, which FNV leaves in the hash's high bits while the table indexes
+/// by its low ones; [`TimeHasher`] mixes every bit into every bit.
+pub type TimeMap<V> = std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<TimeHasher>>;
+
+/// The hasher of [`TimeMap`]: the u64 key through SplitMix64's finaliser.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TimeHasher(u64);
+
+impl std::hash::Hasher for TimeHasher {
+    fn finish(&self) -> u64 {
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // (only u64 keys are hashed; any other input is folded in)
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 ^= x;
+    }
+}
+
 /// Dense samples per period used to unwrap angle curves when the coarse grid
 /// is not fine enough. A bone would have to turn by more than half a turn
 /// within 1/4096 of a period to fool it.
@@ -375,6 +405,27 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::f64::consts::PI;
+
+    /// The times the fitter and the measure key by (k/N for a grid of N,
+    /// and arbitrary key times) fall into distinct buckets of a table
+    /// indexed by the hash's low bits as often as random keys would: at
+    /// least 60 % of 1,024 keys in 1,024 buckets (random keys fill 63 %).
+    #[test]
+    fn time_hashes_spread_over_the_low_bits() {
+        use std::hash::{BuildHasher, Hasher};
+        let hash = |t: f64| {
+            let mut h = std::hash::BuildHasherDefault::<TimeHasher>::default().build_hasher();
+            h.write_u64(t.to_bits());
+            h.finish()
+        };
+        for n in [256usize, 1024, 4096] {
+            let keys: Vec<f64> = (0..1024).map(|k| k as f64 / n as f64).collect();
+            let mut low: Vec<u64> = keys.iter().map(|&t| hash(t) & 1023).collect();
+            low.sort_unstable();
+            low.dedup();
+            assert!(low.len() >= 614, "{n}: {} distinct buckets", low.len());
+        }
+    }
 
     proptest! {
         /// `rem1` is `rem_euclid(1.0)` bit for bit, across magnitudes and

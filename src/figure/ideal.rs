@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 
 /// Values by normalised time's bits, as the tries that solved them kept
 /// them: one map per try.
-type ByTime<V> = Vec<Arc<fnv::FnvHashMap<u64, V>>>;
+type ByTime<V> = Vec<Arc<crate::geom::TimeMap<V>>>;
 
 /// Values of one kind kept per key (a clip index, or a clip index and
 /// more) and time (see the module docs).
@@ -66,7 +66,7 @@ pub(crate) struct TimeReader<'a, V, K = usize> {
     memo: &'a TimeMemo<V, K>,
     ci: K,
     kept: ByTime<V>,
-    new: RefCell<fnv::FnvHashMap<u64, V>>,
+    new: RefCell<crate::geom::TimeMap<V>>,
 }
 
 impl<V, K: Ord> TimeReader<'_, V, K> {

@@ -280,7 +280,7 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
         // the check's solves by time: each candidate checks the same times,
         // and a shift by a multiple of 1/CHECK_SAMPLES (half a period, say)
         // lands its source times on them too
-        let mut solved: fnv::FnvHashMap<u64, Vec<f64>> = Default::default();
+        let mut solved: crate::geom::TimeMap<Vec<f64>> = Default::default();
         let mut angles_at = |t: f64| -> Vec<f64> {
             solved
                 .entry(t.to_bits())

@@ -90,7 +90,7 @@ pub struct Pair<'a> {
     cache: RefCell<fnv::FnvHashMap<(usize, i64), KeySample>>,
     /// Time (bits) → local angles (rad), for [`Problem::initial`]: both
     /// sets' extrema search the same grid, each time solved once.
-    grid: RefCell<fnv::FnvHashMap<u64, (f64, f64)>>,
+    grid: RefCell<crate::geom::TimeMap<(f64, f64)>>,
     /// The last completed estimate's key times, written angles (deg) and
     /// errors per sample: a trial re-evaluates only the samples its changed
     /// keys reach, measured against that base.
