@@ -564,10 +564,25 @@ pub fn bake_figure_shared(
     // The reuse plan is searched while the work every bake of the call
     // shares is done: the chains' key plans, and with the bake of own keys
     // coming, the keys of every channel (the plan's first try's source
-    // chains too; all of a bake without reuse).
+    // chains too; all of a bake without reuse). Without it, the channels of
+    // the plan's first try (or of the bake, without reuse) are fitted as
+    // soon as the plan is found, while the chains are still planned.
     let none = reuse::Plan::none(fig);
     let (mut plan, _) = rayon::join(
-        || reuse::plan(fig, route),
+        || {
+            let plan = reuse::plan(fig, route);
+            if !own_first {
+                bake::bake(
+                    name,
+                    view_box,
+                    &drawn_as(fig, &plan),
+                    (route, keyer),
+                    &plan,
+                    (&memo.fitted, memo.ideal),
+                );
+            }
+            plan
+        },
         || {
             if own_first {
                 keyed_clips((name, view_box), fig, (route, keyer), &none, &memo);
@@ -888,6 +903,19 @@ pub(crate) fn bake_planned_measured(
     bake_unwritten(name, view_box, fig, keying, plan, memo).write(fig, prefix)
 }
 
+/// `fig` drawn in `plan`'s pose (its `drawn_rad`), which reused chains are
+/// drawn in: `fig` itself where that is its rest pose.
+fn drawn_as<'a>(fig: &'a Figure, plan: &reuse::Plan) -> std::borrow::Cow<'a, Figure> {
+    if plan.drawn_rad == fig.rest_rad {
+        std::borrow::Cow::Borrowed(fig)
+    } else {
+        std::borrow::Cow::Owned(Figure {
+            rest_rad: plan.drawn_rad.clone(),
+            ..fig.clone()
+        })
+    }
+}
+
 /// A bake measured but not yet written as a file: the reuse search
 /// compares its tries by their measures alone and writes only the bake it
 /// returns.
@@ -921,16 +949,8 @@ fn bake_unwritten(
     plan: &reuse::Plan,
     memo: &CallMemo,
 ) -> Unwritten {
-    let drawn;
-    let fig = if plan.drawn_rad == fig.rest_rad {
-        fig
-    } else {
-        drawn = Figure {
-            rest_rad: plan.drawn_rad.clone(),
-            ..fig.clone()
-        };
-        &drawn
-    };
+    let drawn = drawn_as(fig, plan);
+    let fig = &*drawn;
     let mut clips = keyed_clips((name, view_box), fig, (route, keyer), plan, memo);
     let mut notes = Vec::new();
     for (fc, chains) in fig.clips.iter().zip(&plan.chains).take(clips.len()) {
