@@ -2125,3 +2125,84 @@ mod chain_clips {
         );
     }
 }
+
+/// The reuse search's comparison with the bake of own keys
+/// ([`crate::figure::bake_figure_shared`]).
+mod reuse_compare {
+    use super::example_rigs;
+    use crate::clip::Route;
+    use crate::figure::{Figure, bake, bake_planned_keyed, no_worse, reuse, within_any};
+
+    /// Every bone tree in `rigs/` and every cycling rig there lowered to
+    /// bones, as a figure.
+    fn figures() -> Vec<(String, Figure)> {
+        example_rigs()
+            .into_iter()
+            .filter_map(|(path, rig)| {
+                let name = path.file_stem()?.to_string_lossy().into_owned();
+                let fig = match rig.figure {
+                    Some(f) => f,
+                    None => {
+                        let text = std::fs::read_to_string(&path).expect("read");
+                        let file = crate::rig::parse(&text).expect("parses");
+                        let lowered = crate::rig::lower(&file).ok()?;
+                        crate::rig::validate(&lowered).expect("lowered").figure?
+                    }
+                };
+                Some((name, fig))
+            })
+            .collect()
+    }
+
+    /// The class of comparisons the reuse tries skip: wherever a try keeps
+    /// every probe of some bones within the budget with no slip and its full
+    /// reach ([`within_any`]), it is no worse ([`no_worse`]) than the bake
+    /// with keys of their own, on every figure in `rigs/` (cycling rigs
+    /// lowered), at budgets that make both answers occur.
+    #[test]
+    fn within_the_budget_is_no_worse_than_own_keys() {
+        let (mut skipped, mut compared) = (0, 0);
+        for (name, fig) in figures() {
+            let plan = reuse::plan(&fig, Route::Css);
+            if !plan.reuses() {
+                continue;
+            }
+            let none = reuse::Plan::none(&fig);
+            for px in [0.05, 0.2, 1.0] {
+                let keyer = bake::Keyer {
+                    keys: bake::ChannelKeys::Budget(px),
+                    ..bake::Keyer::DEFAULT
+                };
+                let bake = |plan: &reuse::Plan| {
+                    let view_box = [0.0, 0.0, 100.0, 100.0];
+                    bake_planned_keyed(&name, view_box, &fig, (Route::Css, keyer), None, plan)
+                };
+                let (tried, own) = (bake(&plan), bake(&none));
+                let mut sets: Vec<Vec<bool>> = vec![vec![true; fig.bones.len()]];
+                for &(a, b, _) in plan.chains.iter().flatten() {
+                    let mut bones = vec![false; fig.bones.len()];
+                    let chains = [reuse::Plan::chain(&fig, a), reuse::Plan::chain(&fig, b)];
+                    for x in chains.into_iter().flatten() {
+                        bones[x] = true;
+                    }
+                    sets.push(bones);
+                }
+                for bones in &sets {
+                    if within_any(&fig, &tried, bones, px) {
+                        skipped += 1;
+                        assert!(
+                            no_worse(&fig, &tried, &own, bones, px),
+                            "{name} at {px} px: within the budget but worse than own keys"
+                        );
+                    } else {
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            skipped > 0 && compared > 0,
+            "{skipped} skipped, {compared} compared"
+        );
+    }
+}

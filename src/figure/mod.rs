@@ -754,7 +754,7 @@ fn has_slip(fig: &Figure) -> bool {
 /// Whether [`no_worse`] holds for `a` against any bake of the same figure:
 /// every probe on the bones marked in `bones` within `within_px` (at the
 /// report's rounding), no foot slip, and every IK target reached.
-fn within_any(fig: &Figure, a: &FigureBake, bones: &[bool], within_px: f64) -> bool {
+pub(crate) fn within_any(fig: &Figure, a: &FigureBake, bones: &[bool], within_px: f64) -> bool {
     let q = |x: f64| quantize(x, COMPARE_DECIMALS);
     let within = |x: f64| q(x) <= q(within_px);
     let on = measured_bones(fig);
@@ -774,7 +774,13 @@ fn within_any(fig: &Figure, a: &FigureBake, bones: &[bool], within_px: f64) -> b
 /// effectors with their slip and reach) measures at most what it measures
 /// in `b`, at the report's rounding (foot slip within [`SLIP_SLACK_PX`]), or
 /// (tips, rims and effectors) at most `within_px`.
-fn no_worse(fig: &Figure, a: &FigureBake, b: &FigureBake, bones: &[bool], within_px: f64) -> bool {
+pub(crate) fn no_worse(
+    fig: &Figure,
+    a: &FigureBake,
+    b: &FigureBake,
+    bones: &[bool],
+    within_px: f64,
+) -> bool {
     let q = |x: f64| quantize(x, COMPARE_DECIMALS);
     let strict = |x: f64, y: f64| q(x) <= q(y);
     let le = |x: f64, y: f64| strict(x, y) || q(x) <= q(within_px);
@@ -1084,99 +1090,5 @@ fn bake_unwritten(
         },
         colours,
         switched,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every bone tree in `rigs/` and every cycling rig there lowered to
-    /// bones, as a figure.
-    fn figures() -> Vec<(String, Figure)> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs");
-        let mut paths: Vec<_> = std::fs::read_dir(dir)
-            .expect("rigs/")
-            .map(|e| e.expect("an entry").path())
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        paths.sort();
-        paths
-            .iter()
-            .filter_map(|p| {
-                let text = std::fs::read_to_string(p).expect("a rig");
-                let file = crate::rig::parse(&text).expect("parses");
-                let rig = match crate::rig::validate(&file).expect("valid") {
-                    rig if rig.figure.is_some() => rig,
-                    _ => crate::rig::validate(&crate::rig::lower(&file).ok()?).expect("lowered"),
-                };
-                let name = p
-                    .file_stem()
-                    .expect("a name")
-                    .to_string_lossy()
-                    .into_owned();
-                rig.figure.map(|f| (name, f))
-            })
-            .collect()
-    }
-
-    /// The class of comparisons the reuse tries skip: wherever a try keeps
-    /// every probe of some bones within the budget with no slip and its full
-    /// reach ([`within_any`]), it is no worse ([`no_worse`]) than the bake
-    /// with keys of their own, on every figure in `rigs/` (cycling rigs
-    /// lowered), at budgets that make both answers occur.
-    #[test]
-    fn within_the_budget_is_no_worse_than_own_keys() {
-        let (mut skipped, mut compared) = (0, 0);
-        for (name, fig) in figures() {
-            let plan = reuse::plan(&fig, Route::Css);
-            if !plan.reuses() {
-                continue;
-            }
-            let none = reuse::Plan::none(&fig);
-            for px in [0.05, 0.2, 1.0] {
-                let keyer = bake::Keyer {
-                    keys: bake::ChannelKeys::Budget(px),
-                    ..bake::Keyer::DEFAULT
-                };
-                let bake = |plan: &reuse::Plan| {
-                    bake_planned_keyed(
-                        &name,
-                        [0.0, 0.0, 100.0, 100.0],
-                        &fig,
-                        (Route::Css, keyer),
-                        None,
-                        plan,
-                    )
-                };
-                let (tried, own) = (bake(&plan), bake(&none));
-                let mut sets: Vec<Vec<bool>> = vec![vec![true; fig.bones.len()]];
-                for &(a, b, _) in plan.chains.iter().flatten() {
-                    let mut bones = vec![false; fig.bones.len()];
-                    for x in reuse::Plan::chain(&fig, a)
-                        .into_iter()
-                        .chain(reuse::Plan::chain(&fig, b))
-                    {
-                        bones[x] = true;
-                    }
-                    sets.push(bones);
-                }
-                for bones in &sets {
-                    if within_any(&fig, &tried, bones, px) {
-                        skipped += 1;
-                        assert!(
-                            no_worse(&fig, &tried, &own, bones, px),
-                            "{name} at {px} px: within the budget but worse than own keys"
-                        );
-                    } else {
-                        compared += 1;
-                    }
-                }
-            }
-        }
-        assert!(
-            skipped > 0 && compared > 0,
-            "{skipped} skipped, {compared} compared"
-        );
     }
 }
