@@ -122,23 +122,9 @@ impl Baked {
 /// tolerance (the crate's one retry loop), up to [`TOLERANCE_RETRIES`] times. The report's
 /// `max_error_px` is always the independent measurement; callers compare it
 /// with the tolerance (`bake` refuses to write a file that misses it).
-pub static T0: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-pub fn tp(l: &str) {
-    if std::env::var_os("RB_T").is_some() {
-        eprintln!(
-            "[{l}] {:.1} ms",
-            T0.get_or_init(std::time::Instant::now)
-                .elapsed()
-                .as_secs_f64()
-                * 1e3
-        )
-    }
-}
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
-    tp("bake_rig start");
     let mut baked = bake_any(rig, opts);
     baked.report.notes.splice(0..0, rig.notes.iter().cloned());
-    tp("bake_rig end");
     baked
 }
 

@@ -387,7 +387,6 @@ enum Exit {
 }
 
 fn main() -> ExitCode {
-    rigbake::tp("main");
     let cli = Cli::parse();
     let code = match run(cli) {
         Ok(code) => code,
@@ -495,7 +494,6 @@ fn read_rig(path: &Path) -> Result<String> {
 }
 
 fn load_rig(path: &Path) -> Result<rig::Rig> {
-    rigbake::tp("load start");
     rig::load(&read_rig(path)?).with_context(|| input::shown_path(path))
 }
 
