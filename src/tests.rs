@@ -2131,7 +2131,9 @@ mod chain_clips {
 mod reuse_compare {
     use super::example_rigs;
     use crate::clip::Route;
-    use crate::figure::{Figure, bake, bake_planned_keyed, no_worse, reuse, within_any};
+    use crate::figure::{
+        Figure, bake, bake_planned_keyed, no_worse, pair_bones, reuse, within_any,
+    };
 
     /// Every bone tree in `rigs/` and every cycling rig there lowered to
     /// bones, as a figure.
@@ -2180,12 +2182,7 @@ mod reuse_compare {
                 let (tried, own) = (bake(&plan), bake(&none));
                 let mut sets: Vec<Vec<bool>> = vec![vec![true; fig.bones.len()]];
                 for &(a, b, _) in plan.chains.iter().flatten() {
-                    let mut bones = vec![false; fig.bones.len()];
-                    let chains = [reuse::Plan::chain(&fig, a), reuse::Plan::chain(&fig, b)];
-                    for x in chains.into_iter().flatten() {
-                        bones[x] = true;
-                    }
-                    sets.push(bones);
+                    sets.push(pair_bones(&fig, (a, b)).1);
                 }
                 for bones in &sets {
                     if within_any(&fig, &tried, bones, px) {

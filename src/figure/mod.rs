@@ -640,18 +640,10 @@ pub fn bake_figure_shared(
     } else {
         (0..REUSE_TRIES).map(|i| 0.6f64.powi(i as i32)).collect()
     };
-    let chain_bones = |(a, b): (usize, usize)| {
-        let source = reuse::Plan::chain(fig, a);
-        let mut bones = vec![false; fig.bones.len()];
-        for &x in source.iter().chain(&reuse::Plan::chain(fig, b)) {
-            bones[x] = true;
-        }
-        (source, bones)
-    };
     let tried = |open: &[(usize, usize)], plan: &reuse::Plan, scale: f64| {
         let mut p = plan.clone();
         for &pair in open {
-            for x in chain_bones(pair).0 {
+            for x in pair_bones(fig, pair).0 {
                 p.source_scale[x] = scale;
             }
         }
@@ -667,7 +659,7 @@ pub fn bake_figure_shared(
     let mut scales = scales.into_iter().peekable();
     while let Some(scale) = scales.next() {
         open.retain(|&pair| {
-            let (source, bones) = chain_bones(pair);
+            let (source, bones) = pair_bones(fig, pair);
             let passes = kept(&fb, &mut own, &bones);
             if passes {
                 for &x in &source {
@@ -691,6 +683,17 @@ pub fn bake_figure_shared(
     } else {
         own.unwrap_or_else(own_bake).write(fig, prefix)
     }
+}
+
+/// A reuse pair's source chain (the chain from bone `a`), and the bones of
+/// both its chains marked: what the pair is judged on.
+pub(crate) fn pair_bones(fig: &Figure, (a, b): (usize, usize)) -> (Vec<usize>, Vec<bool>) {
+    let source = reuse::Plan::chain(fig, a);
+    let mut bones = vec![false; fig.bones.len()];
+    for &x in source.iter().chain(&reuse::Plan::chain(fig, b)) {
+        bones[x] = true;
+    }
+    (source, bones)
 }
 
 /// How many budgets (1, 0.6, 0.36, …) [`bake_figure`] tries for the
