@@ -1899,11 +1899,40 @@ mod bone_fk {
         assert!(short > 98 * 10, "{short}");
     }
 
+    /// [`fk::wanted_angles`] at `t` for every bone, each bone alone and
+    /// every other bone: `whole`'s bits where asked, NaN elsewhere.
+    fn assert_same_wanted_angles(
+        fig: &crate::figure::Figure,
+        clip: &crate::figure::model::FigClip,
+        t: f64,
+        whole: &[f64],
+        name: &str,
+    ) {
+        let nb = fig.bones.len();
+        let mut asks = vec![vec![true; nb]];
+        asks.extend((0..nb).map(|b| (0..nb).map(|x| x == b).collect()));
+        asks.push((0..nb).map(|x| x % 2 == 1).collect());
+        for want in &asks {
+            let got = fk::wanted_angles(fig, clip, want, t);
+            for b in 0..nb {
+                if want[b] {
+                    assert_eq!(got[b].to_bits(), whole[b].to_bits(), "{name} bone {b}");
+                } else {
+                    assert!(got[b].is_nan(), "{name} bone {b} not asked for");
+                }
+            }
+        }
+    }
+
     /// An `ik` entry solved on its own ([`fk::entry_angles`]) gives its
-    /// bones' angles bit for bit as the whole figure's solve, for every
-    /// entry of every bone-tree rig in `rigs/` that [`fk::solvable_alone`]
-    /// admits (all of them), at times on and off the fitter's grids; an
-    /// entry below another's bones is not admitted.
+    /// bones' angles bit for bit as the whole figure's solve, and its ends
+    /// ([`fk::entry_ends`], the reach check's) the whole solve's joint and
+    /// target, for every entry of every bone-tree rig in `rigs/` that
+    /// [`fk::solvable_alone`] admits (all of them), at times on and off the
+    /// fitter's grids; an entry below another's bones is not admitted.
+    /// [`fk::wanted_angles`] (the reuse search's) gives every bone's angle
+    /// as the whole solve does, whichever bones are asked for, in the rigs
+    /// and with an entry that is not admitted.
     #[test]
     fn an_entry_solved_alone_is_the_whole_solve() {
         let rigs = [
@@ -1930,6 +1959,13 @@ mod bone_fk {
                         let name = format!("{} {} entry {i} t {t}", rig.name, clip.name);
                         assert_eq!(u.to_bits(), whole[k.upper].to_bits(), "{name}");
                         assert_eq!(l.to_bits(), whole[k.lower].to_bits(), "{name}");
+                        let (j, g) = fk::entry_ends(fig, clip, i, t);
+                        let (wj, wg) = fk::ik_joints_and_targets(fig, clip, t)[i];
+                        let bits = |v: crate::geom::Vec2| (v.x.to_bits(), v.y.to_bits());
+                        assert_eq!((bits(j), bits(g)), (bits(wj), bits(wg)), "{name}");
+                        if i == 0 {
+                            assert_same_wanted_angles(fig, clip, t, &whole, &name);
+                        }
                         checked += 1;
                     }
                 }
@@ -1950,6 +1986,11 @@ mod bone_fk {
         let fig = rig.figure.as_ref().unwrap();
         assert!(fk::solvable_alone(fig, 0));
         assert!(!fk::solvable_alone(fig, 1));
+        for n in 0..=37 {
+            let t = n as f64 / 37.0;
+            let whole = fk::local_angles(fig, &fig.clips[0], t);
+            assert_same_wanted_angles(fig, &fig.clips[0], t, &whole, "nested");
+        }
         // its bake fits the second limb to the whole figure's solves
         let fb = crate::figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, Some("rb"));
         let errs: Vec<f64> = fb.ik.iter().map(|m| m.measure.max_error_px).collect();

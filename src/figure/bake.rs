@@ -341,7 +341,7 @@ pub(crate) fn memo<K: Ord, V: Clone>(m: &Memo<K, V>, key: K, make: impl FnOnce()
 /// of is solved on its own ([`fk::entry_angles`]: its bones' angles, the
 /// same bits for less work), the other IK bones with the whole figure
 /// ([`fk::local_angles`]).
-struct Solves<'a> {
+pub(super) struct Solves<'a> {
     whole: super::ideal::TimeReader<'a, Vec<f64>>,
     /// Per `ik` entry, its own solves where it is solvable alone.
     entries: Vec<Option<EntrySolves<'a>>>,
@@ -352,7 +352,7 @@ struct Solves<'a> {
 type EntrySolves<'a> = super::ideal::TimeReader<'a, (f64, f64), (usize, usize)>;
 
 impl<'a> Solves<'a> {
-    fn new(fig: &Figure, ideal: &'a super::ideal::Ideal, ci: usize) -> Self {
+    pub(super) fn new(fig: &Figure, ideal: &'a super::ideal::Ideal, ci: usize) -> Self {
         Solves {
             whole: ideal.solves.reader(ci),
             entries: (0..fig.ik.len())
@@ -362,7 +362,7 @@ impl<'a> Solves<'a> {
     }
 
     /// IK bone `b`'s local angle at t, radians.
-    fn angle(&self, fig: &Figure, clip: &FigClip, b: usize, t: f64) -> f64 {
+    pub(super) fn angle(&self, fig: &Figure, clip: &FigClip, b: usize, t: f64) -> f64 {
         let entry = fig.ik.iter().position(|k| k.upper == b || k.lower == b);
         if let Some(i) = entry
             && let Some(r) = &self.entries[i]
@@ -376,7 +376,7 @@ impl<'a> Solves<'a> {
     }
 
     /// Adds what this fit solved to what the figure keeps.
-    fn keep(self) {
+    pub(super) fn keep(self) {
         self.whole.keep();
         for r in self.entries.into_iter().flatten() {
             r.keep();

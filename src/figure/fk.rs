@@ -174,12 +174,14 @@ pub fn solvable_alone(fig: &Figure, i: usize) -> bool {
     !in_other(k.upper) && !in_other(k.lower)
 }
 
-/// `ik` entry `i`'s local angles (upper, lower) at normalised time t,
-/// radians, from the upper bone's ancestors alone: bit for bit what
-/// [`local_angles`] gives them (the same operations on the same values,
-/// parents' matrices composed as the whole solve composes them), for an entry
-/// [`solvable_alone`] says this of.
-pub fn entry_angles(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (f64, f64) {
+/// `ik` entry `i`'s frame at normalised time t from the upper bone's
+/// ancestors alone: the parent's world matrix, the upper joint and the
+/// target in the figure's frame (before any pull); bit for bit what the
+/// whole solve ([`local_angles`], [`ik_joints_and_targets`]) gives them (the
+/// same operations on the same values, parents' matrices composed as the
+/// whole solve composes them), for an entry [`solvable_alone`] says this
+/// of.
+fn entry_frame(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Affine, Vec2, Vec2) {
     let k = &fig.ik[i];
     let mut path = Vec::new();
     let mut a = fig.bones[k.upper].parent;
@@ -196,15 +198,56 @@ pub fn entry_angles(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (f64, f64
     let to_fig = root
         .checked_inverse()
         .expect("validation keeps root scales > 0");
-    let bone = &fig.bones[k.upper];
-    let joint = parent.apply(bone.joint_at(t));
+    let joint = parent.apply(fig.bones[k.upper].joint_at(t));
     let target = to_fig.apply(clip.targets[i].at(t));
+    (parent, joint, target)
+}
+
+/// `ik` entry `i`'s upper joint and target in the figure's frame at
+/// normalised time t (the target before any pull), from the upper bone's
+/// ancestors alone: [`ik_joints_and_targets`]`[i]` bit for bit, for an
+/// entry [`solvable_alone`] says this of.
+pub fn entry_ends(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Vec2, Vec2) {
+    let (_, joint, target) = entry_frame(fig, clip, i, t);
+    (joint, target)
+}
+
+/// `ik` entry `i`'s local angles (upper, lower) at normalised time t,
+/// radians, from the upper bone's ancestors alone: bit for bit what
+/// [`local_angles`] gives them ([`entry_frame`]), for an entry
+/// [`solvable_alone`] says this of.
+pub fn entry_angles(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (f64, f64) {
+    let k = &fig.ik[i];
+    let (parent, joint, target) = entry_frame(fig, clip, i, t);
     let goal = pulled(joint, target, k.pull_to(&fig.bones));
+    let bone = &fig.bones[k.upper];
     let pose = ik::solve(joint, goal, bone.length, fig.bones[k.lower].length, k.knee);
     (
         pose.bone1_rad - parent.angle_rad(),
         pose.bone2_rad - pose.bone1_rad,
     )
+}
+
+/// Local angles (radians) at normalised time t of the bones `want` marks,
+/// bit for bit what [`local_angles`] gives them, solving only what they
+/// need: a bone of no `ik` entry reads its driver, the bones of an entry
+/// [`solvable_alone`] that entry on its own ([`entry_angles`]), any other
+/// `ik` bone the whole figure (once). Bones not marked are NaN.
+pub fn wanted_angles(fig: &Figure, clip: &FigClip, want: &[bool], t: f64) -> Vec<f64> {
+    let mut out = vec![f64::NAN; fig.bones.len()];
+    let mut whole: Option<Vec<f64>> = None;
+    let mut entries: Vec<Option<(f64, f64)>> = vec![None; fig.ik.len()];
+    for (b, _) in want.iter().enumerate().filter(|w| *w.1) {
+        out[b] = match fig.ik.iter().position(|k| k.upper == b || k.lower == b) {
+            None => clip.drivers[b].eval(t),
+            Some(i) if solvable_alone(fig, i) => {
+                let (u, l) = *entries[i].get_or_insert_with(|| entry_angles(fig, clip, i, t));
+                if fig.ik[i].upper == b { u } else { l }
+            }
+            Some(_) => whole.get_or_insert_with(|| local_angles(fig, clip, t))[b],
+        };
+    }
+    out
 }
 
 /// Seed 000's pull: a target farther than `max` from the joint is moved

@@ -570,7 +570,7 @@ pub fn bake_figure_shared(
     let none = reuse::Plan::none(fig);
     let (mut plan, _) = rayon::join(
         || {
-            let plan = reuse::plan(fig, route);
+            let plan = reuse::plan_shared(fig, route, memo.ideal);
             if !own_first {
                 bake::bake(
                     name,

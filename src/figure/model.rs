@@ -1255,16 +1255,24 @@ pub fn check_ik_reach(fig: &Figure) -> Result<(), RigError> {
     if fig.ik.iter().all(|ik| ik.reach != ChainReach::Error) {
         return Ok(());
     }
+    // an entry solvable on its own reads its ends from its ancestors alone
+    // (the same bits), the others from one solve of the figure per time
+    let alone: Vec<bool> = (0..fig.ik.len())
+        .map(|i| super::fk::solvable_alone(fig, i))
+        .collect();
     for clip in &fig.clips {
         for k in 0..IK_REACH_SAMPLES {
             let t = k as f64 / IK_REACH_SAMPLES as f64;
-            // every entry's ends from one solve of the figure
-            let ends = super::fk::ik_joints_and_targets(fig, clip, t);
+            let mut whole = None;
             for (i, ik) in fig.ik.iter().enumerate() {
                 if ik.reach != ChainReach::Error {
                     continue;
                 }
-                let (joint, target) = ends[i];
+                let (joint, target) = if alone[i] {
+                    super::fk::entry_ends(fig, clip, i, t)
+                } else {
+                    whole.get_or_insert_with(|| super::fk::ik_joints_and_targets(fig, clip, t))[i]
+                };
                 let (l1, l2) = (fig.bones[ik.upper].length, fig.bones[ik.lower].length);
                 let d = joint.dist(target);
                 if d > l1 + l2 + 1e-9 || d < (l1 - l2).abs() - 1e-9 || d < 1e-9 {

@@ -226,6 +226,13 @@ const SHIFT_RUN: usize = 45;
 
 /// Plan the key reuse of every clip of `fig` on `route`.
 pub fn plan(fig: &Figure, route: Route) -> Plan {
+    plan_shared(fig, route, &super::ideal::Ideal::default())
+}
+
+/// [`plan`], the check's IK solves taken from (and added to) `ideal`,
+/// which the bakes of `fig` share ([`super::ideal`]): the check's times
+/// include the fitter's.
+pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Ideal) -> Plan {
     let nb = fig.bones.len();
     let mut drawn = fig.rest_rad.clone();
     let mut shared = vec![vec![None; nb]; fig.clips.len()];
@@ -263,6 +270,14 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
     if candidates.is_empty() || route == Route::Smil {
         return Plan::none(fig);
     }
+    let mut wanted = vec![false; nb];
+    for &(x, y) in candidates.iter().flat_map(|c| &c.2) {
+        wanted[x] = true;
+        wanted[y] = true;
+    }
+    let in_ik: Vec<bool> = (0..nb)
+        .map(|b| fig.ik.iter().any(|k| k.upper == b || k.lower == b))
+        .collect();
     // bones of a chain that reuses (in any clip) or of a source chain
     let mut reusing = vec![false; nb];
     let mut sourcing = vec![false; nb];
@@ -270,22 +285,25 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
         if clip.play == Play::Once {
             continue;
         }
+        // (only the candidates' bones are read: NaN elsewhere)
         let ang: Vec<Vec<f64>> = {
             use rayon::prelude::*;
             (0..GRID)
                 .into_par_iter()
-                .map(|j| fk::local_angles(fig, clip, j as f64 / GRID as f64))
+                .map(|j| fk::wanted_angles(fig, clip, &wanted, j as f64 / GRID as f64))
                 .collect()
         };
-        // the check's solves by time: each candidate checks the same times,
-        // and a shift by a multiple of 1/CHECK_SAMPLES (half a period, say)
-        // lands its source times on them too
-        let mut solved: crate::geom::TimeMap<Vec<f64>> = Default::default();
-        let mut angles_at = |t: f64| -> Vec<f64> {
-            solved
-                .entry(t.to_bits())
-                .or_insert_with(|| fk::local_angles(fig, clip, t))
-                .clone()
+        // the check's solves by time, kept with the figure's: each candidate
+        // checks the same times, a shift by a multiple of 1/CHECK_SAMPLES
+        // (half a period, say) lands its source times on them too, and the
+        // fitter's times are among them
+        let solves = super::bake::Solves::new(fig, ideal, ci);
+        let angle_at = |b: usize, t: f64| {
+            if in_ik[b] {
+                solves.angle(fig, clip, b, t)
+            } else {
+                clip.drivers[b].eval(t)
+            }
         };
         let period = quantize(clip.period_s, SEC_DECIMALS);
         for (a, b, pairs) in &candidates {
@@ -331,10 +349,9 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
             }
             let ok = (0..CHECK_SAMPLES).all(|j| {
                 let t = j as f64 / CHECK_SAMPLES as f64;
-                let now = angles_at(t);
-                let src = angles_at((t + s).rem1());
+                let ts = (t + s).rem1();
                 pairs.iter().all(|&(x, y)| {
-                    let e = wrap_pi((now[y] - d[y]) - (src[x] - d[x]));
+                    let e = wrap_pi((angle_at(y, t) - d[y]) - (angle_at(x, ts) - d[x]));
                     e.abs() * reach[y] <= REUSE_TOLERANCE_PX
                 })
             });
@@ -349,6 +366,7 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
             }
             chains[ci].push((a, b, delay_s));
         }
+        solves.keep();
     }
     Plan {
         drawn_rad: drawn,
