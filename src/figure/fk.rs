@@ -183,14 +183,18 @@ pub fn solvable_alone(fig: &Figure, i: usize) -> bool {
 /// of.
 fn entry_frame(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Affine, Vec2, Vec2) {
     let k = &fig.ik[i];
-    let mut path = Vec::new();
-    let mut a = fig.bones[k.upper].parent;
-    while let Some(x) = a {
-        path.push(x);
-        a = fig.bones[x].parent;
-    }
+    // the ancestors root first, each found by climbing from the upper bone
+    // (no list to allocate: a tree is a few bones deep)
+    let up = |mut b: usize, steps: usize| {
+        for _ in 0..steps {
+            b = fig.bones[b].parent.expect("an ancestor that far up");
+        }
+        b
+    };
+    let depth = std::iter::successors(fig.bones[k.upper].parent, |&x| fig.bones[x].parent).count();
     let mut parent = Affine::IDENTITY;
-    for &x in path.iter().rev() {
+    for steps in (1..=depth).rev() {
+        let x = up(k.upper, steps);
         let turn = Affine::rotate(clip.drivers[x].eval(t));
         parent = parent * Affine::translate(fig.bones[x].joint_at(t)) * turn;
     }
