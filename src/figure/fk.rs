@@ -217,9 +217,9 @@ pub fn entry_ends(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Vec2, Vec2
 }
 
 /// `ik` entry `i`'s local angles (upper, lower) at normalised time t,
-/// radians, from the upper bone's ancestors alone: bit for bit what
-/// [`local_angles`] gives them ([`entry_frame`]), for an entry
-/// [`solvable_alone`] says this of.
+/// radians, from the upper bone's ancestors alone (the joint and target
+/// [`entry_ends`] gives): bit for bit what [`local_angles`] gives them, for
+/// an entry [`solvable_alone`] says this of.
 pub fn entry_angles(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (f64, f64) {
     let k = &fig.ik[i];
     let (parent, joint, target) = entry_frame(fig, clip, i, t);
