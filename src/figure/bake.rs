@@ -361,12 +361,13 @@ impl<'a> Solves<'a> {
         }
     }
 
-    /// IK bone `b`'s local angle at t, radians.
+    /// Bone `b`'s local angle at t, radians: an IK bone's kept solve, any
+    /// other bone's driver (what the solve would give it).
     pub(super) fn angle(&self, fig: &Figure, clip: &FigClip, b: usize, t: f64) -> f64 {
-        let entry = fig.ik.iter().position(|k| k.upper == b || k.lower == b);
-        if let Some(i) = entry
-            && let Some(r) = &self.entries[i]
-        {
+        let Some(i) = fig.ik.iter().position(|k| k.upper == b || k.lower == b) else {
+            return clip.drivers[b].eval(t);
+        };
+        if let Some(r) = &self.entries[i] {
             let upper = fig.ik[i].upper == b;
             let pick = |&(u, l): &(f64, f64)| if upper { u } else { l };
             return r.with(t, |t| fk::entry_angles(fig, clip, i, t), pick);

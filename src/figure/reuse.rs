@@ -275,9 +275,6 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
         wanted[x] = true;
         wanted[y] = true;
     }
-    let in_ik: Vec<bool> = (0..nb)
-        .map(|b| fig.ik.iter().any(|k| k.upper == b || k.lower == b))
-        .collect();
     // bones of a chain that reuses (in any clip) or of a source chain
     let mut reusing = vec![false; nb];
     let mut sourcing = vec![false; nb];
@@ -298,13 +295,7 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
         // (half a period, say) lands its source times on them too, and the
         // fitter's times are among them
         let solves = super::bake::Solves::new(fig, ideal, ci);
-        let angle_at = |b: usize, t: f64| {
-            if in_ik[b] {
-                solves.angle(fig, clip, b, t)
-            } else {
-                clip.drivers[b].eval(t)
-            }
-        };
+        let angle_at = |b: usize, t: f64| solves.angle(fig, clip, b, t);
         let period = quantize(clip.period_s, SEC_DECIMALS);
         for (a, b, pairs) in &candidates {
             let (a, b) = (*a, *b);
