@@ -337,6 +337,21 @@ const PLACE_CHECKS: usize = 4;
 /// that step is taken anyway. Greedy farthest reach: few keys, not provably
 /// the fewest when the error does not grow with the span.
 pub fn fewest_placed(c: &Curve) -> Vec<Key> {
+    fewest_placed_on(c, &CheckGrid::default())
+}
+
+/// Values of one curve's `f` at the check times of [`fewest_placed`]
+/// (multiples of `1 / (PLACE_GRID · PLACE_CHECKS)`), each taken once asked:
+/// what the fits of one curve to several budgets or shapes may share
+/// ([`fewest_placed_on`]).
+#[derive(Default)]
+pub struct CheckGrid(std::cell::RefCell<Vec<Option<f64>>>);
+
+/// [`fewest_placed`], reading `c.f` at its check times through `grid`,
+/// which must hold values of this `c.f` only (any budget, shape or
+/// corners): the same keys, each check time's value taken once for every
+/// fit that shares the grid.
+pub fn fewest_placed_on(c: &Curve, values: &CheckGrid) -> Vec<Key> {
     let fixed = written_times(c.fixed);
     let corners = written_times(c.corners);
     let mut stops: Vec<f64> = vec![0.0, 1.0];
@@ -344,7 +359,7 @@ pub fn fewest_placed(c: &Curve) -> Vec<Key> {
     stops.sort_by(f64::total_cmp);
     stops.dedup();
     let grid = PLACE_GRID as f64;
-    let spans = SpanCheck::new(c, &corners);
+    let spans = SpanCheck::new(c, &corners, values);
     let fits = |a: f64, b: f64| spans.fits(a, b);
     let mut times = vec![0.0];
     for w in stops.windows(2) {
@@ -415,17 +430,22 @@ struct SpanCheck<'a> {
     c: &'a Curve<'a>,
     corners: &'a [f64],
     /// `c.f` at check time k, once asked.
-    grid: std::cell::RefCell<Vec<Option<f64>>>,
+    grid: &'a CheckGrid,
     /// [`key_sample`] by key time (bits).
     ends: std::cell::RefCell<crate::geom::TimeMap<(f64, f64, f64)>>,
 }
 
 impl<'a> SpanCheck<'a> {
-    fn new(c: &'a Curve<'a>, corners: &'a [f64]) -> Self {
+    fn new(c: &'a Curve<'a>, corners: &'a [f64], grid: &'a CheckGrid) -> Self {
+        let mut g = grid.0.borrow_mut();
+        if g.is_empty() {
+            g.resize(PLACE_GRID * PLACE_CHECKS + 1, None);
+        }
+        drop(g);
         SpanCheck {
             c,
             corners,
-            grid: std::cell::RefCell::new(vec![None; PLACE_GRID * PLACE_CHECKS + 1]),
+            grid,
             ends: Default::default(),
         }
     }
@@ -448,7 +468,7 @@ impl<'a> SpanCheck<'a> {
         let checks = (PLACE_GRID * PLACE_CHECKS) as f64;
         let keys = keys_of_samples(c, &[a, b], &[self.sample(a), self.sample(b)]);
         let (lo, hi) = ((a * checks).floor() as i64 + 1, (b * checks).ceil() as i64);
-        let mut grid = self.grid.borrow_mut();
+        let mut grid = self.grid.0.borrow_mut();
         let mut within = |k: i64| {
             let t = k as f64 / checks;
             let v = *grid[k as usize].get_or_insert_with(|| (c.f)(t));
@@ -1024,6 +1044,48 @@ mod tests {
         }
     }
 
+    /// Fits of one curve sharing one [`CheckGrid`] (both shapes, several
+    /// budgets, in either order) place the very keys each places alone,
+    /// and the curve is evaluated at no check time twice.
+    #[test]
+    fn fits_sharing_a_check_grid_place_the_same_keys() {
+        let calls = std::cell::Cell::new(0usize);
+        let f = |t: f64| {
+            calls.set(calls.get() + 1);
+            25.0 * (std::f64::consts::TAU * 2.0 * t).sin() + if t < 0.4 { 0.0 } else { 8.0 * t }
+        };
+        let fixed = [0.4];
+        let curves = |fit: Fit| {
+            [0.3, 0.03].map(|budget| Curve {
+                fit,
+                corners: &fixed,
+                ..placed_curve(&f, &fixed, budget)
+            })
+        };
+        let all: Vec<Curve> = [Fit::Cubic, Fit::Linear]
+            .into_iter()
+            .flat_map(curves)
+            .collect();
+        calls.set(0);
+        let alone: Vec<Vec<Key>> = all.iter().map(fewest_placed).collect();
+        let alone_calls = calls.get();
+        for order in [[0, 1, 2, 3], [3, 2, 1, 0]] {
+            let grid = CheckGrid::default();
+            calls.set(0);
+            for i in order {
+                assert_eq!(fewest_placed_on(&all[i], &grid), alone[i], "fit {i}");
+            }
+            let checks = grid.0.borrow().iter().filter(|v| v.is_some()).count();
+            // each check time once, plus the end keys' slopes and values
+            assert!(
+                calls.get() < alone_calls / 2,
+                "{} evaluations shared, {alone_calls} alone",
+                calls.get()
+            );
+            assert!(checks <= PLACE_GRID * PLACE_CHECKS + 1 && checks > 1000);
+        }
+    }
+
     #[test]
     fn placed_keys_keep_the_budget_everywhere_and_go_where_the_curve_bends() {
         // a hold, then a quick swing: the hold costs few keys, the swing many
@@ -1087,7 +1149,8 @@ mod tests {
     /// The span check that keeps the curve's values answers as the
     /// straightforward one, for spans of every length in any order (key
     /// times on and off the grid, at corners, both shapes), on a curve with
-    /// a corner and a hold.
+    /// a corner and a hold; every check shares one [`CheckGrid`], filled
+    /// by the shapes and budgets before it.
     #[test]
     fn kept_span_checks_equal_the_straightforward_ones() {
         let f = |t: f64| {
@@ -1105,6 +1168,7 @@ mod tests {
             seed ^= seed << 17;
             (seed >> 11) as f64 / (1u64 << 53) as f64
         };
+        let grid = CheckGrid::default();
         for fit in [Fit::Cubic, Fit::Linear] {
             for budget in [0.5, 0.05, 0.005] {
                 let c = Curve {
@@ -1112,7 +1176,7 @@ mod tests {
                     fit,
                     ..placed_curve(&f, &corners, budget)
                 };
-                let kept = SpanCheck::new(&c, &corners);
+                let kept = SpanCheck::new(&c, &corners, &grid);
                 let (mut yes, mut no) = (0, 0);
                 for _ in 0..400 {
                     let a = quantize((next() * 1000.0).floor() / 1000.0, T_DECIMALS);

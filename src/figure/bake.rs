@@ -142,11 +142,16 @@ impl Keyer {
     /// with [`Keyer::shortest_shape`], the fewest css bytes
     /// ([`fit::css_len`]) of those and of the same two in linear segments.
     pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
+        // the placed fits of both shapes read `c.f` at the same check times
+        let grid = fit::CheckGrid::default();
         let fewest = |c: &fit::Curve| {
-            let placed = fit::fewest_placed(&fit::Curve {
-                budget: c.budget * PLACED_SHARE,
-                ..*c
-            });
+            let placed = fit::fewest_placed_on(
+                &fit::Curve {
+                    budget: c.budget * PLACED_SHARE,
+                    ..*c
+                },
+                &grid,
+            );
             let uniform = fit::fewest_uniform(c);
             [placed, uniform]
         };
@@ -157,11 +162,14 @@ impl Keyer {
                     // linear keys placed where the curve bends (the fewest
                     // uniform linear ones cost far more to find and are
                     // rarely fewer bytes)
-                    all.push(fit::fewest_placed(&fit::Curve {
-                        fit: fit::Fit::Linear,
-                        budget: c.budget * PLACED_SHARE,
-                        ..*c
-                    }));
+                    all.push(fit::fewest_placed_on(
+                        &fit::Curve {
+                            fit: fit::Fit::Linear,
+                            budget: c.budget * PLACED_SHARE,
+                            ..*c
+                        },
+                        &grid,
+                    ));
                 }
                 // (the first of equals: cubic placed, cubic uniform, …)
                 let mut best = all.remove(0);
