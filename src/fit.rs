@@ -487,11 +487,13 @@ impl<'a> SpanCheck<'a> {
 /// segment is a curve. For choosing between two key sets of one channel,
 /// not for reporting.
 pub fn written_len(keys: &[Key]) -> usize {
-    let mut blocks: Vec<(String, Ease)> = Vec::new();
+    use crate::geom::short_len;
+    // a value as written: equal rounded values are equal texts
+    let mut blocks: Vec<(f64, Ease)> = Vec::new();
     keys.iter()
         .map(|k| {
-            let pct = crate::geom::fmt_short(k.t * 100.0, T_DECIMALS - 2).len();
-            let value = crate::geom::fmt_short(k.value, DEG_DECIMALS);
+            let pct = short_len(k.t * 100.0, T_DECIMALS - 2);
+            let value = quantize(k.value, DEG_DECIMALS);
             if blocks.iter().any(|(v, e)| *v == value && *e == k.ease) {
                 return pct + 1;
             }
@@ -499,7 +501,7 @@ pub fn written_len(keys: &[Key]) -> usize {
                 Ease::CubicBezier(_) => 50,
                 Ease::Linear => 0,
             };
-            let len = pct + value.len() + 12 + ease;
+            let len = pct + short_len(k.value, DEG_DECIMALS) + 12 + ease;
             blocks.push((value, k.ease));
             len
         })
@@ -529,7 +531,7 @@ pub fn stops_len(keys: &[Key]) -> Option<usize> {
         .all(|(i, k)| (k.t - i as f64 / n as f64).abs() < 1e-6);
     let values: usize = keys
         .iter()
-        .map(|k| crate::geom::fmt_short(k.value, DEG_DECIMALS).len() + 1)
+        .map(|k| crate::geom::short_len(k.value, DEG_DECIMALS) + 1)
         .sum();
     let times: usize = if even {
         0
@@ -537,7 +539,7 @@ pub fn stops_len(keys: &[Key]) -> Option<usize> {
         keys.iter()
             .skip(1)
             .take(n.saturating_sub(1))
-            .map(|k| crate::geom::fmt_short(k.t * 100.0, T_DECIMALS - 2).len() + 2)
+            .map(|k| crate::geom::short_len(k.t * 100.0, T_DECIMALS - 2) + 2)
             .sum()
     };
     Some(values + times)

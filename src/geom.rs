@@ -293,6 +293,38 @@ pub fn fmt_short(x: f64, decimals: u32) -> String {
     fmt_digits(x, decimals, false)
 }
 
+/// `fmt_short(x, decimals).len()`, counted without writing the number:
+/// for the writers' size estimates, which weigh many candidate key sets.
+pub fn short_len(x: f64, decimals: u32) -> usize {
+    let k = (x * 10f64.powi(decimals as i32)).round();
+    // (NaN and infinities too: the writer's own message)
+    if k.is_nan() || k.abs() >= (1u64 << 50) as f64 {
+        return fmt_short(x, decimals).len();
+    }
+    let k = k as i64;
+    if k == 0 {
+        return 1;
+    }
+    // the digits without the trailing zeros of the fraction: `d` places
+    let (mut m, mut d) = (k.unsigned_abs(), decimals);
+    while d > 0 && m % 10 == 0 {
+        m /= 10;
+        d -= 1;
+    }
+    let digits = m.ilog10() + 1;
+    let sign = usize::from(k < 0);
+    let body = if d == 0 {
+        digits
+    } else if digits > d {
+        // integer part, point, fraction
+        digits + 1
+    } else {
+        // point, zeros, fraction (no leading zero)
+        d + 1
+    };
+    sign + body as usize
+}
+
 /// Format a length / coordinate in user units.
 pub fn fmt_len(x: f64) -> String {
     fmt_num(x, LEN_DECIMALS)
@@ -535,6 +567,7 @@ mod tests {
             let want = fmt_num_formatted(x, decimals);
             prop_assert_eq!(fmt_num(x, decimals), want.clone(), "{} {}", x, decimals);
             prop_assert_eq!(fmt_short(x, decimals), without_leading_zero(want), "{} {}", x, decimals);
+            prop_assert_eq!(short_len(x, decimals), fmt_short(x, decimals).len(), "{} {}", x, decimals);
         }
     }
 
@@ -555,6 +588,11 @@ mod tests {
                         assert_eq!(
                             fmt_short(x, decimals),
                             without_leading_zero(fmt_num_formatted(x, decimals)),
+                            "{x} {decimals}"
+                        );
+                        assert_eq!(
+                            short_len(x, decimals),
+                            fmt_short(x, decimals).len(),
                             "{x} {decimals}"
                         );
                     }
