@@ -139,7 +139,7 @@ fn the_recorded_loop_keeps_its_segments_and_closes() {
     let fig = rig.figure.as_ref().unwrap();
     let ch = &fig.chains[0];
     assert!(ch.recording.seam_error_px <= 0.1);
-    for f in &ch.recording.frames {
+    for f in ch.recording.frames.iter() {
         for w in f.windows(2) {
             assert!((w[0].dist(w[1]) - 12.0).abs() < 0.12);
         }

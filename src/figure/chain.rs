@@ -1284,7 +1284,7 @@ struct CssFrames {
     seg: Vec<Vec2>,
     /// What the values were computed from: the chain's `drawn`, recorded
     /// frames, play, particle count and `stretches` (see [`Chain::written`]).
-    source: (Vec<Vec2>, Vec<Vec<Vec2>>, bool, usize, bool),
+    source: (Vec<Vec2>, crate::solve::physics::Frames, bool, usize, bool),
     x: Channel,
     y: Channel,
     rot: Vec<Channel>,
@@ -1405,7 +1405,8 @@ impl CssFrames {
     fn computed_from(&self, chain: &Chain) -> bool {
         let (drawn, frames, once, count, stretches) = &self.source;
         *drawn == chain.drawn
-            && *frames == chain.recording.frames
+            && (std::sync::Arc::ptr_eq(frames, &chain.recording.frames)
+                || *frames == chain.recording.frames)
             && *once == chain.recording.once
             && *count == chain.params.count
             && *stretches == chain.stretches
@@ -2118,7 +2119,7 @@ mod tests {
             );
             assert_ne!(written_bits(&moved.written()), written_bits(&kept));
             let mut resimulated = ch.clone();
-            resimulated.recording.frames[360][3].y += 0.5;
+            std::sync::Arc::make_mut(&mut resimulated.recording.frames)[360][3].y += 0.5;
             assert_eq!(
                 written_bits(&resimulated.written()),
                 written_bits(&CssFrames::new(&resimulated))

@@ -590,7 +590,7 @@ mod tests {
         let worst = a
             .frames
             .iter()
-            .zip(&b.frames)
+            .zip(b.frames.iter())
             .map(|(p, q)| p[0].dist(q[0]))
             .fold(0.0, f64::max);
         assert!(worst < 0.1, "moved {worst} px");

@@ -140,11 +140,17 @@ pub struct LoopParams {
     pub max_periods: usize,
 }
 
+/// Recorded snapshots of every particle, shared by every copy of their
+/// [`Recording`].
+pub type Frames = std::sync::Arc<Vec<Vec<Vec2>>>;
+
 /// A recorded loop.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
-    /// `frames + 1` snapshots of every particle, evenly spaced over one period.
-    pub frames: Vec<Vec<Vec2>>,
+    /// `frames + 1` snapshots of every particle, evenly spaced over one
+    /// period; shared, not copied, by the figure's many clones (a bake's
+    /// views of its clips and its tries each clone the figure).
+    pub frames: Frames,
     /// Warm-up periods run before recording.
     pub warmup_periods: usize,
     /// Of those, the first ones pre-warmed at the long step (see the module
@@ -613,7 +619,7 @@ pub fn loop_chain(
     let frames = resample(frames, lp.frames);
     let seam_error_px = max_dist(&frames[0], &frames[frames.len() - 1]);
     Recording {
-        frames,
+        frames: frames.into(),
         warmup_periods: warm.periods,
         prewarm_periods: warm.prewarm,
         converged: warm.converged,
@@ -648,7 +654,7 @@ pub fn once_chain(
     let frames = resample(frames, lp.frames);
     let seam_error_px = residual_px(&frames);
     Recording {
-        frames,
+        frames: frames.into(),
         warmup_periods: warm.periods,
         prewarm_periods: warm.prewarm,
         converged: warm.converged,
@@ -681,7 +687,7 @@ pub fn once_spring(
     }
     let seam_error_px = residual_px(&frames);
     Recording {
-        frames,
+        frames: frames.into(),
         warmup_periods: 0,
         prewarm_periods: 0,
         converged: true,
@@ -743,7 +749,7 @@ pub fn loop_spring(
     }
     let seam_error_px = frames[0][0].dist(frames[frames.len() - 1][0]);
     Recording {
-        frames,
+        frames: frames.into(),
         warmup_periods: warmup,
         prewarm_periods: 0,
         converged,
@@ -802,7 +808,7 @@ mod tests {
     fn distance_constraints_hold_on_every_frame() {
         let (p, lp) = ponytail();
         let r = loop_chain(&p, &lp, &bob, &breeze);
-        for f in &r.frames {
+        for f in r.frames.iter() {
             for w in f.windows(2) {
                 let err = (w[0].dist(w[1]) - p.segment).abs() / p.segment;
                 assert!(err < 0.01, "segment off by {:.3} %", err * 100.0);
@@ -825,7 +831,7 @@ mod tests {
         let worst = coarse
             .frames
             .iter()
-            .zip(&fine.frames)
+            .zip(fine.frames.iter())
             .map(|(a, b)| max_dist(a, b))
             .fold(0.0, f64::max);
         assert!(worst < 0.1, "moved {worst} px");
@@ -905,7 +911,7 @@ mod tests {
         assert!(r.converged && r.seam_error_px <= 0.1, "{}", r.seam_error_px);
         // 60 frames of 60 steps: every frame is a step; resampled to 120,
         // odd frames lie halfway between their neighbours
-        let twice = resample(r.frames.clone(), 120);
+        let twice = resample(r.frames.to_vec(), 120);
         assert_eq!(twice.len(), 121);
         for k in 0..=60 {
             assert!(max_dist(&twice[2 * k], &r.frames[k]) < 1e-9);
@@ -928,7 +934,7 @@ mod tests {
         let (mut p, lp) = ponytail();
         p.colliders = vec![(Vec2::new(200.0, 160.0), 30.0)];
         let r = loop_chain(&p, &lp, &bob, &breeze);
-        for f in &r.frames {
+        for f in r.frames.iter() {
             for q in &f[1..] {
                 assert!(q.dist(Vec2::new(200.0, 160.0)) >= 30.0 - 1e-6);
             }
