@@ -95,6 +95,9 @@
 //! - Non-uniform scales and skews on ancestors are handled (the motion is
 //!   computed in root user space), but the drawn shapes then still rotate
 //!   rigidly on screen, as the clip does.
+//! - A part or marker whose transforms (its own and its ancestors') scale
+//!   it by more than 10⁶ or less than 10⁻⁶, or move it by more than 10⁶,
+//!   is refused: its placement would be lost to rounding or overflow.
 //! - The added CSS pauses every animation of the document under
 //!   `prefers-reduced-motion: reduce`, including the drawing's own.
 //! - A drawing that already carries `data-rigbake` additions is refused:
@@ -115,6 +118,7 @@ use crate::clip::{Anim, Clip, Item, Node, Route};
 use crate::emit::scope::Scope;
 use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Vec2, Vec2Ext, fmt_len, fmt_num, quantize};
 use crate::rig::Rig;
+use crate::valid::{MAX_COORD, shown_to};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -202,7 +206,7 @@ pub enum ArtError {
     /// A part (or a joint marker) drawn away from the rig's phase-0 pose.
     #[error(
         "line {line}: \"{part}\" is {} px from the rig's phase-0 {joint} ({}, {}), more than {} px: draw every part in the rig's own phase-0 pose (`rigbake template RIG` draws it; a far limb is not the near limb moved by a depth offset)",
-        fmt_num(*offset_px, 2), fmt_len(at.x), fmt_len(at.y), fmt_num(POSE_LIMIT_PX, 2)
+        shown_to(*offset_px, 2), shown_to(at.x, LEN_DECIMALS), shown_to(at.y, LEN_DECIMALS), fmt_num(POSE_LIMIT_PX, 2)
     )]
     OffPose {
         line: u32,
@@ -955,7 +959,8 @@ fn check_marker(
     f: &Found,
 ) -> Result<MarkerCheck, ArtError> {
     let mismatch_px = at.dist(rig);
-    if mismatch_px > POSE_LIMIT_PX {
+    // (NaN too: a marker whose place overflowed is nowhere near the joint)
+    if mismatch_px.is_nan() || mismatch_px > POSE_LIMIT_PX {
         return Err(ArtError::OffPose {
             line: f.line,
             part: name,
@@ -1019,7 +1024,46 @@ fn ctm_of_parent(
             m *= parsed;
         }
     }
+    // the element's own transform is read where it is used; its place in
+    // root user space is checked here, once for every part and marker
+    let own = node
+        .attribute("transform")
+        .and_then(|t| parse_transform(t).ok())
+        .unwrap_or(Affine::IDENTITY);
+    for map in [m, m * own] {
+        if let Some(why) = out_of_bounds(map) {
+            return Err(ArtError::Unsupported {
+                line: lines.row(node.range().start),
+                part: name.into(),
+                why,
+            });
+        }
+    }
     Ok(m)
+}
+
+/// What is wrong with `m`, a part's map to the drawing's root user space,
+/// if it scales by more than [`MAX_COORD`] or less than its inverse, or
+/// moves by more than [`MAX_COORD`] (beyond any coordinate a rig holds:
+/// the placement computed from it would be lost to rounding or overflow).
+fn out_of_bounds(m: Affine) -> Option<String> {
+    let [a, b, c, d, e, f] = m.as_coeffs();
+    let scale = a.abs().max(b.abs()).max(c.abs()).max(d.abs());
+    let shift = e.abs().max(f.abs());
+    let bounded = |x: f64| x.is_finite() && x <= MAX_COORD;
+    if !bounded(scale) || scale < 1.0 / MAX_COORD {
+        Some(format!(
+            "its transforms (its own and its ancestors') scale it by {}: from 1e-6 to 1e6 only",
+            crate::valid::shown(scale)
+        ))
+    } else if !bounded(shift) {
+        Some(format!(
+            "its transforms (its own and its ancestors') move it by {}: at most ±{MAX_COORD}",
+            crate::valid::shown(shift)
+        ))
+    } else {
+        None
+    }
 }
 
 /// Where a part (or marker) may sit and what it may be (see the module's
@@ -1120,7 +1164,7 @@ fn singular(f: &Found, part: &str) -> ArtError {
     ArtError::Unsupported {
         line: f.line,
         part: part.into(),
-        why: "its ancestors' transforms are singular (zero scale)".into(),
+        why: "its ancestors' transforms cannot be undone (a zero scale, or one so large the product is not finite)".into(),
     }
 }
 

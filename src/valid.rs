@@ -81,6 +81,18 @@ pub fn shown(x: f64) -> String {
     }
 }
 
+/// A measured or computed number as shown in messages: rounded to
+/// `decimals` places as the files write it where it is finite and of
+/// everyday size, else as [`shown`] puts it (`inf`, `NaN`, `1e300`), so
+/// a message about a number gone wrong never fails to be written.
+pub fn shown_to(x: f64, decimals: u32) -> String {
+    if x.is_finite() && x.abs() < 1e7 {
+        crate::geom::fmt_num(x, decimals)
+    } else {
+        shown(x)
+    }
+}
+
 pub fn check_num(path: &str, x: f64) -> Result<f64, RigError> {
     if !x.is_finite() {
         return Err(invalid(
@@ -297,4 +309,33 @@ pub fn path_data(path: &str, d: &str) -> Result<kurbo::BezPath, RigError> {
         }
     }
     Ok(bez)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every f64 a message may show is written, rounded where it is of
+    /// everyday size, in exponent form where it is not, and as words where
+    /// it is not a number at all.
+    #[test]
+    fn every_number_a_message_shows_is_written() {
+        assert_eq!(shown_to(1.23456, 2), "1.23");
+        assert_eq!(shown_to(-0.004, 2), "0");
+        assert_eq!(shown_to(1e300, 2), "1e300");
+        assert_eq!(shown_to(-2.5e7, 2), "-2.5e7");
+        assert_eq!(shown_to(f64::INFINITY, 2), "inf");
+        assert_eq!(shown_to(f64::NEG_INFINITY, 2), "-inf");
+        assert_eq!(shown_to(f64::NAN, 2), "NaN");
+        for bits in [
+            0u64,
+            1,
+            0x7fef_ffff_ffff_ffff,
+            0x7ff8_0000_0000_0001,
+            0xfff0_0000_0000_0000,
+        ] {
+            let x = f64::from_bits(bits);
+            assert!(!shown_to(x, 3).is_empty() && !shown(x).is_empty(), "{x:e}");
+        }
+    }
 }

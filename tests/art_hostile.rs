@@ -564,3 +564,99 @@ fn near_miss_hints_stay_a_short_line() {
     );
     assert!(line.len() < 500, "{line}");
 }
+
+/// Numbers no drawing means, put on every part, joint marker and probe of
+/// a template (its own `transform`, and a wrapper's around it): scales and
+/// shifts so large that placing the part overflows or rounds it away, and
+/// so small that it vanishes. For a cycling rig and a bone tree, every such
+/// drawing is refused with a one-line message naming the line and the part,
+/// never a panic (a message about a number gone infinite once panicked
+/// while it was being written).
+#[test]
+fn overflowing_and_vanishing_transforms_on_any_part_are_refused_in_one_line() {
+    let hostile = [
+        "scale(1e300)",
+        "scale(1e-300)",
+        "translate(1e300)",
+        "translate(-1e308 0)",
+        "matrix(1e300 0 0 1e300 0 0)",
+        "scale(1e200) scale(1e200)",
+        "rotate(45) scale(1e300 1e-300)",
+    ];
+    let mut refused = 0;
+    let mut animated = 0;
+    for rig_path in [RIG, "rigs/walker.json"] {
+        let dir = tempfile::tempdir().unwrap();
+        let res = rigbake()
+            .args(["template", rig_path, "-o"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(res.status.success(), "{res:?}");
+        let rig = rigbake::rig::load(&fs::read_to_string(root().join(rig_path)).unwrap()).unwrap();
+        let template = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| fs::read_to_string(e.unwrap().path()).unwrap())
+            .next()
+            .unwrap();
+        let opts = rigbake::bake::BakeOptions::resolve(&rig, rigbake::Route::Css, None, None, None);
+        let clip = rigbake::bake_rig(&rig, &opts).clip;
+        // every element with an id, outside the hidden guides
+        let doc = roxmltree::Document::parse(&template).unwrap();
+        let targets: Vec<(usize, String)> = doc
+            .descendants()
+            .filter(|n| n.is_element() && n.attribute("id").is_some())
+            .filter(|n| {
+                !n.ancestors()
+                    .any(|a| a.attribute("id") == Some("layer-guides"))
+            })
+            .filter(|n| n.tag_name().name() != "svg" && n.tag_name().name() != "namedview")
+            .map(|n| (n.range().start, n.tag_name().name().to_string()))
+            .collect();
+        assert!(targets.len() >= 8, "{rig_path}: {} elements", targets.len());
+        for &(at, ref tag) in &targets {
+            for t in hostile {
+                // on the element itself, and on a group wrapped around it
+                let own = format!(
+                    "{}<{tag} transform=\"{t}\"{}",
+                    &template[..at],
+                    &template[at + 1 + tag.len()..]
+                );
+                let end = at
+                    + doc
+                        .descendants()
+                        .find(|n| n.range().start == at)
+                        .unwrap()
+                        .range()
+                        .len();
+                let wrapped = format!(
+                    "{}<g transform=\"{t}\">{}</g>{}",
+                    &template[..at],
+                    &template[at..end],
+                    &template[end..]
+                );
+                for art in [own, wrapped] {
+                    match rigbake::art::animate(&art, &rig, &clip) {
+                        Ok(_) => animated += 1,
+                        Err(e) => {
+                            let msg = e.to_string();
+                            assert!(
+                                msg.starts_with("line ")
+                                    && msg.contains('"')
+                                    && !msg.contains('\n')
+                                    && msg.len() < 600,
+                                "{rig_path} {tag} {t}: {msg:?}"
+                            );
+                            refused += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{refused} refused, {animated} animated");
+    assert!(
+        refused > 300 && animated == 0,
+        "{refused} refused, {animated} animated"
+    );
+}

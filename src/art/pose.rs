@@ -234,7 +234,8 @@ impl<'a, 'i> Checker<'a, 'i> {
                     part: name.into(),
                 });
             };
-            if d > POSE_LIMIT_PX {
+            // (NaN too: an outline whose place overflowed is nowhere near)
+            if d.is_nan() || d > POSE_LIMIT_PX {
                 return Err(super::ArtError::OffPose {
                     line: f.line,
                     part: name.into(),

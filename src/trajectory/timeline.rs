@@ -296,7 +296,7 @@ impl Cadence {
             let hint = if whole >= 1.0 {
                 format!(
                     "; scale `cycles` and `run.cycles` by {} for {whole}",
-                    crate::geom::fmt_num(whole / total, 6)
+                    crate::valid::shown_to(whole / total, 6)
                 )
             } else {
                 String::new()
@@ -305,7 +305,7 @@ impl Cadence {
                 path,
                 format!(
                     "the gait makes {} cycles over the loop (the integral of lerp(cycles, run.cycles, blend)), not a whole number from 1 to {MAX_CYCLES}: the loop would not close{hint}",
-                    crate::geom::fmt_num(total, 6)
+                    crate::valid::shown_to(total, 6)
                 ),
             ));
         }
