@@ -10,6 +10,11 @@ use crate::input::{escaped, shown_json_path};
 
 /// Largest accepted magnitude of any coordinate or length, in user units.
 pub const MAX_COORD: f64 = 1.0e6;
+/// Smallest and largest scale a rig's squash may key: a matrix scaled
+/// along one axis by at most 10⁶ times the other stays invertible to
+/// rounding, which the IK solve and the springs need (they take points
+/// into the figure's frame through its inverse).
+pub const SCALE_RANGE: (f64, f64) = (1e-3, 1e3);
 /// Smallest accepted period, in seconds: times are written to the
 /// microsecond, so a shorter loop could not be written faithfully.
 pub const MIN_PERIOD_S: f64 = 0.001;

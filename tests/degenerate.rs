@@ -744,3 +744,47 @@ fn checks_run_side_by_side_report_in_order() {
         );
     }
 }
+
+/// A root squash at every scale a rig may key, in the default clip of a
+/// bone tree with IK feet (the walker) and in a clip of the jump: each key
+/// of `sy` vanishing, tiny, at the bounds, huge, with a width response `k`
+/// that makes `sx` vanish or grow. The IK solve and the springs take the
+/// figure's frame through the squash's inverse, so every scale accepted
+/// bakes (finite numbers, both routes) and every other one is refused at
+/// its key, one line; none reaches the solver to fail there.
+#[test]
+fn squash_scales_bake_or_are_refused_at_their_key() {
+    let (lo, hi) = rigbake::valid::SCALE_RANGE;
+    let mut cases = 0;
+    for sy in [1e-300, 1e-12, lo / 2.0, lo, 0.5, hi, hi * 2.0, 1e300] {
+        for k in [0.0, 0.7, -0.5] {
+            let sx = 1.0 + (1.0 - sy) * k;
+            let ok = (lo..=hi).contains(&sy) && (lo..=hi).contains(&sx);
+            let walker = edit("walker", |v| {
+                v["root"]["squash"] = json!({
+                    "sy": {"keys": [[0, 1], [0.5, sy], [1, 1]]},
+                    "pivot": [200, 230],
+                    "k": k,
+                });
+            });
+            let want = if ok {
+                Want::Ok
+            } else {
+                Want::Refused("root.squash.sy.keys[1]")
+            };
+            check(&format!("walker sy {sy:e} k {k}"), &walker, &want);
+            let jump = edit("jump", |v| {
+                v["clips"][0]["root"]["squash"]["sy"]["keys"][1][1] = json!(sy);
+                v["clips"][0]["root"]["squash"]["k"] = json!(k);
+            });
+            let want = if ok {
+                Want::Ok
+            } else {
+                Want::Refused("clips[0].root.squash.sy.keys[1]")
+            };
+            check(&format!("jump sy {sy:e} k {k}"), &jump, &want);
+            cases += 2;
+        }
+    }
+    assert_eq!(cases, 48);
+}

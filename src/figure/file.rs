@@ -169,7 +169,8 @@ pub struct BoneFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SquashFile {
-    /// Vertical scale track (unitless, > 0).
+    /// Vertical scale track (unitless, 0.001 to 1000; so is the width
+    /// `sx` it gives).
     pub sy: TrackFile,
     /// Fixed point of the scale (the ground under the feet), user units.
     pub pivot: [f64; 2],

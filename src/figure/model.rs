@@ -546,13 +546,19 @@ fn driver(path: &str, d: &DriverFile) -> Result<Driver, RigError> {
 }
 
 fn root_motion(path: &str, r: &RootFile) -> Result<RootMotion, RigError> {
-    let positive = |p: &str, v: f64| {
-        if v > 0.0 {
+    // a squash's scales stay where its matrix can be undone (the IK solve
+    // and the springs take the figure's frame through its inverse)
+    let (lo, hi) = crate::valid::SCALE_RANGE;
+    let scale = |p: &str, v: f64| {
+        if (lo..=hi).contains(&v) {
             Ok(())
         } else {
             Err(invalid(
                 p,
-                format!("scale must be > 0, got {}", crate::valid::shown(v)),
+                format!(
+                    "scale must be from {lo} to {hi}, got {}",
+                    crate::valid::shown(v)
+                ),
             ))
         }
     };
@@ -561,13 +567,16 @@ fn root_motion(path: &str, r: &RootFile) -> Result<RootMotion, RigError> {
         Some(s) => {
             let p = format!("{path}.squash");
             let k = num(&format!("{p}.k"), s.k.unwrap_or(0.7))?;
-            let sy = track(&format!("{p}.sy"), &s.sy, 1.0, &positive)?;
+            let sy = track(&format!("{p}.sy"), &s.sy, 1.0, &scale)?;
             for (i, &(_, v)) in sy.keys.iter().enumerate() {
                 let sx = 1.0 + (1.0 - v) * k;
-                if sx <= 0.0 {
+                if !(lo..=hi).contains(&sx) {
                     return Err(invalid(
                         format!("{p}.sy.keys[{i}][1]"),
-                        format!("gives sx = 1 + (1 - sy)·k = {sx}, which must be > 0"),
+                        format!(
+                            "gives sx = 1 + (1 - sy)·k = {}, which must be from {lo} to {hi}",
+                            crate::valid::shown(sx)
+                        ),
                     ));
                 }
             }
