@@ -229,7 +229,8 @@ pub(crate) fn cmd_bake(
     if let Some(p) = report_file {
         staged.extend(tx.stage(&Output::new("--report", p, json.as_bytes()))?);
     }
-    tx.commit(staged)?;
+    // standard output before the files (see `output`): if it cannot take
+    // what is printed, nothing is written
     if let Some(svg) = &svg {
         output::stdout(svg)?;
     }
@@ -244,6 +245,7 @@ pub(crate) fn cmd_bake(
             output::stdout(&text)?;
         }
     }
+    tx.commit(staged)?;
     Ok(Exit::Ok)
 }
 

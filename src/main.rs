@@ -517,19 +517,23 @@ fn cmd_sweep(
     };
     let keys: Vec<usize> = (a..=b).collect();
     let table = rigbake::sweep::sweep(&rig, route, &keys, &fits);
-    if let Some(p) = plot {
-        let svg = table.to_svg();
-        output::write_all(
-            &[Output::new("--plot", p, svg.as_bytes())],
-            &[Input::rig(path)],
-        )?;
-    }
-    match format {
-        Format::Text => output::stdout(&table.to_text())?,
+    let print = || match format {
+        Format::Text => output::stdout(&table.to_text()),
         Format::Json => output::stdout(&format!(
             "{}\n",
             serde_json::to_string_pretty(&table).expect("sweep serialises")
-        ))?,
+        )),
+    };
+    match plot {
+        Some(p) => {
+            let svg = table.to_svg();
+            output::write_all_then(
+                &[Output::new("--plot", p, svg.as_bytes())],
+                &[Input::rig(path)],
+                print,
+            )?;
+        }
+        None => print()?,
     }
     Ok(Exit::Ok)
 }

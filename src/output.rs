@@ -18,6 +18,11 @@
 //! a failed call removes the directories it created (one by one, only if
 //! empty). SIGINT/SIGTERM during the staging removes the temporaries and the
 //! created directories ([`interrupt`]); the renames are not interrupted.
+//!
+//! What a command prints on standard output (an SVG or report sent to
+//! `-`, a table, the summary) is printed after its files are staged and
+//! before they are committed ([`write_all_then`]): if standard output
+//! cannot take it, no file is written.
 
 use anyhow::{Context, Result, anyhow, bail};
 use rigbake::interrupt;
@@ -194,12 +199,24 @@ pub(crate) fn check_distinct(outputs: &[Output], inputs: &[Input]) -> Result<()>
 
 /// Writes every output or none (see the module docs).
 pub(crate) fn write_all(outputs: &[Output], inputs: &[Input]) -> Result<()> {
+    write_all_then(outputs, inputs, || Ok(()))
+}
+
+/// [`write_all`], calling `print` (what the command prints on standard
+/// output) once every output is staged and before any is committed: when
+/// it fails, nothing is written.
+pub(crate) fn write_all_then(
+    outputs: &[Output],
+    inputs: &[Input],
+    print: impl FnOnce() -> Result<()>,
+) -> Result<()> {
     check_distinct(outputs, inputs)?;
     let tx = Transaction::new();
     let mut staged = Vec::with_capacity(outputs.len());
     for o in outputs {
         staged.extend(tx.stage(o)?);
     }
+    print()?;
     tx.commit(staged)
 }
 

@@ -194,17 +194,18 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
     }
     writes.push(Output::new("-o", &index, html.as_bytes()));
     let inputs: Vec<Input> = Input::rigs(rigs);
-    output::write_all(&writes, &inputs)?;
     let strips_note = if chromium.is_some() {
         "with frame strips"
     } else {
         "without frame strips (no headless Chromium found)"
     };
-    output::stdout(&format!(
-        "gallery: {} files {strips_note}: {}\n",
-        baked.len(),
-        index.display()
-    ))?;
+    output::write_all_then(&writes, &inputs, || {
+        output::stdout(&format!(
+            "gallery: {} files {strips_note}: {}\n",
+            baked.len(),
+            index.display()
+        ))
+    })?;
     Ok(Exit::Ok)
 }
 
@@ -339,14 +340,29 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
             path: art_path,
         },
     ];
-    output::write_all(&writes, &inputs)?;
+    let to = (to_stdout, report_stdout);
+    output::write_all_then(&writes, &inputs, || {
+        print_art_bake(run.quiet, to, (&baked, &animated), &json)
+    })?;
+    Ok(Exit::Ok)
+}
+
+/// What `bake --art` prints: the animated drawing and the report where
+/// they go to standard output (`to`: each sent there?), then the summary
+/// and the markers' offsets unless `quiet`.
+fn print_art_bake(
+    quiet: bool,
+    (to_stdout, report_stdout): (bool, bool),
+    (baked, animated): (&rigbake::Baked, &rigbake::art::Animated),
+    json: &str,
+) -> Result<()> {
     if to_stdout {
         output::stdout(&animated.svg)?;
     }
     if report_stdout {
-        output::stdout(&json)?;
+        output::stdout(json)?;
     }
-    if !run.quiet {
+    if !quiet {
         let mut text = baked.report.to_text();
         for m in &animated.markers {
             text.push_str(&format!(
@@ -364,7 +380,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
             output::stdout(&text)?;
         }
     }
-    Ok(Exit::Ok)
+    Ok(())
 }
 
 /// Bake `rig` on the css route and animate the drawing `art_text` with its

@@ -82,6 +82,84 @@ fn a_full_standard_output_is_an_error_for_every_printing_command() {
     }
 }
 
+/// Every command that writes files and prints too (the summary, a table,
+/// an SVG or report sent to `-`), with a standard output that takes
+/// nothing: exit 2 and no file written, none replaced (a previous output
+/// and report stay), no directory made. What is printed is printed before
+/// the files are put in place.
+#[test]
+fn a_full_standard_output_writes_no_file() {
+    let dir = scratch();
+    let d = dir.path();
+    let t = rigbake()
+        .current_dir(d)
+        .args(["template", "rig.json", "-o", "."])
+        .output()
+        .unwrap();
+    assert!(t.status.success(), "{t:?}");
+    fs::write(d.join("prev.svg"), "previous").unwrap();
+    fs::write(d.join("prev.json"), "previous").unwrap();
+    let art = ["--art", "seed-nested.template.svg"];
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["bake", "rig.json", "-o", "out"],
+        vec![
+            "bake", "rig.json", "two.json", "--route", "both", "-o", "out",
+        ],
+        vec!["bake", "rig.json", "-o", "prev.svg"],
+        vec!["bake", "rig.json", "-o", "out", "--report", "-"],
+        vec!["bake", "rig.json", "-o", "-", "--report", "prev.json"],
+        [&["bake", "rig.json"][..], &art, &["-o", "prev.svg"]].concat(),
+        [
+            &["bake", "rig.json"][..],
+            &art,
+            &["-o", "prev.svg", "--report", "-"],
+        ]
+        .concat(),
+        [
+            &["bake", "rig.json"][..],
+            &art,
+            &["-o", "-", "--report", "prev.json"],
+        ]
+        .concat(),
+        vec!["sweep", "rig.json", "--keys", "4..5", "--plot", "prev.svg"],
+    ];
+    for args in cases {
+        let before = snapshot(d);
+        let full = fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = rigbake()
+            .current_dir(d)
+            .args(&args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        refused(&out, &["standard output", "No space left"]);
+        let after = snapshot(d);
+        let changed: Vec<_> = after
+            .iter()
+            .filter(|f| !before.contains(f))
+            .map(|(p, _)| p)
+            .collect();
+        assert!(changed.is_empty(), "{args:?} wrote {changed:?}");
+        assert!(!d.join("out").exists(), "{args:?} made a directory");
+        // and with a standard output that takes it, the same command writes
+        let out = rigbake()
+            .current_dir(d)
+            .args(&args)
+            .stdout(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        assert_ne!(snapshot(d), before, "{args:?} wrote nothing");
+        // back to the state before, for the next command
+        let _ = fs::remove_dir_all(d.join("out"));
+        fs::write(d.join("prev.svg"), "previous").unwrap();
+        fs::write(d.join("prev.json"), "previous").unwrap();
+    }
+}
+
 #[test]
 fn a_closed_standard_output_is_an_error_for_every_printing_command() {
     let dir = scratch();
