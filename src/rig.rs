@@ -272,6 +272,27 @@ pub fn check_key_work(path: &str, keys: usize, rig: &Rig) -> Result<(), RigError
 /// text: anything but whitespace after it is an error at its line and column.
 pub fn parse(text: &str) -> Result<RigFile, RigError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // serde would also read a rig from an array of its fields in order
+    if let Some(at) = text.find(|c: char| !c.is_ascii_whitespace())
+        && !text[at..].starts_with('{')
+    {
+        let found = match text.as_bytes()[at] {
+            b'[' => "an array",
+            b'"' => "a string",
+            b't' | b'f' => "a boolean",
+            b'n' => "null",
+            b'-' | b'0'..=b'9' => "a number",
+            _ => "something else",
+        };
+        let line = text[..at].matches('\n').count() + 1;
+        let column = at - text[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+        return Err(RigError::Json {
+            path: "(root)".into(),
+            msg: format!("expected a rig (a JSON object), found {found}"),
+            line,
+            column,
+        });
+    }
     let de = &mut serde_json::Deserializer::from_str(text);
     let file: RigFile = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();

@@ -184,6 +184,41 @@ fn text_after_the_rig_is_refused_with_its_line_and_column() {
     assert!(out.status.success(), "{:?}", out);
 }
 
+/// A rig is one JSON object: every other kind of JSON value at the top
+/// (after any whitespace or byte order mark) is refused at its line and
+/// column, the array above all, which serde would otherwise read as the
+/// rig's fields in order (a positional array of the seed rig's fields
+/// baked).
+#[test]
+fn a_rig_that_is_not_an_object_is_refused_where_it_starts() {
+    let s = Scratch::new();
+    let seed: serde_json::Value = serde_json::from_str(&seed_text()).unwrap();
+    let fields: Vec<serde_json::Value> = seed.as_object().unwrap().values().cloned().collect();
+    let positional = serde_json::Value::Array(fields).to_string();
+    let wrapped = format!("[{}]", seed_text());
+    for (text, found, at) in [
+        (positional.as_str(), "an array", "(line 1, column 1)"),
+        (wrapped.as_str(), "an array", "(line 1, column 1)"),
+        ("\n  [1, 2]", "an array", "(line 2, column 3)"),
+        ("\u{feff}\"seed-nested\"", "a string", "(line 1, column 1)"),
+        ("\t42", "a number", "(line 1, column 2)"),
+        ("-1", "a number", "(line 1, column 1)"),
+        ("true", "a boolean", "(line 1, column 1)"),
+        ("false", "a boolean", "(line 1, column 1)"),
+        ("\r\nnull", "null", "(line 2, column 1)"),
+    ] {
+        let rig = s.write("r.json", text);
+        refused(
+            &s.bake(&rig, &[]),
+            &[
+                &format!("r.json: (root): expected a rig (a JSON object), found {found}"),
+                at,
+            ],
+        );
+        s.untouched();
+    }
+}
+
 #[test]
 fn trailing_text_is_refused_by_sweep_check_and_preview() {
     let s = Scratch::new();
