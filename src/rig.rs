@@ -334,12 +334,77 @@ fn json_error(text: &str, path: &str, inner: serde_json::Error) -> RigError {
     {
         msg = m;
     }
+    // and only "expected value" when a choice (`"cw"`, `{"sine": …}`) is
+    // given anything but a string or a one-key object
+    if msg == "expected value"
+        && let Some(m) = choice_expected(text, &path)
+    {
+        msg = m;
+    }
     RigError::Json {
         path,
         msg,
         line,
         column,
     }
+}
+
+/// The message for a field at `path` that takes one of several choices
+/// (an enum of the rig format) where serde_json says only "expected
+/// value": the choices, from the rig format's schema, and what the file
+/// holds there. `None` where the field takes no choice.
+fn choice_expected(text: &str, path: &str) -> Option<String> {
+    let schema = crate::schema::rig_schema();
+    let node = crate::schema::node_at(&schema, path)?;
+    let (names, keys) = crate::schema::choices(&schema, node)?;
+    // what the file holds there (it is well-formed JSON: the error is a
+    // value of the wrong kind)
+    let doc: serde_json::Value = serde_json::from_str(text).ok()?;
+    let mut value = &doc;
+    for seg in path.split('.') {
+        let (key, indices) = seg.split_once('[').unwrap_or((seg, ""));
+        if !key.is_empty() {
+            value = value.get(key)?;
+        }
+        for i in indices.split('[').filter(|i| !i.is_empty()) {
+            value = value.get(i.trim_end_matches(']').parse::<usize>().ok()?)?;
+        }
+    }
+    let list = |v: &[String], quote: &str| {
+        v.iter()
+            .map(|x| format!("{quote}{x}{quote}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let found = match value {
+        serde_json::Value::Object(m) if m.is_empty() => "an empty object".to_string(),
+        serde_json::Value::Object(m) => {
+            let named: Vec<String> = m.keys().take(4).cloned().collect();
+            let more = if m.len() > 4 {
+                format!(" (of {} keys)", m.len())
+            } else {
+                String::new()
+            };
+            format!("an object with the keys {}{more}", list(&named, "`"))
+        }
+        serde_json::Value::Array(_) => "an array".to_string(),
+        // (the error line escapes and shortens what it quotes)
+        serde_json::Value::String(s) => format!("{s:?}"),
+        v => v.to_string(),
+    };
+    let expected = match (names.is_empty(), keys.is_empty()) {
+        (false, true) => format!("one of {}", list(&names, "\"")),
+        (true, false) => format!(
+            "an object with exactly one of the keys {}",
+            list(&keys, "`")
+        ),
+        _ => format!(
+            "one of {} or an object with exactly one of the keys {}",
+            list(&names, "\""),
+            list(&keys, "`")
+        ),
+    };
+    Some(format!("expected {expected}; found {found}"))
 }
 
 /// The message for an array holding more entries than its fixed length,

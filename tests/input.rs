@@ -754,3 +754,117 @@ fn a_huge_number_anywhere_is_echoed_in_exponent_form() {
     }
     assert!(checked > 100, "only {checked} numeric fields");
 }
+
+/// Every field of the rig format that takes one of several choices (a
+/// named value such as `"cw"`, or a one-key object such as `{"sine": …}`),
+/// wherever the example rigs hold one, given a value of every other kind:
+/// one line naming the field, every choice the schema lists for it and
+/// what the file holds, instead of serde's bare "expected value".
+#[test]
+fn a_choice_given_the_wrong_kind_of_value_names_the_choices_and_the_value() {
+    use rigbake::schema::{choices, node_at, rig_schema};
+    use serde_json::{Value, json};
+    fn paths(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let p = if at.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{at}.{k}")
+                    };
+                    out.push(p.clone());
+                    paths(x, &p, out);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    let p = format!("{at}[{i}]");
+                    out.push(p.clone());
+                    paths(x, &p, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    fn slot<'a>(v: &'a mut Value, path: &str) -> &'a mut Value {
+        let mut v = v;
+        for seg in path.split('.') {
+            let (key, idx) = seg.split_once('[').unwrap_or((seg, ""));
+            if !key.is_empty() {
+                v = &mut v[key];
+            }
+            for i in idx.split('[').filter(|i| !i.is_empty()) {
+                v = &mut v[i.trim_end_matches(']').parse::<usize>().unwrap()];
+            }
+        }
+        v
+    }
+    let schema = rig_schema();
+    let wrong = [
+        json!(0),
+        json!(-2.5),
+        json!(null),
+        json!(true),
+        json!([1, 2]),
+        json!({}),
+        json!({"a": 1, "b": 2}),
+    ];
+    let mut fields = std::collections::BTreeSet::new();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let rig: Value = serde_json::from_str(&text).unwrap();
+        let mut all = Vec::new();
+        paths(&rig, "", &mut all);
+        for path in all {
+            let Some((names, keys)) = node_at(&schema, &path).and_then(|n| choices(&schema, n))
+            else {
+                continue;
+            };
+            // a field of one kind of choice per rig is enough
+            let field = path
+                .split('.')
+                .map(|s| s.split('[').next().unwrap())
+                .collect::<Vec<_>>()
+                .join(".");
+            if !fields.insert(field) {
+                continue;
+            }
+            // the choice the rig makes, with a second key beside it
+            let mut two = slot(&mut rig.clone(), &path).clone();
+            if let Some(m) = two.as_object_mut() {
+                m.insert("zz_extra".into(), json!(1));
+            }
+            for w in wrong.iter().chain([&two]) {
+                let mut bad = rig.clone();
+                *slot(&mut bad, &path) = w.clone();
+                // (some choices take a point, and an optional one null)
+                let Err(err) = rigbake::rig::parse(&bad.to_string()) else {
+                    continue;
+                };
+                let err = err.to_string();
+                assert!(!err.contains('\n'), "{path}: {err}");
+                assert!(
+                    err.starts_with(&format!("{path}: ")),
+                    "{path} <- {w}: {err}"
+                );
+                for c in names.iter().chain(&keys) {
+                    assert!(err.contains(c.as_str()), "{path} <- {w}: {err} lacks {c}");
+                }
+                // serde's own message names a key that is no choice; ours
+                // what the file holds
+                assert!(
+                    err.contains("; found ") || err.contains("unknown variant `a`"),
+                    "{path} <- {w}: {err}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{} choice fields, {checked} wrong values: {fields:?}",
+        fields.len()
+    );
+    assert!(fields.len() >= 8 && checked >= 50, "{fields:?} {checked}");
+}
