@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 mod batch;
 mod output;
+mod usage;
 mod workflow;
 
 /// Bake procedural 2D character motion (a cyclist's legs on the pedals,
@@ -382,13 +383,12 @@ enum Exit {
     Ok = 0,
     /// `check` found a leg over the threshold.
     CheckFailed = 1,
-    /// Bad input or usage (clap's usage errors use 2 as well).
+    /// Bad input or usage.
     BadInput = 2,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let code = match run(cli) {
+    let code = match usage::parse::<Cli>().and_then(|cli| cli.map_or(Ok(Exit::Ok), run)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("rigbake: error: {}", input::error_line(&*e));
