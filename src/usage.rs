@@ -1,13 +1,16 @@
 //! The command line's own words: a usage error as one line, help and the
-//! version written as every other output is.
+//! version written as every other output is, and the value parsers of the
+//! numeric flags, whose refusals state the flag's range.
 //!
 //! # Method
 //!
 //! [`parse`] runs clap without letting it print or exit. Help and the
 //! version go to standard output through [`output::stdout_by`], so a full
 //! or closed standard output is an error as for every command (a closed
-//! pipe stays quiet). Any other clap error becomes one line: the first
-//! paragraph of clap's message (which names the flag and the value)
+//! pipe stays quiet). Any other clap error becomes one line: a value our
+//! own parser refused ([`Refused`]) reads `--flag: <rule>, got <value>`, as
+//! the range checks made after parsing do; every other error keeps the
+//! first paragraph of clap's message (which names the flag and the value)
 //! on one line, with a similar name clap suggests, without its tips and
 //! usage, and ends by pointing at the command's help. A value from the
 //! command line is shown as messages about input show it: control
@@ -19,6 +22,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Command, Parser};
 use rigbake::input::{ECHO_CHARS, ECHO_HEAD, escaped};
 use std::ffi::OsString;
+use std::num::IntErrorKind;
 
 /// Parses the process's arguments. `Ok(None)`: help or the version was
 /// asked for and has been printed. A usage error is the error, one line.
@@ -36,6 +40,9 @@ pub(crate) fn parse<T: Parser>() -> Result<Option<T>> {
 
 /// A usage error as one line (without the `rigbake: error:` prefix).
 fn one_line(mut e: clap::Error, cmd: &Command, args: &[OsString]) -> String {
+    if let (ErrorKind::ValueValidation, Some(why)) = (e.kind(), refused(&e)) {
+        return format!("{}: {why}", flag(&e));
+    }
     let sub = args
         .get(1)
         .and_then(|a| a.to_str())
@@ -59,6 +66,19 @@ fn one_line(mut e: clap::Error, cmd: &Command, args: &[OsString]) -> String {
             .replace(&mark, &shown(&value, false));
     }
     line
+}
+
+/// Why our own value parser refused the value, if it did.
+fn refused(e: &clap::Error) -> Option<&Refused> {
+    std::error::Error::source(e)?.downcast_ref::<Refused>()
+}
+
+/// The flag an error is about, without its value name (`--keys`).
+fn flag(e: &clap::Error) -> String {
+    match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(s)) => s.split(' ').next().unwrap_or(s).to_string(),
+        _ => "the value".to_string(),
+    }
 }
 
 /// clap's message up to its first blank line (the problem, with a list of
@@ -139,4 +159,107 @@ fn shown(value: &str, quoted: bool) -> String {
     }
     let head: String = value.chars().take(ECHO_HEAD).collect();
     format!("{q}{}…{q} ({n} characters)", escaped(&head))
+}
+
+/// A value refused by one of our value parsers: the flag's rule and the
+/// value, shown after the flag (`--keys: must be between 2 and 10000, got -3`).
+#[derive(Debug)]
+pub(crate) struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// A whole number in `lo..=hi`. A negative number, or one too large for
+/// any count, is refused with the same range.
+pub(crate) fn whole_between(
+    lo: usize,
+    hi: usize,
+) -> impl Fn(&str) -> Result<usize, Refused> + Clone + Send + Sync + 'static {
+    move |s| match s.parse::<i128>() {
+        Ok(n) if (lo as i128..=hi as i128).contains(&n) => Ok(n as usize),
+        Ok(n) => Err(Refused(format!("must be between {lo} and {hi}, got {n}"))),
+        Err(e)
+            if matches!(
+                e.kind(),
+                IntErrorKind::PosOverflow | IntErrorKind::NegOverflow
+            ) =>
+        {
+            Err(Refused(format!("must be between {lo} and {hi}, got {s:?}")))
+        }
+        Err(_) => Err(Refused(format!(
+            "must be a whole number between {lo} and {hi}, got {s:?}"
+        ))),
+    }
+}
+
+/// Most keys per track `sweep --keys A..B` tries.
+pub(crate) const MAX_SWEEP_KEYS: usize = 400;
+
+/// An inclusive key range `A..B`, 2 ≤ A ≤ B ≤ [`MAX_SWEEP_KEYS`].
+pub(crate) fn key_range(s: &str) -> Result<(usize, usize), Refused> {
+    let shape = || {
+        Refused(format!(
+            "expected whole numbers A..B (e.g. 4..40), got {s:?}"
+        ))
+    };
+    let (a, b) = s.split_once("..").ok_or_else(shape)?;
+    let a: i128 = a.trim().parse().map_err(|_| shape())?;
+    let b: i128 = b.trim().parse().map_err(|_| shape())?;
+    if !(2 <= a && a <= b && b <= MAX_SWEEP_KEYS as i128) {
+        return Err(Refused(format!(
+            "need 2 <= A <= B <= {MAX_SWEEP_KEYS}, got {s:?}"
+        )));
+    }
+    Ok((a as usize, b as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_numbers_outside_the_range_state_it() {
+        let keys = whole_between(2, 10);
+        assert_eq!(keys("2").unwrap(), 2);
+        assert_eq!(keys("10").unwrap(), 10);
+        assert_eq!(
+            keys("-3").unwrap_err().to_string(),
+            "must be between 2 and 10, got -3"
+        );
+        assert_eq!(
+            keys("11").unwrap_err().to_string(),
+            "must be between 2 and 10, got 11"
+        );
+        let huge = "9".repeat(50);
+        assert_eq!(
+            keys(&huge).unwrap_err().to_string(),
+            format!("must be between 2 and 10, got \"{huge}\"")
+        );
+        assert_eq!(
+            keys("2.5").unwrap_err().to_string(),
+            "must be a whole number between 2 and 10, got \"2.5\""
+        );
+    }
+
+    #[test]
+    fn key_ranges() {
+        assert_eq!(key_range("4..40").unwrap(), (4, 40));
+        assert_eq!(key_range("400..400").unwrap(), (400, 400));
+        for bad in ["5..4", "-1..5", "1..5", "2..401"] {
+            let why = key_range(bad).unwrap_err().to_string();
+            assert!(why.starts_with("need 2 <= A <= B <= 400"), "{bad}: {why}");
+        }
+        for bad in ["4", "a..5", "4..", "4...5"] {
+            let why = key_range(bad).unwrap_err().to_string();
+            assert!(
+                why.starts_with("expected whole numbers A..B"),
+                "{bad}: {why}"
+            );
+        }
+    }
 }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 /// Most frames `preview` renders (the strip is 240 px per frame wide).
-const MAX_PREVIEW_FRAMES: usize = 32;
+pub(crate) const MAX_PREVIEW_FRAMES: usize = 32;
 
 /// `rigbake preview`: bake one rig in memory with its own keying, render
 /// `frames` moments of one period through headless Chromium

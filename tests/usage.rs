@@ -1,7 +1,7 @@
 //! Usage errors of every subcommand, found from the help text itself: an
-//! unknown flag, a value outside an option's possible values and an option
-//! with no value are each exit 2 with one line on stderr,
-//! `rigbake: error: …`, naming the flag.
+//! unknown flag, a value outside an option's possible values, an option
+//! with no value and a negative number for every numeric option are each
+//! exit 2 with one line on stderr, `rigbake: error: …`, naming the flag.
 //! Help and the version are written as every other output is: a full
 //! standard output is exit 2 with one line, a closed pipe exit 0 quietly.
 
@@ -15,6 +15,9 @@ fn rigbake() -> Command {
 fn seed() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs/seed-nested.json")
 }
+
+/// Value names of the options that take a number.
+const NUMERIC: &[&str] = &["N", "PX", "A..B"];
 
 /// Subcommand names listed under "Commands:" in `rigbake --help`.
 fn subcommands() -> Vec<String> {
@@ -186,6 +189,72 @@ fn an_option_without_its_value_is_one_line_naming_it() {
         }
     }
     assert!(tried >= 20, "only {tried} options take a value");
+}
+
+/// Arguments that make `cmd` parse without `flag` (a rig, the required
+/// options), so a value of `flag` reaches its own range check.
+fn base(cmd: &str, flag: &str, tmp: &Path) -> Vec<String> {
+    let mut v = vec![cmd.to_string(), seed().display().to_string()];
+    match cmd {
+        "check" if flag != "--max-error" => v.extend(["--max-error".into(), "1".into()]),
+        "bake" => v.extend(["-o".into(), tmp.display().to_string()]),
+        "preview" => v.extend(["-o".into(), tmp.join("x.png").display().to_string()]),
+        _ => {}
+    }
+    v
+}
+
+#[test]
+fn a_negative_number_reaches_the_range_check_of_every_numeric_option() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let mut seen = Vec::new();
+    for cmd in subcommands() {
+        for o in options(&cmd) {
+            let Some(value) = o.value.as_deref().filter(|v| NUMERIC.contains(v)) else {
+                continue;
+            };
+            let negatives: &[&str] = match value {
+                "A..B" => &["-1..4", "-5"],
+                "N" => &["-1", "-0"],
+                _ => &["-1", "-0.5", "-1e3", "-inf"],
+            };
+            for neg in negatives {
+                let mut args = base(&cmd, &o.name, tmp.path());
+                args.extend([o.name.clone(), neg.to_string()]);
+                let out = rigbake().args(&args).output().unwrap();
+                let line = one_line_error(&out, &args.join(" "), &[&o.name, "got"]);
+                assert!(
+                    line.starts_with(&format!("rigbake: error: {}: ", o.name)),
+                    "not the option's own check: {line}"
+                );
+                assert!(!line.contains("unexpected argument"), "{line}");
+                // `--opt=-1` is read the same way
+                let mut joined = base(&cmd, &o.name, tmp.path());
+                joined.push(format!("{}={neg}", o.name));
+                let out2 = rigbake().args(&joined).output().unwrap();
+                assert_eq!(out2.stderr, out.stderr, "{joined:?}");
+            }
+            seen.push(format!("{cmd} {}", o.name));
+        }
+    }
+    for want in [
+        "bake --keys",
+        "bake --tolerance",
+        "check --max-error",
+        "check --max-slip",
+        "check --max-reach",
+        "check --keys",
+        "check --tolerance",
+        "sweep --keys",
+        "preview --frames",
+    ] {
+        assert!(seen.iter().any(|s| s == want), "{want} not tried: {seen:?}");
+    }
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "a refused command wrote something"
+    );
 }
 
 #[test]
