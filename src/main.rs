@@ -52,7 +52,9 @@ enum Command {
         #[arg(required = true, value_name = "RIG")]
         rigs: Vec<PathBuf>,
         /// Output directory (created if missing), a single .svg file (one rig,
-        /// one route), or `-` for standard output (summary then goes to stderr).
+        /// one route; .SVG too), or `-` for standard output (summary then goes
+        /// to stderr). Any other name is a directory: -o out.txt writes
+        /// out.txt/<name>.svg.
         #[arg(short, long, value_name = "DIR|FILE|-", default_value = ".")]
         output: PathBuf,
         #[command(flatten)]

@@ -313,7 +313,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     let to_stdout = run.output == Path::new("-");
     let target = if to_stdout {
         None
-    } else if run.output.extension().is_some_and(|e| e == "svg") && !run.output.is_dir() {
+    } else if super::batch::names_svg_file(run.output) {
         Some(run.output.to_path_buf())
     } else {
         if run.output.exists() && !run.output.is_dir() {
