@@ -84,7 +84,7 @@ enum Command {
         /// Rig file (JSON).
         #[arg(value_name = "RIG")]
         rig: PathBuf,
-        /// Key counts per track to try, inclusive.
+        /// Key counts per track to try, inclusive (2 <= A <= B <= 400).
         #[arg(long, value_name = "A..B", default_value = "4..40", value_parser = key_range,
               allow_hyphen_values = true)]
         keys: (usize, usize),
@@ -266,7 +266,9 @@ struct BakeArgs {
     /// smil: one path per leg morphed by <animate d>; both: one file each.
     #[arg(long, value_enum, default_value_t = RouteArg::Css)]
     route: RouteArg,
-    /// Uniform keys per period (overrides the rig's "keys" and any tolerance; 2..=10000).
+    /// Uniform keys per period (overrides the rig's "keys" and any
+    /// tolerance): 2 to 10000 on a bone tree (ik_chains too); on a cycling
+    /// rig N times its number of legs is at most 10000 (5000 for two legs).
     #[arg(long, value_name = "N", conflicts_with = "tolerance", allow_hyphen_values = true,
           value_parser = whole_between(2, rig::MAX_KEYS))]
     keys: Option<usize>,
