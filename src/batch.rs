@@ -122,6 +122,15 @@ pub(crate) fn file_name(name: &str, route: Route) -> String {
     }
 }
 
+/// Whether `-o` names one SVG file: a name ending in `.svg` (in any case)
+/// that is not an existing directory. Any other name is a directory.
+pub(crate) fn names_svg_file(output: &Path) -> bool {
+    output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+        && !output.is_dir()
+}
+
 /// Where `bake -o` sends the SVGs.
 enum Dest<'a> {
     Stdout,
@@ -133,8 +142,7 @@ impl<'a> Dest<'a> {
     /// `-o` for `outputs` SVGs: `-`, one .svg file, or a directory.
     fn of(output: &'a Path, outputs: usize) -> Result<Self> {
         let to_stdout = output == Path::new("-");
-        let single_file =
-            !to_stdout && output.extension().is_some_and(|e| e == "svg") && !output.is_dir();
+        let single_file = !to_stdout && names_svg_file(output);
         if (to_stdout || single_file) && outputs != 1 {
             bail!(
                 "-o {}: {} outputs (rigs x routes) need a directory, not a single file",
@@ -149,10 +157,15 @@ impl<'a> Dest<'a> {
             return Ok(Dest::File(output));
         }
         if output.exists() && !output.is_dir() {
+            if outputs == 1 {
+                bail!(
+                    "-o {}: is a file, and a name not ending in .svg is a directory; name a .svg file for the one output",
+                    output.display()
+                );
+            }
             bail!(
-                "-o {}: is a file, but {} outputs need a directory (name a .svg file for one output)",
-                output.display(),
-                outputs
+                "-o {}: is a file, but {outputs} outputs need a directory",
+                output.display()
             );
         }
         Ok(Dest::Dir(output))

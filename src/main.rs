@@ -11,9 +11,11 @@ use rigbake::report::check::{Check, Thresholds};
 use rigbake::{Route, input, rig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use usage::{key_range, whole_between};
 
 mod batch;
 mod output;
+mod usage;
 mod workflow;
 
 /// Bake procedural 2D character motion (a cyclist's legs on the pedals,
@@ -50,7 +52,9 @@ enum Command {
         #[arg(required = true, value_name = "RIG")]
         rigs: Vec<PathBuf>,
         /// Output directory (created if missing), a single .svg file (one rig,
-        /// one route), or `-` for standard output (summary then goes to stderr).
+        /// one route; .SVG too), or `-` for standard output (summary then goes
+        /// to stderr). Any other name is a directory: -o out.txt writes
+        /// out.txt/<name>.svg.
         #[arg(short, long, value_name = "DIR|FILE|-", default_value = ".")]
         output: PathBuf,
         #[command(flatten)]
@@ -80,8 +84,9 @@ enum Command {
         /// Rig file (JSON).
         #[arg(value_name = "RIG")]
         rig: PathBuf,
-        /// Key counts per track to try, inclusive.
-        #[arg(long, value_name = "A..B", default_value = "4..40", value_parser = parse_key_range)]
+        /// Key counts per track to try, inclusive (2 <= A <= B <= 400).
+        #[arg(long, value_name = "A..B", default_value = "4..40", value_parser = key_range,
+              allow_hyphen_values = true)]
         keys: (usize, usize),
         /// Which segment shapes to sweep (the smil route is linear except
         /// for bone trees).
@@ -105,16 +110,17 @@ enum Command {
         rigs: Vec<PathBuf>,
         /// Largest acceptable distance of any probe (ankle, effector, bone tip,
         /// particle) from its ideal, px (user units).
-        #[arg(long, value_name = "PX")]
+        #[arg(long, value_name = "PX", allow_hyphen_values = true)]
         max_error: f64,
         /// Largest acceptable foot slip over the ground, px per step, of a
         /// leg with a gait target and a ground.
-        #[arg(long, value_name = "PX", default_value_t = Thresholds::DEFAULT_MAX_SLIP_PX)]
+        #[arg(long, value_name = "PX", default_value_t = Thresholds::DEFAULT_MAX_SLIP_PX,
+              allow_hyphen_values = true)]
         max_slip: f64,
         /// Largest acceptable distance between the target a leg's gait asks
         /// for and the point its solver aims at (a `"reach": "pull"` target
         /// pulled back), px [default: --max-error].
-        #[arg(long, value_name = "PX")]
+        #[arg(long, value_name = "PX", allow_hyphen_values = true)]
         max_reach: Option<f64>,
         #[command(flatten)]
         bake: BakeArgs,
@@ -155,7 +161,8 @@ enum Command {
         #[arg(short, long, value_name = "FILE.png")]
         output: PathBuf,
         /// Number of frames, 1..=32.
-        #[arg(long, value_name = "N", default_value_t = 8)]
+        #[arg(long, value_name = "N", default_value_t = 8, allow_hyphen_values = true,
+              value_parser = whole_between(1, workflow::MAX_PREVIEW_FRAMES))]
         frames: usize,
         /// Route to bake and seek.
         #[arg(long, value_enum, default_value_t = SweepRoute::Css)]
@@ -224,22 +231,6 @@ enum ShellArg {
     Fish,
 }
 
-/// An inclusive key range `A..B` (2 ≤ A ≤ B ≤ 400).
-fn parse_key_range(s: &str) -> Result<(usize, usize), String> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| format!("expected A..B (e.g. 4..40), got {s:?}"))?;
-    let a: usize = a
-        .trim()
-        .parse()
-        .map_err(|_| format!("bad start in {s:?}"))?;
-    let b: usize = b.trim().parse().map_err(|_| format!("bad end in {s:?}"))?;
-    if !(2 <= a && a <= b && b <= 400) {
-        return Err(format!("need 2 <= A <= B <= 400, got {s:?}"));
-    }
-    Ok((a, b))
-}
-
 /// `--fit` of bake and check (the library's [`Fit`] knows nothing of the CLI).
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
 enum FitArg {
@@ -275,13 +266,16 @@ struct BakeArgs {
     /// smil: one path per leg morphed by <animate d>; both: one file each.
     #[arg(long, value_enum, default_value_t = RouteArg::Css)]
     route: RouteArg,
-    /// Uniform keys per period (overrides the rig's "keys" and any tolerance; 2..=10000).
-    #[arg(long, value_name = "N", conflicts_with = "tolerance")]
+    /// Uniform keys per period (overrides the rig's "keys" and any
+    /// tolerance): 2 to 10000 on a bone tree (ik_chains too); on a cycling
+    /// rig N times its number of legs is at most 10000 (5000 for two legs).
+    #[arg(long, value_name = "N", conflicts_with = "tolerance", allow_hyphen_values = true,
+          value_parser = whole_between(2, rig::MAX_KEYS))]
     keys: Option<usize>,
     /// Place the fewest keys found that keep every probe (ankle, effector,
     /// bone tip, particle) within PX of its ideal (overrides the rig's
     /// "tolerance_px"; 0.01 to 1000000).
-    #[arg(long, value_name = "PX")]
+    #[arg(long, value_name = "PX", allow_hyphen_values = true)]
     tolerance: Option<f64>,
     /// Segment shape: linear, or exact cubic via cubic-bezier(1/3,y1,2/3,y2);
     /// shortest: per bone-tree channel on the css route, whichever of the two
@@ -382,13 +376,12 @@ enum Exit {
     Ok = 0,
     /// `check` found a leg over the threshold.
     CheckFailed = 1,
-    /// Bad input or usage (clap's usage errors use 2 as well).
+    /// Bad input or usage.
     BadInput = 2,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let code = match run(cli) {
+    let code = match usage::parse::<Cli>().and_then(|cli| cli.map_or(Ok(Exit::Ok), run)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("rigbake: error: {}", input::error_line(&*e));

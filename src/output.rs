@@ -495,11 +495,16 @@ fn stall_for_tests() {
 /// drops the rest quietly; any other failure (a full disk, standard output
 /// closed) is an error.
 pub(crate) fn stdout(text: &str) -> Result<()> {
+    stdout_by(|| std::io::stdout().lock().write_all(text.as_bytes()))
+}
+
+/// Runs `write`, which writes to standard output itself (clap's help and
+/// version), then flushes standard output, with the rules of [`stdout`].
+pub(crate) fn stdout_by(write: impl FnOnce() -> std::io::Result<()>) -> Result<()> {
     if stdout_closed() {
         bail!("standard output: cannot write: it is closed");
     }
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+    match write().and_then(|_| std::io::stdout().lock().flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(anyhow!("standard output: cannot write: {e}"))
         }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 /// Most frames `preview` renders (the strip is 240 px per frame wide).
-const MAX_PREVIEW_FRAMES: usize = 32;
+pub(crate) const MAX_PREVIEW_FRAMES: usize = 32;
 
 /// `rigbake preview`: bake one rig in memory with its own keying, render
 /// `frames` moments of one period through headless Chromium
@@ -314,7 +314,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     let to_stdout = run.output == Path::new("-");
     let target = if to_stdout {
         None
-    } else if run.output.extension().is_some_and(|e| e == "svg") && !run.output.is_dir() {
+    } else if super::batch::names_svg_file(run.output) {
         Some(run.output.to_path_buf())
     } else {
         if run.output.exists() && !run.output.is_dir() {

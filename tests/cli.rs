@@ -465,6 +465,64 @@ fn output_is_an_existing_regular_file() {
 }
 
 #[test]
+fn output_ending_in_svg_in_any_case_is_one_file() {
+    for name in ["x.svg", "X.SVG", "x.Svg"] {
+        let tmp = TempDir::new().unwrap();
+        let target = tmp.path().join(name);
+        let mut c = rigbake();
+        c.arg("bake")
+            .arg(seed_path())
+            .arg("-o")
+            .arg(&target)
+            .arg("-q");
+        c.assert().success().stdout("").stderr("");
+        assert!(target.is_file(), "{name}: not a file");
+        assert!(
+            fs::read_to_string(&target).unwrap().starts_with("<svg"),
+            "{name}"
+        );
+        assert_eq!(dir_names(tmp.path()), [name]);
+    }
+}
+
+/// The documented rule: an `-o` name not ending in `.svg` is a directory,
+/// whatever its extension.
+#[test]
+fn output_with_another_extension_is_a_directory() {
+    let tmp = TempDir::new().unwrap();
+    let target = tmp.path().join("o.txt");
+    let mut c = rigbake();
+    c.arg("bake")
+        .arg(seed_path())
+        .arg("-o")
+        .arg(&target)
+        .arg("-q");
+    c.assert().success();
+    assert_eq!(dir_names(&target), ["seed-nested.svg"]);
+}
+
+#[test]
+fn output_existing_file_not_svg_is_refused_in_good_grammar() {
+    let scene = Scene::with("ok.json", |_| {});
+    let file = scene.path("exist.txt");
+    fs::write(&file, b"keep").unwrap();
+    let mut one = rigbake();
+    one.arg("bake").arg(&scene.rig).arg("-o").arg(&file);
+    let line = fails_with(&mut one, &["exist.txt: is a file", "name a .svg file"]);
+    assert!(!line.contains("1 outputs"), "{line}");
+    let mut two = rigbake();
+    two.arg("bake")
+        .arg(&scene.rig)
+        .args(["--route", "both", "-o"])
+        .arg(&file);
+    fails_with(
+        &mut two,
+        &["exist.txt: is a file, but 2 outputs need a directory"],
+    );
+    assert_eq!(fs::read(&file).unwrap(), b"keep");
+}
+
+#[test]
 fn report_path_is_an_existing_directory() {
     let scene = Scene::with("ok.json", |_| {});
     let dir = scene.path("reports");

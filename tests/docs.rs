@@ -190,6 +190,82 @@ fn relative_links_and_anchors_resolve() {
     assert!(bad.is_empty(), "broken links:\n{}", bad.join("\n"));
 }
 
+// ---------------------------------------------------------------------------
+// Command line reference
+
+/// Whether `text` names `flag` as a whole word (`--max-error`, not the
+/// start of `--max-error-px`).
+fn names_flag(text: &str, flag: &str) -> bool {
+    text.match_indices(flag).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + flag.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '-')
+            && !after.is_some_and(|c| c.is_alphanumeric() || c == '-')
+    })
+}
+
+/// Every option `rigbake <command> -h` lists is named in that command's
+/// section of docs/cli.md (`## rigbake <command>`, up to the next `## `).
+#[test]
+fn cli_md_names_every_option_of_every_command() {
+    let rigbake = || assert_cmd::Command::cargo_bin("rigbake").unwrap();
+    let top = rigbake().arg("--help").output().unwrap();
+    let top = String::from_utf8(top.stdout).unwrap();
+    let commands: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 9, "{commands:?}");
+    let docs = fs::read_to_string(root().join("docs/cli.md")).unwrap();
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for cmd in commands {
+        let heading = format!("## rigbake {cmd}\n");
+        let Some(start) = docs.find(&heading) else {
+            missing.push(format!("no section `## rigbake {cmd}`"));
+            continue;
+        };
+        let body = &docs[start + heading.len()..];
+        let section = &body[..body.find("\n## ").unwrap_or(body.len())];
+        let help = rigbake().args([cmd, "-h"]).output().unwrap();
+        let help = String::from_utf8(help.stdout).unwrap();
+        for line in help.lines().map(str::trim_start) {
+            let Some(flag) = line
+                .split_whitespace()
+                .find(|w| w.starts_with("--"))
+                .filter(|_| line.starts_with('-'))
+            else {
+                continue;
+            };
+            if flag == "--help" {
+                continue;
+            }
+            checked += 1;
+            if !names_flag(section, flag) {
+                missing.push(format!("rigbake {cmd}: {flag}"));
+            }
+        }
+    }
+    assert!(checked >= 25, "only {checked} options read from the help");
+    assert!(
+        missing.is_empty(),
+        "options missing from docs/cli.md:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn names_flag_finds_whole_flags_only() {
+    assert!(names_flag("`--max-error PX`", "--max-error"));
+    assert!(names_flag("[--keys N | --tolerance PX]", "--tolerance"));
+    assert!(!names_flag("`--max-error-px`", "--max-error"));
+    assert!(!names_flag("`--keys`", "--key"));
+}
+
 #[test]
 fn link_parser_finds_links_and_anchors() {
     let md = "# A title\n\nSee [x](docs/a.md#b-c) and `[no](link)`.\n```\n[no](x)\n```\n## B `c`\n## B c\n";

@@ -692,6 +692,59 @@ fn help_states_the_tolerance_range() {
     }
 }
 
+/// `bake --help`, `sweep --help` and docs/cli.md state the key limits the
+/// code enforces: `--keys N` up to 10000 on a bone tree, N × legs up to
+/// 10000 on a cycling rig; `sweep --keys A..B` up to 400.
+#[test]
+fn help_states_the_key_limits() {
+    let help = |cmd: &str| {
+        let out = rigbake().args([cmd, "--help"]).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let bake = help("bake");
+    for words in [
+        "2 to 10000 on a bone tree",
+        "N times its number of legs is at most 10000 (5000 for two legs)",
+    ] {
+        assert!(bake.contains(words), "bake --help lacks {words:?}:\n{bake}");
+    }
+    let sweep = help("sweep");
+    assert!(sweep.contains("2 <= A <= B <= 400"), "{sweep}");
+    let docs = fs::read_to_string(repo("docs/cli.md")).unwrap();
+    for words in [
+        "`--keys N` takes 2 to 10000 on a bone tree",
+        "N times the number of legs must be at most 10000",
+        "| `--keys A..B` | `4..40` | key counts per track to try, inclusive, 2 ≤ A ≤ B ≤ 400 |",
+    ] {
+        assert!(docs.contains(words), "docs/cli.md lacks {words:?}");
+    }
+    // and the limits are the ones enforced
+    let check = |rig: &str, keys: &str| {
+        rigbake()
+            .args(["check", rig, "--max-error", "1e9", "-q", "--keys", keys])
+            .output()
+            .unwrap()
+    };
+    for rig in ["rigs/robot-arm.json", "rigs/path-foot.json"] {
+        assert!(check(rig, "10000").status.success(), "{rig}");
+        refused(
+            &check(rig, "10001"),
+            &["--keys: must be between 2 and 10000, got 10001"],
+        );
+    }
+    assert!(check(SEED, "5000").status.success());
+    refused(&check(SEED, "5001"), &["5001 keys × 2 legs = 10002"]);
+    let sweep = |keys: &str| {
+        rigbake()
+            .args(["sweep", SEED, "--fit", "linear", "--keys", keys])
+            .output()
+            .unwrap()
+    };
+    assert!(sweep("400..400").status.success());
+    refused(&sweep("399..401"), &["--keys: need 2 <= A <= B <= 400"]);
+}
+
 /// A huge number in any numeric field of any example rig is refused, and
 /// the message never spells it out as a 301-digit number (`1e300`): every
 /// validator echoes numbers through one formatter.
