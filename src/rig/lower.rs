@@ -13,7 +13,8 @@
 //!
 //! The chain file is validated first ([`super::validate_chains`]), so every
 //! error names the user's own JSON path (`ik_chains[1].thigh`); the tree
-//! built here is then valid by construction.
+//! built here is then valid by construction. Angles the lowering writes are
+//! reduced below a turn ([`below_a_turn`]), so large ones lower as they load.
 //!
 //! A cycling rig (`crank` + `legs`) lowers the same way ([`legs_as_bones`]):
 //! each leg a root bone at its hip holding a thigh and a shin, and an `ik`
@@ -90,6 +91,16 @@ impl Names {
     }
 }
 
+/// `deg` reduced below a turn, keeping its sign (`fmod`, exact): the same
+/// direction, so the same pose, and an angle already below a turn kept as
+/// written. Angles the lowering sums (a crank's start and a leg's phase,
+/// each within the loader's ±1,000,000) or keys a turn on are reduced
+/// first, so they stay within the loader's bounds.
+pub(crate) fn below_a_turn(deg: f64) -> f64 {
+    // (+ 0.0: -360 reduces to -0, written as 0)
+    deg % 360.0 + 0.0
+}
+
 /// A zero-length root bone at `at`, carrying `depth_offset` when it has one.
 fn root_bone(name: &str, at: [f64; 2], depth_offset: [f64; 2]) -> Value {
     let mut root = json!({"name": name, "at": at, "length": 0});
@@ -159,7 +170,8 @@ fn tree(file: &RigFile, bones: Vec<Value>, iks: Vec<Value>) -> RigFile {
 /// The bone-tree spelling of `file`, a validated cycling rig (`crank` +
 /// `legs`; see the module docs). The tree solves the same pose at every
 /// time: every hip, knee, ankle and crank end within rounding of the
-/// cycling solver's.
+/// cycling solver's. Every angle it writes is below a turn, or a turn past
+/// one ([`below_a_turn`]).
 pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     let crank = file
         .crank
@@ -186,7 +198,9 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         file.legs.iter().zip(leg_names).enumerate()
     {
         let d = leg.depth_offset;
-        let start = crank.start_deg + leg.phase_deg;
+        // the crank's start and the leg's phase (each may be near
+        // ±1,000,000) reduced before they are added, then their sum
+        let start = below_a_turn(below_a_turn(crank.start_deg) + below_a_turn(leg.phase_deg));
         let turn = |from: f64, by: f64| json!({"track": {"keys": [[0, from], [1, from + by]], "ease": "linear"}});
         let width = limb_width(leg.thigh, leg.shin);
         let style = json!({"width": width, "stroke": CHAIN_COLOURS[i.min(1)]});
@@ -262,10 +276,8 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     // of its own, `crank`, between the far legs and the near one
     let ring = ring.unwrap_or_else(|| {
         let ring = names.take("crank".into(), 0, "crank");
-        let turn = [
-            [0.0, crank.start_deg],
-            [1.0, crank.start_deg + 360.0 * sign],
-        ];
+        let from = below_a_turn(crank.start_deg);
+        let turn = [[0.0, from], [1.0, from + 360.0 * sign]];
         bones.push(json!({"name": ring, "at": crank.center, "length": 0,
                           "angle": {"track": {"keys": turn, "ease": "linear"}}}));
         ring
@@ -370,4 +382,33 @@ fn capsule(at: Vec2, w: f64, h: f64) -> (String, f64) {
     let (x0, x1) = (fmt_len(at.x - w / 2.0 + r), fmt_len(at.x + w / 2.0 - r));
     let y = fmt_len(at.y);
     (format!("M{x0} {y}L{x1} {y}"), h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::below_a_turn;
+
+    /// An angle below a turn is kept as written; a larger one is reduced
+    /// exactly, keeping its sign, to the same direction; a whole number of
+    /// turns is 0, never -0.
+    #[test]
+    fn angles_are_reduced_below_a_turn_to_the_same_direction() {
+        for a in [0.0, 37.5, -90.0, 180.0, 270.0, -359.75, 359.0] {
+            assert_eq!(below_a_turn(a), a);
+        }
+        for (a, want) in [
+            (360.0, 0.0_f64),
+            (-360.0, 0.0),
+            (999_999.0, 279.0),
+            (-999_999.0, -279.0),
+            (1.0e6, 280.0),
+            (1_999_998.0, 198.0),
+            (2777.0 * 360.0, 0.0),
+        ] {
+            let got = below_a_turn(a);
+            assert_eq!(got.to_bits(), want.to_bits(), "{a}");
+            let (s, c) = (a.to_radians().sin_cos(), got.to_radians().sin_cos());
+            assert!((s.0 - c.0).abs() < 1e-9 && (s.1 - c.1).abs() < 1e-9, "{a}");
+        }
+    }
 }
