@@ -529,7 +529,8 @@ fn period_notes(file: &RigFile) -> Vec<String> {
 /// The bone tree an `ik_chains` file lowers into (module `lower`): the
 /// file is validated as a chain file first, so an error names the user's
 /// own JSON path (`ik_chains[1].thigh`); a file without `ik_chains` is
-/// refused at `ik_chains`.
+/// refused at `ik_chains`. The loader validates the tree itself (an
+/// `ik_chains` rig loads as it), so the tree returned loads.
 pub fn lower_chains(file: &RigFile) -> Result<RigFile, RigError> {
     if file.ik_chains.is_empty() {
         return Err(invalid(
@@ -537,7 +538,7 @@ pub fn lower_chains(file: &RigFile) -> Result<RigFile, RigError> {
             "missing: only `ik_chains` lower into bones",
         ));
     }
-    lowered(file, validate(file)?.period_s)
+    Ok(lowered(file, validate(file)?.period_s)?.file)
 }
 
 /// A rig file as JSON text, as a person would write it: two-space
@@ -636,6 +637,12 @@ pub fn lower(file: &RigFile) -> Result<RigFile, RigError> {
 /// the user's own JSON path (`legs[1].thigh`, or the crank angle where a
 /// pedal is out of reach); a file without legs is refused at `legs`. Not
 /// yet what the loader does: cycling rigs still bake on their own path.
+///
+/// The tree is then validated as the loader validates any bone tree, so
+/// what is returned loads: a value the tree would write out of the
+/// loader's bounds (a crank centre, a pedal offset and a depth offset
+/// summed past ±[`MAX_COORD`]) is a [`RigError::Lowered`] naming the rig's
+/// fields it is made of and the tree's path and value.
 pub fn lower_legs(file: &RigFile) -> Result<RigFile, RigError> {
     if file.legs.is_empty() {
         return Err(invalid(
@@ -644,7 +651,9 @@ pub fn lower_legs(file: &RigFile) -> Result<RigFile, RigError> {
         ));
     }
     validate(file)?;
-    Ok(lower::legs_as_bones(file))
+    let tree = lower::legs_as_bones(file);
+    validate(&tree.file).map_err(|e| tree.explain(e, true))?;
+    Ok(tree.file)
 }
 
 /// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
@@ -939,19 +948,18 @@ fn validate_chains(
     keys: Option<usize>,
     tolerance_px: Option<f64>,
 ) -> Result<Rig, RigError> {
-    validate_figure(
-        &lowered(file, period_s)?,
-        view_box,
-        period_s,
-        keys,
-        tolerance_px,
-    )
+    let tree = lowered(file, period_s)?;
+    validate_figure(&tree.file, view_box, period_s, keys, tolerance_px)
+        .map_err(|e| tree.explain(e, false))
 }
 
 /// The bone tree of a chain rig (module `lower`), after checking it as a
 /// chain file: an error names the user's own JSON path
-/// (`ik_chains[1].thigh`), never a path of the tree it lowers into.
-fn lowered(file: &RigFile, period_s: f64) -> Result<RigFile, RigError> {
+/// (`ik_chains[1].thigh`); an error the tree's validation then finds in
+/// what the lowering made of the chains (a target moved by a depth offset
+/// past ±[`MAX_COORD`]) names the chain's fields too
+/// ([`lower::Lowered::explain`]).
+fn lowered(file: &RigFile, period_s: f64) -> Result<lower::Lowered, RigError> {
     for (set, path) in [
         (file.crank.is_some(), "crank"),
         (!file.legs.is_empty(), "legs"),

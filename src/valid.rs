@@ -67,6 +67,19 @@ pub enum RigError {
         why: &'static str,
         by: f64,
     },
+    /// The bone tree a cycling or `ik_chains` rig lowers into does not
+    /// load: a value it writes is made of several of the rig's own (a crank
+    /// centre, a pedal offset and a depth offset summed past ±[`MAX_COORD`],
+    /// say). `inputs` names them, as the rig spells them, where the lowering
+    /// can tell; `error` is the tree's own, at the tree's JSON path.
+    #[error(
+        "{}in the bone tree this rig lowers into, {error}",
+        inputs.as_deref().map(|i| format!("{}: ", escaped(i))).unwrap_or_default()
+    )]
+    Lowered {
+        inputs: Option<String>,
+        error: Box<RigError>,
+    },
 }
 
 pub fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {

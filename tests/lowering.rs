@@ -202,7 +202,9 @@ fn clashing_and_long_chain_names_lower_into_a_valid_tree() {
 /// the tree bakes within the default 0.25 px on
 /// both routes, its report lines named as the legs. Every cycling rig in
 /// `rigs/`, and variants for what they leave out (counter-clockwise, a
-/// pedal offset, a backward knee, a clamped reach, three legs).
+/// pedal offset, a backward knee, a clamped reach, three legs; start and
+/// phase angles at the loader's ±1,000,000, which the tree writes below a
+/// turn).
 #[test]
 fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -237,6 +239,25 @@ fn cycling_legs_spelled_as_bones_solve_the_same_pose() {
     third["depth_offset"] = serde_json::json!([3, 2]);
     variant["legs"].as_array_mut().unwrap().push(third);
     rigs.push(("variant".into(), variant));
+    // each angle within bounds, their sums not: the same motion, lowered
+    // as angles below a turn (on the chainring's own bone too, every leg
+    // drawn at a depth offset)
+    for (name, start, phases, ring_of_its_own) in [
+        ("large-angles", 999_999, [999_999, -1_000_000], false),
+        ("large-angles-ccw", -1_000_000, [-999_999, 1_000_000], true),
+    ] {
+        let mut large = seed.clone();
+        large["name"] = name.into();
+        large["crank"]["start_deg"] = start.into();
+        for (leg, phase) in phases.into_iter().enumerate() {
+            large["legs"][leg]["phase_deg"] = phase.into();
+        }
+        if ring_of_its_own {
+            large["crank"]["direction"] = "ccw".into();
+            large["legs"][0]["depth_offset"] = serde_json::json!([2, 1]);
+        }
+        rigs.push((name.into(), large));
+    }
 
     for (what, v) in &rigs {
         let cyc = rig::load(&v.to_string()).unwrap();

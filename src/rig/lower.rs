@@ -12,8 +12,14 @@
 //! report lines keep the chain's names (`<chain>-ankle`, `<chain>-target`).
 //!
 //! The chain file is validated first ([`super::validate_chains`]), so every
-//! error names the user's own JSON path (`ik_chains[1].thigh`); the tree
-//! built here is then valid by construction.
+//! error names the user's own JSON path (`ik_chains[1].thigh`). The tree
+//! built here is then validated as any bone tree: a value it writes may be
+//! made of several of the rig's own (a target moved by its depth offset,
+//! a crank centre less a hip), each within the loader's bounds but not
+//! their sum. Each lowering keeps where such values come from
+//! ([`Lowered`]), so that error names the rig's fields as well as the
+//! tree's ([`Lowered::explain`]). Angles the lowering writes are reduced
+//! below a turn ([`below_a_turn`]), so large ones lower as they load.
 //!
 //! A cycling rig (`crank` + `legs`) lowers the same way ([`legs_as_bones`]):
 //! each leg a root bone at its hip holding a thigh and a shin, and an `ik`
@@ -33,7 +39,7 @@
 //! translate on css, so the two sides share their rules as the cycling
 //! drawing's do; the target circle moves with it.
 
-use super::RigFile;
+use super::{RigError, RigFile};
 use crate::chain::IkChain;
 use crate::emit::style::{CHAIN_COLOURS, limb_width};
 use crate::geom::{LEN_DECIMALS, Vec2, fmt_len, quantize};
@@ -90,6 +96,89 @@ impl Names {
     }
 }
 
+/// A lowered tree and where its values come from.
+pub(crate) struct Lowered {
+    pub file: RigFile,
+    sources: Vec<Source>,
+}
+
+/// Values of a lowered tree made of the rig's own: `at`, a JSON path in the
+/// tree (of a value, or of the object holding it), and `from`, the rig's
+/// fields it is made of, as the rig spells them; in `from`, `{k}` stands
+/// for the coordinate (`[0]`, `[1]`) the tree's path ends in, and `{rest}`
+/// for what follows `at` in it.
+struct Source {
+    at: String,
+    from: String,
+}
+
+impl Lowered {
+    /// `err`, an error the loader found in this tree, as
+    /// [`RigError::Lowered`] naming the rig's fields it comes from: those
+    /// of the source whose `at` is the longest that holds the error's path.
+    /// An error at no source's path is wrapped with no fields named when
+    /// `always` (the tree is only written, so every error of it is one of
+    /// the lowering's), else returned as it is (the loader of an
+    /// `ik_chains` rig: its scene and ground are the rig's own).
+    pub(crate) fn explain(&self, err: RigError, always: bool) -> RigError {
+        let path = match &err {
+            RigError::Invalid { path, .. }
+            | RigError::Json { path, .. }
+            | RigError::Unreachable { path, .. } => path.clone(),
+            RigError::Lowered { .. } => return err,
+        };
+        let holds = |at: &str| {
+            path == at || path.starts_with(at) && matches!(path.as_bytes()[at.len()], b'.' | b'[')
+        };
+        let source = self
+            .sources
+            .iter()
+            .filter(|s| holds(&s.at))
+            .max_by_key(|s| s.at.len());
+        if source.is_none() && !always {
+            return err;
+        }
+        let inputs = source.map(|s| {
+            let k = ["[0]", "[1]"]
+                .into_iter()
+                .find(|k| path.ends_with(k))
+                .unwrap_or("");
+            s.from
+                .replace("{rest}", &path[s.at.len()..])
+                .replace("{k}", k)
+        });
+        RigError::Lowered {
+            inputs,
+            error: Box::new(err),
+        }
+    }
+}
+
+/// `deg` reduced below a turn, keeping its sign (`fmod`, exact): the same
+/// direction, so the same pose, and an angle already below a turn kept as
+/// written. Angles the lowering sums (a crank's start and a leg's phase,
+/// each within the loader's ±1,000,000) or keys a turn on are reduced
+/// first, so they stay within the loader's bounds.
+pub(crate) fn below_a_turn(deg: f64) -> f64 {
+    // (+ 0.0: -360 reduces to -0, written as 0)
+    deg % 360.0 + 0.0
+}
+
+/// The JSON path in `bones` (a tree's bones as built) of every bone named
+/// in `named` (name, a field of it or "", the rig's fields it is made of).
+fn bone_sources(bones: &[Value], named: Vec<(String, &str, String)>) -> Vec<Source> {
+    named
+        .into_iter()
+        .filter_map(|(name, field, from)| {
+            let j = bones.iter().position(|b| b["name"] == name.as_str())?;
+            Some(Source {
+                at: format!("bones[{j}]{field}"),
+                from,
+            })
+        })
+        .collect()
+}
+
 /// A zero-length root bone at `at`, carrying `depth_offset` when it has one.
 fn root_bone(name: &str, at: [f64; 2], depth_offset: [f64; 2]) -> Value {
     let mut root = json!({"name": name, "at": at, "length": 0});
@@ -100,10 +189,13 @@ fn root_bone(name: &str, at: [f64; 2], depth_offset: [f64; 2]) -> Value {
 }
 
 /// The bone-tree spelling of `file` (an `ik_chains` rig), given its
-/// validated chains (their roots at t = 0 place the root bones).
-pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
+/// validated chains (their roots at t = 0 place the root bones). It writes
+/// no angle of its own: a trajectory's are the chain's, as written.
+pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> Lowered {
     let mut limbs: Vec<[Value; 3]> = Vec::new();
     let mut iks = Vec::new();
+    let mut named = Vec::new();
+    let mut sources = Vec::new();
     let names = bone_names(&file.ik_chains);
     for (i, ((c, vc), [hip, thigh, shin])) in
         file.ik_chains.iter().zip(chains).zip(names).enumerate()
@@ -130,13 +222,29 @@ pub(crate) fn as_bones(file: &RigFile, chains: &[IkChain]) -> RigFile {
             "name": c.name, "upper": thigh, "lower": shin,
             "target": c.target.translated(off), "knee": c.knee, "reach": c.reach,
         }));
+        let p = format!("ik_chains[{i}]");
+        for (bone, part) in [(&hip, "root"), (&thigh, "thigh"), (&shin, "shin")] {
+            named.push((bone.clone(), "", format!("{p}.{part}")));
+        }
+        named.push((hip.clone(), ".at", format!("{p}.root (at t = 0)")));
+        named.push((hip.clone(), ".move", format!("{p}.root{{rest}}")));
+        named.push((hip.clone(), ".depth_offset", format!("{p}.depth_offset")));
+        sources.push(Source {
+            at: format!("ik[{i}]"),
+            from: p.clone(),
+        });
+        sources.push(Source {
+            at: format!("ik[{i}].target"),
+            from: format!("{p}.target{{rest}} + {p}.depth_offset{{k}}"),
+        });
     }
     // chains are listed front to back, bones drawn back to front
     let bones: Vec<Value> = limbs.into_iter().rev().flatten().collect();
+    sources.extend(bone_sources(&bones, named));
     let mut out = tree(file, bones, iks);
     out.scene = file.scene.clone();
     out.ground = file.ground.clone();
-    out
+    Lowered { file: out, sources }
 }
 
 /// The tree of `bones` and `iks` in the `limbs` look, with `file`'s name,
@@ -159,8 +267,9 @@ fn tree(file: &RigFile, bones: Vec<Value>, iks: Vec<Value>) -> RigFile {
 /// The bone-tree spelling of `file`, a validated cycling rig (`crank` +
 /// `legs`; see the module docs). The tree solves the same pose at every
 /// time: every hip, knee, ankle and crank end within rounding of the
-/// cycling solver's.
-pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
+/// cycling solver's. Every angle it writes is below a turn, or a turn past
+/// one ([`below_a_turn`]).
+pub(crate) fn legs_as_bones(file: &RigFile) -> Lowered {
     let crank = file
         .crank
         .as_ref()
@@ -182,11 +291,17 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     let mut arms: Vec<(String, String, f64)> = Vec::new();
     let ring_leg = file.legs.iter().position(|l| l.depth_offset == [0.0, 0.0]);
     let mut ring: Option<String> = None;
+    let mut named: Vec<(String, &str, String)> = Vec::new();
+    let mut sources: Vec<Source> = Vec::new();
+    // (scene parts are named at the end: the arm and block of each leg)
+    let mut part_from: Vec<String> = Vec::new();
     for (i, (leg, [hip, thigh, shin, crank_arm, pedal])) in
         file.legs.iter().zip(leg_names).enumerate()
     {
         let d = leg.depth_offset;
-        let start = crank.start_deg + leg.phase_deg;
+        // the crank's start and the leg's phase (each may be near
+        // ±1,000,000) reduced before they are added, then their sum
+        let start = below_a_turn(below_a_turn(crank.start_deg) + below_a_turn(leg.phase_deg));
         let turn = |from: f64, by: f64| json!({"track": {"keys": [[0, from], [1, from + by]], "ease": "linear"}});
         let width = limb_width(leg.thigh, leg.shin);
         let style = json!({"width": width, "stroke": CHAIN_COLOURS[i.min(1)]});
@@ -250,6 +365,44 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
             entry["name"] = json!(name);
         }
         iks.push(entry);
+        let p = format!("legs[{i}]");
+        let angle = format!("crank.start_deg + {p}.phase_deg");
+        for bone in [&hip, &thigh, &shin, &crank_arm, &pedal] {
+            named.push((bone.clone(), "", p.clone()));
+        }
+        named.push((hip.clone(), ".at", format!("{p}.hip{{k}}")));
+        named.push((
+            hip.clone(),
+            ".depth_offset",
+            format!("{p}.depth_offset{{k}}"),
+        ));
+        named.push((
+            crank_arm.clone(),
+            ".at",
+            format!("crank.center{{k}} - {p}.hip{{k}}"),
+        ));
+        named.push((crank_arm.clone(), ".angle", angle.clone()));
+        named.push((pedal.clone(), ".at", "crank.radius".into()));
+        named.push((pedal.clone(), ".angle", angle.clone()));
+        named.push((thigh.clone(), ".length", format!("{p}.thigh")));
+        named.push((shin.clone(), ".length", format!("{p}.shin")));
+        sources.push(Source {
+            at: format!("ik[{i}]"),
+            from: p.clone(),
+        });
+        sources.push(Source {
+            at: format!("ik[{i}].target.circle.center"),
+            from: format!("crank.center{{k}} + {p}.pedal_offset{{k}} + {p}.depth_offset{{k}}"),
+        });
+        sources.push(Source {
+            at: format!("ik[{i}].target.circle.radius"),
+            from: "crank.radius".into(),
+        });
+        sources.push(Source {
+            at: format!("ik[{i}].target.circle.start_deg"),
+            from: angle,
+        });
+        part_from.push(format!("crank.center + {p}.depth_offset, crank.radius"));
     }
     // legs are listed front to back, bones drawn back to front; the torso
     // between the far legs and the near one, as the cycling drawing has it
@@ -262,12 +415,11 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     // of its own, `crank`, between the far legs and the near one
     let ring = ring.unwrap_or_else(|| {
         let ring = names.take("crank".into(), 0, "crank");
-        let turn = [
-            [0.0, crank.start_deg],
-            [1.0, crank.start_deg + 360.0 * sign],
-        ];
+        let from = below_a_turn(crank.start_deg);
+        let turn = [[0.0, from], [1.0, from + 360.0 * sign]];
         bones.push(json!({"name": ring, "at": crank.center, "length": 0,
                           "angle": {"track": {"keys": turn, "ease": "linear"}}}));
+        named.push((ring.clone(), "", "crank".into()));
         ring
     });
     let mut chains = file.chains.clone();
@@ -279,6 +431,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
             };
             let name = names.take(format!("{}_anchor", ch.name), i, "anchor");
             bones.push(json!({"name": name, "at": at, "length": 0}));
+            named.push((name.clone(), "", format!("chains[{i}].anchor.at")));
             ch.anchor.bone = Some(name);
             ch.anchor.at = Some(crate::figure::file::AtFile::Named(
                 crate::figure::file::AtName::Origin,
@@ -299,6 +452,14 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
             json!({"name": head, "parent": torso, "length": t.head_radius + width * 0.5,
                           "head_radius": t.head_radius, "style": skin}),
         );
+        named.push((torso.clone(), "", "torso".into()));
+        named.push((torso, ".length", "torso.neck - torso.hip".into()));
+        named.push((head.clone(), "", "torso".into()));
+        named.push((
+            head,
+            ".length",
+            "torso.head_radius + torso.width / 2".into(),
+        ));
     }
     bones.extend(near);
     // the bicycle as the cycling drawing has it: the seat tube from the
@@ -313,16 +474,27 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
         json!({"name": "chainring", "bone": ring, "d": circle_d(c, quantize(crank.radius * 0.45, LEN_DECIMALS)),
                "style": {"stroke": RING, "width": 3, "dash": [6, 4]}}),
     ];
+    let mut scene_from = vec![
+        "legs[0].hip, crank.center, crank.radius".to_string(),
+        "crank.center, crank.radius".to_string(),
+    ];
     for (i, (bone, d, width)) in arms.into_iter().enumerate() {
         let name = names.take(format!("{bone}_arm"), i, "arm");
         scene.push(json!({"name": name, "bone": bone, "d": d,
                           "style": {"stroke": ARM, "width": width}}));
+        scene_from.push(part_from[i].clone());
     }
     for (i, (pedal, (d, h))) in blocks.into_iter().enumerate() {
         let name = names.take(format!("{pedal}_block"), i, "block");
         scene.push(json!({"name": name, "bone": pedal, "d": d,
                           "style": {"stroke": PEDAL, "width": h}}));
+        scene_from.push(format!("{}, legs[{i}].thigh, legs[{i}].shin", part_from[i]));
     }
+    sources.extend(bone_sources(&bones, named));
+    sources.extend(scene_from.into_iter().enumerate().map(|(i, from)| Source {
+        at: format!("scene[{i}]"),
+        from,
+    }));
     let mut out = tree(file, bones, iks);
     // the pedal blocks show where the feet go: no target discs
     out.style = Some(crate::figure::style::RigStyleFile::Custom(
@@ -334,7 +506,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> RigFile {
     ));
     out.chains = chains;
     out.scene = serde_json::from_value(Value::Array(scene)).expect("well-formed scene parts");
-    out
+    Lowered { file: out, sources }
 }
 
 /// The cycling drawing's colours (`emit`'s `rb-arm`, `rb-frame`, `rb-ring`
@@ -370,4 +542,33 @@ fn capsule(at: Vec2, w: f64, h: f64) -> (String, f64) {
     let (x0, x1) = (fmt_len(at.x - w / 2.0 + r), fmt_len(at.x + w / 2.0 - r));
     let y = fmt_len(at.y);
     (format!("M{x0} {y}L{x1} {y}"), h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::below_a_turn;
+
+    /// An angle below a turn is kept as written; a larger one is reduced
+    /// exactly, keeping its sign, to the same direction; a whole number of
+    /// turns is 0, never -0.
+    #[test]
+    fn angles_are_reduced_below_a_turn_to_the_same_direction() {
+        for a in [0.0, 37.5, -90.0, 180.0, 270.0, -359.75, 359.0] {
+            assert_eq!(below_a_turn(a), a);
+        }
+        for (a, want) in [
+            (360.0, 0.0_f64),
+            (-360.0, 0.0),
+            (999_999.0, 279.0),
+            (-999_999.0, -279.0),
+            (1.0e6, 280.0),
+            (1_999_998.0, 198.0),
+            (2777.0 * 360.0, 0.0),
+        ] {
+            let got = below_a_turn(a);
+            assert_eq!(got.to_bits(), want.to_bits(), "{a}");
+            let (s, c) = (a.to_radians().sin_cos(), got.to_radians().sin_cos());
+            assert!((s.0 - c.0).abs() < 1e-9 && (s.1 - c.1).abs() < 1e-9, "{a}");
+        }
+    }
 }
