@@ -24,7 +24,7 @@
 use crate::geom::{Rem1, Vec2, Vec2Ext};
 use crate::valid::{MAX_COORD, RigError};
 use crate::valid::{check_len as positive, check_num as num, check_point as point, invalid};
-use kurbo::{BezPath, ParamCurve, ParamCurveArclen, PathSeg};
+use kurbo::{ParamCurve, ParamCurveArclen, PathSeg};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{PI, TAU};
@@ -566,29 +566,41 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
 }
 
 fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
-    let bez = BezPath::from_svg(&pf.d)
-        .map_err(|e| invalid(format!("{p}.d"), format!("not valid SVG path data: {e}")))?;
+    let bez = crate::valid::path_data(&format!("{p}.d"), &pf.d)?;
     let all: Vec<PathSeg> = bez.segments().collect();
     if all.is_empty() {
         return Err(invalid(format!("{p}.d"), "has no segments"));
     }
-    for s in &all {
-        let points: &[kurbo::Point] = match s {
-            PathSeg::Line(l) => &[l.p0, l.p1],
-            PathSeg::Quad(q) => &[q.p0, q.p1, q.p2],
-            PathSeg::Cubic(c) => &[c.p0, c.p1, c.p2, c.p3],
-        };
-        if let Some(q) = points.iter().find(|q| {
-            !(q.x.is_finite() && q.y.is_finite()) || q.x.abs() > MAX_COORD || q.y.abs() > MAX_COORD
-        }) {
-            return Err(invalid(
-                format!("{p}.d"),
-                format!(
-                    "coordinates must be finite and within ±{MAX_COORD}, got ({}, {})",
-                    crate::valid::shown(q.x),
-                    crate::valid::shown(q.y)
-                ),
-            ));
+    // one loop: a move after the first drawing command starts another
+    let mut drawn = false;
+    let (mut at, mut start) = (kurbo::Point::ORIGIN, kurbo::Point::ORIGIN);
+    for el in bez.elements() {
+        match *el {
+            kurbo::PathEl::MoveTo(q) if drawn && q != at => {
+                return Err(invalid(
+                    format!("{p}.d"),
+                    format!(
+                        "must be one loop, but a move to ({}, {}) starts another (the target follows one path)",
+                        crate::valid::shown(q.x),
+                        crate::valid::shown(q.y)
+                    ),
+                ));
+            }
+            kurbo::PathEl::MoveTo(q) => {
+                (at, start) = (q, q);
+            }
+            kurbo::PathEl::LineTo(q) => {
+                drawn = true;
+                at = q;
+            }
+            kurbo::PathEl::QuadTo(_, q) | kurbo::PathEl::CurveTo(_, _, q) => {
+                drawn = true;
+                at = q;
+            }
+            kurbo::PathEl::ClosePath => {
+                drawn = true;
+                at = start;
+            }
         }
     }
     let first = all[0].start();
@@ -1248,7 +1260,10 @@ mod tests {
         let f: TrajectoryFile =
             serde_json::from_str(r#"{"path": {"d": "M 0 0 C 1e300 0 10 10 0 10 Z"}}"#).unwrap();
         let e = f.validate("t").unwrap_err().to_string();
-        assert!(e.starts_with("t.path.d: coordinates must be finite"), "{e}");
+        assert!(
+            e.starts_with("t.path.d: must be within ±1000000, got 1e300"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -296,16 +296,39 @@ pub const MAX_PATH_ELEMENTS: usize = 4096;
 
 /// SVG path data: parsed (arcs become cubic Béziers), at least one drawing
 /// command, at most [`MAX_PATH_ELEMENTS`], every coordinate within ±[`MAX_COORD`].
+/// The one reader of a rig's path data (scene parts, path targets and
+/// `move` paths); a character outside the path grammar is refused where it
+/// stands (the parser would stop there and keep what it had read).
 pub fn path_data(path: &str, d: &str) -> Result<kurbo::BezPath, RigError> {
     let head: String = d.chars().take(40).collect();
-    let shown_d = crate::input::escaped(&head);
+    // (quoted as Rust quotes it: control characters escaped once)
+    let shown_d = format!("{head:?}");
+    if let Some((i, c)) = d
+        .chars()
+        .enumerate()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || " \t\n\r\x0c,.+-".contains(c)))
+        .or_else(|| {
+            // letters: the commands and an exponent's `e`
+            d.chars()
+                .enumerate()
+                .find(|&(_, c)| c.is_ascii_alphabetic() && !"MmZzLlHhVvCcSsQqTtAaEe".contains(c))
+        })
+    {
+        return Err(invalid(
+            path,
+            format!(
+                "is not SVG path data (unexpected {c:?} at character {}): {shown_d}",
+                i + 1
+            ),
+        ));
+    }
     let bez = kurbo::BezPath::from_svg(d)
-        .map_err(|e| invalid(path, format!("is not SVG path data ({e}): {shown_d:?}")))?;
+        .map_err(|e| invalid(path, format!("is not SVG path data ({e}): {shown_d}")))?;
     let n = bez.elements().len();
     if n < 2 {
         return Err(invalid(
             path,
-            format!("must draw something (a move and at least one segment), got {shown_d:?}"),
+            format!("must draw something (a move and at least one segment), got {shown_d}"),
         ));
     }
     if n > MAX_PATH_ELEMENTS {

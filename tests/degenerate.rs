@@ -241,7 +241,7 @@ fn degenerate_trajectories() {
                 "path-foot",
                 t(json!({"path": {"d": "M 200 250 C 1e300 250 210 260 200 250 Z"}})),
             ),
-            Want::Refused("ik_chains[0].target.path.d: coordinates must be finite"),
+            Want::Refused("ik_chains[0].target.path.d: must be within ±1000000, got 1e300"),
         ),
         (
             "root.move path, one point",
@@ -787,4 +787,74 @@ fn squash_scales_bake_or_are_refused_at_their_key() {
         }
     }
     assert_eq!(cases, 48);
+}
+
+/// Path data anywhere in a rig (a scene part, an `ik_chains` target, a
+/// bone tree's `ik` target, a `move` path) is read by one reader: a
+/// character outside the path grammar is refused where it stands (the
+/// parser would stop there and keep what it had read), and a path a figure
+/// follows must be one loop (a second subpath is named), while a drawn
+/// scene part may have several.
+/// A rig, a path-data field of it, how to set it, and whether the figure
+/// follows the path (one loop) rather than drawing it.
+type PathField = (&'static str, &'static str, fn(&mut Value, &str), bool);
+
+#[test]
+fn path_data_anywhere_is_refused_at_its_first_stray_character() {
+    let loop_d = "M 160 250 L 200 250 L 180 280 Z";
+    let fields: [PathField; 4] = [
+        (
+            "path-foot",
+            "ik_chains[0].target.path.d",
+            |v, d| v["ik_chains"][0]["target"]["path"]["d"] = json!(d),
+            true,
+        ),
+        (
+            "path-foot",
+            "scene[0].d",
+            |v, d| v["scene"][0]["d"] = json!(d),
+            false,
+        ),
+        (
+            "rower",
+            "root.move.path.d",
+            |v, d| v["root"]["move"] = json!({"path": {"d": d}}),
+            true,
+        ),
+        (
+            "walker",
+            "ik[0].target.path.d",
+            |v, d| v["ik"][0]["target"] = json!({"path": {"d": d}}),
+            true,
+        ),
+    ];
+    for (rig, field, set, follows) in fields {
+        for (d, want) in [
+            (
+                "M 160 250\u{1} L 200 250 L 180 280 Z".to_string(),
+                "is not SVG path data (unexpected '\\u{1}' at character 10)",
+            ),
+            (
+                "M 160 250 L 200 250 x 180 280 Z".to_string(),
+                "is not SVG path data (unexpected 'x' at character 21)",
+            ),
+            (
+                "M 160 250 L 200 250 L 180 280 Z\u{7f}".to_string(),
+                "is not SVG path data (unexpected '\\u{7f}' at character 32)",
+            ),
+            (
+                format!("{loop_d} M 10 10 L 20 20 L 10 20 Z"),
+                "must be one loop",
+            ),
+        ] {
+            let v = edit(rig, |v| set(v, &d));
+            let path = format!("{field}: {want}");
+            let want = if want == "must be one loop" && !follows {
+                Want::Ok
+            } else {
+                Want::Refused(Box::leak(path.into_boxed_str()))
+            };
+            check(&format!("{rig} {field} {d:?}"), &v, &want);
+        }
+    }
 }
