@@ -155,7 +155,8 @@ pub enum Along {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PathFile {
-    /// Closed SVG path data, e.g. `"M 0 0 C 10 0 10 10 0 10 Z"`.
+    /// Closed SVG path data of one loop (one subpath), e.g. `"M 0 0 C 10 0
+    /// 10 10 0 10 Z"`; at most 4096 commands, coordinates within ±1000000.
     pub d: String,
     /// Where t = 0 sits, as a fraction of the path length from its start.
     #[serde(default = "zero")]
