@@ -22,6 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::TAU;
 
+pub mod choice;
 mod lower;
 
 /// What to do when a leg cannot reach its target somewhere in the cycle.
@@ -354,9 +355,9 @@ fn json_error(text: &str, path: &str, inner: serde_json::Error) -> RigError {
 /// value": the choices, from the rig format's schema, and what the file
 /// holds there. `None` where the field takes no choice.
 fn choice_expected(text: &str, path: &str) -> Option<String> {
-    let schema = crate::schema::rig_schema();
-    let node = crate::schema::node_at(&schema, path)?;
-    let (names, keys) = crate::schema::choices(&schema, node)?;
+    let schema = choice::format_schema();
+    let node = choice::node_at(&schema, path)?;
+    let (names, keys) = choice::choices(&schema, node)?;
     // what the file holds there (it is well-formed JSON: the error is a
     // value of the wrong kind)
     let doc: serde_json::Value = serde_json::from_str(text).ok()?;

@@ -11,17 +11,12 @@
 //! the pedal, coordinate bounds) are not in it: a file the schema accepts can
 //! still be rejected by `rigbake`, never the other way round.
 
-use schemars::generate::SchemaSettings;
-use serde_json::Value;
-
 /// Title written into the schema.
 pub const TITLE: &str = "rigbake rig file";
 
 /// The schema as a JSON value (draft-07, `definitions` for shared types).
 pub fn rig_schema() -> serde_json::Value {
-    let generator = SchemaSettings::draft07().into_generator();
-    let schema = generator.into_root_schema_for::<crate::rig::RigFile>();
-    let mut value = schema.to_value();
+    let mut value = crate::rig::choice::format_schema();
     if let Some(obj) = value.as_object_mut() {
         obj.insert("title".into(), TITLE.into());
     }
@@ -34,100 +29,6 @@ pub fn rig_schema_text() -> String {
     let mut s = serde_json::to_string_pretty(&rig_schema()).unwrap_or_default();
     s.push('\n');
     s
-}
-
-/// The schema of the field at `path` (a rig file path as errors name it:
-/// `crank.direction`, `bones[2].angle`, `clips[0].root.squash.sy`) in
-/// `schema` ([`rig_schema`]), references and optional wrappers followed.
-pub fn node_at<'a>(schema: &'a Value, path: &str) -> Option<&'a Value> {
-    let mut node = resolve(schema, schema);
-    for seg in path.split('.') {
-        let (key, indices) = seg.split_once('[').map_or((seg, ""), |(k, i)| (k, i));
-        if !key.is_empty() {
-            node = resolve(schema, property(schema, node, key)?);
-        }
-        for _ in indices.split('[').filter(|i| !i.is_empty()) {
-            node = resolve(schema, node.get("items")?);
-        }
-    }
-    Some(node)
-}
-
-/// The choices an enum field of the schema takes: its string values and
-/// the keys of its one-key object forms. `None` for a field of no choice.
-pub fn choices(schema: &Value, node: &Value) -> Option<(Vec<String>, Vec<String>)> {
-    let (mut names, mut keys) = (Vec::new(), Vec::new());
-    let text = |v: &Value| v.as_str().map(str::to_string);
-    if let Some(e) = node.get("enum").and_then(Value::as_array) {
-        names.extend(e.iter().filter_map(text));
-    }
-    for branch in node
-        .get("oneOf")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let b = resolve(schema, branch);
-        if let Some(c) = b.get("const").and_then(text) {
-            names.push(c);
-        }
-        if let Some(e) = b.get("enum").and_then(Value::as_array) {
-            names.extend(e.iter().filter_map(text));
-        }
-        if let Some([k]) = b
-            .get("required")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-        {
-            keys.extend(text(k));
-        }
-    }
-    (!names.is_empty() || !keys.is_empty()).then_some((names, keys))
-}
-
-/// `node` with `$ref`, a single `allOf` and an optional's `anyOf` (the
-/// value or null) followed to the schema that says what the value is.
-fn resolve<'a>(schema: &'a Value, mut node: &'a Value) -> &'a Value {
-    for _ in 0..16 {
-        if let Some(r) = node.get("$ref").and_then(Value::as_str) {
-            match r
-                .strip_prefix("#/definitions/")
-                .and_then(|name| schema.get("definitions")?.get(name))
-            {
-                Some(n) => node = n,
-                None => return node,
-            }
-        } else if let Some([one]) = node
-            .get("allOf")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-        {
-            node = one;
-        } else if let Some(any) = node.get("anyOf").and_then(Value::as_array)
-            && let [one] = any
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
-                .collect::<Vec<_>>()
-                .as_slice()
-        {
-            node = one;
-        } else {
-            return node;
-        }
-    }
-    node
-}
-
-/// The schema of `key` in the object schema `node`, or in the one of its
-/// `oneOf` forms that has it (an enum variant's fields).
-fn property<'a>(schema: &'a Value, node: &'a Value, key: &str) -> Option<&'a Value> {
-    if let Some(p) = node.get("properties").and_then(|p| p.get(key)) {
-        return Some(p);
-    }
-    node.get("oneOf")?
-        .as_array()?
-        .iter()
-        .find_map(|b| resolve(schema, b).get("properties")?.get(key))
 }
 
 #[cfg(test)]

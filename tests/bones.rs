@@ -295,7 +295,7 @@ fn bad_bone_inputs_name_their_path() {
         &arm(|v| {
             v["root"] = json!({"squash": {"sy": {"keys": [[0, 1], [1, 0]]}, "pivot": [0, 0]}})
         }),
-        &["root.squash.sy.keys[1][1]", "> 0"],
+        &["root.squash.sy.keys[1][1]", "from 0.001 to 1000, got 0"],
     );
     bad(
         &arm(|v| v["clips"] = json!([{"name": "a", "angles": {"elbow": {"const_deg": 1}}}])),

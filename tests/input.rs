@@ -815,7 +815,7 @@ fn a_huge_number_anywhere_is_echoed_in_exponent_form() {
 /// what the file holds, instead of serde's bare "expected value".
 #[test]
 fn a_choice_given_the_wrong_kind_of_value_names_the_choices_and_the_value() {
-    use rigbake::schema::{choices, node_at, rig_schema};
+    use rigbake::rig::choice::{choices, format_schema, node_at};
     use serde_json::{Value, json};
     fn paths(v: &Value, at: &str, out: &mut Vec<String>) {
         match v {
@@ -853,7 +853,7 @@ fn a_choice_given_the_wrong_kind_of_value_names_the_choices_and_the_value() {
         }
         v
     }
-    let schema = rig_schema();
+    let schema = format_schema();
     let wrong = [
         json!(0),
         json!(-2.5),

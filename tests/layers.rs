@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
 
 /// Modules of the binary (declared in `main.rs`): they use the library as
 /// `rigbake::…`, never `crate::…` paths into it.
-const BINARY: &[&str] = &["batch", "output", "workflow"];
+const BINARY: &[&str] = &["batch", "output", "usage", "workflow"];
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
