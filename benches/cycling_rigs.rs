@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 
 /// SplitMix64: a tiny deterministic generator (no dependency, same rigs
 /// on every machine and toolchain).
-struct Rng(u64);
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -26,7 +26,7 @@ impl Rng {
 
     /// Uniform in [lo, hi], rounded to 0.1.
     fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let u = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         ((lo + u * (hi - lo)) * 10.0).round() / 10.0
     }
 }
@@ -58,7 +58,7 @@ fn cycling_rig(rng: &mut Rng, i: usize) -> String {
     ];
     let period = rng.range(0.6, 1.8);
     let phase = rng.range(150.0, 210.0);
-    let knee = if rng.next().is_multiple_of(8) {
+    let knee = if rng.next_u64().is_multiple_of(8) {
         "backward"
     } else {
         "forward"

@@ -8,6 +8,8 @@
 //! names, the report fields, determinism, number formatting and the
 //! acceptance figures (measured by the tool, never typed into it).
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::{Value, json};
@@ -1034,24 +1036,9 @@ fn check_format_json_is_valid_json() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("leg near"));
 }
 
-/// Subcommand names listed under "Commands:" in `rigbake --help`.
-fn subcommands() -> Vec<String> {
-    let out = rigbake().arg("--help").output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let text = String::from_utf8(out.stdout).unwrap();
-    text.lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|c| *c != "help")
-        .map(str::to_string)
-        .collect()
-}
-
 #[test]
 fn help_of_each_subcommand_exits_0_and_lists_options() {
-    let cmds = subcommands();
+    let cmds = common::subcommands();
     assert!(
         cmds.iter().any(|c| c == "bake") && cmds.iter().any(|c| c == "check"),
         "{cmds:?}"

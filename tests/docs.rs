@@ -9,6 +9,8 @@
 //! RIGBAKE_BLESS=1 cargo test --test docs
 //! ```
 
+mod common;
+
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fs;
@@ -209,16 +211,7 @@ fn names_flag(text: &str, flag: &str) -> bool {
 #[test]
 fn cli_md_names_every_option_of_every_command() {
     let rigbake = || assert_cmd::Command::cargo_bin("rigbake").unwrap();
-    let top = rigbake().arg("--help").output().unwrap();
-    let top = String::from_utf8(top.stdout).unwrap();
-    let commands: Vec<&str> = top
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|c| *c != "help")
-        .collect();
+    let commands = common::subcommands();
     assert!(commands.len() >= 9, "{commands:?}");
     let docs = fs::read_to_string(root().join("docs/cli.md")).unwrap();
     let mut missing = Vec::new();
@@ -231,7 +224,7 @@ fn cli_md_names_every_option_of_every_command() {
         };
         let body = &docs[start + heading.len()..];
         let section = &body[..body.find("\n## ").unwrap_or(body.len())];
-        let help = rigbake().args([cmd, "-h"]).output().unwrap();
+        let help = rigbake().args([cmd.as_str(), "-h"]).output().unwrap();
         let help = String::from_utf8(help.stdout).unwrap();
         for line in help.lines().map(str::trim_start) {
             let Some(flag) = line

@@ -8,6 +8,8 @@
 //! trees that load, or are refused so.
 
 mod common;
+#[path = "../benches/cycling_rigs.rs"]
+mod cycling_rigs;
 
 use assert_cmd::Command;
 use common::repo;
@@ -151,17 +153,13 @@ fn rig_text_reads_back_to_the_same_file() {
     assert!(seed.contains("\"depth_offset\": [-6, -7],"), "{seed}");
 }
 
-/// SplitMix64: a tiny deterministic generator (the same rigs on every
-/// machine and toolchain).
-struct Rng(u64);
+/// The generated cycling rigs' SplitMix64 generator (the same rigs on
+/// every machine and toolchain), with the draws these rigs need.
+struct Rng(cycling_rigs::Rng);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n`.
@@ -373,7 +371,7 @@ fn chain_rig(rng: &mut Rng, i: usize) -> Value {
 /// tree's path: it never gives a tree that does not load, and never panics.
 #[test]
 fn rigs_at_the_bounds_lower_into_trees_that_load_or_are_refused() {
-    let mut rng = Rng(2024);
+    let mut rng = Rng(cycling_rigs::Rng(2024));
     // cycling rigs lowered, chain rigs lowered, trees baked, cycling rigs
     // refused, chain rigs that do not load
     let (mut legs, mut chains, mut baked, mut refused, mut unloaded) = (0, 0, 0, 0, 0);

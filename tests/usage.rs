@@ -5,6 +5,8 @@
 //! Help and the version are written as every other output is: a full
 //! standard output is exit 2 with one line, a closed pipe exit 0 quietly.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -21,18 +23,7 @@ const NUMERIC: &[&str] = &["N", "PX", "A..B"];
 
 /// Subcommand names listed under "Commands:" in `rigbake --help`.
 fn subcommands() -> Vec<String> {
-    let out = rigbake().arg("--help").output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let text = String::from_utf8(out.stdout).unwrap();
-    let cmds: Vec<String> = text
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|c| *c != "help")
-        .map(str::to_string)
-        .collect();
+    let cmds = common::subcommands();
     for c in ["bake", "check", "sweep", "preview", "completions"] {
         assert!(cmds.iter().any(|x| x == c), "{c} missing from {cmds:?}");
     }

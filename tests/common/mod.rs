@@ -358,3 +358,22 @@ pub fn ground_dots(svg: &str) -> Vec<(f64, f64, f64)> {
     }
     dots
 }
+
+/// Subcommand names listed under "Commands:" in `rigbake --help` (without
+/// `help`): every command the binary has, found from its own help.
+pub fn subcommands() -> Vec<String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect()
+}
