@@ -123,11 +123,13 @@ pub(crate) fn file_name(name: &str, route: Route) -> String {
 }
 
 /// Whether `-o` names one SVG file: a name ending in `.svg` (in any case)
-/// that is not an existing directory. Any other name is a directory.
+/// that is not an existing directory and not written as one (with a
+/// trailing `/`). Any other name is a directory.
 pub(crate) fn names_svg_file(output: &Path) -> bool {
     output
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+        && !output.as_os_str().as_encoded_bytes().ends_with(b"/")
         && !output.is_dir()
 }
 

@@ -54,7 +54,7 @@ enum Command {
         /// Output directory (created if missing), a single .svg file (one rig,
         /// one route; .SVG too), or `-` for standard output (summary then goes
         /// to stderr). Any other name is a directory: -o out.txt writes
-        /// out.txt/<name>.svg.
+        /// out.txt/<name>.svg, and so does a name ending in / (-o out.svg/).
         #[arg(short, long, value_name = "DIR|FILE|-", default_value = ".")]
         output: PathBuf,
         #[command(flatten)]

@@ -487,6 +487,33 @@ fn output_ending_in_svg_in_any_case_is_one_file() {
     }
 }
 
+/// A name written as a directory (a trailing `/`) is one, `.svg` or not:
+/// `-o out.svg/` writes `out.svg/<name>.svg`, for `bake` and `bake --art`.
+#[test]
+fn output_with_a_trailing_slash_is_a_directory() {
+    let tmp = TempDir::new().unwrap();
+    let tpl = tmp.path().join("tpl");
+    rigbake()
+        .args(["template"])
+        .arg(seed_path())
+        .arg("-o")
+        .arg(&tpl)
+        .assert()
+        .success();
+    for (name, art) in [("out.svg/", false), ("art.SVG/", true)] {
+        let target = format!("{}/{name}", tmp.path().display());
+        let mut c = rigbake();
+        c.arg("bake").arg(seed_path());
+        if art {
+            c.arg("--art").arg(tpl.join("seed-nested.template.svg"));
+        }
+        c.arg("-o").arg(&target).arg("-q");
+        c.assert().success().stderr("");
+        let dir = tmp.path().join(name.trim_end_matches('/'));
+        assert_eq!(dir_names(&dir), ["seed-nested.svg"], "{name}");
+    }
+}
+
 /// The documented rule: an `-o` name not ending in `.svg` is a directory,
 /// whatever its extension.
 #[test]
