@@ -499,6 +499,8 @@ fn cmd_sweep(
     format: Format,
 ) -> Result<Exit> {
     let rig = load_rig(path)?;
+    // every cell is a bake: the largest key count obeys bake's limit
+    rig::check_key_work("--keys", b, &rig).with_context(|| input::shown_path(path))?;
     let fits = match fit {
         FitChoice::Linear => vec![Fit::Linear],
         FitChoice::Cubic => vec![Fit::Cubic],

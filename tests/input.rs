@@ -694,7 +694,8 @@ fn help_states_the_tolerance_range() {
 
 /// `bake --help`, `sweep --help` and docs/cli.md state the key limits the
 /// code enforces: `--keys N` up to 10000 on a bone tree, N × legs up to
-/// 10000 on a cycling rig; `sweep --keys A..B` up to 400.
+/// 10000 on a cycling rig; `sweep --keys A..B` up to 400, and B × legs
+/// up to 10000 as for a bake.
 #[test]
 fn help_states_the_key_limits() {
     let help = |cmd: &str| {
@@ -715,7 +716,7 @@ fn help_states_the_key_limits() {
     for words in [
         "`--keys N` takes 2 to 10000 on a bone tree",
         "N times the number of legs must be at most 10000",
-        "| `--keys A..B` | `4..40` | key counts per track to try, inclusive, 2 ≤ A ≤ B ≤ 400 |",
+        "| `--keys A..B` | `4..40` | key counts per track to try, inclusive, 2 ≤ A ≤ B ≤ 400 (on a cycling rig B times the number of legs at most 10000",
     ] {
         assert!(docs.contains(words), "docs/cli.md lacks {words:?}");
     }
@@ -743,6 +744,23 @@ fn help_states_the_key_limits() {
     };
     assert!(sweep("400..400").status.success());
     refused(&sweep("399..401"), &["--keys: need 2 <= A <= B <= 400"]);
+    // every cell of a sweep is a bake: its largest count obeys bake's cap
+    let s = Scratch::new();
+    let mut many: serde_json::Value = serde_json::from_str(&seed_text()).unwrap();
+    let legs: Vec<serde_json::Value> = (0..64)
+        .map(|i| {
+            let mut l = many["legs"][i % 2].clone();
+            l["name"] = format!("l{i}").into();
+            l
+        })
+        .collect();
+    many["legs"] = legs.into();
+    let rig = s.write("many.json", many.to_string());
+    let out = rigbake()
+        .args(["sweep", rig.to_str().unwrap(), "--keys", "156..157"])
+        .output()
+        .unwrap();
+    refused(&out, &["many.json: --keys: 157 keys × 64 legs = 10048"]);
 }
 
 /// A huge number in any numeric field of any example rig is refused, and
