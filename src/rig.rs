@@ -52,11 +52,10 @@ pub struct RigFile {
     /// (the report notes a snapped period).
     pub period_s: f64,
     /// Uniform keys per period on every fitted channel (legs, chains, bones,
-    /// springs). Without it (and without `tolerance_px`) cycling legs are
-    /// fitted to the default 0.25 px and bone trees (`ik_chains` among them,
-    /// loaded as the tree they lower into) to their channels' own, tighter
-    /// budgets; the CLI's `--keys` or `--tolerance`
-    /// override it.
+    /// springs), 2 to 10000 (on a cycling rig, keys times legs at most
+    /// 10000). Without it (and without `tolerance_px`) every rig is fitted
+    /// to the default 0.25 px; the CLI's `--keys` or `--tolerance` override
+    /// it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<usize>,
     /// Fit the fewest keys found that keep every probe (ankle, effector, bone
