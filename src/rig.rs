@@ -293,6 +293,14 @@ pub fn parse(text: &str) -> Result<RigFile, RigError> {
             column,
         });
     }
+    // serde would also read any section from an array of its fields
+    if let Ok(doc) = serde_json::from_str::<serde_json::Value>(text)
+        && let Some(path) = choice::array_for_object(format_schema(), &doc)
+    {
+        let msg = choice_expected(text, &path)
+            .unwrap_or_else(|| "expected an object, found an array".into());
+        return Err(invalid(path, msg));
+    }
     let de = &mut serde_json::Deserializer::from_str(text);
     let file: RigFile = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
@@ -305,6 +313,12 @@ pub fn parse(text: &str) -> Result<RigFile, RigError> {
         column: e.column(),
     })?;
     Ok(file)
+}
+
+/// The rig format's schema, generated once ([`choice::format_schema`]).
+fn format_schema() -> &'static serde_json::Value {
+    static SCHEMA: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(choice::format_schema)
 }
 
 /// A serde_json error at `path` (as serde_path_to_error writes it) as a
@@ -354,9 +368,9 @@ fn json_error(text: &str, path: &str, inner: serde_json::Error) -> RigError {
 /// value": the choices, from the rig format's schema, and what the file
 /// holds there. `None` where the field takes no choice.
 fn choice_expected(text: &str, path: &str) -> Option<String> {
-    let schema = choice::format_schema();
-    let node = choice::node_at(&schema, path)?;
-    let (names, keys) = choice::choices(&schema, node)?;
+    let schema = format_schema();
+    let node = choice::node_at(schema, path)?;
+    let (names, keys) = choice::choices(schema, node)?;
     // what the file holds there (it is well-formed JSON: the error is a
     // value of the wrong kind)
     let doc: serde_json::Value = serde_json::from_str(text).ok()?;

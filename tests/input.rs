@@ -219,6 +219,74 @@ fn a_rig_that_is_not_an_object_is_refused_where_it_starts() {
     }
 }
 
+/// Every object in the example rigs (a section, a leg, a bone, a clip, a
+/// target, …) given as an array of its values instead: refused naming its
+/// path ("found an array"), never read as the object's fields in order, as
+/// serde would read it.
+#[test]
+fn an_object_given_as_an_array_is_refused_at_its_path() {
+    use serde_json::Value;
+    fn objects(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if !at.is_empty() {
+                    out.push(at.to_string());
+                }
+                for (k, x) in m {
+                    let p = if at.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{at}.{k}")
+                    };
+                    objects(x, &p, out);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    objects(x, &format!("{at}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    fn slot<'a>(v: &'a mut Value, path: &str) -> &'a mut Value {
+        let mut v = v;
+        for seg in path.split('.') {
+            let (key, idx) = seg.split_once('[').unwrap_or((seg, ""));
+            if !key.is_empty() {
+                v = &mut v[key];
+            }
+            for i in idx.split('[').filter(|i| !i.is_empty()) {
+                v = &mut v[i.trim_end_matches(']').parse::<usize>().unwrap()];
+            }
+        }
+        v
+    }
+    let mut checked = 0;
+    for entry in fs::read_dir(repo("rigs")).unwrap() {
+        let text = fs::read_to_string(entry.unwrap().path()).unwrap();
+        let rig: Value = serde_json::from_str(&text).unwrap();
+        let mut all = Vec::new();
+        objects(&rig, "", &mut all);
+        for path in all {
+            let mut bad = rig.clone();
+            let obj = slot(&mut bad, &path);
+            let values: Vec<Value> = obj.as_object().unwrap().values().cloned().collect();
+            *obj = Value::Array(values);
+            let err = rigbake::rig::parse(&bad.to_string())
+                .map(|_| ())
+                .expect_err(&path)
+                .to_string();
+            assert!(
+                err.starts_with(&format!("{path}: ")) && err.contains("found an array"),
+                "{path}: {err}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 200, "{checked}");
+}
+
 #[test]
 fn trailing_text_is_refused_by_sweep_check_and_preview() {
     let s = Scratch::new();

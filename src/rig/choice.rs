@@ -1,6 +1,8 @@
-//! The choices of the rig format's enum fields, read from its JSON Schema
-//! (generated from [`super::RigFile`]): what an error about a choice given
-//! the wrong kind of value names.
+//! The rig format's shape, read from its JSON Schema (generated from
+//! [`super::RigFile`]) where serde alone would say too little or accept
+//! too much: the choices of an enum field given the wrong kind of value
+//! ([`choices`]), and an object given as an array of its fields, which
+//! serde would read in order ([`array_for_object`]).
 
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
@@ -96,14 +98,95 @@ fn resolve<'a>(schema: &'a Value, mut node: &'a Value) -> &'a Value {
     node
 }
 
-/// The schema of `key` in the object schema `node`, or in the one of its
-/// `oneOf` forms that has it (an enum variant's fields).
+/// The schema of `key` in the object schema `node` (a named field, or any
+/// key of a map: `additionalProperties`), or in the one of its `oneOf`
+/// forms that has it (an enum variant's fields).
 fn property<'a>(schema: &'a Value, node: &'a Value, key: &str) -> Option<&'a Value> {
     if let Some(p) = node.get("properties").and_then(|p| p.get(key)) {
+        return Some(p);
+    }
+    if let Some(p) = node.get("additionalProperties").filter(|p| p.is_object()) {
         return Some(p);
     }
     node.get("oneOf")?
         .as_array()?
         .iter()
         .find_map(|b| resolve(schema, b).get("properties")?.get(key))
+}
+
+/// The path of the first array in `doc` (a rig file's JSON) where the
+/// format takes an object only (a section such as `crank`, a leg, a
+/// bone): serde would read such an array as the object's fields in order.
+pub fn array_for_object(schema: &Value, doc: &Value) -> Option<String> {
+    let mut path = String::new();
+    walk(schema, schema, doc, &mut path)
+}
+
+fn walk(schema: &Value, node: &Value, v: &Value, path: &mut String) -> Option<String> {
+    let node = resolve(schema, node);
+    match v {
+        Value::Array(items) => {
+            if object_only(schema, node) {
+                return Some(path.clone());
+            }
+            let each = node.get("items")?;
+            for (i, x) in items.iter().enumerate() {
+                // a tuple's entries each have their own schema
+                let item = match each {
+                    Value::Array(tuple) => tuple.get(i)?,
+                    one => one,
+                };
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                let found = walk(schema, item, x, path);
+                path.truncate(len);
+                if found.is_some() {
+                    return found;
+                }
+            }
+            None
+        }
+        Value::Object(fields) => {
+            for (k, x) in fields {
+                let Some(field) = property(schema, node, k) else {
+                    continue;
+                };
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                let found = walk(schema, field, x, path);
+                path.truncate(len);
+                if found.is_some() {
+                    return found;
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// Whether `node` takes an object only: no form of it is an array.
+fn object_only(schema: &Value, node: &Value) -> bool {
+    let takes_object = |n: &Value| {
+        n.get("type").and_then(Value::as_str) == Some("object") || n.get("properties").is_some()
+    };
+    let takes_array = |n: &Value| match n.get("type") {
+        Some(Value::String(t)) => t == "array",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+        _ => n.get("items").is_some(),
+    };
+    match node
+        .get("oneOf")
+        .or(node.get("anyOf"))
+        .and_then(Value::as_array)
+    {
+        Some(forms) => {
+            let forms: Vec<&Value> = forms.iter().map(|f| resolve(schema, f)).collect();
+            forms.iter().any(|f| takes_object(f)) && !forms.iter().any(|f| takes_array(f))
+        }
+        None => takes_object(node) && !takes_array(node),
+    }
 }
