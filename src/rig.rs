@@ -294,9 +294,7 @@ pub fn parse(text: &str) -> Result<RigFile, RigError> {
         });
     }
     // serde would also read any section from an array of its fields
-    if let Ok(doc) = serde_json::from_str::<serde_json::Value>(text)
-        && let Some(path) = choice::array_for_object(format_schema(), &doc)
-    {
+    if let Some(path) = choice::array_for_object(format_schema(), text) {
         let msg = choice_expected(text, &path)
             .unwrap_or_else(|| "expected an object, found an array".into());
         return Err(invalid(path, msg));

@@ -114,57 +114,130 @@ fn property<'a>(schema: &'a Value, node: &'a Value, key: &str) -> Option<&'a Val
         .find_map(|b| resolve(schema, b).get("properties")?.get(key))
 }
 
-/// The path of the first array in `doc` (a rig file's JSON) where the
+/// The path of the first array in `text` (a rig file's JSON) where the
 /// format takes an object only (a section such as `crank`, a leg, a
 /// bone): serde would read such an array as the object's fields in order.
-pub fn array_for_object(schema: &Value, doc: &Value) -> Option<String> {
-    let mut path = String::new();
-    walk(schema, schema, doc, &mut path)
+/// The text is read as a stream beside the schema, building nothing;
+/// `None` also where it is not well-formed JSON (serde then says where).
+pub fn array_for_object(schema: &Value, text: &str) -> Option<String> {
+    use serde::de::DeserializeSeed;
+    let path = std::cell::RefCell::new(String::new());
+    let found = std::cell::RefCell::new(None);
+    let walk = Walk {
+        schema,
+        node: schema,
+        path: &path,
+        found: &found,
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    walk.deserialize(&mut de).ok()?;
+    found.into_inner()
 }
 
-fn walk(schema: &Value, node: &Value, v: &Value, path: &mut String) -> Option<String> {
-    let node = resolve(schema, node);
-    match v {
-        Value::Array(items) => {
-            if object_only(schema, node) {
-                return Some(path.clone());
-            }
-            let each = node.get("items")?;
-            for (i, x) in items.iter().enumerate() {
-                // a tuple's entries each have their own schema
-                let item = match each {
-                    Value::Array(tuple) => tuple.get(i)?,
-                    one => one,
-                };
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                let found = walk(schema, item, x, path);
-                path.truncate(len);
-                if found.is_some() {
-                    return found;
-                }
-            }
-            None
+/// One value of the file read beside its schema `node` (see
+/// [`array_for_object`]): the path so far and the first array found where
+/// an object belongs.
+#[derive(Clone, Copy)]
+struct Walk<'a> {
+    schema: &'a Value,
+    node: &'a Value,
+    path: &'a std::cell::RefCell<String>,
+    found: &'a std::cell::RefCell<Option<String>>,
+}
+
+impl<'a> Walk<'a> {
+    /// The walk of a value under `node`, at the path so far plus `step`.
+    fn at(self, node: &'a Value) -> Walk<'a> {
+        Walk { node, ..self }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Walk<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Walk<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        use serde::de::IgnoredAny;
+        let node = resolve(self.schema, self.node);
+        if self.found.borrow().is_none() && object_only(self.schema, node) {
+            *self.found.borrow_mut() = Some(self.path.borrow().clone());
         }
-        Value::Object(fields) => {
-            for (k, x) in fields {
-                let Some(field) = property(schema, node, k) else {
-                    continue;
-                };
-                let len = path.len();
-                if !path.is_empty() {
-                    path.push('.');
+        let items = node.get("items").filter(|_| self.found.borrow().is_none());
+        for i in 0.. {
+            // a tuple's entries each have their own schema
+            let item = match items {
+                Some(Value::Array(tuple)) => tuple.get(i),
+                other => other,
+            };
+            let more = match item {
+                Some(n) => {
+                    let len = self.path.borrow().len();
+                    self.path.borrow_mut().push_str(&format!("[{i}]"));
+                    let more = seq.next_element_seed(self.at(n))?.is_some();
+                    self.path.borrow_mut().truncate(len);
+                    more
                 }
-                path.push_str(k);
-                let found = walk(schema, field, x, path);
-                path.truncate(len);
-                if found.is_some() {
-                    return found;
+                None => seq.next_element::<IgnoredAny>()?.is_some(),
+            };
+            if !more {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        use serde::de::IgnoredAny;
+        let node = resolve(self.schema, self.node);
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match property(self.schema, node, &key).filter(|_| self.found.borrow().is_none()) {
+                Some(n) => {
+                    let len = self.path.borrow().len();
+                    {
+                        let mut p = self.path.borrow_mut();
+                        if !p.is_empty() {
+                            p.push('.');
+                        }
+                        p.push_str(&key);
+                    }
+                    map.next_value_seed(self.at(n))?;
+                    self.path.borrow_mut().truncate(len);
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
                 }
             }
-            None
         }
-        _ => None,
+        Ok(())
     }
 }
 
