@@ -372,16 +372,7 @@ fn choice_expected(text: &str, path: &str) -> Option<String> {
     // what the file holds there (it is well-formed JSON: the error is a
     // value of the wrong kind)
     let doc: serde_json::Value = serde_json::from_str(text).ok()?;
-    let mut value = &doc;
-    for seg in path.split('.') {
-        let (key, indices) = seg.split_once('[').unwrap_or((seg, ""));
-        if !key.is_empty() {
-            value = value.get(key)?;
-        }
-        for i in indices.split('[').filter(|i| !i.is_empty()) {
-            value = value.get(i.trim_end_matches(']').parse::<usize>().ok()?)?;
-        }
-    }
+    let value = choice::value_at(&doc, path)?;
     let list = |v: &[String], quote: &str| {
         v.iter()
             .map(|x| format!("{quote}{x}{quote}"))

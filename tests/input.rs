@@ -219,6 +219,55 @@ fn a_rig_that_is_not_an_object_is_refused_where_it_starts() {
     }
 }
 
+/// Every value below the top of `doc` with its rig file path
+/// (`bones[2].angle`), parents before their children.
+fn nodes(doc: &serde_json::Value) -> Vec<(String, &serde_json::Value)> {
+    fn walk<'a>(
+        v: &'a serde_json::Value,
+        at: &str,
+        out: &mut Vec<(String, &'a serde_json::Value)>,
+    ) {
+        let children: Vec<(String, &serde_json::Value)> = match v {
+            serde_json::Value::Object(m) => m
+                .iter()
+                .map(|(k, x)| {
+                    let p = if at.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{at}.{k}")
+                    };
+                    (p, x)
+                })
+                .collect(),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .map(|(i, x)| (format!("{at}[{i}]"), x))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (p, x) in children {
+            out.push((p.clone(), x));
+            walk(x, &p, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(doc, "", &mut out);
+    out
+}
+
+/// The value at the rig file path `path` in `doc`, to replace.
+fn slot<'a>(doc: &'a mut serde_json::Value, path: &str) -> &'a mut serde_json::Value {
+    use rigbake::rig::choice::{Step, steps};
+    steps(path)
+        .unwrap()
+        .into_iter()
+        .fold(doc, |v, step| match step {
+            Step::Key(k) => &mut v[k],
+            Step::Index(i) => &mut v[i],
+        })
+}
+
 /// Every object in the example rigs (a section, a leg, a bone, a clip, a
 /// target, …) given as an array of its values instead: refused naming its
 /// path ("found an array"), never read as the object's fields in order, as
@@ -226,49 +275,16 @@ fn a_rig_that_is_not_an_object_is_refused_where_it_starts() {
 #[test]
 fn an_object_given_as_an_array_is_refused_at_its_path() {
     use serde_json::Value;
-    fn objects(v: &Value, at: &str, out: &mut Vec<String>) {
-        match v {
-            Value::Object(m) => {
-                if !at.is_empty() {
-                    out.push(at.to_string());
-                }
-                for (k, x) in m {
-                    let p = if at.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{at}.{k}")
-                    };
-                    objects(x, &p, out);
-                }
-            }
-            Value::Array(a) => {
-                for (i, x) in a.iter().enumerate() {
-                    objects(x, &format!("{at}[{i}]"), out);
-                }
-            }
-            _ => {}
-        }
-    }
-    fn slot<'a>(v: &'a mut Value, path: &str) -> &'a mut Value {
-        let mut v = v;
-        for seg in path.split('.') {
-            let (key, idx) = seg.split_once('[').unwrap_or((seg, ""));
-            if !key.is_empty() {
-                v = &mut v[key];
-            }
-            for i in idx.split('[').filter(|i| !i.is_empty()) {
-                v = &mut v[i.trim_end_matches(']').parse::<usize>().unwrap()];
-            }
-        }
-        v
-    }
     let mut checked = 0;
     for entry in fs::read_dir(repo("rigs")).unwrap() {
         let text = fs::read_to_string(entry.unwrap().path()).unwrap();
         let rig: Value = serde_json::from_str(&text).unwrap();
-        let mut all = Vec::new();
-        objects(&rig, "", &mut all);
-        for path in all {
+        let objects: Vec<String> = nodes(&rig)
+            .into_iter()
+            .filter(|(_, v)| v.is_object())
+            .map(|(p, _)| p)
+            .collect();
+        for path in objects {
             let mut bad = rig.clone();
             let obj = slot(&mut bad, &path);
             let values: Vec<Value> = obj.as_object().unwrap().values().cloned().collect();
@@ -903,42 +919,6 @@ fn a_huge_number_anywhere_is_echoed_in_exponent_form() {
 fn a_choice_given_the_wrong_kind_of_value_names_the_choices_and_the_value() {
     use rigbake::rig::choice::{choices, format_schema, node_at};
     use serde_json::{Value, json};
-    fn paths(v: &Value, at: &str, out: &mut Vec<String>) {
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m {
-                    let p = if at.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{at}.{k}")
-                    };
-                    out.push(p.clone());
-                    paths(x, &p, out);
-                }
-            }
-            Value::Array(a) => {
-                for (i, x) in a.iter().enumerate() {
-                    let p = format!("{at}[{i}]");
-                    out.push(p.clone());
-                    paths(x, &p, out);
-                }
-            }
-            _ => {}
-        }
-    }
-    fn slot<'a>(v: &'a mut Value, path: &str) -> &'a mut Value {
-        let mut v = v;
-        for seg in path.split('.') {
-            let (key, idx) = seg.split_once('[').unwrap_or((seg, ""));
-            if !key.is_empty() {
-                v = &mut v[key];
-            }
-            for i in idx.split('[').filter(|i| !i.is_empty()) {
-                v = &mut v[i.trim_end_matches(']').parse::<usize>().unwrap()];
-            }
-        }
-        v
-    }
     let schema = format_schema();
     let wrong = [
         json!(0),
@@ -954,9 +934,7 @@ fn a_choice_given_the_wrong_kind_of_value_names_the_choices_and_the_value() {
     for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs")).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
         let rig: Value = serde_json::from_str(&text).unwrap();
-        let mut all = Vec::new();
-        paths(&rig, "", &mut all);
-        for path in all {
+        for path in nodes(&rig).into_iter().map(|(p, _)| p) {
             let Some((names, keys)) = node_at(&schema, &path).and_then(|n| choices(&schema, n))
             else {
                 continue;

@@ -16,21 +16,51 @@ pub fn format_schema() -> Value {
         .to_value()
 }
 
+/// One step of a rig file path: a key of an object or an index of an array.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Step<'p> {
+    Key(&'p str),
+    Index(usize),
+}
+
+/// The steps of a rig file path as errors name it (`bones[2].angle`: key
+/// `bones`, index 2, key `angle`); `None` where an index is not a number.
+pub fn steps(path: &str) -> Option<Vec<Step<'_>>> {
+    let mut out = Vec::new();
+    for seg in path.split('.') {
+        let (key, indices) = seg.split_once('[').unwrap_or((seg, ""));
+        if !key.is_empty() {
+            out.push(Step::Key(key));
+        }
+        for i in indices.split('[').filter(|i| !i.is_empty()) {
+            out.push(Step::Index(i.trim_end_matches(']').parse().ok()?));
+        }
+    }
+    Some(out)
+}
+
+/// The value at `path` in a rig file's JSON `doc`, if it holds one.
+pub fn value_at<'a>(doc: &'a Value, path: &str) -> Option<&'a Value> {
+    steps(path)?
+        .into_iter()
+        .try_fold(doc, |v, step| match step {
+            Step::Key(k) => v.get(k),
+            Step::Index(i) => v.get(i),
+        })
+}
+
 /// The schema of the field at `path` (a rig file path as errors name it:
 /// `crank.direction`, `bones[2].angle`, `clips[0].root.squash.sy`) in
 /// `schema` ([`format_schema`]), references and optional wrappers followed.
 pub fn node_at<'a>(schema: &'a Value, path: &str) -> Option<&'a Value> {
-    let mut node = resolve(schema, schema);
-    for seg in path.split('.') {
-        let (key, indices) = seg.split_once('[').map_or((seg, ""), |(k, i)| (k, i));
-        if !key.is_empty() {
-            node = resolve(schema, property(schema, node, key)?);
-        }
-        for _ in indices.split('[').filter(|i| !i.is_empty()) {
-            node = resolve(schema, node.get("items")?);
-        }
-    }
-    Some(node)
+    let node = resolve(schema, schema);
+    steps(path)?.into_iter().try_fold(node, |node, step| {
+        let next = match step {
+            Step::Key(k) => property(schema, node, k)?,
+            Step::Index(_) => node.get("items")?,
+        };
+        Some(resolve(schema, next))
+    })
 }
 
 /// The choices an enum field of the schema takes: its string values and
