@@ -97,6 +97,43 @@ fn a_chain_shifted_by_a_third_plays_the_first_chains_keys() {
     }
 }
 
+/// The class between the grid: a phase shift that is no multiple of
+/// 1/720 of the period (a cycling leg 193.9° behind its pair, a lag of
+/// 0.31234 periods, …) is found to the written microsecond, not only the
+/// shifts on the search grid, and the reused chain still measures within
+/// the default tolerance.
+#[test]
+fn a_shift_between_grid_times_is_found_to_the_microsecond() {
+    for shift in [193.9 / 360.0, 0.31234, 0.0517, 0.97013, 0.5 + 0.25 / 720.0] {
+        assert!(
+            (shift * reuse::GRID as f64).fract() > 1e-3,
+            "{shift} is off the grid"
+        );
+        let rig = rig::load(&two_arms(shift, 25.0, 20.0)).unwrap();
+        let b = bake(&rig, Route::Css);
+        let rot = rotations(&b.clip);
+        let get = |c: &str| rot.iter().find(|r| r.0 == c).unwrap().clone();
+        let want = -(1.0 - shift) * 1.5;
+        for (src, dst) in [("p", "zz"), ("q", "aa"), ("r", "m")] {
+            let (s, d) = (get(&format!("rb-b-{src}")), get(&format!("rb-b-{dst}")));
+            assert_eq!(s.1, d.1, "shift {shift}: {dst} plays {src}'s track");
+            assert!(
+                (d.2 - want).abs() <= 1.0000001e-6,
+                "shift {shift}: delay {} for {want}",
+                d.2
+            );
+        }
+        for bone in &b.report.bones {
+            assert!(
+                bone.max_error_px <= rigbake::bake::DEFAULT_TOLERANCE_PX,
+                "shift {shift}, {}: {}",
+                bone.name,
+                bone.max_error_px
+            );
+        }
+    }
+}
+
 /// Not the same shape (a bone longer) or not the same motion (another
 /// amplitude) in the middle bone: the two arms keep keys of their own,
 /// while their last bones (chains of one bone, the same shape and motion

@@ -12,12 +12,18 @@
 //!
 //! **Detection, from the sampled motion.** For every bone pair `(a_i, b_i)`
 //! of the two chains the local angles θ (radians, FK and IK solved) are
-//! sampled at [`GRID`] times of one period; the shift `s = k / GRID` is the
+//! sampled at [`GRID`] times of one period; the grid shift `k / GRID` is the
 //! one whose worst tip error `|wrap((θ_b(t) − d_b) − (θ_a(t + s) − d_a))| ·
-//! reach(b_i)` is smallest (`d` the drawn local angles). The written delay is
-//! `−s · period` rounded to the written seconds (microseconds), and the
-//! match is then re-checked at that exact shift on [`CHECK_SAMPLES`] times
-//! against [`REUSE_TOLERANCE_PX`]. Names play no part. A pair that already
+//! reach(b_i)` is smallest (`d` the drawn local angles). A true shift
+//! between two grid times (a leg 193.9° behind its pair) misses the nearest
+//! by up to a grid step's movement, so that shift is then refined between
+//! its neighbours on the table interpolated (Catmull-Rom, a golden-section
+//! search: every time's error is nought at the true shift). The written
+//! delay is `−s · period` rounded to the written seconds (microseconds),
+//! and the match is then re-checked at that exact shift on
+//! [`CHECK_SAMPLES`] times against [`REUSE_TOLERANCE_PX`] (the grid shift
+//! first where its grid error is within ten times that, then the refined
+//! one). Names play no part. A pair that already
 //! moves alike with no shift, each drawn in its own pose (two cranks
 //! turning from other angles), is not reused: its keyframes are the same
 //! block anyway, and any shift would fit it equally (one picked at random
@@ -221,6 +227,101 @@ fn best_shift_in_runs(
         .reduce(|| None, better)
 }
 
+/// The most a chain pair's tip error can differ between a shift and the
+/// nearest grid shift: a grid step's largest tip movement of the source
+/// bones (`ang[j + 1] − ang[j]` times the reusing bone's reach), twice
+/// over when the reusing chain's drawn pose moves with the shift.
+fn step_movement(ang: &[Vec<f64>], pairs: &[(usize, usize)], reach: &[f64], fixed: bool) -> f64 {
+    let n = ang.len();
+    let step = pairs
+        .iter()
+        .flat_map(|&(a, b)| {
+            (0..n).map(move |j| wrap_pi(ang[(j + 1) % n][a] - ang[j][a]).abs() * reach[b])
+        })
+        .fold(0.0, f64::max);
+    if fixed { step } else { 2.0 * step }
+}
+
+/// Bone `b`'s angle at `x` grid steps (any real, the table periodic):
+/// Catmull-Rom between the table's neighbours, unwrapped about the step's
+/// start.
+fn table_at(ang: &[Vec<f64>], b: usize, x: f64) -> f64 {
+    let n = ang.len();
+    let f = x.floor();
+    let u = x - f;
+    let j = (f as i64).rem_euclid(n as i64) as usize;
+    let p1 = ang[j][b];
+    let p0 = p1 + wrap_pi(ang[(j + n - 1) % n][b] - p1);
+    let p2 = p1 + wrap_pi(ang[(j + 1) % n][b] - p1);
+    let p3 = p2 + wrap_pi(ang[(j + 2) % n][b] - p2);
+    p1 + 0.5
+        * u
+        * ((p2 - p0)
+            + u * ((2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3) + u * (3.0 * (p1 - p2) + p3 - p0)))
+}
+
+/// [`grid_error`] at a shift of `x` grid steps (any real), the table
+/// interpolated ([`table_at`]), on every [`REFINE_STRIDE`]th time: every
+/// time's error is nought at the true shift, so a share of them finds it.
+fn shift_error(
+    ang: &[Vec<f64>],
+    pairs: &[(usize, usize)],
+    reach: &[f64],
+    (drawn, fixed): (&[f64], bool),
+    x: f64,
+) -> f64 {
+    let n = ang.len();
+    let mut worst = 0.0f64;
+    for &(a, b) in pairs {
+        let db = if fixed {
+            drawn[b]
+        } else {
+            table_at(ang, b, n as f64 - x)
+        };
+        for (j, row) in ang.iter().enumerate().step_by(REFINE_STRIDE) {
+            let e = wrap_pi((row[b] - db) - (table_at(ang, a, j as f64 + x) - drawn[a]));
+            worst = worst.max(e.abs() * reach[b]);
+        }
+    }
+    worst
+}
+
+/// The shift, in grid steps within one of `k`, with the least
+/// [`shift_error`]: a golden-section search, the error being least at the
+/// true shift and growing with the distance from it on either side.
+fn refined_shift(
+    ang: &[Vec<f64>],
+    pairs: &[(usize, usize)],
+    reach: &[f64],
+    drawn: (&[f64], bool),
+    k: usize,
+) -> f64 {
+    let err = |x: f64| shift_error(ang, pairs, reach, drawn, x);
+    let r = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut lo, mut hi) = (k as f64 - 1.0, k as f64 + 1.0);
+    let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
+    let (mut e1, mut e2) = (err(x1), err(x2));
+    // (a bracket of 1e-5 steps is a hundredth of a written microsecond at
+    // a period of 0.72 s, a thousandth at 7.2 s)
+    while hi - lo > 1e-5 {
+        if e1 <= e2 {
+            hi = x2;
+            (x2, e2) = (x1, e1);
+            x1 = hi - r * (hi - lo);
+            e1 = err(x1);
+        } else {
+            lo = x1;
+            (x1, e1) = (x2, e2);
+            x2 = lo + r * (hi - lo);
+            e2 = err(x2);
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// Every how many grid times [`shift_error`] reads.
+const REFINE_STRIDE: usize = 8;
+
 /// Fewest shifts [`best_shift`] searches in one run.
 const SHIFT_RUN: usize = 45;
 
@@ -323,32 +424,52 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
             if alike <= REUSE_TOLERANCE_PX {
                 continue;
             }
-            // (a shift whose grid error is past ten times the check's
-            // tolerance would fail the check)
+            // (a shift on the grid whose grid error is past ten times the
+            // check's tolerance would fail the check; one between two grid
+            // times misses the nearer by up to a grid step's movement)
             let within = 10.0 * REUSE_TOLERANCE_PX;
-            let Some((k, _)) = best_shift(&ang, pairs, &reach, (&drawn, !first), within) else {
+            let drawn_as = (drawn.as_slice(), !first);
+            let between = step_movement(&ang, pairs, &reach, !first);
+            let Some((k, err)) = best_shift(&ang, pairs, &reach, drawn_as, within + between) else {
                 continue;
             };
-            let delay_s = quantize(-(k as f64) / GRID as f64 * period, SEC_DECIMALS);
-            let s = -delay_s / period;
-            let mut d = drawn.clone();
-            if first {
-                let back = fk::local_angles(fig, clip, (-s).rem1());
-                for &(_, y) in pairs {
-                    d[y] = back[y];
+            // the grid shift where it is that close (half a period, a
+            // third, …), then the shift between grid times where the
+            // interpolated table puts the error least
+            let grid = (err <= within).then_some(k as f64);
+            let between = refined_shift(&ang, pairs, &reach, drawn_as, k);
+            let mut tried = Vec::new();
+            let mut found = None;
+            for x in grid.into_iter().chain([between]) {
+                let delay_s = quantize(-x / GRID as f64 * period, SEC_DECIMALS);
+                if tried.contains(&delay_s.to_bits()) {
+                    continue;
+                }
+                tried.push(delay_s.to_bits());
+                let s = -delay_s / period;
+                let mut d = drawn.clone();
+                if first {
+                    let back = fk::local_angles(fig, clip, (-s).rem1());
+                    for &(_, y) in pairs {
+                        d[y] = back[y];
+                    }
+                }
+                let ok = (0..CHECK_SAMPLES).all(|j| {
+                    let t = j as f64 / CHECK_SAMPLES as f64;
+                    let ts = (t + s).rem1();
+                    pairs.iter().all(|&(x, y)| {
+                        let e = wrap_pi((angle_at(y, t) - d[y]) - (angle_at(x, ts) - d[x]));
+                        e.abs() * reach[y] <= REUSE_TOLERANCE_PX
+                    })
+                });
+                if ok {
+                    found = Some((delay_s, d));
+                    break;
                 }
             }
-            let ok = (0..CHECK_SAMPLES).all(|j| {
-                let t = j as f64 / CHECK_SAMPLES as f64;
-                let ts = (t + s).rem1();
-                pairs.iter().all(|&(x, y)| {
-                    let e = wrap_pi((angle_at(y, t) - d[y]) - (angle_at(x, ts) - d[x]));
-                    e.abs() * reach[y] <= REUSE_TOLERANCE_PX
-                })
-            });
-            if !ok {
+            let Some((delay_s, d)) = found else {
                 continue;
-            }
+            };
             drawn = d;
             for &(x, y) in pairs {
                 reusing[y] = true;
