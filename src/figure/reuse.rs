@@ -435,12 +435,13 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
             };
             // the grid shift where it is that close (half a period, a
             // third, …), then the shift between grid times where the
-            // interpolated table puts the error least
+            // error is least on the table
+            // interpolated (refined only when the grid shift fails)
             let grid = (err <= within).then_some(k as f64);
-            let between = refined_shift(&ang, pairs, &reach, drawn_as, k);
+            let between = std::iter::once_with(|| refined_shift(&ang, pairs, &reach, drawn_as, k));
             let mut tried = Vec::new();
             let mut found = None;
-            for x in grid.into_iter().chain([between]) {
+            for x in grid.into_iter().chain(between) {
                 let delay_s = quantize(-x / GRID as f64 * period, SEC_DECIMALS);
                 if tried.contains(&delay_s.to_bits()) {
                     continue;
