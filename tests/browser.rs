@@ -701,11 +701,14 @@ fn example_bakes() -> Vec<ExampleBake> {
     // `<animateMotion>`), root bones carried by their own `move`, and a
     // root's `depth_offset` (seed-nested as `rigbake lower` writes it, the
     // far side's root bobbing: on css its translate outside the lift
-    // groups, the far pedal's target probe riding its crank inside it).
+    // groups, the far pedal's target probe riding its crank inside it), and
+    // a far leg whose phase lies between the reuse search's 720 steps
+    // (193.9° behind: its keys replayed at a delay of −0.369111 s).
     for name in [
         "path_targets.json",
         "moving_roots.json",
         "depth_offset.json",
+        "off_grid_reuse.json",
     ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/browser")

@@ -279,3 +279,23 @@ fn walker_jogger_runner_and_stickman_reuse_their_far_limbs() {
         }
     }
 }
+
+/// A cycling rig as `rigbake lower` writes it, its far pedal 193.9° behind
+/// the near one (`tests/fixtures/browser/off_grid_reuse.json`, which the
+/// browser suite also measures): the far leg plays the near leg's keys at
+/// the delay of its phase, to the microsecond.
+#[test]
+fn a_lowered_cycling_rig_off_the_grid_reuses_its_far_leg() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/browser/off_grid_reuse.json");
+    let rig = rig::load(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let b = bake(&rig, Route::Css);
+    let rot = rotations(&b.clip);
+    let get = |c: &str| rot.iter().find(|r| r.0.ends_with(c)).unwrap().clone();
+    for bone in ["thigh", "shin"] {
+        let (far, near) = (get(&format!("-far_{bone}")), get(&format!("-near_{bone}")));
+        assert_eq!(far.1, near.1, "{bone}: {rot:?}");
+        assert_eq!(far.2, 0.0);
+        assert_eq!(near.2, -0.369111, "0.8 s × (1 − 193.9/360)");
+    }
+}
