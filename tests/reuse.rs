@@ -87,10 +87,16 @@ fn a_chain_shifted_by_a_third_plays_the_first_chains_keys() {
         assert!(rules.contains(&"animation-delay:-1s"), "{dst}: {rules:?}");
     }
     assert!(b.report.notes.iter().any(|n| n.contains("key reuse")));
+    bones_within_the_default_tolerance(&b, "a third");
+}
+
+/// Every bone of `b` measures within the default tolerance (`what` names
+/// the bake in a failure).
+fn bones_within_the_default_tolerance(b: &Baked, what: &str) {
     for bone in &b.report.bones {
         assert!(
             bone.max_error_px <= rigbake::bake::DEFAULT_TOLERANCE_PX,
-            "{}: {}",
+            "{what}, {}: {}",
             bone.name,
             bone.max_error_px
         );
@@ -123,14 +129,7 @@ fn a_shift_between_grid_times_is_found_to_the_microsecond() {
                 d.2
             );
         }
-        for bone in &b.report.bones {
-            assert!(
-                bone.max_error_px <= rigbake::bake::DEFAULT_TOLERANCE_PX,
-                "shift {shift}, {}: {}",
-                bone.name,
-                bone.max_error_px
-            );
-        }
+        bones_within_the_default_tolerance(&b, &format!("shift {shift}"));
     }
 }
 

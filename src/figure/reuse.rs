@@ -147,25 +147,26 @@ fn ancestor(fig: &Figure, a: usize, mut b: usize) -> bool {
     false
 }
 
-/// Worst tip error of `pairs` when b plays a's track shifted by `k` grid
-/// steps; `drawn` gives d_b, or `None` to take `θ_b(−s)`. The search stops
-/// once the error reaches `stop` (a shift no better than the best so far
-/// loses to it), returning what it reached: at least `stop`, and the worst
-/// tip error itself whenever that is below `stop`.
-fn grid_error(
+/// Worst tip error of `pairs` when b plays a's track shifted: `src(a, j)`
+/// is a's angle at grid time j plus the shift and `back(b)` b's at minus
+/// the shift, its drawn angle d_b unless `fixed` (then `drawn[b]`), read on
+/// every `stride`th grid time. The search stops once the error reaches
+/// `stop`, returning what it reached: at least `stop`, and the worst tip
+/// error itself whenever that is below `stop`.
+fn pairs_error(
     ang: &[Vec<f64>],
     pairs: &[(usize, usize)],
     reach: &[f64],
     (drawn, fixed): (&[f64], bool),
-    k: usize,
-    stop: f64,
+    (stride, stop): (usize, f64),
+    src: impl Fn(usize, usize) -> f64,
+    back: impl Fn(usize) -> f64,
 ) -> f64 {
-    let n = ang.len();
     let mut worst = 0.0f64;
     for &(a, b) in pairs {
-        let db = if fixed { drawn[b] } else { ang[(n - k) % n][b] };
-        for j in 0..n {
-            let e = wrap_pi((ang[j][b] - db) - (ang[(j + k) % n][a] - drawn[a]));
+        let db = if fixed { drawn[b] } else { back(b) };
+        for j in (0..ang.len()).step_by(stride) {
+            let e = wrap_pi((ang[j][b] - db) - (src(a, j) - drawn[a]));
             worst = worst.max(e.abs() * reach[b]);
             if worst >= stop {
                 return worst;
@@ -173,6 +174,22 @@ fn grid_error(
         }
     }
     worst
+}
+
+/// [`pairs_error`] at a shift of `k` grid steps, on every time, stopped at
+/// `stop` (a shift no better than the best so far loses to it).
+fn grid_error(
+    ang: &[Vec<f64>],
+    pairs: &[(usize, usize)],
+    reach: &[f64],
+    drawn: (&[f64], bool),
+    k: usize,
+    stop: f64,
+) -> f64 {
+    let n = ang.len();
+    let src = |a: usize, j: usize| ang[(j + k) % n][a];
+    let back = |b: usize| ang[(n - k) % n][b];
+    pairs_error(ang, pairs, reach, drawn, (1, stop), src, back)
 }
 
 /// The shift `k` in `1..n` with the smallest [`grid_error`] (the first of
@@ -260,30 +277,28 @@ fn table_at(ang: &[Vec<f64>], b: usize, x: f64) -> f64 {
             + u * ((2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3) + u * (3.0 * (p1 - p2) + p3 - p0)))
 }
 
-/// [`grid_error`] at a shift of `x` grid steps (any real), the table
+/// [`pairs_error`] at a shift of `x` grid steps (any real), the table
 /// interpolated ([`table_at`]), on every [`REFINE_STRIDE`]th time: every
 /// time's error is nought at the true shift, so a share of them finds it.
 fn shift_error(
     ang: &[Vec<f64>],
     pairs: &[(usize, usize)],
     reach: &[f64],
-    (drawn, fixed): (&[f64], bool),
+    drawn: (&[f64], bool),
     x: f64,
 ) -> f64 {
-    let n = ang.len();
-    let mut worst = 0.0f64;
-    for &(a, b) in pairs {
-        let db = if fixed {
-            drawn[b]
-        } else {
-            table_at(ang, b, n as f64 - x)
-        };
-        for (j, row) in ang.iter().enumerate().step_by(REFINE_STRIDE) {
-            let e = wrap_pi((row[b] - db) - (table_at(ang, a, j as f64 + x) - drawn[a]));
-            worst = worst.max(e.abs() * reach[b]);
-        }
-    }
-    worst
+    let n = ang.len() as f64;
+    let src = |a: usize, j: usize| table_at(ang, a, j as f64 + x);
+    let back = |b: usize| table_at(ang, b, n - x);
+    pairs_error(
+        ang,
+        pairs,
+        reach,
+        drawn,
+        (REFINE_STRIDE, f64::INFINITY),
+        src,
+        back,
+    )
 }
 
 /// The shift, in grid steps within one of `k`, with the least
