@@ -102,7 +102,7 @@ pub(crate) fn bake_each<T: Send>(
             .iter()
             .enumerate()
             .map(|(j, &route)| {
-                let baked = rigbake::bake_rig(rig, &args.options(rig, route));
+                let baked = bake_kept(rig, args, route)?;
                 debug_assert_eq!(
                     baked.clip.name, rig.name,
                     "output names follow the rig name"
@@ -112,6 +112,16 @@ pub(crate) fn bake_each<T: Send>(
             .collect::<Result<Vec<T>>>()
     })?;
     Ok(per_rig.into_iter().flatten().collect())
+}
+
+/// Bake `rig` on `route` as `args` ask, refused where it misses a tolerance
+/// asked for by a flag or by the rig ([`super::workflow::tolerance_kept`]):
+/// every command that bakes (bake, check, gallery, preview, `--art`, the
+/// watcher) bakes through here.
+pub(crate) fn bake_kept(rig: &rig::Rig, args: &BakeArgs, route: Route) -> Result<Baked> {
+    let baked = rigbake::bake_rig(rig, &args.options(rig, route));
+    super::workflow::tolerance_kept(&baked.report)?;
+    Ok(baked)
 }
 
 /// The file a bake of rig `name` on `route` is written to in a directory.
@@ -220,7 +230,6 @@ pub(crate) fn cmd_bake(
     let to_stdout = matches!(dest, Dest::Stdout);
     let tx = output::Transaction::new();
     let mut done = bake_each(rigs, &loaded, args, &bar, |k, b| {
-        super::workflow::tolerance_kept(&b.report)?;
         let staged = match targets.get(k) {
             Some(t) => tx.stage(&Output::new("-o", t, b.svg.as_bytes()))?,
             None => None,

@@ -63,7 +63,7 @@ pub(crate) fn cmd_preview(
         prefix: None,
     };
     let rig = args.load(rig_path)?;
-    let mut baked = rigbake::bake_rig(&rig, &args.options(&rig, route));
+    let mut baked = super::batch::bake_kept(&rig, &args, route)?;
     if let Some(p) = art {
         let text = rigbake::input::read_text(p, rigbake::input::Input::Drawing)?;
         let (b, animated) = bake_art(&rig, &args, &text, p)?;
@@ -122,10 +122,7 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
     };
     let bar = std::sync::Mutex::new(Progress::new(rigs, true));
     let loaded = super::batch::load_all(rigs, &args)?;
-    let baked = super::batch::bake_each(rigs, &loaded, &args, &bar, |_, b| {
-        tolerance_kept(&b.report)?;
-        Ok(b)
-    })?;
+    let baked = super::batch::bake_each(rigs, &loaded, &args, &bar, |_, b| Ok(b))?;
     drop(bar);
     let files: Vec<String> = baked
         .iter()
@@ -392,8 +389,7 @@ fn bake_art(
     art_text: &str,
     art_path: &Path,
 ) -> Result<(rigbake::Baked, rigbake::art::Animated)> {
-    let mut baked = rigbake::bake_rig(rig, &args.options(rig, Route::Css));
-    tolerance_kept(&baked.report)?;
+    let mut baked = super::batch::bake_kept(rig, args, Route::Css)?;
     let animated = rigbake::art::animate(art_text, rig, &baked.clip)
         .with_context(|| art_path.display().to_string())?;
     baked.report.bytes = animated.svg.len();

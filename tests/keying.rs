@@ -98,6 +98,143 @@ fn kept_or_refused(path: &Path, tol: f64) -> bool {
     }
 }
 
+/// The class of every command that bakes: a tolerance it cannot keep,
+/// asked by `--tolerance` or by the rig's own `tolerance_px`, is refused
+/// with exit 2 and one line naming the rig, the tolerance, the worst probe
+/// and the figure reached, and nothing is written or printed to stdout.
+/// (`check` reported "ok" for such a bake, so a CI gate passed a rig that
+/// `bake` refuses.)
+#[test]
+fn every_command_that_bakes_refuses_a_missed_tolerance() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path();
+    // robot-arm keeps 0.0113 px at best where 0.01 is asked (docs/cli.md)
+    let mut asks: Value =
+        serde_json::from_str(&fs::read_to_string(repo("rigs/robot-arm.json")).unwrap()).unwrap();
+    asks["tolerance_px"] = 0.01.into();
+    let asks_path = dir.join("asks.json");
+    fs::write(&asks_path, serde_json::to_string(&asks).unwrap()).unwrap();
+    let flag = repo("rigs/robot-arm.json");
+    let made = rigbake()
+        .arg("template")
+        .arg(&flag)
+        .arg("-o")
+        .arg(dir)
+        .output()
+        .unwrap();
+    let drawing = dir.join("robot-arm.template.svg");
+    assert!(made.status.success(), "{made:?}");
+    let out = |name: &str| dir.join(name);
+    let cases: Vec<(&str, Vec<std::ffi::OsString>, Vec<PathBuf>)> = vec![
+        (
+            "bake --tolerance",
+            vec![
+                "bake".into(),
+                flag.clone().into(),
+                "--tolerance".into(),
+                "0.01".into(),
+                "-o".into(),
+                out("a").into(),
+            ],
+            vec![out("a")],
+        ),
+        (
+            "bake (tolerance_px)",
+            vec![
+                "bake".into(),
+                asks_path.clone().into(),
+                "-o".into(),
+                out("b.svg").into(),
+            ],
+            vec![out("b.svg")],
+        ),
+        (
+            "bake to stdout",
+            vec![
+                "bake".into(),
+                asks_path.clone().into(),
+                "-o".into(),
+                "-".into(),
+            ],
+            vec![],
+        ),
+        (
+            "check --tolerance",
+            vec![
+                "check".into(),
+                flag.clone().into(),
+                "--max-error".into(),
+                "5".into(),
+                "--tolerance".into(),
+                "0.01".into(),
+            ],
+            vec![],
+        ),
+        (
+            "check (tolerance_px)",
+            vec![
+                "check".into(),
+                asks_path.clone().into(),
+                "--max-error".into(),
+                "5".into(),
+                "--format".into(),
+                "json".into(),
+            ],
+            vec![],
+        ),
+        (
+            "gallery",
+            vec![
+                "gallery".into(),
+                asks_path.clone().into(),
+                "-o".into(),
+                out("g").into(),
+            ],
+            vec![out("g")],
+        ),
+        (
+            "bake --art",
+            vec![
+                "bake".into(),
+                asks_path.clone().into(),
+                "--art".into(),
+                drawing.clone().into(),
+                "-o".into(),
+                out("c.svg").into(),
+            ],
+            vec![out("c.svg")],
+        ),
+        (
+            "preview",
+            vec![
+                "preview".into(),
+                asks_path.clone().into(),
+                "-o".into(),
+                out("p.png").into(),
+            ],
+            vec![out("p.png")],
+        ),
+    ];
+    for (what, args, outputs) in cases {
+        let o = rigbake().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{what}: {stderr}");
+        let line = stderr.trim_end();
+        assert!(!line.contains('\n'), "{what}: one line: {stderr}");
+        for needle in ["robot-arm", "within 0.01 px", "bone fore", "0.0113 px"] {
+            assert!(line.contains(needle), "{what}: lacks {needle:?}: {line}");
+        }
+        assert!(
+            o.stdout.is_empty(),
+            "{what}: printed {:?}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        for p in outputs {
+            assert!(!p.exists(), "{what}: refused but wrote {}", p.display());
+        }
+    }
+}
+
 /// Every rig in `rigs/`, both routes: a loose tolerance (0.5 px) and
 /// 0.1 px are kept by every rig (a measure whose ideal a written file
 /// cannot follow refuses the second: stickman's hair, measured against
