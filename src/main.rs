@@ -322,7 +322,8 @@ impl BakeArgs {
             }
         };
         if let Some(k) = self.keys {
-            rig::check_key_work("--keys", k, &rig).with_context(|| input::shown_path(path))?;
+            rig::check_key_work("--keys", k, &rig, rig::FEWER_KEYS_OR_A_TOLERANCE)
+                .with_context(|| input::shown_path(path))?;
         }
         let mut rig = rig;
         if let Some(p) = &self.prefix {
@@ -500,7 +501,9 @@ fn cmd_sweep(
 ) -> Result<Exit> {
     let rig = load_rig(path)?;
     // every cell is a bake: the largest key count obeys bake's limit
-    rig::check_key_work("--keys", b, &rig).with_context(|| input::shown_path(path))?;
+    let most = rig::MAX_KEY_WORK / rig.legs.len().max(1);
+    let remedy = format!("sweep at most {most} keys per track (B <= {most} in --keys A..B)");
+    rig::check_key_work("--keys", b, &rig, &remedy).with_context(|| input::shown_path(path))?;
     let fits = match fit {
         FitChoice::Linear => vec![Fit::Linear],
         FitChoice::Cubic => vec![Fit::Cubic],
@@ -556,6 +559,12 @@ fn cmd_check(
             );
         }
     }
+    // (−0 is 0, as every output shows it)
+    let thresholds = Thresholds {
+        max_error_px: thresholds.max_error_px + 0.0,
+        max_slip_px: thresholds.max_slip_px + 0.0,
+        max_reach_px: thresholds.max_reach_px + 0.0,
+    };
     let bar = std::sync::Mutex::new(batch::Progress::new(rigs, !quiet));
     let loaded = batch::load_all(rigs, args)?;
     let reports = batch::bake_each(rigs, &loaded, args, &bar, |_, b| Ok(b.report))?;
@@ -579,7 +588,9 @@ fn cmd_check(
                 if check.ok {
                     t.push_str(&format!(
                         "ok: every measured error within {} px, foot slip within {} px/step, every target within {} px of reach\n",
-                        thresholds.max_error_px, thresholds.max_slip_px, thresholds.max_reach_px
+                        rig::shown(thresholds.max_error_px),
+                        rig::shown(thresholds.max_slip_px),
+                        rig::shown(thresholds.max_reach_px)
                     ));
                 }
                 t

@@ -251,20 +251,24 @@ pub const MAX_KEY_WORK: usize = 10_000;
 
 /// Check uniform `keys` against the rig's cycling leg count (bone trees,
 /// `ik_chains` among them, bake 10,000 keys in well under two seconds);
-/// shared by the rig field and `--keys`.
-pub fn check_key_work(path: &str, keys: usize, rig: &Rig) -> Result<(), RigError> {
+/// shared by the rig field, `bake --keys` and `sweep --keys`, whose error
+/// ends with `remedy` (what the one who asked can do instead).
+pub fn check_key_work(path: &str, keys: usize, rig: &Rig, remedy: &str) -> Result<(), RigError> {
     let n = rig.legs.len();
     if keys.saturating_mul(n) > MAX_KEY_WORK {
         return Err(invalid(
             path,
             format!(
-                "{keys} keys × {n} legs = {} is more than the {MAX_KEY_WORK} keys a bake writes and measures in a few seconds; use fewer keys, or a tolerance",
+                "{keys} keys × {n} legs = {} is more than the {MAX_KEY_WORK} keys a bake writes and measures in a few seconds; {remedy}",
                 keys * n
             ),
         ));
     }
     Ok(())
 }
+
+/// What [`check_key_work`] advises a bake: its other ways to key.
+pub const FEWER_KEYS_OR_A_TOLERANCE: &str = "use fewer keys, or a tolerance";
 
 /// Parse rig JSON text into a [`RigFile`], with the JSON path of any error.
 ///
@@ -664,7 +668,7 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     let mut rig = validate_parts(file)?;
     rig.notes = period_notes(file);
     if let (None, Some(keys)) = (rig.tolerance_px, rig.keys) {
-        check_key_work("keys", keys, &rig)?;
+        check_key_work("keys", keys, &rig, FEWER_KEYS_OR_A_TOLERANCE)?;
     }
     Ok(rig)
 }

@@ -297,6 +297,47 @@ fn junit_escapes_the_file_path() {
 /// `check -q`: nothing on stdout or stderr, the exit code says it; bad
 /// input still one line on stderr with exit 2; -q with --format is a usage
 /// error.
+/// Every threshold `check` echoes (the ok line, each failure, the JSON and
+/// JUnit documents) is written compactly whatever its size: 1e308 and
+/// 1e-320 in exponent form, not 309 or 320 digits, and −0 as 0.
+#[test]
+fn thresholds_are_echoed_compactly() {
+    let seed = ["rigs/seed-nested.json".to_string()];
+    for (given, shown) in [("1e308", "1e308"), ("1e-320", "1e-320"), ("-0", "0")] {
+        for slip in [None, Some(given)] {
+            let extra: Vec<&str> = match slip {
+                Some(s) => vec!["--max-slip", s],
+                None => vec![],
+            };
+            let out = check(&seed, given, &extra);
+            let (text, err) = (String::from_utf8_lossy(&out.stdout), stderr(&out));
+            let echo = if given == "1e308" {
+                text.lines().last().unwrap_or("").to_string()
+            } else {
+                err.lines().next().unwrap_or("").to_string()
+            };
+            assert!(echo.contains(&format!(" {shown} px")), "{given}: {echo}");
+            assert!(
+                echo.len() < 200 && !echo.contains("-0 px"),
+                "{given}: {echo}"
+            );
+            let mut with = extra.clone();
+            with.extend(["--format", "json"]);
+            let doc: Value = serde_json::from_slice(&check(&seed, given, &with).stdout).unwrap();
+            let th = &doc["thresholds"]["max_error_px"];
+            assert!(th.as_f64().unwrap().is_sign_positive(), "{given}: {th}");
+            with.pop();
+            with.push("junit");
+            let xml = String::from_utf8(check(&seed, given, &with).stdout).unwrap();
+            assert!(
+                xml.contains(&format!("name=\"max_error_px\" value=\"{shown}\"")),
+                "{given}: {xml}"
+            );
+            assert!(xml.lines().all(|l| l.len() < 300), "{given}: {xml}");
+        }
+    }
+}
+
 #[test]
 fn quiet_check_prints_nothing_and_exits_with_the_verdict() {
     let rigs = ["rigs/seed-nested.json".to_string()];

@@ -125,7 +125,7 @@ impl Probe {
                     metric,
                     value: v,
                     threshold,
-                    message: format!("{what} > {threshold} px"),
+                    message: format!("{what} > {} px", crate::valid::shown(threshold)),
                 })
             })
             .collect()
@@ -288,7 +288,9 @@ impl Check {
             let _ = writeln!(
                 s,
                 "    <properties>\n      <property name=\"max_error_px\" value=\"{}\"/>\n      <property name=\"max_slip_px\" value=\"{}\"/>\n      <property name=\"max_reach_px\" value=\"{}\"/>\n    </properties>",
-                th.max_error_px, th.max_slip_px, th.max_reach_px
+                crate::valid::shown(th.max_error_px),
+                crate::valid::shown(th.max_slip_px),
+                crate::valid::shown(th.max_reach_px)
             );
             for c in suite {
                 let _ = writeln!(
