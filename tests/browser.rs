@@ -481,8 +481,9 @@ fn frame_strip_seeks_each_frame() {
             &png,
         )
         .unwrap();
-        // viewBox 200×120 → 240×144 per frame.
-        assert_eq!(png_size(&png), (240 * frames as u32, 144));
+        // viewBox 200×120 → 240×144 per frame, centred in the least
+        // frame height (160 px)
+        assert_eq!(png_size(&png), (240 * frames as u32, 160));
         assert_eq!(got.len(), frames);
         for (i, probes) in got.iter().enumerate() {
             let th = 2.0 * PI * i as f64 / frames as f64;
