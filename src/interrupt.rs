@@ -16,7 +16,9 @@
 //!
 //! Steps that must not be cut in half (the renames that put every output in
 //! place) run under [`critical`]: the handler waits for them to finish, so
-//! outputs are either all old or all new.
+//! outputs are either all old or all new. The command's own end (an error
+//! or a result) waits for the handler ([`yield_to_signal`]), so a signal
+//! always ends the process by that signal.
 //!
 //! Without [`install`] (the library used on its own, tests) registering is
 //! harmless bookkeeping.
@@ -49,6 +51,21 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
 
 /// Held by [`critical`] sections; the handler takes it before cleaning up.
 static GATE: Mutex<()> = Mutex::new(());
+
+/// Set by the handler before it kills or removes anything, when it is
+/// about to end the process by the signal.
+static ENDING: AtomicBool = AtomicBool::new(false);
+
+/// Where the process would end on its own (its result printed, an exit
+/// code chosen): while the handler is ending it by a signal, wait for that
+/// instead. A child the handler killed (a preview's Chromium) otherwise
+/// let the command report the dead child and exit 2, and its temporaries
+/// could outlive the process, before the handler re-raised the signal.
+pub fn yield_to_signal() {
+    while ENDING.load(Ordering::SeqCst) {
+        std::thread::park();
+    }
+}
 
 fn registry() -> MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
@@ -125,6 +142,7 @@ fn on_signal() -> bool {
         flag.store(true, Ordering::SeqCst);
         return true;
     }
+    ENDING.store(true, Ordering::SeqCst);
     // Wait for a commit in progress; never released (the process ends).
     let gate = critical();
     std::mem::forget(gate);

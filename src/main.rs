@@ -382,7 +382,10 @@ enum Exit {
 }
 
 fn main() -> ExitCode {
-    let code = match usage::parse::<Cli>().and_then(|cli| cli.map_or(Ok(Exit::Ok), run)) {
+    let done = usage::parse::<Cli>().and_then(|cli| cli.map_or(Ok(Exit::Ok), run));
+    // (a signal being handled ends the process by that signal instead)
+    rigbake::interrupt::yield_to_signal();
+    let code = match done {
         Ok(code) => code,
         Err(e) => {
             eprintln!("rigbake: error: {}", input::error_line(&*e));

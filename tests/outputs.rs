@@ -655,9 +655,13 @@ fn alive(pid: &str) -> bool {
         .is_some_and(|r| !r.starts_with('Z') && !r.starts_with('X'))
 }
 
-/// `preview` interrupted while "Chromium" runs: the fake browser and its
-/// child (same process group) are killed, the browser's temporary
-/// directory and the preview's scratch directory are removed.
+/// `preview` and `gallery` interrupted while "Chromium" runs: the process
+/// ends by that signal (130 or 143, never the dead browser reported as an
+/// error with exit 2), the fake browser and its child (same process group)
+/// are killed, the browser's temporary directory (filled with files, as a
+/// real profile is, so that removing it takes a while) and the command's
+/// scratch directory are removed, and nothing is written. Five rounds per
+/// signal and command: the command's own end once raced the handler.
 #[test]
 fn an_interrupted_preview_ends_its_browser_and_removes_its_temporaries() {
     let dir = scratch();
@@ -668,39 +672,59 @@ fn an_interrupted_preview_ends_its_browser_and_removes_its_temporaries() {
     fs::write(
         &fake,
         format!(
-            "#!/bin/sh\nsleep 60 &\necho \"$$ $!\" > {}/pids\nwait\n",
+            "#!/bin/sh
+\
+             for a in \"$@\"; do case \"$a\" in --user-data-dir=*) p=\"${{a#--user-data-dir=}}\";; esac; done
+\
+             mkdir -p \"$p\" && i=0 && while [ $i -lt 400 ]; do : > \"$p/f$i\"; i=$((i+1)); done
+\
+             sleep 60 &
+echo \"$$ $!\" > {}/pids
+wait
+",
             d.display()
         ),
     )
     .unwrap();
     fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
-    for sig in ["INT", "TERM"] {
-        let _ = fs::remove_file(d.join("pids"));
-        let mut child = rigbake()
-            .current_dir(d)
-            .env("RIGBAKE_CHROMIUM", &fake)
-            .env("TMPDIR", &tmp)
-            .args(["preview", "rig.json", "-o", "strip.png"])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_for(
-            || fs::read_to_string(d.join("pids")).is_ok_and(|s| s.ends_with('\n')),
-            "the fake browser to start",
-        );
-        let pids = fs::read_to_string(d.join("pids")).unwrap();
-        assert!(fs::read_dir(&tmp).unwrap().next().is_some());
-        signal(&child, sig);
-        kill_after(&mut child, Duration::from_secs(10));
-        for pid in pids.split_whitespace() {
-            wait_for(|| !alive(pid), "the browser's process group to end");
+    let commands: [&[&str]; 2] = [
+        &["preview", "rig.json", "-o", "strip.png"],
+        &["gallery", "rig.json", "-o", "g"],
+    ];
+    for args in commands {
+        for (sig, num) in [("INT", 2), ("TERM", 15)] {
+            for round in 0..5 {
+                let _ = fs::remove_file(d.join("pids"));
+                let mut child = rigbake()
+                    .current_dir(d)
+                    .env("RIGBAKE_CHROMIUM", &fake)
+                    .env("TMPDIR", &tmp)
+                    .args(args)
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                wait_for(
+                    || fs::read_to_string(d.join("pids")).is_ok_and(|s| s.ends_with('\n')),
+                    "the fake browser to start",
+                );
+                let pids = fs::read_to_string(d.join("pids")).unwrap();
+                assert!(fs::read_dir(&tmp).unwrap().next().is_some());
+                signal(&child, sig);
+                let status = kill_after(&mut child, Duration::from_secs(10));
+                let what = format!("{} {sig} round {round}", args[0]);
+                assert_eq!(status.signal(), Some(num), "{what}: {status:?}");
+                for pid in pids.split_whitespace() {
+                    wait_for(|| !alive(pid), "the browser's process group to end");
+                }
+                let left: Vec<_> = fs::read_dir(&tmp)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .collect();
+                assert!(left.is_empty(), "{what}: left {left:?}");
+                assert!(!d.join("strip.png").exists(), "{what}");
+                assert!(!d.join("g").exists(), "{what}");
+                assert!(temporaries(d).is_empty(), "{what}");
+            }
         }
-        let left: Vec<_> = fs::read_dir(&tmp)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        assert!(left.is_empty(), "{sig}: left {left:?}");
-        assert!(!d.join("strip.png").exists());
-        assert!(temporaries(d).is_empty());
     }
 }
