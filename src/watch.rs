@@ -20,9 +20,11 @@
 //!
 //! # Limits
 //!
-//! - A file is matched by its directory's canonical path plus its file name;
-//!   a file reached through a symbolic link to another directory is not
-//!   followed (the link's own directory is watched).
+//! - A file is matched by its directory's canonical path plus its file name,
+//!   and, where it is a symbolic link, by the canonical path of the file it
+//!   leads to, whose directory is watched too (a save through the link or to
+//!   the file it names is seen). A link pointed elsewhere is followed from
+//!   its next report on.
 //! - A report means "written", not "different": a save of the same bytes is
 //!   reported; the caller compares contents (`bake --watch` does, and skips
 //!   the bake).
@@ -79,6 +81,21 @@ fn event_path(file: &Path) -> Result<(PathBuf, PathBuf), WatchError> {
     Ok((dir.join(name), dir))
 }
 
+/// Where a watched file's events arrive: [`event_path`], and where it is a
+/// symbolic link, the canonical path of the file it leads to (with that
+/// file's directory).
+fn event_paths(file: &Path) -> Result<Vec<(PathBuf, PathBuf)>, WatchError> {
+    let mut out = vec![event_path(file)?];
+    if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink())
+        && let Ok(real) = file.canonicalize()
+        && let Some(dir) = real.parent()
+        && real != out[0].0
+    {
+        out.push((real.clone(), dir.to_path_buf()));
+    }
+    Ok(out)
+}
+
 /// Whether an event of this kind can mean the file's bytes changed.
 fn is_content_change(kind: &EventKind) -> bool {
     match kind {
@@ -116,13 +133,16 @@ pub fn watch_files(
     on_ready: impl FnOnce(),
     mut on_change: impl FnMut(&[PathBuf]),
 ) -> Result<(), WatchError> {
-    let mut targets = Vec::with_capacity(files.len());
+    // per file: the paths its events arrive under, with their directories
+    let mut targets: Vec<Vec<(PathBuf, PathBuf)>> = Vec::with_capacity(files.len());
     // canonical directory -> identity when last armed
     let mut dirs: BTreeMap<PathBuf, Option<(u64, u64)>> = BTreeMap::new();
     for f in files {
-        let (abs, dir) = event_path(f)?;
-        targets.push((abs, dir.clone(), f.clone()));
-        dirs.insert(dir, None);
+        let paths = event_paths(f)?;
+        for (_, dir) in &paths {
+            dirs.insert(dir.clone(), None);
+        }
+        targets.push(paths);
     }
     let (tx, rx) = mpsc::channel::<notify::Result<Event>>();
     let mut watcher = RecommendedWatcher::new(tx, notify::Config::default())?;
@@ -145,8 +165,13 @@ pub fn watch_files(
                 let event = event?;
                 let all = event.need_rescan();
                 if all || is_content_change(&event.kind) {
-                    for (i, (abs, _, _)) in targets.iter().enumerate() {
-                        if all || event.paths.iter().any(|p| p == abs) {
+                    for (i, paths) in targets.iter().enumerate() {
+                        if all
+                            || event
+                                .paths
+                                .iter()
+                                .any(|p| paths.iter().any(|(a, _)| p == a))
+                        {
                             pending.insert(i, Instant::now());
                         }
                     }
@@ -166,8 +191,8 @@ pub fn watch_files(
                 watcher.watch(dir, RecursiveMode::NonRecursive)?;
             }
             *armed = id;
-            for (i, (_, d, _)) in targets.iter().enumerate() {
-                if d == dir {
+            for (i, paths) in targets.iter().enumerate() {
+                if paths.iter().any(|(_, d)| d == dir) {
                     pending.insert(i, Instant::now());
                 }
             }
@@ -179,10 +204,25 @@ pub fn watch_files(
             .map(|(&i, _)| i)
             .collect();
         if !due.is_empty() {
-            for i in &due {
-                pending.remove(i);
+            for &i in &due {
+                pending.remove(&i);
+                // a link pointed elsewhere: its new file's directory too
+                if let Ok(paths) = event_paths(&files[i])
+                    && paths != targets[i]
+                {
+                    for (_, dir) in &paths {
+                        if !dirs.contains_key(dir) {
+                            let id = dir_id(dir);
+                            if id.is_some() {
+                                watcher.watch(dir, RecursiveMode::NonRecursive)?;
+                            }
+                            dirs.insert(dir.clone(), id);
+                        }
+                    }
+                    targets[i] = paths;
+                }
             }
-            let changed: Vec<PathBuf> = due.iter().map(|&i| targets[i].2.clone()).collect();
+            let changed: Vec<PathBuf> = due.iter().map(|&i| files[i].clone()).collect();
             on_change(&changed);
         }
     }
@@ -228,6 +268,57 @@ mod tests {
         let deadline = Instant::now() + Duration::from_millis(500);
         while let Ok(c) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
             assert_eq!(c, vec![rig.clone()]);
+        }
+        stop.store(true, Ordering::SeqCst);
+        handle.join().unwrap().unwrap();
+    }
+
+    /// A watched file that is a symbolic link into another directory: a
+    /// write to the file it names, a rename-save over that file and a write
+    /// through the link are each reported once, under the name given; a
+    /// sibling of the linked file is not.
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_followed_to_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (real, links) = (dir.path().join("real"), dir.path().join("links"));
+        std::fs::create_dir(&real).unwrap();
+        std::fs::create_dir(&links).unwrap();
+        let file = real.join("s.json");
+        std::fs::write(&file, "1").unwrap();
+        let link = links.join("s.json");
+        std::os::unix::fs::symlink("../real/s.json", &link).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let handle = {
+            let (stop, link) = (stop.clone(), link.clone());
+            std::thread::spawn(move || {
+                watch_files(
+                    std::slice::from_ref(&link),
+                    &stop,
+                    || {},
+                    |c| {
+                        tx.send(c.to_vec()).unwrap();
+                    },
+                )
+            })
+        };
+        std::thread::sleep(Duration::from_millis(300));
+        let saves: [&dyn Fn(); 3] = [
+            &|| std::fs::write(&file, "2").unwrap(),
+            &|| {
+                std::fs::write(real.join(".s.tmp"), "3").unwrap();
+                std::fs::rename(real.join(".s.tmp"), &file).unwrap();
+            },
+            &|| std::fs::write(&link, "4").unwrap(),
+        ];
+        for (k, save) in saves.iter().enumerate() {
+            std::fs::write(real.join("sibling.json"), "x").unwrap();
+            save();
+            let got = rx.recv_timeout(Duration::from_secs(5));
+            assert_eq!(got.ok(), Some(vec![link.clone()]), "save {k}");
+            // one report per save
+            assert!(rx.recv_timeout(DEBOUNCE * 3).is_err(), "save {k} twice");
         }
         stop.store(true, Ordering::SeqCst);
         handle.join().unwrap().unwrap();
