@@ -491,6 +491,17 @@ fn stall_for_tests() {
     }
 }
 
+/// Refuses `-` (standard output) as the `flag` path of a command that
+/// writes only files (`-` would otherwise be a file or directory named
+/// `-`), or of one whose standard output is taken: `why` says so and what
+/// to name instead.
+pub(crate) fn refuse_stdout(flag: &str, path: &Path, why: &str) -> Result<()> {
+    if path == Path::new("-") {
+        anyhow::bail!("{flag} -: {why}");
+    }
+    Ok(())
+}
+
 /// Writes `text` to standard output. A closed pipe (`rigbake ... | head`)
 /// drops the rest quietly; any other failure (a full disk, standard output
 /// closed) is an error.

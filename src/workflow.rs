@@ -33,6 +33,11 @@ pub(crate) fn cmd_preview(
     if !(1..=MAX_PREVIEW_FRAMES).contains(&frames) {
         bail!("--frames: must be between 1 and {MAX_PREVIEW_FRAMES}, got {frames}");
     }
+    output::refuse_stdout(
+        "-o",
+        output,
+        "preview writes a PNG file, not standard output; name a .png path",
+    )?;
     if output.is_dir() {
         bail!(
             "-o {}: is a directory, expected a .png path",
@@ -109,6 +114,11 @@ pub(crate) fn cmd_preview(
 /// the strips and `index.html` ([`rigbake::gallery::page`]) into `output`
 /// all together.
 pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
+    output::refuse_stdout(
+        "-o",
+        output,
+        "gallery writes a directory, not standard output; name a directory",
+    )?;
     if output.exists() && !output.is_dir() {
         bail!("-o {}: is a file; name a directory", output.display());
     }
@@ -209,6 +219,11 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
 /// `rigbake template`: write `<name>.template.svg` ([`rigbake::template`])
 /// into the directory `output`.
 pub(crate) fn cmd_template(rig_path: &Path, output: &Path) -> Result<Exit> {
+    output::refuse_stdout(
+        "-o",
+        output,
+        "template writes <name>.template.svg into a directory, not standard output; name a directory",
+    )?;
     if output.exists() && !output.is_dir() {
         bail!(
             "-o {}: is a file; name a directory (the template is written as <name>.template.svg)",
@@ -405,11 +420,14 @@ fn bake_art(
 /// exit 0.
 pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
     check_prefix(run)?;
-    if run.output == Path::new("-") {
-        bail!("--watch: cannot write to standard output (-o -); name a file or directory");
-    }
-    if run.report == Some(Path::new("-")) {
-        bail!("--watch: cannot write the report to standard output (--report -); name a file");
+    let taken = "--watch prints each re-bake's summary on standard output";
+    output::refuse_stdout(
+        "-o",
+        run.output,
+        &format!("{taken}; name a file or directory"),
+    )?;
+    if let Some(report) = run.report {
+        output::refuse_stdout("--report", report, &format!("{taken}; name a file"))?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     rigbake::interrupt::stop_on_signal(stop.clone());

@@ -42,6 +42,43 @@ fn scratch() -> tempfile::TempDir {
     dir
 }
 
+/// The class of every output flag that cannot be standard output: `-`
+/// is refused in one line naming the flag (it made a file or directory
+/// named `-`), nothing is written or printed, and `./-` still names a
+/// file or directory called `-`.
+#[test]
+fn dash_is_refused_where_standard_output_cannot_be_written() {
+    let dir = scratch();
+    let d = dir.path();
+    let cases: [(&[&str], &str); 5] = [
+        (&["preview", "rig.json", "-o", "-"], "-o -: preview"),
+        (&["gallery", "rig.json", "-o", "-"], "-o -: gallery"),
+        (&["template", "rig.json", "-o", "-"], "-o -: template"),
+        (&["bake", "rig.json", "--watch", "-o", "-"], "-o -: --watch"),
+        (
+            &["bake", "rig.json", "--watch", "-o", "o", "--report", "-"],
+            "--report -: --watch",
+        ),
+    ];
+    let before = snapshot(d);
+    for (args, want) in cases {
+        let out = rigbake().current_dir(d).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(snapshot(d), before, "{args:?} wrote something");
+    }
+    let out = rigbake()
+        .current_dir(d)
+        .args(["template", "rig.json", "-o", "./-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(d.join("-/seed-nested.template.svg").is_file());
+}
+
 /// The commands that print on standard output, run in `dir`.
 fn printing_commands() -> Vec<Vec<&'static str>> {
     vec![
