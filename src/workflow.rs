@@ -68,13 +68,16 @@ pub(crate) fn cmd_preview(
         prefix: None,
     };
     let rig = args.load(rig_path)?;
-    let mut baked = super::batch::bake_kept(&rig, &args, route)?;
-    if let Some(p) = art {
-        let text = rigbake::input::read_text(p, rigbake::input::Input::Drawing)?;
-        let (b, animated) = bake_art(&rig, &args, &text, p)?;
-        baked = b;
-        baked.svg = animated.svg;
-    }
+    // one bake: the drawing's (css), or the rig's own on `route`
+    let baked = match art {
+        Some(p) => {
+            let text = rigbake::input::read_text(p, rigbake::input::Input::Drawing)?;
+            let (mut b, animated) = bake_art(&rig, &args, &text, p)?;
+            b.svg = animated.svg;
+            b
+        }
+        None => super::batch::bake_kept(&rig, &args, route)?,
+    };
     let chromium = browser::find_chromium().ok_or_else(|| {
         anyhow!(
             "preview needs headless Chromium: none found on PATH \
