@@ -18,12 +18,14 @@
 //! between two grid times (a leg 193.9° behind its pair) misses the nearest
 //! by up to a grid step's movement, so that shift is then refined between
 //! its neighbours on the table interpolated (Catmull-Rom, a golden-section
-//! search: every time's error is nought at the true shift). The written
+//! search: every time's error is nought at the true shift), and where the
+//! table's own error outweighs the shift (a leg a thousandth of a degree
+//! behind, a sharp IK motion), searched again near it on solved angles. The written
 //! delay is `−s · period` rounded to the written seconds (microseconds),
 //! and the match is then re-checked at that exact shift on
 //! [`CHECK_SAMPLES`] times against [`REUSE_TOLERANCE_PX`] (the grid shift
 //! first where its grid error is within ten times that, then the refined
-//! one). Names play no part. A pair that already
+//! one, then the one on solved angles). Names play no part. A pair that already
 //! moves alike with no shift, each drawn in its own pose (two cranks
 //! turning from other angles), is not reused: its keyframes are the same
 //! block anyway, and any shift would fit it equally (one picked at random
@@ -302,8 +304,7 @@ fn shift_error(
 }
 
 /// The shift, in grid steps within one of `k`, with the least
-/// [`shift_error`]: a golden-section search, the error being least at the
-/// true shift and growing with the distance from it on either side.
+/// [`shift_error`] ([`least_of`]).
 fn refined_shift(
     ang: &[Vec<f64>],
     pairs: &[(usize, usize)],
@@ -312,13 +313,19 @@ fn refined_shift(
     k: usize,
 ) -> f64 {
     let err = |x: f64| shift_error(ang, pairs, reach, drawn, x);
-    let r = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut lo, mut hi) = (k as f64 - 1.0, k as f64 + 1.0);
-    let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
-    let (mut e1, mut e2) = (err(x1), err(x2));
     // (a bracket of 1e-5 steps is a hundredth of a written microsecond at
     // a period of 0.72 s, a thousandth at 7.2 s)
-    while hi - lo > 1e-5 {
+    least_of(err, (k as f64 - 1.0, k as f64 + 1.0), 1e-5)
+}
+
+/// Where `err` is least in `(lo, hi)`, to within `tol`: a golden-section
+/// search, the error of a shift being least at the true shift and growing
+/// with the distance from it on either side.
+fn least_of(err: impl Fn(f64) -> f64, (mut lo, mut hi): (f64, f64), tol: f64) -> f64 {
+    let r = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
+    let (mut e1, mut e2) = (err(x1), err(x2));
+    while hi - lo > tol {
         if e1 <= e2 {
             hi = x2;
             (x2, e2) = (x1, e1);
@@ -333,6 +340,11 @@ fn refined_shift(
     }
     (lo + hi) / 2.0
 }
+
+/// How far, in grid steps, the search on solved angles looks on either
+/// side of the shift the interpolated table gave (where the table's own
+/// error outweighs a shift of a few thousandths of a step).
+const POLISH_STEPS: f64 = 0.1;
 
 /// Every how many grid times [`shift_error`] reads.
 const REFINE_STRIDE: usize = 8;
@@ -449,14 +461,44 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
                 continue;
             };
             // the grid shift where it is that close (half a period, a
-            // third, …), then the shift between grid times where the
-            // error is least on the table
-            // interpolated (refined only when the grid shift fails)
+            // third, …); failing that, the shift between grid times where
+            // the error is least on the interpolated table; failing that,
+            // where it is least on solved angles near it (each only when
+            // the one before fails its check)
             let grid = (err <= within).then_some(k as f64);
-            let between = std::iter::once_with(|| refined_shift(&ang, pairs, &reach, drawn_as, k));
+            let solved_error = |x: f64| {
+                let s = x / GRID as f64;
+                let src = |a: usize, j: usize| angle_at(a, (j as f64 / GRID as f64 + s).rem1());
+                let back = |b: usize| angle_at(b, (-s).rem1());
+                pairs_error(
+                    &ang,
+                    pairs,
+                    &reach,
+                    drawn_as,
+                    (REFINE_STRIDE, f64::INFINITY),
+                    src,
+                    back,
+                )
+            };
+            // (each found lazily, in order: the table's shift before the
+            // search near it)
+            let table = std::cell::Cell::new(0.0);
+            let candidates = grid
+                .into_iter()
+                .chain(std::iter::once_with(|| {
+                    table.set(refined_shift(&ang, pairs, &reach, drawn_as, k));
+                    table.get()
+                }))
+                .chain(std::iter::once_with(|| {
+                    let t = table.get();
+                    least_of(solved_error, (t - POLISH_STEPS, t + POLISH_STEPS), 1e-6)
+                }));
             let mut tried = Vec::new();
             let mut found = None;
-            for x in grid.into_iter().chain(between) {
+            for x in candidates {
+                // (within one period: a search past the last grid step
+                // finds a shift just over a whole period)
+                let x = x.rem_euclid(GRID as f64);
                 let delay_s = quantize(-x / GRID as f64 * period, SEC_DECIMALS);
                 if tried.contains(&delay_s.to_bits()) {
                     continue;
