@@ -25,14 +25,23 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
     (be(16), be(20))
 }
 
+/// Whether Chromium is here to render with; without it a rendering test
+/// is skipped with a notice, except under `CI=true`, where it fails.
+fn chromium_or_skip() -> bool {
+    if rigbake::browser::find_chromium().is_some() {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true but no Chromium found"
+    );
+    eprintln!("skipping preview rendering test: no Chromium found");
+    false
+}
+
 #[test]
 fn strip_has_one_frame_per_requested_moment() {
-    if rigbake::browser::find_chromium().is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no Chromium found"
-        );
-        eprintln!("skipping preview rendering test: no Chromium found");
+    if !chromium_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -72,12 +81,7 @@ fn strip_has_one_frame_per_requested_moment() {
 /// [`rigbake::browser::STRIP_FRAME_MIN_HEIGHT_PX`] tall).
 #[test]
 fn every_rig_previews_its_whole_drawing_in_every_frame() {
-    if rigbake::browser::find_chromium().is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no Chromium found"
-        );
-        eprintln!("skipping preview rendering test: no Chromium found");
+    if !chromium_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
