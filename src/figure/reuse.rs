@@ -489,10 +489,17 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
                     table.set(refined_shift(&ang, pairs, &reach, drawn_as, k));
                     table.get()
                 }))
-                .chain(std::iter::once_with(|| {
-                    let t = table.get();
-                    least_of(solved_error, (t - POLISH_STEPS, t + POLISH_STEPS), 1e-6)
-                }));
+                .chain(
+                    std::iter::once_with(|| {
+                        // (only where the table comes close: a motion that
+                        // differs is refused without the search)
+                        let t = table.get();
+                        (shift_error(&ang, pairs, &reach, drawn_as, t) <= within).then(|| {
+                            least_of(solved_error, (t - POLISH_STEPS, t + POLISH_STEPS), 1e-6)
+                        })
+                    })
+                    .flatten(),
+                );
             let mut tried = Vec::new();
             let mut found = None;
             for x in candidates {
