@@ -794,7 +794,8 @@ pub fn frame_strip(
             "period_s must be finite and > 0, got {period_s}"
         )));
     }
-    let (w, h) = strip_frame_size(svg);
+    let w = STRIP_FRAME_WIDTH_PX;
+    let h = strip_frame_height(svg);
     let times: Vec<f64> = (0..frames)
         .map(|i| period_s * i as f64 / frames as f64)
         .collect();
@@ -837,16 +838,16 @@ pub fn frame_strip(
 /// this tall, white above and below.
 pub const STRIP_FRAME_MIN_HEIGHT_PX: u32 = 160;
 
-/// Width and height in px of a frame of [`frame_strip`]:
-/// [`STRIP_FRAME_WIDTH_PX`] wide and as tall as the root `viewBox` aspect
-/// demands (square without one), at least [`STRIP_FRAME_MIN_HEIGHT_PX`].
-fn strip_frame_size(svg: &str) -> (u32, u32) {
+/// Height in px of a frame of [`frame_strip`] ([`STRIP_FRAME_WIDTH_PX`]
+/// wide): as the root `viewBox` aspect demands (square without one), at
+/// least [`STRIP_FRAME_MIN_HEIGHT_PX`].
+fn strip_frame_height(svg: &str) -> u32 {
     let w = STRIP_FRAME_WIDTH_PX;
     let h = match root_view_box(svg) {
         Some([_, _, vw, vh]) if vw > 0.0 && vh > 0.0 => (f64::from(w) * vh / vw).round() as u32,
         _ => w,
     };
-    (w, h.max(STRIP_FRAME_MIN_HEIGHT_PX))
+    h.max(STRIP_FRAME_MIN_HEIGHT_PX)
 }
 
 /// The `viewBox` of the first `<svg` start tag as `[min_x, min_y, width,
@@ -1547,21 +1548,12 @@ mod tests {
         );
         assert_eq!(root_view_box("<svg width=\"3\">"), None);
         assert_eq!(root_view_box("<svg viewBox=\"0 0 4\">"), None);
-        assert_eq!(
-            strip_frame_size("<svg viewBox=\"0 0 800 600\">"),
-            (240, 180)
-        );
-        assert_eq!(
-            strip_frame_size("<svg viewBox=\"0 0 100 200\">"),
-            (240, 480)
-        );
+        assert_eq!(strip_frame_height("<svg viewBox=\"0 0 800 600\">"), 180);
+        assert_eq!(strip_frame_height("<svg viewBox=\"0 0 100 200\">"), 480);
         // wider than 3:2: the drawing is centred in a frame 160 px tall
-        assert_eq!(
-            strip_frame_size("<svg viewBox=\"-40 -30 640 360\">"),
-            (240, 160)
-        );
-        assert_eq!(strip_frame_size("<svg viewBox=\"0 0 1e6 1\">"), (240, 160));
-        assert_eq!(strip_frame_size("<svg>"), (240, 240));
+        assert_eq!(strip_frame_height("<svg viewBox=\"-40 -30 640 360\">"), 160);
+        assert_eq!(strip_frame_height("<svg viewBox=\"0 0 1e6 1\">"), 160);
+        assert_eq!(strip_frame_height("<svg>"), 240);
     }
 
     #[test]

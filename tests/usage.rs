@@ -153,16 +153,24 @@ fn a_value_outside_the_possible_values_is_one_line_naming_flag_and_value() {
             seen.push(format!("{cmd} {}", o.name));
         }
     }
-    for want in [
-        "bake --route",
-        "bake --fit",
-        "check --format",
-        "sweep --fit",
-        "sweep --route",
-        "preview --route",
-        "completions <SHELL>",
-    ] {
-        assert!(seen.iter().any(|s| s == want), "{want} not tried: {seen:?}");
+    tried_all(
+        &seen,
+        &[
+            "bake --route",
+            "bake --fit",
+            "check --format",
+            "sweep --fit",
+            "sweep --route",
+            "preview --route",
+            "completions <SHELL>",
+        ],
+    );
+}
+
+/// Every option in `want` ("cmd --flag") is among those `seen` tried.
+fn tried_all(seen: &[String], want: &[&str]) {
+    for w in want {
+        assert!(seen.iter().any(|s| s == w), "{w} not tried: {seen:?}");
     }
 }
 
@@ -228,19 +236,20 @@ fn a_negative_number_reaches_the_range_check_of_every_numeric_option() {
             seen.push(format!("{cmd} {}", o.name));
         }
     }
-    for want in [
-        "bake --keys",
-        "bake --tolerance",
-        "check --max-error",
-        "check --max-slip",
-        "check --max-reach",
-        "check --keys",
-        "check --tolerance",
-        "sweep --keys",
-        "preview --frames",
-    ] {
-        assert!(seen.iter().any(|s| s == want), "{want} not tried: {seen:?}");
-    }
+    tried_all(
+        &seen,
+        &[
+            "bake --keys",
+            "bake --tolerance",
+            "check --max-error",
+            "check --max-slip",
+            "check --max-reach",
+            "check --keys",
+            "check --tolerance",
+            "sweep --keys",
+            "preview --frames",
+        ],
+    );
     assert_eq!(
         std::fs::read_dir(tmp.path()).unwrap().count(),
         0,
