@@ -89,9 +89,13 @@
 //!
 //! - css route only (SMIL would need the drawing as morphable paths).
 //! - Parts inside `<defs>`, `<symbol>`, `<clipPath>`, `<mask>`, `<pattern>`,
-//!   `<marker>`, `<text>` or a nested `<svg>` are rejected, as are
-//!   ancestors whose `style` sets a CSS `transform` and a root `<svg>` with a
-//!   `transform`: their placement cannot be known from attributes alone.
+//!   `<marker>`, `<text>` or a nested `<svg>` are rejected, as are a root
+//!   `<svg>` with a `transform`, a `style` on a part, inside it or above it
+//!   that moves or reshapes geometry (module `css`: the transform
+//!   properties, `offset-*`, geometry properties such as `x` or `d`), a
+//!   `transform-origin` beside a `transform` attribute there, and a
+//!   drawing whose `<style>` sheet declares any such property: their
+//!   placement cannot be known from attributes alone.
 //! - Non-uniform scales and skews on ancestors are handled (the motion is
 //!   computed in root user space), but the drawn shapes then still rotate
 //!   rigidly on screen, as the clip does.
@@ -124,6 +128,7 @@ use std::fmt::Write as _;
 use std::ops::Range;
 
 mod bones;
+mod css;
 mod dtd;
 mod pose;
 mod prescan;
@@ -260,6 +265,20 @@ pub enum ArtError {
         /// Why not, when the names alone do not say: `" (…)"` or empty.
         why: String,
     },
+    /// A `data-probe` of the drawing named like a probe rigbake writes into
+    /// the same file (a browser or a tool measuring the file would find
+    /// two).
+    #[error(
+        "line {line}: data-probe \"{name}\" is the name of a probe rigbake writes into this file; rename the drawing's own probe"
+    )]
+    ProbeName { line: u32, name: String },
+    /// A `<style>` sheet of the drawing that moves or reshapes drawn
+    /// geometry (module `css`), which placing parts by their `transform`
+    /// attributes cannot see.
+    #[error(
+        "line {line}: the drawing's <style> sets `{property}`, which moves what it draws where rigbake cannot follow; place parts with transform attributes and leave geometry out of the style sheet"
+    )]
+    MovingSheet { line: u32, property: String },
     /// A part the method cannot place (see the module's limits).
     #[error("line {line}: \"{part}\": {why}")]
     Unsupported {
@@ -404,6 +423,29 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
             line: line(n.range().start),
         });
     }
+    let written = crate::measure::probes_at(clip, 0.0);
+    if let Some((n, name)) = doc.descendants().find_map(|n| {
+        let name = n.attribute("data-probe")?;
+        written.contains_key(name).then_some((n, name))
+    }) {
+        return Err(ArtError::ProbeName {
+            line: line(n.range().start),
+            name: name.to_string(),
+        });
+    }
+    if let Some((n, property)) = doc
+        .descendants()
+        .filter(|n| n.is_element() && n.tag_name().name() == "style")
+        .find_map(|n| {
+            let sheet: String = n.children().filter_map(|c| c.text()).collect();
+            css::moving_in_sheet(&sheet).map(|p| (n, p))
+        })
+    {
+        return Err(ArtError::MovingSheet {
+            line: line(n.range().start),
+            property,
+        });
+    }
     if let Some(fig) = &rig.figure {
         return bones::animate(art, &doc, &lines, rig, fig, clip);
     }
@@ -543,15 +585,8 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     let mut inserts: Vec<Insert> = Vec::new();
     let mut markers = Vec::new();
     let css_nodes = ClipIndex::new(clip);
-    // names scoped by the drawing and the clip's own style sheet, which
-    // together decide the output
-    let sc = match &rig.prefix {
-        Some(p) => Scope::with_prefix(p),
-        None => Scope::from_content(&format!(
-            "{art}\n{}",
-            crate::emit::css::style(clip, &Scope::local())
-        )),
-    };
+    let sc = output_scope(art, rig, clip);
+    let ids = WrapIds::new(&sc);
 
     for limb in &limbs {
         let ln = limb.name;
@@ -587,7 +622,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         let name = format!("thigh-{ln}");
         let thigh = &parts[&name];
         wrap_part(
-            &sc,
+            &ids,
             &mut inserts,
             thigh,
             &name,
@@ -611,7 +646,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
             (0, Affine::IDENTITY)
         };
         wrap_part(
-            &sc,
+            &ids,
             &mut inserts,
             shin,
             &name,
@@ -649,7 +684,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
             let name = format!("pedal-{ln}");
             let pedal = &parts[&name];
             wrap_part(
-                &sc,
+                &ids,
                 &mut inserts,
                 pedal,
                 &name,
@@ -665,7 +700,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
             let name = format!("crank-{ln}");
             if let Some(arm) = parts.get(&name) {
                 wrap_part(
-                    &sc,
+                    &ids,
                     &mut inserts,
                     arm,
                     &name,
@@ -702,7 +737,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
 
     if let Some(crank) = parts.get("crank") {
         wrap_part(
-            &sc,
+            &ids,
             &mut inserts,
             crank,
             "crank",
@@ -734,10 +769,23 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         art,
         root,
         inserts,
-        &crate::emit::css::style(clip, &sc),
+        (clip, &crate::emit::css::style(clip, &sc)),
         last,
     )?;
     Ok(Animated { svg, markers })
+}
+
+/// The names of the output of `art` animated by `clip`: the rig's
+/// `prefix`, else scoped by the drawing and the clip's own style sheet,
+/// which together decide the output.
+fn output_scope(art: &str, rig: &Rig, clip: &Clip) -> Scope {
+    match &rig.prefix {
+        Some(p) => Scope::with_prefix(p),
+        None => Scope::from_content(&format!(
+            "{art}\n{}",
+            crate::emit::css::style(clip, &Scope::local())
+        )),
+    }
 }
 
 /// What a name on an element is to [`find_parts`].
@@ -883,7 +931,7 @@ fn finish(
     art: &str,
     root: roxmltree::Node,
     mut inserts: Vec<Insert>,
-    css: &str,
+    (clip, css): (&Clip, &str),
     last: Option<String>,
 ) -> Result<String, ArtError> {
     let body = if css.contains('<') || css.contains('&') {
@@ -896,6 +944,22 @@ fn finish(
     if art[..at].ends_with("/>") {
         return Err(ArtError::NotSvg("the root <svg> is empty".into()));
     }
+    // the root says what every file's root says of its clip
+    let mut metadata = String::new();
+    for (name, value) in crate::emit::root_metadata(clip) {
+        if root.has_attribute(name) {
+            return Err(ArtError::NotSvg(format!(
+                "the root <svg> has its own {name}; rigbake writes the baked file's there: take it out"
+            )));
+        }
+        let _ = write!(metadata, " {name}=\"{value}\"");
+    }
+    inserts.push(Insert {
+        pos: at - 1,
+        closing: false,
+        order: 0,
+        text: metadata,
+    });
     inserts.push(Insert {
         pos: at,
         closing: false,
@@ -1088,16 +1152,39 @@ fn check_place(
                 why: format!("parts cannot be inside <{tag}>"),
             });
         }
-        if anc
+    }
+    // what moves the part other than `transform` attributes: a moving
+    // style on it, inside it, or above it (the root's too), and an origin
+    // for a `transform` attribute
+    let above = node.ancestors().skip(1).filter(|a| a.is_element());
+    for (el, whose) in node
+        .descendants()
+        .filter(|d| d.is_element())
+        .map(|d| {
+            (
+                d,
+                if d == node {
+                    "it"
+                } else {
+                    "an element inside it"
+                },
+            )
+        })
+        .chain(above.map(|a| (a, "an ancestor")))
+    {
+        let in_style = el
             .attribute("style")
-            .is_some_and(|s| s.contains("transform"))
-        {
+            .and_then(css::moving_in_declarations)
+            .map(|p| (p, "in its style"));
+        let origin = (el.has_attribute("transform-origin") && el.has_attribute("transform"))
+            .then(|| ("transform-origin".to_string(), "as an attribute"));
+        if let Some((property, how)) = in_style.or(origin) {
+            let row = lines.row(el.range().start);
             return Err(ArtError::Unsupported {
                 line,
                 part: name.into(),
                 why: format!(
-                    "an ancestor (line {}) sets a CSS transform in its style; use the transform attribute",
-                    lines.row(anc.range().start)
+                    "{whose} (line {row}) sets `{property}` in {how}, which moves what it draws where rigbake cannot follow; use the transform attribute"
                 ),
             });
         }
@@ -1176,22 +1263,53 @@ struct Wrapper {
     closers: usize,
 }
 
+/// The ids of one output's wrapper groups: `<prefix>-nw<k>`, k counting
+/// from 0 in the order they are written ([`Scope::id_stem`] then `w`, so
+/// they are no id the clip's own groups carry, and the style sheet's
+/// `transform-box` rule reaches them).
+///
+/// Every placement and animated wrapper carries one, as every group of a
+/// plain bake does: an optimiser (svgo's default preset) moves a group's
+/// `transform` into its child, or merges a group into its only child,
+/// only where the elements carry no id.
+struct WrapIds<'a> {
+    sc: &'a Scope,
+    next: std::cell::Cell<usize>,
+}
+
+impl<'a> WrapIds<'a> {
+    fn new(sc: &'a Scope) -> Self {
+        WrapIds {
+            sc,
+            next: std::cell::Cell::new(0),
+        }
+    }
+
+    fn take(&self) -> String {
+        let k = self.next.get();
+        self.next.set(k + 1);
+        format!("{}w{k}", self.sc.id_stem())
+    }
+}
+
 impl Wrapper {
     /// A static placement group for `m`, left out when `m` is the identity.
-    fn place(&mut self, m: Affine) {
+    fn place(&mut self, ids: &WrapIds, m: Affine) {
         if !is_identity(m) {
             self.group(format!(
-                "{MARK_ATTR}=\"place\" transform=\"{}\"",
+                "{MARK_ATTR}=\"place\" id=\"{}\" transform=\"{}\"",
+                ids.take(),
                 fmt_affine(m)
             ));
         }
     }
 
     /// The group animated by the clip's rules for `class`, marked `part`.
-    fn animated(&mut self, sc: &Scope, part: &str, class: &str) {
+    fn animated(&mut self, ids: &WrapIds, part: &str, class: &str) {
         self.group(format!(
-            "{MARK_ATTR}=\"{part}\" class=\"{}\"",
-            sc.classes(class)
+            "{MARK_ATTR}=\"{part}\" id=\"{}\" class=\"{}\"",
+            ids.take(),
+            ids.sc.classes(class)
         ));
     }
 
@@ -1249,7 +1367,7 @@ struct PartWrap<'a> {
 /// placement before each animated group and identity placements left out.
 /// The one writer of part wrappers for every rig kind.
 fn wrap_part(
-    sc: &Scope,
+    ids: &WrapIds,
     inserts: &mut Vec<Insert>,
     f: &Found,
     part: &str,
@@ -1266,8 +1384,8 @@ fn wrap_part(
             s *= Affine::translate(n.translate);
         }
         if let (Some(class), Some(_)) = (&n.class, &n.anim) {
-            w.place(s);
-            w.animated(sc, part, class);
+            w.place(ids, s);
+            w.animated(ids, part, class);
             s = Affine::IDENTITY;
         }
     }
@@ -1279,7 +1397,7 @@ fn wrap_part(
             fmt_len(at.y)
         );
     }
-    w.place(s * p.rest * p.parent);
+    w.place(ids, s * p.rest * p.parent);
     w.around(inserts, f);
     Ok(())
 }

@@ -33,7 +33,8 @@
 //! Layers are top-level `<g inkscape:groupmode="layer">` with an
 //! `inkscape:label` and the id `layer-<label>` (spaces as `-`). Layer,
 //! guide and marker ids all hold a `-` (no bone name does) and start with
-//! `layer-`, `guide-`, `joint-` or `tip-` (no leg or chain part name does),
+//! `layer-`, `guide-`, `joint-` or `tip-` (no leg or chain part name does,
+//! and a bone's `parts` may not: `RESERVED_ID_STEMS` in the figure model),
 //! so ids never collide; the tests check every example.
 
 use crate::figure::{Figure, fk, spring};

@@ -120,8 +120,13 @@ fn element_text<'a>(text: &'a str, id: &str) -> &'a str {
 fn drawing_comes_back_byte_identical_with_the_animation_added() {
     let art = art_text();
     let b = bake_art(&art);
+    // The root says what every file's root says of its clip.
+    let meta = " data-period=\"1.2\" data-route=\"css\"";
+    let root_tag = &b.svg[b.svg.find("<svg").unwrap()..];
+    let root_tag = &root_tag[..root_tag.find('>').unwrap()];
+    assert!(root_tag.ends_with(meta), "{root_tag}");
     // Everything but the additions is the original, byte for byte.
-    assert_eq!(strip_additions(&b.svg), art);
+    assert_eq!(strip_additions(&b.svg.replacen(meta, "", 1)), art);
     // In particular the gradient-filled curved thigh, the text and the defs.
     let text_el = &art[art.find("<text").unwrap()..art.find("</text>").unwrap() + 7];
     assert!(b.svg.contains(text_el));
@@ -378,4 +383,127 @@ fn browser_ankle_follows_the_pedal_within_the_reported_error() {
     // the pedal really moves around the crank
     let (p0, p_half) = (got[0]["near-target"], got[24]["near-target"]);
     assert!((dist(p0, p_half) - 100.0).abs() < 0.1, "{p0:?} {p_half:?}");
+}
+
+/// What moves a part on screen other than the `transform` attributes its
+/// placement reads is refused, whatever its spelling: a moving CSS
+/// property in a `style` on an ancestor, on the part or inside it, a
+/// `transform-origin` beside a `transform` attribute, a `<style>` sheet
+/// that declares one. Each is exit 2, one line naming the drawing, the
+/// line and the property, nothing written. Styles that move nothing bake.
+#[test]
+fn what_moves_a_part_beyond_its_transform_attributes_is_refused() {
+    let art = art_text();
+    let far = "<g id=\"far-side\"";
+    let thigh = "<g id=\"thigh-near\"";
+    let shape = "<path id=\"thigh-near-shape\"";
+    let with = |tag: &str, attrs: &str| {
+        assert_eq!(art.matches(tag).count(), 1, "{tag}");
+        art.replace(tag, &format!("{tag} {attrs}"))
+    };
+    let sheet = |css: &str| {
+        let old = "<style>/* the drawing's own style */ .label { font: 14px sans-serif; fill: #333 }</style>";
+        assert!(art.contains(old));
+        art.replace(old, &format!("<style>.label{{fill:#333}} {css}</style>"))
+    };
+    for (drawing, property) in [
+        (
+            with(far, "style=\"TRANSFORM:translate(50px,0)\""),
+            "`transform`",
+        ),
+        (
+            with(far, "style=\"tr\\61nsform:translate(50px,0)\""),
+            "`transform`",
+        ),
+        (
+            with(far, "style=\"fill:red;translate:50px 0\""),
+            "`translate`",
+        ),
+        (with(far, "style=\"rotate:10deg\""), "`rotate`"),
+        (
+            with(
+                far,
+                "style=\"offset-path:path('M0 0 L100 100');offset-distance:50%\"",
+            ),
+            "`offset-path`",
+        ),
+        (
+            with(far, "transform-origin=\"400 300\""),
+            "`transform-origin`",
+        ),
+        (with(thigh, "style=\"translate:30px 0\""), "`translate`"),
+        (with(shape, "style=\"scale:2\""), "`scale`"),
+        (with(shape, "style=\"d:path('M0 0H9')\""), "`d`"),
+        (
+            sheet("#layer-leg-near{transform:translate(50px,0)}"),
+            "`transform`",
+        ),
+        (
+            sheet("@media all{g{transform-box:fill-box}}"),
+            "`transform-box`",
+        ),
+        (sheet("@keyframes k{to{rotate:90deg}}"), "`rotate`"),
+    ] {
+        let err = bake_art_fails(&drawing, &[]);
+        for needle in ["drawing.svg", "line ", property] {
+            assert!(err.contains(needle), "{property}: {err}");
+        }
+    }
+    // the drawing's own probe may not take a name the file's own probes have
+    let err = bake_art_fails(
+        &art.replace("data-probe=\"art-ankle-far\"", "data-probe=\"far-ankle\""),
+        &[],
+    );
+    assert!(
+        err.contains("data-probe \"far-ankle\"") && err.contains("line 25"),
+        "{err}"
+    );
+    // nor may the root say a period of its own
+    let err = bake_art_fails(
+        &art.replace(
+            "viewBox=\"0 0 800 600\"",
+            "viewBox=\"0 0 800 600\" data-period=\"2\"",
+        ),
+        &[],
+    );
+    assert!(err.contains("data-period"), "{err}");
+    // styles that name a transform but move nothing bake
+    let still = with(
+        far,
+        "style=\"will-change:transform;transition:transform 1s;--transform:1;font-family:'transform:x'\"",
+    );
+    let still = still.replace(thigh, &format!("{thigh} style=\"transform:none\""));
+    let b = bake_art(&still);
+    assert!(b.svg.contains("will-change:transform"));
+}
+
+/// A shape's length in a unit the pose check cannot read (a percentage, an
+/// em, not a number) is refused naming the attribute and its value, where
+/// it was once read as 0 and refused as a part drawn away from its pose.
+#[test]
+fn lengths_in_other_units_are_refused_naming_the_attribute() {
+    let art = art_text();
+    // the far pedal's block and the near shin's shoe, both checked against
+    // the pose (the pedal's axle, the shin's ankle)
+    let rect = "<rect x=\"357.5\" y=\"416\" width=\"25\"";
+    let ellipse = "<ellipse cx=\"8\" cy=\"114\" rx=\"14\"";
+    assert!(art.contains(rect) && art.contains(ellipse));
+    for (drawing, needle) in [
+        (
+            art.replace(rect, "<rect x=\"44%\" y=\"416\" width=\"25\""),
+            "x=\"44%\" on its <rect>",
+        ),
+        (
+            art.replace(rect, "<rect x=\"357.5\" y=\"22em\" width=\"25\""),
+            "y=\"22em\" on its <rect>",
+        ),
+        (
+            art.replace(ellipse, "<ellipse cx=\"8\" cy=\"114\" rx=\"inf\""),
+            "rx=\"inf\" on its <ellipse>",
+        ),
+    ] {
+        let err = bake_art_fails(&drawing, &[]);
+        assert!(err.contains(needle) && err.contains("user units"), "{err}");
+        assert!(!err.contains("phase-0"), "{err}");
+    }
 }

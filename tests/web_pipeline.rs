@@ -21,6 +21,9 @@ use rigbake::browser::{self, ProbeJob, Probes, SeekMode};
 use rigbake::clip::Clip;
 use rigbake::{Baked, Route, bake_rig, measure, rig};
 
+mod common;
+use common::{svgo, svgo_dir};
+
 /// Largest distance allowed between a browser probe and the library's
 /// evaluation of the written file, px; also between the browser's largest
 /// ankle error and the report's.
@@ -58,26 +61,6 @@ fn chromium() -> Option<browser::Browser> {
 
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-/// The pinned svgo, when node and `tests/node_modules` are there.
-fn svgo() -> Option<PathBuf> {
-    let bin = repo("tests/node_modules/.bin/svgo");
-    let node_runs = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if node_runs && bin.is_file() {
-        return Some(bin);
-    }
-    let why = if node_runs {
-        "tests/node_modules/.bin/svgo is missing (run `npm ci --prefix tests`)"
-    } else {
-        "node is not installed"
-    };
-    assert!(!in_ci(), "{why}; CI requires svgo");
-    note(&format!("{why}; skipping the svgo tests"));
-    None
 }
 
 fn load(name: &str) -> rig::Rig {
@@ -273,12 +256,33 @@ fn on_hostile_page(chromium: &browser::Browser, strip: bool) -> Vec<(String, f64
         ("seed-nested", bake(&load("seed-nested"), Route::Css)),
         ("walker", bake(&load("walker"), Route::Css)),
         ("jump", bake(&load("jump"), Route::Css)),
+        // its probes are in the wrappers rigbake adds to the drawing
+        ("seed-nested --art", art_on_template("seed-nested")),
     ];
     let svgs: Vec<String> = bakes
         .iter()
-        .map(|(_, b)| {
+        .map(|(label, b)| {
             let rule = b.svg.find("[id^=").expect("a transform-box rule");
-            assert!(b.svg[rule..].starts_with(&format!("[id^=\"{}", id_stem(&b.svg))));
+            let stem = &b.svg[rule + 6..rule + 6 + b.svg[rule + 6..].find('"').unwrap()];
+            // the rule reaches every rotating group: the file's own, and in
+            // a drawing every wrapper rigbake adds (a drawing's own ids
+            // come first there)
+            if !label.ends_with("--art") {
+                assert_eq!(stem, id_stem(&b.svg), "{label}");
+            }
+            let doc = roxmltree::Document::parse(&b.svg).unwrap();
+            let animated = doc.descendants().filter(|n| {
+                n.attribute("class").is_some_and(|c| {
+                    b.svg.contains(&format!(".{c}{{animation")) || b.svg.contains(&format!(".{c},"))
+                })
+            });
+            for n in animated {
+                let id = n.attribute("id").unwrap_or_default();
+                assert!(
+                    id.starts_with(stem),
+                    "{label}: group {id:?} is out of the rule's reach"
+                );
+            }
             if strip {
                 let end = rule + b.svg[rule..].find('}').unwrap() + 1;
                 format!("{}{}", &b.svg[..rule], &b.svg[end..])
@@ -307,6 +311,43 @@ fn on_hostile_page(chromium: &browser::Browser, strip: bool) -> Vec<(String, f64
             }
         })
         .collect()
+}
+
+/// `name` baked onto its own template drawing (`rigbake template`, then
+/// `bake --art`), with the plain bake's clip to measure against (the
+/// drawing's probes are the clip's).
+fn art_on_template(name: &str) -> Baked {
+    let tmp = tempfile::tempdir().unwrap();
+    let rig = repo(&format!("rigs/{name}.json"));
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = rigbake_cmd().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&[
+        "template".as_ref(),
+        rig.as_os_str(),
+        "-o".as_ref(),
+        tmp.path().as_os_str(),
+    ]);
+    let drawing = tmp.path().join(format!("{name}.template.svg"));
+    let out = tmp.path().join("art.svg");
+    run(&[
+        "bake".as_ref(),
+        rig.as_os_str(),
+        "--art".as_ref(),
+        drawing.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "-q".as_ref(),
+    ]);
+    Baked {
+        svg: std::fs::read_to_string(&out).unwrap(),
+        ..bake(&load(name), Route::Css)
+    }
 }
 
 /// The id stem (`<prefix>-n`) of a file's first element id.
@@ -419,30 +460,6 @@ fn svgo_out(svgo: &Path) -> Vec<(PathBuf, String)> {
                 .unwrap_or_else(|| panic!("svgo wrote no {name}"))
                 .clone();
             (p, text)
-        })
-        .collect()
-}
-
-/// Runs the pinned svgo over every `.svg` in `dir`; file name → output.
-fn svgo_dir(svgo: &Path, dir: &Path) -> BTreeMap<String, String> {
-    let work = tempfile::tempdir().unwrap();
-    let dest = work.path().join("optimised");
-    let status = Command::new(svgo)
-        .current_dir(work.path())
-        .arg("--quiet")
-        .arg("--folder")
-        .arg(dir)
-        .arg("--output")
-        .arg(&dest)
-        .status()
-        .unwrap();
-    assert!(status.success(), "svgo failed: {status}");
-    std::fs::read_dir(&dest)
-        .unwrap()
-        .map(|e| {
-            let p = e.unwrap().path();
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&p).unwrap())
         })
         .collect()
 }

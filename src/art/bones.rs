@@ -54,12 +54,11 @@
 
 use super::pose::Checker;
 use super::{
-    Animated, ArtError, ClipIndex, Found, Insert, Joint, LineIndex, Named, PartWrap, check_marker,
-    check_place, ctm_of_parent, find_parts, finish, hide, marker_at, own_transform, skeleton_text,
-    wrap_part,
+    Animated, ArtError, ClipIndex, Found, Insert, Joint, LineIndex, Named, PartWrap, WrapIds,
+    check_marker, check_place, ctm_of_parent, find_parts, finish, hide, marker_at, output_scope,
+    own_transform, skeleton_text, wrap_part,
 };
 use crate::clip::Clip;
-use crate::emit::scope::Scope;
 use crate::figure::model::Limb;
 use crate::figure::{Figure, fk, spring};
 use crate::geom::{Affine, AffineExt, Vec2};
@@ -178,13 +177,8 @@ pub(super) fn animate(
     let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, 0.0), 0.0);
     let root_m = fk::root_matrix(&fc.root, 0.0);
 
-    let sc = match &rig.prefix {
-        Some(p) => Scope::with_prefix(p),
-        None => Scope::from_content(&format!(
-            "{art}\n{}",
-            crate::emit::css::style(clip, &Scope::local())
-        )),
-    };
+    let sc = output_scope(art, rig, clip);
+    let ids = WrapIds::new(&sc);
     let by_node: HashMap<roxmltree::NodeId, usize> = parts
         .values()
         .filter_map(|(f, r)| match r {
@@ -310,7 +304,7 @@ pub(super) fn animate(
         own_transform(node, f, name)?;
         checker.check_covers(f, name, qm, &skip, &joints)?;
         wrap_part(
-            &sc,
+            &ids,
             &mut inserts,
             f,
             name,
@@ -331,7 +325,7 @@ pub(super) fn animate(
         art,
         root,
         inserts,
-        &crate::emit::css::style(clip, &sc),
+        (clip, &crate::emit::css::style(clip, &sc)),
         Some(last),
     )?;
     Ok(Animated { svg, markers })

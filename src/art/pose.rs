@@ -48,6 +48,36 @@ const NOT_RENDERED: &[&str] = &[
 /// The outlines of a part in root user space.
 pub(super) struct Outline {
     paths: Vec<(BezPath, bool)>,
+    /// The first length of its shapes that could not be read (see
+    /// [`unreadable_length`]): the pose cannot be checked.
+    unread: Option<String>,
+}
+
+/// The lengths [`shape_of`] reads of each shape (and a `<use>`'s offset).
+fn length_attrs(tag: &str) -> &'static [&'static str] {
+    match tag {
+        "line" => &["x1", "y1", "x2", "y2"],
+        "rect" => &["x", "y", "width", "height"],
+        "circle" => &["cx", "cy", "r"],
+        "ellipse" => &["cx", "cy", "rx", "ry"],
+        "use" => &["x", "y"],
+        _ => &[],
+    }
+}
+
+/// The first length of `node` that [`num`] cannot read (a unit other than
+/// px, a percentage, not a finite number): what a pose check from that
+/// shape would silently take as 0.
+fn unreadable_length(node: &roxmltree::Node) -> Option<String> {
+    length_attrs(node.tag_name().name()).iter().find_map(|&a| {
+        let v = node.attribute(a)?;
+        num(node, a).is_none().then(|| {
+            format!(
+                "{a}=\"{v}\" on its <{}> is not a length in user units (a number, or px): rigbake checks the pose in user units only",
+                node.tag_name().name()
+            )
+        })
+    })
 }
 
 fn num(node: &roxmltree::Node, attr: &str) -> Option<f64> {
@@ -165,6 +195,7 @@ impl<'a, 'i> Checker<'a, 'i> {
         skip: &dyn Fn(roxmltree::NodeId) -> bool,
     ) -> Outline {
         let mut paths = Vec::new();
+        let mut unread = None;
         let mut visits = 0;
         let start = self
             .doc
@@ -191,6 +222,9 @@ impl<'a, 'i> Checker<'a, 'i> {
                 None => Affine::IDENTITY,
             };
             let m = m * own;
+            if unread.is_none() {
+                unread = unreadable_length(&node);
+            }
             if let Some((p, closed)) = shape_of(&node) {
                 paths.push((m * p, closed));
             }
@@ -213,7 +247,7 @@ impl<'a, 'i> Checker<'a, 'i> {
                 stack.push((c, m, depth));
             }
         }
-        Outline { paths }
+        Outline { paths, unread }
     }
 
     /// Check that part `name` covers every `(joint, at)` of the rig's pose
@@ -227,6 +261,13 @@ impl<'a, 'i> Checker<'a, 'i> {
         joints: &[(&str, Vec2)],
     ) -> Result<(), super::ArtError> {
         let o = self.outline(f, parent, skip);
+        if let Some(why) = o.unread {
+            return Err(super::ArtError::Unsupported {
+                line: f.line,
+                part: name.into(),
+                why,
+            });
+        }
         for (joint, at) in joints {
             let Some(d) = o.distance(*at) else {
                 return Err(super::ArtError::NoShape {

@@ -189,14 +189,8 @@ pub(crate) fn document(clip: &Clip, style: String, extra: Vec<(&str, String)>) -
         ),
         ("width", fmt_len(w)),
         ("height", fmt_len(h)),
-        // metadata for scripts and people: the plain form
-        (
-            "data-period",
-            crate::geom::fmt_num(clip.period_s, SEC_DECIMALS),
-        ),
-        ("data-route", clip.route.as_str().to_string()),
     ];
-    for (k, v) in base.into_iter().chain(extra) {
+    for (k, v) in base.into_iter().chain(root_metadata(clip)).chain(extra) {
         doc.assign(k, v);
     }
     let mut title = Element::new("title");
@@ -206,6 +200,18 @@ pub(crate) fn document(clip: &Clip, style: String, extra: Vec<(&str, String)>) -
     st.append(svg::node::Blob::new(style));
     doc.append(st);
     doc
+}
+
+/// What the root `<svg>` of every file says of its clip, for scripts and
+/// people, in the plain form: `data-period` (seconds) and `data-route`.
+pub(crate) fn root_metadata(clip: &Clip) -> [(&'static str, String); 2] {
+    [
+        (
+            "data-period",
+            crate::geom::fmt_num(clip.period_s, SEC_DECIMALS),
+        ),
+        ("data-route", clip.route.as_str().to_string()),
+    ]
 }
 
 /// The document's text, ending with a newline.

@@ -157,7 +157,8 @@ pub struct BoneFile {
     /// a crank's `crank-near` for its arm and `crank` for the chainring it
     /// carries): each a part of its own, all moving with the bone. Each
     /// name: letters, digits, `-`, `_`, `.`, at most 64, starting with a
-    /// letter; not `joint-…` or `tip-…` (the markers' names); no bone's
+    /// letter; not `layer-…`, `guide-…`, `joint-…` or `tip-…` (the ids
+    /// `rigbake template` gives its layers, guides and markers); no bone's
     /// name, no other part. `rigbake template` writes the first as the
     /// bone's part.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

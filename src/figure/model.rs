@@ -991,9 +991,15 @@ fn ik_entries(
 /// Most names in one bone's `parts`.
 pub const MAX_BONE_PARTS: usize = 8;
 
+/// How the ids `rigbake template` writes besides parts begin (layers,
+/// guides, joint and tip markers): no part name may, so every template's
+/// ids are distinct and bake back.
+pub const RESERVED_ID_STEMS: [&str; 4] = ["layer-", "guide-", "joint-", "tip-"];
+
 /// One of a bone's `parts`: a drawing's name (see [`BoneFile::parts`])
-/// that names no bone, no earlier bone's part and none of `before` (the
-/// bone's own earlier parts).
+/// that names no bone, no earlier bone's part, none of `before` (the
+/// bone's own earlier parts) and does not begin as the template's own ids
+/// do ([`RESERVED_ID_STEMS`]).
 fn check_part(
     path: &str,
     part: &str,
@@ -1009,10 +1015,12 @@ fn check_part(
             ),
         ));
     }
-    if part.starts_with("joint-") || part.starts_with("tip-") {
+    if let Some(stem) = RESERVED_ID_STEMS.iter().find(|s| part.starts_with(*s)) {
         return Err(invalid(
             path,
-            format!("{part:?} is shaped like a joint marker's name (joint-…, tip-…); pick another"),
+            format!(
+                "{part:?} starts with {stem:?}, as the ids `rigbake template` gives its layers, guides and joint markers do (layer-…, guide-…, joint-…, tip-…); pick another"
+            ),
         ));
     }
     if let Some(j) = bones.iter().position(|b| b.name == part) {

@@ -42,8 +42,9 @@ pub fn num(n: &roxmltree::Node, a: &str) -> f64 {
 
 /// What an illustrator does: every part's `<line>` becomes a wider curved
 /// `<path>` through a midpoint pushed sideways, with the same ends (the
-/// joints), and zero-radius `data-probe` circles `art-<part>-from`/`-to`
-/// mark its ends inside the part, so a browser can follow the drawing.
+/// joints), and `data-probe` circles without a radius (drawn as nothing,
+/// kept by svgo) `art-<part>-from`/`-to` mark its ends inside the part, so
+/// a browser can follow the drawing.
 pub fn draw_over(template: &str) -> String {
     let doc = Document::parse(template).unwrap();
     let mut out = String::new();
@@ -57,8 +58,8 @@ pub fn draw_over(template: &str) -> String {
         out.push_str(&template[last..r.start]);
         out.push_str(&format!(
             "<path id=\"shape-{part}\" d=\"M {} {} Q {} {} {} {}\" fill=\"none\" stroke=\"#264653\" stroke-width=\"9\"/>\
-             <circle data-probe=\"art-{part}-from\" cx=\"{}\" cy=\"{}\" r=\"0\"/>\
-             <circle data-probe=\"art-{part}-to\" cx=\"{}\" cy=\"{}\" r=\"0\"/>",
+             <circle data-probe=\"art-{part}-from\" cx=\"{}\" cy=\"{}\"/>\
+             <circle data-probe=\"art-{part}-to\" cx=\"{}\" cy=\"{}\"/>",
             a.x, a.y, mid.x, mid.y, b.x, b.y, a.x, a.y, b.x, b.y
         ));
         last = r.end;
@@ -95,6 +96,7 @@ pub fn flatten(drawn: &str) -> String {
     out
 }
 
+#[derive(Clone)]
 pub struct Art {
     pub svg: String,
     pub stdout: String,

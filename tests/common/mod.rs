@@ -377,3 +377,53 @@ pub fn subcommands() -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// The pinned svgo, when node and `tests/node_modules` are there.
+pub fn svgo() -> Option<PathBuf> {
+    let bin = repo("tests/node_modules/.bin/svgo");
+    let node_runs = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if node_runs && bin.is_file() {
+        return Some(bin);
+    }
+    let why = if node_runs {
+        "tests/node_modules/.bin/svgo is missing (run `npm ci --prefix tests`)"
+    } else {
+        "node is not installed"
+    };
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{why}; CI requires svgo"
+    );
+    {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "note: {why}; skipping the svgo tests");
+    }
+    None
+}
+
+/// Runs the pinned svgo over every `.svg` in `dir`; file name → output.
+pub fn svgo_dir(svgo: &Path, dir: &Path) -> std::collections::BTreeMap<String, String> {
+    let work = tempfile::tempdir().unwrap();
+    let dest = work.path().join("optimised");
+    let status = std::process::Command::new(svgo)
+        .current_dir(work.path())
+        .arg("--quiet")
+        .arg("--folder")
+        .arg(dir)
+        .arg("--output")
+        .arg(&dest)
+        .status()
+        .unwrap();
+    assert!(status.success(), "svgo failed: {status}");
+    std::fs::read_dir(&dest)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
