@@ -258,11 +258,29 @@ pub fn validate_ground(
     };
     let travel = speed_px_s * period_s;
     let spacing = travel / g.dots_per_period as f64;
-    if spacing < 1.0 || (to_x - from_x + travel) / spacing > 2000.0 {
+    let shown = |x: f64| crate::valid::shown_to(x, 3);
+    if spacing < 1.0 {
         return Err(invalid(
             "ground.dots_per_period",
             format!(
-                "gives a dot spacing of {spacing:.3} px; it must be ≥ 1 px and at most 2000 dots drawn"
+                "{} dots over a period's travel of {} px are {} px apart, under 1 px: lower dots_per_period",
+                g.dots_per_period,
+                shown(travel),
+                shown(spacing)
+            ),
+        ));
+    }
+    let dots = (to_x - from_x + travel) / spacing;
+    if dots > 2000.0 {
+        return Err(invalid(
+            "ground.to_x",
+            format!(
+                "from_x {} to to_x {} (and a period's travel of {} px) at a dot spacing of {} px draws {} dots, more than 2000: narrow from_x..to_x, or raise dots_per_period",
+                shown(from_x),
+                shown(to_x),
+                shown(travel),
+                shown(spacing),
+                shown(dots.ceil())
             ),
         ));
     }

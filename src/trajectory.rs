@@ -392,13 +392,41 @@ impl TrajectoryFile {
                 let origin = point(&format!("{p}.origin"), g.origin)?;
                 let phase = num(&format!("{p}.phase"), g.phase)?.rem1();
                 let run_cycles = g.run.as_ref().and_then(|r| r.cycles);
+                // the stance carries the foot at stride × cadence ÷ duty:
+                // a vanishing duty would carry it past any drawable length
+                // (and any ground that follows it)
+                let bounded = |travel: f64, how: &str| {
+                    if travel.is_finite() && travel <= MAX_COORD {
+                        return Ok(());
+                    }
+                    Err(invalid(
+                        &p,
+                        format!(
+                            "its stance would carry the foot {} px per loop ({how}), more than {}; raise `duty` or `run.duty`",
+                            crate::valid::shown(travel),
+                            crate::valid::shown(MAX_COORD)
+                        ),
+                    ))
+                };
                 if let (ParamFile::Const(x), None, None) = (&g.blend, g.cycles, run_cycles) {
                     let blend = blend(&format!("{p}.blend"), *x, g.run.is_some())?;
+                    let (stride, duty) = (
+                        lerp(walk.stride, run.stride, blend),
+                        lerp(walk.duty, run.duty, blend),
+                    );
+                    bounded(
+                        stride / duty,
+                        &format!(
+                            "stride {} ÷ duty {}",
+                            crate::valid::shown(stride),
+                            crate::valid::shown(duty)
+                        ),
+                    )?;
                     return Ok(Trajectory::Gait {
                         origin,
-                        stride: lerp(walk.stride, run.stride, blend),
+                        stride,
                         step_height: lerp(walk.step_height, run.step_height, blend),
-                        duty: lerp(walk.duty, run.duty, blend),
+                        duty,
                         phase,
                     });
                 }
@@ -414,19 +442,7 @@ impl TrajectoryFile {
                     },
                 );
                 let g = TimedGait::new(origin, walk, run, cadence, phase);
-                // the stance carries the foot at stride × cadence ÷ duty:
-                // a vanishing duty would carry it past any drawable length
-                let travel = g.travel_per_loop();
-                if !(travel.is_finite() && travel <= MAX_COORD) {
-                    return Err(invalid(
-                        p,
-                        format!(
-                            "its stance would carry the foot {} px per loop (stride × cycles ÷ duty over the blend), more than {}; raise `duty` or `run.duty`",
-                            crate::valid::shown(travel),
-                            crate::valid::shown(MAX_COORD)
-                        ),
-                    ));
-                }
+                bounded(g.travel_per_loop(), "stride × cycles ÷ duty over the blend")?;
                 Trajectory::TimedGait(Box::new(g))
             }
         })

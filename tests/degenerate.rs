@@ -397,6 +397,78 @@ fn timed_gaits_with_a_vanishing_duty() {
     }
 }
 
+/// The same bound holds for a constant gait wherever a gait can stand: the
+/// rig's `ik`, any clip's (a later clip's too, whose ground would otherwise
+/// scroll past any length and corrupt the other clips' slip), an
+/// `ik_chains` target. Each is refused at its own path, naming the stride
+/// and the duty. A ground that follows a gait too fast, or spans too many
+/// dots, is refused at the field the user wrote, naming the values.
+#[test]
+fn constant_gaits_with_a_vanishing_duty_anywhere() {
+    let gait = |at: fn(&mut Value) -> &mut Value, duty: f64| {
+        move |v: &mut Value| at(v)["gait"]["duty"] = json!(duty)
+    };
+    let cases: Vec<(&str, Value, Want)> = vec![
+        (
+            "walker ik[1] duty 1e-9",
+            edit("walker", gait(|v| &mut v["ik"][1]["target"], 1e-9)),
+            Want::Refused(
+                "ik[1].target.gait: its stance would carry the foot 4.4e10 px per loop (stride 44 ÷ duty 1e-9)",
+            ),
+        ),
+        (
+            "stickman's second clip duty 1e-300",
+            edit(
+                "stickman",
+                gait(|v| &mut v["clips"][1]["ik"][1]["target"], 1e-300),
+            ),
+            Want::Refused("clips[1].ik[1].target.gait: its stance would carry the foot"),
+        ),
+        (
+            "stickman's second clip duty 1e-20",
+            edit(
+                "stickman",
+                gait(|v| &mut v["clips"][1]["ik"][0]["target"], 1e-20),
+            ),
+            Want::Refused("clips[1].ik[0].target.gait: its stance would carry the foot"),
+        ),
+        (
+            "path-foot ik_chains gait duty 1e-300",
+            edit("path-foot", |v| {
+                v["ik_chains"][0]["target"] = json!({"gait": {"origin": [220, 250], "stride": 40, "step_height": 5, "duty": 1e-300}});
+            }),
+            Want::Refused("ik_chains[0].target.gait: its stance would carry the foot"),
+        ),
+        (
+            "walker's followed gait at 1.76e7 px/s",
+            edit("walker", |v| {
+                v["period_s"] = json!(0.05);
+                for i in 0..2 {
+                    v["ik"][i]["target"]["gait"]["duty"] = json!(5e-5);
+                }
+            }),
+            // the field the user wrote (not a `speed_px_s` the rig lacks)
+            Want::Refused(
+                "ground.follow: the gait of \"thigh_n\" moves the ground 1.76e7 px/s in clip \"main\"",
+            ),
+        ),
+        (
+            "walker's ground 1e6 px wide",
+            edit("walker", |v| v["ground"]["to_x"] = json!(1e6)),
+            // the span at fault, not the dot count that fits a narrow one
+            Want::Refused("ground.to_x: from_x 100 to to_x 1000000"),
+        ),
+        (
+            "walker ik[1] duty 0.05 (a drawable stance)",
+            edit("walker", gait(|v| &mut v["ik"][1]["target"], 0.05)),
+            Want::Ok,
+        ),
+    ];
+    for (name, v, want) in &cases {
+        check(name, v, want);
+    }
+}
+
 /// IK with coincident root and target (a direction of zero length), and
 /// bones of zero or vanishing length.
 #[test]

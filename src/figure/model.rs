@@ -1080,7 +1080,20 @@ pub fn validate_ground(fig: &mut Figure, g: &crate::chain::GroundFile) -> Result
     };
     let mut speeds = Vec::with_capacity(fig.clips.len());
     for fc in &fig.clips {
-        speeds.push(speed_of(fc)?);
+        let v = speed_of(fc)?;
+        // a speed taken from a gait is the gait's to answer for
+        if let (Some(name), true) = (&g.follow, v.abs() > crate::valid::MAX_COORD) {
+            return Err(invalid(
+                "ground.follow",
+                format!(
+                    "the gait of {name:?} moves the ground {} px/s in clip {:?} (stride ÷ (duty × period_s)), more than {}: raise its duty or period_s, or shorten its stride",
+                    crate::valid::shown(v),
+                    fc.name,
+                    crate::valid::shown(crate::valid::MAX_COORD)
+                ),
+            ));
+        }
+        speeds.push(v);
     }
     // the first scrolling clip validates the row and sets the spacing
     let first = speeds.iter().position(|&v| v > 0.0);
@@ -1123,8 +1136,10 @@ pub fn validate_ground(fig: &mut Figure, g: &crate::chain::GroundFile) -> Result
             return Err(invalid(
                 format!("clips[{c}]"),
                 format!(
-                    "the ground travels {travel:.3} px per period in clip {:?}, not a whole number of dot spacings ({spacing:.3} px, set by the first scrolling clip): its loop would jump; change the clip's gait (stride, duty) or period_s",
-                    fc.name
+                    "the ground travels {} px per period in clip {:?}, not a whole number of dot spacings ({} px, set by the first scrolling clip): its loop would jump; change the clip's gait (stride, duty) or period_s",
+                    crate::valid::shown_to(travel, 3),
+                    fc.name,
+                    crate::valid::shown_to(spacing, 3)
                 ),
             ));
         }
