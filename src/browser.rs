@@ -82,7 +82,9 @@
 //!   `currentTime` counts from its creation including any (negative)
 //!   `animation-delay`, so this is the document as it looks at time `t`.
 //! - [`SeekMode::Smil`]: `svg.pauseAnimations(); svg.setCurrentTime(t)` on
-//!   the root `<svg>`.
+//!   the root `<svg>`, `t` plus half a microsecond (the argument is a
+//!   32-bit float, which Chromium cuts to the microsecond: 0.031 s would
+//!   show 0.030999 s).
 //!
 //! The clock that is not selected is paused at 0 so results never depend on
 //! how fast the browser happened to run. After each seek the script yields a
@@ -98,7 +100,9 @@
 //!   which defaults to 0);
 //! - `<path>`: its last point, `getPointAtLength(getTotalLength())`, or
 //!   the end of its computed `d` where the two differ by more than 0.001 px
-//!   (Firefox measures some near-straight cubics short).
+//!   and more than the last digit that `d` keeps (Firefox measures some
+//!   near-straight cubics short; the computed `d` keeps about 6 significant
+//!   digits).
 //!
 //! The local point is mapped by `root.getScreenCTM()⁻¹ · probe.getScreenCTM()`,
 //! which composes every `transform` attribute, CSS transform, SMIL
@@ -946,7 +950,10 @@ const rb = {
     svg.setCurrentTime(0);
     return async (t) => {
       if (mode === 'css') { for (const a of css) a.currentTime = t * 1000; }
-      else svg.setCurrentTime(t);
+      // setCurrentTime takes a 32-bit float, which Chromium then cuts to
+      // the microsecond: half a microsecond later keeps a time whose float
+      // lies just below it (0.031 s) from showing the microsecond before
+      else svg.setCurrentTime(t + 5e-7);
       // SMIL geometry is only updated after the page yields a task.
       await new Promise(r => setTimeout(r, 0));
     };
@@ -956,16 +963,24 @@ const rb = {
   // getTotalLength() and getPointAtLength() stop before its end), so the
   // length-based point is checked against the end of the computed `d`
   // (absolute commands, serialised to about 6 significant digits) and the
-  // latter wins when they differ by more than 0.001 px.
+  // latter wins when they differ by more than 0.001 px and by more than
+  // the last digit the serialised numbers keep (at a coordinate of 150000,
+  // a whole unit: there the length-based point is the precise one).
   pathEnd(p) {
     const q = p.getPointAtLength(p.getTotalLength());
     const m = /^path\("(.*)"\)$/.exec(getComputedStyle(p).d || '');
     const tail = m && /([MLCSQTA])[^A-Za-z]*$/.exec(m[1]);
     if (tail) {
-      const nums = tail[0].slice(1).trim().split(/[\s,]+/).map(Number);
+      const texts = tail[0].slice(1).trim().split(/[\s,]+/);
+      const nums = texts.map(Number);
       const [ex, ey] = nums.slice(-2);
+      const digit = text => {
+        const d = /^[-+]?\d*(?:\.(\d*))?(?:e([-+]?\d+))?$/i.exec(text);
+        return d ? Math.pow(10, (d[2] ? Number(d[2]) : 0) - (d[1] ? d[1].length : 0)) : 1e-3;
+      };
+      const kept = Math.max(1e-3, ...texts.slice(-2).map(digit));
       if (nums.length >= 2 && Number.isFinite(ex) && Number.isFinite(ey) &&
-          Math.hypot(q.x - ex, q.y - ey) > 1e-3) return [ex, ey];
+          Math.hypot(q.x - ex, q.y - ey) > kept) return [ex, ey];
     }
     return [q.x, q.y];
   },

@@ -403,6 +403,10 @@ pub fn ground_keys(travel: &dyn Fn(f64) -> f64) -> Vec<(f64, f64)> {
     unreachable!("the last count always returns")
 }
 
+/// How far, in seconds, a wrapped ground row's step keeps from every whole
+/// millisecond ([`wrapped_ground_keys`]).
+pub const STEP_CLEAR_S: f64 = 2e-6;
+
 /// The keys of a ground row that wraps: the travel keys `keys` (`(t,
 /// −travel(t))`, from [`ground_keys`]) reduced modulo `spacing`, so the
 /// row never moves more than one dot spacing left of where it is drawn.
@@ -413,9 +417,24 @@ pub fn ground_keys(travel: &dyn Fn(f64) -> f64) -> Vec<(f64, f64)> {
 /// steps the keys are those of `keys` (and points on their chords), so the
 /// written row moves as the unwrapped one does, minus whole spacings; the
 /// measure adds them back ([`crate::measure::ground_unwrap`]).
-pub fn wrapped_ground_keys(keys: &[(f64, f64)], spacing: f64) -> Vec<(f64, f64)> {
+///
+/// A step is written where the travel passes the spacing, or up to a few
+/// key times earlier or later where that keeps it [`STEP_CLEAR_S`] clear of
+/// every whole millisecond of a period of `period_s` seconds: a clock that
+/// counts milliseconds (Firefox's SMIL clock, a test's seek) then sees the
+/// row before or after a step, never inside one, where engines that keep
+/// time to different precisions would place it a spacing apart.
+pub fn wrapped_ground_keys(keys: &[(f64, f64)], spacing: f64, period_s: f64) -> Vec<(f64, f64)> {
     use crate::geom::T_DECIMALS;
     let step = 10f64.powi(-(T_DECIMALS as i32));
+    // no whole millisecond within STEP_CLEAR_S of the step from q to q + step
+    let clear = |q: f64| {
+        let (a, b) = (
+            q * period_s - STEP_CLEAR_S,
+            (q + step) * period_s + STEP_CLEAR_S,
+        );
+        (a * 1000.0).ceil() > (b * 1000.0).floor()
+    };
     let mut out: Vec<(f64, f64)> = Vec::with_capacity(keys.len() * 2);
     let push = |out: &mut Vec<(f64, f64)>, t: f64, x: f64| {
         if out.last().is_none_or(|l| t > l.0 + step / 2.0) {
@@ -435,7 +454,15 @@ pub fn wrapped_ground_keys(keys: &[(f64, f64)], spacing: f64) -> Vec<(f64, f64)>
             }
             let c = t0 + (edge - x0) / (x1 - x0) * (t1 - t0);
             // the last written time at or before the crossing, and the next
-            let q = quantize((c / step + 1e-9).floor() * step, T_DECIMALS).max(t0);
+            // (or the nearest such pair clear of whole milliseconds, within
+            // the segment and after what is written)
+            let base = quantize((c / step + 1e-9).floor() * step, T_DECIMALS).max(t0);
+            let after = out.last().map_or(f64::NEG_INFINITY, |l| l.0 + step / 2.0);
+            let q = [0.0, -1.0, 1.0, -2.0, 2.0, -3.0, 3.0]
+                .iter()
+                .map(|k| quantize(base + k * step, T_DECIMALS))
+                .find(|&q| q >= t0 && q > after && q + step <= t1 && clear(q))
+                .unwrap_or(base);
             push(&mut out, q, at(q) + teeth * spacing);
             teeth += 1.0;
             let r = quantize(q + step, T_DECIMALS);
@@ -453,17 +480,17 @@ pub fn wrapped_ground_keys(keys: &[(f64, f64)], spacing: f64) -> Vec<(f64, f64)>
 /// over the period (0: it stands still). A bone tree whose clips scroll at
 /// different speeds draws one row and gives each clip its own travel.
 ///
-/// `keys` (from [`ground_keys`]) replace the constant speed by keyed
-/// travel: a ground that follows a gait whose speed changes over the loop.
+/// `keys` (from [`ground_keys`], with the written period in seconds)
+/// replace the constant speed by keyed travel: a ground that follows a
+/// gait whose speed changes over the loop.
 /// Such a row wraps ([`wrapped_ground_keys`]): it moves at most one
 /// spacing, whatever its travel, so `travel` and `max_travel` need count
 /// only that spacing for it.
 pub fn spaced_ground_node(
     g: &Ground,
     spacing: f64,
-    travel: f64,
-    max_travel: f64,
-    keys: Option<&[(f64, f64)]>,
+    (travel, max_travel): (f64, f64),
+    keys: Option<(&[(f64, f64)], f64)>,
     tracks: &mut Vec<Track>,
 ) -> Node {
     let travel = if keys.is_some() { spacing } else { travel };
@@ -487,8 +514,8 @@ pub fn spaced_ground_node(
         at: Vec2::new(quantize(g.from_x + dots * spacing, LEN_DECIMALS), y),
     });
     match keys {
-        Some(keys) => {
-            let keys = wrapped_ground_keys(keys, spacing);
+        Some((keys, period_s)) => {
+            let keys = wrapped_ground_keys(keys, spacing, period_s);
             let times: Vec<f64> = keys.iter().map(|k| k.0).collect();
             tracks.push(track("rb-ground".into(), &times, |i| {
                 quantize(keys[i].1, LEN_DECIMALS)
@@ -511,5 +538,51 @@ pub fn spaced_ground_node(
             delay_s: 0.0,
         }),
         children,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every step of a wrapped row keeps [`STEP_CLEAR_S`] from every whole
+    /// millisecond, for rows whose travel passes a spacing on a whole
+    /// millisecond (a 2.178 s period, three spacings a loop: at 0.726 s and
+    /// 1.452 s) and for many other periods and speeds; and between steps the
+    /// row still moves as its travel does, minus whole spacings.
+    #[test]
+    fn wrap_steps_keep_clear_of_whole_milliseconds() {
+        let spacing = 14.7612;
+        let mut checked = 0;
+        for (period_ms, spacings) in [(2178, 3.0), (2000, 7.0), (999, 1.0), (1234, 5.5)]
+            .into_iter()
+            .chain((1..60).map(|k| (300 + 97 * k, 1.0 + k as f64 / 3.0)))
+        {
+            let period_s = period_ms as f64 / 1000.0;
+            let travel = spacings * spacing;
+            let keys: Vec<(f64, f64)> = (0..=200)
+                .map(|i| {
+                    let t = i as f64 / 200.0;
+                    (t, -travel * t)
+                })
+                .collect();
+            let out = wrapped_ground_keys(&keys, spacing, period_s);
+            for w in out.windows(2) {
+                let ((t0, x0), (t1, x1)) = (w[0], w[1]);
+                if x1 - x0 > spacing / 2.0 {
+                    let (a, b) = (t0 * period_s - STEP_CLEAR_S, t1 * period_s + STEP_CLEAR_S);
+                    assert!(
+                        (a * 1000.0).ceil() > (b * 1000.0).floor(),
+                        "{period_ms} ms: a step from {a} s to {b} s holds a whole millisecond"
+                    );
+                    checked += 1;
+                } else {
+                    // off the steps: the travel's own slope
+                    let slope = (x1 - x0) / (t1 - t0);
+                    assert!((slope + travel).abs() < 1e-6 * travel, "{slope}");
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} steps");
     }
 }

@@ -1034,9 +1034,8 @@ fn bake_clip(
         let ground = crate::chain::spaced_ground_node(
             g,
             fig.ground_spacing_px,
-            travel,
-            max_travel,
-            (!clip.ground_keys.is_empty()).then_some(&clip.ground_keys[..]),
+            (travel, max_travel),
+            (!clip.ground_keys.is_empty()).then(|| (&clip.ground_keys[..], written_period(clip))),
             &mut tracks,
         );
         if fig.switched {
