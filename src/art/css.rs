@@ -90,31 +90,65 @@ fn moving(seg: &str) -> Option<String> {
     Some(name)
 }
 
+/// The characters of a text outside strings and escapes, each with its
+/// byte position and the depth of parentheses it stands in (a `{` or `}`
+/// closes any left open).
+struct Structural<'a> {
+    chars: std::str::CharIndices<'a>,
+    quote: Option<char>,
+    parens: usize,
+}
+
+impl<'a> Structural<'a> {
+    fn of(text: &'a str) -> Self {
+        Structural {
+            chars: text.char_indices(),
+            quote: None,
+            parens: 0,
+        }
+    }
+}
+
+impl Iterator for Structural<'_> {
+    type Item = (usize, char, usize);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while let Some((i, c)) = self.chars.next() {
+            match (self.quote, c) {
+                (_, '\\') => {
+                    self.chars.next();
+                }
+                (Some(q), c) if c == q => self.quote = None,
+                (Some(_), _) => {}
+                (None, '"' | '\'') => self.quote = Some(c),
+                (None, c) => {
+                    if c == ')' {
+                        self.parens = self.parens.saturating_sub(1);
+                    }
+                    let depth = self.parens;
+                    match c {
+                        '(' => self.parens += 1,
+                        '{' | '}' => self.parens = 0,
+                        _ => {}
+                    }
+                    return Some((i, c, depth));
+                }
+            }
+        }
+        None
+    }
+}
+
 /// The text split at `;`, `{` and `}` outside strings, parentheses and
 /// escapes, each piece with the character that ended it (`None` for the
 /// last).
 fn segments(text: &str) -> Vec<(&str, Option<char>)> {
     let mut out = Vec::new();
     let mut start = 0;
-    let mut quote: Option<char> = None;
-    let mut parens = 0usize;
-    let mut chars = text.char_indices();
-    while let Some((i, c)) = chars.next() {
-        match (quote, c) {
-            (_, '\\') => {
-                chars.next();
-            }
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(') => parens += 1,
-            (None, ')') => parens = parens.saturating_sub(1),
-            (None, ';' | '{' | '}') if parens == 0 || c != ';' => {
-                out.push((&text[start..i], Some(c)));
-                start = i + c.len_utf8();
-                parens = 0;
-            }
-            _ => {}
+    for (i, c, depth) in Structural::of(text) {
+        if matches!(c, '{' | '}') || (c == ';' && depth == 0) {
+            out.push((&text[start..i], Some(c)));
+            start = i + c.len_utf8();
         }
     }
     out.push((&text[start..], None));
@@ -123,26 +157,8 @@ fn segments(text: &str) -> Vec<(&str, Option<char>)> {
 
 /// `seg` split at its first `sep` outside strings, parentheses and escapes.
 fn split_top_level(seg: &str, sep: char) -> Option<(&str, &str)> {
-    let mut quote: Option<char> = None;
-    let mut parens = 0usize;
-    let mut chars = seg.char_indices();
-    while let Some((i, c)) = chars.next() {
-        match (quote, c) {
-            (_, '\\') => {
-                chars.next();
-            }
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(') => parens += 1,
-            (None, ')') => parens = parens.saturating_sub(1),
-            (None, c) if c == sep && parens == 0 => {
-                return Some((&seg[..i], &seg[i + c.len_utf8()..]));
-            }
-            _ => {}
-        }
-    }
-    None
+    let (i, c, _) = Structural::of(seg).find(|&(_, c, depth)| c == sep && depth == 0)?;
+    Some((&seg[..i], &seg[i + c.len_utf8()..]))
 }
 
 /// The text without `/* … */` comments (an unclosed one runs to the end).
