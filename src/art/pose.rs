@@ -86,15 +86,11 @@ fn num(node: &roxmltree::Node, attr: &str) -> Option<f64> {
     v.parse::<f64>().ok().filter(|x| x.is_finite())
 }
 
-fn points(text: &str) -> Vec<kurbo::Point> {
-    let n: Vec<f64> = text
-        .split(|c: char| c.is_ascii_whitespace() || c == ',')
+/// The numbers of a `points` list, up to the first that is not one.
+fn numbers(text: &str) -> impl Iterator<Item = f64> + '_ {
+    text.split(|c: char| c.is_ascii_whitespace() || c == ',')
         .filter(|s| !s.is_empty())
         .map_while(|s| s.parse::<f64>().ok().filter(|x| x.is_finite()))
-        .collect();
-    n.chunks_exact(2)
-        .map(|p| kurbo::Point::new(p[0], p[1]))
-        .collect()
 }
 
 /// One element's outline in its own user space, and whether it is closed.
@@ -116,12 +112,19 @@ fn shape_of(node: &roxmltree::Node) -> Option<(BezPath, bool)> {
             Some((p, false))
         }
         tag @ ("polyline" | "polygon") => {
-            let pts = points(node.attribute("points")?);
-            let (first, rest) = pts.split_first()?;
+            // read point by point into the path (a drawing may hold
+            // millions: no list of numbers or points beside it)
+            let mut nums = numbers(node.attribute("points")?);
             let mut p = BezPath::new();
-            p.move_to(*first);
-            for q in rest {
-                p.line_to(*q);
+            while let (Some(x), Some(y)) = (nums.next(), nums.next()) {
+                if p.elements().is_empty() {
+                    p.move_to((x, y));
+                } else {
+                    p.line_to((x, y));
+                }
+            }
+            if p.elements().is_empty() {
+                return None;
             }
             let closed = tag == "polygon";
             if closed {
@@ -225,8 +228,10 @@ impl<'a, 'i> Checker<'a, 'i> {
             if unread.is_none() {
                 unread = unreadable_length(&node);
             }
-            if let Some((p, closed)) = shape_of(&node) {
-                paths.push((m * p, closed));
+            if let Some((mut p, closed)) = shape_of(&node) {
+                // (in place: a path of millions of points is not copied)
+                p.apply_affine(m);
+                paths.push((p, closed));
             }
             if tag == "use" && depth < USE_DEPTH {
                 let href = node
@@ -306,5 +311,39 @@ impl Outline {
             }
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The outline of a shape whose SVG is `svg` (one element), and the
+    /// distance of `p` from it as the pose check takes it.
+    fn distance(svg: &str, p: (f64, f64)) -> Option<f64> {
+        let text = format!("<svg xmlns=\"http://www.w3.org/2000/svg\">{svg}</svg>");
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let node = doc.root_element().first_element_child().unwrap();
+        let paths = shape_of(&node).into_iter().collect();
+        Outline {
+            paths,
+            unread: None,
+        }
+        .distance(Vec2::new(p.0, p.1))
+    }
+
+    /// `points` are read pair by pair straight into the path: commas or
+    /// spaces between them, an odd last number left out, the list ending
+    /// at the first token that is not a finite number.
+    #[test]
+    fn polygon_and_polyline_points_are_read_pair_by_pair() {
+        let square = "<polygon points=\"0,0 10,0 10,10 0,10 7\"/>";
+        assert_eq!(distance(square, (5.0, 5.0)), Some(0.0));
+        assert!((distance(square, (15.0, 5.0)).unwrap() - 5.0).abs() < 1e-9);
+        let line = "<polyline points=\"0 0, 10 0 x 99 99\"/>";
+        assert!((distance(line, (10.0, 3.0)).unwrap() - 3.0).abs() < 1e-9);
+        assert!((distance(line, (99.0, 99.0)).unwrap() - 89.0f64.hypot(99.0)).abs() < 1e-9);
+        assert_eq!(distance("<polygon points=\"x 1 2\"/>", (0.0, 0.0)), None);
+        assert_eq!(distance("<polyline points=\"\"/>", (0.0, 0.0)), None);
     }
 }
