@@ -272,6 +272,19 @@ pub enum ArtError {
         "line {line}: data-probe \"{name}\" is the name of a probe rigbake writes into this file; rename the drawing's own probe"
     )]
     ProbeName { line: u32, name: String },
+    /// An id or class of the drawing that begins as the names rigbake
+    /// writes into the file do (see `output_scope`).
+    #[error(
+        "line {line}: the drawing's {what} \"{name}\" begins as the {whats} rigbake gives this file's own elements do (\"{stem}…\"); choose another --prefix, or rename it"
+    )]
+    PrefixTaken {
+        line: u32,
+        /// `id` or `class`, and the plural.
+        what: &'static str,
+        whats: &'static str,
+        name: String,
+        stem: String,
+    },
     /// A `<style>` sheet of the drawing that moves or reshapes drawn
     /// geometry (module `css`), which placing parts by their `transform`
     /// attributes cannot see.
@@ -585,7 +598,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     let mut inserts: Vec<Insert> = Vec::new();
     let mut markers = Vec::new();
     let css_nodes = ClipIndex::new(clip);
-    let sc = output_scope(art, rig, clip);
+    let sc = output_scope((art, &doc, &lines), rig, clip)?;
     let ids = WrapIds::new(&sc);
 
     for limb in &limbs {
@@ -775,17 +788,46 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     Ok(Animated { svg, markers })
 }
 
-/// The names of the output of `art` animated by `clip`: the rig's
-/// `prefix`, else scoped by the drawing and the clip's own style sheet,
-/// which together decide the output.
-fn output_scope(art: &str, rig: &Rig, clip: &Clip) -> Scope {
-    match &rig.prefix {
+/// The names of the output of `art` (parsed as `doc`) animated by `clip`:
+/// the rig's `prefix`, else scoped by the drawing and the clip's own style
+/// sheet, which together decide the output. A drawing with an id that
+/// begins as the ids rigbake writes do ([`Scope::id_stem`]) or a class
+/// that begins with the prefix is refused: it would repeat an id of the
+/// file's own, or take the file's rules (a chosen `--prefix` can meet a
+/// drawing's names; a content hash cannot).
+fn output_scope(
+    (art, doc, lines): (&str, &roxmltree::Document, &LineIndex),
+    rig: &Rig,
+    clip: &Clip,
+) -> Result<Scope, ArtError> {
+    let sc = match &rig.prefix {
         Some(p) => Scope::with_prefix(p),
         None => Scope::from_content(&format!(
             "{art}\n{}",
             crate::emit::css::style(clip, &Scope::local())
         )),
+    };
+    let stem = format!("{}-", sc.prefix());
+    let id_stem = sc.id_stem();
+    let taken = doc.descendants().find_map(|n| {
+        let id = n.attribute("id").filter(|id| id.starts_with(&id_stem));
+        let class = n
+            .attribute("class")
+            .and_then(|c| c.split_ascii_whitespace().find(|c| c.starts_with(&stem)));
+        id.map(|i| (("id", "ids"), i, &id_stem))
+            .or(class.map(|c| (("class", "classes"), c, &stem)))
+            .map(|(what, name, stem)| (n, what, name, stem.clone()))
+    });
+    if let Some((n, (what, whats), name, stem)) = taken {
+        return Err(ArtError::PrefixTaken {
+            line: lines.row(n.range().start),
+            what,
+            whats,
+            name: name.to_string(),
+            stem,
+        });
     }
+    Ok(sc)
 }
 
 /// What a name on an element is to [`find_parts`].

@@ -507,3 +507,27 @@ fn lengths_in_other_units_are_refused_naming_the_attribute() {
         assert!(!err.contains("phase-0"), "{err}");
     }
 }
+
+/// A drawing's id that begins as the ids rigbake writes (`rb-n…` with
+/// `--prefix rb`: `rb-nw0` is a wrapper's, `rb-n3` a group's) or a class
+/// that begins with the prefix (it would take the file's rules) is refused,
+/// naming it and the line, where the file once held an id twice or
+/// animated the drawing's element as a thigh.
+#[test]
+fn a_drawing_name_that_begins_as_the_files_own_is_refused() {
+    let art = art_text();
+    let far = "<g id=\"far-side\"";
+    for (drawing, needle) in [
+        (art.replace(far, "<g id=\"rb-nw0\""), "id \"rb-nw0\""),
+        (art.replace(far, "<g id=\"rb-n3\""), "id \"rb-n3\""),
+        (
+            art.replace(far, &format!("{far} class=\"shade rb-near-thigh\"")),
+            "class \"rb-near-thigh\"",
+        ),
+    ] {
+        let err = bake_art_fails(&drawing, &[]);
+        assert!(err.contains(needle) && err.contains("line 20"), "{err}");
+    }
+    // a name that only shares the prefix's letters bakes
+    bake_art(&art.replace(far, "<g id=\"rbx-far\" class=\"rbshade\""));
+}

@@ -177,7 +177,7 @@ pub(super) fn animate(
     let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, 0.0), 0.0);
     let root_m = fk::root_matrix(&fc.root, 0.0);
 
-    let sc = output_scope(art, rig, clip);
+    let sc = output_scope((art, doc, lines), rig, clip)?;
     let ids = WrapIds::new(&sc);
     let by_node: HashMap<roxmltree::NodeId, usize> = parts
         .values()
