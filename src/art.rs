@@ -91,11 +91,11 @@
 //! - Parts inside `<defs>`, `<symbol>`, `<clipPath>`, `<mask>`, `<pattern>`,
 //!   `<marker>`, `<text>` or a nested `<svg>` are rejected, as are a root
 //!   `<svg>` with a `transform`, a `style` on a part, inside it or above it
-//!   that moves or reshapes geometry (module `css`: the transform
-//!   properties, `offset-*`, geometry properties such as `x` or `d`), a
+//!   that moves what it draws (module `css`: the transform properties,
+//!   `offset-*`, and on a shape geometry properties such as `x` or `d`), a
 //!   `transform-origin` beside a `transform` attribute there, and a
-//!   drawing whose `<style>` sheet declares any such property: their
-//!   placement cannot be known from attributes alone.
+//!   drawing whose `<style>` sheet declares a transform or `offset-*`
+//!   property: their placement cannot be known from attributes alone.
 //! - Non-uniform scales and skews on ancestors are handled (the motion is
 //!   computed in root user space), but the drawn shapes then still rotate
 //!   rigidly on screen, as the clip does.
@@ -1214,9 +1214,10 @@ fn check_place(
         })
         .chain(above.map(|a| (a, "an ancestor")))
     {
+        let shape = !matches!(el.tag_name().name(), "g" | "a" | "svg");
         let in_style = el
             .attribute("style")
-            .and_then(css::moving_in_declarations)
+            .and_then(|s| css::moving_in_declarations(s, shape))
             .map(|p| (p, "in its style"));
         let origin = (el.has_attribute("transform-origin") && el.has_attribute("transform"))
             .then(|| ("transform-origin".to_string(), "as an attribute"));

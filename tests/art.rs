@@ -473,8 +473,14 @@ fn what_moves_a_part_beyond_its_transform_attributes_is_refused() {
         "style=\"will-change:transform;transition:transform 1s;--transform:1;font-family:'transform:x'\"",
     );
     let still = still.replace(thigh, &format!("{thigh} style=\"transform:none\""));
+    // nor do a root's or a sheet's sizes (a web export's `width:100%`)
+    let still = still.replace(
+        "viewBox=\"0 0 800 600\"",
+        "viewBox=\"0 0 800 600\" style=\"width:100%;height:auto\"",
+    );
+    let still = still.replace(".label { font:", "svg{width:100%} .label { font:");
     let b = bake_art(&still);
-    assert!(b.svg.contains("will-change:transform"));
+    assert!(b.svg.contains("will-change:transform") && b.svg.contains("svg{width:100%}"));
 }
 
 /// A shape's length in a unit the pose check cannot read (a percentage, an

@@ -1,15 +1,19 @@
 //! The drawing's own CSS, read only as far as placing its parts needs: a
 //! part is placed from `transform` attributes, so anything else that moves
-//! it on screen must be found and refused. That is a declaration (in a
-//! `style` attribute or a `<style>` sheet) of a property that moves or
-//! reshapes geometry ([`MOVING`]: the transform properties, motion along
-//! a path, and the geometry properties SVG 2 lets CSS set), whatever its
+//! it on screen must be found and refused. That is a declaration of a
+//! property that moves what an element draws ([`MOVING`]: the transform
+//! properties and motion along a path, in a `style` attribute or a
+//! `<style>` sheet), or in a shape's own `style` one that reshapes it
+//! ([`GEOMETRY`]: the geometry properties SVG 2 lets CSS set), whatever its
 //! case and however its name is escaped, unless its value leaves things
 //! where they are (`transform: none`). Other declarations are fine, names
 //! inside strings or values included (`will-change: transform`,
-//! `transition: transform 1s`, a custom property `--transform`).
+//! `transition: transform 1s`, a custom property `--transform`). A sheet's
+//! geometry properties are let be: their selectors cannot be told apart
+//! from the common `svg{width:100%}` without a CSS engine.
 
-/// Properties whose declaration moves or reshapes drawn geometry.
+/// Properties whose declaration moves what an element draws, whatever the
+/// element.
 pub(super) const MOVING: &[&str] = &[
     "transform",
     "translate",
@@ -23,16 +27,12 @@ pub(super) const MOVING: &[&str] = &[
     "offset-position",
     "offset-anchor",
     "offset-rotate",
-    "x",
-    "y",
-    "cx",
-    "cy",
-    "r",
-    "rx",
-    "ry",
-    "d",
-    "width",
-    "height",
+];
+
+/// Properties that reshape a shape (a `<g>` or an `<svg>` draws nothing of
+/// its own that they change).
+pub(super) const GEOMETRY: &[&str] = &[
+    "x", "y", "cx", "cy", "r", "rx", "ry", "d", "width", "height",
 ];
 
 /// Of [`MOVING`], those whose value `none` moves nothing.
@@ -45,21 +45,24 @@ const NONE_IS_STILL: &[&str] = &[
     "offset-path",
 ];
 
-/// The first declaration of a `style` attribute's `text` that moves
-/// geometry: its property name as CSS reads it (lowercase, unescaped).
-pub(super) fn moving_in_declarations(text: &str) -> Option<String> {
-    segments(text).into_iter().find_map(|(seg, _)| moving(seg))
+/// The first declaration of a `style` attribute's `text` that moves what
+/// its element draws ([`MOVING`], and for a `shape` [`GEOMETRY`] too):
+/// its property name as CSS reads it (lowercase, unescaped).
+pub(super) fn moving_in_declarations(text: &str, shape: bool) -> Option<String> {
+    segments(text)
+        .into_iter()
+        .find_map(|(seg, _)| moving(seg, shape))
 }
 
-/// The first declaration anywhere in a style sheet `text` (in any rule,
-/// at-rule or keyframe) that moves geometry, as [`moving_in_declarations`].
+/// The first declaration of [`MOVING`] anywhere in a style sheet `text`
+/// (in any rule, at-rule or keyframe), as [`moving_in_declarations`].
 pub(super) fn moving_in_sheet(text: &str) -> Option<String> {
     // a segment that ends in `{` is a selector or a rule's prelude; one
     // that ends in `;` or `}` inside a block is a declaration
     let mut depth = 0usize;
     for (seg, end) in segments(&without_comments(text)) {
         let declaration = depth > 0 && end != Some('{');
-        if declaration && let Some(p) = moving(seg) {
+        if declaration && let Some(p) = moving(seg, false) {
             return Some(p);
         }
         match end {
@@ -71,12 +74,13 @@ pub(super) fn moving_in_sheet(text: &str) -> Option<String> {
     None
 }
 
-/// `seg` as a declaration, when it declares a [`MOVING`] property with a
-/// value that moves something.
-fn moving(seg: &str) -> Option<String> {
+/// `seg` as a declaration, when it declares a [`MOVING`] property (or
+/// with `shape` a [`GEOMETRY`] one) with a value that moves something.
+fn moving(seg: &str, shape: bool) -> Option<String> {
     let (name, value) = split_top_level(seg, ':')?;
     let name = unescape(name.trim()).to_ascii_lowercase();
-    if !MOVING.contains(&name.as_str()) {
+    let listed = MOVING.contains(&name.as_str()) || (shape && GEOMETRY.contains(&name.as_str()));
+    if !listed {
         return None;
     }
     let value = value.trim().to_ascii_lowercase();
@@ -242,7 +246,7 @@ mod tests {
             ("  Transform : rotate(3deg)  ", "transform"),
         ] {
             assert_eq!(
-                moving_in_declarations(style).as_deref(),
+                moving_in_declarations(style, true).as_deref(),
                 Some(name),
                 "{style}"
             );
@@ -259,8 +263,17 @@ mod tests {
             "stroke:#000;stroke-width:2",
             "",
         ] {
-            assert_eq!(moving_in_declarations(style), None, "{style}");
+            assert_eq!(moving_in_declarations(style, true), None, "{style}");
         }
+        // a group or the root draws nothing a geometry property reshapes
+        assert_eq!(
+            moving_in_declarations("width:100%;height:auto", false),
+            None
+        );
+        assert_eq!(
+            moving_in_declarations("width:1px;rotate:1deg", false).as_deref(),
+            Some("rotate")
+        );
     }
 
     #[test]
@@ -273,7 +286,10 @@ mod tests {
                 "@keyframes k{from{transform:none}to{transform:rotate(9deg)}}",
                 "transform",
             ),
-            ("/* x */ .a { /* transform: no */ cx: 3 }", "cx"),
+            (
+                "/* x */ .a { /* transform: no */ cx: 3; offset: path('M0 0') }",
+                "offset",
+            ),
             (".a{.b{scale:2}}", "scale"),
         ] {
             assert_eq!(moving_in_sheet(sheet).as_deref(), Some(name), "{sheet}");
@@ -285,6 +301,7 @@ mod tests {
             "@import url(\"transform:x.css\");",
             ".transform{fill:red}",
             "[data-x=\"a;transform:x\"]{opacity:.5}",
+            "svg{width:100%;height:auto}",
         ] {
             assert_eq!(moving_in_sheet(sheet), None, "{sheet}");
         }
