@@ -276,13 +276,16 @@ fn on_hostile_page(chromium: &browser::Browser, strip: bool) -> Vec<(String, f64
                     b.svg.contains(&format!(".{c}{{animation")) || b.svg.contains(&format!(".{c},"))
                 })
             });
+            let mut reached = 0;
             for n in animated {
                 let id = n.attribute("id").unwrap_or_default();
                 assert!(
                     id.starts_with(stem),
                     "{label}: group {id:?} is out of the rule's reach"
                 );
+                reached += 1;
             }
+            assert!(reached >= 3, "{label}: {reached} animated groups found");
             if strip {
                 let end = rule + b.svg[rule..].find('}').unwrap() + 1;
                 format!("{}{}", &b.svg[..rule], &b.svg[end..])
