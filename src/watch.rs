@@ -235,6 +235,32 @@ mod tests {
     use std::sync::Arc;
     use std::time::Instant;
 
+    /// A watcher of `file` on a thread of its own: its stop flag, each
+    /// report's files as they arrive, and the thread.
+    #[allow(clippy::type_complexity)]
+    fn watching(
+        file: &std::path::Path,
+    ) -> (
+        Arc<AtomicBool>,
+        mpsc::Receiver<Vec<PathBuf>>,
+        std::thread::JoinHandle<Result<(), WatchError>>,
+    ) {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let (flag, file) = (stop.clone(), file.to_path_buf());
+        let handle = std::thread::spawn(move || {
+            watch_files(
+                std::slice::from_ref(&file),
+                &flag,
+                || {},
+                |c| {
+                    tx.send(c.to_vec()).unwrap();
+                },
+            )
+        });
+        (stop, rx, handle)
+    }
+
     /// A write to a watched file is reported once per burst; a write to a
     /// sibling file in the same directory is not reported.
     #[test]
@@ -243,21 +269,7 @@ mod tests {
         let rig = dir.path().join("rig.json");
         let other = dir.path().join("other.json");
         std::fs::write(&rig, "1").unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = mpsc::channel();
-        let handle = {
-            let (stop, rig) = (stop.clone(), rig.clone());
-            std::thread::spawn(move || {
-                watch_files(
-                    std::slice::from_ref(&rig),
-                    &stop,
-                    || {},
-                    |c| {
-                        tx.send(c.to_vec()).unwrap();
-                    },
-                )
-            })
-        };
+        let (stop, rx, handle) = watching(&rig);
         std::thread::sleep(Duration::from_millis(300));
         std::fs::write(&other, "x").unwrap();
         std::fs::write(&rig, "2").unwrap();
@@ -288,21 +300,7 @@ mod tests {
         std::fs::write(&file, "1").unwrap();
         let link = links.join("s.json");
         std::os::unix::fs::symlink("../real/s.json", &link).unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = mpsc::channel();
-        let handle = {
-            let (stop, link) = (stop.clone(), link.clone());
-            std::thread::spawn(move || {
-                watch_files(
-                    std::slice::from_ref(&link),
-                    &stop,
-                    || {},
-                    |c| {
-                        tx.send(c.to_vec()).unwrap();
-                    },
-                )
-            })
-        };
+        let (stop, rx, handle) = watching(&link);
         std::thread::sleep(Duration::from_millis(300));
         let saves: [&dyn Fn(); 3] = [
             &|| std::fs::write(&file, "2").unwrap(),
