@@ -459,6 +459,11 @@ fn constant_gaits_with_a_vanishing_duty_anywhere() {
             Want::Refused("ground.to_x: from_x 100 to to_x 1000000"),
         ),
         (
+            "walker's 1000 dots a period, 0.08 px apart",
+            edit("walker", |v| v["ground"]["dots_per_period"] = json!(1000)),
+            Want::Refused("ground.dots_per_period: 1000 dots over a period's travel of"),
+        ),
+        (
             "walker ik[1] duty 0.05 (a drawable stance)",
             edit("walker", gait(|v| &mut v["ik"][1]["target"], 0.05)),
             Want::Ok,
