@@ -104,16 +104,31 @@ impl Scope {
     }
 }
 
-/// Emit a file with scoped names: `emit` is called with the local scope to
-/// hash the content, then again with the file's scope (`prefix` when given,
-/// checked by [`check_prefix`], else [`Scope::from_content`]).
+/// Emit a file with scoped names: with `prefix` (checked by
+/// [`check_prefix`]) `emit` is called once with that scope. Without one it
+/// is called once with [`PLACEHOLDER`] as the prefix: that text with the
+/// placeholder read as the local `rb` is the text with local names, whose
+/// hash gives the file's scope ([`Scope::from_content`]), and the
+/// placeholder is then replaced by that scope's prefix: the bytes a second
+/// call with the file's scope writes, at the cost of two replacements.
 pub fn scoped(prefix: Option<&str>, emit: impl Fn(&Scope) -> String) -> String {
-    let scope = match prefix {
-        Some(p) => Scope::with_prefix(p),
-        None => Scope::from_content(&emit(&Scope::local())),
-    };
-    emit(&scope)
+    if let Some(p) = prefix {
+        return emit(&Scope::with_prefix(p));
+    }
+    let text = emit(&Scope::with_prefix(PLACEHOLDER));
+    let local = text.replace(PLACEHOLDER, Scope::local().prefix());
+    debug_assert_eq!(
+        local,
+        emit(&Scope::local()),
+        "the prefix is written only in names"
+    );
+    let scope = Scope::from_content(&local);
+    text.replace(PLACEHOLDER, scope.prefix())
 }
+
+/// The prefix [`scoped`] writes before it knows the file's: a NUL, which no
+/// SVG text can hold (XML forbids it), so every one of them is a prefix.
+const PLACEHOLDER: &str = "\0";
 
 /// `--prefix`: a CSS identifier a page can use as is: an ASCII letter or
 /// `_`, then ASCII letters, digits, `-` or `_`, at most
