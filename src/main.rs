@@ -289,8 +289,9 @@ struct BakeArgs {
     #[arg(long, value_name = "NAME")]
     clip: Option<String>,
     /// Start every class, @keyframes name and id the file defines with P-
-    /// (default: the rig name and a hash of the file's content, unique per
-    /// file, so files can share an HTML page). One rig and one route only.
+    /// (default: five letters and digits hashed from the file's content,
+    /// which holds the rig's name: unique per file, so files can share an
+    /// HTML page). One rig and one route only.
     #[arg(long, value_name = "P")]
     prefix: Option<String>,
 }

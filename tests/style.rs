@@ -554,9 +554,11 @@ fn sticks_writes_the_drawing_from_before_styles() {
             } else {
                 format!("{name}.smil.svg")
             };
+            // (a prefix in the fixtures' form, `r` and six hex digits, which
+            // `drawing` reads as any prefix; it changes nothing else)
             let out = Command::cargo_bin("rigbake")
                 .unwrap()
-                .args(["bake", "--route", route, "-o"])
+                .args(["bake", "--prefix", "r0a1b2c", "--route", route, "-o"])
                 .arg(tmp.path().join("out"))
                 .arg(&path)
                 .output()

@@ -6,23 +6,27 @@
 //! each other's shapes. The clip keeps *local* names (all beginning `rb-`);
 //! the emitters pass every name they write through one [`Scope`], which
 //! swaps the local `rb-` for the file's prefix: `rb-near-thigh` →
-//! `r1a2b3c-near-thigh`.
+//! `k4x9z-near-thigh`.
 //!
-//! The prefix is the letter `r` and a hash of the file as written with
-//! local names ([`scoped`]; the text holds the rig's name in its `<title>`):
-//! the same rig and options give the same bytes, and two different files
-//! (e.g. two bakes of one rig with different bone lengths) get different
-//! names. The hash is FNV-1a (64 bit) shown as [`HASH_HEX`] hex digits: not
-//! cryptographic, a collision between two files is about one in 16 million
-//! per pair. The prefix is short on purpose: every class, keyframes name and
-//! id carries it, so its length is paid dozens of times per file (the rig
-//! name in it made the seed's file about 15 % larger). `bake --prefix P`
+//! The prefix is a hash of the file as written with local names
+//! ([`scoped`]; the text holds the rig's name in its `<title>`): the same
+//! rig and options give the same bytes, and two different files (e.g. two
+//! bakes of one rig with different bone lengths) get different names. The
+//! hash is FNV-1a (64 bit) written as [`HASH_CHARS`] characters, a lower-case
+//! letter (an identifier cannot start with a digit) then lower-case letters
+//! or digits (lower case only: a quirks-mode page matches class names
+//! without regard to case): 26 · 36⁴ prefixes, so not cryptographic, a
+//! collision between two files is about one in 44 million per pair. The
+//! prefix is short on purpose: every class, keyframes name and id carries
+//! it, so its length is paid dozens of times per file (the rig name in it
+//! made the seed's file about 15 % larger; six hex digits after an `r`, 3 %
+//! larger and a collision one in 16.8 million). `bake --prefix P`
 //! replaces the whole prefix ([`check_prefix`]), e.g. with a readable name.
 
 use std::hash::Hasher as _;
 
-/// Hex digits of the content hash in an automatic prefix.
-pub const HASH_HEX: usize = 6;
+/// Characters of an automatic prefix (the content hash).
+pub const HASH_CHARS: usize = 5;
 /// Longest prefix `--prefix` accepts.
 pub const MAX_PREFIX_CHARS: usize = 64;
 
@@ -49,14 +53,21 @@ impl Scope {
     }
 
     /// The automatic scope of a file whose text with local names is
-    /// `local_text`: `r<hash>`.
+    /// `local_text`: its hash as a letter and [`HASH_CHARS`]` - 1` letters
+    /// or digits, the lowest places first.
     pub fn from_content(local_text: &str) -> Scope {
+        const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
         let mut h = fnv::FnvHasher::default();
         h.write(local_text.as_bytes());
-        let hash = format!("{:016x}", h.finish());
-        Scope {
-            prefix: format!("r{}", &hash[..HASH_HEX]),
+        let mut x = h.finish();
+        let mut prefix = String::with_capacity(HASH_CHARS);
+        prefix.push(char::from(DIGITS[10 + (x % 26) as usize]));
+        x /= 26;
+        for _ in 1..HASH_CHARS {
+            prefix.push(char::from(DIGITS[(x % 36) as usize]));
+            x /= 36;
         }
+        Scope { prefix }
     }
 
     /// The prefix (without the joining `-`).
@@ -204,8 +215,13 @@ mod tests {
     fn names_classes_and_sheets_are_scoped() {
         let s = Scope::from_content("text");
         let p = s.prefix().to_string();
-        assert!(p.starts_with('r'), "{p}");
-        assert_eq!(p.len(), 1 + HASH_HEX);
+        assert_eq!(p.len(), HASH_CHARS);
+        assert!(p.starts_with(|c: char| c.is_ascii_lowercase()), "{p}");
+        assert!(
+            p.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()),
+            "{p}"
+        );
         assert!(check_prefix(&p).is_ok(), "{p}");
         assert_eq!(s.name("rb-near-thigh"), format!("{p}-near-thigh"));
         assert_eq!(s.classes("rb-leg rb-back"), format!("{p}-leg {p}-back"));
@@ -219,8 +235,25 @@ mod tests {
         let a = Scope::from_content("one");
         assert_eq!(a, Scope::from_content("one"));
         assert_ne!(a, Scope::from_content("one "));
-        // FNV-1a 64 of "a" is af63dc4c8601ec8c
-        assert_eq!(Scope::from_content("a").prefix(), "raf63dc");
+        // FNV-1a 64 of "a" is af63dc4c8601ec8c: 'y' for its remainder
+        // mod 26, then "qayk" its next places in base 36
+        assert_eq!(Scope::from_content("a").prefix(), "yqayk");
+        // every letter and digit in every place, over a few thousand texts
+        let mut seen = [[false; 36]; HASH_CHARS];
+        for i in 0..5000 {
+            let p = Scope::from_content(&i.to_string()).prefix().to_string();
+            for (k, c) in p.bytes().enumerate() {
+                let d = if c.is_ascii_digit() {
+                    c - b'0'
+                } else {
+                    c - b'a' + 10
+                };
+                seen[k][d as usize] = true;
+            }
+        }
+        assert!(seen[0][..10].iter().all(|&s| !s), "no digit first");
+        assert!(seen[0][10..].iter().all(|&s| s), "every letter first");
+        assert!(seen[1..].iter().all(|place| place.iter().all(|&s| s)));
     }
 
     #[test]
@@ -233,12 +266,28 @@ mod tests {
     }
 
     #[test]
-    fn scoped_emits_twice_with_the_content_hash() {
-        let out = scoped(None, |s| format!(".{}{{}}", s.name("rb-x")));
-        assert_eq!(
-            out,
-            format!(".{}{{}}", Scope::from_content(".rb-x{}").name("rb-x"))
+    fn scoped_names_the_file_by_the_hash_of_its_local_text() {
+        // every way a name is written: what a call with the local scope
+        // and then one with the hash of that text write
+        let emit = |s: &Scope| {
+            format!(
+                "<svg class=\"{}\"><style>{}[id^=\"{}\"]{{}}@keyframes {}{{}}</style><g id=\"{}\" class=\"{}\"/></svg>",
+                s.clip_class("idle"),
+                s.sheet(".rb-leg{a:b}"),
+                s.id_stem(),
+                s.name("crank"),
+                s.id(12),
+                s.classes("rb-leg rb-back"),
+            )
+        };
+        let local = emit(&Scope::local());
+        assert!(
+            local.contains("rb-clip-idle") && local.contains("rb-n12"),
+            "{local}"
         );
+        let out = scoped(None, emit);
+        assert_eq!(out, emit(&Scope::from_content(&local)));
+        assert!(!out.contains('\0') && !out.contains("rb-"), "{out}");
         assert_eq!(scoped(Some("P"), |s| s.name("rb-x")), "P-x");
     }
 }

@@ -294,7 +294,7 @@ pub fn css_rule_list(svg: &str) -> Vec<(&str, &str)> {
 }
 
 /// The bodies of the css rules of `svg` one of whose selectors ends with
-/// `tail` (a class, `.r1a2b3c-near-thigh`, or the end of one,
+/// `tail` (a class, `.k4x9z-near-thigh`, or the end of one,
 /// `-near-thigh`, whatever the file's prefix), in the order written
 /// ([`css_rule_list`]). Rules with identical bodies share one selector
 /// list (`.a,.b{…}`) and a late replay's delay has a rule of its own, so a
