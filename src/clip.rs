@@ -339,13 +339,17 @@ impl Track {
     /// stance keeps its corner keys otherwise). The first and last keys
     /// always stay.
     pub fn drop_flat_keys(&mut self) {
-        let k = &self.keys;
-        let flat = |i: usize| {
-            i > 0 && i + 1 < k.len() && k[i - 1].value == k[i].value && k[i].value == k[i + 1].value
-        };
-        let keep: Vec<Key> = (0..k.len()).filter(|&i| !flat(i)).map(|i| k[i]).collect();
-        self.keys = keep;
+        self.keys = without_flat_keys(std::mem::take(&mut self.keys));
     }
+}
+
+/// `keys` without the keys [`Track::drop_flat_keys`] drops: the same
+/// motion in fewer keys.
+pub fn without_flat_keys(k: Vec<Key>) -> Vec<Key> {
+    let flat = |i: usize| {
+        i > 0 && i + 1 < k.len() && k[i - 1].value == k[i].value && k[i].value == k[i + 1].value
+    };
+    (0..k.len()).filter(|&i| !flat(i)).map(|i| k[i]).collect()
 }
 
 impl Clip {

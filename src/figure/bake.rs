@@ -561,7 +561,9 @@ fn bone_keys(
             (v != 0.0).then(|| constant_keys(v))
         }
         Driver::Track(tr) => {
-            let keys = eased_keys(tr, deg, DEG_DECIMALS);
+            // exact whatever the keyer asks, `--keys N` too: its holds
+            // written as one constant segment each
+            let keys = crate::clip::without_flat_keys(eased_keys(tr, deg, DEG_DECIMALS));
             keys.iter().any(|k| k.value != 0.0).then_some(keys)
         }
         Driver::Sine {
@@ -967,7 +969,8 @@ fn bake_clip(
             };
             memo(&fitted.tracks, key, fit).pop()
         } else {
-            tr.as_ref().map(|tr| eased_keys(tr, |v| v, LEN_DECIMALS))
+            tr.as_ref()
+                .map(|tr| crate::clip::without_flat_keys(eased_keys(tr, |v| v, LEN_DECIMALS)))
         };
         keys.map(|keys| {
             tracks.push(Track {
