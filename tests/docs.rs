@@ -793,3 +793,51 @@ fn readme_examples_figures_are_what_check_reports() {
         "README examples table (left) vs `rigbake check rigs/*.json --max-error 4 --format json` (right)"
     );
 }
+
+/// The scoped names the web page guide shows as examples are the ones the
+/// files in `out/` carry (a change of the prefix scheme or of those files
+/// shows here): every `` `<prefix>-near-thigh` `` and
+/// `` `@keyframes <prefix>-crank` `` is seed-nested's, every
+/// `class="<prefix>-clip-jump"` jump's.
+#[test]
+fn web_page_guide_names_the_prefixes_out_carries() {
+    let guide = fs::read_to_string(root().join("docs/web-page.md")).unwrap();
+    // each `open<prefix>close` of the guide: the prefix
+    let quoted = |open: &str, close: &str| -> Vec<String> {
+        guide
+            .match_indices(close)
+            .filter_map(|(i, _)| {
+                let before = &guide[..i];
+                before
+                    .rfind(open)
+                    .map(|j| before[j + open.len()..].to_string())
+            })
+            .filter(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
+            .collect()
+    };
+    let seed = fs::read_to_string(root().join("out/seed-nested.svg")).unwrap();
+    let jump = fs::read_to_string(root().join("out/jump.svg")).unwrap();
+    let mut checked = 0;
+    for p in quoted("`", "-near-thigh`") {
+        assert!(seed.contains(&format!(".{p}-near-thigh")), "{p}-near-thigh");
+        checked += 1;
+    }
+    for p in quoted("`@keyframes ", "-crank`") {
+        assert!(
+            seed.contains(&format!("@keyframes {p}-crank{{")),
+            "{p}-crank"
+        );
+        checked += 1;
+    }
+    for p in quoted("`class=\"", "-clip-jump\"`") {
+        assert!(
+            jump.contains(&format!("class=\"{p}-clip-jump\"")),
+            "{p}-clip-jump"
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 3,
+        "the guide's examples were not found ({checked})"
+    );
+}
