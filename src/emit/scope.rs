@@ -117,11 +117,12 @@ impl Scope {
 
 /// Emit a file with scoped names: with `prefix` (checked by
 /// [`check_prefix`]) `emit` is called once with that scope. Without one it
-/// is called once with [`PLACEHOLDER`] as the prefix: that text with the
-/// placeholder read as the local `rb` is the text with local names, whose
-/// hash gives the file's scope ([`Scope::from_content`]), and the
-/// placeholder is then replaced by that scope's prefix: the bytes a second
-/// call with the file's scope writes, at the cost of two replacements.
+/// is called once with a placeholder prefix (a NUL, which no SVG text can
+/// hold): that text with the placeholder read as the local `rb` is the
+/// text with local names, whose hash gives the file's scope
+/// ([`Scope::from_content`]), and the placeholder is then replaced by that
+/// scope's prefix: the bytes a second call with the file's scope writes,
+/// at the cost of two replacements.
 pub fn scoped(prefix: Option<&str>, emit: impl Fn(&Scope) -> String) -> String {
     if let Some(p) = prefix {
         return emit(&Scope::with_prefix(p));
