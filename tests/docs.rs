@@ -841,3 +841,136 @@ fn web_page_guide_names_the_prefixes_out_carries() {
         "the guide's examples were not found ({checked})"
     );
 }
+
+/// Every fenced block of the docs with its info string (`sh`, `text`,
+/// `json`, …) and its lines, in order.
+fn fenced_blocks(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut cur: Option<(String, Vec<String>)> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        match &mut cur {
+            None if t.starts_with("```") => cur = Some((t[3..].trim().to_string(), Vec::new())),
+            Some(_) if t.starts_with("```") => out.extend(cur.take()),
+            Some((_, lines)) => lines.push(line.to_string()),
+            None => {}
+        }
+    }
+    out
+}
+
+/// Every bake summary a doc quotes (a `text` block opening with
+/// `<rig> (css, N bytes, period Ps)`) is what the `rigbake bake` command of
+/// the `sh` block before it prints now, line for line (`…` stands for
+/// lines left out). The rig is `rigs/<rig>.json` or, where the guide builds
+/// it, the JSON block of that name in the same doc; outputs go to a
+/// temporary directory.
+#[test]
+fn bake_summaries_quoted_in_the_docs_are_what_bake_prints() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let mut checked = Vec::new();
+    for file in doc_files() {
+        let text = fs::read_to_string(&file).unwrap();
+        let doc = file.file_name().unwrap().to_string_lossy().into_owned();
+        let blocks = fenced_blocks(&text);
+        for (k, (info, lines)) in blocks.iter().enumerate() {
+            let Some(first) = lines.first() else { continue };
+            let is_summary = info == "text"
+                && first.contains(" bytes, period ")
+                && (first.contains(" (css, ") || first.contains(" (smil, "));
+            if !is_summary {
+                continue;
+            }
+            let rig_name = first.split(" (").next().unwrap().to_string();
+            // the rig file
+            let in_rigs = root().join(format!("rigs/{rig_name}.json"));
+            let rig_path = if in_rigs.exists() {
+                in_rigs
+            } else {
+                let block = json_blocks(&text)
+                    .into_iter()
+                    .rev()
+                    .find(|b| {
+                        serde_json::from_str::<Value>(b).is_ok_and(|v| {
+                            v["name"] == rig_name.as_str() && v.get("view_box").is_some()
+                        })
+                    })
+                    .unwrap_or_else(|| panic!("{doc}: no rig named {rig_name}"));
+                let p = tmp.path().join(format!("{rig_name}.json"));
+                fs::write(&p, block).unwrap();
+                p
+            };
+            // the command: the first `rigbake bake` line naming the rig in
+            // the nearest sh block before it that has one ("the first
+            // command prints")
+            let names_rig = |l: &&String| {
+                l.trim_start().starts_with("rigbake bake ")
+                    && l.contains(&format!("{rig_name}.json"))
+            };
+            let command = blocks[..k]
+                .iter()
+                .rev()
+                .filter(|(info, _)| info == "sh")
+                .find_map(|(_, l)| l.iter().find(names_rig))
+                .unwrap_or_else(|| panic!("{doc}: no command before the {rig_name} summary"))
+                .clone();
+            let words: Vec<&str> = command
+                .split('#')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .skip(2)
+                .collect();
+            let mut args: Vec<std::ffi::OsString> = Vec::new();
+            let mut i = 0;
+            while i < words.len() {
+                let w = words[i];
+                if w == "-o" {
+                    args.push("-o".into());
+                    args.push(tmp.path().join("out").join("").into_os_string());
+                    i += 2;
+                    continue;
+                }
+                if w.ends_with(&format!("{rig_name}.json")) {
+                    args.push(rig_path.clone().into_os_string());
+                } else if w.starts_with("docs/") || w.starts_with("rigs/") {
+                    args.push(root().join(w).into_os_string());
+                } else {
+                    args.push(w.into());
+                }
+                i += 1;
+            }
+            let out = assert_cmd::Command::cargo_bin("rigbake")
+                .unwrap()
+                .arg("bake")
+                .args(&args)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert_eq!(out.status.code(), Some(0), "{doc}: {command}: {stdout}");
+            let printed: Vec<&str> = stdout.lines().collect();
+            let mut at = 0;
+            for want in lines.iter().filter(|l| l.trim() != "…") {
+                let found = printed[at..].iter().position(|l| l == want);
+                assert!(
+                    found.is_some(),
+                    "{doc}: `{command}` no longer prints\n{want}\nit prints:\n{stdout}"
+                );
+                at += found.unwrap() + 1;
+            }
+            checked.push(format!("{doc}:{rig_name}"));
+        }
+    }
+    // the quick start, the rider guide and the walker guide's steps
+    for want in [
+        "README.md:seed-nested",
+        "draw-your-rider.md:seed-nested",
+        "walker.md:step2",
+        "walker.md:step3",
+    ] {
+        assert!(
+            checked.iter().any(|c| c == want),
+            "{want} not checked: {checked:?}"
+        );
+    }
+}
