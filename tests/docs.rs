@@ -940,8 +940,11 @@ fn bake_summaries_quoted_in_the_docs_are_what_bake_prints() {
                 }
                 i += 1;
             }
+            // (in the temporary directory: a command without `-o` writes
+            // there, not into the repository)
             let out = assert_cmd::Command::cargo_bin("rigbake")
                 .unwrap()
+                .current_dir(tmp.path())
                 .arg("bake")
                 .args(&args)
                 .output()
