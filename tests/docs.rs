@@ -641,24 +641,11 @@ fn rig_format_markdown(schema: &Value) -> String {
 
 /// Fenced ```json blocks of a Markdown text.
 fn json_blocks(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur: Option<String> = None;
-    for line in text.lines() {
-        let t = line.trim_start();
-        match &mut cur {
-            None if t.starts_with("```json") => cur = Some(String::new()),
-            Some(block) if t.starts_with("```") => {
-                out.push(std::mem::take(block));
-                cur = None;
-            }
-            Some(block) => {
-                block.push_str(line);
-                block.push('\n');
-            }
-            None => {}
-        }
-    }
-    out
+    fenced_blocks(text)
+        .into_iter()
+        .filter(|(info, _)| info.starts_with("json"))
+        .map(|(_, lines)| lines.iter().map(|l| format!("{l}\n")).collect())
+        .collect()
 }
 
 /// `rigbake bake` in a fresh directory: the exit code, stdout and stderr.
@@ -940,17 +927,11 @@ fn bake_summaries_quoted_in_the_docs_are_what_bake_prints() {
                 }
                 i += 1;
             }
-            // (in the temporary directory: a command without `-o` writes
+            // (in a temporary directory: a command without `-o` writes
             // there, not into the repository)
-            let out = assert_cmd::Command::cargo_bin("rigbake")
-                .unwrap()
-                .current_dir(tmp.path())
-                .arg("bake")
-                .args(&args)
-                .output()
-                .unwrap();
-            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-            assert_eq!(out.status.code(), Some(0), "{doc}: {command}: {stdout}");
+            let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+            let (code, stdout, stderr) = bake_in_tmp(&args);
+            assert_eq!(code, Some(0), "{doc}: {command}: {stdout}{stderr}");
             let printed: Vec<&str> = stdout.lines().collect();
             let mut at = 0;
             for want in lines.iter().filter(|l| l.trim() != "…") {
