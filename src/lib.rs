@@ -211,7 +211,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
     use figure::bake::{ChannelKeys, Keyer};
     // every refit solves the same ideal motion
     let ideal = figure::ideal::Ideal::default();
-    let run = |keys: ChannelKeys| {
+    let run = |keys: ChannelKeys, goal_px: Option<f64>| {
         let keyer = Keyer {
             keys,
             fit: opts.fit,
@@ -221,7 +221,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
             &rig.name,
             rig.view_box,
             fig,
-            (opts.route, keyer),
+            (opts.route, keyer, goal_px),
             rig.prefix.as_deref(),
             &ideal,
         );
@@ -238,12 +238,12 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
     };
     let (fb, mut report, note, tolerance) = match opts.keying {
         bake::Keying::Uniform(n) => {
-            let (fb, r) = run(ChannelKeys::Uniform(n));
+            let (fb, r) = run(ChannelKeys::Uniform(n), None);
             let note = format!("keys: {n} uniform {fit} keys on every fitted channel; {EXACT}");
             (fb, r, Some(note), None)
         }
         bake::Keying::Budget(n) => {
-            let (fb, r) = run(ChannelKeys::Placed(n));
+            let (fb, r) = run(ChannelKeys::Placed(n), None);
             let note = format!(
                 "keys: at most {n} {fit} keys on every fitted channel, its extrema and corners first; {EXACT}"
             );
@@ -251,7 +251,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
         }
         bake::Keying::Tolerance(px) | bake::Keying::Goal(px) => {
             let ((fb, r), budget) = tighten(px * 0.8, Some(px), |budget| {
-                let (fb, r) = run(ChannelKeys::Budget(budget));
+                let (fb, r) = run(ChannelKeys::Budget(budget), Some(px));
                 let worst = r.max_error_px();
                 ((fb, r), worst)
             });

@@ -2198,8 +2198,9 @@ mod reuse_compare {
     }
 
     /// The class of comparisons the reuse tries skip: wherever a try keeps
-    /// every probe of some bones within the budget with no slip and its full
-    /// reach ([`within_any`]), it is no worse ([`no_worse`]) than the bake
+    /// every probe of some bones within the budget with its feet within the
+    /// slip slack and its full reach, in the clips a pair plays in
+    /// ([`within_any`]), it is no worse ([`no_worse`]) there than the bake
     /// with keys of their own, on every figure in `rigs/` (cycling rigs
     /// lowered), at budgets that make both answers occur.
     #[test]
@@ -2221,15 +2222,23 @@ mod reuse_compare {
                     bake_planned_keyed(&name, view_box, &fig, (Route::Css, keyer), None, plan)
                 };
                 let (tried, own) = (bake(&plan), bake(&none));
-                let mut sets: Vec<Vec<bool>> = vec![vec![true; fig.bones.len()]];
+                // every bone in every clip, every bone in the clips with
+                // reuse, and each pair's bones in the clips it plays in
+                let clips = fig.clips.len();
+                let reusing: Vec<bool> = plan.chains.iter().map(|c| !c.is_empty()).collect();
+                let mut sets: Vec<(Vec<bool>, Vec<bool>)> = vec![
+                    (vec![true; fig.bones.len()], vec![true; clips]),
+                    (vec![true; fig.bones.len()], reusing),
+                ];
                 for &(a, b, _) in plan.chains.iter().flatten() {
-                    sets.push(pair_bones(&fig, (a, b)).1);
+                    sets.push((pair_bones(&fig, (a, b)).1, plan.clips_of((a, b))));
                 }
-                for bones in &sets {
-                    if within_any(&fig, &tried, bones, px) {
+                for (bones, clips) in &sets {
+                    let marked = (&bones[..], &clips[..]);
+                    if within_any(&fig, &tried, marked, px) {
                         skipped += 1;
                         assert!(
-                            no_worse(&fig, &tried, &own, bones, px),
+                            no_worse(&fig, &tried, &own, marked, px),
                             "{name} at {px} px: within the budget but worse than own keys"
                         );
                     } else {

@@ -524,17 +524,20 @@ pub fn bake_figure_keyed(
     keyer: bake::Keyer,
 ) -> FigureBake {
     let ideal = ideal::Ideal::default();
-    bake_figure_shared(name, view_box, fig, (route, keyer), prefix, &ideal)
+    bake_figure_shared(name, view_box, fig, (route, keyer, None), prefix, &ideal)
 }
 
 /// [`bake_figure_keyed`], taking `fig`'s ideal motion from (and adding it
 /// to) `ideal`, which every bake of `fig` may share whatever its route and
-/// keyer ([`ideal`]).
+/// keyer ([`ideal`]). `goal_px`: the tolerance the caller bakes the file
+/// to, if any (with a budget keyer, a far-limb reuse whose pair keeps its
+/// probes within it is taken without a bake of keys of their own to
+/// compare with; `None` judges by the keyer's budget instead).
 pub fn bake_figure_shared(
     name: &str,
     view_box: [f64; 4],
     fig: &Figure,
-    (route, keyer): (Route, bake::Keyer),
+    (route, keyer, goal_px): (Route, bake::Keyer, Option<f64>),
     prefix: Option<&str>,
     ideal: &ideal::Ideal,
 ) -> FigureBake {
@@ -548,19 +551,20 @@ pub fn bake_figure_shared(
     // With a fixed key count both chains of a pair sample the same motion
     // at different phases, so neither set of own keys is the better one:
     // reuse is kept when the pair's worst probe is no worse than with own
-    // keys. Otherwise every probe must be no worse.
+    // keys. Otherwise every probe must be no worse, or within the goal the
+    // file is baked to (the keyer's budget where the caller names none).
     let pooled = keyer.count().is_some();
     let within_px = match keyer.keys {
-        bake::ChannelKeys::Budget(px) => px,
+        bake::ChannelKeys::Budget(px) => goal_px.unwrap_or(px),
         _ => 0.0,
     };
     // The bake with keys of their own is needed only to compare with: a
-    // try that keeps every probe of a pair within the budget, with no foot
-    // slip and its full reach, passes against any bake of the figure
-    // ([`within_any`]). So it is baked at once where a figure has more to
-    // compare (a fixed key count, no budget, or foot slip), and otherwise
-    // only when a try needs it.
-    let own_first = pooled || within_px == 0.0 || has_slip(fig);
+    // try that keeps every probe of a pair within the goal, its feet
+    // within the slip slack and its full reach, in the clips the pair
+    // plays in, passes against any bake ([`within_any`]). So it is baked
+    // at once where a figure has more to compare (a fixed key count, no
+    // budget), and otherwise only when a try needs it.
+    let own_first = pooled || within_px == 0.0;
     // The reuse plan is searched while the work every bake of the call
     // shares is done: the chains' key plans, and with the bake of own keys
     // coming, the keys of every channel (the plan's first try's source
@@ -598,23 +602,30 @@ pub fn bake_figure_shared(
     }
     // Far-limb key reuse, taken only where no probe measures worse than
     // with keys of its own (as the report rounds it) or, in a bake to a
-    // tolerance, is within the keyer's budget (the tolerance loop then
-    // measures the whole file against its goal): a reused chain inherits
-    // its source's fitting error, so each source chain may be fitted
-    // tighter; per pair of chains the loosest budget whose probes of those
-    // two chains pass wins, and the whole is checked again at the end
-    // (else reuse is left out).
+    // tolerance, is within that goal in the clips the pair plays in (the
+    // tolerance loop then measures the whole file against it): a reused
+    // chain inherits its source's fitting error, so each source chain may
+    // be fitted tighter; per pair of chains the loosest budget whose probes
+    // of those two chains pass wins, and the whole is checked again at the
+    // end (else reuse is left out).
     let own_bake = || unwritten(&reuse::Plan::none(fig));
-    let kept = |fb: &Unwritten, own: &mut Option<Unwritten>, bones: &[bool]| {
+    let kept = |fb: &Unwritten, own: &mut Option<Unwritten>, (bones, clips): (&[bool], &[bool])| {
         let fb = &fb.fb;
-        if !pooled && within_any(fig, fb, bones, within_px) {
+        if !pooled && within_any(fig, fb, (bones, clips), within_px) {
             return true;
+        }
+        // a probe past the goal is one no file that meets it can keep: the
+        // pair is tried tighter (only the feet are compared with own keys)
+        if !pooled && goal_px.is_some() && !within(fig, fb, (bones, clips), within_px, false) {
+            return false;
         }
         let own = &own.get_or_insert_with(own_bake).fb;
         if pooled {
             worst_on(fig, fb, bones) <= worst_on(fig, own, bones)
         } else {
-            no_worse(fig, fb, own, bones, within_px)
+            // (every clip: a clip the pair does not play in still differs
+            // by the pose the shared keys are drawn in)
+            no_worse(fig, fb, own, (bones, &vec![true; clips.len()]), within_px)
         }
     };
     // Each pair of chains once, in the order of its first clip: a source
@@ -660,7 +671,7 @@ pub fn bake_figure_shared(
     while let Some(scale) = scales.next() {
         open.retain(|&pair| {
             let (source, bones) = pair_bones(fig, pair);
-            let passes = kept(&fb, &mut own, &bones);
+            let passes = kept(&fb, &mut own, (&bones, &plan.clips_of(pair)));
             if passes {
                 for &x in &source {
                     plan.source_scale[x] = scale;
@@ -678,7 +689,8 @@ pub fn bake_figure_shared(
         };
         fb = tried(&open, &plan, tighter);
     }
-    if kept(&fb, &mut own, &vec![true; fig.bones.len()]) {
+    let reusing: Vec<bool> = plan.chains.iter().map(|c| !c.is_empty()).collect();
+    if kept(&fb, &mut own, (&vec![true; fig.bones.len()], &reusing)) {
         fb.write(fig, prefix)
     } else {
         own.unwrap_or_else(own_bake).write(fig, prefix)
@@ -740,48 +752,68 @@ const COMPARE_DECIMALS: u32 = 4;
 /// slip difference below 0.005 px per step is the rounding's, not the keys').
 const SLIP_SLACK_PX: f64 = 0.005;
 
-/// Whether some IK entry of `fig` measures foot slip in some clip (a gait
-/// target, or a target planted on the ground): what [`no_worse`] compares
-/// strictly, whatever the budget, so the reuse tries need the bake with
-/// keys of their own. (Only when that bake is made depends on this:
-/// [`within_any`] checks the slip itself.)
-fn has_slip(fig: &Figure) -> bool {
-    fig.clips.iter().any(|fc| {
-        (0..fig.ik.len()).any(|i| {
-            fc.targets[i].is_gait()
-                || (fig.ground.is_some() && !down_intervals(fig, fc, i).is_empty())
-        })
-    })
+/// Whether [`no_worse`] holds for `a` against any bake of the same figure
+/// in the clips marked in `clips` (those a reuse pair plays in): every
+/// probe on the bones marked in `bones` within `within_px` (at the
+/// report's rounding), foot slip within [`SLIP_SLACK_PX`] (which
+/// [`no_worse`] overlooks against any slip), and every IK target reached.
+/// A clip no pair plays in keeps its bones' budgets in every try; it
+/// differs from the bake with keys of their own only by the pose the
+/// shared keys are drawn in, and the tolerance loop measures it with the
+/// whole file.
+pub(crate) fn within_any(
+    fig: &Figure,
+    a: &FigureBake,
+    marked: (&[bool], &[bool]),
+    within_px: f64,
+) -> bool {
+    within(fig, a, marked, within_px, true)
 }
 
-/// Whether [`no_worse`] holds for `a` against any bake of the same figure:
-/// every probe on the bones marked in `bones` within `within_px` (at the
-/// report's rounding), no foot slip, and every IK target reached.
-pub(crate) fn within_any(fig: &Figure, a: &FigureBake, bones: &[bool], within_px: f64) -> bool {
+/// [`within_any`], but for the feet (`feet`: foot slip within
+/// [`SLIP_SLACK_PX`] and every IK target reached) only the probes' errors.
+fn within(
+    fig: &Figure,
+    a: &FigureBake,
+    (bones, clips): (&[bool], &[bool]),
+    within_px: f64,
+    feet: bool,
+) -> bool {
     let q = |x: f64| quantize(x, COMPARE_DECIMALS);
     let within = |x: f64| q(x) <= q(within_px);
     let on = measured_bones(fig);
-    a.measures.iter().all(|(_, m)| {
-        m.iter()
-            .enumerate()
-            .all(|(i, x)| !bones[on[i]] || within(x.max_error_px))
-    }) && a.ik.iter().zip(fig.ik.iter().cycle()).all(|(x, k)| {
-        !bones[k.upper]
-            || (within(x.measure.max_error_px)
-                && x.measure.slip_px.is_none()
-                && x.measure.reach_px.is_some_and(|r| q(r) == 0.0))
-    })
+    // (per written clip, one IK measure per entry)
+    let entries = fig.ik.len().max(1);
+    a.measures.iter().zip(clips).all(|((_, m), &judged)| {
+        !judged
+            || m.iter()
+                .enumerate()
+                .all(|(i, x)| !bones[on[i]] || within(x.max_error_px))
+    }) && a
+        .ik
+        .iter()
+        .enumerate()
+        .zip(fig.ik.iter().cycle())
+        .all(|((j, x), k)| {
+            !bones[k.upper]
+                || !clips[j / entries]
+                || (within(x.measure.max_error_px)
+                    && (!feet
+                        || (x.measure.slip_px.is_none_or(|s| s <= SLIP_SLACK_PX)
+                            && x.measure.reach_px.is_some_and(|r| q(r) == 0.0))))
+        })
 }
 
 /// Every probe of `a` on the bones marked in `bones` (tips, rims, IK
-/// effectors with their slip and reach) measures at most what it measures
-/// in `b`, at the report's rounding (foot slip within [`SLIP_SLACK_PX`]), or
-/// (tips, rims and effectors) at most `within_px`.
+/// effectors with their slip and reach), in the clips marked in `clips`,
+/// measures at most what it measures in `b`, at the report's rounding
+/// (foot slip within [`SLIP_SLACK_PX`]), or (tips, rims and effectors) at
+/// most `within_px`.
 pub(crate) fn no_worse(
     fig: &Figure,
     a: &FigureBake,
     b: &FigureBake,
-    bones: &[bool],
+    (bones, clips): (&[bool], &[bool]),
     within_px: f64,
 ) -> bool {
     let q = |x: f64| quantize(x, COMPARE_DECIMALS);
@@ -793,21 +825,28 @@ pub(crate) fn no_worse(
         _ => x.is_none() == y.is_none(),
     };
     let on = measured_bones(fig);
+    // (per written clip, one IK measure per entry)
+    let entries = fig.ik.len().max(1);
     a.measures
         .iter()
         .zip(&b.measures)
-        .all(|((_, ma), (_, mb))| {
-            ma.iter()
-                .zip(mb)
-                .enumerate()
-                .all(|(i, (x, y))| !bones[on[i]] || le(x.max_error_px, y.max_error_px))
+        .zip(clips)
+        .all(|(((_, ma), (_, mb)), &judged)| {
+            !judged
+                || ma
+                    .iter()
+                    .zip(mb)
+                    .enumerate()
+                    .all(|(i, (x, y))| !bones[on[i]] || le(x.max_error_px, y.max_error_px))
         })
         && a.ik
             .iter()
             .zip(&b.ik)
+            .enumerate()
             .zip(fig.ik.iter().cycle())
-            .all(|((x, y), k)| {
+            .all(|((j, (x, y)), k)| {
                 !bones[k.upper]
+                    || !clips[j / entries]
                     || (le(x.measure.max_error_px, y.measure.max_error_px)
                         && opt(
                             x.measure.slip_px,

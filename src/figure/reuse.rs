@@ -79,7 +79,8 @@ pub struct Plan {
     /// Per bone: the fraction of the usual fitting budget it gets (1 at
     /// first; [`crate::figure::bake_figure`] lowers it for the bones whose
     /// keys are shared until every probe of their chains measures no worse
-    /// than with keys of their own, or within a tolerance bake's budget).
+    /// than with keys of their own, or within the goal of a bake to a
+    /// tolerance).
     pub source_scale: Vec<f64>,
 }
 
@@ -109,6 +110,15 @@ impl Plan {
     /// Whether any bone plays another bone's keys.
     pub fn reuses(&self) -> bool {
         self.chains.iter().any(|c| !c.is_empty())
+    }
+
+    /// Per clip: whether the chain from `a` replays its keys on the chain
+    /// from `b` there.
+    pub fn clips_of(&self, (a, b): (usize, usize)) -> Vec<bool> {
+        self.chains
+            .iter()
+            .map(|c| c.iter().any(|&(x, y, _)| (x, y) == (a, b)))
+            .collect()
     }
 }
 
