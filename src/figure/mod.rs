@@ -609,14 +609,23 @@ pub fn bake_figure_shared(
     // of those two chains pass wins, and the whole is checked again at the
     // end (else reuse is left out).
     let own_bake = || unwritten(&reuse::Plan::none(fig));
-    let kept = |fb: &Unwritten, own: &mut Option<Unwritten>, (bones, clips): (&[bool], &[bool])| {
+    // (`tighter`: whether a tighter try is left for the bones judged)
+    let kept = |fb: &Unwritten,
+                own: &mut Option<Unwritten>,
+                (bones, clips): (&[bool], &[bool]),
+                tighter: bool| {
         let fb = &fb.fb;
         if !pooled && within_any(fig, fb, (bones, clips), within_px) {
             return true;
         }
         // a probe past the goal is one no file that meets it can keep: the
-        // pair is tried tighter (only the feet are compared with own keys)
-        if !pooled && goal_px.is_some() && !within(fig, fb, (bones, clips), within_px, false) {
+        // pair is tried tighter (only the feet are compared with own keys;
+        // at the last try, and for the whole, as before)
+        if !pooled
+            && tighter
+            && goal_px.is_some()
+            && !within(fig, fb, (bones, clips), within_px, false)
+        {
             return false;
         }
         let own = &own.get_or_insert_with(own_bake).fb;
@@ -669,9 +678,10 @@ pub fn bake_figure_shared(
     };
     let mut scales = scales.into_iter().peekable();
     while let Some(scale) = scales.next() {
+        let tighter = scales.peek().is_some();
         open.retain(|&pair| {
             let (source, bones) = pair_bones(fig, pair);
-            let passes = kept(&fb, &mut own, (&bones, &plan.clips_of(pair)));
+            let passes = kept(&fb, &mut own, (&bones, &plan.clips_of(pair)), tighter);
             if passes {
                 for &x in &source {
                     plan.source_scale[x] = scale;
@@ -690,7 +700,12 @@ pub fn bake_figure_shared(
         fb = tried(&open, &plan, tighter);
     }
     let reusing: Vec<bool> = plan.chains.iter().map(|c| !c.is_empty()).collect();
-    if kept(&fb, &mut own, (&vec![true; fig.bones.len()], &reusing)) {
+    if kept(
+        &fb,
+        &mut own,
+        (&vec![true; fig.bones.len()], &reusing),
+        false,
+    ) {
         fb.write(fig, prefix)
     } else {
         own.unwrap_or_else(own_bake).write(fig, prefix)
