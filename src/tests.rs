@@ -1825,8 +1825,14 @@ mod chain_plans {
                     let ideal = ideal::Ideal::default();
                     let fitted = bake::Fitted::default();
                     let none = reuse::Plan::none(fig);
-                    let clips =
-                        bake::bake(at.0, at.1, fig, (route, keyer), &none, (&fitted, &ideal));
+                    let clips = bake::bake(
+                        at.0,
+                        at.1,
+                        (fig, fig),
+                        (route, keyer),
+                        &none,
+                        (&fitted, &ideal),
+                    );
                     let (mut ca, mut cb) = (bake::colours(fig), bake::colours(fig));
                     for (clip, view) in clips.iter().zip(&views) {
                         let (mut a, mut b) = (clip.clone(), clip.clone());

@@ -5,7 +5,7 @@
 
 use rigbake::bake::BakeOptions;
 use rigbake::clip::{Anim, Clip};
-use rigbake::figure::{self, reuse};
+use rigbake::figure::{self, FigureBake, reuse};
 use rigbake::geom::Vec2Ext;
 use rigbake::rig::{self, Rig};
 use rigbake::{Baked, Route, bake_rig, measure};
@@ -266,20 +266,93 @@ fn walker_jogger_runner_and_stickman_reuse_their_far_limbs() {
             fb.svg.len(),
             own.svg.len()
         );
-        let q = |x: f64| (x * 1e4).round();
-        let passes = |a: f64, b: f64| q(a) <= q(b) || q(a) <= q(goal);
-        for ((_, ma), (_, mb)) in fb.measures.iter().zip(&own.measures) {
-            for (a, b) in ma.iter().zip(mb) {
-                assert!(passes(a.max_error_px, b.max_error_px), "{name} {}", a.name);
-            }
-        }
-        for (a, b) in fb.ik.iter().zip(&own.ik) {
-            let (ea, eb) = (a.measure.max_error_px, b.measure.max_error_px);
-            assert!(passes(ea, eb), "{name} {}", a.leg.name);
-            let (sa, sb) = (a.measure.slip_px.unwrap(), b.measure.slip_px.unwrap());
-            assert!(sa <= sb + 0.005, "{name} {}: slip {sa} vs {sb}", a.leg.name);
+        no_worse_or_within(name, &fb, &own, goal);
+    }
+}
+
+/// Every probe of `fb` (every clip) measures no worse than in `own` at the
+/// report's four decimals or is within `goal`; no foot slips more than
+/// 0.005 px a step more, and no target is reached less.
+fn no_worse_or_within(name: &str, fb: &FigureBake, own: &FigureBake, goal: f64) {
+    let q = |x: f64| (x * 1e4).round();
+    let passes = |a: f64, b: f64| q(a) <= q(b) || q(a) <= q(goal);
+    for ((_, ma), (_, mb)) in fb.measures.iter().zip(&own.measures) {
+        for (a, b) in ma.iter().zip(mb) {
+            assert!(
+                passes(a.max_error_px, b.max_error_px),
+                "{name} at {goal}: {}",
+                a.name
+            );
         }
     }
+    for (a, b) in fb.ik.iter().zip(&own.ik) {
+        let (ea, eb) = (a.measure.max_error_px, b.measure.max_error_px);
+        assert!(passes(ea, eb), "{name} at {goal}: {}", a.leg.name);
+        if let (Some(sa), Some(sb)) = (a.measure.slip_px, b.measure.slip_px) {
+            assert!(
+                sa <= sb + 0.005,
+                "{name} at {goal}: {} slip {sa} vs {sb}",
+                a.leg.name
+            );
+        }
+        assert_eq!(
+            a.measure.slip_px.is_some(),
+            b.measure.slip_px.is_some(),
+            "{name}"
+        );
+        let (ra, rb) = (a.measure.reach_px, b.measure.reach_px);
+        assert!(
+            q(ra.unwrap_or(0.0)) <= q(rb.unwrap_or(0.0)),
+            "{name} at {goal}: reach"
+        );
+    }
+}
+
+/// The class of the rule above: at any goal, with the channels fitted to
+/// the first budget a bake to that goal tries (0.8 of it), a bake that
+/// judges its reuse pairs against the goal keeps every probe of every
+/// figure in `rigs/` with a reuse plan no worse than keys of its own
+/// would, or within the goal; foot slip and reach no worse.
+#[test]
+fn reuse_judged_against_any_goal_keeps_it_or_does_no_worse() {
+    use rigbake::figure::bake::{ChannelKeys, Keyer};
+    let mut reused = 0;
+    for name in [
+        "walker.json",
+        "jogger.json",
+        "runner.json",
+        "stickman.json",
+        "cyclist.json",
+        "rower.json",
+    ] {
+        let rig = load_file(name);
+        let fig = rig.figure.as_ref().unwrap();
+        if !reuse::plan(fig, Route::Css).reuses() {
+            continue;
+        }
+        for goal in [0.1, 0.25, 0.5] {
+            let keyer = Keyer {
+                keys: ChannelKeys::Budget(goal * 0.8),
+                fit: rigbake::fit::Fit::Cubic,
+                shortest_shape: true,
+            };
+            let ideal = figure::ideal::Ideal::default();
+            let route = (Route::Css, keyer, Some(goal));
+            let fb = figure::bake_figure_shared(&rig.name, rig.view_box, fig, route, None, &ideal);
+            let none = reuse::Plan::none(fig);
+            let own = figure::bake_planned_keyed(
+                &rig.name,
+                rig.view_box,
+                fig,
+                (Route::Css, keyer),
+                None,
+                &none,
+            );
+            reused += fb.notes.iter().any(|n| n.starts_with("key reuse")) as usize;
+            no_worse_or_within(name, &fb, &own, goal);
+        }
+    }
+    assert!(reused >= 10, "only {reused} bakes reused keys");
 }
 
 /// A cycling rig as `rigbake lower` writes it, its far pedal 193.9° behind

@@ -48,7 +48,7 @@ use crate::clip::{Anim, Axis, BoneInfo, Clip, Ease, FigureInfo, Item, Key, Node,
 use crate::fit;
 use crate::geom::{
     Affine, AffineExt, DEG_DECIMALS, LEN_DECIMALS, Rem1, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2,
-    Vec2Ext, quantize, unwrap_near,
+    Vec2Ext, quantize, unwrap_near, wrap_pi,
 };
 use std::f64::consts::TAU;
 
@@ -524,6 +524,24 @@ pub fn eased_keys(tr: &EasedTrack, value: impl Fn(f64) -> f64, decimals: u32) ->
 }
 
 /// A track that holds `v` for the whole period (keys at 0 and 1, linear).
+/// A bone's rotation keys (`None`: none, the bone at rest) turned by `d`
+/// degrees, at the written rounding: the same motion about a rest pose `d`
+/// away.
+fn turned(keys: Option<Vec<Key>>, d: f64) -> Option<Vec<Key>> {
+    let q = |v: f64| quantize(v, DEG_DECIMALS);
+    match keys {
+        Some(keys) => Some(
+            keys.into_iter()
+                .map(|k| Key {
+                    value: q(k.value + d),
+                    ..k
+                })
+                .collect(),
+        ),
+        None => (q(d) != 0.0).then(|| constant_keys(q(d))),
+    }
+}
+
 fn constant_keys(v: f64) -> Vec<Key> {
     [0.0, 1.0]
         .map(|t| Key {
@@ -638,11 +656,13 @@ fn moves(clip: &FigClip, axis: Axis) -> bool {
 /// Bake every clip of a figure for one route. All clips share one group
 /// structure and drawn pose, so a class-switched css file can draw once.
 /// `plan` says which bones play another bone's keys (see [`super::reuse`]);
-/// `fig.rest_rad` must be its drawn pose.
+/// `fig.rest_rad` must be its drawn pose, `own` the same figure in its own
+/// rest pose: a bone drawn otherwise whose keys a clip does not share is
+/// keyed there as in `own` and its keys turned to the drawn pose.
 pub(crate) fn bake(
     name: &str,
     view_box: [f64; 4],
-    fig: &Figure,
+    (own, fig): (&Figure, &Figure),
     (route, keyer): (Route, Keyer),
     plan: &super::reuse::Plan,
     (fitted, ideal): (&Fitted, &super::ideal::Ideal),
@@ -669,7 +689,7 @@ pub(crate) fn bake(
             bake_clip(
                 name,
                 view_box,
-                fig,
+                (own, fig),
                 (ci, &fig.clips[ci]),
                 (route, keyer),
                 shape,
@@ -689,7 +709,7 @@ pub(crate) fn written_period(clip: &FigClip) -> f64 {
 fn bake_clip(
     name: &str,
     view_box: [f64; 4],
-    fig: &Figure,
+    (own, fig): (&Figure, &Figure),
     (ci, clip): (usize, &FigClip),
     (route, keyer): (Route, Keyer),
     shape: Shape,
@@ -750,7 +770,22 @@ fn bake_clip(
             }
         })
         .collect();
+    // A bone drawn in another pose than its own (a reused chain, drawn so
+    // that the shared keys land on its motion) whose keys are not shared in
+    // this clip is keyed as in its own pose and its keys turned by the
+    // difference: the clip is written as without reuse but for the
+    // rounding of the turned values (a fit in the drawn pose could place
+    // other keys, and so move the clip's feet, that no pair plays in).
+    let turn_deg: Vec<Option<f64>> = (0..fig.bones.len())
+        .map(|b| {
+            let (o, d) = (own.rest_rad[b], fig.rest_rad[b]);
+            (shared[b].is_none() && o != d).then(|| wrap_pi(o - d).to_degrees())
+        })
+        .collect();
+    // (the figure bone `b` is keyed in, and the pose of an entry's bones)
+    let keyed_in = |b: usize| if turn_deg[b].is_some() { own } else { fig };
     let alone = |b: usize, solves: &Solves| {
+        let fig = keyed_in(b);
         let reach_b = reach[b] / source_scale[b];
         let key = (ci, b, reach_b.to_bits(), fig.rest_rad[b].to_bits());
         memo(&fitted.channels, key, || {
@@ -762,23 +797,28 @@ fn bake_clip(
             }
         })
     };
-    let fit = |b: usize, solves: &Solves| {
+    let fit_own = |b: usize, solves: &Solves| {
         let entry = fig.ik.iter().position(|k| k.upper == b || k.lower == b);
         let Some(i) = entry.filter(|_| joint_keys) else {
             return alone(b, solves);
         };
         let (u, l) = (fig.ik[i].upper, fig.ik[i].lower);
         let scale = source_scale[u].min(source_scale[l]);
+        let pose = if turn_deg[u].is_some() || turn_deg[l].is_some() {
+            own
+        } else {
+            fig
+        };
         let key = (
             ci,
             i,
             scale.to_bits(),
-            fig.rest_rad[u].to_bits(),
-            fig.rest_rad[l].to_bits(),
+            pose.rest_rad[u].to_bits(),
+            pose.rest_rad[l].to_bits(),
         );
         let pair = memo(&fitted.pairs, key, || {
             let budget = keyer.budget_px(IK_BUDGET_PX) * scale;
-            ik_pair_keys(fig, clip, i, budget, &corners, (route, keyer), solves)
+            ik_pair_keys(pose, clip, i, budget, &corners, (route, keyer), solves)
         });
         let side = usize::from(b == l);
         if !keyer.shortest_shape {
@@ -787,14 +827,21 @@ fn bake_clip(
         // each bone fitted alone to its own shortest shape, or the two
         // fitted together: whichever writes fewer css bytes for the entry
         // (the same choice for both bones)
-        let own = [alone(u, solves), alone(l, solves)];
+        let apart = [alone(u, solves), alone(l, solves)];
         let len = |keys: &[Option<Vec<Key>>; 2]| -> usize {
             keys.iter().flatten().map(|k| fit::css_len(k)).sum()
         };
-        if len(&pair) < len(&own) {
+        if len(&pair) < len(&apart) {
             pair[side].clone()
         } else {
-            own[side].clone()
+            apart[side].clone()
+        }
+    };
+    let fit = |b: usize, solves: &Solves| {
+        let keys = fit_own(b, solves);
+        match turn_deg[b] {
+            Some(d) => turned(keys, d),
+            None => keys,
         }
     };
     // Every channel of the clip is fitted first, in parallel (the loop

@@ -579,7 +579,7 @@ pub fn bake_figure_shared(
                 bake::bake(
                     name,
                     view_box,
-                    &drawn_as(fig, &plan),
+                    (fig, &drawn_as(fig, &plan)),
                     (route, keyer),
                     &plan,
                     (&memo.fitted, memo.ideal),
@@ -589,7 +589,7 @@ pub fn bake_figure_shared(
         },
         || {
             if own_first {
-                keyed_clips((name, view_box), fig, (route, keyer), &none, &memo);
+                keyed_clips((name, view_box), (fig, fig), (route, keyer), &none, &memo);
             } else {
                 plan_chains((name, view_box), fig, route, keyer, &memo.chains);
             }
@@ -633,7 +633,7 @@ pub fn bake_figure_shared(
             worst_on(fig, fb, bones) <= worst_on(fig, own, bones)
         } else {
             // (every clip: a clip the pair does not play in still differs
-            // by the pose the shared keys are drawn in)
+            // by the rounding of the turned keys)
             no_worse(fig, fb, own, (bones, &vec![true; clips.len()]), within_px)
         }
     };
@@ -772,10 +772,9 @@ const SLIP_SLACK_PX: f64 = 0.005;
 /// probe on the bones marked in `bones` within `within_px` (at the
 /// report's rounding), foot slip within [`SLIP_SLACK_PX`] (which
 /// [`no_worse`] overlooks against any slip), and every IK target reached.
-/// A clip no pair plays in keeps its bones' budgets in every try; it
-/// differs from the bake with keys of their own only by the pose the
-/// shared keys are drawn in, and the tolerance loop measures it with the
-/// whole file.
+/// A clip the pair does not play in is written as without reuse but for
+/// the rounding of a reused chain's turned keys (see `bake::bake`), and
+/// the tolerance loop measures it with the whole file.
 pub(crate) fn within_any(
     fig: &Figure,
     a: &FigureBake,
@@ -931,7 +930,7 @@ impl<'a> CallMemo<'a> {
 /// the chains' key plans chosen meanwhile into `memo` ([`plan_chains`]).
 fn keyed_clips(
     (name, view_box): (&str, [f64; 4]),
-    fig: &Figure,
+    (own, fig): (&Figure, &Figure),
     (route, keyer): (Route, bake::Keyer),
     plan: &reuse::Plan,
     memo: &CallMemo,
@@ -941,7 +940,7 @@ fn keyed_clips(
             bake::bake(
                 name,
                 view_box,
-                fig,
+                (own, fig),
                 (route, keyer),
                 plan,
                 (&memo.fitted, memo.ideal),
@@ -1012,9 +1011,10 @@ fn bake_unwritten(
     plan: &reuse::Plan,
     memo: &CallMemo,
 ) -> Unwritten {
-    let drawn = drawn_as(fig, plan);
+    let own = fig;
+    let drawn = drawn_as(own, plan);
     let fig = &*drawn;
-    let mut clips = keyed_clips((name, view_box), fig, (route, keyer), plan, memo);
+    let mut clips = keyed_clips((name, view_box), (own, fig), (route, keyer), plan, memo);
     let mut notes = Vec::new();
     for (fc, chains) in fig.clips.iter().zip(&plan.chains).take(clips.len()) {
         for &(a, b, delay_s) in chains {
