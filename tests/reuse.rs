@@ -248,17 +248,7 @@ fn walker_jogger_runner_and_stickman_reuse_their_far_limbs() {
         );
         // against the same rig with keys of its own, keyed alike: smaller,
         // and no probe worse unless within the goal
-        let own = figure::bake_planned_keyed(
-            &rig.name,
-            rig.view_box,
-            fig,
-            (Route::Css, keyer),
-            None,
-            &reuse::Plan::none(fig),
-        );
-        let ideal = figure::ideal::Ideal::default();
-        let route = (Route::Css, keyer, Some(goal));
-        let fb = figure::bake_figure_shared(&rig.name, rig.view_box, fig, route, None, &ideal);
+        let (fb, own) = to_goal_and_own(&rig, keyer, goal);
         assert_eq!(fb.svg, css.svg, "{name}: the default bake keys as `keyer`");
         assert!(
             fb.svg.len() < own.svg.len(),
@@ -268,6 +258,24 @@ fn walker_jogger_runner_and_stickman_reuse_their_far_limbs() {
         );
         no_worse_or_within(name, &fb, &own, goal);
     }
+}
+
+/// A bone-tree rig baked on the css route with its channels keyed as
+/// `keyer`, its reuse pairs judged against `goal` as a bake to that goal
+/// judges them; and with keys of its own, keyed alike.
+fn to_goal_and_own(
+    rig: &Rig,
+    keyer: rigbake::figure::bake::Keyer,
+    goal: f64,
+) -> (FigureBake, FigureBake) {
+    let fig = rig.figure.as_ref().expect("a bone tree");
+    let ideal = figure::ideal::Ideal::default();
+    let route = (Route::Css, keyer, Some(goal));
+    let fb = figure::bake_figure_shared(&rig.name, rig.view_box, fig, route, None, &ideal);
+    let none = reuse::Plan::none(fig);
+    let keyed = (Route::Css, keyer);
+    let own = figure::bake_planned_keyed(&rig.name, rig.view_box, fig, keyed, None, &none);
+    (fb, own)
 }
 
 /// Every probe of `fb` (every clip) measures no worse than in `own` at the
@@ -336,18 +344,7 @@ fn reuse_judged_against_any_goal_keeps_it_or_does_no_worse() {
                 fit: rigbake::fit::Fit::Cubic,
                 shortest_shape: true,
             };
-            let ideal = figure::ideal::Ideal::default();
-            let route = (Route::Css, keyer, Some(goal));
-            let fb = figure::bake_figure_shared(&rig.name, rig.view_box, fig, route, None, &ideal);
-            let none = reuse::Plan::none(fig);
-            let own = figure::bake_planned_keyed(
-                &rig.name,
-                rig.view_box,
-                fig,
-                (Route::Css, keyer),
-                None,
-                &none,
-            );
+            let (fb, own) = to_goal_and_own(&rig, keyer, goal);
             reused += fb.notes.iter().any(|n| n.starts_with("key reuse")) as usize;
             no_worse_or_within(name, &fb, &own, goal);
         }
