@@ -266,9 +266,10 @@ fn fitted_keys(
 
 /// What the bakes of one call (the tries of a reuse plan, see
 /// [`super::bake_figure_keyed`]) fit alike: each channel's keys, by clip
-/// index, bone, reach (the budget's divisor) and the bone's drawn angle
-/// (its keys are its local angle minus that one, whatever the rest of the
-/// drawn pose); the figure, route and keyer are the call's, so nothing
+/// index, bone, reach (the budget's divisor) and the rest angle the bone
+/// is keyed about (its keys are its local angle minus that one, whatever
+/// the rest of the drawn pose; see [`bake`] for a bone keyed in its own
+/// pose and drawn in another); the figure, route and keyer are the call's, so nothing
 /// else they read can differ.
 /// Tries baked in parallel share it; two racing tries may fit one channel
 /// twice, and either result is the same. (The ideal motion they fit to is
@@ -277,7 +278,8 @@ fn fitted_keys(
 pub(crate) struct Fitted {
     channels: Memo<ChannelKey, Option<Vec<Key>>>,
     /// An `ik` entry's two channels fitted together: clip index, entry,
-    /// budget scale's bits, the two bones' drawn angles' bits.
+    /// budget scale's bits, the bits of the two bones' rest angles they are
+    /// keyed about.
     pairs: Memo<PairKey, [Option<Vec<Key>>; 2]>,
     /// The clip's other fitted tracks (IK targets' paths, root motion with
     /// a `move`, heads' counter tracks), by what they are fitted from
@@ -318,11 +320,12 @@ enum TrackKey {
 }
 
 /// An `ik` entry's two channels in [`Fitted`]: clip index, entry, budget
-/// scale's bits, the two bones' drawn angles' bits.
+/// scale's bits, the bits of the two bones' rest angles they are keyed
+/// about.
 type PairKey = (usize, usize, u64, u64, u64);
 
 /// A fitted channel in [`Fitted`]: clip index, bone, reach's bits, the
-/// bone's drawn angle's bits.
+/// bits of the rest angle the bone is keyed about.
 type ChannelKey = (usize, usize, u64, u64);
 
 pub(crate) type Memo<K, V> = std::sync::Mutex<std::collections::BTreeMap<K, V>>;
@@ -523,7 +526,6 @@ pub fn eased_keys(tr: &EasedTrack, value: impl Fn(f64) -> f64, decimals: u32) ->
     keys
 }
 
-/// A track that holds `v` for the whole period (keys at 0 and 1, linear).
 /// A bone's rotation keys (`None`: none, the bone at rest) turned by `d`
 /// degrees, at the written rounding: the same motion about a rest pose `d`
 /// away.
@@ -542,6 +544,7 @@ fn turned(keys: Option<Vec<Key>>, d: f64) -> Option<Vec<Key>> {
     }
 }
 
+/// A track that holds `v` for the whole period (keys at 0 and 1, linear).
 fn constant_keys(v: f64) -> Vec<Key> {
     [0.0, 1.0]
         .map(|t| Key {

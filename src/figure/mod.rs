@@ -699,11 +699,17 @@ pub fn bake_figure_shared(
         };
         fb = tried(&open, &plan, tighter);
     }
-    let reusing: Vec<bool> = plan.chains.iter().map(|c| !c.is_empty()).collect();
+    // the clips with reuse (with a goal, the tolerance loop measures the
+    // others with the whole file; without, every clip)
+    let judged: Vec<bool> = plan
+        .chains
+        .iter()
+        .map(|c| goal_px.is_none() || !c.is_empty())
+        .collect();
     if kept(
         &fb,
         &mut own,
-        (&vec![true; fig.bones.len()], &reusing),
+        (&vec![true; fig.bones.len()], &judged),
         false,
     ) {
         fb.write(fig, prefix)
