@@ -269,8 +269,8 @@ fn fitted_keys(
 /// index, bone, reach (the budget's divisor) and the rest angle the bone
 /// is keyed about (its keys are its local angle minus that one, whatever
 /// the rest of the drawn pose; see [`bake`] for a bone keyed in its own
-/// pose and drawn in another); the figure, route and keyer are the call's, so nothing
-/// else they read can differ.
+/// pose and drawn in another); the figure, route and keyer are the
+/// call's, so nothing else they read can differ.
 /// Tries baked in parallel share it; two racing tries may fit one channel
 /// twice, and either result is the same. (The ideal motion they fit to is
 /// the figure's, whatever the call: [`super::ideal::Ideal`].)
