@@ -19,6 +19,15 @@
 //! empty). SIGINT/SIGTERM during the staging removes the temporaries and the
 //! created directories ([`interrupt`]); the renames are not interrupted.
 //!
+//! An output path that is a symbolic link names the file the link leads
+//! to: that file is replaced (or made) as above and the link stays. An
+//! output that is neither a regular file nor a directory (a device such as
+//! `/dev/null`, a FIFO) cannot be replaced by a rename without removing it:
+//! its bytes are written into it in place, once every output is staged and
+//! before any is replaced, so a failure there (`/dev/full`) still leaves
+//! every other output untouched (what was written into the device itself
+//! cannot be taken back).
+//!
 //! What a command prints on standard output (an SVG or report sent to
 //! `-`, a table, the summary) is printed after its files are staged and
 //! before they are committed ([`write_all_then`]): if standard output
@@ -78,9 +87,11 @@ struct Resolved {
 
 impl Resolved {
     fn of(path: &Path) -> Self {
+        // (a link that leads nowhere yet names the file it would make)
+        let path = link_target(path).unwrap_or_else(|_| path.to_path_buf());
         Resolved {
-            id: file_id(path),
-            name: canonical_name(path),
+            id: file_id(&path),
+            name: canonical_name(&path),
         }
     }
 
@@ -220,6 +231,38 @@ pub(crate) fn write_all_then(
     tx.commit(staged)
 }
 
+/// The most symbolic links [`link_target`] follows in a row (Linux's own
+/// limit).
+const MAX_LINKS: usize = 40;
+
+/// Where writing to `path` lands: `path` itself or, where it is a symbolic
+/// link (however many in a row), the file the links lead to, which need
+/// not exist yet. Renaming a file over the link itself would cut it.
+fn link_target(path: &Path) -> Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p)
+                    .with_context(|| format!("{}: cannot read the link", p.display()))?;
+                // (an absolute `to` replaces the directory it is joined to)
+                p = match p.parent() {
+                    Some(d) => d.join(to),
+                    None => to,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    bail!("{}: too many levels of symbolic links", path.display())
+}
+
+/// Whether `path` is neither a regular file nor a directory: a device, a
+/// FIFO, a socket (see the module docs).
+fn special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 /// Whether `path` is a file that already holds exactly `bytes`.
 fn unchanged(path: &Path, bytes: &[u8]) -> bool {
     match std::fs::metadata(path) {
@@ -230,13 +273,18 @@ fn unchanged(path: &Path, bytes: &[u8]) -> bool {
     }
 }
 
-/// One output written to its temporary file (closed, so a batch of
-/// thousands holds no descriptors), waiting for [`Transaction::commit`].
-/// Dropping it removes the temporary.
-pub(crate) struct Staged {
-    tmp: tempfile::TempPath,
-    _on_signal: interrupt::Registered,
-    path: PathBuf,
+/// One output ready for [`Transaction::commit`].
+pub(crate) enum Staged {
+    /// Written to its temporary file (closed, so a batch of thousands
+    /// holds no descriptors), to be renamed over `path`. Dropping it
+    /// removes the temporary.
+    Renamed {
+        tmp: tempfile::TempPath,
+        _on_signal: interrupt::Registered,
+        path: PathBuf,
+    },
+    /// A special file's bytes, to be written into it in place.
+    InPlace { path: PathBuf, bytes: Vec<u8> },
 }
 
 /// Outputs written all or nothing, one at a time: [`Transaction::stage`]
@@ -271,12 +319,21 @@ impl Transaction {
         }
     }
 
-    /// Writes `o` to a registered temporary file beside its target, or
-    /// nothing (`None`) when the target already holds exactly these bytes.
+    /// Writes `o` to a registered temporary file beside its target (the
+    /// file a symbolic link leads to), keeps its bytes for a special file,
+    /// or does nothing (`None`) when the target already holds exactly these
+    /// bytes.
     pub(crate) fn stage(&self, o: &Output) -> Result<Option<Staged>> {
-        let path = o.path.as_path();
-        if path.is_dir() {
-            bail!("{}: is a directory, expected a file path", path.display());
+        if o.path.is_dir() {
+            bail!("{}: is a directory, expected a file path", o.path.display());
+        }
+        let target = link_target(&o.path)?;
+        let path = target.as_path();
+        if special(path) {
+            return Ok(Some(Staged::InPlace {
+                path: path.to_path_buf(),
+                bytes: o.bytes.to_vec(),
+            }));
         }
         if unchanged(path, o.bytes) {
             return Ok(None);
@@ -333,7 +390,7 @@ impl Transaction {
         tmp.write_all(o.bytes)
             .and_then(|_| tmp.flush())
             .with_context(|| format!("{}: cannot write", path.display()))?;
-        Ok(Some(Staged {
+        Ok(Some(Staged::Renamed {
             tmp: tmp.into_temp_path(),
             _on_signal: reg,
             path: path.to_path_buf(),
@@ -342,8 +399,23 @@ impl Transaction {
 
     /// Puts every staged file in place in the given order, or none (see
     /// the module docs); on failure also removes the directories made.
+    /// Special files are written first, outside the critical section (a
+    /// FIFO's write waits for a reader and may be interrupted): when one
+    /// fails, nothing is replaced yet.
     pub(crate) fn commit(mut self, staged: Vec<Staged>) -> Result<()> {
-        commit(staged)?;
+        let (in_place, renamed): (Vec<Staged>, Vec<Staged>) = staged
+            .into_iter()
+            .partition(|s| matches!(s, Staged::InPlace { .. }));
+        for s in &in_place {
+            if let Staged::InPlace { path, bytes } = s {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+                    .with_context(|| format!("{}: cannot write", path.display()))?;
+            }
+        }
+        commit(renamed)?;
         self.committed = true;
         Ok(())
     }
@@ -410,7 +482,11 @@ fn commit(staged: Vec<Staged>) -> Result<()> {
     let _gate = interrupt::critical();
     let mut done: Vec<(&Path, Option<tempfile::NamedTempFile<()>>)> = Vec::new();
     let mut failure = None;
-    for Staged { tmp, path, .. } in &staged {
+    let renamed = staged.iter().filter_map(|s| match s {
+        Staged::Renamed { tmp, path, .. } => Some((tmp, path)),
+        Staged::InPlace { .. } => None,
+    });
+    for (tmp, path) in renamed {
         let backup = match backup(path) {
             Ok(b) => b,
             Err(e) => {
@@ -430,7 +506,9 @@ fn commit(staged: Vec<Staged>) -> Result<()> {
         // The temporaries are the outputs now: forget their names (the
         // backups are removed as they drop).
         for s in staged {
-            let _ = s.tmp.keep();
+            if let Staged::Renamed { tmp, .. } = s {
+                let _ = tmp.keep();
+            }
         }
         return Ok(());
     };

@@ -765,3 +765,198 @@ wait
         }
     }
 }
+
+/// Every command that writes a file, each with the path of that file and
+/// the arguments that write it (in a [`scratch`] directory whose drawing
+/// `seed-nested.template.svg` is made first).
+fn file_writers() -> Vec<(Vec<&'static str>, &'static str)> {
+    vec![
+        (vec!["bake", "rig.json", "-o", "w.svg"], "w.svg"),
+        (vec!["bake", "rig.json", "-o", "dir"], "dir/seed-nested.svg"),
+        (
+            vec!["bake", "rig.json", "-o", "o.svg", "--report", "w.json"],
+            "w.json",
+        ),
+        (
+            vec![
+                "bake",
+                "rig.json",
+                "--art",
+                "seed-nested.template.svg",
+                "-o",
+                "w.svg",
+            ],
+            "w.svg",
+        ),
+        (
+            vec!["sweep", "rig.json", "--keys", "4..5", "--plot", "w.svg"],
+            "w.svg",
+        ),
+        (vec!["lower", "rig.json", "-o", "w.json"], "w.json"),
+        (
+            vec!["template", "rig.json", "-o", "tpl"],
+            "tpl/seed-nested.template.svg",
+        ),
+    ]
+}
+
+/// A scratch directory for [`file_writers`], with the directories their
+/// outputs go into.
+fn writer_scratch() -> tempfile::TempDir {
+    let dir = scratch();
+    let d = dir.path();
+    let t = rigbake()
+        .current_dir(d)
+        .args(["template", "rig.json", "-o", "."])
+        .output()
+        .unwrap();
+    assert!(t.status.success(), "{t:?}");
+    fs::create_dir(d.join("dir")).unwrap();
+    fs::create_dir(d.join("tpl")).unwrap();
+    dir
+}
+
+/// `args` run in `dir` (standard output taken and dropped).
+fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    rigbake().current_dir(dir).args(args).output().unwrap()
+}
+
+/// The class of every output path that is a symbolic link, for every
+/// command that writes a file: the file the link leads to gets the bytes
+/// (made where it does not exist yet, through a chain of two links too)
+/// and the link stays a link. (Renaming over the path cut the link and
+/// left its file with the old bytes.)
+#[test]
+fn an_output_that_is_a_link_writes_the_file_it_leads_to() {
+    for (args, file) in file_writers() {
+        let dir = writer_scratch();
+        let d = dir.path();
+        let out = run_in(d, &args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let want = fs::read(d.join(file)).unwrap();
+        fs::remove_file(d.join(file)).unwrap();
+        fs::create_dir(d.join("real")).unwrap();
+        // an existing file, behind one link and behind two
+        fs::write(d.join("real/old"), "old").unwrap();
+        std::os::unix::fs::symlink(d.join("real/old"), d.join("real/hop")).unwrap();
+        for to in ["real/old", "real/hop"] {
+            let _ = fs::remove_file(d.join(file));
+            std::os::unix::fs::symlink(d.join(to), d.join(file)).unwrap();
+            fs::write(d.join("real/old"), "old").unwrap();
+            let out = run_in(d, &args);
+            assert!(out.status.success(), "{args:?} via {to}: {out:?}");
+            let meta = fs::symlink_metadata(d.join(file)).unwrap();
+            assert!(meta.file_type().is_symlink(), "{args:?}: the link was cut");
+            assert_eq!(
+                fs::read(d.join("real/old")).unwrap(),
+                want,
+                "{args:?} via {to}"
+            );
+        }
+        // a link to a file not made yet (relative, as `ln -s` writes it)
+        fs::remove_file(d.join(file)).unwrap();
+        let up = if file.contains('/') { "../" } else { "" };
+        std::os::unix::fs::symlink(format!("{up}real/new"), d.join(file)).unwrap();
+        let out = run_in(d, &args);
+        assert!(out.status.success(), "{args:?} to a new file: {out:?}");
+        assert!(
+            fs::symlink_metadata(d.join(file))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(d.join("real/new")).unwrap(), want, "{args:?}");
+        assert!(temporaries(d).is_empty(), "{args:?} left temporaries");
+    }
+}
+
+/// Makes a FIFO or a device node at `path` (`libc::mkfifo`, `libc::mknod`);
+/// whether it could (a device node needs root).
+fn make_node(path: &Path, mode: libc::mode_t, dev: libc::dev_t) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+    unsafe { libc::mknod(c.as_ptr(), mode | 0o666, dev) == 0 }
+}
+
+/// The class of every output path that is neither a regular file nor a
+/// directory, for every command that writes a file: a FIFO stays a FIFO
+/// and its reader gets the bytes a regular file would; a device node
+/// (made as `/dev/null` and `/dev/full` are, where this runs as root)
+/// stays that device; a device that takes nothing (`/dev/full`) is exit 2
+/// in one line, and no other output of the call is written. (Renaming
+/// over such a path replaced the device or FIFO by a regular file, exit 0,
+/// a FIFO's reader got nothing, and as root `--report /dev/null` removed
+/// the system's `/dev/null`.)
+#[test]
+fn an_output_that_is_a_device_or_fifo_is_written_in_place() {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let mut devices_tested = false;
+    for (args, file) in file_writers() {
+        let dir = writer_scratch();
+        let d = dir.path();
+        let out = run_in(d, &args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let want = fs::read(d.join(file)).unwrap();
+        let path = d.join(file);
+        fs::remove_file(&path).unwrap();
+        let _ = fs::remove_file(d.join("o.svg"));
+        // a FIFO, read to its end by another thread; a second name for
+        // it lets the test end a reader still waiting should the FIFO
+        // have been replaced
+        assert!(make_node(&path, libc::S_IFIFO, 0), "mkfifo");
+        fs::hard_link(&path, d.join("fifo-again")).unwrap();
+        let reader = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut got = Vec::new();
+                fs::File::open(path).unwrap().read_to_end(&mut got).unwrap();
+                got
+            })
+        };
+        let out = run_in(d, &args);
+        let _ = fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(d.join("fifo-again"));
+        let got = reader.join().unwrap();
+        assert!(out.status.success(), "{args:?} into a FIFO: {out:?}");
+        assert!(fs::symlink_metadata(&path).unwrap().file_type().is_fifo());
+        assert_eq!(got, want, "{args:?}: what the FIFO's reader got");
+        fs::remove_file(&path).unwrap();
+        fs::remove_file(d.join("fifo-again")).unwrap();
+        // device nodes like /dev/null (1, 3) and /dev/full (1, 7) (no
+        // snapshot of the directory while one is there: reading /dev/full
+        // never ends)
+        if !make_node(&path, libc::S_IFCHR, libc::makedev(1, 3)) {
+            continue;
+        }
+        devices_tested = true;
+        let out = run_in(d, &args);
+        assert!(out.status.success(), "{args:?} into a null device: {out:?}");
+        assert!(
+            fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+        fs::remove_file(&path).unwrap();
+        let _ = fs::remove_file(d.join("o.svg"));
+        assert!(make_node(&path, libc::S_IFCHR, libc::makedev(1, 7)));
+        let out = run_in(d, &args);
+        refused(&out, &[file, "cannot write", "No space left"]);
+        assert!(
+            fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+        assert!(!d.join("o.svg").exists(), "{args:?}: wrote another output");
+        fs::remove_file(&path).unwrap();
+        assert!(temporaries(d).is_empty(), "{args:?} left temporaries");
+    }
+    if !devices_tested {
+        eprintln!("device nodes not tested: mknod needs root");
+    }
+}
