@@ -12,7 +12,9 @@
 //!   length (kurbo's arc length, accurate to [`ARCLEN_ACCURACY`] px), from
 //!   `start` (fraction of the length) forward or in reverse. Segments of
 //!   zero length (repeated points, a `Z` back onto the start) take no time
-//!   and are dropped.
+//!   and are dropped; a segment is cut where it stops and turns back (a
+//!   cusp, [`split_at_cusps`]), so its arc length is measured in smooth
+//!   pieces.
 //! - `gait`: seed 000's foot path relative to `origin` (the point under the
 //!   hip): for the first `duty` of the cycle the foot slides linearly on the
 //!   ground from `+stride/2` to `−stride/2` (stance); then it swings back
@@ -24,7 +26,7 @@
 use crate::geom::{Rem1, Vec2, Vec2Ext};
 use crate::valid::{MAX_COORD, RigError};
 use crate::valid::{check_len as positive, check_num as num, check_point as point, invalid};
-use kurbo::{ParamCurve, ParamCurveArclen, PathSeg};
+use kurbo::{ParamCurve, ParamCurveArclen, ParamCurveDeriv, PathSeg};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{PI, TAU};
@@ -582,6 +584,65 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
     Ok(Trajectory::Track { keys, eases })
 }
 
+/// How slow, against its control polygon's length, a curve must get at an
+/// interior minimum of its speed for [`split_at_cusps`] to split it there.
+const CUSP_SPEED: f64 = 1e-3;
+
+/// Samples per segment where [`split_at_cusps`] looks for speed minima.
+const CUSP_SAMPLES: usize = 64;
+
+/// `seg` split at each interior minimum of its speed below [`CUSP_SPEED`]
+/// of its control polygon's length: a cusp, where the curve stops and
+/// turns back. Arc length (kurbo's adaptive quadrature) converges slowly
+/// across a cusp, where the speed has a kink (|B′(u)| ≈ c·|u − u₀|), and
+/// quickly on either side of it: a cusp 1,000 px across took seconds per
+/// bake, split it takes milliseconds. The pieces trace the same curve, so
+/// the path, its length and its points are the same; a segment without
+/// such a minimum (every segment of the example rigs) is returned whole.
+fn split_at_cusps(seg: PathSeg) -> Vec<PathSeg> {
+    let speed2 = |u: f64| match seg {
+        PathSeg::Cubic(c) => c.deriv().eval(u).to_vec2().hypot2(),
+        PathSeg::Quad(q) => q.deriv().eval(u).to_vec2().hypot2(),
+        PathSeg::Line(_) => 1.0,
+    };
+    let poly = match seg {
+        PathSeg::Cubic(c) => (c.p1 - c.p0).hypot() + (c.p2 - c.p1).hypot() + (c.p3 - c.p2).hypot(),
+        PathSeg::Quad(q) => (q.p1 - q.p0).hypot() + (q.p2 - q.p1).hypot(),
+        PathSeg::Line(_) => return vec![seg],
+    };
+    let slow2 = (CUSP_SPEED * poly).powi(2);
+    let n = CUSP_SAMPLES;
+    let at: Vec<f64> = (0..=n).map(|k| speed2(k as f64 / n as f64)).collect();
+    let mut cuts = Vec::new();
+    for k in 1..n {
+        if at[k] <= at[k - 1] && at[k] < at[k + 1] {
+            // the minimum within the neighbouring samples, by golden section
+            let (mut lo, mut hi) = ((k - 1) as f64 / n as f64, (k + 1) as f64 / n as f64);
+            for _ in 0..60 {
+                let (a, b) = (lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618);
+                if speed2(a) < speed2(b) {
+                    hi = b;
+                } else {
+                    lo = a;
+                }
+            }
+            let u = (lo + hi) / 2.0;
+            if speed2(u) < slow2 && u > 0.0 && u < 1.0 {
+                cuts.push(u);
+            }
+        }
+    }
+    if cuts.is_empty() {
+        return vec![seg];
+    }
+    let mut ends = vec![0.0];
+    ends.extend(cuts);
+    ends.push(1.0);
+    ends.windows(2)
+        .map(|w| seg.subsegment(w[0]..w[1]))
+        .collect()
+}
+
 fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
     let bez = crate::valid::path_data(&format!("{p}.d"), &pf.d)?;
     let all: Vec<PathSeg> = bez.segments().collect();
@@ -635,7 +696,7 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
     let mut lens = Vec::with_capacity(all.len());
     let mut cum = Vec::with_capacity(all.len());
     let mut total = 0.0;
-    for s in all {
+    for s in all.into_iter().flat_map(split_at_cusps) {
         let len = s.arclen(ARCLEN_ACCURACY);
         if len > MIN_SEGMENT_PX {
             total += len;
@@ -1126,8 +1187,8 @@ mod tests {
     }
 
     /// `inv_arclen_of` with the segment's measured length is kurbo's
-    /// `inv_arclen` to the bit: lines, quads and cubics (a loop, a cusp, a
-    /// nearly straight one), at and beyond both ends and at every
+    /// `inv_arclen` to the bit: lines, quads and cubics (an arch, two
+    /// cusps, a nearly straight one), at and beyond both ends and at every
     /// thousandth of the length between.
     #[test]
     fn inv_arclen_with_a_known_length_is_kurbos_to_the_bit() {
@@ -1173,6 +1234,122 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Cubics and quads made to stop at a random interior parameter u₀ (a
+    /// cusp: B′(u₀) = 0, in any direction and at any scale up to 1,000 px)
+    /// are cut there and nowhere else; the pieces trace the same points,
+    /// and no piece keeps an interior speed minimum below the cut's
+    /// threshold. Smooth segments (an arch, a loop, a nearly straight one,
+    /// a quad, a line) are returned whole.
+    #[test]
+    fn segments_are_cut_at_their_cusps_only() {
+        use kurbo::{CubicBez, Line, Point, QuadBez};
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let same_points = |seg: PathSeg, pieces: &[PathSeg], cuts: &[f64]| {
+            let mut ends = vec![0.0];
+            ends.extend(cuts);
+            ends.push(1.0);
+            for (piece, w) in pieces.iter().zip(ends.windows(2)) {
+                for k in 0..=8 {
+                    let v = k as f64 / 8.0;
+                    let (a, b) = (piece.eval(v), seg.eval(w[0] + (w[1] - w[0]) * v));
+                    assert!((a - b).hypot() < 1e-6, "{seg:?} {w:?} at {v}");
+                }
+            }
+        };
+        let no_slow_minimum = |piece: &PathSeg| {
+            assert_eq!(split_at_cusps(*piece).len(), 1, "{piece:?} cut again");
+        };
+        for case in 0..400 {
+            let scale = [1.0, 30.0, 1000.0][case % 3];
+            let mut p = || Point::new(scale * (rnd() - 0.5), scale * (rnd() - 0.5));
+            let (p0, p1, p3) = (p(), p(), p());
+            let u0 = 0.05 + 0.9 * rnd();
+            let (seg, cuts) = if case % 2 == 0 {
+                // (1−u)²(P1−P0) + 2(1−u)u(P2−P1) + u²(P3−P2) = 0 for P2
+                let den = 2.0 * u0 - 3.0 * u0 * u0;
+                if den.abs() < 0.05 {
+                    continue;
+                }
+                let m = 1.0 - u0;
+                let p2 = ((p0.to_vec2() - p1.to_vec2()) * (m * m) + p1.to_vec2() * (2.0 * m * u0)
+                    - p3.to_vec2() * (u0 * u0))
+                    / den;
+                let c = CubicBez::new(p0, p1, p2.to_point(), p3);
+                (PathSeg::Cubic(c), vec![u0])
+            } else {
+                // (1−u)(P1−P0) + u(P2−P1) = 0 for P2
+                let p2 = p1 - (p1 - p0) * ((1.0 - u0) / u0);
+                (PathSeg::Quad(QuadBez::new(p0, p1, p2)), vec![u0])
+            };
+            let pieces = split_at_cusps(seg);
+            assert_eq!(pieces.len(), 2, "case {case}: {seg:?} at {u0}");
+            same_points(seg, &pieces, &cuts);
+            pieces.iter().for_each(no_slow_minimum);
+        }
+        // the rig the cut was made for: a line traced out and back, with
+        // two cusps
+        let line_back = PathSeg::Cubic(CubicBez::new(
+            (0.0, 0.0),
+            (1000.0, 1000.0),
+            (-1000.0, -1000.0),
+            (0.0, 0.0),
+        ));
+        let r3 = 3f64.sqrt();
+        let cuts = [(3.0 - r3) / 6.0, (3.0 + r3) / 6.0];
+        let pieces = split_at_cusps(line_back);
+        assert_eq!(pieces.len(), 3);
+        same_points(line_back, &pieces, &cuts);
+        // the textbook cusp, at u = 0.5
+        let textbook = PathSeg::Cubic(CubicBez::new(
+            (0.0, 0.0),
+            (100.0, 100.0),
+            (0.0, 100.0),
+            (100.0, 0.0),
+        ));
+        let pieces = split_at_cusps(textbook);
+        assert_eq!(pieces.len(), 2);
+        same_points(textbook, &pieces, &[0.5]);
+        let narrower = PathSeg::Cubic(CubicBez::new(
+            (0.0, 0.0),
+            (60.0, 40.0),
+            (0.0, 40.0),
+            (60.0, 0.0),
+        ));
+        let pieces = split_at_cusps(narrower);
+        assert_eq!(pieces.len(), 2);
+        same_points(narrower, &pieces, &[0.5]);
+        for seg in [
+            PathSeg::Cubic(CubicBez::new(
+                (160.0, 250.0),
+                (190.0, 222.0),
+                (260.0, 222.0),
+                (280.0, 250.0),
+            )),
+            PathSeg::Cubic(CubicBez::new(
+                (0.0, 0.0),
+                (120.0, 80.0),
+                (-20.0, 80.0),
+                (100.0, 0.0),
+            )),
+            PathSeg::Cubic(CubicBez::new(
+                (0.0, 0.0),
+                (1.0, 1e-3),
+                (2.0, -1e-3),
+                (3.0, 0.0),
+            )),
+            PathSeg::Quad(QuadBez::new((0.0, 0.0), (50.0, 80.0), (100.0, 0.0))),
+            PathSeg::Line(Line::new((0.0, 0.0), (30.0, -40.0))),
+        ] {
+            assert_eq!(split_at_cusps(seg), vec![seg], "{seg:?}");
         }
     }
 
