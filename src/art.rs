@@ -93,7 +93,9 @@
 //!   `<svg>` with a `transform`, a `style` on a part, inside it or above it
 //!   that moves what it draws (module `css`: the transform properties,
 //!   `offset-*`, and on a shape geometry properties such as `x` or `d`), a
-//!   `transform-origin` beside a `transform` attribute there, and a
+//!   `transform-origin` beside a `transform` attribute there, SMIL that
+//!   moves the part, something inside it or above it
+//!   ([`moving_animations`]), and a
 //!   drawing whose `<style>` sheet declares a transform or `offset-*`
 //!   property: their placement cannot be known from attributes alone.
 //! - Non-uniform scales and skews on ancestors are handled (the motion is
@@ -534,16 +536,11 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     let node_of = |f: &Found| doc.get_node(f.node).expect("node id from this document");
 
     // Placement checks for every part.
+    let smil = moving_animations(&doc);
     for (name, f) in &parts {
         let (role, _) = role_of(name, cycling).expect("parts are named by role");
-        check_place(
-            root,
-            node_of(f),
-            name,
-            f.line,
-            matches!(role, Role::Marker(_)),
-            &lines,
-        )?;
+        let marker = matches!(role, Role::Marker(_));
+        check_place(root, node_of(f), (name, f.line, marker), &lines, &smil)?;
     }
 
     // Nesting rules between animated parts: a shin may sit inside its own
@@ -1172,15 +1169,61 @@ fn out_of_bounds(m: Affine) -> Option<String> {
     }
 }
 
+/// The drawing's SMIL animations that move what they animate, by the node
+/// of the element each animates (the one its `href` names, else its
+/// parent): `<animateTransform>`, `<animateMotion>`, and `<animate>` or
+/// `<set>` of a property that moves what any element draws
+/// ([`css::MOVING`]) or, on a shape, of its geometry
+/// ([`css::SMIL_GEOMETRY`]). Each with its element's name and start.
+fn moving_animations(doc: &roxmltree::Document) -> HashMap<roxmltree::NodeId, (String, usize)> {
+    const XLINK: &str = "http://www.w3.org/1999/xlink";
+    let ids: HashMap<&str, roxmltree::Node> = doc
+        .descendants()
+        .filter_map(|n| Some((n.attribute("id")?, n)))
+        .collect();
+    let mut out = HashMap::new();
+    for a in doc.descendants().filter(|n| n.is_element()) {
+        if a.tag_name().namespace() != Some(SVG_NS) {
+            continue;
+        }
+        let tag = a.tag_name().name();
+        if !["animate", "set", "animateTransform", "animateMotion"].contains(&tag) {
+            continue;
+        }
+        let href = a.attribute("href").or_else(|| a.attribute((XLINK, "href")));
+        let target = match href {
+            Some(h) => h
+                .trim()
+                .strip_prefix('#')
+                .and_then(|id| ids.get(id).copied()),
+            None => a.parent_element(),
+        };
+        let Some(target) = target else { continue };
+        let shape = !matches!(target.tag_name().name(), "g" | "a" | "svg");
+        let moves = match tag {
+            "animateTransform" | "animateMotion" => true,
+            _ => a.attribute("attributeName").is_some_and(|n| {
+                let n = n.trim().to_ascii_lowercase();
+                css::MOVING.contains(&n.as_str())
+                    || (shape && css::SMIL_GEOMETRY.contains(&n.as_str()))
+            }),
+        };
+        if moves {
+            out.entry(target.id())
+                .or_insert_with(|| (tag.to_string(), a.range().start));
+        }
+    }
+    out
+}
+
 /// Where a part (or marker) may sit and what it may be (see the module's
-/// limits).
+/// limits); `smil` is the drawing's [`moving_animations`].
 fn check_place(
     root: roxmltree::Node,
     node: roxmltree::Node,
-    name: &str,
-    line: u32,
-    marker: bool,
+    (name, line, marker): (&str, u32, bool),
     lines: &LineIndex,
+    smil: &HashMap<roxmltree::NodeId, (String, usize)>,
 ) -> Result<(), ArtError> {
     for anc in node.ancestors().skip(1) {
         if anc == root || !anc.is_element() {
@@ -1221,6 +1264,16 @@ fn check_place(
             .map(|p| (p, "in its style"));
         let origin = (el.has_attribute("transform-origin") && el.has_attribute("transform"))
             .then(|| ("transform-origin".to_string(), "as an attribute"));
+        if let Some((tag, at)) = smil.get(&el.id()) {
+            let (row, at) = (lines.row(el.range().start), lines.row(*at));
+            return Err(ArtError::Unsupported {
+                line,
+                part: name.into(),
+                why: format!(
+                    "{whose} (line {row}) is moved by the drawing's <{tag}> (line {at}), which rigbake cannot follow; leave parts, what they hold and what holds them unanimated"
+                ),
+            });
+        }
         if let Some((property, how)) = in_style.or(origin) {
             let row = lines.row(el.range().start);
             return Err(ArtError::Unsupported {

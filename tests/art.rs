@@ -483,6 +483,81 @@ fn what_moves_a_part_beyond_its_transform_attributes_is_refused() {
     assert!(b.svg.contains("will-change:transform") && b.svg.contains("svg{width:100%}"));
 }
 
+/// SMIL that moves a part is refused like CSS that does: an
+/// `<animateTransform>`, `<animateMotion>`, or an `<animate>` or `<set>`
+/// of `transform` or of a shape's geometry, aimed (by `href`, by
+/// `xlink:href`, or as a child) at a part, at something inside it or at
+/// something above it. Each is exit 2, one line naming the drawing, the
+/// animation's element and line, nothing written. (Such a drawing baked,
+/// the report promised its figures, and the browser drew the near leg
+/// 50 px off its hip.) SMIL that moves nothing of a part (a colour, an
+/// opacity, a shape of its own outside the parts) bakes.
+#[test]
+fn smil_that_moves_a_part_is_refused() {
+    let art = art_text();
+    let before_end = |extra: &str| {
+        assert_eq!(art.matches("</svg>").count(), 1);
+        art.replace("</svg>", &format!("{extra}</svg>"))
+    };
+    let thigh = "<g id=\"thigh-near\">";
+    assert_eq!(art.matches(thigh).count(), 1);
+    let child = |extra: &str| art.replace(thigh, &format!("{thigh}{extra}"));
+    let xlink = "xmlns:xlink=\"http://www.w3.org/1999/xlink\"";
+    for (drawing, tag) in [
+        (
+            before_end(
+                "<animateTransform href=\"#thigh-near\" attributeName=\"transform\" type=\"translate\" to=\"50 0\" dur=\"1s\" fill=\"freeze\"/>",
+            ),
+            "<animateTransform>",
+        ),
+        (
+            before_end(&format!(
+                "<animateTransform {xlink} xlink:href=\"#far-side\" attributeName=\"transform\" type=\"rotate\" to=\"10\" dur=\"1s\"/>"
+            )),
+            "<animateTransform>",
+        ),
+        (
+            child(
+                "<animateTransform attributeName=\"transform\" type=\"rotate\" from=\"0 352 255\" to=\"360 352 255\" dur=\"1s\" repeatCount=\"indefinite\"/>",
+            ),
+            "<animateTransform>",
+        ),
+        (
+            before_end("<animateMotion href=\"#far-side\" path=\"M0 0L10 0\" dur=\"1s\"/>"),
+            "<animateMotion>",
+        ),
+        (
+            before_end(
+                "<set href=\"#thigh-near\" attributeName=\"transform\" to=\"translate(5 0)\"/>",
+            ),
+            "<set>",
+        ),
+        (
+            before_end(
+                "<animate href=\"#thigh-near-shape\" attributeName=\"d\" to=\"M0 0H9\" dur=\"1s\"/>",
+            ),
+            "<animate>",
+        ),
+    ] {
+        let err = bake_art_fails(&drawing, &[]);
+        for needle in ["drawing.svg", "line ", tag, "cannot follow"] {
+            assert!(err.contains(needle), "{tag}: {err}");
+        }
+    }
+    // a colour, an opacity and a shape of the drawing's own may move
+    let still = child(
+        "<animate attributeName=\"opacity\" values=\"1;0.5;1\" dur=\"2s\" repeatCount=\"indefinite\"/>",
+    );
+    let still = still.replace(
+        "</svg>",
+        "<animate href=\"#thigh-near-shape\" attributeName=\"fill\" to=\"red\" dur=\"1s\"/>\
+         <circle id=\"sun\" cx=\"20\" cy=\"20\" r=\"5\"/>\
+         <animateTransform href=\"#sun\" attributeName=\"transform\" type=\"translate\" to=\"9 0\" dur=\"1s\"/></svg>",
+    );
+    let b = bake_art(&still);
+    assert!(b.svg.contains("href=\"#sun\""));
+}
+
 /// A shape's length in a unit the pose check cannot read (a percentage, an
 /// em, not a number) is refused naming the attribute and its value, where
 /// it was once read as 0 and refused as a part drawn away from its pose.

@@ -475,6 +475,27 @@ fn a_bone_drawn_under_both_its_names_is_refused() {
     assert!(line.contains("\"near_thigh\" (line"), "{line}");
 }
 
+/// The bone-tree path refuses SMIL that moves a part as the cycling one
+/// does (`tests/art.rs` holds the family): here an `<animateTransform>`
+/// aimed at a thigh.
+#[test]
+fn smil_that_moves_a_bone_part_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = draw_over(&template("rigs/path-foot.json", tmp.path()));
+    let moved = chain.replace(
+        "</svg>",
+        "<animateTransform href=\"#thigh-near\" attributeName=\"transform\" type=\"translate\" to=\"50 0\" dur=\"1s\"/>\n</svg>",
+    );
+    refused(
+        LOWERED,
+        &moved,
+        &[
+            "moved by the drawing's <animateTransform> (line",
+            "cannot follow",
+        ],
+    );
+}
+
 /// The hand-drawn rider made for the cycling rig (docs/examples/rider.svg,
 /// which draws no crank arm of its own: its `crank` group holds both arms
 /// and the chainring) binds to the tree the rig lowers to: each part is

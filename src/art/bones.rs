@@ -55,8 +55,8 @@
 use super::pose::Checker;
 use super::{
     Animated, ArtError, ClipIndex, Found, Insert, Joint, LineIndex, Named, PartWrap, WrapIds,
-    check_marker, check_place, ctm_of_parent, find_parts, finish, hide, marker_at, output_scope,
-    own_transform, skeleton_text, wrap_part,
+    check_marker, check_place, ctm_of_parent, find_parts, finish, hide, marker_at,
+    moving_animations, output_scope, own_transform, skeleton_text, wrap_part,
 };
 use crate::clip::Clip;
 use crate::figure::model::Limb;
@@ -163,9 +163,10 @@ pub(super) fn animate(
         }
     }
     let node_of = |f: &Found| doc.get_node(f.node).expect("node id from this document");
+    let smil = moving_animations(doc);
     for (name, (f, role)) in &parts {
         let marker = matches!(role, Role::Marker(..));
-        check_place(root, node_of(f), name, f.line, marker, lines)?;
+        check_place(root, node_of(f), (name, f.line, marker), lines, &smil)?;
     }
 
     // the clip's chain and phase-0 transform for every bone

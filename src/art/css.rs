@@ -35,6 +35,13 @@ pub(super) const GEOMETRY: &[&str] = &[
     "x", "y", "cx", "cy", "r", "rx", "ry", "d", "width", "height",
 ];
 
+/// The attributes a SMIL `<animate>` or `<set>` may change that reshape
+/// or move a shape: [`GEOMETRY`] and the attributes of lines and
+/// polygons CSS cannot set.
+pub(super) const SMIL_GEOMETRY: &[&str] = &[
+    "x", "y", "cx", "cy", "r", "rx", "ry", "d", "width", "height", "x1", "y1", "x2", "y2", "points",
+];
+
 /// Of [`MOVING`], those whose value `none` moves nothing.
 const NONE_IS_STILL: &[&str] = &[
     "transform",
