@@ -111,6 +111,24 @@ pub enum ReadError {
 /// file of at most `input.limit()` bytes (see the module docs). A UTF-8 byte
 /// order mark is kept: the caller decides what it means.
 pub fn read_text(path: &Path, input: Input) -> Result<String, ReadError> {
+    let bytes = read_bytes(path, input)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
+        let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        ReadError::NotUtf8 {
+            path: path.to_path_buf(),
+            input,
+            line,
+            column: good.len() - start + 1,
+        }
+    })
+}
+
+/// Read a whole input file's bytes, refusing anything but a regular file
+/// of at most `input.limit()` bytes, before reading more than that: what
+/// [`read_text`] reads, and what `bake --watch` compares between saves.
+pub fn read_bytes(path: &Path, input: Input) -> Result<Vec<u8>, ReadError> {
     let io = |error| ReadError::Io {
         path: path.to_path_buf(),
         error,
@@ -134,17 +152,7 @@ pub fn read_text(path: &Path, input: Input) -> Result<String, ReadError> {
             input,
         });
     }
-    String::from_utf8(bytes).map_err(|e| {
-        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
-        let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        ReadError::NotUtf8 {
-            path: path.to_path_buf(),
-            input,
-            line,
-            column: good.len() - start + 1,
-        }
-    })
+    Ok(bytes)
 }
 
 /// Open for reading without blocking on a named pipe that has no writer

@@ -436,8 +436,23 @@ pub(crate) fn cmd_watch(run: &BakeRun) -> Result<Exit> {
     rigbake::interrupt::stop_on_signal(stop.clone());
     let mut files: Vec<PathBuf> = run.rigs.to_vec();
     files.extend(run.art.map(Path::to_path_buf));
-    let contents =
-        || -> Vec<Option<Vec<u8>>> { files.iter().map(|f| std::fs::read(f).ok()).collect() };
+    // (read as a bake reads them: a save that leaves a FIFO, a device or
+    // an oversized file is read no further than a bake would, and its
+    // bake says why)
+    let kind = |i: usize| {
+        if i < run.rigs.len() {
+            rigbake::input::Input::Rig
+        } else {
+            rigbake::input::Input::Drawing
+        }
+    };
+    let contents = || -> Vec<Option<Vec<u8>>> {
+        files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| rigbake::input::read_bytes(f, kind(i)).ok())
+            .collect()
+    };
     let once = || {
         if let Err(e) = bake_once(run) {
             eprintln!("rigbake: error: {}", rigbake::input::error_line(&*e));

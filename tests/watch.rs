@@ -369,3 +369,67 @@ fn a_missing_directory_is_one_error_line() {
     assert_eq!(err.matches("No such file").count(), 1, "{err}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// The class of saves that leave something a bake refuses to read (a
+/// FIFO, an oversized file, a character device where this runs as root):
+/// the watch reads no more of it than a bake would, says why in one line,
+/// keeps watching and bakes the next good save once. (The watch read
+/// each save whole before comparing: a FIFO blocked it for good, a zero
+/// device grew its memory by gigabytes a second, a 3 GiB file took 3 GB.)
+#[test]
+fn a_save_that_leaves_no_regular_file_is_refused_and_the_watch_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("rig.json");
+    let out = dir.path().join("out.svg");
+    let seed = seed_text();
+    std::fs::write(&rig, &seed).unwrap();
+    let mut w = start_watch(&rig, &out);
+    let make = |path: &Path, mode: libc::mode_t, dev: libc::dev_t| {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+        unsafe { libc::mknod(c.as_ptr(), mode | 0o666, dev) == 0 }
+    };
+    let big = |path: &Path| {
+        let f = std::fs::File::create(path).unwrap();
+        f.set_len(3 << 30).unwrap();
+        true
+    };
+    // (what the save leaves, made at the rig's path; false where it cannot)
+    type Put<'a> = Box<dyn Fn(&Path) -> bool + 'a>;
+    let cases: Vec<(&str, Put)> = vec![
+        ("named pipe", Box::new(|p| make(p, libc::S_IFIFO, 0))),
+        ("larger than", Box::new(big)),
+        (
+            "character device",
+            Box::new(|p| make(p, libc::S_IFCHR, libc::makedev(1, 5))),
+        ),
+    ];
+    for (i, (why, put)) in cases.iter().enumerate() {
+        std::fs::remove_file(&rig).unwrap();
+        if !put(&rig) {
+            eprintln!("{why}: not tested (mknod needs root)");
+            std::fs::write(&rig, &seed).unwrap();
+            let _ = w.bakes_within(Duration::from_millis(1500));
+            continue;
+        }
+        let (bakes, err) = w.bakes_within(Duration::from_millis(1500));
+        assert_eq!(bakes, 0, "{why}: {err:?}");
+        let refused: Vec<_> = err
+            .iter()
+            .filter(|l| l.starts_with("rigbake: error:"))
+            .collect();
+        assert_eq!(refused.len(), 1, "{why}: {err:?}");
+        assert!(
+            refused[0].contains("rig.json") && refused[0].contains(why),
+            "{refused:?}"
+        );
+        // the next good save bakes once (a new length each time, so the
+        // bytes differ from the last good ones)
+        std::fs::remove_file(&rig).unwrap();
+        std::fs::write(&rig, format!("{seed}{}", "\n".repeat(i + 1))).unwrap();
+        let (bakes, err) = w.bakes_within(Duration::from_millis(1500));
+        assert_eq!(bakes, 1, "{why}, then a good save: {err:?}");
+    }
+    assert!(w.guard.0.try_wait().unwrap().is_none(), "watch exited");
+}
