@@ -503,6 +503,13 @@ fn cmd_sweep(
     plot: Option<&Path>,
     format: Format,
 ) -> Result<Exit> {
+    if let Some(p) = plot {
+        output::refuse_stdout(
+            "--plot",
+            p,
+            "sweep prints its table on standard output; name a file",
+        )?;
+    }
     let rig = load_rig(path)?;
     // every cell is a bake: the largest key count obeys bake's limit
     let most = rig::MAX_KEY_WORK / rig.legs.len().max(1);

@@ -50,7 +50,7 @@ fn scratch() -> tempfile::TempDir {
 fn dash_is_refused_where_standard_output_cannot_be_written() {
     let dir = scratch();
     let d = dir.path();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["preview", "rig.json", "-o", "-"], "-o -: preview"),
         (&["gallery", "rig.json", "-o", "-"], "-o -: gallery"),
         (&["template", "rig.json", "-o", "-"], "-o -: template"),
@@ -58,6 +58,10 @@ fn dash_is_refused_where_standard_output_cannot_be_written() {
         (
             &["bake", "rig.json", "--watch", "-o", "o", "--report", "-"],
             "--report -: --watch",
+        ),
+        (
+            &["sweep", "rig.json", "--keys", "4..5", "--plot", "-"],
+            "--plot -: sweep",
         ),
     ];
     let before = snapshot(d);
