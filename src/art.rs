@@ -212,7 +212,7 @@ pub enum ArtError {
     MissingBone { what: String },
     /// A part (or a joint marker) drawn away from the rig's phase-0 pose.
     #[error(
-        "line {line}: \"{part}\" is {} px from the rig's phase-0 {joint} ({}, {}), more than {} px: draw every part in the rig's own phase-0 pose (`rigbake template RIG` draws it; a far limb is not the near limb moved by a depth offset)",
+        "line {line}: \"{part}\" is {} px from the rig's phase-0 {joint} ({}, {}), more than {} px: draw every part in the rig's own phase-0 pose (`rigbake template RIG` draws it, with the `--clip` of the bake; a far limb is not the near limb moved by a depth offset)",
         shown_to(*offset_px, 2), shown_to(at.x, LEN_DECIMALS), shown_to(at.y, LEN_DECIMALS), fmt_num(POSE_LIMIT_PX, 2)
     )]
     OffPose {

@@ -221,6 +221,12 @@ enum Command {
         /// Output directory (created if missing).
         #[arg(short, long, value_name = "DIR", default_value = ".")]
         output: PathBuf,
+        /// Draw t = 0 of this clip of a bone-tree rig with `clips` (the
+        /// pose `bake --art --clip NAME` checks the drawing against),
+        /// written as <name>-<clip>.template.svg; without it, the first
+        /// clip's.
+        #[arg(long, value_name = "NAME")]
+        clip: Option<String>,
     },
 }
 
@@ -459,7 +465,9 @@ fn run(cli: Cli) -> Result<Exit> {
             clip,
         } => workflow::cmd_preview(&rig, &output, frames, route, art.as_deref(), clip),
         Command::Gallery { rigs, output } => workflow::cmd_gallery(&rigs, &output),
-        Command::Template { rig, output } => workflow::cmd_template(&rig, &output),
+        Command::Template { rig, output, clip } => {
+            workflow::cmd_template(&rig, &output, clip.as_deref())
+        }
         Command::Lower { rig, output } => workflow::cmd_lower(&rig, &output),
         Command::Completions { shell } => {
             let shell = match shell {

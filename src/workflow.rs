@@ -220,8 +220,9 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
 }
 
 /// `rigbake template`: write `<name>.template.svg` ([`rigbake::template`])
-/// into the directory `output`.
-pub(crate) fn cmd_template(rig_path: &Path, output: &Path) -> Result<Exit> {
+/// into the directory `output`; with `clip`, of that clip alone (the rig
+/// as `bake --clip` loads it, named `<name>-<clip>`).
+pub(crate) fn cmd_template(rig_path: &Path, output: &Path, clip: Option<&str>) -> Result<Exit> {
     output::refuse_stdout(
         "-o",
         output,
@@ -233,7 +234,11 @@ pub(crate) fn cmd_template(rig_path: &Path, output: &Path) -> Result<Exit> {
             output.display()
         );
     }
-    let rig = load_rig(rig_path)?;
+    let rig = match clip {
+        None => load_rig(rig_path)?,
+        Some(clip) => rigbake::rig::load_clip(&super::read_rig(rig_path)?, clip)
+            .with_context(|| rigbake::input::shown_path(rig_path))?,
+    };
     let svg = rigbake::template::template(&rig);
     let target = output.join(format!("{}.template.svg", rig.name));
     output::write_all(

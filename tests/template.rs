@@ -394,6 +394,58 @@ fn command_writes_the_template_into_the_directory() {
     assert_eq!(snapshot(tmp.path()).len(), rigs().len());
 }
 
+/// Every clip of every rig with `clips`: `template --clip C` draws the
+/// pose `bake --art --clip C` checks against, so its untouched template
+/// bakes (`<name>-<clip>.template.svg`, the rig `load_clip` makes); the
+/// first clip's template baked for a clip whose pose differs is refused
+/// with the hint to draw it with that `--clip`. (`template` drew only the
+/// first clip: no template baked for stickman's `run` or `jump`.) A rig
+/// without `clips` is refused in one line.
+#[test]
+fn every_clip_gets_a_template_its_art_bake_takes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut clips_seen = 0;
+    let mut refused_seen = 0;
+    for path in rigs() {
+        let text = fs::read_to_string(&path).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let Some(clips) = v["clips"].as_array() else {
+            continue;
+        };
+        let name = v["name"].as_str().unwrap();
+        let run = |args: &[&str]| rigbake().args(args).output().unwrap();
+        let p = path.to_str().unwrap();
+        let dir = tmp.path().to_str().unwrap();
+        assert!(run(&["template", p, "-o", dir]).status.success());
+        let first = format!("{dir}/{name}.template.svg");
+        for clip in clips {
+            let c = clip["name"].as_str().unwrap();
+            clips_seen += 1;
+            let res = run(&["template", p, "--clip", c, "-o", dir]);
+            assert!(res.status.success(), "{p} {c}: {res:?}");
+            let tpl = format!("{dir}/{name}-{c}.template.svg");
+            let want = rigbake::template::template(&rig::load_clip(&text, c).unwrap());
+            assert_eq!(fs::read_to_string(&tpl).unwrap(), want, "{p} {c}");
+            let out = format!("{dir}/out");
+            let res = run(&["bake", p, "--clip", c, "--art", &tpl, "-o", &out, "-q"]);
+            assert!(res.status.success(), "{p} {c}: {res:?}");
+            let res = run(&["bake", p, "--clip", c, "--art", &first, "-o", &out, "-q"]);
+            if !res.status.success() {
+                refused_seen += 1;
+                common::refused(&res, &["phase-0", "--clip"]);
+            }
+        }
+    }
+    assert!(clips_seen >= 5, "{clips_seen} clips");
+    assert!(refused_seen >= 1, "no clip's pose differs from the first's");
+    let res = rigbake()
+        .args(["template", "rigs/seed-nested.json", "--clip", "x", "-o"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    common::refused(&res, &["seed-nested.json", "clips", "--clip \"x\""]);
+}
+
 /// Unknown rig file, bad JSON, an invalid rig, `-o` naming a file: exit 2,
 /// one line naming the file (and the field), nothing written.
 #[test]
