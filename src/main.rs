@@ -198,7 +198,9 @@ enum Command {
     /// a cycling rig is not yet, and its tree is drawn in the `limbs` look
     /// (legs, crank arms, pedal blocks, seat tube, a turning chainring). A
     /// drawing made for the cycling rig (`thigh-<leg>`, `pedal-<leg>`,
-    /// `crank-<leg>`, `crank`) bakes on the tree with `bake --art`.
+    /// `crank-<leg>`, `crank`) bakes on the tree with `bake --art` (a
+    /// `torso`'s head is a bone of its own there: draw it from the neck in
+    /// a group named `head`, as `rigbake template` of the tree does).
     ///
     /// Example: rigbake lower rigs/seed-nested.json -o rider.json
     Lower {

@@ -529,6 +529,34 @@ fn the_cycling_example_drawing_binds_to_its_lowered_tree() {
     }
 }
 
+/// A cycling rig with a `torso` lowers its head to a bone of its own: the
+/// cycling template (head and torso in one `torso` group) is refused on
+/// the tree naming `head`, and with its head moved into a `head` group
+/// drawn from the neck, as `docs/cli.md` says, it bakes.
+#[test]
+fn a_cycling_drawing_with_a_torso_needs_a_head_group_on_its_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lowered = tmp.path().join("lowered.json");
+    let res = common::art::rigbake()
+        .args(["lower", "rigs/cyclist-scarf.json", "-o"])
+        .arg(&lowered)
+        .output()
+        .unwrap();
+    assert!(res.status.success(), "{res:?}");
+    let rig = lowered.to_str().unwrap();
+    let drawing = template("rigs/cyclist-scarf.json", tmp.path());
+    refused(rig, &drawing, &["\"head\"", "the rig's bone"]);
+    let head = "<circle cx=\"402.32\" cy=\"122.9\" r=\"22\" fill=\"#555555\"/>";
+    assert_eq!(drawing.matches(head).count(), 1, "the template's head");
+    let split = drawing.replace(
+        head,
+        &format!(
+            "<g id=\"head\"><line x1=\"392\" y1=\"150\" x2=\"402.32\" y2=\"122.9\" stroke=\"#555\" stroke-width=\"14\"/>{head}</g>"
+        ),
+    );
+    bake_art(rig, &split, tmp.path(), "split");
+}
+
 /// A bone's `parts` are checked once, where the bones are: a name a
 /// drawing cannot give, the shape of a template's own ids (a layer, a
 /// guide, a marker: a template would hold the id twice), a bone's name, another bone's
