@@ -95,7 +95,7 @@
 //!   `offset-*`, and on a shape geometry properties such as `x` or `d`), a
 //!   `transform-origin` beside a `transform` attribute there, SMIL that
 //!   moves the part, something inside it or above it
-//!   ([`moving_animations`]), and a
+//!   (`moving_animations`), and a
 //!   drawing whose `<style>` sheet declares a transform or `offset-*`
 //!   property: their placement cannot be known from attributes alone.
 //! - Non-uniform scales and skews on ancestors are handled (the motion is

@@ -13,7 +13,7 @@
 //!   `start` (fraction of the length) forward or in reverse. Segments of
 //!   zero length (repeated points, a `Z` back onto the start) take no time
 //!   and are dropped; a segment is cut where it stops and turns back (a
-//!   cusp, [`split_at_cusps`]), so its arc length is measured in smooth
+//!   cusp, `split_at_cusps`), so its arc length is measured in smooth
 //!   pieces.
 //! - `gait`: seed 000's foot path relative to `origin` (the point under the
 //!   hip): for the first `duty` of the cycle the foot slides linearly on the
@@ -1321,29 +1321,23 @@ mod tests {
             (0.0, 0.0),
         ));
         let r3 = 3f64.sqrt();
-        let cuts = [(3.0 - r3) / 6.0, (3.0 + r3) / 6.0];
-        let pieces = split_at_cusps(line_back);
-        assert_eq!(pieces.len(), 3);
-        same_points(line_back, &pieces, &cuts);
-        // the textbook cusp, at u = 0.5
-        let textbook = PathSeg::Cubic(CubicBez::new(
-            (0.0, 0.0),
-            (100.0, 100.0),
-            (0.0, 100.0),
-            (100.0, 0.0),
-        ));
-        let pieces = split_at_cusps(textbook);
-        assert_eq!(pieces.len(), 2);
-        same_points(textbook, &pieces, &[0.5]);
-        let narrower = PathSeg::Cubic(CubicBez::new(
-            (0.0, 0.0),
-            (60.0, 40.0),
-            (0.0, 40.0),
-            (60.0, 0.0),
-        ));
-        let pieces = split_at_cusps(narrower);
-        assert_eq!(pieces.len(), 2);
-        same_points(narrower, &pieces, &[0.5]);
+        // and the textbook cusp, and a narrower one, at u = 0.5
+        let cubic = |p: [(f64, f64); 4]| PathSeg::Cubic(CubicBez::new(p[0], p[1], p[2], p[3]));
+        for (seg, cuts) in [
+            (line_back, vec![(3.0 - r3) / 6.0, (3.0 + r3) / 6.0]),
+            (
+                cubic([(0.0, 0.0), (100.0, 100.0), (0.0, 100.0), (100.0, 0.0)]),
+                vec![0.5],
+            ),
+            (
+                cubic([(0.0, 0.0), (60.0, 40.0), (0.0, 40.0), (60.0, 0.0)]),
+                vec![0.5],
+            ),
+        ] {
+            let pieces = split_at_cusps(seg);
+            assert_eq!(pieces.len(), cuts.len() + 1, "{seg:?}");
+            same_points(seg, &pieces, &cuts);
+        }
         for seg in [
             PathSeg::Cubic(CubicBez::new(
                 (160.0, 250.0),
