@@ -469,6 +469,14 @@ impl Transaction {
                 {
                     return Err((d, std::io::ErrorKind::NotFound.into()));
                 }
+                // (a link that leads nowhere, or round in a loop)
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::AlreadyExists
+                        && std::fs::symlink_metadata(&d).is_ok_and(|m| m.is_symlink()) =>
+                {
+                    let why = "a symbolic link that leads to no directory";
+                    return Err((d, std::io::Error::other(why)));
+                }
                 Err(e) => return Err((d, e)),
             }
         }

@@ -964,3 +964,24 @@ fn an_output_that_is_a_device_or_fifo_is_written_in_place() {
         eprintln!("device nodes not tested: mknod needs root");
     }
 }
+
+/// A directory output (`bake -o DIR`, `template -o DIR`, `gallery -o DIR`)
+/// that is a link leading nowhere, or round in a loop, is exit 2 in one
+/// line saying so, nothing written (it said `File exists`).
+#[test]
+fn a_directory_output_that_is_a_broken_link_says_so() {
+    let dir = scratch();
+    let d = dir.path();
+    std::os::unix::fs::symlink("nowhere/x", d.join("dangling")).unwrap();
+    std::os::unix::fs::symlink("loop-b", d.join("loop-a")).unwrap();
+    std::os::unix::fs::symlink("loop-a", d.join("loop-b")).unwrap();
+    for link in ["dangling", "loop-a"] {
+        for cmd in ["bake", "template", "gallery"] {
+            refused_untouched(
+                d,
+                &[cmd, "rig.json", "-o", link],
+                &[link, "a symbolic link that leads to no directory"],
+            );
+        }
+    }
+}
