@@ -357,6 +357,28 @@ fn json_error(text: &str, path: &str, inner: serde_json::Error) -> RigError {
     {
         msg = m;
     }
+    // a field of several forms (an untagged enum) that matched none: its
+    // forms, from the schema, and what the file holds there
+    if msg.starts_with("data did not match any variant of untagged enum")
+        && let Some(m) = forms_expected(text, &path)
+    {
+        msg = m;
+    }
+    // Rust's names for number types, in the format's words
+    for (rust, ours) in [
+        ("expected f64", "expected a number"),
+        ("expected u32", "expected a whole number"),
+        ("expected u64", "expected a whole number"),
+        ("expected usize", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+    ] {
+        if let Some(head) = msg.strip_suffix(rust) {
+            msg = format!("{head}{ours}");
+        }
+    }
+    if msg == "key must be a string" {
+        msg = "key must be a string (JSON allows no comments and no trailing commas)".into();
+    }
     RigError::Json {
         path,
         msg,
@@ -383,22 +405,7 @@ fn choice_expected(text: &str, path: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let found = match value {
-        serde_json::Value::Object(m) if m.is_empty() => "an empty object".to_string(),
-        serde_json::Value::Object(m) => {
-            let named: Vec<String> = m.keys().take(4).cloned().collect();
-            let more = if m.len() > 4 {
-                format!(" (of {} keys)", m.len())
-            } else {
-                String::new()
-            };
-            format!("an object with the keys {}{more}", list(&named, "`"))
-        }
-        serde_json::Value::Array(_) => "an array".to_string(),
-        // (the error line escapes and shortens what it quotes)
-        serde_json::Value::String(s) => format!("{s:?}"),
-        v => v.to_string(),
-    };
+    let found = found_text(value);
     let expected = match (names.is_empty(), keys.is_empty()) {
         (false, true) => format!("one of {}", list(&names, "\"")),
         (true, false) => format!(
@@ -412,6 +419,48 @@ fn choice_expected(text: &str, path: &str) -> Option<String> {
         ),
     };
     Some(format!("expected {expected}; found {found}"))
+}
+
+/// What a rig file holds where a value of another kind was expected, in
+/// a message's words: a string quoted, a number, "an array", "an object
+/// with the keys …" (the first four).
+fn found_text(value: &serde_json::Value) -> String {
+    let list = |v: &[String]| {
+        v.iter()
+            .map(|x| format!("`{x}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match value {
+        serde_json::Value::Object(m) if m.is_empty() => "an empty object".to_string(),
+        serde_json::Value::Object(m) => {
+            let named: Vec<String> = m.keys().take(4).cloned().collect();
+            let more = if m.len() > 4 {
+                format!(" (of {} keys)", m.len())
+            } else {
+                String::new()
+            };
+            format!("an object with the keys {}{more}", list(&named))
+        }
+        serde_json::Value::Array(_) => "an array".to_string(),
+        // (the error line escapes and shortens what it quotes)
+        serde_json::Value::String(s) => format!("{s:?}"),
+        v => v.to_string(),
+    }
+}
+
+/// The message for a field of several forms at `path` that the file's
+/// value matches none of: the forms ([`choice::forms`]) and what the file
+/// holds there. `None` where the schema names no forms there.
+fn forms_expected(text: &str, path: &str) -> Option<String> {
+    let schema = format_schema();
+    let forms = choice::forms(schema, choice::node_at(schema, path)?);
+    if forms.is_empty() {
+        return None;
+    }
+    let doc: serde_json::Value = serde_json::from_str(text).ok()?;
+    let found = found_text(choice::value_at(&doc, path)?);
+    Some(format!("expected {}; found {found}", forms.join("; or ")))
 }
 
 /// The message for an array holding more entries than its fixed length,

@@ -935,3 +935,48 @@ fn path_data_anywhere_is_refused_at_its_first_stray_character() {
         }
     }
 }
+
+/// A value that matches none of a field's forms (a bone's `at`, a track's
+/// `ease`, a wind component, a gait's `blend`) is told what the forms are
+/// and what it holds, and a number of the wrong type is named in the
+/// format's words: never "untagged enum", "f64" or "u32". (A misspelled
+/// `phase` in a wind component read only "data did not match any variant
+/// of untagged enum WindComponentFile".)
+#[test]
+fn a_value_of_no_form_of_its_field_is_told_the_forms() {
+    let walker: Value =
+        serde_json::from_str(&fs::read_to_string(repo("rigs/walker.json")).unwrap()).unwrap();
+    let scarf: Value =
+        serde_json::from_str(&fs::read_to_string(repo("rigs/cyclist-scarf.json")).unwrap())
+            .unwrap();
+    let with = |base: &Value, pointer: &str, value: Value| {
+        let mut v = base.clone();
+        *v.pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("{pointer}")) = value;
+        v
+    };
+    common::bad(
+        &with(&walker, "/bones/1/at", json!("end")),
+        &["bones[1].at", "\"tip\"", "a point [x, y]", "found \"end\""],
+    );
+    common::bad(
+        &with(&walker, "/bones/1/at", json!({"x": 1, "y": 2})),
+        &["bones[1].at", "found an object with the keys `x`, `y`"],
+    );
+    common::bad(
+        &with(
+            &scarf,
+            "/chains/0/wind/x",
+            json!({"amp": 300, "harmonic": 1, "phase": 90}),
+        ),
+        &[
+            "chains[0].wind.x",
+            "`phase_deg`",
+            "found an object with the keys `amp`, `harmonic`, `phase`",
+        ],
+    );
+    common::bad(
+        &with(&walker, "/period_s", json!("2")),
+        &["period_s", "expected a number"],
+    );
+}

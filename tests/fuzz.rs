@@ -339,6 +339,16 @@ fn mutated_rigs_never_panic_in_process() {
                     refused.set(refused.get() + 1);
                     let msg = e.to_string();
                     prop_assert!(!msg.is_empty() && !msg.contains('\n'), "{msg:?}");
+                    // in the format's words, not Rust's
+                    for rust in [
+                        "untagged enum",
+                        "expected f64",
+                        "expected u32",
+                        "expected u64",
+                        "expected usize",
+                    ] {
+                        prop_assert!(!msg.contains(rust), "{name} {muts:?}: {msg}");
+                    }
                 }
             }
             Ok(())

@@ -95,6 +95,69 @@ pub fn choices(schema: &Value, node: &Value) -> Option<(Vec<String>, Vec<String>
     (!names.is_empty() || !keys.is_empty()).then_some((names, keys))
 }
 
+/// What a field of several forms (an untagged enum of the rig format,
+/// `anyOf` in the schema) takes, one phrase per form: its names (`one of
+/// "tip", "origin"`), a number, a whole number, a point `[x, y]`, an
+/// array of a form, an object with its keys. Empty for a field of one
+/// form.
+pub fn forms(schema: &Value, node: &Value) -> Vec<String> {
+    node.get("anyOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|b| form(schema, resolve(schema, b), 0))
+        .collect()
+}
+
+/// One form's phrase ([`forms`]); `None` for one it cannot name.
+fn form(schema: &Value, node: &Value, depth: usize) -> Option<String> {
+    let quoted = |v: &[String], q: &str| {
+        v.iter()
+            .map(|x| format!("{q}{x}{q}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let Some((names, keys)) = choices(schema, node) {
+        return Some(match (names.is_empty(), keys.is_empty()) {
+            (false, true) => format!("one of {}", quoted(&names, "\"")),
+            (true, false) => format!("an object with one of the keys {}", quoted(&keys, "`")),
+            _ => format!(
+                "one of {} or an object with one of the keys {}",
+                quoted(&names, "\""),
+                quoted(&keys, "`")
+            ),
+        });
+    }
+    match node.get("type").and_then(Value::as_str)? {
+        "number" => Some("a number".into()),
+        "integer" => Some("a whole number".into()),
+        "string" => Some("a string".into()),
+        "boolean" => Some("true or false".into()),
+        "array" => {
+            let items = resolve(schema, node.get("items")?);
+            let pair = node.get("minItems") == Some(&Value::from(2))
+                && node.get("maxItems") == Some(&Value::from(2));
+            if pair && items.get("type").and_then(Value::as_str) == Some("number") {
+                return Some("a point [x, y]".into());
+            }
+            (depth < 2)
+                .then(|| form(schema, items, depth + 1))
+                .flatten()
+                .map(|f| format!("an array, each {f}"))
+        }
+        "object" => {
+            let keys: Vec<String> = node
+                .get("properties")
+                .and_then(Value::as_object)?
+                .keys()
+                .cloned()
+                .collect();
+            Some(format!("an object with the keys {}", quoted(&keys, "`")))
+        }
+        _ => None,
+    }
+}
+
 /// `node` with `$ref`, a single `allOf` and an optional's `anyOf` (the
 /// value or null) followed to the schema that says what the value is.
 fn resolve<'a>(schema: &'a Value, mut node: &'a Value) -> &'a Value {
@@ -291,5 +354,41 @@ fn object_only(schema: &Value, node: &Value) -> bool {
             forms.iter().any(|f| takes_object(f)) && !forms.iter().any(|f| takes_array(f))
         }
         None => takes_object(node) && !takes_array(node),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field of several forms in the rig format (each `anyOf` of the
+    /// schema but an optional's value-or-null) has a phrase for each of its
+    /// forms, so a value that matches none is told what they are.
+    #[test]
+    fn every_form_of_every_field_of_several_forms_is_named() {
+        let schema = format_schema();
+        let mut fields = 0;
+        let mut stack = vec![&schema];
+        while let Some(node) = stack.pop() {
+            match node {
+                Value::Object(m) => {
+                    if let Some(Value::Array(any)) = m.get("anyOf") {
+                        let branches: Vec<&Value> = any
+                            .iter()
+                            .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+                            .collect();
+                        if branches.len() > 1 {
+                            fields += 1;
+                            let got = forms(&schema, node);
+                            assert_eq!(got.len(), branches.len(), "{node}: {got:?}");
+                        }
+                    }
+                    stack.extend(m.values());
+                }
+                Value::Array(v) => stack.extend(v),
+                _ => {}
+            }
+        }
+        assert!(fields >= 5, "{fields} fields of several forms");
     }
 }
