@@ -67,10 +67,13 @@ enum Command {
         /// Print nothing on success (also no progress line).
         #[arg(short, long)]
         quiet: bool,
-        /// Animate an existing drawing instead of drawing stick legs: parts
-        /// marked by id or inkscape:label (thigh-<leg>, shin-<leg> inside its
-        /// thigh, pedal-<leg>, optional crank, crank-<leg>, joint markers);
-        /// everything else is kept byte for byte. One rig, css route.
+        /// Animate an existing drawing instead of drawing the rig's own
+        /// looks: parts marked by id or inkscape:label, as `rigbake template`
+        /// names them (a bone tree: one per bone, named as the bone, a
+        /// child inside its parent; cycling legs: thigh-<leg>, shin-<leg>
+        /// inside its thigh, pedal-<leg>, optional crank, crank-<leg>; joint
+        /// markers); everything else is kept byte for byte. One rig, one
+        /// clip (--clip), css route.
         #[arg(long, value_name = "DRAWING.svg")]
         art: Option<PathBuf>,
         /// Re-bake whenever a rig (or the --art drawing) is saved, printing the
@@ -271,7 +274,8 @@ enum FitChoice {
 #[derive(clap::Args, Debug)]
 struct BakeArgs {
     /// css: nested groups rotated by @keyframes (pausable by reduced-motion);
-    /// smil: one path per leg morphed by <animate d>; both: one file each.
+    /// smil: SMIL animation (a bone tree's groups by <animateTransform>, a
+    /// cycling leg's path morphed by <animate d>); both: one file each.
     #[arg(long, value_enum, default_value_t = RouteArg::Css)]
     route: RouteArg,
     /// Uniform keys per period (overrides the rig's "keys" and any
