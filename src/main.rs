@@ -223,8 +223,8 @@ enum Command {
         /// Rig file (JSON).
         #[arg(value_name = "RIG")]
         rig: PathBuf,
-        /// Output directory (created if missing).
-        #[arg(short, long, value_name = "DIR", default_value = ".")]
+        /// Output directory (created if missing), or the .svg file to write.
+        #[arg(short, long, value_name = "DIR|FILE.svg", default_value = ".")]
         output: PathBuf,
         /// Draw t = 0 of this clip of a bone-tree rig with `clips` (the
         /// pose `bake --art --clip NAME` checks the drawing against),

@@ -228,9 +228,11 @@ pub(crate) fn cmd_template(rig_path: &Path, output: &Path, clip: Option<&str>) -
         output,
         "template writes <name>.template.svg into a directory, not standard output; name a directory",
     )?;
-    if output.exists() && !output.is_dir() {
+    // `-o NAME.svg` names the file, as for `bake` (anything else a directory)
+    let file = super::batch::names_svg_file(output);
+    if !file && output.exists() && !output.is_dir() {
         bail!(
-            "-o {}: is a file; name a directory (the template is written as <name>.template.svg)",
+            "-o {}: is a file; name a directory (the template is written as <name>.template.svg) or a .svg file",
             output.display()
         );
     }
@@ -240,7 +242,11 @@ pub(crate) fn cmd_template(rig_path: &Path, output: &Path, clip: Option<&str>) -
             .with_context(|| rigbake::input::shown_path(rig_path))?,
     };
     let svg = rigbake::template::template(&rig);
-    let target = output.join(format!("{}.template.svg", rig.name));
+    let target = if file {
+        output.to_path_buf()
+    } else {
+        output.join(format!("{}.template.svg", rig.name))
+    };
     output::write_all(
         &[Output::new("-o", &target, svg.as_bytes())],
         &[Input::rig(rig_path)],

@@ -801,6 +801,7 @@ fn file_writers() -> Vec<(Vec<&'static str>, &'static str)> {
             vec!["template", "rig.json", "-o", "tpl"],
             "tpl/seed-nested.template.svg",
         ),
+        (vec!["template", "rig.json", "-o", "w.svg"], "w.svg"),
     ]
 }
 

@@ -475,16 +475,28 @@ fn bad_input_is_one_line_and_writes_nothing() {
         refused(&res, needles);
         assert!(!out.exists(), "{}", rig.display());
     }
-    let file = tmp.path().join("file.svg");
+    // an existing file not named .svg is no directory to write into
+    let file = tmp.path().join("file.txt");
     fs::write(&file, "x").unwrap();
     let res = rigbake()
         .args(["template", "rigs/seed-nested.json", "-o"])
         .arg(&file)
         .output()
         .unwrap();
-    refused(&res, &["file.svg", "-o"]);
+    refused(&res, &["file.txt", "-o", "is a file"]);
     assert_eq!(fs::read_to_string(&file).unwrap(), "x");
     assert!(!out.exists());
+    // while a name ending in .svg is the file to write, as for `bake -o`
+    // (it made a directory of that name)
+    let svg = tmp.path().join("mine.svg");
+    let res = rigbake()
+        .args(["template", "rigs/seed-nested.json", "-o"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(res.status.success(), "{res:?}");
+    let want = rigbake::template::template(&load(&repo("rigs/seed-nested.json")));
+    assert_eq!(fs::read_to_string(&svg).unwrap(), want);
 }
 
 fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
