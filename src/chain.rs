@@ -77,7 +77,8 @@ pub struct GroundFile {
     /// Dots are drawn over `[from_x, to_x]` at every time.
     pub from_x: f64,
     pub to_x: f64,
-    /// Dots passing a point per period (whole number, ≥ 1).
+    /// Dots passing a point per period (whole number, 1 to 1000).
+    #[schemars(range(min = 1, max = 1000))]
     pub dots_per_period: usize,
     /// Chain whose gait sets the speed (in a bone tree: an `ik` entry, by
     /// its `name` or its upper bone).

@@ -57,6 +57,7 @@ pub struct RigFile {
     /// to the default 0.25 px; the CLI's `--keys` or `--tolerance` override
     /// it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 2, max = 10000))]
     pub keys: Option<usize>,
     /// Fit the fewest keys found that keep every probe (ankle, effector, bone
     /// tip, particle) within this many px instead of using `keys` uniform
@@ -79,7 +80,8 @@ pub struct RigFile {
     #[serde(default)]
     pub play: crate::figure::file::Play,
     /// Named clips of the bone tree, switched by a `<prefix>-clip-<name>` class on the
-    /// root `<svg>`; the first plays by default.
+    /// root `<svg>`; the first plays by default. Without `clips` the rig's
+    /// motion is one clip named `main` (as reports and errors call it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clips: Vec<crate::figure::file::ClipFile>,
     /// Verlet chains (hair, ponytail) pinned to bones, simulated in every

@@ -103,7 +103,8 @@ pub enum WindComponentFile {
 #[serde(deny_unknown_fields)]
 pub struct PeriodicFile {
     pub amp: f64,
-    /// Whole cycles per loop (0..=64), so the wind loops with the clip.
+    /// Whole cycles per loop (0 to 64), so the wind loops with the clip.
+    #[schemars(range(max = 64))]
     pub harmonic: u32,
     #[serde(default)]
     pub phase_deg: f64,
@@ -161,7 +162,8 @@ pub struct ChainStyleFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color_tip: Option<String>,
     /// `"near"` (default: drawn over the figure) or `"far"` (drawn first,
-    /// behind it, [`FAR_WIDTH`] times as wide and [`FAR_SHADE`] as bright).
+    /// behind it, narrower and darker: 0.75 of the width, 0.58 of the
+    /// brightness).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<Side>,
 }
@@ -195,7 +197,8 @@ pub struct ChainFile {
     /// Identifier, used in probes (`<name>-p<i>`).
     pub name: String,
     pub anchor: AnchorFile,
-    /// Segments (particles − 1), 1..=63.
+    /// Segments (particles − 1), 1 to 63.
+    #[schemars(range(min = 1, max = 63))]
     pub segments: usize,
     /// Segment rest length, user units, > 0.
     pub segment: f64,
@@ -1603,6 +1606,17 @@ pub fn probe(chain: &Chain, i: usize) -> String {
 mod tests {
     use super::*;
     use crate::figure::file::BoneFile;
+
+    /// The rig format's description of a far chain states the factors
+    /// it is drawn with.
+    #[test]
+    fn the_far_sides_factors_are_the_ones_the_format_states() {
+        let schema = crate::rig::choice::format_schema().to_string();
+        for factor in [FAR_WIDTH, FAR_SHADE] {
+            let said = format!("{factor} of the");
+            assert!(schema.contains(&said), "{said}");
+        }
+    }
 
     fn figure() -> Figure {
         let bones: Vec<BoneFile> = serde_json::from_str(

@@ -45,8 +45,9 @@ pub struct SineFile {
     /// Amplitude, degrees (0 gives the constant `offset_deg`, written with
     /// no keys, as `const_deg` is).
     pub amp_deg: f64,
-    /// Whole number of cycles per loop, 0..=64 (0 gives a constant); with
+    /// Whole number of cycles per loop, 0 to 64 (0 gives a constant); with
     /// `follow`, per cycle of the followed gait.
+    #[schemars(range(max = 64))]
     pub harmonic: u32,
     #[serde(default)]
     pub phase_deg: f64,
