@@ -82,6 +82,25 @@ pub enum RigError {
     },
 }
 
+/// `e` said of one clip of several: an error about a whole chain or
+/// spring (its simulation, whose path is `chains[i]` or `springs[i]`, not
+/// one of its fields) names the clip and that clip's period, which the
+/// simulation depends on, unless it names the clip already; so a rig with
+/// `clips` says which clip a physics error is about.
+pub fn in_clip(e: RigError, clip: &str, period_s: f64) -> RigError {
+    match e {
+        RigError::Invalid { path, msg }
+            if path.ends_with(']') && !msg.contains(&format!("{clip:?}")) =>
+        {
+            RigError::Invalid {
+                path,
+                msg: format!("in clip {clip:?} (period_s {} s): {msg}", shown(period_s)),
+            }
+        }
+        other => other,
+    }
+}
+
 pub fn invalid(path: impl Into<String>, msg: impl Into<String>) -> RigError {
     RigError::Invalid {
         path: path.into(),

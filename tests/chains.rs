@@ -442,3 +442,47 @@ fn check_fails_on_chain_deviation() {
         "{err}"
     );
 }
+
+/// A chain whose loop cannot close, in a rig with `clips`, is named with
+/// the clip and that clip's period (the simulation depends on both); in a
+/// rig of one clip the message stays as it was. (A rig with clips said
+/// only `chains[0]: the simulated loop does not close`, and a budget
+/// error quoted a clip's period as if it were the rig's.)
+#[test]
+fn a_physics_error_in_a_rig_with_clips_names_the_clip() {
+    let read = |name: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(common::repo(name)).unwrap()).unwrap()
+    };
+    let mut stickman = read("rigs/stickman.json");
+    stickman["chains"][0]["max_warmup_periods"] = json!(1);
+    let clips: Vec<String> = stickman["clips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect();
+    let text = stickman.to_string();
+    let msg = rig::load(&text).unwrap_err().to_string();
+    assert!(msg.starts_with("chains[0]: in clip \""), "{msg}");
+    assert!(
+        clips
+            .iter()
+            .any(|c| msg.contains(&format!("in clip {c:?} (period_s "))),
+        "{msg}"
+    );
+    let mut ponytail = read("rigs/ponytail.json");
+    ponytail["chains"][0]["max_warmup_periods"] = json!(1);
+    let msg = rig::load(&ponytail.to_string()).unwrap_err().to_string();
+    assert!(
+        msg.starts_with("chains[0]: the simulated loop does not close"),
+        "{msg}"
+    );
+    // a field's own error is about the field, whatever the clip
+    stickman["chains"][0]["max_warmup_periods"] = json!(400);
+    stickman["chains"][0]["damping"] = json!(2);
+    let msg = rig::load(&stickman.to_string()).unwrap_err().to_string();
+    assert!(
+        msg.starts_with("chains[0].damping") && !msg.contains("in clip"),
+        "{msg}"
+    );
+}

@@ -496,7 +496,15 @@ pub(crate) fn validate_in_order(
 ) -> Result<Vec<Vec<Chain>>, RigError> {
     let mut per_clip: Vec<Vec<Chain>> = Vec::with_capacity(views.len());
     for view in views {
-        per_clip.push(validate_clip(files, view, budget)?);
+        let clip = &view.clips[0];
+        let chains = validate_clip(files, view, budget).map_err(|e| {
+            if views.len() > 1 {
+                crate::valid::in_clip(e, &clip.name, clip.period_s)
+            } else {
+                e
+            }
+        })?;
+        per_clip.push(chains);
     }
     drawn_as_first(&mut per_clip);
     Ok(per_clip)

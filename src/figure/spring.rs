@@ -140,7 +140,14 @@ pub fn validate(
     }
     let mut per_clip = Vec::with_capacity(fig.clips.len());
     for clip in &fig.clips {
-        per_clip.push(validate_clip(files, fig, clip, budget)?);
+        let springs = validate_clip(files, fig, clip, budget).map_err(|e| {
+            if fig.clips.len() > 1 {
+                crate::valid::in_clip(e, &clip.name, clip.period_s)
+            } else {
+                e
+            }
+        })?;
+        per_clip.push(springs);
     }
     Ok(per_clip)
 }
