@@ -228,7 +228,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
         let report = report::build_figure(&fb, opts.route);
         (fb, report)
     };
-    const EXACT: &str = "constant channels and eased tracks are written exactly and take no keys";
+    const EXACT: &str = "constant channels and eased tracks are written exactly as given (an eased track's keys are its own, none fitted)";
     let fit = opts.fit.as_str();
     // (`--fit shortest` acts where channels are fitted to a budget)
     let fitted = if opts.shortest_shape && opts.route == Route::Css {

@@ -1129,7 +1129,7 @@ fn bake_unwritten(
                     .map_or(0, |t| t.keys.len())
             };
             notes.push(format!(
-                "head {name} ({}): counter-rotation {} keys, counter-scale {}/{} keys (x/y); max rim error {:.4} px against the ideal rim (FK + root motion centre, radius r·(sx+sy)/2)",
+                "round head of bone {name:?} ({}): counter-rotation {} keys, counter-scale {}/{} keys (x/y); max rim error {:.4} px against the ideal rim (FK + root motion centre, radius r·(sx+sy)/2)",
                 fc.name,
                 keys("turn"),
                 keys("x"),
