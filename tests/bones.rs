@@ -559,3 +559,45 @@ fn a_bad_depth_offset_exits_2_naming_file_field_and_value() {
         common::bad(&serde_json::from_str(&text).unwrap(), needles);
     }
 }
+
+/// A looping clip whose bone `track` ends at another angle than it starts
+/// gets a note naming the bone, the clip and the jump (it baked with exit
+/// 0 and the bone popped back every loop); a track that ends a whole turn
+/// on, or one in a one-shot clip, gets none, nor does any example rig.
+#[test]
+fn a_looping_track_that_does_not_close_is_noted() {
+    let jumps = |rig: &Rig| -> Vec<String> {
+        bake(rig, Route::Css)
+            .report
+            .notes
+            .into_iter()
+            .filter(|n| n.contains("every loop jumps back"))
+            .collect()
+    };
+    for path in std::fs::read_dir(root().join("rigs")).unwrap() {
+        let path = path.unwrap().path();
+        let rig = rig::load(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(jumps(&rig).is_empty(), "{}", path.display());
+    }
+    let text = std::fs::read_to_string(root().join("rigs/spear-form.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let keys = v["bones"][0]["angle"]["track"]["keys"]
+        .as_array_mut()
+        .unwrap();
+    let last = keys.len() - 1;
+    keys[last][1] = serde_json::json!(-60);
+    let rig = rig::load(&v.to_string()).unwrap();
+    let got = jumps(&rig);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0].starts_with("bone \"spine\" (main): its track ends 30° from"),
+        "{got:?}"
+    );
+    // a whole turn on closes the loop
+    v["bones"][0]["angle"]["track"]["keys"][last][1] = serde_json::json!(270);
+    assert!(jumps(&rig::load(&v.to_string()).unwrap()).is_empty());
+    // and a one-shot clip may end anywhere
+    v["bones"][0]["angle"]["track"]["keys"][last][1] = serde_json::json!(-60);
+    v["play"] = serde_json::json!("once");
+    assert!(jumps(&rig::load(&v.to_string()).unwrap()).is_empty());
+}

@@ -27,7 +27,9 @@ impl Default for EaseFile {
 
 /// An eased keyframe track: `keys` are `[t, value]` with t ∈ [0, 1] strictly
 /// increasing; before the first key and after the last the value holds.
-/// Repeat a value at two times for a hold. Default easing: smoothstep.
+/// Repeat a value at two times for a hold. Default easing: smoothstep. In
+/// a looping clip a bone's track should end on its first angle (or a whole
+/// turn from it), or the bone jumps back every loop (the report notes it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrackFile {

@@ -1120,6 +1120,7 @@ fn bake_unwritten(
         .collect();
     for ((clip, fc), cm) in clips.iter().zip(&fig.clips).zip(clip_measures) {
         samples = samples.max(cm.samples);
+        notes.extend(loop_jumps(fig, fc));
         for (name, rim) in cm.heads.iter().zip(&cm.tips[fig.bones.len()..]) {
             let keys = |suffix: &str| {
                 let want = format!("rb-{}-{name}-head-{suffix}", fc.name);
@@ -1155,3 +1156,32 @@ fn bake_unwritten(
         switched,
     }
 }
+
+/// A note for each bone of a looping clip whose eased `track` ends at
+/// another angle than it starts (but for whole turns): each loop then
+/// jumps back, which is rarely meant (a one-shot clip may end anywhere).
+fn loop_jumps(fig: &Figure, fc: &model::FigClip) -> Vec<String> {
+    if fc.play == file::Play::Once {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (bone, driver) in fig.bones.iter().zip(&fc.drivers) {
+        let model::Driver::Track(tr) = driver else {
+            continue;
+        };
+        let jump = crate::geom::wrap_pi(tr.eval(1.0) - tr.eval(0.0)).to_degrees();
+        if jump.abs() > LOOP_JUMP_DEG {
+            out.push(format!(
+                "bone {:?} ({}): its track ends {}° from where it starts, so every loop jumps back; end it on its first angle (or a whole turn from it) for a seamless loop",
+                bone.name,
+                fc.name,
+                crate::geom::fmt_num(jump, 2)
+            ));
+        }
+    }
+    out
+}
+
+/// The smallest jump, degrees, that [`loop_jumps`] notes (a written key
+/// rounds to 0.001°).
+const LOOP_JUMP_DEG: f64 = 0.01;
