@@ -1615,17 +1615,6 @@ mod tests {
     use super::*;
     use crate::figure::file::BoneFile;
 
-    /// The rig format's description of a far chain states the factors
-    /// it is drawn with.
-    #[test]
-    fn the_far_sides_factors_are_the_ones_the_format_states() {
-        let schema = crate::rig::choice::format_schema().to_string();
-        for factor in [FAR_WIDTH, FAR_SHADE] {
-            let said = format!("{factor} of the");
-            assert!(schema.contains(&said), "{said}");
-        }
-    }
-
     fn figure() -> Figure {
         let bones: Vec<BoneFile> = serde_json::from_str(
             r#"[{ "name": "head", "at": [100, 50], "length": 20,

@@ -391,4 +391,16 @@ mod tests {
         }
         assert!(fields >= 5, "{fields} fields of several forms");
     }
+
+    /// The rig format's description of a far chain states the factors
+    /// it is drawn with.
+    #[test]
+    fn the_far_sides_factors_are_the_ones_the_format_states() {
+        use crate::figure::chain::{FAR_SHADE, FAR_WIDTH};
+        let schema = format_schema().to_string();
+        for factor in [FAR_WIDTH, FAR_SHADE] {
+            let said = format!("{factor} of the");
+            assert!(schema.contains(&said), "{said}");
+        }
+    }
 }
