@@ -378,6 +378,9 @@ fn json_error(text: &str, path: &str, inner: serde_json::Error) -> RigError {
             msg = format!("{head}{ours}");
         }
     }
+    if let Some(near) = nearest_field(&msg) {
+        msg = format!("{msg}; did you mean `{near}`?");
+    }
     if msg == "key must be a string" {
         msg = "key must be a string (JSON allows no comments and no trailing commas)".into();
     }
@@ -421,6 +424,48 @@ fn choice_expected(text: &str, path: &str) -> Option<String> {
         ),
     };
     Some(format!("expected {expected}; found {found}"))
+}
+
+/// For serde's "unknown field `x`, expected one of `a`, `b`, …": the
+/// expected name nearest to `x` where it is a likely slip of the hand or
+/// of the case (`viewbox`, `View_Box`, `lenght` for `length`): the same
+/// letters but for case and `_`, or at most two edits (one for a name of
+/// four letters or fewer). `None` otherwise.
+fn nearest_field(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("unknown field `")?;
+    let (got, rest) = rest.split_once('`')?;
+    let names: Vec<&str> = rest
+        .strip_prefix(", expected one of ")
+        .or_else(|| rest.strip_prefix(", expected "))?
+        .split(", ")
+        .filter_map(|n| n.strip_prefix('`')?.strip_suffix('`'))
+        .collect();
+    let plain = |s: &str| s.to_ascii_lowercase().replace('_', "");
+    if let Some(n) = names.iter().find(|n| plain(n) == plain(got)) {
+        return Some(n.to_string());
+    }
+    let (best, d) = names
+        .iter()
+        .map(|n| (n, edits(&got.to_ascii_lowercase(), n)))
+        .min_by_key(|&(_, d)| d)?;
+    let most = if got.chars().count() <= 4 { 1 } else { 2 };
+    (d <= most).then(|| best.to_string())
+}
+
+/// Levenshtein distance between `a` and `b`, by characters.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// What a rig file holds where a value of another kind was expected, in

@@ -980,3 +980,48 @@ fn a_value_of_no_form_of_its_field_is_told_the_forms() {
         &["period_s", "expected a number"],
     );
 }
+
+/// Every field of a rig misspelled by a slip (one letter dropped, `_`
+/// dropped, another case) is refused with the right name suggested; a
+/// name like none of the format's gets no suggestion. (The error listed
+/// every name of the object but pointed at none.)
+#[test]
+fn a_misspelled_field_is_told_the_name_it_likely_meant() {
+    let walker: Value =
+        serde_json::from_str(&fs::read_to_string(repo("rigs/walker.json")).unwrap()).unwrap();
+    let top = walker.as_object().unwrap();
+    let bone = walker["bones"][1].as_object().unwrap();
+    let mut tried = 0;
+    for (fields, at) in [(top, None), (bone, Some(1))] {
+        for name in fields.keys().filter(|k| !k.starts_with('$') && k.len() > 3) {
+            let mut slips = vec![name.to_uppercase(), name[1..].to_string()];
+            if name.contains('_') {
+                slips.push(name.replace('_', ""));
+            }
+            for slip in slips {
+                let mut v = walker.clone();
+                let obj = match at {
+                    None => v.as_object_mut().unwrap(),
+                    Some(i) => v["bones"][i].as_object_mut().unwrap(),
+                };
+                let value = obj.remove(name).unwrap();
+                obj.insert(slip.clone(), value);
+                let msg = rigbake::rig::load(&v.to_string()).unwrap_err().to_string();
+                assert!(
+                    msg.contains(&format!("unknown field `{slip}`"))
+                        && msg.contains(&format!("did you mean `{name}`?")),
+                    "{slip}: {msg}"
+                );
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried >= 15, "{tried} slips");
+    let mut v = walker.clone();
+    v["zebra"] = json!(1);
+    let msg = rigbake::rig::load(&v.to_string()).unwrap_err().to_string();
+    assert!(
+        msg.contains("unknown field `zebra`") && !msg.contains("did you mean"),
+        "{msg}"
+    );
+}
