@@ -57,7 +57,11 @@ pub const MAX_SPRING_WORK: usize = 400;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SpringFile {
-    /// The bone whose subtree follows its joint through the spring.
+    /// The bone whose subtree follows its joint through the spring. The
+    /// bone's own segment moves with it, so its joint leaves its parent's
+    /// tip while the spring lags: spring a bone drawn from its parent's
+    /// tip (a head, a zero-length neck) rather than one whose segment
+    /// should stay joined.
     pub bone: String,
     /// k, 1/s², in (0, 100000] (seed 000: 260).
     pub stiffness: f64,
