@@ -42,6 +42,18 @@ fn scratch() -> tempfile::TempDir {
     dir
 }
 
+/// [`scratch`] with the rig's drawing `seed-nested.template.svg` too.
+fn scratch_with_drawing() -> tempfile::TempDir {
+    let dir = scratch();
+    let t = rigbake()
+        .current_dir(dir.path())
+        .args(["template", "rig.json", "-o", "."])
+        .output()
+        .unwrap();
+    assert!(t.status.success(), "{t:?}");
+    dir
+}
+
 /// The class of every output flag that cannot be standard output: `-`
 /// is refused in one line naming the flag (it made a file or directory
 /// named `-`), nothing is written or printed, and `./-` still names a
@@ -130,14 +142,8 @@ fn a_full_standard_output_is_an_error_for_every_printing_command() {
 /// the files are put in place.
 #[test]
 fn a_full_standard_output_writes_no_file() {
-    let dir = scratch();
+    let dir = scratch_with_drawing();
     let d = dir.path();
-    let t = rigbake()
-        .current_dir(d)
-        .args(["template", "rig.json", "-o", "."])
-        .output()
-        .unwrap();
-    assert!(t.status.success(), "{t:?}");
     fs::write(d.join("prev.svg"), "previous").unwrap();
     fs::write(d.join("prev.json"), "previous").unwrap();
     let art = ["--art", "seed-nested.template.svg"];
@@ -808,14 +814,8 @@ fn file_writers() -> Vec<(Vec<&'static str>, &'static str)> {
 /// A scratch directory for [`file_writers`], with the directories their
 /// outputs go into.
 fn writer_scratch() -> tempfile::TempDir {
-    let dir = scratch();
+    let dir = scratch_with_drawing();
     let d = dir.path();
-    let t = rigbake()
-        .current_dir(d)
-        .args(["template", "rig.json", "-o", "."])
-        .output()
-        .unwrap();
-    assert!(t.status.success(), "{t:?}");
     fs::create_dir(d.join("dir")).unwrap();
     fs::create_dir(d.join("tpl")).unwrap();
     dir
@@ -875,15 +875,6 @@ fn an_output_that_is_a_link_writes_the_file_it_leads_to() {
     }
 }
 
-/// Makes a FIFO or a device node at `path` (`libc::mkfifo`, `libc::mknod`);
-/// whether it could (a device node needs root).
-fn make_node(path: &Path, mode: libc::mode_t, dev: libc::dev_t) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
-    // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
-    unsafe { libc::mknod(c.as_ptr(), mode | 0o666, dev) == 0 }
-}
-
 /// The class of every output path that is neither a regular file nor a
 /// directory, for every command that writes a file: a FIFO stays a FIFO
 /// and its reader gets the bytes a regular file would; a device node
@@ -910,7 +901,7 @@ fn an_output_that_is_a_device_or_fifo_is_written_in_place() {
         // a FIFO, read to its end by another thread; a second name for
         // it lets the test end a reader still waiting should the FIFO
         // have been replaced
-        assert!(make_node(&path, libc::S_IFIFO, 0), "mkfifo");
+        assert!(common::mknod(&path, libc::S_IFIFO, 0), "mkfifo");
         fs::hard_link(&path, d.join("fifo-again")).unwrap();
         let reader = {
             let path = path.clone();
@@ -934,7 +925,7 @@ fn an_output_that_is_a_device_or_fifo_is_written_in_place() {
         // device nodes like /dev/null (1, 3) and /dev/full (1, 7) (no
         // snapshot of the directory while one is there: reading /dev/full
         // never ends)
-        if !make_node(&path, libc::S_IFCHR, libc::makedev(1, 3)) {
+        if !common::mknod(&path, libc::S_IFCHR, libc::makedev(1, 3)) {
             continue;
         }
         devices_tested = true;
@@ -948,7 +939,7 @@ fn an_output_that_is_a_device_or_fifo_is_written_in_place() {
         );
         fs::remove_file(&path).unwrap();
         let _ = fs::remove_file(d.join("o.svg"));
-        assert!(make_node(&path, libc::S_IFCHR, libc::makedev(1, 7)));
+        assert!(common::mknod(&path, libc::S_IFCHR, libc::makedev(1, 7)));
         let out = run_in(d, &args);
         refused(&out, &[file, "cannot write", "No space left"]);
         assert!(

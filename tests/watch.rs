@@ -3,6 +3,8 @@
 //! ends the process with exit 0. Every wait is bounded; the child is killed
 //! if the test fails half-way.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -384,12 +386,6 @@ fn a_save_that_leaves_no_regular_file_is_refused_and_the_watch_goes_on() {
     let seed = seed_text();
     std::fs::write(&rig, &seed).unwrap();
     let mut w = start_watch(&rig, &out);
-    let make = |path: &Path, mode: libc::mode_t, dev: libc::dev_t| {
-        use std::os::unix::ffi::OsStrExt;
-        let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
-        // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
-        unsafe { libc::mknod(c.as_ptr(), mode | 0o666, dev) == 0 }
-    };
     let big = |path: &Path| {
         let f = std::fs::File::create(path).unwrap();
         f.set_len(3 << 30).unwrap();
@@ -398,11 +394,14 @@ fn a_save_that_leaves_no_regular_file_is_refused_and_the_watch_goes_on() {
     // (what the save leaves, made at the rig's path; false where it cannot)
     type Put<'a> = Box<dyn Fn(&Path) -> bool + 'a>;
     let cases: Vec<(&str, Put)> = vec![
-        ("named pipe", Box::new(|p| make(p, libc::S_IFIFO, 0))),
+        (
+            "named pipe",
+            Box::new(|p| common::mknod(p, libc::S_IFIFO, 0)),
+        ),
         ("larger than", Box::new(big)),
         (
             "character device",
-            Box::new(|p| make(p, libc::S_IFCHR, libc::makedev(1, 5))),
+            Box::new(|p| common::mknod(p, libc::S_IFCHR, libc::makedev(1, 5))),
         ),
     ];
     for (i, (why, put)) in cases.iter().enumerate() {

@@ -427,3 +427,13 @@ pub fn svgo_dir(svgo: &Path, dir: &Path) -> std::collections::BTreeMap<String, S
         })
         .collect()
 }
+
+/// Makes a FIFO (`libc::S_IFIFO`) or a device node (`libc::S_IFCHR` and
+/// its `libc::makedev`) at `path`, mode 0666; whether it could (a device
+/// node needs root).
+pub fn mknod(path: &Path, mode: libc::mode_t, dev: libc::dev_t) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+    unsafe { libc::mknod(c.as_ptr(), mode | 0o666, dev) == 0 }
+}
