@@ -319,6 +319,52 @@ pub fn fewest_uniform(c: &Curve) -> Vec<Key> {
     }
 }
 
+/// [`fewest_uniform`] checked on the check times of [`fewest_placed`]
+/// (multiples of `1 / (PLACE_GRID · PLACE_CHECKS)`), reading `c.f` there
+/// through `values`: the fits of one curve to several shapes share those
+/// values, so each key count tried costs its own key times only (where
+/// [`fewest_uniform`] reads 32 new times per key). For linear keys, whose
+/// many counts tried would otherwise read the curve tens of thousands of
+/// times. Every check time between two keys is one of a segment's, so a
+/// count is taken only if each check is within `c.budget`.
+pub fn fewest_uniform_on(c: &Curve, values: &CheckGrid) -> Vec<Key> {
+    let fixed = written_times(c.fixed);
+    let corners = written_times(c.corners);
+    let checks = PLACE_GRID * PLACE_CHECKS;
+    {
+        let mut g = values.0.borrow_mut();
+        if g.is_empty() {
+            g.resize(checks + 1, None);
+        }
+    }
+    let mut n = c.step * 2;
+    loop {
+        let times = uniform_with_fixed(n, &fixed);
+        let keys = curve_keys(c, &times, &corners);
+        let mut grid = values.0.borrow_mut();
+        // every SPAN_STRIDE-th check first: a count that misses is usually
+        // found out after a few of them (a NaN is passed over, as in
+        // `fewest_uniform`)
+        let mut within = |k: usize, seg: &mut usize| {
+            let t = k as f64 / checks as f64;
+            let v = *grid[k].get_or_insert_with(|| (c.f)(t));
+            let e = (eval_keys_from(&keys, t, seg) - v).abs();
+            e <= c.budget || e.is_nan()
+        };
+        let (mut first, mut rest) = (0, 0);
+        let ok = (0..=checks)
+            .step_by(SPAN_STRIDE)
+            .all(|k| within(k, &mut first))
+            && (0..=checks)
+                .filter(|k| k % SPAN_STRIDE != 0)
+                .all(|k| within(k, &mut rest));
+        if ok || n + c.step > c.max_keys / 2 {
+            return keys;
+        }
+        n += c.step;
+    }
+}
+
 /// Key times [`fewest_placed`] may choose: multiples of `1 / PLACE_GRID`
 /// of the period (written as percentages with at most one decimal).
 pub const PLACE_GRID: usize = 1000;

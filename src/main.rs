@@ -290,8 +290,8 @@ struct BakeArgs {
     #[arg(long, value_name = "PX", allow_hyphen_values = true)]
     tolerance: Option<f64>,
     /// Segment shape: linear, or exact cubic via cubic-bezier(1/3,y1,2/3,y2);
-    /// shortest: per bone-tree channel on the css route, whichever of the two
-    /// writes fewer bytes (cycling legs and ik_chains take cubic). [default
+    /// shortest: per bone-tree channel on the css route (ik_chains too),
+    /// whichever of the two writes fewer bytes (cycling legs take cubic). [default
     /// when fitting a tolerance: shortest on css; on smil cubic keySplines
     /// for a bone tree, linear for a leg's d morph. With --keys: linear]
     #[arg(long, value_enum)]

@@ -6,6 +6,8 @@ use rigbake::bake::{BakeOptions, Keying};
 use rigbake::fit::Fit;
 use rigbake::{Route, rig};
 
+mod common;
+
 fn seed() -> rig::Rig {
     rig::load(&std::fs::read_to_string("rigs/seed-nested.json").unwrap()).unwrap()
 }
@@ -98,60 +100,69 @@ fn tolerance_tenth_holds_on_every_ankle_rig_and_route() {
     }
 }
 
-/// `--fit shortest` is the css default of a fitted bake: bone trees whose
-/// channels fit in fewer bytes as linear stops write smaller files than
-/// with `--fit cubic`, keep the default 0.25 px, and write more channels
-/// as a `linear()` easing; on the smil route and for cycling legs the
-/// shape choice changes nothing. The rower is the exception: with
-/// `--fit cubic` its legs are keyed as one pair (4/4 cubic keys, against
-/// 40/29 stops per bone by default), which now writes 55 B (0.8 %) less;
-/// its default stays within 1 % of that.
+/// `--fit shortest` is the css default of a fitted bake: every rig of
+/// `rigs/` with fitted bone-tree channels (`ik_chains` and bone trees)
+/// writes a file no larger than with `--fit cubic`, nor more than 2.5 %
+/// larger than with `--fit linear` (walker 0.8 %, path-foot 2.0 %: their
+/// legs' two bones keyed together in linear segments, which is not a
+/// choice of the shortest shape), and keeps its tolerance. Each channel
+/// takes the fewest bytes of cubic and linear keys, placed or uniform; an
+/// IK limb, its two bones each so, or cubic keys fitted together; a
+/// spring, either shape. (Before the uniform linear keys and a spring's
+/// linear keys were choices, runner wrote 6.4 % and ponytail 3.1 % more
+/// than with `--fit linear`.)
 #[test]
-fn shortest_shape_is_the_css_default_and_writes_smaller_bone_tree_files() {
-    for name in ["walker", "jogger", "runner", "rower", "jump"] {
-        let rig =
-            rig::load(&std::fs::read_to_string(format!("rigs/{name}.json")).unwrap()).unwrap();
+fn shortest_shape_is_the_css_default_and_no_larger_than_either_shape() {
+    let mut compared = 0;
+    for path in common::example_rigs() {
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let rig = rig::load(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        if rig.figure.is_none() {
+            continue;
+        }
         let default = BakeOptions::resolve(&rig, Route::Css, None, None, None);
         assert!(default.shortest_shape, "{name}: the css default");
         assert_eq!(default.fit, Fit::Cubic);
-        let cubic = BakeOptions::resolve(&rig, Route::Css, None, None, Some(Fit::Cubic));
-        assert!(!cubic.shortest_shape, "{name}: --fit cubic");
-        let (a, b) = (
-            rigbake::bake_rig(&rig, &cubic),
-            rigbake::bake_rig(&rig, &default),
-        );
+        let b = rigbake::bake_rig(&rig, &default);
+        if !b
+            .report
+            .notes
+            .iter()
+            .any(|n| n.contains("whichever writes fewer bytes"))
+        {
+            // nothing fitted (every channel constant or an eased track)
+            continue;
+        }
+        let limit = rig.tolerance_px.unwrap_or(0.25);
         assert!(
-            b.report.max_error_px() <= 0.25,
+            b.report.max_error_px() <= limit,
             "{name}: {}",
             b.report.max_error_px()
         );
-        let limit = if name == "rower" {
-            a.svg.len() + a.svg.len() / 100
-        } else {
-            a.svg.len() - 1
-        };
-        assert!(
-            b.svg.len() <= limit,
-            "{name}: {} bytes, --fit cubic {}",
-            b.svg.len(),
-            a.svg.len()
-        );
-        // (an all-cubic bake writes chains, not bone channels, as stops)
-        let stops = |svg: &str| svg.matches("linear(").count();
-        assert!(stops(&b.svg) > stops(&a.svg), "{name}");
-        assert!(
-            b.report
-                .notes
-                .iter()
-                .any(|n| n.contains("whichever writes fewer bytes"))
-        );
-        assert!(
-            !a.report
-                .notes
-                .iter()
-                .any(|n| n.contains("whichever writes fewer bytes"))
-        );
+        for fit in [Fit::Cubic, Fit::Linear] {
+            let one = BakeOptions::resolve(&rig, Route::Css, None, None, Some(fit));
+            assert!(!one.shortest_shape, "{name}: --fit {fit:?}");
+            let a = rigbake::bake_rig(&rig, &one);
+            let limit = match fit {
+                Fit::Linear => a.svg.len() + a.svg.len() * 25 / 1000,
+                _ => a.svg.len(),
+            };
+            assert!(
+                b.svg.len() <= limit,
+                "{name}: {} bytes, --fit {fit:?} {}",
+                b.svg.len(),
+                a.svg.len()
+            );
+            assert!(
+                !a.report
+                    .notes
+                    .iter()
+                    .any(|n| n.contains("whichever writes fewer bytes"))
+            );
+        }
+        compared += 1;
     }
+    assert!(compared >= 10, "{compared} rigs compared");
     // a tolerance keeps the default shape; uniform keys take none
     let walker = rig::load(&std::fs::read_to_string("rigs/walker.json").unwrap()).unwrap();
     assert!(BakeOptions::resolve(&walker, Route::Css, None, Some(0.1), None).shortest_shape);

@@ -140,7 +140,9 @@ impl Keyer {
     /// default the fewer bytes ([`fit::written_len`]) of keys placed to
     /// [`PLACED_SHARE`] of the budget and the fewest uniform keys within it;
     /// with [`Keyer::shortest_shape`], the fewest css bytes
-    /// ([`fit::css_len`]) of those and of the same two in linear segments.
+    /// ([`fit::css_len`]) of those and of the same two in linear segments
+    /// (the first of equals: cubic placed, cubic uniform, linear placed,
+    /// linear uniform).
     pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
         // the placed fits of both shapes read `c.f` at the same check times
         let grid = fit::CheckGrid::default();
@@ -152,26 +154,22 @@ impl Keyer {
                 },
                 &grid,
             );
-            let uniform = fit::fewest_uniform(c);
+            // (linear keys try many counts: checked on the shared grid)
+            let uniform = match c.fit {
+                fit::Fit::Linear => fit::fewest_uniform_on(c, &grid),
+                _ => fit::fewest_uniform(c),
+            };
             [placed, uniform]
         };
         match self.keys {
             ChannelKeys::Own | ChannelKeys::Budget(_) if self.shortest_shape => {
                 let mut all = fewest(c).to_vec();
                 if c.fit != fit::Fit::Linear {
-                    // linear keys placed where the curve bends (the fewest
-                    // uniform linear ones cost far more to find and are
-                    // rarely fewer bytes)
-                    all.push(fit::fewest_placed_on(
-                        &fit::Curve {
-                            fit: fit::Fit::Linear,
-                            budget: c.budget * PLACED_SHARE,
-                            ..*c
-                        },
-                        &grid,
-                    ));
+                    all.extend(fewest(&fit::Curve {
+                        fit: fit::Fit::Linear,
+                        ..*c
+                    }));
                 }
-                // (the first of equals: cubic placed, cubic uniform, …)
                 let mut best = all.remove(0);
                 for keys in all {
                     if fit::css_len(&keys) < fit::css_len(&best) {
@@ -829,7 +827,11 @@ fn bake_clip(
         }
         // each bone fitted alone to its own shortest shape, or the two
         // fitted together: whichever writes fewer css bytes for the entry
-        // (the same choice for both bones)
+        // (the same choice for both bones). (The two fitted together in
+        // linear segments, a third choice, wrote smaller files for some
+        // rigs and larger for others: a reused chain's linear pair keys
+        // often fail the far limb's check where its own shortest shapes
+        // pass, so the plan fits the source tighter.)
         let apart = [alone(u, solves), alone(l, solves)];
         let len = |keys: &[Option<Vec<Key>>; 2]| -> usize {
             keys.iter().flatten().map(|k| fit::css_len(k)).sum()

@@ -74,7 +74,9 @@ pub fn unit_time(play: file::Play, t_s: f64, period: f64) -> f64 {
 
 /// Wrap every spring's bone in its translate groups (parents' springs
 /// first), each with the fewest uniform keys whose measured subtree tip
-/// error is within [`spring::SPRING_BUDGET_PX`].
+/// error is within [`spring::SPRING_BUDGET_PX`]: cubic on css (with the
+/// shortest shape, cubic or linear, whichever writes fewer bytes), linear
+/// on smil.
 fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringMeasure> {
     let fc = &fig.clips[0];
     let mut order: Vec<usize> = (0..fig.springs.len()).collect();
@@ -96,29 +98,44 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
         };
         let counts = frame_key_counts(keyer);
         let budget = keyer.budget_px(spring::SPRING_BUDGET_PX);
-        let mut best = None;
-        for &n in &counts {
-            let mut trial = clip.clone();
-            let fit = match clip.route {
-                Route::Css => keyer.fit,
-                Route::Smil => crate::fit::Fit::Linear,
-            };
-            spring::apply(&mut trial, fig, s, spring::keys(fig, fc, s, n, fit));
-            let last = n == counts[counts.len() - 1];
-            let over = |b: f64| {
-                measure::over_budget_at_stride(&trial, &probes, &ideal, PRECHECK_STRIDE, b)
-            };
-            if !last && over(budget + 1e-9) {
-                continue;
-            }
-            let (m, _) = measure::measure_probes(&trial, &probes, &ideal);
-            let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
-            if worst <= budget || n == counts[counts.len() - 1] {
-                best = Some((n, trial, worst));
-                break;
+        // cubic keys (linear on smil), and with the shortest shape linear
+        // ones too: the fewest of each shape within the budget, then
+        // whichever writes fewer css bytes (the first of equals)
+        let shapes: &[crate::fit::Fit] = match clip.route {
+            Route::Smil => &[crate::fit::Fit::Linear],
+            Route::Css if keyer.shortest_shape => &[keyer.fit, crate::fit::Fit::Linear],
+            Route::Css => &[keyer.fit],
+        };
+        let mut best: Option<(usize, Clip, f64, usize)> = None;
+        for &fit in shapes {
+            for &n in &counts {
+                let mut trial = clip.clone();
+                let keys = spring::keys(fig, fc, s, n, fit);
+                let len = keys.iter().map(|k| crate::fit::css_len(k)).sum::<usize>();
+                spring::apply(&mut trial, fig, s, keys);
+                let last = n == counts[counts.len() - 1];
+                let over = |b: f64| {
+                    measure::over_budget_at_stride(&trial, &probes, &ideal, PRECHECK_STRIDE, b)
+                };
+                if !last && over(budget + 1e-9) {
+                    continue;
+                }
+                let (m, _) = measure::measure_probes(&trial, &probes, &ideal);
+                let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
+                if worst <= budget || last {
+                    // within the budget first, then fewer bytes
+                    let rank = |w: f64, len: usize| (w > budget, len);
+                    if best
+                        .as_ref()
+                        .is_none_or(|b| rank(worst, len) < rank(b.2, b.3))
+                    {
+                        best = Some((n, trial, worst, len));
+                    }
+                    break;
+                }
             }
         }
-        let (n, trial, worst) = best.expect("at least one key count");
+        let (n, trial, worst, _) = best.expect("at least one key count");
         *clip = trial;
         out.push(SpringMeasure {
             bone: fig.bones[s.bone].name.clone(),
