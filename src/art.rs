@@ -358,6 +358,9 @@ struct Found {
     node: roxmltree::NodeId,
     range: Range<usize>,
     line: u32,
+    /// Whether the element carries an `id` (a part named by its
+    /// `inkscape:label` alone may not).
+    has_id: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -898,6 +901,7 @@ fn find_parts<R>(
             node: node.id(),
             range: node.range(),
             line: here,
+            has_id: node.attribute("id").is_some(),
         };
         out.parts.insert(name.to_string(), (f, role));
     }
@@ -1392,6 +1396,16 @@ impl Wrapper {
     /// A static placement group for `m`, left out when `m` is the identity.
     fn place(&mut self, ids: &WrapIds, m: Affine) {
         if !is_identity(m) {
+            self.place_always(ids, m);
+        }
+    }
+
+    /// A static placement group for `m`, the identity too (then with no
+    /// transform).
+    fn place_always(&mut self, ids: &WrapIds, m: Affine) {
+        if is_identity(m) {
+            self.group(format!("{MARK_ATTR}=\"place\" id=\"{}\"", ids.take()));
+        } else {
             self.group(format!(
                 "{MARK_ATTR}=\"place\" id=\"{}\" transform=\"{}\"",
                 ids.take(),
@@ -1493,7 +1507,18 @@ fn wrap_part(
             fmt_len(at.y)
         );
     }
-    w.place(ids, s * p.rest * p.parent);
+    // A part without an id gets its placement group even where that is the
+    // identity: svgo's collapseGroups moves a lone group's attributes onto
+    // its only child when the child has no id, which would put the
+    // animated group's class (its rotation and origin) onto the part,
+    // outside the part's own transform. The placement group's id moves
+    // onto the part instead, which keeps the animated group.
+    let m = s * p.rest * p.parent;
+    if f.has_id {
+        w.place(ids, m);
+    } else {
+        w.place_always(ids, m);
+    }
     w.around(inserts, f);
     Ok(())
 }

@@ -8,9 +8,12 @@
 //! case and however its name is escaped, unless its value leaves things
 //! where they are (`transform: none`). Other declarations are fine, names
 //! inside strings or values included (`will-change: transform`,
-//! `transition: transform 1s`, a custom property `--transform`). A sheet's
-//! geometry properties are let be: their selectors cannot be told apart
-//! from the common `svg{width:100%}` without a CSS engine.
+//! `transition: transform 1s`, a custom property `--transform`). In a
+//! sheet, whose selectors cannot be matched to elements without a CSS
+//! engine, the geometry properties that only shapes take
+//! ([`SHAPE_ONLY_GEOMETRY`]: `d`, `cx`, `r`, …) are refused too, while
+//! `x`, `y`, `width` and `height` are let be: they size the root too (the
+//! common `svg{width:100%}`).
 
 /// Properties whose declaration moves what an element draws, whatever the
 /// element.
@@ -34,6 +37,10 @@ pub(super) const MOVING: &[&str] = &[
 pub(super) const GEOMETRY: &[&str] = &[
     "x", "y", "cx", "cy", "r", "rx", "ry", "d", "width", "height",
 ];
+
+/// Of [`GEOMETRY`], those no `<svg>` or `<g>` takes: in a style sheet they
+/// can only reshape a shape.
+pub(super) const SHAPE_ONLY_GEOMETRY: &[&str] = &["cx", "cy", "r", "rx", "ry", "d"];
 
 /// The attributes a SMIL `<animate>` or `<set>` may change that reshape
 /// or move a shape: [`GEOMETRY`] and the attributes of lines and
@@ -61,15 +68,19 @@ pub(super) fn moving_in_declarations(text: &str, shape: bool) -> Option<String> 
         .find_map(|(seg, _)| moving(seg, shape))
 }
 
-/// The first declaration of [`MOVING`] anywhere in a style sheet `text`
-/// (in any rule, at-rule or keyframe), as [`moving_in_declarations`].
+/// The first declaration of [`MOVING`] or [`SHAPE_ONLY_GEOMETRY`]
+/// anywhere in a style sheet `text` (in any rule, at-rule or keyframe), as
+/// [`moving_in_declarations`].
 pub(super) fn moving_in_sheet(text: &str) -> Option<String> {
     // a segment that ends in `{` is a selector or a rule's prelude; one
     // that ends in `;` or `}` inside a block is a declaration
     let mut depth = 0usize;
     for (seg, end) in segments(&without_comments(text)) {
         let declaration = depth > 0 && end != Some('{');
-        if declaration && let Some(p) = moving(seg, false) {
+        if declaration
+            && let Some(p) = moving(seg, true)
+            && (MOVING.contains(&p.as_str()) || SHAPE_ONLY_GEOMETRY.contains(&p.as_str()))
+        {
             return Some(p);
         }
         match end {
@@ -294,10 +305,15 @@ mod tests {
                 "transform",
             ),
             (
-                "/* x */ .a { /* transform: no */ cx: 3; offset: path('M0 0') }",
+                "/* x */ .a { /* transform: no */ fill: red; offset: path('M0 0') }",
                 "offset",
             ),
             (".a{.b{scale:2}}", "scale"),
+            // geometry only a shape takes
+            ("#thp{d:path(\"M392 255L508 308\")}", "d"),
+            (".ped{fill:red;CX:520px}", "cx"),
+            ("@keyframes k{to{r:3px}}", "r"),
+            ("ellipse{rx:2px;ry:3px}", "rx"),
         ] {
             assert_eq!(moving_in_sheet(sheet).as_deref(), Some(name), "{sheet}");
         }
@@ -309,6 +325,9 @@ mod tests {
             ".transform{fill:red}",
             "[data-x=\"a;transform:x\"]{opacity:.5}",
             "svg{width:100%;height:auto}",
+            // geometry a root or a nested <svg> takes too
+            "svg{x:0;y:0;width:10px}",
+            ".d{fill:red}.cx{stroke:blue}",
         ] {
             assert_eq!(moving_in_sheet(sheet), None, "{sheet}");
         }

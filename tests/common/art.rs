@@ -96,6 +96,30 @@ pub fn flatten(drawn: &str) -> String {
     out
 }
 
+/// A flat drawing (see [`flatten`]) whose parts are named by their
+/// `inkscape:label` alone (no `id`) and turned by their own `transform`,
+/// each of their shapes turned back by its own (so drawn in the pose
+/// still): what an editor writes when a part was rotated as a whole and
+/// its label kept.
+pub fn labelled_and_turned(flat: &str) -> String {
+    flat.lines()
+        .map(|l| {
+            let Some(rest) = l.strip_prefix("<g id=\"") else {
+                return l.to_string();
+            };
+            let id = &rest[..rest.find('"').unwrap()];
+            let open = format!("<g id=\"{id}\" inkscape:label=\"{id}\">");
+            assert!(l.starts_with(&open) && l.ends_with("</g>"), "{l}");
+            let shapes = l[open.len()..l.len() - 4]
+                .replace("<path ", "<path transform=\"rotate(-40 200 150)\" ")
+                .replace("<circle ", "<circle transform=\"rotate(-40 200 150)\" ");
+            format!("<g inkscape:label=\"{id}\" transform=\"rotate(40 200 150)\">{shapes}</g>")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
 #[derive(Clone)]
 pub struct Art {
     pub svg: String,
