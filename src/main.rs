@@ -617,6 +617,17 @@ fn cmd_check(
                         rig::shown(thresholds.max_slip_px),
                         rig::shown(thresholds.max_reach_px)
                     ));
+                } else {
+                    let n = check.failures().count();
+                    let s = if n == 1 { "" } else { "s" };
+                    t.push_str(&format!(
+                        "failed: {n} figure{s} over {} (each on stderr)\n",
+                        if n == 1 {
+                            "its threshold"
+                        } else {
+                            "their thresholds"
+                        }
+                    ));
                 }
                 t
             }

@@ -856,11 +856,14 @@ fn measure_leg(
     }
 }
 
-/// Foot slip of a chain over the written ground, px per step: over its
+/// Foot slip of a chain over the written ground, px per step: over each
 /// stance interval (from the ideal gait, the spec), the ankle's written
-/// displacement minus the ground probe's, `|∫ (v_foot − v_ground) dt|`.
-/// The ground track wraps only at the loop boundary, where the stance is
-/// split. `None` without a gait target or a ground.
+/// displacement minus the ground probe's, `|∫ (v_foot − v_ground) dt|`;
+/// the largest of the steps of one loop (a gait of several steps per loop
+/// has a stance each). The ground track wraps only at the loop boundary,
+/// where a stance is split: its two pieces (one ending at the loop's end,
+/// one starting at its start) are one step. `None` without a gait target
+/// or a ground.
 pub fn foot_slip_px(clip: &Clip, leg: &crate::clip::LegInfo) -> Option<f64> {
     let ideal = leg.ideal.as_ref()?;
     let stance = ideal.stance();
@@ -868,15 +871,22 @@ pub fn foot_slip_px(clip: &Clip, leg: &crate::clip::LegInfo) -> Option<f64> {
     if stance.is_empty() || !probes_at(clip, 0.0).contains_key(ground) {
         return None;
     }
-    let mut rel = Vec2::ZERO;
+    let mut steps: Vec<Vec2> = Vec::new();
+    let mut across = None;
     for (a, b) in stance {
         // just before the end: at exactly the period the ground has wrapped
         let (ta, tb) = (a * clip.period_s, b * clip.period_s - 1e-9);
         let (pa, pb) = (probes_at(clip, ta), probes_at(clip, tb));
         let moved = pb[ground] - pa[ground] - (ground_unwrap(clip, tb) - ground_unwrap(clip, ta));
-        rel = rel + (pb[&leg.ankle_probe] - pa[&leg.ankle_probe]) - moved;
+        let rel = (pb[&leg.ankle_probe] - pa[&leg.ankle_probe]) - moved;
+        if a <= 0.0 || b >= 1.0 {
+            across = Some(across.unwrap_or(Vec2::ZERO) + rel);
+        } else {
+            steps.push(rel);
+        }
     }
-    Some(rel.len())
+    steps.extend(across);
+    Some(steps.iter().map(|v| v.len()).fold(0.0, f64::max))
 }
 
 /// How far a wrapping ground row ([`Clip::ground_wrap_px`]) has stepped

@@ -338,6 +338,97 @@ fn thresholds_are_echoed_compactly() {
     }
 }
 
+/// Every format states the verdict on stdout: a failing text check ends
+/// its measurements with a `failed:` line counting the exceeded
+/// thresholds (one stderr line each), a passing one with `ok:`; over
+/// several rigs and both routes, one failing, one passing.
+#[test]
+fn text_check_states_the_verdict_on_stdout_passing_or_failing() {
+    for (rigs, max_error, failing) in [
+        (vec!["rigs/seed-nested.json".to_string()], "0.1", true),
+        (
+            vec![
+                "rigs/seed-nested.json".to_string(),
+                "rigs/robot-arm.json".to_string(),
+            ],
+            "0.21",
+            true,
+        ),
+        (vec!["rigs/robot-arm.json".to_string()], "4", false),
+    ] {
+        let out = check(&rigs, max_error, &["--route", "both"]);
+        let text = String::from_utf8(out.stdout.clone()).unwrap();
+        let last = text.lines().last().unwrap();
+        let failures = stderr(&out)
+            .lines()
+            .filter(|l| l.starts_with("rigbake: check failed: "))
+            .count();
+        if failing {
+            assert_eq!(out.status.code(), Some(1), "{rigs:?}");
+            assert!(failures > 0);
+            let s = if failures == 1 { "" } else { "s" };
+            let their = if failures == 1 {
+                "its threshold"
+            } else {
+                "their thresholds"
+            };
+            assert_eq!(
+                last,
+                format!("failed: {failures} figure{s} over {their} (each on stderr)"),
+                "{rigs:?}"
+            );
+        } else {
+            assert_eq!(out.status.code(), Some(0), "{rigs:?}");
+            assert_eq!(failures, 0);
+            assert!(
+                last.starts_with("ok: every measured error within 4 px"),
+                "{last}"
+            );
+        }
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.starts_with("ok: ") || l.starts_with("failed: "))
+                .count(),
+            1,
+            "{text}"
+        );
+    }
+}
+
+/// A rig with clips names every probe by its clip on either route: the
+/// same kinds and names in `check --clip NAME` on css and on smil (its
+/// chain is `walk:hair` on both).
+#[test]
+fn a_clip_rig_names_its_probes_alike_on_both_routes() {
+    let rigs = vec!["rigs/stickman.json".to_string()];
+    let names = |route: &str| -> BTreeSet<(String, String)> {
+        let out = check(
+            &rigs,
+            "4",
+            &["--clip", "walk", "--route", route, "--format", "json"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["results"][0]["probes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["kind"].as_str().unwrap().to_string(),
+                    p["name"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let (css, smil) = (names("css"), names("smil"));
+    assert_eq!(css, smil);
+    assert!(
+        css.contains(&("chain".to_string(), "walk:hair".to_string())),
+        "{css:?}"
+    );
+}
+
 #[test]
 fn quiet_check_prints_nothing_and_exits_with_the_verdict() {
     let rigs = ["rigs/seed-nested.json".to_string()];

@@ -127,6 +127,61 @@ fn shortened_walker_fails_on_slip_and_reach_naming_each_leg() {
     );
 }
 
+/// Slip is per step: the shortened walker played as two steps per loop
+/// (twice the period, `cycles` 2 on both gaits and the bob, twice the
+/// ground's dots) slides as far per step as with one, on both routes
+/// (summed over the loop it read twice as much). And a gait that slips
+/// one way on one step and back on the next does not cancel out.
+#[test]
+fn slip_is_measured_per_step_whatever_the_steps_per_loop() {
+    let one = shortened_figure("rigs/walker.json", 30.0);
+    let mut two = one.clone();
+    two["period_s"] = (one["period_s"].as_f64().unwrap() * 2.0).into();
+    for k in two["ik"].as_array_mut().unwrap() {
+        k["target"]["gait"]["cycles"] = 2.into();
+    }
+    two["root"]["move"]["bob"]["cycles"] = 2.into();
+    two["ground"]["dots_per_period"] =
+        (one["ground"]["dots_per_period"].as_u64().unwrap() * 2).into();
+    let dir = tempfile::tempdir().unwrap();
+    let slip = |v: &Value, name: &str| -> Vec<f64> {
+        let rig = write_rig(&dir, name, v);
+        let out = check(
+            &rig,
+            &[
+                "--route",
+                "both",
+                "--max-error",
+                "100",
+                "--max-slip",
+                "100",
+                "--max-reach",
+                "100",
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+        j["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["probes"].as_array().unwrap())
+            .filter_map(|p| p["max_slip_px"].as_f64())
+            .collect()
+    };
+    let (a, b) = (slip(&one, "one"), slip(&two, "two"));
+    assert_eq!((a.len(), b.len()), (4, 4), "two legs, two routes");
+    for (a, b) in a.iter().zip(&b) {
+        assert!(*a > 7.0, "{a}");
+        assert!(
+            (a - b).abs() <= 0.05 * a,
+            "one step per loop {a} px, two {b} px"
+        );
+    }
+}
+
 /// The family: every gait rig, bone-tree (walker, jogger, runner) or
 /// `ik_chains`, on both routes, fails once its legs are too short for its
 /// stride, and each of its legs is named for slip and for reach.

@@ -1058,8 +1058,10 @@ fn bake_unwritten(
     let mut colours = bake::colours(fig);
     // every written clip with the springs and chains simulated for it
     let views: Vec<Figure> = (0..clips.len()).map(|c| fig.for_clip(c)).collect();
+    // (a rig with clips names its springs and chains by clip on either
+    // route, as its legs and bones are named)
     let named = |view: &Figure, name: &str| {
-        if switched {
+        if fig.switched {
             format!("{}:{name}", view.clips[0].name)
         } else {
             name.to_string()
