@@ -202,7 +202,9 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
 /// - `Tolerance(px)`: every fitted channel to one budget, starting at 0.8
 ///   of the tolerance and shrunk by how far the measured file missed it
 ///   ([`tighten`]) until the file keeps it, up to [`TOLERANCE_RETRIES`]
-///   times (the caller refuses a file that still misses it);
+///   times (the caller refuses a file that still misses it); a `"reach":
+///   "clamp"` leg, whose error counts a gap no key closes, is judged there
+///   by its bones' tips;
 /// - the default `Goal(px)` ([`bake::DEFAULT_TOLERANCE_PX`]): the same,
 ///   but not a promise (the report carries no tolerance);
 /// - `Uniform(n)`: `n` uniform keys per fitted channel; `Budget(n)`: at
@@ -250,9 +252,24 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
             (fb, r, Some(note), None)
         }
         bake::Keying::Tolerance(px) | bake::Keying::Goal(px) => {
+            // a `"reach": "clamp"` leg's error counts the gap between the
+            // target and the reachable foot, which no key closes: the loop
+            // judges such a leg by its lower bone's tip (the foot against
+            // the solved pose), as every other probe is judged; the report
+            // still counts the gap (and an asked tolerance refuses it)
+            let clamped: Vec<String> = fig
+                .ik
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| k.reach == chain::ChainReach::Clamp)
+                .map(|(i, _)| fig.ik_label(i))
+                .collect();
             let ((fb, r), budget) = tighten(px * 0.8, Some(px), |budget| {
                 let (fb, r) = run(ChannelKeys::Budget(budget), Some(px));
-                let worst = r.max_error_px();
+                let worst = r.max_error_px_but(|leg| {
+                    let own = leg.rsplit(':').next().unwrap_or(leg);
+                    clamped.iter().any(|c| c == own)
+                });
                 ((fb, r), worst)
             });
             let note = format!(

@@ -396,8 +396,15 @@ impl Report {
     /// The worst probe's max error: legs (ankles, IK effectors), bone tips,
     /// head rims and chain particles (spring tips are bone tips).
     pub fn max_error_px(&self) -> f64 {
+        self.max_error_px_but(|_| false)
+    }
+
+    /// [`Report::max_error_px`] without the legs named by `skip` (their
+    /// bones' tips still count).
+    pub fn max_error_px_but(&self, skip: impl Fn(&str) -> bool) -> f64 {
         self.legs
             .iter()
+            .filter(|l| !skip(&l.name))
             .map(|l| l.max_error_px)
             .chain(self.bones.iter().map(|b| b.max_error_px))
             .chain(self.chains.iter().map(|c| c.max_deviation_px))
