@@ -91,7 +91,7 @@ fn json_check(rigs: &[String], max_error: f64, routes: &[&str]) -> Value {
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr: {}", stderr(&out)));
     Schema::load().validate(&v);
-    assert_eq!(v["version"], 2);
+    assert_eq!(v["version"], 3);
     assert_eq!(v["thresholds"]["max_error_px"], max_error);
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), rigs.len() * routes.len());
@@ -260,6 +260,54 @@ fn junit_has_a_testcase_per_rig_and_route_and_a_failure_per_exceeded_threshold()
         assert_eq!(failed, max == "0.05");
         assert_eq!(out.status.code(), Some(if failed { 1 } else { 0 }));
     }
+}
+
+/// A file given twice is two suites of JUnit (no suite holds two cases of
+/// one name), and what a check did not measure is said in every format:
+/// on the smil route a rig with clips writes and checks its first clip
+/// only, which the JSON's `notes` and the JUnit case's output state.
+#[test]
+fn junit_suites_per_file_given_and_notes_in_every_format() {
+    let rigs = vec![
+        "rigs/robot-arm.json".to_string(),
+        "rigs/robot-arm.json".to_string(),
+        "rigs/stickman.json".to_string(),
+    ];
+    let out = check(&rigs, "4", &["--format", "junit", "--route", "both"]);
+    let xml = String::from_utf8(out.stdout).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let suites = elements(doc.root_element(), "testsuite");
+    assert_eq!(suites.len(), 3, "{xml}");
+    for s in &suites {
+        let names: BTreeSet<&str> = elements(*s, "testcase")
+            .iter()
+            .map(|c| c.attribute("name").unwrap())
+            .collect();
+        assert_eq!(names.len(), 2, "{xml}");
+    }
+    let first_clip_only = "only the first clip (walk) is written";
+    let stickman = elements(suites[2], "testcase");
+    let smil_out = elements(stickman[1], "system-out")[0].text().unwrap();
+    assert!(smil_out.contains(first_clip_only), "{smil_out}");
+    let css_out = elements(stickman[0], "system-out")[0].text().unwrap();
+    assert!(!css_out.contains(first_clip_only), "{css_out}");
+
+    let out = check(&rigs[2..], "4", &["--format", "json", "--route", "both"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes = |i: usize| -> Vec<String> {
+        v["results"][i]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(!notes(0).iter().any(|n| n.contains(first_clip_only)));
+    assert!(
+        notes(1).iter().any(|n| n.contains(first_clip_only)),
+        "{:?}",
+        notes(1)
+    );
 }
 
 /// Echoed strings are escaped: a rig file whose path holds XML's special

@@ -31,7 +31,7 @@ use std::fmt::Write;
 /// The `version` of the JSON format. Any change to its fields (added,
 /// removed, renamed or with a new meaning) increments it, and
 /// `schema/check.schema.json` describes exactly this version.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// What a [`Probe`] measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -202,6 +202,9 @@ pub struct Case {
     pub max_error_px: f64,
     pub failures: Vec<Failure>,
     pub probes: Vec<Probe>,
+    /// The report's notes: what was measured and how (e.g. that the smil
+    /// route writes only the first clip of a rig with clips).
+    pub notes: Vec<String>,
 }
 
 /// A whole `check` run.
@@ -238,6 +241,7 @@ impl Check {
                     max_error_px: probes.iter().map(|p| p.max_error_px).fold(0.0, f64::max),
                     failures,
                     probes,
+                    notes: r.notes.clone(),
                 }
             })
             .collect();
@@ -275,8 +279,21 @@ impl Check {
             "<testsuites name=\"rigbake check\" tests=\"{}\" failures=\"{failed}\" errors=\"0\">",
             self.results.len()
         );
-        // cases of one file are adjacent (one per route)
-        for suite in self.results.chunk_by(|a, b| a.file == b.file) {
+        // cases of one file given once are adjacent, one per route (a file
+        // given twice in a row is two suites: its routes repeat)
+        let mut suites: Vec<&[Case]> = Vec::new();
+        let mut start = 0;
+        for i in 1..=self.results.len() {
+            let ends = i == self.results.len() || {
+                let (group, next) = (&self.results[start..i], &self.results[i]);
+                group[0].file != next.file || group.iter().any(|c| c.route == next.route)
+            };
+            if ends {
+                suites.push(&self.results[start..i]);
+                start = i;
+            }
+        }
+        for suite in suites {
             let _ = writeln!(
                 s,
                 "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">",
@@ -325,6 +342,9 @@ impl Check {
                         let _ = write!(out, ", out of reach by {reach} px");
                     }
                     out.push('\n');
+                }
+                for n in &c.notes {
+                    let _ = writeln!(out, "note: {n}");
                 }
                 let _ = writeln!(s, "      <system-out>{}</system-out>", xml_text(&out));
                 s.push_str("    </testcase>\n");
