@@ -628,6 +628,26 @@ fn cmd_check(
                             "their thresholds"
                         }
                     ));
+                    // a bake keeps its own goal, not the check's threshold
+                    let error = check.failures().any(|(_, f)| f.metric == "max_error_px");
+                    // (--tolerance takes 0.01 px and up)
+                    if error && args.tolerance.is_none() && thresholds.max_error_px >= 0.01 {
+                        let px = rig::shown(thresholds.max_error_px);
+                        let (how, instead) = if args.keys.is_some() {
+                            (
+                                "--keys N writes uniform keys, with no bound on the error",
+                                " instead of --keys",
+                            )
+                        } else {
+                            (
+                                "rigs are baked to keep 0.25 px or their own tolerance_px",
+                                "",
+                            )
+                        };
+                        t.push_str(&format!(
+                            "hint: {how}; --tolerance {px}{instead} bakes them to keep {px} px (or says it cannot)\n"
+                        ));
+                    }
                 }
                 t
             }

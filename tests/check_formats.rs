@@ -406,7 +406,18 @@ fn text_check_states_the_verdict_on_stdout_passing_or_failing() {
     ] {
         let out = check(&rigs, max_error, &["--route", "both"]);
         let text = String::from_utf8(out.stdout.clone()).unwrap();
-        let last = text.lines().last().unwrap();
+        // (after a failure, a hint on --tolerance)
+        let mut lines = text.lines().rev();
+        let mut last = lines.next().unwrap();
+        if failing {
+            assert_eq!(
+                last,
+                format!(
+                    "hint: rigs are baked to keep 0.25 px or their own tolerance_px; --tolerance {max_error} bakes them to keep {max_error} px (or says it cannot)"
+                ),
+            );
+            last = lines.next().unwrap();
+        }
         let failures = stderr(&out)
             .lines()
             .filter(|l| l.starts_with("rigbake: check failed: "))
