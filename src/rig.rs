@@ -605,6 +605,54 @@ pub fn load_clip(text: &str, clip: &str) -> Result<Rig, RigError> {
     validate(&file)
 }
 
+/// Notes on values that read like another unit than the format's: every
+/// angle (a field named `…_deg`) under 3.2° in magnitude, where at least
+/// two are not zero (radians typed as degrees: 1.57 for a right angle),
+/// and a period over a minute (milliseconds typed as seconds). A rig may
+/// mean them; the note only says what the numbers are read as.
+fn unit_notes(file: &RigFile) -> Vec<String> {
+    fn degrees(v: &serde_json::Value, under_deg: bool, out: &mut Vec<f64>) {
+        match v {
+            serde_json::Value::Number(n) if under_deg => out.extend(n.as_f64()),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| degrees(x, under_deg, out)),
+            serde_json::Value::Object(o) => {
+                for (k, x) in o {
+                    degrees(x, under_deg || k.ends_with("_deg"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut notes = Vec::new();
+    let mut angles = Vec::new();
+    if let Ok(v) = serde_json::to_value(file) {
+        degrees(&v, false, &mut angles);
+    }
+    let nonzero: Vec<f64> = angles.into_iter().filter(|a| *a != 0.0).collect();
+    if nonzero.len() >= 2 && nonzero.iter().all(|a| a.abs() < 3.2) {
+        notes.push(format!(
+            "every angle of this rig (the fields named …_deg) is under 3.2°, the largest {}°: angles are degrees; radians would be 57.3 times larger (1.57 rad = 90°)",
+            shown(nonzero.iter().fold(0.0, |m: f64, a| m.max(a.abs())))
+        ));
+    }
+    let periods = std::iter::once(("period_s".to_string(), Some(file.period_s))).chain(
+        file.clips
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (format!("clips[{i}].period_s"), c.period_s)),
+    );
+    for (path, p) in periods {
+        if let Some(p) = p.filter(|p| *p > 60.0) {
+            notes.push(format!(
+                "{path} {} s is {} min: periods are seconds (1.2 for 1200 ms)",
+                shown(p),
+                shown((p / 60.0 * 10.0).round() / 10.0)
+            ));
+        }
+    }
+    notes
+}
+
 /// One note per period in the file that [`period`] snapped.
 fn period_notes(file: &RigFile) -> Vec<String> {
     let given = std::iter::once(("period_s".to_string(), Some(file.period_s))).chain(
@@ -763,6 +811,7 @@ pub fn lower_legs(file: &RigFile) -> Result<RigFile, RigError> {
 pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     let mut rig = validate_parts(file)?;
     rig.notes = period_notes(file);
+    rig.notes.extend(unit_notes(file));
     if let (None, Some(keys)) = (rig.tolerance_px, rig.keys) {
         check_key_work("keys", keys, &rig, FEWER_KEYS_OR_A_TOLERANCE)?;
     }
@@ -1159,10 +1208,67 @@ mod tests {
         assert_eq!(rig.period_s, 0.667);
         assert_eq!(rig.notes.len(), 1, "{:?}", rig.notes);
         assert!(rig.notes[0].contains("period_s 0.666667 s is baked as 0.667 s"));
-        for p in [1.2, 0.001, 4.567, 3600.0] {
+        for p in [1.2, 0.001, 4.567, 60.0] {
             let rig = load(&with(|v| v["period_s"] = serde_json::json!(p))).unwrap();
             assert_eq!(rig.period_s, p);
             assert!(rig.notes.is_empty(), "{p}: {:?}", rig.notes);
+        }
+    }
+
+    /// Values that read like another unit are noted, not refused: a period
+    /// over a minute (milliseconds typed as seconds), at the top level or
+    /// in a clip, and angles that are all under 3.2° (radians typed as
+    /// degrees); none of the example rigs' values are.
+    #[test]
+    fn numbers_in_another_unit_than_the_formats_are_noted() {
+        let rig = load(&with(|v| v["period_s"] = serde_json::json!(3600))).unwrap();
+        assert_eq!(rig.period_s, 3600.0);
+        assert_eq!(
+            rig.notes,
+            ["period_s 3600 s is 60 min: periods are seconds (1.2 for 1200 ms)"]
+        );
+        let text = r#"{"name": "wave", "view_box": [0, 0, 200, 200], "period_s": 1,
+          "bones": [{"name": "arm", "at": [100, 100], "length": 40, "angle": {"const_deg": 1.2}},
+                    {"name": "fore", "parent": "arm", "at": "tip", "length": 30,
+                     "angle": {"sine": {"amp_deg": 0.5, "harmonic": 1, "offset_deg": -1.57}}}],
+          "clips": [{"name": "idle", "period_s": 1200, "angles": {"arm": {"const_deg": 0.3}}}]}"#;
+        let rig = load(text).unwrap();
+        assert_eq!(rig.notes.len(), 2, "{:?}", rig.notes);
+        assert!(
+            rig.notes[0].starts_with("every angle of this rig"),
+            "{}",
+            rig.notes[0]
+        );
+        assert!(
+            rig.notes[0].contains("the largest 1.57°"),
+            "{}",
+            rig.notes[0]
+        );
+        assert!(rig.notes[1].starts_with("clips[0].period_s 1200 s is 20 min"));
+        // one small angle, or small angles beside a large one, are degrees
+        for edit in [r#""offset_deg": -1.57"#, r#""amp_deg": 0.5"#] {
+            let t = text.replace(edit, &edit.replace("-1.57", "-45").replace("0.5", "30"));
+            let t = t.replace(r#""const_deg": 0.3"#, r#""const_deg": 0"#);
+            assert!(
+                load(&t)
+                    .unwrap()
+                    .notes
+                    .iter()
+                    .all(|n| !n.starts_with("every angle"))
+            );
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rigs");
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let rig = load(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            assert!(
+                rig.notes
+                    .iter()
+                    .all(|n| !n.contains("min: periods") && !n.starts_with("every angle")),
+                "{}: {:?}",
+                p.display(),
+                rig.notes
+            );
         }
     }
 
