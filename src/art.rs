@@ -350,6 +350,35 @@ pub struct Animated {
     pub svg: String,
     /// Joint markers found, sorted by leg order in the rig, then joint.
     pub markers: Vec<MarkerCheck>,
+    /// What the bake's report should add: elements named after something
+    /// the drawing does not animate (a Verlet chain, the ground).
+    pub notes: Vec<String>,
+}
+
+/// Notes on the elements of `doc` named (by `id` or `inkscape:label`)
+/// after one of `still`: a Verlet chain or the ground, which the clip
+/// animates but a drawing cannot follow, so a shape drawn for them stays
+/// still (its probes move).
+fn still_named(
+    doc: &roxmltree::Document,
+    lines: &LineIndex,
+    still: &[(&str, &str)],
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        let names = [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))];
+        if let Some((name, what)) = still
+            .iter()
+            .find(|(n, _)| names.iter().flatten().any(|x| x == n))
+        {
+            notes.push(format!(
+                "--art: line {}: {:?} is named after the rig's {what}, which a drawing cannot follow: what it draws stays still (the {what}'s probes move; see draw-a-figure.md, Limits)",
+                lines.row(node.range().start),
+                crate::input::escaped(name)
+            ));
+        }
+    }
+    notes
 }
 
 /// One named part found in the drawing.
@@ -785,7 +814,11 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         (clip, &crate::emit::css::style(clip, &sc)),
         last,
     )?;
-    Ok(Animated { svg, markers })
+    Ok(Animated {
+        svg,
+        markers,
+        notes: Vec::new(),
+    })
 }
 
 /// The names of the output of `art` (parsed as `doc`) animated by `clip`:

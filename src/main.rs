@@ -327,7 +327,35 @@ impl BakeArgs {
 
     /// Read and validate one rig, keeping only `--clip` when given.
     fn load(&self, path: &Path) -> Result<rig::Rig> {
-        let rig = match &self.clip {
+        self.load_clip(path, self.clip.as_deref())
+    }
+
+    /// [`BakeArgs::load`] for `--art`, whose drawing plays one clip: a rig
+    /// with several `clips` and no `--clip` loads its first clip only, as
+    /// `--clip FIRST` would (named `<name>-<clip>`), with a note, so the
+    /// file and its report speak of the clip the drawing plays.
+    fn load_art(&self, path: &Path) -> Result<rig::Rig> {
+        let rig = self.load(path)?;
+        let first = match (&self.clip, &rig.figure) {
+            (None, Some(fig)) if fig.clips.len() > 1 => fig.clips[0].name.clone(),
+            _ => return Ok(rig),
+        };
+        let names: Vec<&str> = rig
+            .figure
+            .iter()
+            .flat_map(|f| &f.clips)
+            .map(|c| c.name.as_str())
+            .collect();
+        let mut one = self.load_clip(path, Some(&first))?;
+        one.notes.push(format!(
+            "--art: a drawing plays one clip; this rig has {}: baked {first:?} (its first) as with --clip {first}; bake the others with --clip NAME, one file each",
+            input::escaped(&names.join(", "))
+        ));
+        Ok(one)
+    }
+
+    fn load_clip(&self, path: &Path, clip: Option<&str>) -> Result<rig::Rig> {
+        let rig = match clip {
             None => load_rig(path)?,
             Some(clip) => {
                 let text = read_rig(path)?;

@@ -67,7 +67,10 @@ pub(crate) fn cmd_preview(
         clip,
         prefix: None,
     };
-    let rig = args.load(rig_path)?;
+    let rig = match art {
+        Some(_) => args.load_art(rig_path)?,
+        None => args.load(rig_path)?,
+    };
     // one bake: the drawing's (css), or the rig's own on `route`
     let baked = match art {
         Some(p) => {
@@ -333,7 +336,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     }
     let report_stdout = super::report_to_stdout(run.output, run.report)?;
     let rig_path = &run.rigs[0];
-    let rig = run.bake.load(rig_path)?;
+    let rig = run.bake.load_art(rig_path)?;
     let art_text = rigbake::input::read_text(art_path, rigbake::input::Input::Drawing)?;
     let (baked, animated) = bake_art(&rig, run.bake, &art_text, art_path)?;
 
@@ -422,6 +425,7 @@ fn bake_art(
     let animated = rigbake::art::animate(art_text, rig, &baked.clip)
         .with_context(|| art_path.display().to_string())?;
     baked.report.bytes = animated.svg.len();
+    baked.report.notes.extend(animated.notes.iter().cloned());
     Ok((baked, animated))
 }
 

@@ -623,3 +623,46 @@ fn a_bad_bone_part_is_refused_naming_the_field_and_value() {
     );
     rig::load(&with_parts(&["hip-of-the-far-leg.v2", "Hip_2"])).expect("good parts load");
 }
+
+/// A drawn shape named after what the clip animates but a drawing cannot
+/// follow (a Verlet chain, the ground) is kept and noted: it stays still,
+/// and the report says so with its line (it once baked without a word).
+/// An untouched template names neither, and bakes without the note.
+#[test]
+fn a_shape_named_after_a_chain_or_the_ground_is_noted_as_still() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (rig, names) in [
+        ("rigs/ponytail.json", &["ponytail"][..]),
+        ("rigs/walker.json", &["ground"][..]),
+        ("rigs/runner.json", &["hair", "ground"][..]),
+    ] {
+        let tpl = template(rig, tmp.path());
+        let plain = bake_art(rig, &tpl, tmp.path(), "plain");
+        let notes = |a: &Art| -> Vec<String> {
+            a.report["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap().to_string())
+                .filter(|n| n.starts_with("--art: line"))
+                .collect()
+        };
+        assert_eq!(notes(&plain), Vec::<String>::new(), "{rig}");
+        let shapes: String = names
+            .iter()
+            .map(|n| format!("<g inkscape:label=\"{n}\"><path d=\"M 100 100 L 110 110\" stroke=\"#000\"/></g>\n"))
+            .collect();
+        let drawn = tpl.replacen("</svg>", &format!("{shapes}</svg>"), 1);
+        let art = bake_art(rig, &drawn, tmp.path(), "named");
+        let got = notes(&art);
+        assert_eq!(got.len(), names.len(), "{rig}: {got:?}");
+        for (n, note) in names.iter().zip(&got) {
+            assert!(
+                note.contains(&format!("{n:?} is named after the rig's")),
+                "{note}"
+            );
+            assert!(note.contains("stays still"), "{note}");
+        }
+        assert!(art.stdout.contains("note: --art: line"), "{}", art.stdout);
+    }
+}

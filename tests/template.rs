@@ -438,6 +438,61 @@ fn every_clip_gets_a_template_its_art_bake_takes() {
     }
     assert!(clips_seen >= 5, "{clips_seen} clips");
     assert!(refused_seen >= 1, "no clip's pose differs from the first's");
+    // without --clip, --art bakes (and reports) the first clip only, as
+    // --clip FIRST does, with a note naming the others: the drawing plays
+    // one clip, and the file holds no class switch (the report named
+    // every clip's bones, and a page setting another clip's class saw
+    // nothing move)
+    for (path, first, others) in [
+        ("rigs/stickman.json", "walk", "run, jump"),
+        ("rigs/jump.json", "jump", "idle"),
+    ] {
+        let text = fs::read_to_string(path).unwrap();
+        let name = rig::load(&text).unwrap().name;
+        let dir = tmp.path().join(format!("plain-{name}"));
+        let tpl = tmp.path().join(format!("{name}.template.svg"));
+        let res = rigbake()
+            .args(["bake", path, "--art"])
+            .arg(&tpl)
+            .arg("-o")
+            .arg(&dir)
+            .arg("--report")
+            .arg(tmp.path().join("r.json"))
+            .output()
+            .unwrap();
+        assert!(res.status.success(), "{res:?}");
+        let out = dir.join(format!("{name}-{first}.svg"));
+        let svg = fs::read_to_string(&out).unwrap();
+        let report: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(tmp.path().join("r.json")).unwrap()).unwrap();
+        // (one report: one object)
+        let r = &report;
+        assert_eq!(r["rig"], format!("{name}-{first}"));
+        for b in r["bones"].as_array().unwrap() {
+            assert_eq!(b["clip"], first, "{path}");
+        }
+        let note = r["notes"][0].as_str().unwrap();
+        assert!(
+            note.starts_with("--art: a drawing plays one clip"),
+            "{note}"
+        );
+        assert!(note.contains(others), "{note}");
+        assert!(
+            !svg.contains("-clip-"),
+            "{path}: a class switch in a one-clip file"
+        );
+        // the same bytes as with --clip FIRST
+        let with = tmp.path().join(format!("with-{name}.svg"));
+        let res = rigbake()
+            .args(["bake", path, "--clip", first, "--art"])
+            .arg(&tpl)
+            .arg("-o")
+            .arg(&with)
+            .output()
+            .unwrap();
+        assert!(res.status.success(), "{res:?}");
+        assert_eq!(fs::read_to_string(&with).unwrap(), svg, "{path}");
+    }
     let res = rigbake()
         .args(["template", "rigs/seed-nested.json", "--clip", "x", "-o"])
         .arg(tmp.path())

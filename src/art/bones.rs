@@ -329,7 +329,20 @@ pub(super) fn animate(
         (clip, &crate::emit::css::style(clip, &sc)),
         Some(last),
     )?;
-    Ok(Animated { svg, markers })
+    let mut still: Vec<(&str, &str)> = fig
+        .chains
+        .iter()
+        .map(|c| (c.name.as_str(), "Verlet chain"))
+        .collect();
+    if fig.ground.is_some() {
+        still.push(("ground", "ground"));
+    }
+    let notes = super::still_named(doc, lines, &still);
+    Ok(Animated {
+        svg,
+        markers,
+        notes,
+    })
 }
 
 /// The drawing's names shaped like a chain's `limb` part (`thigh-…`) that
