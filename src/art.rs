@@ -208,7 +208,9 @@ pub enum ArtError {
     #[error("{0}")]
     Kind(String),
     /// A bone of the rig has no part in the drawing.
-    #[error("no element with id or inkscape:label {what}")]
+    #[error(
+        "no element with id or inkscape:label {what} (to leave the bone undrawn, keep its part with a shape that draws nothing, such as the template's line with stroke=\"none\")"
+    )]
     MissingBone { what: String },
     /// A part (or a joint marker) drawn away from the rig's phase-0 pose.
     #[error(
@@ -237,7 +239,9 @@ pub enum ArtError {
         similar: String,
     },
     /// Two elements carry the same part name.
-    #[error("\"{part}\" marks two elements (lines {first} and {second})")]
+    #[error(
+        "\"{part}\" marks two elements (lines {first} and {second}); a part is one element: rename or delete one (an editor's duplicate keeps the label)"
+    )]
     Duplicate {
         part: String,
         first: u32,
@@ -777,6 +781,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         }
     }
 
+    hide_guides(&doc, &mut inserts);
     if let Some(crank) = parts.get("crank") {
         wrap_part(
             &ids,
@@ -1127,6 +1132,25 @@ fn hide(inserts: &mut Vec<Insert>, f: &Found) {
     w.around(inserts, f);
 }
 
+/// Hide the template's guides (elements whose `id` starts `guide-`: a
+/// pedal's circle, a chain's or target's path, the ground line), as the
+/// joint markers are: drawn on the `guides` layer to trace over, they stay
+/// out of the output even where the layer was left showing.
+fn hide_guides(doc: &roxmltree::Document, inserts: &mut Vec<Insert>) {
+    for node in doc
+        .descendants()
+        .filter(|n| n.is_element() && n.attribute("id").is_some_and(|id| id.starts_with("guide-")))
+    {
+        let f = Found {
+            node: node.id(),
+            range: node.range(),
+            line: 0,
+            has_id: true,
+        };
+        hide(inserts, &f);
+    }
+}
+
 /// An element's own `transform` attribute (identity without one).
 fn own_transform(node: roxmltree::Node, f: &Found, name: &str) -> Result<Affine, ArtError> {
     match node.attribute("transform") {
@@ -1268,10 +1292,20 @@ fn check_place(
         }
         let tag = anc.tag_name().name();
         if FORBIDDEN_ANCESTORS.contains(&tag) {
+            let fix = match tag {
+                "switch" => {
+                    "; move the drawing out of it (an export that keeps editing data wraps the drawing in one)"
+                }
+                "defs" | "symbol" => "; draw the part itself, not a definition a <use> shows",
+                _ => "; move the part out of it",
+            };
             return Err(ArtError::Unsupported {
                 line,
                 part: name.into(),
-                why: format!("parts cannot be inside <{tag}>"),
+                why: format!(
+                    "parts cannot be inside <{tag}> (line {}){fix}",
+                    lines.row(anc.range().start)
+                ),
             });
         }
     }

@@ -666,3 +666,37 @@ fn a_shape_named_after_a_chain_or_the_ground_is_noted_as_still() {
         assert!(art.stdout.contains("note: --art: line"), "{}", art.stdout);
     }
 }
+
+/// The template's guides (a target's path, a chain's path, the ground
+/// line, a pedal's circle: every `guide-` element), left showing by an
+/// illustrator who showed the guides layer to trace, are hidden in the
+/// output as the joint markers are (they stayed drawn, still, over the
+/// animation); every guide of every kind of template.
+#[test]
+fn guides_left_showing_are_hidden_in_the_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut guides = 0;
+    for rig in [
+        "rigs/walker.json",
+        "rigs/runner.json",
+        "rigs/seed-nested.json",
+    ] {
+        let tpl = template(rig, tmp.path());
+        let shown = tpl.replace(
+            "inkscape:label=\"guides\" style=\"display:none\"",
+            "inkscape:label=\"guides\"",
+        );
+        assert_ne!(shown, tpl, "{rig}: no hidden guides layer");
+        let art = bake_art(rig, &shown, tmp.path(), "shown");
+        let doc = Document::parse(&art.svg).unwrap();
+        for g in doc
+            .descendants()
+            .filter(|n| n.attribute("id").is_some_and(|id| id.starts_with("guide-")))
+        {
+            let hidden = g.ancestors().any(|a| a.attribute("opacity") == Some("0"));
+            assert!(hidden, "{rig}: {:?} is drawn", g.attribute("id"));
+            guides += 1;
+        }
+    }
+    assert!(guides >= 6, "{guides} guides checked");
+}

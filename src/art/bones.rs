@@ -321,6 +321,7 @@ pub(super) fn animate(
     }
     markers.sort_by_key(|a| (bone_of(&a.leg), a.joint));
 
+    super::hide_guides(doc, &mut inserts);
     let last = skeleton_text(clip, &sc, |_| true);
     let svg = finish(
         art,
