@@ -130,8 +130,8 @@ fn shortened_walker_fails_on_slip_and_reach_naming_each_leg() {
 /// Slip is per step: the shortened walker played as two steps per loop
 /// (twice the period, `cycles` 2 on both gaits and the bob, twice the
 /// ground's dots) slides as far per step as with one, on both routes
-/// (summed over the loop it read twice as much). And a gait that slips
-/// one way on one step and back on the next does not cancel out.
+/// (summed over the loop it read twice as much, and slides one way on one
+/// step and back on another would have cancelled out).
 #[test]
 fn slip_is_measured_per_step_whatever_the_steps_per_loop() {
     let one = shortened_figure("rigs/walker.json", 30.0);

@@ -140,13 +140,14 @@ impl Keyer {
     /// default the fewer bytes ([`fit::written_len`]) of keys placed to
     /// [`PLACED_SHARE`] of the budget and the fewest uniform keys within it;
     /// with [`Keyer::shortest_shape`], the fewest css bytes
-    /// ([`fit::css_len`]) of those and of the same two in linear segments
-    /// (the first of equals: cubic placed, cubic uniform, linear placed,
-    /// linear uniform).
+    /// ([`fit::css_len`]) of those and of the same two in linear segments,
+    /// both to [`PLACED_SHARE`] (the first of equals: cubic placed, cubic
+    /// uniform, linear placed, linear uniform).
     pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
         // the placed fits of both shapes read `c.f` at the same check times
         let grid = fit::CheckGrid::default();
-        let fewest = |c: &fit::Curve| {
+        // the uniform keys to `uniform_share` of the budget
+        let fewest = |c: &fit::Curve, uniform_share: f64| {
             let placed = fit::fewest_placed_on(
                 &fit::Curve {
                     budget: c.budget * PLACED_SHARE,
@@ -154,21 +155,35 @@ impl Keyer {
                 },
                 &grid,
             );
+            let u = fit::Curve {
+                budget: c.budget * uniform_share,
+                ..*c
+            };
             // (linear keys try many counts: checked on the shared grid)
             let uniform = match c.fit {
-                fit::Fit::Linear => fit::fewest_uniform_on(c, &grid),
-                _ => fit::fewest_uniform(c),
+                fit::Fit::Linear => fit::fewest_uniform_on(&u, &grid),
+                _ => fit::fewest_uniform(&u),
             };
             [placed, uniform]
         };
         match self.keys {
             ChannelKeys::Own | ChannelKeys::Budget(_) if self.shortest_shape => {
-                let mut all = fewest(c).to_vec();
+                let mut all = fewest(c, 1.0).to_vec();
                 if c.fit != fit::Fit::Linear {
-                    all.extend(fewest(&fit::Curve {
-                        fit: fit::Fit::Linear,
-                        ..*c
-                    }));
+                    // linear keys, uniform ones too, to the placed keys'
+                    // share: uniform linear keys miss by about their whole
+                    // budget along the period, so a parent's and a child's
+                    // errors add up at the child's tip (fitted to the whole
+                    // budget they took over a chain of bones and made the
+                    // file miss its goal, and the retries tighten every
+                    // channel)
+                    all.extend(fewest(
+                        &fit::Curve {
+                            fit: fit::Fit::Linear,
+                            ..*c
+                        },
+                        PLACED_SHARE,
+                    ));
                 }
                 let mut best = all.remove(0);
                 for keys in all {
@@ -179,7 +194,7 @@ impl Keyer {
                 best
             }
             ChannelKeys::Own | ChannelKeys::Budget(_) => {
-                let [placed, uniform] = fewest(c);
+                let [placed, uniform] = fewest(c, 1.0);
                 if fit::written_len(&placed) <= fit::written_len(&uniform) {
                     placed
                 } else {

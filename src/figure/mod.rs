@@ -123,8 +123,15 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
                 let (m, _) = measure::measure_probes(&trial, &probes, &ideal);
                 let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
                 if worst <= budget || last {
-                    // within the budget first, then fewer bytes
-                    let rank = |w: f64, len: usize| (w > budget, len);
+                    // within the budget, fewer bytes; over it (both
+                    // shapes at their most keys), the smaller error first
+                    let rank = |w: f64, len: usize| {
+                        if w > budget {
+                            (1, w, len)
+                        } else {
+                            (0, 0.0, len)
+                        }
+                    };
                     if best
                         .as_ref()
                         .is_none_or(|b| rank(worst, len) < rank(b.2, b.3))

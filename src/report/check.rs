@@ -267,7 +267,7 @@ impl Check {
         s
     }
 
-    /// JUnit XML: a `<testsuites>` root, a `<testsuite>` per rig file, a
+    /// JUnit XML: a `<testsuites>` root, a `<testsuite>` per rig file given, a
     /// `<testcase>` per rig file and route (named `<rig> (<route>)`, class
     /// name the rig), a `<failure>` per exceeded threshold, and every probe
     /// in the test case's `<system-out>`.
