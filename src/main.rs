@@ -638,45 +638,7 @@ fn cmd_check(
             CheckFormat::Junit => check.to_junit(),
             CheckFormat::Text => {
                 let mut t: String = reports.iter().map(Report::to_text).collect();
-                if check.ok {
-                    t.push_str(&format!(
-                        "ok: every measured error within {} px, foot slip within {} px/step, every target within {} px of reach\n",
-                        rig::shown(thresholds.max_error_px),
-                        rig::shown(thresholds.max_slip_px),
-                        rig::shown(thresholds.max_reach_px)
-                    ));
-                } else {
-                    let n = check.failures().count();
-                    let s = if n == 1 { "" } else { "s" };
-                    t.push_str(&format!(
-                        "failed: {n} figure{s} over {} (each on stderr)\n",
-                        if n == 1 {
-                            "its threshold"
-                        } else {
-                            "their thresholds"
-                        }
-                    ));
-                    // a bake keeps its own goal, not the check's threshold
-                    let error = check.failures().any(|(_, f)| f.metric == "max_error_px");
-                    // (--tolerance takes 0.01 px and up)
-                    if error && args.tolerance.is_none() && thresholds.max_error_px >= 0.01 {
-                        let px = rig::shown(thresholds.max_error_px);
-                        let (how, instead) = if args.keys.is_some() {
-                            (
-                                "--keys N writes uniform keys, with no bound on the error",
-                                " instead of --keys",
-                            )
-                        } else {
-                            (
-                                "rigs are baked to keep 0.25 px or their own tolerance_px",
-                                "",
-                            )
-                        };
-                        t.push_str(&format!(
-                            "hint: {how}; --tolerance {px}{instead} bakes them to keep {px} px (or says it cannot)\n"
-                        ));
-                    }
-                }
+                t.push_str(&check.verdict(args.tolerance.is_some(), args.keys.is_some()));
                 t
             }
         };

@@ -454,6 +454,29 @@ fn text_check_states_the_verdict_on_stdout_passing_or_failing() {
     }
 }
 
+/// The hint names what the bake kept: with `--keys`, that uniform keys
+/// bound nothing (and `--tolerance` replaces them); none below the 0.01 px
+/// `--tolerance` takes, none when `--tolerance` was given.
+#[test]
+fn the_text_hint_follows_the_keying_asked() {
+    let seed = vec!["rigs/seed-nested.json".to_string()];
+    let last = |max: &str, extra: &[&str]| -> Vec<String> {
+        let out = check(&seed, max, extra);
+        assert_eq!(out.status.code(), Some(1));
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines().rev().take(2).map(str::to_string).collect()
+    };
+    let keys = last("1", &["--keys", "10"]);
+    assert_eq!(
+        keys[0],
+        "hint: --keys N writes uniform keys, with no bound on the error; --tolerance 1 instead of --keys bakes them to keep 1 px (or says it cannot)"
+    );
+    for (max, extra) in [("0.005", &[][..]), ("0.05", &["--tolerance", "0.1"][..])] {
+        let l = last(max, extra);
+        assert!(l[0].starts_with("failed: "), "{max} {extra:?}: {l:?}");
+    }
+}
+
 /// A rig with clips names every probe by its clip on either route: the
 /// same kinds and names in `check --clip NAME` on css and on smil (its
 /// chain is `walk:hair` on both).

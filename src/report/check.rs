@@ -253,6 +253,54 @@ impl Check {
         }
     }
 
+    /// The text format's last lines: `ok: …` with the thresholds, or
+    /// `failed: N figures over their thresholds (each on stderr)` and,
+    /// where an error exceeded `--max-error` and the bake was not asked a
+    /// tolerance (`tolerance_given`), a hint that `--tolerance` bakes to
+    /// it (a bake keeps its own goal, not the check's threshold; with
+    /// `keys_given`, uniform keys bound nothing).
+    pub fn verdict(&self, tolerance_given: bool, keys_given: bool) -> String {
+        let th = &self.thresholds;
+        let shown = crate::valid::shown;
+        if self.ok {
+            return format!(
+                "ok: every measured error within {} px, foot slip within {} px/step, every target within {} px of reach\n",
+                shown(th.max_error_px),
+                shown(th.max_slip_px),
+                shown(th.max_reach_px)
+            );
+        }
+        let n = self.failures().count();
+        let mut t = if n == 1 {
+            "failed: 1 figure over its threshold (each on stderr)\n".to_string()
+        } else {
+            format!("failed: {n} figures over their thresholds (each on stderr)\n")
+        };
+        let error = self.failures().any(|(_, f)| f.metric == "max_error_px");
+        // (--tolerance takes 0.01 px and up)
+        if error && !tolerance_given && th.max_error_px >= 0.01 {
+            let px = shown(th.max_error_px);
+            let (how, instead) = if keys_given {
+                (
+                    "--keys N writes uniform keys, with no bound on the error".to_string(),
+                    " instead of --keys",
+                )
+            } else {
+                (
+                    format!(
+                        "rigs are baked to keep {} px or their own tolerance_px",
+                        shown(crate::fit::DEFAULT_TOLERANCE_PX)
+                    ),
+                    "",
+                )
+            };
+            t.push_str(&format!(
+                "hint: {how}; --tolerance {px}{instead} bakes them to keep {px} px (or says it cannot)\n"
+            ));
+        }
+        t
+    }
+
     /// Every failure with its case, in order.
     pub fn failures(&self) -> impl Iterator<Item = (&Case, &Failure)> {
         self.results
