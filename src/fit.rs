@@ -1135,6 +1135,51 @@ mod tests {
         }
     }
 
+    /// The fewest uniform keys checked on the shared grid: within the
+    /// budget at every check time, the same keys with a grid already
+    /// filled by a placed fit as with a fresh one, as many keys as the
+    /// fewest uniform keys checked 32 times per key (within one step
+    /// either way: the two check different times), and after the placed
+    /// fit fewer curve evaluations than those.
+    #[test]
+    fn uniform_keys_on_the_shared_grid_keep_the_budget_and_read_less() {
+        let calls = std::cell::Cell::new(0usize);
+        // a corner at 0.4 (a fixed time)
+        let f = |t: f64| {
+            calls.set(calls.get() + 1);
+            25.0 * (std::f64::consts::TAU * 2.0 * t).sin() + 8.0 * (t - 0.4).max(0.0)
+        };
+        let fixed = [0.4];
+        for budget in [0.3, 0.05] {
+            let c = Curve {
+                fit: Fit::Linear,
+                corners: &fixed,
+                ..placed_curve(&f, &fixed, budget)
+            };
+            calls.set(0);
+            let dense = fewest_uniform(&c);
+            let dense_calls = calls.get();
+            let fresh = fewest_uniform_on(&c, &CheckGrid::default());
+            let shared = CheckGrid::default();
+            fewest_placed_on(&c, &shared);
+            calls.set(0);
+            assert_eq!(fewest_uniform_on(&c, &shared), fresh, "{budget}");
+            // after the placed fit, what is left to read
+            assert!(calls.get() < dense_calls, "{} ≥ {dense_calls}", calls.get());
+            let checks = PLACE_GRID * PLACE_CHECKS;
+            for k in 0..=checks {
+                let t = k as f64 / checks as f64;
+                let e = (eval_keys(&fresh, t) - f(t)).abs();
+                assert!(e <= budget, "{budget}: {e} at {t}");
+            }
+            let (a, b) = (fresh.len() as i64, dense.len() as i64);
+            assert!(
+                (a - b).abs() <= c.step as i64,
+                "{budget}: {a} keys, {b} dense"
+            );
+        }
+    }
+
     #[test]
     fn placed_keys_keep_the_budget_everywhere_and_go_where_the_curve_bends() {
         // a hold, then a quick swing: the hold costs few keys, the swing many
