@@ -958,3 +958,48 @@ fn bake_summaries_quoted_in_the_docs_are_what_bake_prints() {
         );
     }
 }
+
+/// docs/ci.md's walker-short example: the rig its `jq` recipe makes (the
+/// walker's thighs and shins set to 30 px) checked at `--max-error 1`
+/// prints the lines the guide quotes, stdout then stderr, each quoted line
+/// in order (the guide leaves lines out with `…`).
+#[test]
+fn ci_guide_walker_short_example_is_what_check_prints() {
+    let guide = fs::read_to_string(root().join("docs/ci.md")).unwrap();
+    let start = guide
+        .find("$ rigbake check walker-short.json --max-error 1\n")
+        .expect("the example");
+    let block = &guide[start..start + guide[start..].find("```").unwrap()];
+    let quoted: Vec<&str> = block.lines().skip(1).filter(|l| l.trim() != "…").collect();
+    assert!(quoted.len() >= 6, "{block}");
+    let mut v: Value =
+        serde_json::from_str(&fs::read_to_string(root().join("rigs/walker.json")).unwrap())
+            .unwrap();
+    for b in v["bones"].as_array_mut().unwrap() {
+        let name = b["name"].as_str().unwrap().to_owned();
+        if name.starts_with("thigh_") || name.starts_with("shin_") {
+            b["length"] = 30.into();
+        }
+    }
+    let tmp = tempfile::TempDir::new().unwrap();
+    fs::write(tmp.path().join("walker-short.json"), v.to_string()).unwrap();
+    let out = assert_cmd::Command::cargo_bin("rigbake")
+        .unwrap()
+        .current_dir(tmp.path())
+        .args(["check", "walker-short.json", "--max-error", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines = printed.lines();
+    for q in quoted {
+        assert!(
+            lines.any(|l| l == q),
+            "docs/ci.md quotes {q:?}, which `rigbake check walker-short.json --max-error 1` does not print in that order:\n{printed}"
+        );
+    }
+}
