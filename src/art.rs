@@ -370,7 +370,7 @@ fn still_named(
 ) -> Vec<String> {
     let mut notes = Vec::new();
     for node in doc.descendants().filter(|n| n.is_element()) {
-        let names = [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))];
+        let names = names_of(node);
         if let Some((name, what)) = still
             .iter()
             .find(|(n, _)| names.iter().flatten().any(|x| x == n))
@@ -885,6 +885,12 @@ struct FoundParts<R> {
     hints: Vec<(String, R, u32)>,
 }
 
+/// The names an element may carry a part's name in: its `id` and its
+/// `inkscape:label`.
+fn names_of<'a>(node: roxmltree::Node<'a, '_>) -> [Option<&'a str>; 2] {
+    [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))]
+}
+
 /// Every element whose `id` or `inkscape:label` `name_of` recognises (an
 /// element carrying both names counts once): one walk of the document for
 /// every rig kind. An element with two different names, or a part name on
@@ -900,10 +906,7 @@ fn find_parts<R>(
     };
     for node in doc.descendants().filter(|n| n.is_element()) {
         let mut names: Vec<(&str, Named<R>)> = Vec::new();
-        for name in [node.attribute("id"), node.attribute((INKSCAPE_NS, "label"))]
-            .into_iter()
-            .flatten()
-        {
+        for name in names_of(node).into_iter().flatten() {
             if names.iter().all(|(n, _)| *n != name)
                 && let Some(named) = name_of(name)
             {

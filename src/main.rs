@@ -327,7 +327,7 @@ impl BakeArgs {
 
     /// Read and validate one rig, keeping only `--clip` when given.
     fn load(&self, path: &Path) -> Result<rig::Rig> {
-        self.load_clip(path, self.clip.as_deref())
+        self.load_text(path, &read_rig(path)?, self.clip.as_deref())
     }
 
     /// [`BakeArgs::load`] for `--art`, whose drawing plays one clip: a rig
@@ -335,18 +335,16 @@ impl BakeArgs {
     /// `--clip FIRST` would (named `<name>-<clip>`), with a note, so the
     /// file and its report speak of the clip the drawing plays.
     fn load_art(&self, path: &Path) -> Result<rig::Rig> {
-        let rig = self.load(path)?;
-        let first = match (&self.clip, &rig.figure) {
-            (None, Some(fig)) if fig.clips.len() > 1 => fig.clips[0].name.clone(),
-            _ => return Ok(rig),
+        let text = read_rig(path)?;
+        // (a file that does not parse is reported by the load below)
+        let names: Vec<String> = match (&self.clip, rig::parse(&text)) {
+            (None, Ok(file)) if file.clips.len() > 1 => {
+                file.clips.into_iter().map(|c| c.name).collect()
+            }
+            _ => return self.load_text(path, &text, self.clip.as_deref()),
         };
-        let names: Vec<&str> = rig
-            .figure
-            .iter()
-            .flat_map(|f| &f.clips)
-            .map(|c| c.name.as_str())
-            .collect();
-        let mut one = self.load_clip(path, Some(&first))?;
+        let first = &names[0];
+        let mut one = self.load_text(path, &text, Some(first))?;
         one.notes.push(format!(
             "--art: a drawing plays one clip; this rig has {}: baked {first:?} (its first) as with --clip {first}; bake the others with --clip NAME, one file each",
             input::escaped(&names.join(", "))
@@ -354,14 +352,13 @@ impl BakeArgs {
         Ok(one)
     }
 
-    fn load_clip(&self, path: &Path, clip: Option<&str>) -> Result<rig::Rig> {
+    /// Validate the rig text read from `path`, keeping only `clip`.
+    fn load_text(&self, path: &Path, text: &str, clip: Option<&str>) -> Result<rig::Rig> {
         let rig = match clip {
-            None => load_rig(path)?,
-            Some(clip) => {
-                let text = read_rig(path)?;
-                rig::load_clip(&text, clip).with_context(|| input::shown_path(path))?
-            }
-        };
+            None => rig::load(text),
+            Some(clip) => rig::load_clip(text, clip),
+        }
+        .with_context(|| input::shown_path(path))?;
         if let Some(k) = self.keys {
             rig::check_key_work("--keys", k, &rig, rig::FEWER_KEYS_OR_A_TOLERANCE)
                 .with_context(|| input::shown_path(path))?;

@@ -1314,15 +1314,10 @@ mod tests {
         }
         // the rig the cut was made for: a line traced out and back, with
         // two cusps
-        let line_back = PathSeg::Cubic(CubicBez::new(
-            (0.0, 0.0),
-            (1000.0, 1000.0),
-            (-1000.0, -1000.0),
-            (0.0, 0.0),
-        ));
+        let cubic = |p: [(f64, f64); 4]| PathSeg::Cubic(CubicBez::new(p[0], p[1], p[2], p[3]));
+        let line_back = cubic([(0.0, 0.0), (1000.0, 1000.0), (-1000.0, -1000.0), (0.0, 0.0)]);
         let r3 = 3f64.sqrt();
         // and the textbook cusp, and a narrower one, at u = 0.5
-        let cubic = |p: [(f64, f64); 4]| PathSeg::Cubic(CubicBez::new(p[0], p[1], p[2], p[3]));
         for (seg, cuts) in [
             (line_back, vec![(3.0 - r3) / 6.0, (3.0 + r3) / 6.0]),
             (
@@ -1339,24 +1334,14 @@ mod tests {
             same_points(seg, &pieces, &cuts);
         }
         for seg in [
-            PathSeg::Cubic(CubicBez::new(
+            cubic([
                 (160.0, 250.0),
                 (190.0, 222.0),
                 (260.0, 222.0),
                 (280.0, 250.0),
-            )),
-            PathSeg::Cubic(CubicBez::new(
-                (0.0, 0.0),
-                (120.0, 80.0),
-                (-20.0, 80.0),
-                (100.0, 0.0),
-            )),
-            PathSeg::Cubic(CubicBez::new(
-                (0.0, 0.0),
-                (1.0, 1e-3),
-                (2.0, -1e-3),
-                (3.0, 0.0),
-            )),
+            ]),
+            cubic([(0.0, 0.0), (120.0, 80.0), (-20.0, 80.0), (100.0, 0.0)]),
+            cubic([(0.0, 0.0), (1.0, 1e-3), (2.0, -1e-3), (3.0, 0.0)]),
             PathSeg::Quad(QuadBez::new((0.0, 0.0), (50.0, 80.0), (100.0, 0.0))),
             PathSeg::Line(Line::new((0.0, 0.0), (30.0, -40.0))),
         ] {

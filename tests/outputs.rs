@@ -821,6 +821,16 @@ fn writer_scratch() -> tempfile::TempDir {
     dir
 }
 
+/// A scratch directory where `args` ran once as a regular file write,
+/// and the bytes it wrote to `file` (what any other output must get).
+fn written_once(args: &[&str], file: &str) -> (tempfile::TempDir, Vec<u8>) {
+    let dir = writer_scratch();
+    let out = run_in(dir.path(), args);
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    let want = fs::read(dir.path().join(file)).unwrap();
+    (dir, want)
+}
+
 /// `args` run in `dir` (standard output taken and dropped).
 fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
     rigbake().current_dir(dir).args(args).output().unwrap()
@@ -834,11 +844,8 @@ fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
 #[test]
 fn an_output_that_is_a_link_writes_the_file_it_leads_to() {
     for (args, file) in file_writers() {
-        let dir = writer_scratch();
+        let (dir, want) = written_once(&args, file);
         let d = dir.path();
-        let out = run_in(d, &args);
-        assert!(out.status.success(), "{args:?}: {out:?}");
-        let want = fs::read(d.join(file)).unwrap();
         fs::remove_file(d.join(file)).unwrap();
         fs::create_dir(d.join("real")).unwrap();
         // an existing file, behind one link and behind two
@@ -890,11 +897,8 @@ fn an_output_that_is_a_device_or_fifo_is_written_in_place() {
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
     let mut devices_tested = false;
     for (args, file) in file_writers() {
-        let dir = writer_scratch();
+        let (dir, want) = written_once(&args, file);
         let d = dir.path();
-        let out = run_in(d, &args);
-        assert!(out.status.success(), "{args:?}: {out:?}");
-        let want = fs::read(d.join(file)).unwrap();
         let path = d.join(file);
         fs::remove_file(&path).unwrap();
         let _ = fs::remove_file(d.join("o.svg"));

@@ -6,7 +6,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -248,6 +248,17 @@ fn seed_text() -> String {
         .unwrap()
 }
 
+/// A scratch directory holding the seed rig as `rig.json` (its text
+/// returned) and the path of an output `out.svg` beside it.
+fn seed_in_scratch() -> (tempfile::TempDir, PathBuf, PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = dir.path().join("rig.json");
+    let out = dir.path().join("out.svg");
+    let seed = seed_text();
+    std::fs::write(&rig, &seed).unwrap();
+    (dir, rig, out, seed)
+}
+
 /// Identity and mtime of a file: unchanged means not rewritten.
 fn stamp(p: &Path) -> (u64, std::time::SystemTime) {
     use std::os::unix::fs::MetadataExt;
@@ -259,11 +270,7 @@ fn stamp(p: &Path) -> (u64, std::time::SystemTime) {
 /// the bake's own read) bakes nothing and leaves the output alone.
 #[test]
 fn one_save_bakes_once_and_reads_bake_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let rig = dir.path().join("rig.json");
-    let out = dir.path().join("out.svg");
-    let seed = seed_text();
-    std::fs::write(&rig, &seed).unwrap();
+    let (_dir, rig, out, seed) = seed_in_scratch();
     let mut w = start_watch(&rig, &out);
     let (bakes, err) = w.bakes_within(Duration::from_millis(800));
     assert_eq!(bakes, 0, "baked without a save: {err:?}");
@@ -297,11 +304,7 @@ fn one_save_bakes_once_and_reads_bake_nothing() {
 /// not the output (spacing) bakes, and leaves the output file alone.
 #[test]
 fn same_bytes_bake_nothing_and_same_output_is_not_rewritten() {
-    let dir = tempfile::tempdir().unwrap();
-    let rig = dir.path().join("rig.json");
-    let out = dir.path().join("out.svg");
-    let seed = seed_text();
-    std::fs::write(&rig, &seed).unwrap();
+    let (_dir, rig, out, seed) = seed_in_scratch();
     let w = start_watch(&rig, &out);
     let first = stamp(&out);
 
@@ -380,11 +383,7 @@ fn a_missing_directory_is_one_error_line() {
 /// device grew its memory by gigabytes a second, a 3 GiB file took 3 GB.)
 #[test]
 fn a_save_that_leaves_no_regular_file_is_refused_and_the_watch_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let rig = dir.path().join("rig.json");
-    let out = dir.path().join("out.svg");
-    let seed = seed_text();
-    std::fs::write(&rig, &seed).unwrap();
+    let (_dir, rig, out, seed) = seed_in_scratch();
     let mut w = start_watch(&rig, &out);
     let big = |path: &Path| {
         let f = std::fs::File::create(path).unwrap();

@@ -361,14 +361,11 @@ fn limb_hints(
         .descendants()
         .filter(|n| n.is_element())
         .flat_map(|n| {
-            [
-                n.attribute("id"),
-                n.attribute((super::INKSCAPE_NS, "label")),
-            ]
-            .into_iter()
-            .flatten()
-            .filter(|name| name.starts_with(&prefix) && role_of(name).is_none())
-            .map(move |name| format!("\"{name}\" (line {})", lines.row(n.range().start)))
+            super::names_of(n)
+                .into_iter()
+                .flatten()
+                .filter(|name| name.starts_with(&prefix) && role_of(name).is_none())
+                .map(move |name| format!("\"{name}\" (line {})", lines.row(n.range().start)))
         })
         .collect();
     let mut shown: Vec<String> = found.iter().take(HINTS).cloned().collect();
