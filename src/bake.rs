@@ -102,7 +102,8 @@ fn local_of((thigh0, shin0): (f64, f64), (thigh, shin): (f64, f64)) -> (f64, f64
 /// A css-route leg as a [`Pair`]: its thigh and shin turns from the drawn
 /// phase-0 pose ([`local_angles_rad`], the angles at 0 solved once, those
 /// at the fitter's times from poses solved once), its ankle judged against
-/// the ideal one (a clamped leg keeps its gap).
+/// the ideal one (a clamped leg keeps its gap), keyed where a clamped leg's
+/// target leaves or re-enters its reach ([`LegMotion::reach_corners`]).
 fn leg_pair(lm: &LegMotion, fit: Fit) -> Pair<'_> {
     let pose0 = lm.pose_at(0.0);
     let zero = lm.angles_of(0.0, &pose0);
@@ -122,7 +123,7 @@ fn leg_pair(lm: &LegMotion, fit: Fit) -> Pair<'_> {
         samples,
         root: lm.leg().hip,
         drawn: [q_len(lm.leg().hip), q_len(pose0.joint), q_len(pose0.end)],
-        corners: Vec::new(),
+        corners: lm.reach_corners(),
         judge_joint: false,
         clamp_y: false,
     };
@@ -133,6 +134,10 @@ fn leg_pair(lm: &LegMotion, fit: Fit) -> Pair<'_> {
 /// between keyed positions.
 struct SmilLegProblem<'a> {
     lm: &'a LegMotion,
+    /// Where a clamped leg's target leaves or re-enters its reach
+    /// ([`LegMotion::reach_corners`]): the ankle's path turns a corner
+    /// there, which only a key on it follows.
+    corners: Vec<f64>,
     ts: Vec<f64>,
     targets: Vec<Vec2>,
     /// The last estimate's key times and squared errors per sample (as for
@@ -147,6 +152,7 @@ impl<'a> SmilLegProblem<'a> {
             .collect();
         SmilLegProblem {
             lm,
+            corners: lm.reach_corners(),
             // the reachable ankle: what keys can be fitted to (a leg clamped
             // out of reach keeps its gap whatever the keys)
             targets: ts.iter().map(|&t| lm.pose_at(t).end).collect(),
@@ -209,13 +215,14 @@ impl Problem for SmilLegProblem<'_> {
     }
 
     fn initial(&self, _: usize) -> Vec<f64> {
-        fit::uniform_times(4)
+        fit::uniform_with_fixed(4, &self.corners)
     }
 
     /// The ankle follows the pedal circle, whose chord sag is the same
-    /// everywhere: uniform keys are already about the best.
+    /// everywhere: uniform keys are already about the best (a clamped
+    /// leg's corners are keys first).
     fn uniform_first(&self) -> bool {
-        true
+        self.corners.is_empty()
     }
 }
 

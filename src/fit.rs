@@ -152,7 +152,8 @@ pub fn keys_from(times: &[f64], samples: &[(f64, f64)], fit: Fit) -> Vec<Key> {
 /// Keys from exact `(value, slope in, slope out)` triples at `times`, values
 /// rounded to `decimals`: a key at a corner of the curve (a kink, where the
 /// slopes from the left and from the right differ) gives the segment before
-/// it the left slope and the segment after it the right one.
+/// it the left slope and the segment after it the right one (an infinite
+/// one, at a cusp, as steep as the segment allows: `finite_slope`).
 pub fn keys_from_sided(
     times: &[f64],
     samples: &[(f64, f64, f64)],
@@ -166,12 +167,10 @@ pub fn keys_from_sided(
     (0..times.len())
         .map(|i| {
             let ease = if fit == Fit::Cubic && i + 1 < times.len() {
-                cubic_ease(
-                    times[i + 1] - times[i],
-                    values[i + 1] - values[i],
-                    samples[i].2,
-                    samples[i + 1].1,
-                )
+                let (dt, dv) = (times[i + 1] - times[i], values[i + 1] - values[i]);
+                let m0 = finite_slope(samples[i].2, dt, dv);
+                let m1 = finite_slope(samples[i + 1].1, dt, dv);
+                cubic_ease(dt, dv, m0, m1)
             } else {
                 Ease::Linear
             };
@@ -182,6 +181,14 @@ pub fn keys_from_sided(
             }
         })
         .collect()
+}
+
+/// A key's slope `m` for the segment of `dt` and `dv` beside it: as it is,
+/// unless it is infinite ([`sided_slopes`] at a cusp), then three times the
+/// segment's mean slope, the steepest that keeps the segment within its
+/// keys' values (the Fritsch–Carlson bound: a Bézier's y1 of 1, or y2 of 0).
+fn finite_slope(m: f64, dt: f64, dv: f64) -> f64 {
+    if m.is_infinite() { 3.0 * dv / dt } else { m }
 }
 
 /// The `cubic-bezier(1/3, y1, 2/3, y2)` of a Hermite segment, rounded as written.
@@ -279,7 +286,7 @@ fn written_times(ts: &[f64]) -> Vec<f64> {
 
 /// `n` uniform keys (`t_k = k / n`) plus the `fixed` times; uniform
 /// times within [`MIN_GAP`] of a fixed time give way to it.
-fn uniform_with_fixed(n: usize, fixed: &[f64]) -> Vec<f64> {
+pub(crate) fn uniform_with_fixed(n: usize, fixed: &[f64]) -> Vec<f64> {
     let mut times: Vec<f64> = uniform_times(n)
         .into_iter()
         .filter(|&t| t == 0.0 || t == 1.0 || fixed.iter().all(|e| (t - e).abs() > MIN_GAP))
@@ -694,13 +701,42 @@ fn segment_value(a: &Key, b: &Key, u: f64) -> f64 {
 /// One-sided slopes `(from the left, from the right)` of a curve on [0, 1]
 /// at t (second-order differences), extended periodically as [`slope`]
 /// does. They agree where the curve is smooth and differ at a corner.
+///
+/// A corner key is written to the microsecond, so it can sit a hair
+/// beside the corner it keys, and a side's stencil then crosses it. Each
+/// side's quotient `q(h)` is therefore taken at three steps (h, 4h, 16h)
+/// and read by how it changes: a smooth side's agree to O(h²)
+/// (15·h²·|f'''|, under one unit per period unless |f'''| passes 7·10⁸);
+/// across a kink it is the far slope plus a term in 1/h, so its
+/// successive differences shrink fourfold and the far slope is
+/// `(4·q(4h) − q(h)) / 3` (taken as it was it wrote a steep slope on a
+/// flat side, or one of the wrong sign); at a cusp (where a clamped limb's
+/// target leaves its reach the knee turns as the square root of the time)
+/// the term is in 1/√h, the differences shrink twofold, and the slope is
+/// unbounded: given as an infinite one of its sign, which
+/// [`keys_from_sided`] writes as steep as the segment allows (any finite
+/// value taken for it made the segment beside the cusp bulge by degrees).
 pub fn sided_slopes(f: &dyn Fn(f64) -> f64, t: f64) -> (f64, f64) {
     const H: f64 = 1.0e-5;
     let ext = periodic(f);
     let f0 = ext(t);
-    let left = (3.0 * f0 - 4.0 * ext(t - H) + ext(t - 2.0 * H)) / (2.0 * H);
-    let right = (-3.0 * f0 + 4.0 * ext(t + H) - ext(t + 2.0 * H)) / (2.0 * H);
-    (left, right)
+    let side = |h: f64| {
+        let at = |h: f64| (-3.0 * f0 + 4.0 * ext(t + h) - ext(t + 2.0 * h)) / (2.0 * h);
+        let (q1, q4, q16) = (at(h), at(4.0 * h), at(16.0 * h));
+        if (q1 - q4).abs() <= 1.0 {
+            return q1;
+        }
+        let shrink = (q1 - q4) / (q4 - q16);
+        if (3.5..=4.5).contains(&shrink) {
+            (4.0 * q4 - q1) / 3.0
+        } else if (1.7..=2.3).contains(&shrink) {
+            f64::INFINITY.copysign(q1 - q4)
+        } else {
+            q1
+        }
+    };
+    // (a step of −h gives the left side's quotient)
+    (side(-H), side(H))
 }
 
 /// The sample time strictly inside `(lo, hi)` where `keys` stray farthest
@@ -929,8 +965,12 @@ pub(crate) fn insert_sorted(v: &mut Vec<f64>, t: f64) -> bool {
     }
 }
 
-/// Greedy tolerance fit (see module docs). Returns key times per set, or the
-/// best found when `max_keys` per set is reached first.
+/// Greedy tolerance fit (see module docs). Returns key times per set, or,
+/// when no key can be added where the error peaks (keys are at least
+/// [`MIN_GAP`] apart; a cusp's error next to its key stays) or `max_keys`
+/// per set is reached first, the best found with every key pruned that
+/// does not lower its max error (the keys added on the way there, all
+/// beside a peak they could not lower, only cost bytes).
 pub fn refine(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Vec<Vec<f64>> {
     let start = if p.uniform_first() {
         uniform_floor(p, tol_px, max_keys)
@@ -940,6 +980,10 @@ pub fn refine(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Vec<Vec<f64>> {
     let mut times: Vec<Vec<f64>> =
         start.unwrap_or_else(|| (0..p.sets()).map(|s| p.initial(s)).collect());
     if !grow(p, &mut times, tol_px, max_keys) {
+        let reached = p.estimate(&times).max_px;
+        if reached.is_finite() {
+            prune(p, &mut times, reached);
+        }
         return times;
     }
     // Prune, then shift-then-prune (quadratic in the key count, so only for
@@ -1382,6 +1426,90 @@ mod tests {
                 (l - slope(&f, t)).abs() < 1e-6 && (r - slope(&f, t)).abs() < 1e-6,
                 "{t}"
             );
+        }
+    }
+
+    /// A cusp, the shape of a clamped limb's knee where its target leaves
+    /// its reach (held straight on one side, turning as the square root of
+    /// the time on the other), reads as an infinite slope on its steep
+    /// side: at any scale, on either side, falling or rising, and where
+    /// the corner key (a written time) sits a little off the cusp; the
+    /// flat side stays finite where the key is not past the cusp into the
+    /// steep side (there both sides are steep); a smooth side and a kink
+    /// stay finite.
+    #[test]
+    fn sided_slopes_are_infinite_at_a_cusp_and_finite_elsewhere() {
+        let c = 0.4;
+        for scale in [0.5, 30.0, -200.0] {
+            for off in [0.0, 3e-7, -3e-7] {
+                let key = c + off;
+                // steep after the cusp, flat before
+                let after = move |t: f64| scale * (t - c).max(0.0).sqrt();
+                let (l, r) = sided_slopes(&after, key);
+                assert!(
+                    r.is_infinite() && r.signum() == scale.signum(),
+                    "{scale}: {r}"
+                );
+                if off <= 0.0 {
+                    assert!(l.is_finite() && l.abs() < 1.0, "{scale} {key}: {l}");
+                }
+                // steep before the cusp, flat after
+                let before = move |t: f64| scale * (c - t).max(0.0).sqrt();
+                let (l, r) = sided_slopes(&before, key);
+                assert!(
+                    l.is_infinite() && l.signum() == -scale.signum(),
+                    "{scale}: {l}"
+                );
+                if off >= 0.0 {
+                    assert!(r.is_finite() && r.abs() < 1.0, "{scale} {key}: {r}");
+                }
+            }
+        }
+        // a kink a hair beside the key (a corner written to the
+        // microsecond): each side's own slope, whatever the two are (the
+        // quotient of a stencil that crosses the kink, taken as it was,
+        // read several units for a flat side and a positive slope for −5)
+        let c = 0.4700874;
+        for (a, b) in [(100.0, 0.0), (200.0, -5.0), (-50.0, 3.0), (0.0, 80.0)] {
+            let kink = move |t: f64| if t < c { a * (t - c) } else { b * (t - c) };
+            for key in [0.470087, 0.470088] {
+                let (l, r) = sided_slopes(&kink, key);
+                assert!(
+                    (l - a).abs() < 1e-3 && (r - b).abs() < 1e-3,
+                    "{a} {b} at {key}: {l} {r}"
+                );
+            }
+        }
+        // a kink of finite slopes, and a smooth curve, read as they are
+        let kink = |t: f64| (std::f64::consts::TAU * t).sin().abs() * 40.0;
+        let (l, r) = sided_slopes(&kink, 0.5);
+        assert!(l.is_finite() && r.is_finite() && l < 0.0 && r > 0.0);
+        let smooth = |t: f64| 1e-7 * (std::f64::consts::TAU * t).sin();
+        for t in [0.0, 0.25, 0.3] {
+            let (l, r) = sided_slopes(&smooth, t);
+            assert!((l - r).abs() < 1e-9, "{t}: {l} {r}");
+        }
+    }
+
+    /// A segment beside a key with an infinite slope is written as steep
+    /// as it may be while staying within its keys' values (y1 = 1 leaving
+    /// the key, y2 = 0 arriving), rising or falling; so a cusp's segments
+    /// never bulge past their keys, however short the segment.
+    #[test]
+    fn an_infinite_slope_is_written_as_steep_as_the_segment_allows() {
+        for (dv, m) in [(2.0, f64::INFINITY), (-2.0, f64::NEG_INFINITY)] {
+            for dt in [0.001, 0.3] {
+                let sided = [(0.0, 5.0, m), (dv, 0.0, 0.0)];
+                let keys = keys_from_sided(&[0.0, dt], &sided, Fit::Cubic, DEG_DECIMALS);
+                assert_eq!(keys[0].ease, Ease::CubicBezier([0.3333, 1.0, 0.6667, 1.0]));
+                let sided = [(0.0, 0.0, 0.0), (dv, m, 5.0)];
+                let keys = keys_from_sided(&[0.0, dt], &sided, Fit::Cubic, DEG_DECIMALS);
+                assert_eq!(keys[0].ease, Ease::CubicBezier([0.3333, 0.0, 0.6667, 0.0]));
+                for k in 0..=50 {
+                    let v = eval_keys(&keys, dt * k as f64 / 50.0);
+                    assert!(v * dv.signum() >= -1e-12 && v.abs() <= dv.abs() + 1e-12);
+                }
+            }
         }
     }
 

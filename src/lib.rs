@@ -119,7 +119,9 @@ impl Baked {
 /// estimate with a small margin; the written clip is then measured
 /// independently and, should any leg still exceed the tolerance (rounding,
 /// a peak between the fitter's samples), refitted with a tighter internal
-/// tolerance (the crate's one retry loop), up to [`TOLERANCE_RETRIES`] times. The report's
+/// tolerance (the crate's one retry loop, `tighten`: up to
+/// [`TOLERANCE_RETRIES`] times, fewer when retries stop closing the
+/// miss). The report's
 /// `max_error_px` is always the independent measurement; callers compare it
 /// with the tolerance (`bake` refuses to write a file that misses it).
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
@@ -147,6 +149,16 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
         bake::Keying::Tolerance(px) => Some(px),
         _ => None,
     };
+    // a `"reach": "clamp"` leg's error counts the gap between the pedal
+    // and the reachable ankle, which no key closes: the loop leaves such a
+    // leg to its fit (judged against the reachable ankle, as the bone-tree
+    // loop judges a clamped limb by its bones); the report still counts
+    // the gap (and an asked tolerance refuses it)
+    let clamped = |name: &str| {
+        rig.legs
+            .iter()
+            .any(|l| l.name == name && l.reach == rig::Reach::Clamp)
+    };
     // (with no goal the budget goes unused and the first bake is kept)
     let ((clip, m), internal) = tighten(goal.map_or(0.0, |px| px * 0.98), goal, |px| {
         let mut o = *opts;
@@ -155,7 +167,12 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
         }
         let clip = bake::bake(rig, &motion, &o);
         let m = measure::measure(&clip);
-        let worst = m.legs.iter().map(|l| l.max_error_px).fold(0.0, f64::max);
+        let worst = m
+            .legs
+            .iter()
+            .filter(|l| !clamped(&l.name))
+            .map(|l| l.max_error_px)
+            .fold(0.0, f64::max);
         ((clip, m), worst)
     });
     let internal = goal.map(|_| internal);
@@ -202,7 +219,8 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
 /// - `Tolerance(px)`: every fitted channel to one budget, starting at 0.8
 ///   of the tolerance and shrunk by how far the measured file missed it
 ///   ([`tighten`]) until the file keeps it, up to [`TOLERANCE_RETRIES`]
-///   times (the caller refuses a file that still misses it); a `"reach":
+///   times, fewer when retries stop closing the miss (the caller refuses
+///   a file that still misses it); a `"reach":
 ///   "clamp"` leg, whose error counts a gap no key closes, is judged there
 ///   by its bones' tips;
 /// - the default `Goal(px)` ([`bake::DEFAULT_TOLERANCE_PX`]): the same,
@@ -308,10 +326,14 @@ pub const TOLERANCE_RETRIES: usize = 6;
 /// misses the goal it is scaled by how far the bake missed, `goal / worst`
 /// (the worst error grows about in proportion to the budget), with
 /// [`RETRY_MARGIN`] to land under the goal, and at least [`RETRY_LEAST`]
-/// and at most [`RETRY_MOST`] of itself; until a bake meets the goal or
-/// [`TOLERANCE_RETRIES`] retries are spent. The last bake and its budget
-/// are returned (a caller refuses a file that still misses an asked
-/// tolerance).
+/// and at most [`RETRY_MOST`] of itself; until a bake meets the goal (it
+/// is returned with its budget), [`TOLERANCE_RETRIES`] retries are spent,
+/// or [`RETRY_STALLS`] retries in a row closed less than 1 − [`RETRY_GAIN`]
+/// of the best bake's miss so far: an error that a tighter budget
+/// does not lower (a cusp the keys cannot follow, a gap no key closes)
+/// would only buy keys and time. A goal missed returns the best bake (the
+/// least worst error, the first of equals), and a caller refuses a file
+/// that still misses an asked tolerance.
 pub(crate) fn tighten<T>(
     first: f64,
     goal: Option<f64>,
@@ -319,21 +341,43 @@ pub(crate) fn tighten<T>(
 ) -> (T, f64) {
     let mut budget = first;
     let mut retries = 0;
+    let mut stalls = 0;
+    // (the best missing bake: baked, worst error, budget)
+    let mut best: Option<(T, f64, f64)> = None;
     loop {
         let (baked, worst) = bake(budget);
-        // (a NaN worst misses)
-        let met = goal.is_none_or(|goal| worst <= goal);
-        match goal {
-            Some(goal) if !met && retries < TOLERANCE_RETRIES => {
-                // (a NaN worst takes the largest step)
-                let scale = (goal / worst * RETRY_MARGIN).clamp(RETRY_LEAST, RETRY_MOST);
-                budget *= if scale.is_nan() { RETRY_LEAST } else { scale };
-                retries += 1;
-            }
-            _ => return (baked, budget),
+        let Some(goal) = goal else {
+            return (baked, budget);
+        };
+        // (a NaN worst misses, and is worse than any)
+        if worst <= goal {
+            return (baked, budget);
         }
+        let worst = if worst.is_nan() { f64::INFINITY } else { worst };
+        // (a gain closes the miss: near the goal a small step is a gain)
+        match &best {
+            Some((_, least, _)) if worst - goal >= (least - goal) * RETRY_GAIN => stalls += 1,
+            _ => stalls = 0,
+        }
+        if best.as_ref().is_none_or(|(_, least, _)| worst < *least) {
+            best = Some((baked, worst, budget));
+        }
+        if retries == TOLERANCE_RETRIES || stalls == RETRY_STALLS {
+            let (baked, _, budget) = best.expect("a bake was kept");
+            return (baked, budget);
+        }
+        let scale = (goal / worst * RETRY_MARGIN).clamp(RETRY_LEAST, RETRY_MOST);
+        budget *= scale;
+        retries += 1;
     }
 }
+
+/// How many retries in a row [`tighten`] takes without gaining
+/// [`RETRY_GAIN`] before it stops.
+pub(crate) const RETRY_STALLS: usize = 2;
+/// A retry gains when it misses the goal by under this share of the best
+/// bake's miss so far.
+pub(crate) const RETRY_GAIN: f64 = 0.95;
 
 /// The share of the proportional step [`tighten`] takes (just under it,
 /// so the next bake lands under its goal rather than on it).

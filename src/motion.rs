@@ -12,7 +12,7 @@
 //! nearest the sampled curve, so a bone that turns past ±180° keeps counting
 //! instead of jumping.
 
-use crate::geom::Vec2;
+use crate::geom::{Rem1, Vec2, Vec2Ext};
 pub use crate::geom::{UNWRAP_COARSE, UNWRAP_MAX_STEP, UNWRAP_SAMPLES, Unwrapped};
 use crate::rig::{Crank, Leg, Rig};
 use crate::solve::ik::{self, TwoBonePose};
@@ -86,6 +86,25 @@ impl LegMotion {
         self.center
             + Vec2::from_angle(self.pedal_angle_rad(t)) * self.radius
             + self.leg.pedal_offset
+    }
+
+    /// Where a `"reach": "clamp"` leg's target leaves or re-enters its
+    /// reach ([`ik::clamp_switches`]), as written key times: the cusps of
+    /// its angles, which a fit keys at (none for a leg that must reach, or
+    /// one that only grazes its reach).
+    pub fn reach_corners(&self) -> Vec<f64> {
+        if self.leg.reach != crate::rig::Reach::Clamp {
+            return Vec::new();
+        }
+        let (l1, l2) = (self.leg.thigh, self.leg.shin);
+        let mut v: Vec<f64> =
+            ik::clamp_switches(2048, |t| self.target_at(t).dist(self.leg.hip), l1, l2)
+                .into_iter()
+                .map(|t| crate::geom::quantize(t.rem1(), crate::geom::T_DECIMALS))
+                .collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v
     }
 
     /// The IK pose at normalised time t; angles wrapped to (−π, π].

@@ -1495,11 +1495,11 @@ mod linear_stops {
 }
 
 mod tighten {
-    use crate::{RETRY_LEAST, RETRY_MARGIN, RETRY_MOST, TOLERANCE_RETRIES, tighten};
+    use crate::{RETRY_LEAST, RETRY_MARGIN, RETRY_MOST, RETRY_STALLS, TOLERANCE_RETRIES, tighten};
 
     /// The budgets each bake was asked for, and what `tighten` returned,
     /// for a goal of 1 and bakes measuring `worst(budget)`.
-    fn run(worst: impl Fn(f64) -> f64) -> (Vec<f64>, (usize, f64)) {
+    fn run(mut worst: impl FnMut(f64) -> f64) -> (Vec<f64>, (usize, f64)) {
         let mut asked = Vec::new();
         let out = tighten(0.8, Some(1.0), |budget| {
             asked.push(budget);
@@ -1511,8 +1511,9 @@ mod tighten {
     /// One loop for every rig kind: it stops at the first bake that meets
     /// its goal and returns it with its budget; after a miss it scales the
     /// budget by the miss (goal / worst, times the margin), within its
-    /// least and most step (a NaN as a miss by the most), and after
-    /// TOLERANCE_RETRIES retries keeps the last bake whatever it measured.
+    /// least and most step (a NaN as a miss by the most); a goal it cannot
+    /// meet ends it after TOLERANCE_RETRIES retries, or RETRY_STALLS in a
+    /// row that gain nothing, with the best bake kept.
     #[test]
     fn retries_scale_the_budget_by_the_miss_a_bounded_number_of_times() {
         // met at once: one bake
@@ -1537,17 +1538,59 @@ mod tighten {
             let (asked, _) = run(|b| if b == 0.8 { worst } else { 0.0 });
             assert_eq!(asked, vec![0.8, 0.8 * step], "worst {worst}");
         }
-        // never met: TOLERANCE_RETRIES retries, the last bake kept
-        let (asked, (baked, budget)) = run(|_| 2.0);
+        // never met but every retry gains: TOLERANCE_RETRIES retries, the
+        // best (the last) kept
+        let (asked, (baked, budget)) = run(|b| 1.0 + 100.0 * b);
         assert_eq!(asked.len(), TOLERANCE_RETRIES + 1);
         assert_eq!(baked, TOLERANCE_RETRIES + 1);
         assert_eq!(budget, *asked.last().unwrap());
+        // never met, no retry gains: RETRY_STALLS retries, each by the
+        // miss, then the first bake (the best, the loosest) kept
+        let (asked, (baked, budget)) = run(|_| 2.0);
+        assert_eq!(asked.len(), RETRY_STALLS + 1);
+        assert_eq!((baked, budget), (1, 0.8));
         for w in asked.windows(2) {
             assert!(
                 (w[1] / w[0] - 0.5 * RETRY_MARGIN).abs() < 1e-12,
                 "{asked:?}"
             );
         }
+        // a stall, gains, then stalls: the loop goes on past one stall,
+        // stops after RETRY_STALLS in a row that close under 1 − RETRY_GAIN
+        // of the best miss, and keeps the bake of the least error
+        let seq = [3.0, 3.0, 2.0, 1.8, 1.79, 1.785, 9.0];
+        let mut n = 0;
+        let (asked, (baked, budget)) = run(|_| {
+            n += 1;
+            seq[n - 1]
+        });
+        assert_eq!(asked.len(), 6, "{asked:?}");
+        assert_eq!((baked, budget), (6, asked[5]));
+        // small steps near the goal close much of the miss: they gain, and
+        // the goal is met
+        let seq = [1.05, 1.04, 1.03, 1.02, 1.01, 1.0, 9.0];
+        let mut n = 0;
+        let (asked, (baked, _)) = run(|_| {
+            n += 1;
+            seq[n - 1]
+        });
+        assert_eq!((asked.len(), baked), (6, 6));
+        // equals: the first is kept
+        let seq = [3.0, 2.0, 2.0, 2.0, 1.0 + 1e-9];
+        let mut n = 0;
+        let (asked, (baked, _)) = run(|_| {
+            n += 1;
+            seq[n - 1]
+        });
+        assert_eq!((asked.len(), baked), (4, 2));
+        // a NaN is worse than any error
+        let seq = [f64::NAN, 3.0, f64::NAN, f64::NAN];
+        let mut n = 0;
+        let (asked, (baked, _)) = run(|_| {
+            n += 1;
+            seq[n - 1]
+        });
+        assert_eq!((asked.len(), baked), (4, 2));
         // no goal: the first bake is kept, whatever it measured
         let out = tighten(0.8, None, |b| (b, f64::INFINITY));
         assert_eq!(out, (0.8, 0.8));

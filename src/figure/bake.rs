@@ -209,7 +209,7 @@ impl Keyer {
 
 /// Times where a clip's curves may have corners: key times of its eased
 /// tracks (drivers, lift, squash), `move` corners, IK targets' corners and
-/// the times an IK pull switches on or off.
+/// the times an IK limb's reach makes a corner ([`fk::reach_switches`]).
 fn clip_corners(fig: &Figure, clip: &FigClip) -> Vec<f64> {
     // t = 0 (and so 1): one-sided end slopes, right for one-shot clips too
     let mut v: Vec<f64> = vec![0.0];
@@ -233,7 +233,7 @@ fn clip_corners(fig: &Figure, clip: &FigClip) -> Vec<f64> {
     }
     for (i, target) in clip.targets.iter().enumerate() {
         v.extend(target.corners());
-        v.extend(fk::pull_switches(fig, clip, i, 2048));
+        v.extend(fk::reach_switches(fig, clip, i, 2048));
     }
     let mut v: Vec<f64> = v
         .into_iter()

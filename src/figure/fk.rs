@@ -28,6 +28,7 @@
 //! lands on the target wherever the parent moves.
 
 use super::model::{FigClip, Figure, RootMotion};
+use crate::chain::ChainReach;
 use crate::geom::{Affine, AffineExt, Vec2, Vec2Ext};
 use crate::solve::ik;
 
@@ -328,36 +329,26 @@ pub fn pose(fig: &Figure, clip: &FigClip, t: f64) -> Pose {
     }
 }
 
-/// Times where entry `i`'s pull switches on or off (its angles have a
-/// corner there), found on a grid of `n` and bisected.
-pub fn pull_switches(fig: &Figure, clip: &FigClip, i: usize, n: usize) -> Vec<f64> {
-    let Some(max) = fig.ik[i].pull_to(&fig.bones) else {
-        return Vec::new();
-    };
-    let over = |t: f64| {
+/// Times where entry `i`'s angles have a corner because of its `reach`:
+/// where `"pull"` switches on or off, or where a `"clamp"` target leaves
+/// or re-enters the reachable ring ([`ik::clamp_switches`]: a cusp, so a
+/// key is needed there, unless the target only grazes its reach). Found on
+/// a grid of `n` and bisected; none for `"error"`, whose targets stay
+/// within reach.
+pub fn reach_switches(fig: &Figure, clip: &FigClip, i: usize, n: usize) -> Vec<f64> {
+    let k = &fig.ik[i];
+    let dist = |t: f64| {
         let (j, g) = ik_joints_and_targets(fig, clip, t)[i];
-        j.dist(g) > max
+        j.dist(g)
     };
-    let mut out = Vec::new();
-    let mut prev = over(0.0);
-    for k in 1..=n {
-        let (a, b) = ((k - 1) as f64 / n as f64, k as f64 / n as f64);
-        let now = over(b);
-        if now != prev {
-            let (mut lo, mut hi) = (a, b);
-            for _ in 0..50 {
-                let mid = 0.5 * (lo + hi);
-                if over(mid) == prev {
-                    lo = mid
-                } else {
-                    hi = mid
-                }
-            }
-            out.push(0.5 * (lo + hi));
+    match (k.reach, k.pull_to(&fig.bones)) {
+        (ChainReach::Pull, Some(max)) => ik::switches(n, |t| i8::from(dist(t) > max)),
+        (ChainReach::Clamp, _) => {
+            let (l1, l2) = (fig.bones[k.upper].length, fig.bones[k.lower].length);
+            ik::clamp_switches(n, dist, l1, l2)
         }
-        prev = now;
+        _ => Vec::new(),
     }
-    out
 }
 
 /// The ideal (FK) tip of every bone at normalised time t, user space.

@@ -72,6 +72,65 @@ pub fn solve(root: Vec2, target: Vec2, l1: f64, l2: f64, knee: Knee) -> TwoBoneP
     }
 }
 
+/// Which side of the reachable ring `|l1 − l2| ≤ d ≤ l1 + l2` a target at
+/// distance `d` from the root lies: −1 inside it (too close), 0 on it, 1
+/// outside it (too far). Where it changes along a motion, a clamped chain's
+/// angles have a cusp: held straight (or folded) on one side, on the other
+/// the joint turns as the square root of the time.
+pub fn reach_side(d: f64, l1: f64, l2: f64) -> i8 {
+    if d > l1 + l2 {
+        1
+    } else if d < (l1 - l2).abs() {
+        -1
+    } else {
+        0
+    }
+}
+
+/// How far, px, a clamped chain's target must leave its reach before its
+/// cusps are keyed ([`clamp_switches`]): a target that only grazes the
+/// edge bends the joint too little for keys there to pay.
+pub const CUSP_LEAST_GAP_PX: f64 = 0.1;
+
+/// Where a clamped chain's target, at distance `dist(t)` from the root,
+/// leaves or re-enters the reachable ring ([`reach_side`], [`switches`] on a
+/// grid of `n`): none unless it leaves the ring by more than
+/// [`CUSP_LEAST_GAP_PX`] somewhere on the grid.
+pub fn clamp_switches(n: usize, dist: impl Fn(f64) -> f64, l1: f64, l2: f64) -> Vec<f64> {
+    let gap = |d: f64| (d - (l1 + l2)).max((l1 - l2).abs() - d);
+    let far = (0..=n).any(|k| gap(dist(k as f64 / n as f64)) > CUSP_LEAST_GAP_PX);
+    if !far {
+        return Vec::new();
+    }
+    switches(n, |t| reach_side(dist(t), l1, l2))
+}
+
+/// Times in (0, 1] where `side(t)` changes, found on a grid of `n` steps
+/// and bisected to the precision of a double: where a clamp or a pull
+/// switches on or off along a loop (the corners a fit keys at).
+pub fn switches(n: usize, side: impl Fn(f64) -> i8) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut prev = side(0.0);
+    for k in 1..=n {
+        let (a, b) = ((k - 1) as f64 / n as f64, k as f64 / n as f64);
+        let now = side(b);
+        if now != prev {
+            let (mut lo, mut hi) = (a, b);
+            for _ in 0..50 {
+                let mid = 0.5 * (lo + hi);
+                if side(mid) == prev {
+                    lo = mid
+                } else {
+                    hi = mid
+                }
+            }
+            out.push(0.5 * (lo + hi));
+        }
+        prev = now;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
