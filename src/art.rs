@@ -132,6 +132,7 @@ use std::ops::Range;
 mod bones;
 mod css;
 mod dtd;
+mod names;
 mod pose;
 mod prescan;
 pub use dtd::{ENTITY_FLOOR, MAX_ENTITY_DEPTH};
@@ -278,18 +279,15 @@ pub enum ArtError {
         "line {line}: data-probe \"{name}\" is the name of a probe rigbake writes into this file; rename the drawing's own probe"
     )]
     ProbeName { line: u32, name: String },
-    /// An id or class of the drawing that begins as the names rigbake
-    /// writes into the file do (see `output_scope`).
+    /// Something of the drawing whose names cannot be made the file's own
+    /// (module `names`): what it is and what to do.
     #[error(
-        "line {line}: the drawing's {what} \"{name}\" begins as the {whats} rigbake gives this file's own elements do (\"{stem}…\"); choose another --prefix, or rename it"
+        "line {line}: the drawing's {what}, which rigbake cannot rewrite to the file's own names (it gives the drawing's ids, classes and @keyframes names the file's prefix, so that several files can share a page); {fix}"
     )]
-    PrefixTaken {
+    Unscopable {
         line: u32,
-        /// `id` or `class`, and the plural.
-        what: &'static str,
-        whats: &'static str,
-        name: String,
-        stem: String,
+        what: String,
+        fix: String,
     },
     /// A `<style>` sheet of the drawing that moves or reshapes drawn
     /// geometry (module `css`), which placing parts by their `transform`
@@ -631,7 +629,8 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     let mut inserts: Vec<Insert> = Vec::new();
     let mut markers = Vec::new();
     let css_nodes = ClipIndex::new(clip);
-    let sc = output_scope((art, &doc, &lines), rig, clip)?;
+    let (sc, names) = output_scope((art, &doc, &lines), rig, clip)?;
+    inserts.extend(names);
     let ids = WrapIds::new(&sc);
 
     for limb in &limbs {
@@ -828,16 +827,15 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
 
 /// The names of the output of `art` (parsed as `doc`) animated by `clip`:
 /// the rig's `prefix`, else scoped by the drawing and the clip's own style
-/// sheet, which together decide the output. A drawing with an id that
-/// begins as the ids rigbake writes do ([`Scope::id_stem`]) or a class
-/// that begins with the prefix is refused: it would repeat an id of the
-/// file's own, or take the file's rules (a chosen `--prefix` can meet a
-/// drawing's names; a content hash cannot).
+/// sheet, which together decide the output; and the edits that give the
+/// drawing's own names that scope's stem (module `names`: `<prefix>_…`,
+/// which no name rigbake writes begins with, so a drawing's name can
+/// neither repeat an id of the file's own nor take the file's rules).
 fn output_scope(
     (art, doc, lines): (&str, &roxmltree::Document, &LineIndex),
     rig: &Rig,
     clip: &Clip,
-) -> Result<Scope, ArtError> {
+) -> Result<(Scope, Vec<Insert>), ArtError> {
     let sc = match &rig.prefix {
         Some(p) => Scope::with_prefix(p),
         None => Scope::from_content(&format!(
@@ -845,27 +843,8 @@ fn output_scope(
             crate::emit::css::style(clip, &Scope::local())
         )),
     };
-    let stem = format!("{}-", sc.prefix());
-    let id_stem = sc.id_stem();
-    let taken = doc.descendants().find_map(|n| {
-        let id = n.attribute("id").filter(|id| id.starts_with(&id_stem));
-        let class = n
-            .attribute("class")
-            .and_then(|c| c.split_ascii_whitespace().find(|c| c.starts_with(&stem)));
-        id.map(|i| (("id", "ids"), i, &id_stem))
-            .or(class.map(|c| (("class", "classes"), c, &stem)))
-            .map(|(what, name, stem)| (n, what, name, stem.clone()))
-    });
-    if let Some((n, (what, whats), name, stem)) = taken {
-        return Err(ArtError::PrefixTaken {
-            line: lines.row(n.range().start),
-            what,
-            whats,
-            name: name.to_string(),
-            stem,
-        });
-    }
-    Ok(sc)
+    let edits = names::scoped(art, doc, lines, &sc)?;
+    Ok((sc, edits))
 }
 
 /// What a name on an element is to [`find_parts`].
@@ -1040,12 +1019,14 @@ fn finish(
     }
     inserts.push(Insert {
         pos: at - 1,
+        end: at - 1,
         closing: false,
         order: 0,
         text: metadata,
     });
     inserts.push(Insert {
         pos: at,
+        end: at,
         closing: false,
         order: 0,
         text: format!("<style {MARK_ATTR}=\"style\">{body}</style>"),
@@ -1057,6 +1038,7 @@ fn finish(
             .ok_or_else(|| ArtError::Xml("cannot find the root </svg> end tag".into()))?;
         inserts.push(Insert {
             pos,
+            end: pos,
             closing: true,
             order: 2,
             text,
@@ -1072,9 +1054,10 @@ fn finish(
         String::with_capacity(art.len() + inserts.iter().map(|i| i.text.len()).sum::<usize>());
     let mut last = 0;
     for ins in &inserts {
+        debug_assert!(last <= ins.pos, "replacements overlap nothing");
         out.push_str(&art[last..ins.pos]);
         out.push_str(&ins.text);
-        last = ins.pos;
+        last = ins.end;
     }
     out.push_str(&art[last..]);
     Ok(out)
@@ -1407,14 +1390,41 @@ impl LineIndex {
     }
 }
 
-/// Text to insert at a byte position of the drawing.
+/// Text to insert at a byte position of the drawing (or to write instead
+/// of the drawing's text from there to `end`).
 struct Insert {
     pos: usize,
+    /// Where the drawing's text goes on: `pos` for an insertion.
+    end: usize,
     /// Closing tags go before opening tags at the same position.
     closing: bool,
     /// Then lower `order` first (the style before a part's wrapper).
     order: u8,
     text: String,
+}
+
+impl Insert {
+    /// `text` inserted at `pos` (module `names`).
+    fn at(pos: usize, text: String) -> Insert {
+        Insert {
+            pos,
+            end: pos,
+            closing: false,
+            order: 0,
+            text,
+        }
+    }
+
+    /// `text` instead of the drawing's text in `range` (module `names`).
+    fn replace(range: Range<usize>, text: String) -> Insert {
+        Insert {
+            pos: range.start,
+            end: range.end,
+            closing: false,
+            order: 0,
+            text,
+        }
+    }
 }
 
 fn singular(f: &Found, part: &str) -> ArtError {
@@ -1503,12 +1513,14 @@ impl Wrapper {
     fn around(self, inserts: &mut Vec<Insert>, f: &Found) {
         inserts.push(Insert {
             pos: f.range.start,
+            end: f.range.start,
             closing: false,
             order: 1,
             text: self.open,
         });
         inserts.push(Insert {
             pos: f.range.end,
+            end: f.range.end,
             closing: true,
             order: 1,
             text: "</g>".repeat(self.closers),

@@ -125,16 +125,30 @@ fn drawing_comes_back_byte_identical_with_the_animation_added() {
     let root_tag = &b.svg[b.svg.find("<svg").unwrap()..];
     let root_tag = &root_tag[..root_tag.find('>').unwrap()];
     assert!(root_tag.ends_with(meta), "{root_tag}");
-    // Everything but the additions is the original, byte for byte.
-    assert_eq!(strip_additions(&b.svg.replacen(meta, "", 1)), art);
+    // Everything but the additions is the original, byte for byte, but
+    // for the stem (`rb_` with --prefix rb) the drawing's own names get.
+    assert!(!art.contains("rb_"));
+    assert_eq!(
+        strip_additions(&b.svg.replacen(meta, "", 1)).replace("rb_", ""),
+        art
+    );
     // In particular the gradient-filled curved thigh, the text and the defs.
     let text_el = &art[art.find("<text").unwrap()..art.find("</text>").unwrap() + 7];
-    assert!(b.svg.contains(text_el));
+    assert!(
+        b.svg
+            .contains(&text_el.replace("\"label\"", "\"rb_label\""))
+    );
     for id in ["defs1", "thighGrad", "shoeGrad", "thigh-near-shape"] {
         let orig = element_text(&art, id);
-        assert_eq!(element_text(&b.svg, id), orig, "#{id}");
+        let scoped = element_text(&b.svg, &format!("rb_{id}"));
+        assert_eq!(scoped.replace("rb_", ""), orig, "#{id}");
     }
     assert!(element_text(&art, "thigh-near-shape").contains("url(#thighGrad)"));
+    assert!(element_text(&b.svg, "rb_thigh-near-shape").contains("url(#rb_thighGrad)"));
+    assert!(
+        b.svg
+            .contains("<style>/* the drawing's own style */ .rb_label {")
+    );
     // The animation: keyframes, classes and probes for both legs.
     for needle in [
         "@keyframes rb-near-thigh",
@@ -156,7 +170,7 @@ fn drawing_comes_back_byte_identical_with_the_animation_added() {
         .unwrap();
     assert!(
         shin.ancestors()
-            .any(|a| a.attribute("id") == Some("thigh-near"))
+            .any(|a| a.attribute("id") == Some("rb_thigh-near"))
     );
     // The report is the clip's measurement.
     assert!(b.report["legs"][0]["max_error_px"].as_f64().unwrap() > 0.0);
@@ -256,7 +270,7 @@ fn a_shin_outside_its_thigh_is_nested_by_rigbake() {
     let doc = roxmltree::Document::parse(&out).unwrap();
     let shin = doc
         .descendants()
-        .find(|n| n.attribute("id") == Some("shin-near"))
+        .find(|n| n.attribute("id") == Some("rb_shin-near"))
         .unwrap();
     let classes: Vec<&str> = shin
         .ancestors()
@@ -266,7 +280,7 @@ fn a_shin_outside_its_thigh_is_nested_by_rigbake() {
     assert!(
         !shin
             .ancestors()
-            .any(|a| a.attribute("id") == Some("thigh-near"))
+            .any(|a| a.attribute("id") == Some("rb_thigh-near"))
     );
 }
 
@@ -555,7 +569,7 @@ fn smil_that_moves_a_part_is_refused() {
          <animateTransform href=\"#sun\" attributeName=\"transform\" type=\"translate\" to=\"9 0\" dur=\"1s\"/></svg>",
     );
     let b = bake_art(&still);
-    assert!(b.svg.contains("href=\"#sun\""));
+    assert!(b.svg.contains("href=\"#rb_sun\""));
 }
 
 /// A shape's length in a unit the pose check cannot read (a percentage, an
@@ -591,24 +605,41 @@ fn lengths_in_other_units_are_refused_naming_the_attribute() {
 
 /// A drawing's id that begins as the ids rigbake writes (`rb-n…` with
 /// `--prefix rb`: `rb-nw0` is a wrapper's, `rb-n3` a group's) or a class
-/// that begins with the prefix (it would take the file's rules) is refused,
-/// naming it and the line, where the file once held an id twice or
-/// animated the drawing's element as a thigh.
+/// that begins with the prefix once repeated an id of the file's own or
+/// took the file's rules (and was refused); the drawing's names now get
+/// the stem `rb_`, which no name rigbake writes begins with.
 #[test]
-fn a_drawing_name_that_begins_as_the_files_own_is_refused() {
+fn a_drawing_name_that_begins_as_the_files_own_stays_the_drawings() {
     let art = art_text();
     let far = "<g id=\"far-side\"";
-    for (drawing, needle) in [
-        (art.replace(far, "<g id=\"rb-nw0\""), "id \"rb-nw0\""),
-        (art.replace(far, "<g id=\"rb-n3\""), "id \"rb-n3\""),
+    for (drawing, id, class) in [
+        (art.replace(far, "<g id=\"rb-nw0\""), "rb_rb-nw0", None),
+        (art.replace(far, "<g id=\"rb-n3\""), "rb_rb-n3", None),
         (
             art.replace(far, &format!("{far} class=\"shade rb-near-thigh\"")),
-            "class \"rb-near-thigh\"",
+            "rb_far-side",
+            Some("rb_shade rb_rb-near-thigh"),
         ),
     ] {
-        let err = bake_art_fails(&drawing, &[]);
-        assert!(err.contains(needle) && err.contains("line 20"), "{err}");
+        let svg = bake_art(&drawing).svg;
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let mut ids = std::collections::BTreeSet::new();
+        for n in doc.descendants().filter(|n| n.is_element()) {
+            if let Some(i) = n.attribute("id") {
+                assert!(ids.insert(i), "{i} is written twice");
+            }
+            let own = n.attribute("data-rigbake").is_none();
+            let classes = n.attribute("class").unwrap_or_default();
+            assert!(
+                !own || classes.split_whitespace().all(|c| !c.starts_with("rb-")),
+                "the drawing's class {classes:?} takes the file's rules"
+            );
+        }
+        let g = doc
+            .descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .unwrap_or_else(|| panic!("no #{id}"));
+        assert_eq!(g.attribute("class"), class);
+        assert_eq!(doc.text_pos_at(g.range().start).row, 20);
     }
-    // a name that only shares the prefix's letters bakes
-    bake_art(&art.replace(far, "<g id=\"rbx-far\" class=\"rbshade\""));
 }

@@ -525,7 +525,7 @@ fn the_cycling_example_drawing_binds_to_its_lowered_tree() {
         assert!(fig.bones.iter().any(|b| b.name == bone), "{bone}");
         let node = doc
             .descendants()
-            .find(|n| n.attribute("id") == Some(part))
+            .find(|&n| drawn_id(n) == Some(part))
             .unwrap_or_else(|| panic!("{part} kept"));
         let class = format!("-b-{bone}");
         let carried = node.ancestors().any(|a| {
@@ -691,7 +691,7 @@ fn guides_left_showing_are_hidden_in_the_output() {
         let doc = Document::parse(&art.svg).unwrap();
         for g in doc
             .descendants()
-            .filter(|n| n.attribute("id").is_some_and(|id| id.starts_with("guide-")))
+            .filter(|&n| drawn_id(n).is_some_and(|id| id.starts_with("guide-")))
         {
             let hidden = g.ancestors().any(|a| a.attribute("opacity") == Some("0"));
             assert!(hidden, "{rig}: {:?} is drawn", g.attribute("id"));

@@ -227,7 +227,7 @@ fn an_illustrator_drawing_with_namespace_entities_bakes() {
     assert_no_entities(&out);
     // the references are written out, the rest is the drawing
     assert!(out.contains(
-        "<svg version=\"1.1\" id=\"Layer_1\" xmlns:x=\"http://ns.adobe.com/Extensibility/1.0/\" xmlns:i=\"http://ns.adobe.com/AdobeIllustrator/10.0/\""
+        "<svg version=\"1.1\" id=\"rb_Layer_1\" xmlns:x=\"http://ns.adobe.com/Extensibility/1.0/\" xmlns:i=\"http://ns.adobe.com/AdobeIllustrator/10.0/\""
     ));
     assert!(out.contains("<sfw  xmlns=\"http://ns.adobe.com/SaveForWeb/1.0/\">"));
     assert!(out.starts_with(
@@ -273,12 +273,12 @@ fn entities_in_text_and_attributes_are_written_out_escaped() {
     let out = bake_ok(&art);
     assert_no_entities(&out);
     assert!(out.contains(
-        "<text id=\"t1\" x=\"5\" y=\"5\" fill=\"#1d3557\" data-who=\"Rider &quot;R&quot; &amp; &lt;bike>\">Rider \"R\" &amp; &lt;bike&gt;</text>"
+        "<text id=\"rb_t1\" x=\"5\" y=\"5\" fill=\"#1d3557\" data-who=\"Rider &quot;R&quot; &amp; &lt;bike>\">Rider \"R\" &amp; &lt;bike&gt;</text>"
     ), "{out}");
     // a line break written in an entity: a space in an attribute, kept
     // (as a reference, so lines still count as in the drawing) in text
     assert!(
-        out.contains("<desc id=\"d1\" data-l=\"a b\">a&#10;b</desc>"),
+        out.contains("<desc id=\"rb_d1\" data-l=\"a b\">a&#10;b</desc>"),
         "{out}"
     );
     // and a parser reads the same values the entities gave
@@ -292,7 +292,7 @@ fn entities_in_text_and_attributes_are_written_out_escaped() {
     .unwrap();
     let t = doc
         .descendants()
-        .find(|n| n.attribute("id") == Some("t1"))
+        .find(|n| n.attribute("id") == Some("rb_t1"))
         .unwrap();
     assert_eq!(t.attribute("data-who"), Some("Rider \"R\" & <bike>"));
     assert_eq!(t.text(), Some("Rider \"R\" & <bike>"));

@@ -707,3 +707,151 @@ fn svgo_breaks_files_without_the_structure_guards() {
         );
     }
 }
+
+/// The cyclist drawing (`tests/fixtures/art/cyclist.svg`) with five
+/// swatches along its bottom edge, each painted through a name the way
+/// editors write them, in `colours` (`#rrggbb`): a gradient `fill`
+/// attribute (Inkscape's `linearGradient1`), an Illustrator class
+/// (`.cls-1`), an `#id` rule, a `<use>` of a `<defs>` shape, and a `style`
+/// naming a gradient whose stops come through an `xlink:href` template.
+fn swatch_drawing(colours: [&str; 5]) -> String {
+    let art = std::fs::read_to_string(repo("tests/fixtures/art/cyclist.svg")).unwrap();
+    let [c0, c1, c2, c3, c4] = colours;
+    let defs = format!(
+        "<defs id=\"defs1\">\
+         <linearGradient id=\"linearGradient1\"><stop offset=\"0\" stop-color=\"{c0}\"/><stop offset=\"1\" stop-color=\"{c0}\"/></linearGradient>\
+         <linearGradient id=\"linearGradient2\" xlink:href=\"#linearGradient3\"/>\
+         <linearGradient id=\"linearGradient3\"><stop offset=\"0\" stop-color=\"{c4}\"/><stop offset=\"1\" stop-color=\"{c4}\"/></linearGradient>\
+         <rect id=\"tile\" x=\"480\" y=\"520\" width=\"160\" height=\"80\" fill=\"{c3}\"/>"
+    );
+    let background = "<rect x=\"0\" y=\"0\" width=\"800\" height=\"600\" fill=\"#fdfcf7\"/>";
+    let swatches = format!(
+        "{background}\
+         <rect x=\"0\" y=\"520\" width=\"160\" height=\"80\" fill=\"url(#linearGradient1)\"/>\
+         <rect class=\"cls-1\" x=\"160\" y=\"520\" width=\"160\" height=\"80\"/>\
+         <rect id=\"swatch\" x=\"320\" y=\"520\" width=\"160\" height=\"80\"/>\
+         <use xlink:href=\"#tile\"/>\
+         <rect x=\"640\" y=\"520\" width=\"160\" height=\"80\" style=\"fill:url(#linearGradient2)\"/>"
+    );
+    let sheet =
+        "<style>/* the drawing's own style */ .label { font: 14px sans-serif; fill: #333 }</style>";
+    assert!(art.contains(background) && art.contains(sheet));
+    art.replacen("<defs id=\"defs1\">", &defs, 1)
+        .replacen(background, &swatches, 1)
+        .replacen(
+            sheet,
+            &format!("<style>.label{{fill:#333}} .cls-1{{fill:{c1}}} #swatch{{fill:{c2}}}</style>"),
+            1,
+        )
+}
+
+/// The colour of each swatch of [`swatch_drawing`] of every file, inlined
+/// one below the other in one HTML page, 400 px wide, as Chromium paints
+/// them.
+fn swatch_colours(chromium: &browser::Browser, svgs: &[&str]) -> Vec<[[u8; 3]; 5]> {
+    const W: usize = 400;
+    const H: usize = 300;
+    let body: String = svgs
+        .iter()
+        .map(|svg| format!("<div>{}</div>", &svg[svg.find("<svg").unwrap()..]))
+        .collect();
+    let html = format!(
+        "<!doctype html><html><head><style>body{{margin:0}}svg{{display:block;width:{W}px;height:{H}px}}</style></head><body>{body}</body></html>"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let png_path = dir.path().join("page.png");
+    let height = (H * svgs.len()) as u32;
+    browser::screenshot(chromium, &html, W as u32, height, 1000, &png_path).unwrap();
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(&png_path).unwrap(),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    let channels = info.color_type.samples();
+    let (w, scale) = (info.width as usize, info.width as f64 / W as f64);
+    (0..svgs.len())
+        .map(|f| {
+            std::array::from_fn(|j| {
+                // the swatch's centre: (80 + 160 j, 560) of the 800 × 600 view box
+                let x = ((40 + 80 * j) as f64 * scale) as usize;
+                let y = ((H * f + 280) as f64 * scale) as usize;
+                let px = &buf[(y * w + x) * channels..][..3];
+                [px[0], px[1], px[2]]
+            })
+        })
+        .collect()
+}
+
+/// Two `bake --art` drawings that use the same names for different
+/// colours, as two drawings from one editor do, inlined in one page:
+/// Chromium paints every swatch of each file in the file's own colour
+/// (the drawing's ids, classes and references are the file's own), as
+/// written and after svgo. Each swatch of the second file would show the
+/// first file's colour, or the first file the second's, if any kind of
+/// reference reached the other file.
+#[test]
+fn inlined_art_files_keep_their_own_drawn_names() {
+    let palettes = [
+        ["#ff0000", "#00ff00", "#0000ff", "#ffff00", "#ff00ff"],
+        ["#00ffff", "#800000", "#008000", "#000080", "#808000"],
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut svgs = Vec::new();
+    for (k, colours) in palettes.iter().enumerate() {
+        let drawing = dir.path().join(format!("drawing{k}.svg"));
+        std::fs::write(&drawing, swatch_drawing(*colours)).unwrap();
+        let out = dir.path().join(format!("art{k}.svg"));
+        let res = rigbake_cmd()
+            .args(["bake", "-q", "rigs/seed-nested.json", "--art"])
+            .current_dir(repo(""))
+            .arg(&drawing)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            res.status.success(),
+            "{}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        svgs.push(std::fs::read_to_string(&out).unwrap());
+    }
+    let optimised = match svgo() {
+        Some(svgo) => {
+            let only = dir.path().join("baked");
+            std::fs::create_dir(&only).unwrap();
+            for (k, svg) in svgs.iter().enumerate() {
+                std::fs::write(only.join(format!("art{k}.svg")), svg).unwrap();
+            }
+            let out = svgo_dir(&svgo, &only);
+            vec![out["art0.svg"].clone(), out["art1.svg"].clone()]
+        }
+        None => Vec::new(),
+    };
+    let Some(chromium) = chromium() else { return };
+    let hex = |c: &str| -> [u8; 3] {
+        std::array::from_fn(|i| u8::from_str_radix(&c[1 + 2 * i..3 + 2 * i], 16).unwrap())
+    };
+    let mut wrong = Vec::new();
+    for (label, files) in [("as written", &svgs), ("after svgo", &optimised)] {
+        if files.is_empty() {
+            continue;
+        }
+        let texts: Vec<&str> = files.iter().map(String::as_str).collect();
+        let got = swatch_colours(&chromium, &texts);
+        for (k, (got, want)) in got.iter().zip(&palettes).enumerate() {
+            for (j, (g, w)) in got.iter().zip(want).enumerate() {
+                let w = hex(w);
+                let off = g.iter().zip(&w).map(|(a, b)| a.abs_diff(*b)).max().unwrap();
+                if off > 8 {
+                    wrong.push(format!(
+                        "{label}: file {k}, swatch {j}: painted {g:?}, its own colour is {w:?}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -178,7 +178,7 @@ pub(super) fn animate(
     let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, 0.0), 0.0);
     let root_m = fk::root_matrix(&fc.root, 0.0);
 
-    let sc = output_scope((art, doc, lines), rig, clip)?;
+    let (sc, renames) = output_scope((art, doc, lines), rig, clip)?;
     let ids = WrapIds::new(&sc);
     let by_node: HashMap<roxmltree::NodeId, usize> = parts
         .values()
@@ -199,7 +199,7 @@ pub(super) fn animate(
         .collect();
     let skip = |n: roxmltree::NodeId| by_node.contains_key(&n) || markers_at.contains(&n);
     let checker = Checker::new(doc);
-    let mut inserts: Vec<Insert> = Vec::new();
+    let mut inserts: Vec<Insert> = renames;
     let mut markers = Vec::new();
     // phase-0 joint and tip of every bone, root user space
     let pose0 = |b: usize| -> (Vec2, Vec2) {

@@ -237,6 +237,606 @@ fn unescape(ident: &str) -> String {
     out
 }
 
+// ---------------------------------------------------------------------
+// The drawing's names in its CSS (module `names`)
+// ---------------------------------------------------------------------
+
+/// Where the drawing's own names stand in one piece of CSS: the byte
+/// offsets to put the file's stem (`<prefix>_`) in front of, and the
+/// `@keyframes` names the piece defines (unescaped).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(super) struct Names {
+    pub at: Vec<usize>,
+    pub keyframes: Vec<String>,
+}
+
+/// CSS that cannot be given the file's own names: at byte `at` of the
+/// piece, `what` it holds and what to do instead.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Unscopable {
+    pub at: usize,
+    pub what: String,
+    pub fix: &'static str,
+}
+
+/// The names of a style sheet (a `<style>` element's text): every id
+/// selector (`#leg`) and class selector (`.cls-1`) in a rule's selector,
+/// a nested rule's or an `@scope` prelude (inside `:not()`, `:is()`, …
+/// too), every `url(#…)` reference in a declaration, every `@keyframes`
+/// name and every reference to one of `keyframes` (the names the
+/// drawing's sheets define) in `animation` and `animation-name`. Colours
+/// (`#fff`), strings, comments, numbers (`.5em`) and invalid selectors
+/// (`#1a`, which selects nothing) are left as they are; escapes are read
+/// as CSS reads them (`u\72l(#a)` is a reference, `#\31 a` an id).
+///
+/// Refused: `@import` (a sheet rigbake cannot read), a block at-rule
+/// rigbake does not know the contents of, a quoted `@keyframes` name, and
+/// an attribute selector that tests the value of an attribute whose value
+/// is rewritten ([`super::names::REWRITTEN`]: `[id^="leg"]`,
+/// `[href="#a"]`); testing only that the attribute is there is fine.
+pub(super) fn sheet_names(
+    text: &str,
+    keyframes: &std::collections::BTreeSet<String>,
+) -> Result<Names, Unscopable> {
+    walk(text, Block::Rules, keyframes)
+}
+
+/// The names in a list of declarations (a `style` attribute) or in one
+/// value (a presentation attribute such as `fill="url(#g)"`): `url(#…)`
+/// references and references to `keyframes` in `animation` and
+/// `animation-name`, as [`sheet_names`] finds them in a declaration.
+pub(super) fn declaration_names(
+    text: &str,
+    keyframes: &std::collections::BTreeSet<String>,
+) -> Names {
+    walk(text, Block::Declarations, keyframes).expect("declarations hold nothing that is refused")
+}
+
+/// What a block of CSS holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Block {
+    /// Rules (the sheet, a conditional group rule) or a style rule's
+    /// declarations with its nested rules: a piece that ends in `{` is a
+    /// selector or an at-rule's prelude.
+    Rules,
+    /// Keyframe rules: `from`, `to`, percentages.
+    Keyframes,
+    /// Declarations only (a `style` attribute, `@font-face`, a keyframe):
+    /// nothing in a prelude is a selector.
+    Declarations,
+}
+
+/// A CSS token as far as the names need: its kind and byte range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tok {
+    Space,
+    Comment,
+    /// A quoted string, quotes included.
+    Str,
+    Ident,
+    /// A function's name and its `(`.
+    Function,
+    /// An unquoted `url(…)`, whose address starts at byte `content`.
+    Url {
+        content: usize,
+    },
+    /// `#` and a name; `id` when the name could be an id selector (it
+    /// starts as an identifier does).
+    Hash {
+        id: bool,
+    },
+    AtKeyword,
+    /// A number, with its unit or `%`.
+    Number,
+    Delim(char),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Token {
+    tok: Tok,
+    start: usize,
+    end: usize,
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c)
+}
+
+fn is_name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+}
+
+fn is_name(b: u8) -> bool {
+    is_name_start(b) || b.is_ascii_digit() || b == b'-'
+}
+
+/// Whether a valid escape (`\` not before a newline) starts at `i`.
+fn escape_at(s: &[u8], i: usize) -> bool {
+    s.get(i) == Some(&b'\\') && !matches!(s.get(i + 1), Some(b'\n' | b'\r' | 0x0c))
+}
+
+/// Whether an identifier starts at `i`.
+fn ident_at(s: &[u8], i: usize) -> bool {
+    match s.get(i) {
+        Some(b'-') => {
+            s.get(i + 1).is_some_and(|&b| is_name_start(b) || b == b'-') || escape_at(s, i + 1)
+        }
+        Some(&b) if is_name_start(b) => true,
+        _ => escape_at(s, i),
+    }
+}
+
+/// Whether a number starts at `i`.
+fn number_at(s: &[u8], i: usize) -> bool {
+    let digit = |k: usize| s.get(k).is_some_and(u8::is_ascii_digit);
+    match s.get(i) {
+        Some(b'+' | b'-') => digit(i + 1) || (s.get(i + 1) == Some(&b'.') && digit(i + 2)),
+        Some(b'.') => digit(i + 1),
+        _ => digit(i),
+    }
+}
+
+/// The byte length of the valid escape at `i`: `\`, one to six hex digits
+/// and one whitespace after them, or `\` and one character.
+fn escape_len(text: &str, i: usize) -> usize {
+    let s = text.as_bytes();
+    let mut j = i + 1;
+    if !s.get(j).is_some_and(u8::is_ascii_hexdigit) {
+        return 1 + text[j..].chars().next().map_or(0, char::len_utf8);
+    }
+    while j < s.len() && j - i <= 6 && s[j].is_ascii_hexdigit() {
+        j += 1;
+    }
+    if s.get(j) == Some(&b'\r') && s.get(j + 1) == Some(&b'\n') {
+        j += 2;
+    } else if s.get(j).is_some_and(|&b| is_space(b)) {
+        j += 1;
+    }
+    j - i
+}
+
+/// The end of the name (identifier characters and escapes) from `i`.
+fn name_end(text: &str, mut i: usize) -> usize {
+    let s = text.as_bytes();
+    loop {
+        if s.get(i).is_some_and(|&b| is_name(b)) {
+            i += 1;
+        } else if escape_at(s, i) {
+            i += escape_len(text, i);
+        } else {
+            return i;
+        }
+    }
+}
+
+/// The text as CSS tokens (comments and whitespace included, so the
+/// tokens cover it).
+fn lex(text: &str) -> Vec<Token> {
+    let s = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        let start = i;
+        let b = s[i];
+        let tok = if b == b'/' && s.get(i + 1) == Some(&b'*') {
+            i = text[i + 2..].find("*/").map_or(s.len(), |k| i + 2 + k + 2);
+            Tok::Comment
+        } else if is_space(b) {
+            while i < s.len() && is_space(s[i]) {
+                i += 1;
+            }
+            Tok::Space
+        } else if b == b'"' || b == b'\'' {
+            i += 1;
+            while i < s.len() && s[i] != b && s[i] != b'\n' {
+                if s[i] == b'\\' {
+                    i += 1;
+                    if s.get(i) == Some(&b'\r') && s.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                }
+                i += 1;
+            }
+            if s.get(i) == Some(&b) {
+                i += 1;
+            }
+            i = i.min(s.len());
+            Tok::Str
+        } else if b == b'#' && (s.get(i + 1).is_some_and(|&c| is_name(c)) || escape_at(s, i + 1)) {
+            let id = ident_at(s, i + 1);
+            i = name_end(text, i + 1);
+            Tok::Hash { id }
+        } else if b == b'@' && ident_at(s, i + 1) {
+            i = name_end(text, i + 1);
+            Tok::AtKeyword
+        } else if number_at(s, i) {
+            if matches!(b, b'+' | b'-') {
+                i += 1;
+            }
+            while s.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if s.get(i) == Some(&b'.') && s.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+                while s.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+            }
+            if matches!(s.get(i), Some(b'e' | b'E')) {
+                let k = i + 1 + usize::from(matches!(s.get(i + 1), Some(b'+' | b'-')));
+                if s.get(k).is_some_and(u8::is_ascii_digit) {
+                    i = k;
+                    while s.get(i).is_some_and(u8::is_ascii_digit) {
+                        i += 1;
+                    }
+                }
+            }
+            if ident_at(s, i) {
+                i = name_end(text, i);
+            } else if s.get(i) == Some(&b'%') {
+                i += 1;
+            }
+            Tok::Number
+        } else if ident_at(s, i) {
+            i = name_end(text, i);
+            if s.get(i) != Some(&b'(') {
+                Tok::Ident
+            } else if !unescape(&text[start..i]).eq_ignore_ascii_case("url") {
+                i += 1;
+                Tok::Function
+            } else {
+                i += 1;
+                let mut content = i;
+                while content < s.len() && is_space(s[content]) {
+                    content += 1;
+                }
+                if matches!(s.get(content), Some(b'"' | b'\'')) {
+                    Tok::Function
+                } else {
+                    i = content;
+                    while i < s.len() && s[i] != b')' {
+                        i += if escape_at(s, i) {
+                            escape_len(text, i)
+                        } else {
+                            1
+                        };
+                    }
+                    i = (i + 1).min(s.len());
+                    Tok::Url { content }
+                }
+            }
+        } else {
+            let c = text[i..].chars().next().expect("i is below the length");
+            i += c.len_utf8();
+            Tok::Delim(c)
+        };
+        out.push(Token { tok, start, end: i });
+    }
+    out
+}
+
+/// Walk `text` as a `top` block: its pieces between `{`, `;` and `}`, each
+/// read as its block and place say (see [`sheet_names`]).
+fn walk(
+    text: &str,
+    top: Block,
+    keyframes: &std::collections::BTreeSet<String>,
+) -> Result<Names, Unscopable> {
+    let toks = lex(text);
+    let mut out = Names::default();
+    let mut stack = vec![top];
+    let mut start = 0;
+    let mut parens = 0usize;
+    for (k, t) in toks.iter().enumerate() {
+        let block = *stack.last().expect("the top block stays");
+        match t.tok {
+            Tok::Delim('(') | Tok::Function => parens += 1,
+            Tok::Delim(')') => parens = parens.saturating_sub(1),
+            Tok::Delim('{') => {
+                let inner = prelude(text, &toks[start..k], block, &mut out)?;
+                stack.push(inner);
+                (start, parens) = (k + 1, 0);
+            }
+            Tok::Delim('}') => {
+                statement(text, &toks[start..k], block, keyframes, &mut out)?;
+                if stack.len() > 1 {
+                    stack.pop();
+                }
+                (start, parens) = (k + 1, 0);
+            }
+            Tok::Delim(';') if parens == 0 => {
+                statement(text, &toks[start..k], block, keyframes, &mut out)?;
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    let block = *stack.last().expect("the top block stays");
+    statement(text, &toks[start..], block, keyframes, &mut out)?;
+    Ok(out)
+}
+
+/// The tokens that are neither whitespace nor comments.
+fn significant(seg: &[Token]) -> impl Iterator<Item = (usize, &Token)> {
+    seg.iter()
+        .enumerate()
+        .filter(|(_, t)| !matches!(t.tok, Tok::Space | Tok::Comment))
+}
+
+/// A property's or at-rule's name as CSS reads it: lowercase, unescaped,
+/// without a vendor prefix (`-webkit-keyframes` is `keyframes`; a custom
+/// property `--x` is itself).
+fn plain_name(raw: &str) -> String {
+    let name = unescape(raw).to_ascii_lowercase();
+    if name.starts_with("--") {
+        return name;
+    }
+    match name.strip_prefix('-').and_then(|n| n.split_once('-')) {
+        Some((_, rest)) => rest.to_string(),
+        None => name,
+    }
+}
+
+/// An at-keyword's name ([`plain_name`], without its `@`).
+fn at_rule_name(text: &str, t: &Token) -> String {
+    plain_name(&text[t.start + 1..t.end])
+}
+
+/// The prelude `seg` of a `{` block inside a `block`: its names, and what
+/// the new block holds.
+fn prelude(text: &str, seg: &[Token], block: Block, out: &mut Names) -> Result<Block, Unscopable> {
+    match block {
+        Block::Keyframes | Block::Declarations => return Ok(Block::Declarations),
+        Block::Rules => {}
+    }
+    let first = significant(seg).next();
+    let Some((k, at)) = first.filter(|(_, t)| t.tok == Tok::AtKeyword) else {
+        selector(text, seg, out)?;
+        return Ok(Block::Rules);
+    };
+    let name = at_rule_name(text, at);
+    match name.as_str() {
+        "media" | "supports" | "layer" | "container" | "document" | "starting-style" => {
+            Ok(Block::Rules)
+        }
+        "scope" => {
+            selector(text, &seg[k + 1..], out)?;
+            Ok(Block::Rules)
+        }
+        "keyframes" => {
+            match significant(&seg[k + 1..]).next() {
+                Some((_, t)) if t.tok == Tok::Ident => {
+                    out.at.push(t.start);
+                    out.keyframes.push(unescape(&text[t.start..t.end]));
+                }
+                Some((_, t)) if t.tok == Tok::Str => {
+                    return Err(Unscopable {
+                        at: t.start,
+                        what: format!("names @keyframes with a string ({})", &text[t.start..t.end]),
+                        fix: "name it with an identifier (no quotes)",
+                    });
+                }
+                _ => {}
+            }
+            Ok(Block::Keyframes)
+        }
+        "font-face"
+        | "page"
+        | "property"
+        | "counter-style"
+        | "font-feature-values"
+        | "font-palette-values"
+        | "view-transition"
+        | "position-try"
+        | "color-profile" => Ok(Block::Declarations),
+        _ => Err(Unscopable {
+            at: at.start,
+            what: format!("holds an @{name} block, which rigbake does not read"),
+            fix: "take the block out of the drawing's <style>",
+        }),
+    }
+}
+
+/// A piece that ends in `;` or `}` (or the text) inside a `block`: a
+/// declaration, or in a sheet's rules an at-rule statement.
+fn statement(
+    text: &str,
+    seg: &[Token],
+    block: Block,
+    keyframes: &std::collections::BTreeSet<String>,
+    out: &mut Names,
+) -> Result<(), Unscopable> {
+    if block == Block::Rules
+        && let Some((_, at)) = significant(seg)
+            .next()
+            .filter(|(_, t)| t.tok == Tok::AtKeyword)
+    {
+        if at_rule_name(text, at) == "import" {
+            return Err(Unscopable {
+                at: at.start,
+                what: "imports another style sheet (@import), whose names rigbake cannot read"
+                    .into(),
+                fix: "copy its rules into the drawing's <style>",
+            });
+        }
+        return Ok(());
+    }
+    urls(text, seg, out);
+    animation_names(text, seg, keyframes, out);
+    Ok(())
+}
+
+/// Where the address of a reference at byte `at` (the first character of
+/// a url's address) names an element of the document: just after its `#`,
+/// when a name follows.
+fn after_hash(text: &str, at: usize) -> Option<usize> {
+    let s = text.as_bytes();
+    let len = if escape_at(s, at) {
+        let len = escape_len(text, at);
+        (unescape(&text[at..at + len]) == "#").then_some(len)?
+    } else {
+        (s.get(at) == Some(&b'#')).then_some(1)?
+    };
+    let next = *s.get(at + len)?;
+    (!is_space(next) && !matches!(next, b')' | b'"' | b'\'')).then_some(at + len)
+}
+
+/// Every local `url(#…)` reference of `seg`, quoted or not.
+fn urls(text: &str, seg: &[Token], out: &mut Names) {
+    for (k, t) in seg.iter().enumerate() {
+        match t.tok {
+            Tok::Url { content } => out.at.extend(after_hash(text, content)),
+            Tok::Function if unescape(&text[t.start..t.end - 1]).eq_ignore_ascii_case("url") => {
+                if let Some((_, s)) = significant(&seg[k + 1..]).next()
+                    && s.tok == Tok::Str
+                {
+                    out.at.extend(after_hash(text, s.start + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Words of `animation` that are no keyframes name.
+const ANIMATION_KEYWORDS: &[&str] = &[
+    "none",
+    "infinite",
+    "normal",
+    "reverse",
+    "alternate",
+    "alternate-reverse",
+    "forwards",
+    "backwards",
+    "both",
+    "running",
+    "paused",
+    "ease",
+    "ease-in",
+    "ease-out",
+    "ease-in-out",
+    "linear",
+    "step-start",
+    "step-end",
+    "initial",
+    "inherit",
+    "unset",
+    "revert",
+    "revert-layer",
+    "auto",
+    "replace",
+    "add",
+    "accumulate",
+];
+
+/// References to `keyframes` in an `animation` or `animation-name`
+/// declaration `seg`.
+fn animation_names(
+    text: &str,
+    seg: &[Token],
+    keyframes: &std::collections::BTreeSet<String>,
+    out: &mut Names,
+) {
+    let sig: Vec<&Token> = significant(seg).map(|(_, t)| t).collect();
+    let [name, colon, value @ ..] = sig.as_slice() else {
+        return;
+    };
+    if name.tok != Tok::Ident || colon.tok != Tok::Delim(':') {
+        return;
+    }
+    let property = plain_name(&text[name.start..name.end]);
+    if property != "animation" && property != "animation-name" {
+        return;
+    }
+    let mut depth = 0usize;
+    let mut after_bang = false;
+    for t in value {
+        match t.tok {
+            Tok::Function | Tok::Delim('(') => depth += 1,
+            Tok::Delim(')') => depth = depth.saturating_sub(1),
+            Tok::Ident if depth == 0 && !after_bang => {
+                let word = unescape(&text[t.start..t.end]);
+                if keyframes.contains(&word)
+                    && !ANIMATION_KEYWORDS.contains(&word.to_ascii_lowercase().as_str())
+                {
+                    out.at.push(t.start);
+                }
+            }
+            _ => {}
+        }
+        after_bang = t.tok == Tok::Delim('!');
+    }
+}
+
+/// The ids and classes a selector list `seg` selects by.
+fn selector(text: &str, seg: &[Token], out: &mut Names) -> Result<(), Unscopable> {
+    let mut k = 0;
+    while k < seg.len() {
+        let t = seg[k];
+        match t.tok {
+            Tok::Hash { id: true } => out.at.push(t.start + 1),
+            Tok::Delim('.') => {
+                if let Some(n) = seg.get(k + 1)
+                    && n.tok == Tok::Ident
+                    && n.start == t.end
+                {
+                    out.at.push(n.start);
+                }
+            }
+            Tok::Delim('[') => {
+                let close = seg[k..]
+                    .iter()
+                    .position(|t| t.tok == Tok::Delim(']'))
+                    .map_or(seg.len(), |c| k + c);
+                attribute_selector(text, &seg[k..close.min(seg.len())])?;
+                k = close;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    Ok(())
+}
+
+/// An attribute selector `[…]` (from its `[`): refused when it tests the
+/// value of an attribute whose value the names change.
+fn attribute_selector(text: &str, seg: &[Token]) -> Result<(), Unscopable> {
+    let Some(eq) = seg.iter().position(|t| t.tok == Tok::Delim('=')) else {
+        return Ok(());
+    };
+    let Some(name) = seg[..eq].iter().rev().find(|t| t.tok == Tok::Ident) else {
+        return Ok(());
+    };
+    let attr = unescape(&text[name.start..name.end]).to_ascii_lowercase();
+    if super::names::REWRITTEN.contains(&attr.as_str()) {
+        let end = seg.last().map_or(name.end, |t| t.end);
+        return Err(Unscopable {
+            at: seg[0].start,
+            what: format!(
+                "selects by the value of `{attr}` in {}], which the baked file changes",
+                &text[seg[0].start..end]
+            ),
+            fix: "select by #id or .class instead, or test only that the attribute is there",
+        });
+    }
+    Ok(())
+}
+
+/// `text` with `stem` put at every offset of `at`.
+pub(super) fn with_stem(text: &str, at: &[usize], stem: &str) -> String {
+    let mut sorted = at.to_vec();
+    sorted.sort_unstable();
+    let mut out = String::with_capacity(text.len() + stem.len() * at.len());
+    let mut last = 0;
+    for &k in &sorted {
+        out.push_str(&text[last..k]);
+        out.push_str(stem);
+        last = k;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,6 +930,186 @@ mod tests {
             ".d{fill:red}.cx{stroke:blue}",
         ] {
             assert_eq!(moving_in_sheet(sheet), None, "{sheet}");
+        }
+    }
+
+    /// A sheet with the stem `P_` everywhere [`sheet_names`] puts it,
+    /// references to the sheet's own `@keyframes` included (as module
+    /// `names` reads a drawing's sheets: their names first).
+    fn scoped(sheet: &str) -> Result<String, Unscopable> {
+        let none = std::collections::BTreeSet::new();
+        let keyframes = sheet_names(sheet, &none)?.keyframes.into_iter().collect();
+        let names = sheet_names(sheet, &keyframes)?;
+        Ok(with_stem(sheet, &names.at, "P_"))
+    }
+
+    /// Rules of a drawing's sheet and the same rules with the drawing's
+    /// names scoped: every kind of name and reference, and what looks
+    /// like one and is not (colours, strings, comments, numbers, another
+    /// document's address, invalid selectors).
+    const RULES: &[(&str, &str)] = &[
+        (".a{fill:#fff}", ".P_a{fill:#fff}"),
+        (
+            "#g1{fill:#AbCdEf;stroke:#abc}",
+            "#P_g1{fill:#AbCdEf;stroke:#abc}",
+        ),
+        (
+            "#g1, .cls-1 > path:not(.x){stroke:url(#g1)}",
+            "#P_g1, .P_cls-1 > path:not(.P_x){stroke:url(#P_g1)}",
+        ),
+        (
+            "g.st0:is(#a,.b) .c:nth-child(2n+1){fill:red}",
+            "g.P_st0:is(#P_a,.P_b) .P_c:nth-child(2n+1){fill:red}",
+        ),
+        (
+            ".a{fill:url( \"#g\" ) red;mask:URL('#m');clip-path:u\\72l(#c)}",
+            ".P_a{fill:url( \"#P_g\" ) red;mask:URL('#P_m');clip-path:u\\72l(#P_c)}",
+        ),
+        (
+            ".a{fill:url(other.svg#g);stroke:url(#);filter:url( #f )}",
+            ".P_a{fill:url(other.svg#g);stroke:url(#);filter:url( #P_f )}",
+        ),
+        (
+            ".a::after{content:\"#a .b url(#c) }\"}",
+            ".P_a::after{content:\"#a .b url(#c) }\"}",
+        ),
+        ("/* .a{fill:url(#a)} #b */", "/* .a{fill:url(#a)} #b */"),
+        (
+            "/* it's */.a{font-family:'x;y'}",
+            "/* it's */.P_a{font-family:'x;y'}",
+        ),
+        ("#\\31 23{fill:red}", "#P_\\31 23{fill:red}"),
+        (".\\@x,.-y,.--z{fill:red}", ".P_\\@x,.P_-y,.P_--z{fill:red}"),
+        ("#1a,.5{fill:red}", "#1a,.5{fill:red}"),
+        (
+            ".a{stroke-width:.5px;opacity:0.5;margin:1e3px}",
+            ".P_a{stroke-width:.5px;opacity:0.5;margin:1e3px}",
+        ),
+        (
+            "@media (min-width: 10.5em){.a{fill:red}#b{fill:url(#c)}}",
+            "@media (min-width: 10.5em){.P_a{fill:red}#P_b{fill:url(#P_c)}}",
+        ),
+        (
+            "@supports (display:grid){@media print{.a{fill:red}}}",
+            "@supports (display:grid){@media print{.P_a{fill:red}}}",
+        ),
+        (
+            ".a{fill:red;.b &{fill:blue}&:hover{fill:#00f}}",
+            ".P_a{fill:red;.P_b &{fill:blue}&:hover{fill:#00f}}",
+        ),
+        (
+            "@scope (.card) to (.body){img{fill:red}}",
+            "@scope (.P_card) to (.P_body){img{fill:red}}",
+        ),
+        (
+            "@keyframes spin{from{opacity:0}50.5%{opacity:.5}to{opacity:1}}.a{animation:spin 1s infinite}",
+            "@keyframes P_spin{from{opacity:0}50.5%{opacity:.5}to{opacity:1}}.P_a{animation:P_spin 1s infinite}",
+        ),
+        (
+            "@-webkit-keyframes blink{to{opacity:0}}.b{-webkit-animation-name:blink,none!important}",
+            "@-webkit-keyframes P_blink{to{opacity:0}}.P_b{-webkit-animation-name:P_blink,none!important}",
+        ),
+        (
+            "@font-face{font-family:f;src:url(#f) format('svg')}",
+            "@font-face{font-family:f;src:url(#P_f) format('svg')}",
+        ),
+        (
+            "[data-x=\"#a\"],[id],path[fill]{fill:red}",
+            "[data-x=\"#a\"],[id],path[fill]{fill:red}",
+        ),
+        (
+            "@namespace svg url(http://www.w3.org/2000/svg);@charset \"utf-8\";",
+            "@namespace svg url(http://www.w3.org/2000/svg);@charset \"utf-8\";",
+        ),
+        (
+            ".a{--c:url(#g);fill:var(--c)}",
+            ".P_a{--c:url(#P_g);fill:var(--c)}",
+        ),
+    ];
+
+    #[test]
+    fn every_name_of_a_sheet_and_nothing_else_gets_the_stem() {
+        for (sheet, want) in RULES {
+            assert_eq!(scoped(sheet).as_deref(), Ok(*want), "{sheet}");
+        }
+        // an `animation` names only the sheet's own keyframes
+        assert_eq!(
+            scoped(".a{animation:spin 1s}").as_deref(),
+            Ok(".P_a{animation:spin 1s}")
+        );
+        // a keyframes named like a keyword is not what the keyword means
+        assert_eq!(
+            scoped("@keyframes ease{}.a{animation:ease 1s ease}").as_deref(),
+            Ok("@keyframes P_ease{}.P_a{animation:ease 1s ease}")
+        );
+    }
+
+    #[test]
+    fn declarations_get_the_stem_on_references_only() {
+        let spin: std::collections::BTreeSet<String> = ["spin".to_string()].into();
+        for (style, want) in [
+            (
+                "fill:url(#g);stroke:#fff;animation:spin 1s",
+                "fill:url(#P_g);stroke:#fff;animation:P_spin 1s",
+            ),
+            (
+                "font-family:'url(#a)';fill:#a0a0a0",
+                "font-family:'url(#a)';fill:#a0a0a0",
+            ),
+            (
+                "shape-inside:url(#rect1);color:red",
+                "shape-inside:url(#P_rect1);color:red",
+            ),
+            ("url(#g) none", "url(#P_g) none"),
+            ("#fff", "#fff"),
+            ("", ""),
+        ] {
+            let at = declaration_names(style, &spin).at;
+            assert_eq!(with_stem(style, &at, "P_"), want, "{style}");
+        }
+    }
+
+    #[test]
+    fn what_cannot_be_scoped_is_refused_where_it_is() {
+        for (sheet, needle, at) in [
+            ("@import url(x.css);.a{}", "@import", 0),
+            (".a{}\n@IMPORT 'x.css';", "@import", 5),
+            ("path[id^=\"leg\"]{fill:red}", "`id` in [id^=\"leg\"]", 4),
+            ("a[ xlink|href = '#a' ]{}", "`href`", 1),
+            ("[class~=st0]{}", "`class`", 0),
+            ("@media print{[fill=\"url(#g)\"]{}}", "`fill`", 13),
+            ("@foo bar{.a{}}", "@foo", 0),
+            ("@keyframes \"spin\"{}", "string", 11),
+        ] {
+            let u = scoped(sheet).unwrap_err();
+            assert!(u.what.contains(needle), "{sheet}: {u:?}");
+            assert_eq!(u.at, at, "{sheet}: {u:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any sequence of [`RULES`], between whitespace or comments that
+        /// hold rule-like text, and some of them inside an `@media` block,
+        /// gets the stem exactly where each rule alone gets it: reading
+        /// one rule does not depend on what came before (every rule that
+        /// names a keyframes defines it).
+        #[test]
+        fn rules_are_scoped_alike_in_any_sheet(
+            picks in proptest::collection::vec((0..RULES.len(), 0usize..4, proptest::bool::ANY), 0..12)
+        ) {
+            const SEP: [&str; 4] = ["", " ", "\n\t", "/* }{ .x #y url(#z) ' */"];
+            let (mut sheet, mut want) = (String::new(), String::new());
+            for &(k, sep, in_media) in &picks {
+                let (rule, scoped_rule) = RULES[k];
+                let (open, close) = if in_media { ("@media screen{", "}") } else { ("", "") };
+                for (text, r) in [(&mut sheet, rule), (&mut want, scoped_rule)] {
+                    text.push_str(SEP[sep]);
+                    text.push_str(open);
+                    text.push_str(r);
+                    text.push_str(close);
+                }
+            }
+            proptest::prop_assert_eq!(scoped(&sheet).unwrap(), want);
         }
     }
 }

@@ -22,6 +22,21 @@
 //! made the seed's file about 15 % larger; six hex digits after an `r`, 3 %
 //! larger and a collision one in 16.8 million). `bake --prefix P`
 //! replaces the whole prefix ([`check_prefix`]), e.g. with a readable name.
+//!
+//! A drawing animated by `bake --art` brings names of its own (Inkscape's
+//! `linearGradient1`, Illustrator's `.cls-1`), which the drawing's
+//! references use: they get `<prefix>_` in front ([`Scope::drawn_stem`],
+//! `lyibr_linearGradient1`), and so does every reference to them (module
+//! `art::names`). Every name rigbake writes is `<prefix>-…`: the
+//! character after the prefix tells the two kinds apart, so no drawing
+//! name, whatever it is, can become one of rigbake's. `_` is a name
+//! character of CSS identifiers and of XML names alike, so the drawing's
+//! name stays an id an `href` reaches and a class a selector takes with
+//! no escape, and a name that could not start an identifier (`1a`) no
+//! longer starts one (`lyibr_1a`). An automatic prefix holds no `_`, so a
+//! drawing's name in one file cannot be a name rigbake writes into
+//! another file either (a chosen `--prefix` with a `_` can: `hero` and
+//! `hero_x`); two drawings' names meet only where their prefixes do.
 
 use std::hash::Hasher as _;
 
@@ -112,6 +127,12 @@ impl Scope {
     /// What every element id of the file starts with: `<prefix>-n`.
     pub fn id_stem(&self) -> String {
         format!("{}-n", self.prefix)
+    }
+
+    /// What a `bake --art` drawing's own ids, classes and `@keyframes`
+    /// names get in front: `<prefix>_` (see the module docs).
+    pub fn drawn_stem(&self) -> String {
+        format!("{}_", self.prefix)
     }
 }
 

@@ -36,6 +36,17 @@ pub fn template(rig: &str, dir: &Path) -> String {
     fs::read_to_string(dir.join(format!("{name}.template.svg"))).unwrap()
 }
 
+/// An element's id in a `bake --art` output as the drawing wrote it:
+/// the drawing's ids carry the file's stem `<prefix>_` there (the ids
+/// rigbake writes, `<prefix>-…`, are returned whole).
+pub fn drawn_id<'a>(n: roxmltree::Node<'a, '_>) -> Option<&'a str> {
+    let id = n.attribute("id")?;
+    Some(match id.split_once('_') {
+        Some((prefix, drawn)) if !prefix.contains('-') => drawn,
+        _ => id,
+    })
+}
+
 pub fn num(n: &roxmltree::Node, a: &str) -> f64 {
     n.attribute(a).unwrap().parse().unwrap()
 }
@@ -213,9 +224,8 @@ pub fn same_figures(rig: &str, art: &Art, dir: &Path) {
 pub fn markers_hidden(svg: &str) {
     let doc = Document::parse(svg).unwrap();
     let mut n = 0;
-    for m in doc.descendants().filter(|e| {
-        e.attribute("id")
-            .is_some_and(|id| id.starts_with("joint-") || id.starts_with("tip-"))
+    for m in doc.descendants().filter(|&e| {
+        drawn_id(e).is_some_and(|id| id.starts_with("joint-") || id.starts_with("tip-"))
     }) {
         n += 1;
         assert!(

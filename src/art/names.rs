@@ -1,0 +1,573 @@
+//! The drawing's own names made the file's own.
+//!
+//! CSS in an inline `<svg>` is global to the HTML page, and so are ids
+//! ([`crate::emit::scope`]): two inlined drawings that both define
+//! Inkscape's `linearGradient1` or Illustrator's `.cls-1` would take each
+//! other's gradient or style, and a drawing's `.shade{…}` would style
+//! another file's `.shade`. Every id, class and `@keyframes` name of the
+//! drawing therefore gets the file's stem in front ([`Scope::drawn_stem`],
+//! `<prefix>_`, which no name rigbake writes begins with), and every
+//! reference to one gets it the same way:
+//!
+//! - `id` attributes, and every class of a `class` attribute;
+//! - `href` and `xlink:href` of the form `#name` (`<use>`, a gradient's
+//!   template, `<textPath>`, `<mpath>`, an animation's target, `<a>`);
+//! - `url(#name)` in presentation attributes ([`URL_ATTRS`]), in `style`
+//!   attributes and in `<style>` sheets, and in the `values`, `from`, `to`
+//!   and `by` of the drawing's SMIL animations (as `#name` there when
+//!   they animate `href`);
+//! - the id lists of `aria-labelledby` and its kin ([`IDREFS`]);
+//! - SMIL `begin` and `end` values that name an element (`fade.end`,
+//!   `knob.click+1s`);
+//! - in `<style>` sheets, `#id` and `.class` selectors, `@keyframes`
+//!   names and the `animation` references to them, read as CSS reads
+//!   them (module `css`: escapes, strings and comments; `#fff` in a
+//!   declaration is a colour and stays).
+//!
+//! A reference to a name the drawing does not define gets the stem too
+//! (in a page it would reach another file's element); one to another
+//! document (`other.svg#a`) is left alone. Parts are found by their names
+//! as drawn: only the written text changes. Every change is an insertion
+//! of the stem, except in an attribute or a sheet whose text is not its
+//! value as is (XML character or entity references, line breaks the
+//! parser normalises, a sheet in several pieces): that one is written
+//! again whole, escaped.
+//!
+//! Refused, naming the line: a sheet rigbake cannot rewrite so that it
+//! means what it meant (module `css`: `@import`, an at-rule block it does
+//! not know, an attribute selector on a rewritten attribute such as
+//! `[id^="leg"]`), a `<style>` holding elements, and SMIL that animates
+//! `id` or `class`. Editor data in other namespaces (`inkscape:`,
+//! `sodipodi:`), scripts and event handler attributes are not rewritten.
+
+use super::css;
+use super::{ArtError, Insert, LineIndex, SVG_NS, start_tag_end};
+use crate::emit::scope::Scope;
+use roxmltree::{Document, Node};
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+const XLINK_NS: &str = "http://www.w3.org/1999/xlink";
+
+/// Presentation attributes that may hold a `url(#…)` reference.
+pub(super) const URL_ATTRS: &[&str] = &[
+    "fill",
+    "stroke",
+    "clip-path",
+    "mask",
+    "filter",
+    "marker",
+    "marker-start",
+    "marker-mid",
+    "marker-end",
+    "cursor",
+];
+
+/// Attributes that hold a list of ids.
+pub(super) const IDREFS: &[&str] = &[
+    "aria-labelledby",
+    "aria-describedby",
+    "aria-controls",
+    "aria-owns",
+    "aria-flowto",
+    "aria-activedescendant",
+    "aria-details",
+    "aria-errormessage",
+];
+
+/// Every attribute whose value may change (a sheet's attribute selector
+/// that tests one of their values is refused): `id`, `class`, the
+/// references, [`URL_ATTRS`], [`IDREFS`].
+pub(super) const REWRITTEN: &[&str] = &[
+    "id",
+    "class",
+    "href",
+    "style",
+    "begin",
+    "end",
+    "values",
+    "from",
+    "to",
+    "by",
+    "fill",
+    "stroke",
+    "clip-path",
+    "mask",
+    "filter",
+    "marker",
+    "marker-start",
+    "marker-mid",
+    "marker-end",
+    "cursor",
+    "aria-labelledby",
+    "aria-describedby",
+    "aria-controls",
+    "aria-owns",
+    "aria-flowto",
+    "aria-activedescendant",
+    "aria-details",
+    "aria-errormessage",
+];
+
+/// SMIL elements, whose `begin` and `end` may name other elements.
+const ANIMATIONS: &[&str] = &[
+    "animate",
+    "set",
+    "animateTransform",
+    "animateMotion",
+    "animateColor",
+    "discard",
+];
+
+/// The insertions (and, for text that is not its value as is,
+/// replacements) that give every name of the drawing `art` (parsed as
+/// `doc`) the stem of `sc`.
+pub(super) fn scoped(
+    art: &str,
+    doc: &Document,
+    lines: &LineIndex,
+    sc: &Scope,
+) -> Result<Vec<Insert>, ArtError> {
+    let stem = sc.drawn_stem();
+    let styles: Vec<Node> = doc
+        .descendants()
+        .filter(|n| n.is_element() && n.tag_name().name() == "style")
+        .collect();
+    // the keyframes names every sheet defines, which `animation` anywhere
+    // may refer to
+    let mut keyframes = BTreeSet::new();
+    for &n in &styles {
+        let sheet = Sheet::of(art, n, lines)?;
+        let names =
+            css::sheet_names(&sheet.text, &BTreeSet::new()).map_err(|u| sheet.refused(u))?;
+        keyframes.extend(names.keyframes);
+    }
+    let mut out = Vec::new();
+    for &n in &styles {
+        let sheet = Sheet::of(art, n, lines)?;
+        let names = css::sheet_names(&sheet.text, &keyframes).map_err(|u| sheet.refused(u))?;
+        if !names.at.is_empty() {
+            out.extend(sheet.edits(art, &names.at, &stem));
+        }
+    }
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        let smil = node.tag_name().namespace() == Some(SVG_NS)
+            && ANIMATIONS.contains(&node.tag_name().name());
+        let animated = node
+            .attribute("attributeName")
+            .filter(|_| smil)
+            .map(|a| a.trim().rsplit(':').next().unwrap_or_default());
+        if let Some(a @ ("id" | "class")) = animated {
+            return Err(ArtError::Unscopable {
+                line: lines.row(node.range().start),
+                what: format!("<{}> animates `{a}`", node.tag_name().name()),
+                fix: format!(
+                    "the baked file renames every {a}, so its animated values would name nothing; change what the {a} stands for (a fill, an opacity) instead"
+                ),
+            });
+        }
+        for a in node.attributes() {
+            let value = a.value();
+            let at: Vec<usize> = match (a.namespace(), a.name()) {
+                (None, "id") => vec![0],
+                (None, "class") => words(value),
+                (None, n) if IDREFS.contains(&n) => words(value),
+                (None | Some(XLINK_NS), "href") => fragment(value).into_iter().collect(),
+                (None, "style") => css::declaration_names(value, &keyframes).at,
+                (None, n) if URL_ATTRS.contains(&n) => css::declaration_names(value, &keyframes).at,
+                (None, "begin" | "end") if smil => timing(value),
+                (None, "values" | "from" | "to" | "by") if smil => {
+                    if animated == Some("href") {
+                        items(value)
+                            .filter_map(|(k, item)| Some(k + fragment(item)?))
+                            .collect()
+                    } else {
+                        css::declaration_names(value, &keyframes).at
+                    }
+                }
+                _ => continue,
+            };
+            if at.is_empty() {
+                continue;
+            }
+            let range = value_range(art, &a);
+            out.extend(edits(art, range, value, &at, &stem, Escape::Attribute));
+        }
+    }
+    Ok(out)
+}
+
+/// A `<style>` element's sheet and where its text is.
+struct Sheet {
+    /// The sheet: the element's text, as a browser reads it.
+    text: String,
+    /// The element's content in the drawing.
+    content: Range<usize>,
+    /// The line the content starts on.
+    line: u32,
+}
+
+impl Sheet {
+    fn of(art: &str, n: Node, lines: &LineIndex) -> Result<Sheet, ArtError> {
+        if let Some(e) = n.children().find(|c| c.is_element()) {
+            return Err(ArtError::Unscopable {
+                line: lines.row(e.range().start),
+                what: format!("<style> holds an element (<{}>)", e.tag_name().name()),
+                fix: "keep only the style sheet's text in it".into(),
+            });
+        }
+        let r = n.range();
+        let start = start_tag_end(art, r.start).unwrap_or(r.end).min(r.end);
+        let end = if art[r.start..start].ends_with("/>") {
+            start
+        } else {
+            art[start..r.end].rfind("</").map_or(start, |k| start + k)
+        };
+        Ok(Sheet {
+            text: n
+                .children()
+                .filter(|c| c.is_text())
+                .filter_map(|c| c.text())
+                .collect(),
+            content: start..end,
+            line: lines.row(start),
+        })
+    }
+
+    fn refused(&self, u: css::Unscopable) -> ArtError {
+        let at = u.at.min(self.text.len());
+        let newlines = self.text.as_bytes()[..at].iter().filter(|&&b| b == b'\n');
+        ArtError::Unscopable {
+            line: self
+                .line
+                .saturating_add(u32::try_from(newlines.count()).unwrap_or(u32::MAX)),
+            what: format!("<style> {}", u.what),
+            fix: u.fix.into(),
+        }
+    }
+
+    /// The stem at every offset `at` of the sheet: insertions where the
+    /// sheet is written as is (or in one CDATA section), else the content
+    /// written again.
+    fn edits(&self, art: &str, at: &[usize], stem: &str) -> Vec<Insert> {
+        let raw = &art[self.content.clone()];
+        const OPEN: &str = "<![CDATA[";
+        let in_cdata = raw
+            .strip_prefix(OPEN)
+            .and_then(|r| r.strip_suffix("]]>"))
+            .is_some_and(|r| r == self.text);
+        if in_cdata {
+            let start = self.content.start + OPEN.len();
+            return edits(
+                art,
+                start..start + self.text.len(),
+                &self.text,
+                at,
+                stem,
+                Escape::Text,
+            );
+        }
+        edits(
+            art,
+            self.content.clone(),
+            &self.text,
+            at,
+            stem,
+            Escape::Text,
+        )
+    }
+}
+
+/// How text written again is escaped.
+#[derive(Clone, Copy)]
+enum Escape {
+    /// An attribute value in the quotes it stands in.
+    Attribute,
+    /// Element content (a style sheet).
+    Text,
+}
+
+/// The stem at every offset `at` of `value`, whose text in `art` is at
+/// `range`: one insertion each where that text is the value as is, else
+/// the text written again.
+fn edits(
+    art: &str,
+    range: Range<usize>,
+    value: &str,
+    at: &[usize],
+    stem: &str,
+    escape: Escape,
+) -> Vec<Insert> {
+    if art[range.clone()] == *value {
+        return at
+            .iter()
+            .map(|&k| Insert::at(range.start + k, stem.to_string()))
+            .collect();
+    }
+    let text = css::with_stem(value, at, stem);
+    let text = match escape {
+        Escape::Text if !text.contains("]]>") => format!("<![CDATA[{text}]]>"),
+        Escape::Text => escaped(&text, None),
+        Escape::Attribute => escaped(&text, art[..range.start].chars().next_back()),
+    };
+    vec![Insert::replace(range, text)]
+}
+
+/// `text` as XML character data (inside `quote` for an attribute): the
+/// characters the parser would read otherwise as references.
+fn escaped(text: &str, quote: Option<char>) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if quote == Some('"') => out.push_str("&quot;"),
+            '\'' if quote == Some('\'') => out.push_str("&apos;"),
+            // an attribute's line breaks and tabs are spaces to the parser
+            '\t' | '\n' | '\r' if quote.is_some() => {
+                out.push_str(&format!("&#{};", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The value of attribute `a` in `art`, without its quotes.
+fn value_range(art: &str, a: &roxmltree::Attribute) -> Range<usize> {
+    let r = a.range();
+    let text = &art[r.clone()];
+    let eq = text.find('=').expect("an attribute has an =");
+    let quote = text[eq..]
+        .find(['"', '\''])
+        .expect("an attribute value is quoted");
+    r.start + eq + quote + 1..r.end - 1
+}
+
+/// The start of every whitespace-separated word of `value`.
+fn words(value: &str) -> Vec<usize> {
+    let b = value.as_bytes();
+    (0..b.len())
+        .filter(|&k| !b[k].is_ascii_whitespace() && (k == 0 || b[k - 1].is_ascii_whitespace()))
+        .collect()
+}
+
+/// The items of a `;`-separated list with their offsets.
+fn items(value: &str) -> impl Iterator<Item = (usize, &str)> {
+    value.split(';').scan(0, |k, item| {
+        let at = *k;
+        *k += item.len() + 1;
+        Some((at, item))
+    })
+}
+
+/// Where the name of a reference `#name` to an element of the document
+/// starts (after leading whitespace and the `#`).
+fn fragment(value: &str) -> Option<usize> {
+    let lead = value.len() - value.trim_start().len();
+    let rest = value[lead..].strip_prefix('#')?;
+    rest.starts_with(|c: char| !c.is_whitespace())
+        .then_some(lead + 1)
+}
+
+/// Where the element names in a SMIL `begin` or `end` list start: in each
+/// value of the form `name.event`, `name.begin`, `name.end` or
+/// `name.repeat(n)` (an offset may follow), not in an offset, an event
+/// of the animation's own element (`click+2.5s`), `indefinite`,
+/// `accessKey(…)` or `wallclock(…)`. A `.` escaped with `\` belongs to
+/// the name.
+fn timing(value: &str) -> Vec<usize> {
+    items(value)
+        .filter_map(|(k, item)| {
+            let lead = item.len() - item.trim_start().len();
+            let v = item.trim();
+            let first = *v.as_bytes().first()?;
+            if first.is_ascii_digit()
+                || matches!(first, b'+' | b'-' | b'.')
+                || v == "indefinite"
+                || v.starts_with("accessKey(")
+                || v.starts_with("wallclock(")
+            {
+                return None;
+            }
+            let b = v.as_bytes();
+            let mut i = 0;
+            while i < b.len() && b[i] != b'.' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            let name = v.get(..i)?;
+            let event = v.get(i + 1..)?;
+            let is_name = !name.is_empty()
+                && !name.contains(|c: char| c.is_whitespace() || c == '+' || c == '(');
+            (is_name && event.starts_with(|c: char| c.is_ascii_alphabetic())).then_some(k + lead)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smil_timing_names_the_elements_it_waits_for() {
+        let at = |v: &str| {
+            timing(v)
+                .into_iter()
+                .map(|k| v[k..].split('.').next().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(at("fade.end"), ["fade"]);
+        assert_eq!(at("0s; fade.end+1s ;knob.click"), ["fade", "knob"]);
+        assert_eq!(at("my-anim.begin-0.5s"), ["my-anim"]);
+        // an escaped `.` is the name's
+        assert_eq!(timing(" a\\.b.repeat(2)"), [1]);
+        for none in [
+            "",
+            "2.5s",
+            "-1s",
+            ".5s",
+            "click",
+            "click+2.5s",
+            "click-2.5s",
+            "indefinite",
+            "accessKey(.)",
+            "wallclock(2024-01-01T00:00:00.5Z)",
+            "a.1s",
+        ] {
+            assert!(timing(none).is_empty(), "{none}");
+        }
+    }
+
+    #[test]
+    fn references_and_words() {
+        assert_eq!(fragment("#a"), Some(1));
+        assert_eq!(fragment("  #a"), Some(3));
+        for none in ["#", "# a", "a.svg#a", "", "url(#a)"] {
+            assert_eq!(fragment(none), None, "{none}");
+        }
+        assert_eq!(words(" a  b\tc"), [1, 4, 6]);
+        assert!(words("  ").is_empty());
+        assert_eq!(items("#a; #b").map(|(k, _)| k).collect::<Vec<_>>(), [0, 3]);
+    }
+
+    #[test]
+    fn every_listed_attribute_counts_as_rewritten() {
+        for a in URL_ATTRS.iter().chain(IDREFS) {
+            assert!(REWRITTEN.contains(a), "{a}");
+        }
+    }
+
+    #[test]
+    fn text_written_again_reads_back_as_the_value() {
+        for (value, quote) in [("a & b <c> \"d\" 'e'\n\tf", '"'), ("x'y\"", '\'')] {
+            let attr = format!("<e a={quote}{}{quote}/>", escaped(value, Some(quote)));
+            let doc = Document::parse(&attr).unwrap();
+            assert_eq!(doc.root_element().attribute("a"), Some(value), "{attr}");
+        }
+        let text = format!("<e>{}</e>", escaped("a]]>b & <c>", None));
+        let doc = Document::parse(&text).unwrap();
+        assert_eq!(doc.root_element().text(), Some("a]]>b & <c>"));
+    }
+
+    /// `art` as [`scoped`] writes it with the prefix `P`.
+    fn scoped_text(art: &str) -> Result<String, ArtError> {
+        let doc = Document::parse(art).unwrap();
+        let edits = scoped(art, &doc, &LineIndex::new(art), &Scope::with_prefix("P"))?;
+        let mut edits: Vec<&Insert> = edits.iter().collect();
+        edits.sort_by_key(|e| e.pos);
+        let (mut out, mut last) = (String::new(), 0);
+        for e in edits {
+            assert!(last <= e.pos, "edits overlap");
+            out.push_str(&art[last..e.pos]);
+            out.push_str(&e.text);
+            last = e.end;
+        }
+        out.push_str(&art[last..]);
+        Ok(out)
+    }
+
+    fn svg(body: &str) -> String {
+        format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" xmlns:inkscape=\"http://www.inkscape.org/namespaces/inkscape\">{body}</svg>"
+        )
+    }
+
+    /// Every kind of name and reference in a drawing, and what looks like
+    /// one and is not: the stem goes on every name, and nothing else of
+    /// the text changes.
+    #[test]
+    fn every_name_and_reference_of_a_drawing_gets_the_stem() {
+        for (body, want) in [
+            (
+                "<g id=\"a\" class=\" b  c\"/>",
+                "<g id=\"P_a\" class=\" P_b  P_c\"/>",
+            ),
+            (
+                "<use href=\"#a\"/><use xlink:href=' #b'/><a href=\"#\"/><image href=\"x.svg#c\"/>",
+                "<use href=\"#P_a\"/><use xlink:href=' #P_b'/><a href=\"#\"/><image href=\"x.svg#c\"/>",
+            ),
+            (
+                "<linearGradient id=\"g2\" xlink:href=\"#g1\"/><textPath href=\"#p\"/><animateMotion><mpath href=\"#p\"/></animateMotion>",
+                "<linearGradient id=\"P_g2\" xlink:href=\"#P_g1\"/><textPath href=\"#P_p\"/><animateMotion><mpath href=\"#P_p\"/></animateMotion>",
+            ),
+            (
+                "<path fill=\"url(#g)\" stroke=\"#fff\" clip-path=\"url('#c')\" mask=\"url(#m)\" filter=\"url(#f)\" marker-start=\"url(#s)\" marker-end=\"url(#e)\" data-x=\"url(#no)\"/>",
+                "<path fill=\"url(#P_g)\" stroke=\"#fff\" clip-path=\"url('#P_c')\" mask=\"url(#P_m)\" filter=\"url(#P_f)\" marker-start=\"url(#P_s)\" marker-end=\"url(#P_e)\" data-x=\"url(#no)\"/>",
+            ),
+            (
+                "<path style=\"fill:url(#g);stroke:#abc;font-family:'url(#x)'\"/>",
+                "<path style=\"fill:url(#P_g);stroke:#abc;font-family:'url(#x)'\"/>",
+            ),
+            (
+                "<animate id=\"a1\" begin=\"0s;b1.end+1s;click\" end=\"knob.click\" attributeName=\"fill\" values=\"url(#g);red\"/><set href=\"#r\" attributeName=\"xlink:href\" to=\"#u\" begin=\"a1.begin\"/>",
+                "<animate id=\"P_a1\" begin=\"0s;P_b1.end+1s;click\" end=\"P_knob.click\" attributeName=\"fill\" values=\"url(#P_g);red\"/><set href=\"#P_r\" attributeName=\"xlink:href\" to=\"#P_u\" begin=\"P_a1.begin\"/>",
+            ),
+            (
+                "<g aria-labelledby=\"t1 d1\" inkscape:label=\"thigh-near\" inkscape:path-effect=\"#e\"/>",
+                "<g aria-labelledby=\"P_t1 P_d1\" inkscape:label=\"thigh-near\" inkscape:path-effect=\"#e\"/>",
+            ),
+            (
+                "<style>.a{fill:#fff}</style><style><![CDATA[#b>.c{fill:url(#g)}]]></style>",
+                "<style>.P_a{fill:#fff}</style><style><![CDATA[#P_b>.P_c{fill:url(#P_g)}]]></style>",
+            ),
+            (
+                "<style>@keyframes spin{to{opacity:0}}</style><g style=\"animation:spin 1s\"/>",
+                "<style>@keyframes P_spin{to{opacity:0}}</style><g style=\"animation:P_spin 1s\"/>",
+            ),
+            // text that is not the value as is: written again, escaped
+            (
+                "<g class=\"a&#10;b\" id=\"x&amp;y\"/><style>#b&gt;.c{}</style>",
+                "<g class=\"P_a&#10;P_b\" id=\"P_x&amp;y\"/><style><![CDATA[#P_b>.P_c{}]]></style>",
+            ),
+            ("<style/><style></style>", "<style/><style></style>"),
+        ] {
+            assert_eq!(scoped_text(&svg(body)).unwrap(), svg(want), "{body}");
+        }
+    }
+
+    #[test]
+    fn what_cannot_be_scoped_is_refused_with_its_line() {
+        for (body, line, needle) in [
+            ("\n<style>\n.a{}\n@import 'x.css';</style>", 4, "@import"),
+            ("<style>[id^=\"leg\"]{}</style>", 1, "`id`"),
+            (
+                "\n\n<set attributeName=\"class\" to=\"on\"/>",
+                3,
+                "animates `class`",
+            ),
+            ("<animate attributeName=\" id \"/>", 1, "animates `id`"),
+            ("<style>\n<g/></style>", 2, "holds an element"),
+        ] {
+            let err = scoped_text(&svg(body)).unwrap_err();
+            let ArtError::Unscopable {
+                line: l, ref what, ..
+            } = err
+            else {
+                panic!("{body}: {err}");
+            };
+            assert_eq!(l, line, "{body}: {err}");
+            assert!(what.contains(needle), "{body}: {err}");
+        }
+    }
+}
