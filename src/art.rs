@@ -282,7 +282,7 @@ pub enum ArtError {
     /// Something of the drawing whose names cannot be made the file's own
     /// (module `names`): what it is and what to do.
     #[error(
-        "line {line}: the drawing's {what}, which rigbake cannot rewrite to the file's own names (it gives the drawing's ids, classes and @keyframes names the file's prefix, so that several files can share a page); {fix}"
+        "line {line}: the drawing's {what}: rigbake gives the drawing's ids, classes and @keyframes names the file's prefix (so that several files can share a page) and cannot rewrite this to follow them; {fix}"
     )]
     Unscopable {
         line: u32,

@@ -603,6 +603,50 @@ fn lengths_in_other_units_are_refused_naming_the_attribute() {
     }
 }
 
+/// A drawing's style sheet whose names cannot be given the file's prefix
+/// so that it means what it meant, or SMIL that animates a class, is
+/// refused with the line and what to do, and nothing is written.
+#[test]
+fn names_that_cannot_be_scoped_are_refused_with_their_line() {
+    let art = art_text();
+    let sheet = "<style>/* the drawing's own style */";
+    assert!(art.contains(sheet));
+    for (with, line, needles) in [
+        (
+            "<style>@import url(x.css);\n/* the drawing's own style */",
+            17,
+            ["(@import)", "copy its rules"],
+        ),
+        (
+            "<style>\n\npath[id^=\"thigh\"]{fill:red}/* the drawing's own style */",
+            19,
+            ["[id^=\"thigh\"]", "select by #id or .class"],
+        ),
+        (
+            "<style>\n@nest x{.a{fill:red}}/* the drawing's own style */",
+            18,
+            ["@nest block", "take the block out"],
+        ),
+        (
+            "<set attributeName=\"class\" to=\"x\"/><style>/* the drawing's own style */",
+            17,
+            [
+                "<set> animates `class`",
+                "animate what the class stands for",
+            ],
+        ),
+    ] {
+        let err = bake_art_fails(&art.replace(sheet, with), &[]);
+        assert!(
+            err.contains(&format!("drawing.svg: line {line}: ")),
+            "{err}"
+        );
+        for needle in needles {
+            assert!(err.contains(needle), "{needle}: {err}");
+        }
+    }
+}
+
 /// A drawing's id that begins as the ids rigbake writes (`rb-n…` with
 /// `--prefix rb`: `rb-nw0` is a wrapper's, `rb-n3` a group's) or a class
 /// that begins with the prefix once repeated an id of the file's own or

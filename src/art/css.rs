@@ -631,7 +631,7 @@ fn prelude(text: &str, seg: &[Token], block: Block, out: &mut Names) -> Result<B
         | "color-profile" => Ok(Block::Declarations),
         _ => Err(Unscopable {
             at: at.start,
-            what: format!("holds an @{name} block, which rigbake does not read"),
+            what: format!("holds an @{name} block, which rigbake does not know"),
             fix: "take the block out of the drawing's <style>",
         }),
     }
@@ -654,8 +654,7 @@ fn statement(
         if at_rule_name(text, at) == "import" {
             return Err(Unscopable {
                 at: at.start,
-                what: "imports another style sheet (@import), whose names rigbake cannot read"
-                    .into(),
+                what: "imports another style sheet (@import)".into(),
                 fix: "copy its rules into the drawing's <style>",
             });
         }
@@ -813,7 +812,7 @@ fn attribute_selector(text: &str, seg: &[Token]) -> Result<(), Unscopable> {
         return Err(Unscopable {
             at: seg[0].start,
             what: format!(
-                "selects by the value of `{attr}` in {}], which the baked file changes",
+                "selects by the value of `{attr}` in {}]",
                 &text[seg[0].start..end]
             ),
             fix: "select by #id or .class instead, or test only that the attribute is there",

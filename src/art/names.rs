@@ -161,9 +161,7 @@ pub(super) fn scoped(
             return Err(ArtError::Unscopable {
                 line: lines.row(node.range().start),
                 what: format!("<{}> animates `{a}`", node.tag_name().name()),
-                fix: format!(
-                    "the baked file renames every {a}, so its animated values would name nothing; change what the {a} stands for (a fill, an opacity) instead"
-                ),
+                fix: format!("animate what the {a} stands for (a fill, an opacity) instead"),
             });
         }
         for a in node.attributes() {
