@@ -14,6 +14,14 @@
 //! ([`SHAPE_ONLY_GEOMETRY`]: `d`, `cx`, `r`, …) are refused too, while
 //! `x`, `y`, `width` and `height` are let be: they size the root too (the
 //! common `svg{width:100%}`).
+//!
+//! The same CSS is read a second way for module `names`, which gives the
+//! drawing's ids, classes and `@keyframes` names the file's prefix: a
+//! tokenizer as CSS Syntax reads the text ([`lex`]: comments, strings,
+//! escapes, `url(…)`, hashes, numbers) and a walk of its blocks that tells
+//! selectors from declarations ([`sheet_names`], [`declaration_names`]).
+//! It only finds where the prefix goes; the text itself is never rebuilt
+//! from tokens.
 
 /// Properties whose declaration moves what an element draws, whatever the
 /// element.

@@ -245,35 +245,68 @@ impl Sheet {
     }
 
     /// The stem at every offset `at` of the sheet: insertions where the
-    /// sheet is written as is (or in one CDATA section), else the content
-    /// written again.
+    /// content holds the sheet verbatim ([`verbatim_pieces`]), else the
+    /// content written again.
     fn edits(&self, art: &str, at: &[usize], stem: &str) -> Vec<Insert> {
         let raw = &art[self.content.clone()];
-        const OPEN: &str = "<![CDATA[";
-        let in_cdata = raw
-            .strip_prefix(OPEN)
-            .and_then(|r| r.strip_suffix("]]>"))
-            .is_some_and(|r| r == self.text);
-        if in_cdata {
-            let start = self.content.start + OPEN.len();
-            return edits(
+        match verbatim_pieces(raw, self.content.start, &self.text) {
+            Some(pieces) if !pieces.is_empty() => at
+                .iter()
+                .map(|&k| {
+                    let (from, pos) = pieces[pieces.partition_point(|p| p.0 <= k).max(1) - 1];
+                    Insert::at(pos + k - from, stem.to_string())
+                })
+                .collect(),
+            _ => edits(
                 art,
-                start..start + self.text.len(),
+                self.content.clone(),
                 &self.text,
                 at,
                 stem,
                 Escape::Text,
-            );
+            ),
         }
-        edits(
-            art,
-            self.content.clone(),
-            &self.text,
-            at,
-            stem,
-            Escape::Text,
-        )
     }
+}
+
+/// Where the pieces of a `<style>`'s sheet `text` stand in its content
+/// `raw` (at byte `base` of the drawing), when the content holds them
+/// verbatim: character data without references or carriage returns and
+/// CDATA sections without carriage returns, between comments and
+/// processing instructions. Each piece as its offset in the sheet and its
+/// position in the drawing, in order; `None` when a piece is not verbatim.
+fn verbatim_pieces(raw: &str, base: usize, text: &str) -> Option<Vec<(usize, usize)>> {
+    let mut pieces = Vec::new();
+    let mut joined = String::new();
+    let mut at = 0;
+    while at < raw.len() {
+        let rest = &raw[at..];
+        let (content, skip, len) = if let Some(r) = rest.strip_prefix("<!--") {
+            ("", 0, 4 + r.find("-->")? + 3)
+        } else if rest.starts_with("<?") {
+            ("", 0, rest.find("?>")? + 2)
+        } else if let Some(r) = rest.strip_prefix("<![CDATA[") {
+            let end = r.find("]]>")?;
+            (&r[..end], 9, 9 + end + 3)
+        } else if rest.starts_with('<') {
+            return None;
+        } else {
+            let end = rest.find('<').unwrap_or(rest.len());
+            if rest[..end].contains('&') {
+                return None;
+            }
+            (&rest[..end], 0, end)
+        };
+        if content.contains('\r') {
+            return None;
+        }
+        if !content.is_empty() {
+            pieces.push((joined.len(), base + at + skip));
+            joined.push_str(content);
+        }
+        at += len;
+    }
+    (joined == text).then_some(pieces)
 }
 
 /// How text written again is escaped.
@@ -539,6 +572,10 @@ mod tests {
                 "<g class=\"P_a&#10;P_b\" id=\"P_x&amp;y\"/><style><![CDATA[#P_b>.P_c{}]]></style>",
             ),
             ("<style/><style></style>", "<style/><style></style>"),
+            (
+                "<style>\n<![CDATA[.a{}]]>\n<!-- #c --><?pi .d?>.b{}<![CDATA[]]></style>",
+                "<style>\n<![CDATA[.P_a{}]]>\n<!-- #c --><?pi .d?>.P_b{}<![CDATA[]]></style>",
+            ),
         ] {
             assert_eq!(scoped_text(&svg(body)).unwrap(), svg(want), "{body}");
         }
