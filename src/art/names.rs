@@ -30,8 +30,8 @@
 //! as drawn: only the written text changes. Every change is an insertion
 //! of the stem, except in an attribute or a sheet whose text is not its
 //! value as is (XML character or entity references, line breaks the
-//! parser normalises, a sheet in several pieces): that one is written
-//! again whole, escaped.
+//! parser normalises): that one is written again whole, escaped. A sheet
+//! in text and CDATA sections between comments is still written in place.
 //!
 //! Refused, naming the line: a sheet rigbake cannot rewrite so that it
 //! means what it meant (module `css`: `@import`, an at-rule block it does
