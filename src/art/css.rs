@@ -280,7 +280,7 @@ pub(super) struct Unscopable {
 /// Refused: `@import` (a sheet rigbake cannot read), a block at-rule
 /// rigbake does not know the contents of, a quoted `@keyframes` name, and
 /// an attribute selector that tests the value of an attribute whose value
-/// is rewritten ([`super::names::REWRITTEN`]: `[id^="leg"]`,
+/// is rewritten ([`super::names::rewritten`]: `[id^="leg"]`,
 /// `[href="#a"]`); testing only that the attribute is there is fine.
 pub(super) fn sheet_names(
     text: &str,
@@ -815,7 +815,7 @@ fn attribute_selector(text: &str, seg: &[Token]) -> Result<(), Unscopable> {
         return Ok(());
     };
     let attr = unescape(&text[name.start..name.end]).to_ascii_lowercase();
-    if super::names::REWRITTEN.contains(&attr.as_str()) {
+    if super::names::rewritten(&attr) {
         let end = seg.last().map_or(name.end, |t| t.end);
         return Err(Unscopable {
             at: seg[0].start,
