@@ -1,27 +1,32 @@
-//! The drawing's own CSS, read only as far as placing its parts needs: a
-//! part is placed from `transform` attributes, so anything else that moves
-//! it on screen must be found and refused. That is a declaration of a
-//! property that moves what an element draws ([`MOVING`]: the transform
-//! properties and motion along a path, in a `style` attribute or a
-//! `<style>` sheet), or in a shape's own `style` one that reshapes it
-//! ([`GEOMETRY`]: the geometry properties SVG 2 lets CSS set), whatever its
-//! case and however its name is escaped, unless its value leaves things
-//! where they are (`transform: none`). Other declarations are fine, names
-//! inside strings or values included (`will-change: transform`,
+//! The drawing's own CSS, read once as CSS Syntax reads it: a tokenizer
+//! ([`lex`]: comments, strings, escapes, `url(…)`, hashes, numbers) and
+//! the pieces between `{`, `;` and `}` it splits into ([`pieces`]), which
+//! tell preludes from declarations. Two things are read from them.
+//!
+//! What moves a part. A part is placed from `transform` attributes, so
+//! anything else that moves it on screen must be found and refused. That
+//! is a declaration of a property that moves what an element draws
+//! ([`MOVING`]: the transform properties and motion along a path, in a
+//! `style` attribute or a `<style>` sheet), or in a shape's own `style`
+//! one that reshapes it ([`GEOMETRY`]: the geometry properties SVG 2 lets
+//! CSS set), whatever its case, vendor prefix (`-webkit-transform`) or
+//! escapes, unless its value leaves things where they are
+//! (`transform: none`). Other declarations are fine, names inside
+//! strings, comments or values included (`will-change: transform`,
 //! `transition: transform 1s`, a custom property `--transform`). In a
 //! sheet, whose selectors cannot be matched to elements without a CSS
 //! engine, the geometry properties that only shapes take
 //! ([`SHAPE_ONLY_GEOMETRY`]: `d`, `cx`, `r`, …) are refused too, while
 //! `x`, `y`, `width` and `height` are let be: they size the root too (the
-//! common `svg{width:100%}`).
+//! common `svg{width:100%}`). Only declarations inside a block count
+//! there (in any rule, at-rule or keyframe); one outside every block
+//! belongs to no rule.
 //!
-//! The same CSS is read a second way for module `names`, which gives the
-//! drawing's ids, classes and `@keyframes` names the file's prefix: a
-//! tokenizer as CSS Syntax reads the text ([`lex`]: comments, strings,
-//! escapes, `url(…)`, hashes, numbers) and a walk of its blocks that tells
-//! selectors from declarations ([`sheet_names`], [`declaration_names`]).
-//! It only finds where the prefix goes; the text itself is never rebuilt
-//! from tokens.
+//! The drawing's names, for module `names`, which gives the drawing's
+//! ids, classes and `@keyframes` names the file's prefix: a walk of the
+//! pieces' blocks finds them in selectors and declarations
+//! ([`sheet_names`], [`declaration_names`]). It only finds where the
+//! prefix goes; the text itself is never rebuilt from tokens.
 
 /// Properties whose declaration moves what an element draws, whatever the
 /// element.
@@ -67,145 +72,79 @@ const NONE_IS_STILL: &[&str] = &[
     "offset-path",
 ];
 
+// ---------------------------------------------------------------------
+// What moves a part
+// ---------------------------------------------------------------------
+
 /// The first declaration of a `style` attribute's `text` that moves what
 /// its element draws ([`MOVING`], and for a `shape` [`GEOMETRY`] too):
-/// its property name as CSS reads it (lowercase, unescaped).
+/// its property name as CSS reads it ([`plain_name`]: lowercase,
+/// unescaped, without a vendor prefix).
 pub(super) fn moving_in_declarations(text: &str, shape: bool) -> Option<String> {
-    segments(text)
+    let toks = lex(text);
+    pieces(&toks)
         .into_iter()
-        .find_map(|(seg, _)| moving(seg, shape))
+        .find_map(|(seg, _)| moving(text, seg, shape))
 }
 
 /// The first declaration of [`MOVING`] or [`SHAPE_ONLY_GEOMETRY`]
 /// anywhere in a style sheet `text` (in any rule, at-rule or keyframe), as
 /// [`moving_in_declarations`].
 pub(super) fn moving_in_sheet(text: &str) -> Option<String> {
-    // a segment that ends in `{` is a selector or a rule's prelude; one
-    // that ends in `;` or `}` inside a block is a declaration
+    // a piece that opens a block is a selector or a rule's prelude; one
+    // that ends otherwise inside a block is a declaration
+    let toks = lex(text);
     let mut depth = 0usize;
-    for (seg, end) in segments(&without_comments(text)) {
-        let declaration = depth > 0 && end != Some('{');
-        if declaration
-            && let Some(p) = moving(seg, true)
+    for (seg, end) in pieces(&toks) {
+        if end == End::Open {
+            depth += 1;
+            continue;
+        }
+        if depth > 0
+            && let Some(p) = moving(text, seg, true)
             && (MOVING.contains(&p.as_str()) || SHAPE_ONLY_GEOMETRY.contains(&p.as_str()))
         {
             return Some(p);
         }
-        match end {
-            Some('{') => depth += 1,
-            Some('}') => depth = depth.saturating_sub(1),
-            _ => {}
+        if end == End::Close {
+            depth = depth.saturating_sub(1);
         }
     }
     None
 }
 
 /// `seg` as a declaration, when it declares a [`MOVING`] property (or
-/// with `shape` a [`GEOMETRY`] one) with a value that moves something.
-fn moving(seg: &str, shape: bool) -> Option<String> {
-    let (name, value) = split_top_level(seg, ':')?;
-    let name = unescape(name.trim()).to_ascii_lowercase();
+/// with `shape` a [`GEOMETRY`] one) with a value that moves something:
+/// any value but a lone `none` (`!important` or not) of a property
+/// [`NONE_IS_STILL`] lists.
+fn moving(text: &str, seg: &[Token], shape: bool) -> Option<String> {
+    let (name, value) = declaration(text, seg)?;
     let listed = MOVING.contains(&name.as_str()) || (shape && GEOMETRY.contains(&name.as_str()));
     if !listed {
         return None;
     }
-    let value = value.trim().to_ascii_lowercase();
-    let value = value
-        .strip_suffix("!important")
-        .map_or(value.as_str(), str::trim_end)
-        .trim();
-    if NONE_IS_STILL.contains(&name.as_str()) && unescape(value) == "none" {
+    let value = match value.as_slice() {
+        [v @ .., bang, important]
+            if bang.tok == Tok::Delim('!')
+                && important.tok == Tok::Ident
+                && unescape(&text[important.start..important.end])
+                    .eq_ignore_ascii_case("important") =>
+        {
+            v
+        }
+        v => v,
+    };
+    let still = matches!(value, [v] if v.tok == Tok::Ident
+        && unescape(&text[v.start..v.end]).eq_ignore_ascii_case("none"));
+    if NONE_IS_STILL.contains(&name.as_str()) && still {
         return None;
     }
     Some(name)
 }
 
-/// The characters of a text outside strings and escapes, each with its
-/// byte position and the depth of parentheses it stands in (a `{` or `}`
-/// closes any left open).
-struct Structural<'a> {
-    chars: std::str::CharIndices<'a>,
-    quote: Option<char>,
-    parens: usize,
-}
-
-impl<'a> Structural<'a> {
-    fn of(text: &'a str) -> Self {
-        Structural {
-            chars: text.char_indices(),
-            quote: None,
-            parens: 0,
-        }
-    }
-}
-
-impl Iterator for Structural<'_> {
-    type Item = (usize, char, usize);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        while let Some((i, c)) = self.chars.next() {
-            match (self.quote, c) {
-                (_, '\\') => {
-                    self.chars.next();
-                }
-                (Some(q), c) if c == q => self.quote = None,
-                (Some(_), _) => {}
-                (None, '"' | '\'') => self.quote = Some(c),
-                (None, c) => {
-                    if c == ')' {
-                        self.parens = self.parens.saturating_sub(1);
-                    }
-                    let depth = self.parens;
-                    match c {
-                        '(' => self.parens += 1,
-                        '{' | '}' => self.parens = 0,
-                        _ => {}
-                    }
-                    return Some((i, c, depth));
-                }
-            }
-        }
-        None
-    }
-}
-
-/// The text split at `;`, `{` and `}` outside strings, parentheses and
-/// escapes, each piece with the character that ended it (`None` for the
-/// last).
-fn segments(text: &str) -> Vec<(&str, Option<char>)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, c, depth) in Structural::of(text) {
-        if matches!(c, '{' | '}') || (c == ';' && depth == 0) {
-            out.push((&text[start..i], Some(c)));
-            start = i + c.len_utf8();
-        }
-    }
-    out.push((&text[start..], None));
-    out
-}
-
-/// `seg` split at its first `sep` outside strings, parentheses and escapes.
-fn split_top_level(seg: &str, sep: char) -> Option<(&str, &str)> {
-    let (i, c, _) = Structural::of(seg).find(|&(_, c, depth)| c == sep && depth == 0)?;
-    Some((&seg[..i], &seg[i + c.len_utf8()..]))
-}
-
-/// The text without `/* … */` comments (an unclosed one runs to the end).
-fn without_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("/*") {
-        out.push_str(&rest[..at]);
-        out.push(' ');
-        rest = match rest[at + 2..].find("*/") {
-            Some(end) => &rest[at + 2 + end + 2..],
-            None => "",
-        };
-    }
-    out.push_str(rest);
-    out
-}
+// ---------------------------------------------------------------------
+// CSS as tokens and pieces (both readings)
+// ---------------------------------------------------------------------
 
 /// An identifier with its CSS escapes resolved: `\` and one to six hex
 /// digits (and one whitespace after them) is that code point, `\` and any
@@ -243,75 +182,6 @@ fn unescape(ident: &str) -> String {
         );
     }
     out
-}
-
-// ---------------------------------------------------------------------
-// The drawing's names in its CSS (module `names`)
-// ---------------------------------------------------------------------
-
-/// Where the drawing's own names stand in one piece of CSS: the byte
-/// offsets to put the file's stem (`<prefix>_`) in front of, and the
-/// `@keyframes` names the piece defines (unescaped).
-#[derive(Debug, Default, Clone, PartialEq)]
-pub(super) struct Names {
-    pub at: Vec<usize>,
-    pub keyframes: Vec<String>,
-}
-
-/// CSS that cannot be given the file's own names: at byte `at` of the
-/// piece, `what` it holds and what to do instead.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Unscopable {
-    pub at: usize,
-    pub what: String,
-    pub fix: &'static str,
-}
-
-/// The names of a style sheet (a `<style>` element's text): every id
-/// selector (`#leg`) and class selector (`.cls-1`) in a rule's selector,
-/// a nested rule's or an `@scope` prelude (inside `:not()`, `:is()`, …
-/// too), every `url(#…)` reference in a declaration, every `@keyframes`
-/// name and every reference to one of `keyframes` (the names the
-/// drawing's sheets define) in `animation` and `animation-name`. Colours
-/// (`#fff`), strings, comments, numbers (`.5em`) and invalid selectors
-/// (`#1a`, which selects nothing) are left as they are; escapes are read
-/// as CSS reads them (`u\72l(#a)` is a reference, `#\31 a` an id).
-///
-/// Refused: `@import` (a sheet rigbake cannot read), a block at-rule
-/// rigbake does not know the contents of, a quoted `@keyframes` name, and
-/// an attribute selector that tests the value of an attribute whose value
-/// is rewritten ([`super::names::rewritten`]: `[id^="leg"]`,
-/// `[href="#a"]`); testing only that the attribute is there is fine.
-pub(super) fn sheet_names(
-    text: &str,
-    keyframes: &std::collections::BTreeSet<String>,
-) -> Result<Names, Unscopable> {
-    walk(text, Block::Rules, keyframes)
-}
-
-/// The names in a list of declarations (a `style` attribute) or in one
-/// value (a presentation attribute such as `fill="url(#g)"`): `url(#…)`
-/// references and references to `keyframes` in `animation` and
-/// `animation-name`, as [`sheet_names`] finds them in a declaration.
-pub(super) fn declaration_names(
-    text: &str,
-    keyframes: &std::collections::BTreeSet<String>,
-) -> Names {
-    walk(text, Block::Declarations, keyframes).expect("declarations hold nothing that is refused")
-}
-
-/// What a block of CSS holds.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Block {
-    /// Rules (the sheet, a conditional group rule) or a style rule's
-    /// declarations with its nested rules: a piece that ends in `{` is a
-    /// selector or an at-rule's prelude.
-    Rules,
-    /// Keyframe rules: `from`, `to`, percentages.
-    Keyframes,
-    /// Declarations only (a `style` attribute, `@font-face`, a keyframe):
-    /// nothing in a prelude is a selector.
-    Declarations,
 }
 
 /// A CSS token as far as the names need: its kind and byte range.
@@ -523,45 +393,48 @@ fn lex(text: &str) -> Vec<Token> {
     out
 }
 
-/// Walk `text` as a `top` block: its pieces between `{`, `;` and `}`, each
-/// read as its block and place say (see [`sheet_names`]).
-fn walk(
-    text: &str,
-    top: Block,
-    keyframes: &std::collections::BTreeSet<String>,
-) -> Result<Names, Unscopable> {
-    let toks = lex(text);
-    let mut out = Names::default();
-    let mut stack = vec![top];
+/// How a piece of CSS ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum End {
+    /// `{`: the piece is a block's prelude.
+    Open,
+    /// `;` outside parentheses.
+    Semicolon,
+    /// `}`: the piece is the last of its block.
+    Close,
+    /// The end of the text.
+    Text,
+}
+
+/// The tokens `toks` split into pieces at `{`, `}` and `;` (a `;` outside
+/// parentheses; a `{` or `}` closes any left open), each with how it ends.
+fn pieces(toks: &[Token]) -> Vec<(&[Token], End)> {
+    let mut out = Vec::new();
     let mut start = 0;
     let mut parens = 0usize;
     for (k, t) in toks.iter().enumerate() {
-        let block = *stack.last().expect("the top block stays");
-        match t.tok {
-            Tok::Delim('(') | Tok::Function => parens += 1,
-            Tok::Delim(')') => parens = parens.saturating_sub(1),
-            Tok::Delim('{') => {
-                let inner = prelude(text, &toks[start..k], block, &mut out)?;
-                stack.push(inner);
-                (start, parens) = (k + 1, 0);
+        let end = match t.tok {
+            Tok::Delim('(') | Tok::Function => {
+                parens += 1;
+                continue;
             }
-            Tok::Delim('}') => {
-                statement(text, &toks[start..k], block, keyframes, &mut out)?;
-                if stack.len() > 1 {
-                    stack.pop();
-                }
-                (start, parens) = (k + 1, 0);
+            Tok::Delim(')') => {
+                parens = parens.saturating_sub(1);
+                continue;
             }
-            Tok::Delim(';') if parens == 0 => {
-                statement(text, &toks[start..k], block, keyframes, &mut out)?;
-                start = k + 1;
-            }
-            _ => {}
+            Tok::Delim('{') => End::Open,
+            Tok::Delim('}') => End::Close,
+            Tok::Delim(';') if parens == 0 => End::Semicolon,
+            _ => continue,
+        };
+        out.push((&toks[start..k], end));
+        start = k + 1;
+        if end != End::Semicolon {
+            parens = 0;
         }
     }
-    let block = *stack.last().expect("the top block stays");
-    statement(text, &toks[start..], block, keyframes, &mut out)?;
-    Ok(out)
+    out.push((&toks[start..], End::Text));
+    out
 }
 
 /// The tokens that are neither whitespace nor comments.
@@ -569,6 +442,18 @@ fn significant(seg: &[Token]) -> impl Iterator<Item = (usize, &Token)> {
     seg.iter()
         .enumerate()
         .filter(|(_, t)| !matches!(t.tok, Tok::Space | Tok::Comment))
+}
+
+/// `seg` as a declaration (a name, `:` and a value): the property's
+/// [`plain_name`] and the value's tokens that are neither whitespace nor
+/// comments.
+fn declaration<'t>(text: &str, seg: &'t [Token]) -> Option<(String, Vec<&'t Token>)> {
+    let mut sig = significant(seg).map(|(_, t)| t);
+    let (name, colon) = (sig.next()?, sig.next()?);
+    if name.tok != Tok::Ident || colon.tok != Tok::Delim(':') {
+        return None;
+    }
+    Some((plain_name(&text[name.start..name.end]), sig.collect()))
 }
 
 /// A property's or at-rule's name as CSS reads it: lowercase, unescaped,
@@ -583,6 +468,99 @@ fn plain_name(raw: &str) -> String {
         Some((_, rest)) => rest.to_string(),
         None => name,
     }
+}
+
+// ---------------------------------------------------------------------
+// The drawing's names in its CSS (module `names`)
+// ---------------------------------------------------------------------
+
+/// Where the drawing's own names stand in one piece of CSS: the byte
+/// offsets to put the file's stem (`<prefix>_`) in front of, and the
+/// `@keyframes` names the piece defines (unescaped).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(super) struct Names {
+    pub at: Vec<usize>,
+    pub keyframes: Vec<String>,
+}
+
+/// CSS that cannot be given the file's own names: at byte `at` of the
+/// piece, `what` it holds and what to do instead.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Unscopable {
+    pub at: usize,
+    pub what: String,
+    pub fix: &'static str,
+}
+
+/// The names of a style sheet (a `<style>` element's text): every id
+/// selector (`#leg`) and class selector (`.cls-1`) in a rule's selector,
+/// a nested rule's or an `@scope` prelude (inside `:not()`, `:is()`, …
+/// too), every `url(#…)` reference in a declaration, every `@keyframes`
+/// name and every reference to one of `keyframes` (the names the
+/// drawing's sheets define) in `animation` and `animation-name`. Colours
+/// (`#fff`), strings, comments, numbers (`.5em`) and invalid selectors
+/// (`#1a`, which selects nothing) are left as they are; escapes are read
+/// as CSS reads them (`u\72l(#a)` is a reference, `#\31 a` an id).
+///
+/// Refused: `@import` (a sheet rigbake cannot read), a block at-rule
+/// rigbake does not know the contents of, a quoted `@keyframes` name, and
+/// an attribute selector that tests the value of an attribute whose value
+/// is rewritten ([`super::names::rewritten`]: `[id^="leg"]`,
+/// `[href="#a"]`); testing only that the attribute is there is fine.
+pub(super) fn sheet_names(
+    text: &str,
+    keyframes: &std::collections::BTreeSet<String>,
+) -> Result<Names, Unscopable> {
+    walk(text, Block::Rules, keyframes)
+}
+
+/// The names in a list of declarations (a `style` attribute) or in one
+/// value (a presentation attribute such as `fill="url(#g)"`): `url(#…)`
+/// references and references to `keyframes` in `animation` and
+/// `animation-name`, as [`sheet_names`] finds them in a declaration.
+pub(super) fn declaration_names(
+    text: &str,
+    keyframes: &std::collections::BTreeSet<String>,
+) -> Names {
+    walk(text, Block::Declarations, keyframes).expect("declarations hold nothing that is refused")
+}
+
+/// What a block of CSS holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Block {
+    /// Rules (the sheet, a conditional group rule) or a style rule's
+    /// declarations with its nested rules: a piece that ends in `{` is a
+    /// selector or an at-rule's prelude.
+    Rules,
+    /// Keyframe rules: `from`, `to`, percentages.
+    Keyframes,
+    /// Declarations only (a `style` attribute, `@font-face`, a keyframe):
+    /// nothing in a prelude is a selector.
+    Declarations,
+}
+
+/// Walk `text` as a `top` block: its [`pieces`], each read as its block
+/// and place say (see [`sheet_names`]).
+fn walk(
+    text: &str,
+    top: Block,
+    keyframes: &std::collections::BTreeSet<String>,
+) -> Result<Names, Unscopable> {
+    let toks = lex(text);
+    let mut out = Names::default();
+    let mut stack = vec![top];
+    for (seg, end) in pieces(&toks) {
+        let block = *stack.last().expect("the top block stays");
+        if end == End::Open {
+            stack.push(prelude(text, seg, block, &mut out)?);
+            continue;
+        }
+        statement(text, seg, block, keyframes, &mut out)?;
+        if end == End::Close && stack.len() > 1 {
+            stack.pop();
+        }
+    }
+    Ok(out)
 }
 
 /// An at-keyword's name ([`plain_name`], without its `@`).
@@ -744,14 +722,9 @@ fn animation_names(
     keyframes: &std::collections::BTreeSet<String>,
     out: &mut Names,
 ) {
-    let sig: Vec<&Token> = significant(seg).map(|(_, t)| t).collect();
-    let [name, colon, value @ ..] = sig.as_slice() else {
+    let Some((property, value)) = declaration(text, seg) else {
         return;
     };
-    if name.tok != Tok::Ident || colon.tok != Tok::Delim(':') {
-        return;
-    }
-    let property = plain_name(&text[name.start..name.end]);
     if property != "animation" && property != "animation-name" {
         return;
     }
@@ -938,6 +911,59 @@ mod tests {
         ] {
             assert_eq!(moving_in_sheet(sheet), None, "{sheet}");
         }
+    }
+
+    /// The check reads declarations as CSS does: comments and an unclosed
+    /// string in a `style` attribute hide nothing, a comment's opener
+    /// inside a sheet's string opens no comment, a vendor prefix names
+    /// the property, and `none` is `none` however it is spelled (escaped,
+    /// beside a comment, before `! important`). Each of these was misread
+    /// by an earlier reader of the check's own; the others here it read
+    /// alike.
+    #[test]
+    fn moving_declarations_are_read_as_css_reads_them() {
+        for (style, name) in [
+            // accepted by the earlier reader
+            ("/* x */transform:rotate(1deg)", "transform"),
+            ("/* it's */ fill:red;rotate:1deg", "rotate"),
+            ("transform/**/:rotate(1deg)", "transform"),
+            ("font-family:'a\n;transform:rotate(1deg)", "transform"),
+            ("-webkit-transform:rotate(1deg)", "transform"),
+            ("-WEBKIT-transform-origin:0 0", "transform-origin"),
+            // refused alike: what `none` stands beside is no `none`
+            ("transform:none none", "transform"),
+            ("transform:'none'", "transform"),
+            ("transform:", "transform"),
+            ("transform-origin:none", "transform-origin"),
+        ] {
+            assert_eq!(
+                moving_in_declarations(style, true).as_deref(),
+                Some(name),
+                "{style}"
+            );
+        }
+        for style in [
+            // refused by the earlier reader
+            "transform:/* still */none",
+            "transform:n\\4F ne",
+            "transform:none ! important",
+            // accepted alike: no property is named `*transform`
+            "*transform:rotate(1deg)",
+        ] {
+            assert_eq!(moving_in_declarations(style, true), None, "{style}");
+        }
+        // accepted by the earlier reader
+        for (sheet, name) in [
+            (
+                ".a{content:\"/*\"}.b{transform:rotate(1deg)}/* */",
+                "transform",
+            ),
+            (".a{-moz-transform:rotate(1deg)}", "transform"),
+        ] {
+            assert_eq!(moving_in_sheet(sheet).as_deref(), Some(name), "{sheet}");
+        }
+        // outside every block a declaration belongs to no rule
+        assert_eq!(moving_in_sheet("transform:rotate(1deg);"), None);
     }
 
     /// A sheet with the stem `P_` everywhere [`sheet_names`] puts it,
