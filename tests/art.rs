@@ -497,6 +497,32 @@ fn what_moves_a_part_beyond_its_transform_attributes_is_refused() {
     assert!(b.svg.contains("will-change:transform") && b.svg.contains("svg{width:100%}"));
 }
 
+/// The drawing's CSS is read as CSS reads it: a vendor prefix, a comment
+/// (with a quote in it) or a comment opener inside a string hides no
+/// moving declaration.
+#[test]
+fn moving_css_is_found_behind_prefixes_and_comments() {
+    let art = art_text();
+    let far = "<g id=\"far-side\"";
+    let styled = |style: &str| art.replacen(far, &format!("{far} style=\"{style}\""), 1);
+    for drawing in [
+        styled("-webkit-transform:translate(50px,0)"),
+        styled("/* it's */transform:none;transform:translate(50px,0)"),
+        art.replacen(
+            ".label { font:",
+            ".a{content:\"/*\"}#layer-leg-near{-webkit-transform:rotate(1deg)} .label { font:",
+            1,
+        ),
+    ] {
+        assert_ne!(drawing, art, "the drawing holds what is replaced");
+        let err = bake_art_fails(&drawing, &[]);
+        assert!(
+            err.contains("line ") && err.contains("`transform`"),
+            "{err}"
+        );
+    }
+}
+
 /// SMIL that moves a part is refused like CSS that does: an
 /// `<animateTransform>`, `<animateMotion>`, or an `<animate>` or `<set>`
 /// of `transform` or of a shape's geometry, aimed (by `href`, by
