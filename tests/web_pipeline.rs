@@ -799,24 +799,12 @@ fn inlined_art_files_keep_their_own_drawn_names() {
     ];
     let dir = tempfile::tempdir().unwrap();
     let mut svgs = Vec::new();
+    let rig = repo("rigs/seed-nested.json");
     for (k, colours) in palettes.iter().enumerate() {
-        let drawing = dir.path().join(format!("drawing{k}.svg"));
-        std::fs::write(&drawing, swatch_drawing(*colours)).unwrap();
-        let out = dir.path().join(format!("art{k}.svg"));
-        let res = rigbake_cmd()
-            .args(["bake", "-q", "rigs/seed-nested.json", "--art"])
-            .current_dir(repo(""))
-            .arg(&drawing)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(
-            res.status.success(),
-            "{}",
-            String::from_utf8_lossy(&res.stderr)
-        );
-        svgs.push(std::fs::read_to_string(&out).unwrap());
+        let drawing = swatch_drawing(*colours);
+        let baked =
+            common::art::bake_art(rig.to_str().unwrap(), &drawing, dir.path(), &k.to_string());
+        svgs.push(baked.svg);
     }
     let optimised = match svgo() {
         Some(svgo) => {
