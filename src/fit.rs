@@ -304,12 +304,24 @@ pub(crate) fn uniform_with_fixed(n: usize, fixed: &[f64]) -> Vec<f64> {
 /// are monotone, so clamping keySplines to [0, 1] only trims rounding dust;
 /// the error is checked after the clamp.
 pub fn fewest_uniform(c: &Curve) -> Vec<Key> {
+    fewest_uniform_until(c, |_| false)
+}
+
+/// [`fewest_uniform`], giving up at the first key set (within its budget
+/// or not) that `enough` says is long enough: a caller that keeps the
+/// shorter of these keys and others it holds gives up where no larger set
+/// could be the shorter (beside a cusp no uniform count meets the budget,
+/// and the search tried every count up to half of `c.max_keys`).
+pub fn fewest_uniform_until(c: &Curve, enough: impl Fn(&[Key]) -> bool) -> Vec<Key> {
     let fixed = written_times(c.fixed);
     let corners = written_times(c.corners);
     let mut n = c.step * 2;
     loop {
         let times = uniform_with_fixed(n, &fixed);
         let keys = curve_keys(c, &times, &corners);
+        if enough(&keys) {
+            return keys;
+        }
         let dense = 32 * n;
         let mut seg = 0;
         // (the first time over the budget settles it; a NaN is passed
@@ -336,6 +348,15 @@ pub fn fewest_uniform(c: &Curve) -> Vec<Key> {
 /// [`fewest_uniform`]'s up to 125 keys and sparser above (8 per segment
 /// at 500 keys); the measure stage judges the written file either way.
 pub fn fewest_uniform_on(c: &Curve, values: &CheckGrid) -> Vec<Key> {
+    fewest_uniform_on_until(c, values, |_| false)
+}
+
+/// [`fewest_uniform_on`], giving up as [`fewest_uniform_until`] does.
+pub fn fewest_uniform_on_until(
+    c: &Curve,
+    values: &CheckGrid,
+    enough: impl Fn(&[Key]) -> bool,
+) -> Vec<Key> {
     let fixed = written_times(c.fixed);
     let corners = written_times(c.corners);
     let checks = PLACE_GRID * PLACE_CHECKS;
@@ -349,6 +370,9 @@ pub fn fewest_uniform_on(c: &Curve, values: &CheckGrid) -> Vec<Key> {
     loop {
         let times = uniform_with_fixed(n, &fixed);
         let keys = curve_keys(c, &times, &corners);
+        if enough(&keys) {
+            return keys;
+        }
         let mut grid = values.0.borrow_mut();
         // every SPAN_STRIDE-th check first: a count that misses is usually
         // found out after a few of them (a NaN is passed over, as in
@@ -1135,6 +1159,57 @@ mod tests {
             decimals: 3,
             fit: Fit::Cubic,
         }
+    }
+
+    /// A budget no uniform count meets (as beside a cusp): the plain
+    /// search tries every count up to half of `max_keys` (here 127 sets),
+    /// the one given `enough` stops at the first set it accepts, within
+    /// budget or not, on either grid; and with a budget the keys meet, the
+    /// same keys as the plain search.
+    #[test]
+    fn a_uniform_search_gives_up_where_it_is_told() {
+        let cusp = |t: f64| 40.0 * (t - 0.3).max(0.0).sqrt();
+        let c = Curve {
+            corners: &[0.3],
+            ..placed_curve(&cusp, &[0.3], 1e-9)
+        };
+        for linear in [false, true] {
+            let c = Curve {
+                fit: if linear { Fit::Linear } else { Fit::Cubic },
+                ..c
+            };
+            let sets = std::cell::Cell::new(0usize);
+            let count_all = |_: &[Key]| {
+                sets.set(sets.get() + 1);
+                false
+            };
+            let grid = CheckGrid::default();
+            let all = if linear {
+                fewest_uniform_on_until(&c, &grid, count_all)
+            } else {
+                fewest_uniform_until(&c, count_all)
+            };
+            assert_eq!(sets.get(), MAX_FIT_KEYS / 2 / 4 - 1, "{linear}");
+            assert!(all.len() > 100, "{linear}: {}", all.len());
+            sets.set(0);
+            let enough = |k: &[Key]| {
+                sets.set(sets.get() + 1);
+                k.len() > 20
+            };
+            let some = if linear {
+                fewest_uniform_on_until(&c, &grid, enough)
+            } else {
+                fewest_uniform_until(&c, enough)
+            };
+            assert_eq!(sets.get(), 4, "{linear}");
+            assert!(some.len() > 20 && some.len() < all.len(), "{linear}");
+        }
+        let wave = |t: f64| 10.0 * (std::f64::consts::TAU * t).sin();
+        let met = placed_curve(&wave, &[0.25, 0.75], 0.01);
+        assert_eq!(
+            fewest_uniform_until(&met, |k| k.len() > 1000),
+            fewest_uniform(&met)
+        );
     }
 
     /// Fits of one curve sharing one [`CheckGrid`] (both shapes, several

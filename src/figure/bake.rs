@@ -159,10 +159,15 @@ impl Keyer {
                 budget: c.budget * uniform_share,
                 ..*c
             };
-            // (linear keys try many counts: checked on the shared grid)
+            // (linear keys try many counts: checked on the shared grid;
+            // either search stops at a set writing over twice the placed
+            // keys' bytes both ways it is compared, which no larger set
+            // could undercut: each key adds at least two)
+            let (written, css) = (fit::written_len(&placed), fit::css_len(&placed));
+            let enough = |k: &[Key]| fit::written_len(k) > 2 * written && fit::css_len(k) > 2 * css;
             let uniform = match c.fit {
-                fit::Fit::Linear => fit::fewest_uniform_on(&u, &grid),
-                _ => fit::fewest_uniform(&u),
+                fit::Fit::Linear => fit::fewest_uniform_on_until(&u, &grid, enough),
+                _ => fit::fewest_uniform_until(&u, enough),
             };
             [placed, uniform]
         };
