@@ -313,25 +313,35 @@ pub fn fewest_uniform(c: &Curve) -> Vec<Key> {
 /// could be the shorter (beside a cusp no uniform count meets the budget,
 /// and the search tried every count up to half of `c.max_keys`).
 pub fn fewest_uniform_until(c: &Curve, enough: impl Fn(&[Key]) -> bool) -> Vec<Key> {
+    uniform_search(c, enough, |keys, n| {
+        let dense = 32 * n;
+        let mut seg = 0;
+        // (the first time over the budget settles it; a NaN is passed
+        // over, as a running `f64::max` would)
+        (0..=dense).all(|k| {
+            let t = k as f64 / dense as f64;
+            let e = (eval_keys_from(keys, t, &mut seg) - (c.f)(t)).abs();
+            e <= c.budget || e.is_nan()
+        })
+    })
+}
+
+/// The search of both uniform fits: `n` uniform keys (plus `c.fixed`)
+/// from `2 · c.step` up by `c.step`, the first set that `enough` takes or
+/// that is `within(keys, n)` its budget, else the last tried below half of
+/// `c.max_keys`.
+fn uniform_search(
+    c: &Curve,
+    enough: impl Fn(&[Key]) -> bool,
+    mut within: impl FnMut(&[Key], usize) -> bool,
+) -> Vec<Key> {
     let fixed = written_times(c.fixed);
     let corners = written_times(c.corners);
     let mut n = c.step * 2;
     loop {
         let times = uniform_with_fixed(n, &fixed);
         let keys = curve_keys(c, &times, &corners);
-        if enough(&keys) {
-            return keys;
-        }
-        let dense = 32 * n;
-        let mut seg = 0;
-        // (the first time over the budget settles it; a NaN is passed
-        // over, as a running `f64::max` would)
-        let within = (0..=dense).all(|k| {
-            let t = k as f64 / dense as f64;
-            let e = (eval_keys_from(&keys, t, &mut seg) - (c.f)(t)).abs();
-            e <= c.budget || e.is_nan()
-        });
-        if within || n + c.step > c.max_keys / 2 {
+        if enough(&keys) || within(&keys, n) || n + c.step > c.max_keys / 2 {
             return keys;
         }
         n += c.step;
@@ -357,8 +367,6 @@ pub fn fewest_uniform_on_until(
     values: &CheckGrid,
     enough: impl Fn(&[Key]) -> bool,
 ) -> Vec<Key> {
-    let fixed = written_times(c.fixed);
-    let corners = written_times(c.corners);
     let checks = PLACE_GRID * PLACE_CHECKS;
     {
         let mut g = values.0.borrow_mut();
@@ -366,13 +374,7 @@ pub fn fewest_uniform_on_until(
             g.resize(checks + 1, None);
         }
     }
-    let mut n = c.step * 2;
-    loop {
-        let times = uniform_with_fixed(n, &fixed);
-        let keys = curve_keys(c, &times, &corners);
-        if enough(&keys) {
-            return keys;
-        }
+    uniform_search(c, enough, |keys, _| {
         let mut grid = values.0.borrow_mut();
         // every SPAN_STRIDE-th check first: a count that misses is usually
         // found out after a few of them (a NaN is passed over, as in
@@ -380,21 +382,17 @@ pub fn fewest_uniform_on_until(
         let mut within = |k: usize, seg: &mut usize| {
             let t = k as f64 / checks as f64;
             let v = *grid[k].get_or_insert_with(|| (c.f)(t));
-            let e = (eval_keys_from(&keys, t, seg) - v).abs();
+            let e = (eval_keys_from(keys, t, seg) - v).abs();
             e <= c.budget || e.is_nan()
         };
         let (mut first, mut rest) = (0, 0);
-        let ok = (0..=checks)
+        (0..=checks)
             .step_by(SPAN_STRIDE)
             .all(|k| within(k, &mut first))
             && (0..=checks)
                 .filter(|k| k % SPAN_STRIDE != 0)
-                .all(|k| within(k, &mut rest));
-        if ok || n + c.step > c.max_keys / 2 {
-            return keys;
-        }
-        n += c.step;
-    }
+                .all(|k| within(k, &mut rest))
+    })
 }
 
 /// Key times [`fewest_placed`] may choose: multiples of `1 / PLACE_GRID`
