@@ -401,6 +401,40 @@ impl Clip {
         walk(&self.root, &mut out);
         out
     }
+
+    /// What a class-switched css file ([`crate::emit::figure`]) shows of
+    /// `other` while its root carries `other`'s clip class, this clip being
+    /// the file's first (the one drawn): this clip's groups, drawing and
+    /// probes, each group animated as `other` animates its group of the
+    /// same class (the clip rules select groups by class), still where
+    /// `other` has no such group or leaves it still; `other`'s tracks,
+    /// period and bone records. A file is right when this shows every probe
+    /// of `other` where `other` itself puts it.
+    pub fn switched_to(&self, other: &Clip) -> Clip {
+        let anims: std::collections::HashMap<&str, &Anim> = other
+            .groups()
+            .into_iter()
+            .filter_map(|g| Some((g.class.as_deref()?, g.anim.as_ref()?)))
+            .collect();
+        fn animate(n: &mut Node, anims: &std::collections::HashMap<&str, &Anim>) {
+            n.anim = n
+                .class
+                .as_deref()
+                .and_then(|c| anims.get(c))
+                .map(|a| (*a).clone());
+            for c in &mut n.children {
+                if let Item::Group(g) = c {
+                    animate(g, anims);
+                }
+            }
+        }
+        let mut root = self.root.clone();
+        animate(&mut root, &anims);
+        Clip {
+            root,
+            ..other.clone()
+        }
+    }
 }
 
 /// Segment shape.

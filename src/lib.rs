@@ -195,7 +195,7 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
     };
     let chains = figure::add_chains(
         &mut clip,
-        &rig.fixed_chains,
+        (&rig.fixed_chains, None),
         &mut colours,
         "rb-chain rb-k",
         keyer,

@@ -1796,7 +1796,7 @@ mod chain_ideal {
                     };
                     let m = add_chains(
                         &mut clip,
-                        chains,
+                        (chains, None),
                         &mut Vec::new(),
                         "c",
                         keyer,
@@ -1882,7 +1882,7 @@ mod chain_plans {
                         let alone = ChainPlans::default();
                         let ma = add_chains(
                             &mut a,
-                            &view.chains,
+                            (&view.chains, None),
                             &mut ca,
                             BONE_CHAIN_CLASS,
                             keyer,
@@ -1890,7 +1890,7 @@ mod chain_plans {
                         );
                         let mb = add_chains(
                             &mut b,
-                            &view.chains,
+                            (&view.chains, None),
                             &mut cb,
                             BONE_CHAIN_CLASS,
                             keyer,

@@ -933,9 +933,10 @@ fn root_class(svg: &str) -> Option<&str> {
 
 /// Clip switching as a page does it: the multi-clip CSS file starts in its
 /// first clip (every probe as the library evaluates the file); setting the
-/// root class that names another clip makes every bone tip and the ground
-/// follow that clip as the library evaluates it (the same file's clip,
-/// `Baked::clips`), at every sampled time, within [`TOL_PX`].
+/// root class that names another clip makes every probe (bone tips, target
+/// markers, chain particles, rims, the ground) follow that clip as the
+/// library evaluates it (the same file's clip, `Baked::clips`, whose
+/// report the file carries), at every sampled time, within [`TOL_PX`].
 #[test]
 fn switching_the_clip_class_shows_the_other_clip() {
     let mut cases = Vec::new();
@@ -977,16 +978,10 @@ fn switching_the_clip_class_shows_the_other_clip() {
             for (clip, got, when) in [(&all.clip, &before, "before"), (other, &after, "after")] {
                 let mut worst = (0.0_f64, String::new());
                 for (t, probes) in times.iter().zip(got) {
+                    // every probe: bone tips, target markers, chain
+                    // particles, rims, the ground (tests/switched.rs
+                    // holds the library's clip to the file's structure)
                     for (name, want) in measure::probes_at(clip, *t) {
-                        // After the switch only bone tips and the ground are
-                        // compared: the library models a later clip's
-                        // chain particles and squash rims as that clip
-                        // draws them alone (stickman's run hair lies up to
-                        // 10 px from where the file's shared chain puts it,
-                        // the same in both engines).
-                        if when == "after" && !(name.ends_with("-tip") || name == "ground") {
-                            continue;
-                        }
                         let p = probes.get(&name).unwrap_or_else(|| {
                             panic!("{}: probe {name} missing {when} the switch", path.display())
                         });

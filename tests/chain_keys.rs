@@ -86,7 +86,7 @@ fn written(clip: &Clip, ch: &Chain) -> (usize, usize) {
 /// `ch` alone keyed as `plan` on the route and period of `like`.
 fn alone(like: &Clip, ch: &Chain, plan: &KeyPlan) -> Clip {
     let class = |c: &str| c.to_string();
-    let (tracks, items) = chain::rotation_items(ch, plan, &clip_name(like), 0, &class);
+    let (tracks, items) = chain::rotation_items(ch, plan, (&clip_name(like), None), 0, &class);
     Clip {
         tracks,
         root: Node {

@@ -1444,6 +1444,8 @@ fn bone_move(
         },
         track: &|tag| format!("rb-{}-{}-move-{tag}", clip.name, bone.name),
         class: &|tag| format!("rb-m-{}-{tag}", bone.name),
+        // (a bone's `move` is the rig's, the same in every clip)
+        every_axis: false,
     };
     let (mut items, _) = moved.wrap(vec![Item::Group(node)], (route, keyer, fitted), tracks);
     items.pop().expect("one item, wrapped or not")
@@ -1462,19 +1464,25 @@ struct Moved<'a> {
     /// The track's and the group's names for an axis' tag (`x`, `y`).
     track: &'a dyn Fn(&str) -> String,
     class: &'a dyn Fn(&str) -> String,
+    /// Write both axes' groups, one that never moves without an
+    /// animation (a class-switched file: another clip may move it).
+    every_axis: bool,
 }
+
+/// A translate group's axis, tag (`x`, `y`) and track (`None`: still).
+type AxisGroup = (Axis, &'static str, Option<usize>);
 
 impl Moved<'_> {
     /// `item` inside translate groups, X outside and Y inside, each on
     /// keys fitted to the offset along its axis (an axis that never moves
-    /// left out); and the (axis, tag, track) of each group, innermost
-    /// first.
+    /// left out, or still with [`Moved::every_axis`]); and the (axis, tag,
+    /// track) of each group, innermost first.
     fn wrap(
         &self,
         items: Vec<Item>,
         (route, keyer, fitted): (Route, Keyer, &Fitted),
         tracks: &mut Vec<Track>,
-    ) -> (Vec<Item>, Vec<(Axis, &'static str, usize)>) {
+    ) -> (Vec<Item>, Vec<AxisGroup>) {
         let mut items = items;
         let mut written = Vec::new();
         for (axis, tag) in [(Axis::Y, "y"), (Axis::X, "x")] {
@@ -1483,6 +1491,10 @@ impl Moved<'_> {
                 if axis == Axis::X { d.x } else { d.y }
             };
             if (0..=1024).all(|j| f(j as f64 / 1024.0).abs() < 1e-9) {
+                if self.every_axis {
+                    written.push((axis, tag, None));
+                    items = vec![translated((self.class)(tag), (None, axis, 0.0), items)];
+                }
                 continue;
             }
             let fit = || {
@@ -1496,10 +1508,10 @@ impl Moved<'_> {
                 name: (self.track)(tag),
                 keys,
             });
-            written.push((axis, tag, tracks.len() - 1));
+            written.push((axis, tag, Some(tracks.len() - 1)));
             items = vec![translated(
                 (self.class)(tag),
-                (tracks.len() - 1, axis, 0.0),
+                (Some(tracks.len() - 1), axis, 0.0),
                 items,
             )];
         }
@@ -1508,16 +1520,16 @@ impl Moved<'_> {
 }
 
 /// `children` in a group of class `class` translated along `axis` by
-/// track `track`, played `delay_s` late.
+/// track `track` (still without one), played `delay_s` late.
 fn translated(
     class: String,
-    (track, axis, delay_s): (usize, Axis, f64),
+    (track, axis, delay_s): (Option<usize>, Axis, f64),
     children: Vec<Item>,
 ) -> Item {
     Item::Group(Node {
         class: Some(class),
         translate: Vec2::ZERO,
-        anim: Some(Anim::Translate {
+        anim: track.map(|track| Anim::Translate {
             track,
             axis,
             delay_s,
@@ -1565,12 +1577,53 @@ fn target_items(
     let clip = fc.name.as_str();
     use super::reuse::{GRID, REUSE_TOLERANCE_PX};
     let mut out = Vec::new();
-    // per entry: its (axis, track) pairs, outermost last
-    let mut written: Vec<Vec<(Axis, &str, usize)>> = Vec::new();
+    // per entry: its translate groups (axis, tag, track), innermost first
+    let mut written: Vec<Vec<AxisGroup>> = Vec::new();
     // per entry: whether its probe rides on its written path (then no
     // later entry can play its keys)
     let mut exact_at: Vec<bool> = Vec::new();
-    let at = |i: usize, t: f64| fc.targets[i].at(t.rem1());
+    let at_in = |c: usize, i: usize, t: f64| fig.clips[c].targets[i].at(t.rem1());
+    let at = |i: usize, t: f64| at_in(ci, i, t);
+    // an earlier target of clip c whose path entry j's follows, shifted:
+    // its index and the written delay (clip c's)
+    let follows_in = |c: usize, j: usize, exact_at: &[bool]| {
+        let period_s = written_period(&fig.clips[c]);
+        memo(&fitted.follows, (c, j), || {
+            (0..j).filter(|&i| !exact_at[i]).find_map(|i| {
+                let s = (0..GRID).map(|g| g as f64 / GRID as f64).find(|&s| {
+                    (0..GRID).all(|g| {
+                        let t = g as f64 / GRID as f64;
+                        (at_in(c, j, t) - at_in(c, i, t + s)).len() <= REUSE_TOLERANCE_PX
+                    })
+                })?;
+                let delay_s = quantize(-s * period_s, SEC_DECIMALS);
+                let s = -delay_s / period_s;
+                (0..4096)
+                    .all(|g| {
+                        let t = g as f64 / 4096.0;
+                        (at_in(c, j, t) - at_in(c, i, t + s)).len() <= REUSE_TOLERANCE_PX
+                    })
+                    .then_some((i, delay_s))
+            })
+        })
+    };
+    // A class-switched file draws every marker once, where the first clip
+    // draws it (where the target it follows starts, else where its own
+    // does), and every clip moves it from there: the point each marker's
+    // offsets are keyed from (unrounded), by entry. (A lone clip draws its
+    // markers where its own targets start.)
+    let switched_from: Vec<Vec2> = if fig.switched && route == Route::Css {
+        let none = vec![false; fig.ik.len()];
+        let first_loops = fig.clips[0].play == crate::clip::Play::Loop;
+        (0..fig.ik.len())
+            .map(|j| {
+                let follows = first_loops.then(|| follows_in(0, j, &none)).flatten();
+                at_in(0, follows.map_or(j, |(i, _)| i), 0.0)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     for j in 0..fig.ik.len() {
         let target = &fc.targets[j];
         // the entry's name, else its lower bone's
@@ -1632,33 +1685,30 @@ fn target_items(
             continue;
         }
         exact_at.push(false);
-        let p0 = target.at(0.0);
-        // an earlier target whose path this one follows, shifted by s
-        let follows = (route == Route::Css)
-            .then(|| {
-                memo(&fitted.follows, (ci, j), || {
-                    (0..j).filter(|&i| !exact_at[i]).find_map(|i| {
-                        let s = (0..GRID).map(|g| g as f64 / GRID as f64).find(|&s| {
-                            (0..GRID).all(|g| {
-                                let t = g as f64 / GRID as f64;
-                                (at(j, t) - at(i, t + s)).len() <= REUSE_TOLERANCE_PX
-                            })
-                        })?;
-                        let delay_s = quantize(-s * period_s, SEC_DECIMALS);
-                        let s = -delay_s / period_s;
-                        (0..4096)
-                            .all(|g| {
-                                let t = g as f64 / 4096.0;
-                                (at(j, t) - at(i, t + s)).len() <= REUSE_TOLERANCE_PX
-                            })
-                            .then_some((i, delay_s))
-                    })
-                })
-            })
-            .flatten();
-        // drawn where its source starts, so the source's keys played
-        // `delay_s` late land on its own path
-        let mut items = marked(q_len(follows.map_or(p0, |(i, _)| at(i, 0.0))));
+        // where the marker is drawn (unrounded): its offsets are keyed
+        // from there
+        let p0 = switched_from
+            .get(j)
+            .copied()
+            .unwrap_or_else(|| target.at(0.0));
+        // an earlier target whose path this one follows, shifted by s (in
+        // a switched file only one drawn at the same point: the source's
+        // offsets are keyed from there); never in a one-shot clip, whose
+        // `1 forwards` animation a negative delay would end early and hold
+        let follows = (route == Route::Css && fc.play == crate::clip::Play::Loop)
+            .then(|| follows_in(ci, j, &exact_at))
+            .flatten()
+            .filter(|&(i, _)| {
+                switched_from.is_empty() || q_len(switched_from[i]) == q_len(switched_from[j])
+            });
+        // a lone clip's marker is drawn where its source starts, so the
+        // source's keys played `delay_s` late land on its own path
+        let drawn = if switched_from.is_empty() {
+            follows.map_or(p0, |(i, _)| at(i, 0.0))
+        } else {
+            p0
+        };
+        let mut items = marked(q_len(drawn));
         if let Some((i, delay_s)) = follows {
             for &(axis, tag, track) in &written[i] {
                 items = vec![translated(
@@ -1692,6 +1742,7 @@ fn target_items(
             },
             track: &|tag| format!("rb-{clip}-{stem}-target-{tag}"),
             class: &|tag| format!("rb-t-{stem}-{tag}"),
+            every_axis: !switched_from.is_empty(),
         };
         let (moved_items, mine) = moved.wrap(items, (route, keyer, fitted), tracks);
         written.push(mine);

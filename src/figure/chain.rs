@@ -1472,7 +1472,7 @@ impl CssFrames {
 pub fn rotation_items(
     chain: &Chain,
     plan: &KeyPlan,
-    clip_name: &str,
+    (clip_name, groups): (&str, Option<&ChainGroups>),
     base: usize,
     class_of: &dyn Fn(&str) -> String,
 ) -> (Vec<crate::clip::Track>, Vec<crate::clip::Item>) {
@@ -1496,26 +1496,32 @@ pub fn rotation_items(
         }
         keys
     };
-    let moves = |c: &Channel| plan.frames.iter().any(|&fi| c.values[fi] != 0.0);
-    // `children` in a group moved along `axis` by `c`, keyed as track
+    let moves = |c: &Channel| moves(plan, c);
+    let own = ChainGroups::of(chain, plan);
+    let groups = groups.unwrap_or(&own);
+    // `children` in a group moved along `axis` by `c` (still where `c`
+    // does not move in this clip), keyed as track
     // `rb-<clip>-<chain>-<track tag>`; the group's class is `rb-c-<chain>-<class tag>`
     let translated = |tracks: &mut Vec<Track>,
                       (track_tag, class_tag): (String, String),
                       axis: Axis,
                       c: &Channel,
                       children: Vec<Item>| {
-        tracks.push(Track {
-            name: format!("rb-{clip_name}-{}-{track_tag}", chain.name),
-            keys: keys(c),
+        let anim = moves(c).then(|| {
+            tracks.push(Track {
+                name: format!("rb-{clip_name}-{}-{track_tag}", chain.name),
+                keys: keys(c),
+            });
+            Anim::Translate {
+                track: base + tracks.len() - 1,
+                axis,
+                delay_s: 0.0,
+            }
         });
         Node {
             class: Some(format!("rb-c-{}-{class_tag}", chain.name)),
             translate: Vec2::ZERO,
-            anim: Some(Anim::Translate {
-                track: base + tracks.len() - 1,
-                axis,
-                delay_s: 0.0,
-            }),
+            anim,
             children,
         }
     };
@@ -1544,7 +1550,7 @@ pub fn rotation_items(
         let mut moved = false;
         if let Some([sx, sy]) = css.along.get(j) {
             for (axis, c, tag) in [(Axis::Y, sy, "y"), (Axis::X, sx, "x")] {
-                if !moves(c) {
+                if !groups.along(j, axis) {
                     continue;
                 }
                 children = vec![Item::Group(translated(
@@ -1580,7 +1586,7 @@ pub fn rotation_items(
     }
     let mut node = inner.expect("a chain has at least one segment");
     for (axis, c, tag) in [(Axis::Y, &css.y, "y"), (Axis::X, &css.x, "x")] {
-        if !moves(c) {
+        if !groups.anchor(axis) {
             continue;
         }
         node = translated(
@@ -1592,6 +1598,63 @@ pub fn rotation_items(
         );
     }
     (tracks, vec![Item::Group(node)])
+}
+
+/// Whether channel `c` moves at the frames `plan` keys.
+fn moves(plan: &KeyPlan, c: &Channel) -> bool {
+    plan.frames.iter().any(|&fi| c.values[fi] != 0.0)
+}
+
+/// Which translated groups [`rotation_items`] writes for a chain: its
+/// anchor's move along y and x, and each stretching segment's far joint's
+/// move along y and x. A class-switched file draws one structure for all
+/// its clips, so there each group is written where any clip moves it
+/// ([`ChainGroups::add`]; still in the clips that do not).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChainGroups {
+    /// [y, x].
+    anchor: [bool; 2],
+    /// Per stretching segment, [y, x].
+    along: Vec<[bool; 2]>,
+}
+
+impl ChainGroups {
+    /// The groups that move when `chain` is keyed as `plan`.
+    pub fn of(chain: &Chain, plan: &KeyPlan) -> ChainGroups {
+        let css = chain.written();
+        ChainGroups {
+            anchor: [moves(plan, &css.y), moves(plan, &css.x)],
+            along: css
+                .along
+                .iter()
+                .map(|[sx, sy]| [moves(plan, sy), moves(plan, sx)])
+                .collect(),
+        }
+    }
+
+    /// Every group of `self` or of `other`.
+    pub fn add(&mut self, other: &ChainGroups) {
+        for (a, b) in self.anchor.iter_mut().zip(other.anchor) {
+            *a |= b;
+        }
+        if self.along.len() < other.along.len() {
+            self.along.resize(other.along.len(), [false; 2]);
+        }
+        for (a, b) in self.along.iter_mut().zip(&other.along) {
+            a[0] |= b[0];
+            a[1] |= b[1];
+        }
+    }
+
+    fn anchor(&self, axis: crate::clip::Axis) -> bool {
+        self.anchor[usize::from(axis == crate::clip::Axis::X)]
+    }
+
+    fn along(&self, j: usize, axis: crate::clip::Axis) -> bool {
+        self.along
+            .get(j)
+            .is_some_and(|a| a[usize::from(axis == crate::clip::Axis::X)])
+    }
 }
 
 /// Largest `|length − segment| / segment` of any segment on any recorded frame.
@@ -1779,7 +1842,7 @@ mod tests {
     fn keyed(chain: &Chain, plan: &KeyPlan, route: crate::clip::Route) -> crate::clip::Clip {
         use crate::clip::{Clip, Node};
         let class = |c: &str| c.to_string();
-        let (tracks, items) = rotation_items(chain, plan, "main", 0, &class);
+        let (tracks, items) = rotation_items(chain, plan, ("main", None), 0, &class);
         Clip {
             name: "t".into(),
             route,

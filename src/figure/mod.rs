@@ -240,7 +240,7 @@ pub type ChainPlans = bake::Memo<(String, usize), chain::KeyPlan>;
 /// the later bakes of the same call.
 pub fn add_chains(
     clip: &mut Clip,
-    chains: &[chain::Chain],
+    (chains, groups): (&[chain::Chain], Option<&[chain::ChainGroups]>),
     colours: &mut Vec<String>,
     class_prefix: &str,
     keyer: bake::Keyer,
@@ -261,8 +261,14 @@ pub fn add_chains(
             chain: ch,
         };
         let chosen = job.plan(keyer, &class_of, chosen);
-        let (tracks, items) =
-            chain::rotation_items(ch, &chosen, &clip_name, clip.tracks.len(), &class_of);
+        let groups = groups.and_then(|g| g.get(chain_index));
+        let (tracks, items) = chain::rotation_items(
+            ch,
+            &chosen,
+            (&clip_name, groups),
+            clip.tracks.len(),
+            &class_of,
+        );
         clip.tracks.extend(tracks);
         if ch.far {
             clip.root.children.splice(0..0, items);
@@ -416,7 +422,8 @@ impl ChainJob<'_> {
         };
         // the chain alone keyed as `plan`, to measure the plan on
         let trial = |plan: &chain::KeyPlan| {
-            let (tracks, items) = chain::rotation_items(ch, plan, self.clip_name, 0, class_of);
+            let (tracks, items) =
+                chain::rotation_items(ch, plan, (self.clip_name, None), 0, class_of);
             Clip {
                 tracks,
                 root: crate::clip::Node {
@@ -498,6 +505,41 @@ impl ChainJob<'_> {
             }
         })
     }
+}
+
+/// Per chain (by index), the groups any of `clips` moves
+/// ([`chain::ChainGroups`]), each clip's chains (`views[c].chains`) keyed
+/// as [`add_chains`] keys them after `colours`: what a class-switched file
+/// draws.
+fn switched_chain_groups(
+    (clips, views): (&[Clip], &[Figure]),
+    colours: &[String],
+    keyer: bake::Keyer,
+    chosen: &ChainPlans,
+) -> Vec<chain::ChainGroups> {
+    let mut colours = colours.to_vec();
+    let mut out: Vec<chain::ChainGroups> = Vec::new();
+    for (clip, view) in clips.iter().zip(views) {
+        let clip_name = clip
+            .figure
+            .as_ref()
+            .map_or(model::DEFAULT_CLIP, |f| f.clip.as_str());
+        for (chain_index, ch) in view.chains.iter().enumerate() {
+            add_colours(&mut colours, ch);
+            let job = ChainJob {
+                clip: ChainJob::bare(&clip.name, clip.route, clip.period_s, clip.view_box),
+                clip_name,
+                chain_index,
+                chain: ch,
+            };
+            let plan = job.plan(keyer, &|c| class_of(&colours, BONE_CHAIN_CLASS, c), chosen);
+            if out.len() <= chain_index {
+                out.resize(chain_index + 1, Default::default());
+            }
+            out[chain_index].add(&chain::ChainGroups::of(ch, &plan));
+        }
+    }
+    out
 }
 
 /// Bytes of the animation a clip holding one chain writes: its tracks'
@@ -1093,13 +1135,17 @@ fn bake_unwritten(
         })
         .collect::<Vec<Vec<_>>>()
         .concat();
+    // a class-switched file draws one structure: each chain's groups that
+    // any clip moves
+    let groups =
+        switched.then(|| switched_chain_groups((&clips, &views), &colours, keyer, &memo.chains));
     let mut chains = Vec::new();
     for (clip, view) in clips.iter_mut().zip(&views) {
         if !view.chains.is_empty() {
             chains.extend(
                 add_chains(
                     clip,
-                    &view.chains,
+                    (&view.chains, groups.as_deref()),
                     &mut colours,
                     BONE_CHAIN_CLASS,
                     keyer,
