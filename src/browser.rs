@@ -775,7 +775,8 @@ pub const STRIP_FRAME_WIDTH_PX: u32 = 240;
 /// seeked with `mode` as in [`probe_positions`], so ids, classes and
 /// `<style>` rules of the copies cannot collide. Frames are
 /// [`STRIP_FRAME_WIDTH_PX`] wide and as tall as the root `viewBox` aspect
-/// ratio demands (square when there is none). The page's own result is
+/// ratio demands (square when there is none), within
+/// [`STRIP_FRAME_MIN_HEIGHT_PX`] and [`STRIP_FRAME_MAX_HEIGHT_PX`]. The page's own result is
 /// checked, so a frame that could not be seeked is an error, not a blank
 /// picture.
 ///
@@ -842,16 +843,26 @@ pub fn frame_strip(
 /// this tall, white above and below.
 pub const STRIP_FRAME_MIN_HEIGHT_PX: u32 = 160;
 
+/// Greatest height of a frame of [`frame_strip`] in CSS px: a taller
+/// drawing is scaled down into a frame this tall, white either side (the
+/// SVG's own `xMidYMid meet`), so a needle-thin `viewBox` (1 × 30000) costs
+/// a picture of this size, not one Chromium cannot allocate.
+pub const STRIP_FRAME_MAX_HEIGHT_PX: u32 = 4 * STRIP_FRAME_WIDTH_PX;
+
 /// Height in px of a frame of [`frame_strip`] ([`STRIP_FRAME_WIDTH_PX`]
-/// wide): as the root `viewBox` aspect demands (square without one), at
-/// least [`STRIP_FRAME_MIN_HEIGHT_PX`].
+/// wide): as the root `viewBox` aspect demands (square without one),
+/// within [`STRIP_FRAME_MIN_HEIGHT_PX`] and [`STRIP_FRAME_MAX_HEIGHT_PX`].
 fn strip_frame_height(svg: &str) -> u32 {
-    let w = STRIP_FRAME_WIDTH_PX;
+    let w = f64::from(STRIP_FRAME_WIDTH_PX);
     let h = match root_view_box(svg) {
-        Some([_, _, vw, vh]) if vw > 0.0 && vh > 0.0 => (f64::from(w) * vh / vw).round() as u32,
+        Some([_, _, vw, vh]) if vw > 0.0 && vh > 0.0 => (w * vh / vw).round(),
         _ => w,
     };
-    h.max(STRIP_FRAME_MIN_HEIGHT_PX)
+    // (clamped as a float: an aspect past u32 saturates either way)
+    h.clamp(
+        f64::from(STRIP_FRAME_MIN_HEIGHT_PX),
+        f64::from(STRIP_FRAME_MAX_HEIGHT_PX),
+    ) as u32
 }
 
 /// The `viewBox` of the first `<svg` start tag as `[min_x, min_y, width,
@@ -1565,6 +1576,14 @@ mod tests {
         assert_eq!(root_view_box("<svg viewBox=\"0 0 4\">"), None);
         assert_eq!(strip_frame_height("<svg viewBox=\"0 0 800 600\">"), 180);
         assert_eq!(strip_frame_height("<svg viewBox=\"0 0 100 200\">"), 480);
+        // a needle-thin drawing: capped (Chromium died drawing 1 × 30000)
+        for vb in ["0 0 1 30000", "0 0 1e-300 5", "0 0 100 401"] {
+            assert_eq!(
+                strip_frame_height(&format!("<svg viewBox=\"{vb}\">")),
+                STRIP_FRAME_MAX_HEIGHT_PX,
+                "{vb}"
+            );
+        }
         // wider than 3:2: the drawing is centred in a frame 160 px tall
         assert_eq!(strip_frame_height("<svg viewBox=\"-40 -30 640 360\">"), 160);
         assert_eq!(strip_frame_height("<svg viewBox=\"0 0 1e6 1\">"), 160);
