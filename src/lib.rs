@@ -167,11 +167,15 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
         }
         let clip = bake::bake(rig, &motion, &o);
         let m = measure::measure(&clip);
+        // (a leg's target marker counts, clamped or not, as the report
+        // counts it: see Report::max_error_px_but)
         let worst = m
             .legs
             .iter()
-            .filter(|l| !clamped(&l.name))
-            .map(|l| l.max_error_px)
+            .flat_map(|l| {
+                let own = (!clamped(&l.name)).then_some(l.max_error_px);
+                own.into_iter().chain(l.target_px)
+            })
             .fold(0.0, f64::max);
         ((clip, m), worst)
     });

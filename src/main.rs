@@ -106,13 +106,14 @@ enum Command {
         format: Format,
     },
     /// Bake in memory and fail (exit 1) when any measured error exceeds a threshold:
-    /// a leg's ankle or IK effector, a bone tip, a chain particle or a spring tip.
+    /// a leg's ankle, IK effector or target marker, a bone tip, a chain
+    /// particle or a spring tip.
     Check {
         /// Rig files (JSON).
         #[arg(required = true, value_name = "RIG")]
         rigs: Vec<PathBuf>,
-        /// Largest acceptable distance of any probe (ankle, effector, bone tip,
-        /// particle) from its ideal, px (user units).
+        /// Largest acceptable distance of any probe (ankle, effector, target
+        /// marker, bone tip, particle) from its ideal, px (user units).
         #[arg(long, value_name = "PX", allow_hyphen_values = true)]
         max_error: f64,
         /// Largest acceptable foot slip over the ground, px per step, of a
@@ -285,7 +286,7 @@ struct BakeArgs {
           value_parser = whole_between(2, rig::MAX_KEYS))]
     keys: Option<usize>,
     /// Place the fewest keys found that keep every probe (ankle, effector,
-    /// bone tip, particle) within PX of its ideal (overrides the rig's
+    /// target marker, bone tip, particle) within PX of its ideal (overrides the rig's
     /// "tolerance_px"; 0.01 to 1000000).
     #[arg(long, value_name = "PX", allow_hyphen_values = true)]
     tolerance: Option<f64>,

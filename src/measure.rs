@@ -56,10 +56,12 @@ pub struct LegMeasure {
     /// pulled back), px ([`IdealTarget::reach_px`](crate::chain::IdealTarget::reach_px));
     /// `None` where the measured target is the drawn one (cycling pedals).
     pub reach_px: Option<f64>,
-    /// Legs measured against an ideal target (`ik_chains`): worst distance
-    /// between the written target marker (its `<leg>-target` probe, keyed
-    /// or moved along written path data) and that ideal, px; `None` for
-    /// other legs.
+    /// Legs measured against an ideal target (`ik_chains`; bone-tree `ik`
+    /// entries fill it in `figure::measured`): worst distance between the
+    /// written target marker (its `<leg>-target` probe, keyed or moved
+    /// along written path data) and that ideal, px; `None` for other legs.
+    /// A probe's error like any other: a tolerance holds it
+    /// ([`Report::max_error_px`](crate::report::Report::max_error_px)).
     pub target_px: Option<f64>,
 }
 

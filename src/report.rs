@@ -60,6 +60,8 @@ pub struct LegReport {
     /// Legs aimed at a target trajectory: the worst distance, px, between
     /// the written target probe `<leg>-target` (keyed, or moved along the
     /// written path for a `path` target) and the target the rig asked for.
+    /// A written point like the ankle: [`Report::max_error_px`] holds it to
+    /// a tolerance and `check` lists it as a probe of kind `target`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_px: Option<f64>,
     /// Bone-tree `ik` over a `ground`: while the foot is down, the largest
@@ -337,17 +339,31 @@ pub fn build_figure(fb: &FigureBake, route: Route) -> Report {
 
 impl Report {
     /// Every max error this report measured, one [`Probe`] each, in
-    /// report order: legs (ankles, IK effectors), chain particles, spring
-    /// tips, bone tips and head rims.
+    /// report order: legs (ankles, IK effectors, each followed by its
+    /// target marker where it draws one), chain particles, spring tips,
+    /// bone tips and head rims.
     pub fn probes(&self) -> Vec<Probe> {
-        let legs = self.legs.iter().map(|l| Probe {
-            kind: ProbeKind::Leg,
-            clip: None,
-            name: l.name.clone(),
-            max_error_px: l.max_error_px,
-            rms_error_px: Some(l.rms_error_px),
-            max_slip_px: l.slip_px,
-            max_reach_px: l.reach_px,
+        let legs = self.legs.iter().flat_map(|l| {
+            let leg = Probe {
+                kind: ProbeKind::Leg,
+                clip: None,
+                name: l.name.clone(),
+                max_error_px: l.max_error_px,
+                rms_error_px: Some(l.rms_error_px),
+                max_slip_px: l.slip_px,
+                max_reach_px: l.reach_px,
+            };
+            // the drawn `<leg>-target` against the target asked for
+            let target = l.target_px.map(|px| Probe {
+                kind: ProbeKind::Target,
+                clip: None,
+                name: l.name.clone(),
+                max_error_px: px,
+                rms_error_px: None,
+                max_slip_px: None,
+                max_reach_px: None,
+            });
+            std::iter::once(leg).chain(target)
         });
         let chains = self.chains.iter().map(|c| Probe {
             kind: ProbeKind::Chain,
@@ -384,30 +400,36 @@ impl Report {
         legs.chain(chains).chain(springs).chain(bones).collect()
     }
 
-    /// The probe whose max error is [`Report::max_error_px`] (legs, IK
-    /// effectors, bone tips, head rims, chain particles), if any.
-    pub fn worst_probe(&self) -> Option<Probe> {
+    /// The probes a tolerance holds: every probe but spring tips (they
+    /// are bone tips, which count as such).
+    fn held_probes(&self) -> impl Iterator<Item = Probe> {
         self.probes()
             .into_iter()
             .filter(|p| p.kind != ProbeKind::Spring)
+    }
+
+    /// The probe whose max error is [`Report::max_error_px`] (legs, IK
+    /// effectors, target markers, bone tips, head rims, chain particles),
+    /// if any.
+    pub fn worst_probe(&self) -> Option<Probe> {
+        self.held_probes()
             .max_by(|a, b| a.max_error_px.total_cmp(&b.max_error_px))
     }
 
-    /// The worst probe's max error: legs (ankles, IK effectors), bone tips,
-    /// head rims and chain particles (spring tips are bone tips).
+    /// The worst probe's max error: legs (ankles, IK effectors), their
+    /// target markers, bone tips, head rims and chain particles (spring
+    /// tips are bone tips). A bake asked to keep a tolerance keeps this.
     pub fn max_error_px(&self) -> f64 {
         self.max_error_px_but(|_| false)
     }
 
     /// [`Report::max_error_px`] without the legs named by `skip` (their
-    /// bones' tips still count).
+    /// bones' tips and their target markers still count: a marker is
+    /// measured against the target asked for, whatever the leg reaches).
     pub fn max_error_px_but(&self, skip: impl Fn(&str) -> bool) -> f64 {
-        self.legs
-            .iter()
-            .filter(|l| !skip(&l.name))
-            .map(|l| l.max_error_px)
-            .chain(self.bones.iter().map(|b| b.max_error_px))
-            .chain(self.chains.iter().map(|c| c.max_deviation_px))
+        self.held_probes()
+            .filter(|p| !(p.kind == ProbeKind::Leg && skip(&p.name)))
+            .map(|p| p.max_error_px)
             .fold(0.0, f64::max)
     }
 
@@ -444,6 +466,9 @@ impl Report {
             }
             if let Some(g) = l.ground_px {
                 let _ = write!(s, "  ground {g:.3} px");
+            }
+            if let Some(t) = l.target_px.filter(|&t| t > 0.0) {
+                let _ = write!(s, "  target {t:.3} px");
             }
             if let Some(r) = l.reach_px.filter(|&r| r > 0.0) {
                 let _ = write!(s, "  target out of reach by {r:.3} px");

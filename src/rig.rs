@@ -59,9 +59,10 @@ pub struct RigFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 2, max = 10000))]
     pub keys: Option<usize>,
-    /// Fit the fewest keys found that keep every probe (ankle, effector, bone
-    /// tip, particle) within this many px instead of using `keys` uniform
-    /// keys; the CLI's `--keys` or `--tolerance` override it.
+    /// Fit the fewest keys found that keep every probe (ankle, effector,
+    /// target marker, bone tip, particle) within this many px instead of
+    /// using `keys` uniform keys; the CLI's `--keys` or `--tolerance`
+    /// override it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance_px: Option<f64>,
     /// The crank all pedals hang on (required with `legs`).

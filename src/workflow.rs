@@ -607,3 +607,84 @@ pub(crate) fn tolerance_kept(r: &rigbake::report::Report) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigbake::bake::BakeOptions;
+    use rigbake::report::ProbeKind;
+    use rigbake::report::check::{Check, Thresholds};
+
+    /// The class: a leg's drawn target marker (`<leg>-target`) is a probe
+    /// like its ankle. For every leg that draws one, on both routes, of a
+    /// bone-tree `ik` rig (with clips, legs named `<clip>:…`), an
+    /// `ik_chains` gait and an `ik_chains` path target: the real bake keeps
+    /// its tolerance, and the same report with that marker's error raised
+    /// past it is refused by the tolerance check, naming the marker, fails
+    /// `check` at that threshold as a `target` probe, and shows the figure
+    /// on the leg's summary line.
+    #[test]
+    fn a_target_marker_past_the_tolerance_is_refused_and_fails_check() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut seen = Vec::new();
+        for (rel, tol) in [
+            ("rigs/walker.json", 0.25),
+            ("rigs/stickman.json", 0.5),
+            ("rigs/path-foot.json", 0.5),
+            ("tests/fixtures/ik_chains/walker.json", 0.5),
+        ] {
+            let rig = load_rig(&root.join(rel)).unwrap();
+            for route in [Route::Css, Route::Smil] {
+                let opts = BakeOptions::resolve(&rig, route, None, Some(tol), None);
+                let report = rigbake::bake_rig(&rig, &opts).report;
+                assert_eq!(report.tolerance_px, Some(tol), "{rel}");
+                tolerance_kept(&report).unwrap_or_else(|e| panic!("{rel} {route:?}: {e:#}"));
+                let marked: Vec<usize> = (0..report.legs.len())
+                    .filter(|&i| report.legs[i].target_px.is_some())
+                    .collect();
+                assert!(!marked.is_empty(), "{rel} {route:?}: no target marker");
+                for i in marked {
+                    let mut r = report.clone();
+                    let name = r.legs[i].name.clone();
+                    let off = tol + 35.0;
+                    r.legs[i].target_px = Some(off);
+                    let e = tolerance_kept(&r).expect_err(&format!("{rel} {route:?} {name}"));
+                    assert!(
+                        e.to_string().contains(&format!(
+                            "best found leg {name}: target marker error {off} px"
+                        )),
+                        "{rel} {route:?}: {e}"
+                    );
+                    let th = Thresholds {
+                        max_error_px: tol,
+                        max_slip_px: 1000.0,
+                        max_reach_px: 1000.0,
+                    };
+                    let c = Check::new(th, [(rel.to_string(), &r)]);
+                    let failed: Vec<_> = c.failures().map(|(_, f)| f).collect();
+                    assert_eq!(failed.len(), 1, "{rel} {route:?}: {failed:?}");
+                    let f = failed[0];
+                    assert_eq!(
+                        (f.kind, f.name.as_str()),
+                        (ProbeKind::Target, name.as_str())
+                    );
+                    assert_eq!((f.metric, f.value, f.threshold), ("max_error_px", off, tol));
+                    assert_eq!(
+                        f.message,
+                        format!("leg {name}: target marker error {off} px > {tol} px")
+                    );
+                    assert_eq!(c.results[0].max_error_px, off);
+                    let junit = c.to_junit();
+                    let escaped = rigbake::report::check::xml_text(&f.message);
+                    assert!(junit.contains(&escaped), "{rel} {route:?}: {junit}");
+                    let line = r.to_text().lines().nth(1 + i).unwrap().to_string();
+                    assert!(line.starts_with(&format!("  {name} ")), "{line}");
+                    assert!(line.contains(&format!("  target {off:.3} px")), "{line}");
+                    seen.push(format!("{rel} {route:?} {name}"));
+                }
+            }
+        }
+        // two legs each, both routes (stickman: one clip's legs on smil)
+        assert!(seen.len() >= 14, "{seen:#?}");
+    }
+}

@@ -91,7 +91,7 @@ fn json_check(rigs: &[String], max_error: f64, routes: &[&str]) -> Value {
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr: {}", stderr(&out)));
     Schema::load().validate(&v);
-    assert_eq!(v["version"], 3);
+    assert_eq!(v["version"], 4);
     assert_eq!(v["thresholds"]["max_error_px"], max_error);
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), rigs.len() * routes.len());
@@ -175,7 +175,7 @@ fn json_for_every_rig_matches_the_schema_passing_and_failing() {
         .collect();
     assert_eq!(
         kinds,
-        BTreeSet::from(["bone", "chain", "leg", "rim", "spring"])
+        BTreeSet::from(["bone", "chain", "leg", "rim", "spring", "target"])
     );
     // bone and rim probes name their clip, the others none
     for p in results.iter().flat_map(|r| r["probes"].as_array().unwrap()) {

@@ -318,7 +318,7 @@ fn json_of_a_failing_walker_validates_and_names_each_metric() {
         if let Err(e) = schemas.validate(&v, index) {
             panic!("does not match the schema: {e:#}\n{v:#}");
         }
-        assert_eq!(v["version"], 3);
+        assert_eq!(v["version"], 4);
         assert_eq!(v["thresholds"]["max_reach_px"], reach);
         let mut metrics = std::collections::BTreeSet::new();
         for r in v["results"].as_array().unwrap() {

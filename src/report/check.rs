@@ -15,6 +15,11 @@
 //! one threshold whatever the rig; the bake report (`bake --report`) keeps
 //! the kind-specific figures (seam, lag, key times).
 //!
+//! A leg aimed at a target also draws that target (its `<leg>-target`
+//! marker, a written point that follows the target the rig asked for): it
+//! is a probe of its own, kind `target`, held to `--max-error` like every
+//! other written point.
+//!
 //! A leg carries two more figures that its `max_error_px` cannot show,
 //! each with its own threshold: `max_slip_px`, how far a foot slides over
 //! the ground per step (a bake can hit its pulled-back target exactly and
@@ -31,7 +36,7 @@ use std::fmt::Write;
 /// The `version` of the JSON format. Any change to its fields (added,
 /// removed, renamed or with a new meaning) increments it, and
 /// `schema/check.schema.json` describes exactly this version.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// What a [`Probe`] measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -39,6 +44,9 @@ pub const VERSION: u32 = 3;
 pub enum ProbeKind {
     /// A leg's ankle against its pedal or target (an IK effector too).
     Leg,
+    /// A leg's drawn target marker (`<leg>-target`) against the target the
+    /// rig asked for (legs aimed at a target: `ik_chains`, bone-tree `ik`).
+    Target,
     /// A Verlet chain's particles against the simulation.
     Chain,
     /// The bone tips below a spring against FK plus the simulated offset.
@@ -53,6 +61,7 @@ impl ProbeKind {
     pub fn as_str(self) -> &'static str {
         match self {
             ProbeKind::Leg => "leg",
+            ProbeKind::Target => "target",
             ProbeKind::Chain => "chain",
             ProbeKind::Spring => "spring",
             ProbeKind::Bone => "bone",
@@ -67,12 +76,14 @@ pub struct Probe {
     pub kind: ProbeKind,
     /// The clip, for bone and rim probes (`null` otherwise).
     pub clip: Option<String>,
-    /// The leg, chain, spring bone or bone (`<bone>-rim` for a rim).
+    /// The leg (for a leg's target marker too), chain, spring bone or bone
+    /// (`<bone>-rim` for a rim).
     pub name: String,
     /// Largest distance between the written point and the ideal one, px.
     pub max_error_px: f64,
     /// RMS of that distance over the period, px, where it is measured
-    /// (legs, bones, rims; `null` otherwise).
+    /// (legs, bones, rims; `null` otherwise: chains, springs, target
+    /// markers).
     pub rms_error_px: Option<f64>,
     /// Legs with a gait target over a ground: foot slip per step, px
     /// (`null` otherwise).
@@ -131,12 +142,13 @@ impl Probe {
             .collect()
     }
 
-    /// How messages name it: `leg near: max error`, `chain hair: max
-    /// particle deviation`, `spring tail: max tip error`, `clip idle bone
+    /// How messages name it: `leg near: max error`, `leg thigh_n-shin_n:
+    /// target marker error`, `chain hair: max particle deviation`, `spring tail: max tip error`, `clip idle bone
     /// arm: max tip error`, `clip jump bone head-rim: max rim error`.
     pub fn label(&self) -> String {
         match self.kind {
             ProbeKind::Leg => format!("leg {}: max error", self.name),
+            ProbeKind::Target => format!("leg {}: target marker error", self.name),
             ProbeKind::Chain => format!("chain {}: max particle deviation", self.name),
             ProbeKind::Spring => format!("spring {}: max tip error", self.name),
             ProbeKind::Bone | ProbeKind::Rim => format!(
@@ -183,6 +195,7 @@ pub struct Failure {
     pub value: f64,
     pub threshold: f64,
     /// One line for people: `leg near: max error 3.5293 px > 1 px`,
+    /// `leg thigh_n-shin_n: target marker error 35.48 px > 0.25 px`,
     /// `leg thigh_n-shin_n: foot slip 7.739 px/step > 0.5 px`,
     /// `leg thigh_n-shin_n: target out of reach by 6.2 px > 1 px`.
     pub message: String,
