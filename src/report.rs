@@ -468,7 +468,7 @@ impl Report {
                 let _ = write!(s, "  ground {g:.3} px");
             }
             if let Some(t) = l.target_px.filter(|&t| t > 0.0) {
-                let _ = write!(s, "  target {t:.3} px");
+                let _ = write!(s, "  marker {t:.3} px");
             }
             if let Some(r) = l.reach_px.filter(|&r| r > 0.0) {
                 let _ = write!(s, "  target out of reach by {r:.3} px");

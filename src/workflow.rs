@@ -679,7 +679,7 @@ mod tests {
                     assert!(junit.contains(&escaped), "{rel} {route:?}: {junit}");
                     let line = r.to_text().lines().nth(1 + i).unwrap().to_string();
                     assert!(line.starts_with(&format!("  {name} ")), "{line}");
-                    assert!(line.contains(&format!("  target {off:.3} px")), "{line}");
+                    assert!(line.contains(&format!("  marker {off:.3} px")), "{line}");
                     seen.push(format!("{rel} {route:?} {name}"));
                 }
             }
