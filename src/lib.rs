@@ -127,7 +127,23 @@ impl Baked {
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
     let mut baked = bake_any(rig, opts);
     baked.report.notes.splice(0..0, rig.notes.iter().cloned());
+    if let fit::Keying::Goal(px) = opts.keying {
+        baked.report.notes.extend(goal_missed(&baked.report, px));
+    }
     baked
+}
+
+/// A note when a bake at the default goal (`px`, not a promise) wrote a
+/// probe past it: which probe, and why it may stay so.
+fn goal_missed(report: &report::Report, px: f64) -> Option<String> {
+    let worst = report.worst_probe().filter(|p| p.max_error_px > px)?;
+    Some(format!(
+        "goal: the default {} px is not met: best found {} {} px (an error no key closes, such as a target clamped out of reach or the cusp where it leaves its reach, stays; --tolerance {} would refuse the file)",
+        geom::fmt_num(px, 4),
+        worst.label(),
+        geom::fmt_num(worst.max_error_px, 4),
+        geom::fmt_num(px, 4),
+    ))
 }
 
 fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {

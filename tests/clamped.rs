@@ -95,6 +95,15 @@ fn clamped_limbs_keep_few_keys_and_their_bones_close_on_every_rig_kind() {
                 };
                 assert!(leg.keys <= most, "{label} {}: {} keys", leg.name, leg.keys);
             }
+            // the default goal is missed, and the report says so once,
+            // naming the worst probe
+            let goal: Vec<&String> = r.notes.iter().filter(|n| n.starts_with("goal:")).collect();
+            assert_eq!(goal.len(), 1, "{label}: {:?}", r.notes);
+            assert!(
+                goal[0].contains("not met: best found leg "),
+                "{label}: {}",
+                goal[0]
+            );
             // the bones follow their clamped pose: 1.33 px before, the cusp
             // next to its key still costs about half a pixel
             for b in &r.bones {
@@ -106,6 +115,31 @@ fn clamped_limbs_keep_few_keys_and_their_bones_close_on_every_rig_kind() {
                 );
                 assert!(b.keys <= 30, "{label} {}: {} keys", b.name, b.keys);
             }
+        }
+    }
+}
+
+/// A default bake that keeps the goal says nothing of it (examples of
+/// each rig kind with clips or not, both routes).
+#[test]
+fn a_goal_kept_adds_no_note() {
+    for path in [
+        "rigs/seed-nested.json",
+        "rigs/walker.json",
+        "rigs/stickman.json",
+    ] {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/").to_string() + path)
+                .unwrap();
+        let rig = rig::load(&text).unwrap();
+        for route in [Route::Css, Route::Smil] {
+            let r = bake(&rig, route);
+            assert!(r.max_error_px() <= 0.25, "{path} {route:?}");
+            assert!(
+                r.notes.iter().all(|n| !n.starts_with("goal:")),
+                "{path} {route:?}: {:?}",
+                r.notes
+            );
         }
     }
 }
