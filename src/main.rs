@@ -143,7 +143,7 @@ enum Command {
     /// Point a rig's "$schema" field at a saved copy (the repository keeps
     /// one in schema/rig.schema.json) and editors autocomplete and check it.
     /// The schema covers field names, types and enum values; value rules
-    /// (lengths > 0, reachability) are checked by rigbake itself.
+    /// (lengths at least 0.01, reachability) are checked by rigbake itself.
     Schema,
     /// Print a shell completion script for bash, zsh or fish.
     ///

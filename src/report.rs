@@ -434,7 +434,11 @@ impl Report {
     }
 
     /// A short human table: one header line per rig and route, one line per leg.
+    /// Every measured number goes through [`crate::valid::shown_fixed`]
+    /// (a runaway one in exponent form, not a hundred digits).
     pub fn to_text(&self) -> String {
+        let f3 = |x: f64| crate::valid::shown_fixed(x, 3);
+        let f4 = |x: f64| crate::valid::shown_fixed(x, 4);
         let mut s = format!(
             "{} ({}, {} bytes, period {}s)\n",
             self.rig,
@@ -451,27 +455,27 @@ impl Report {
                 .join("/");
             let _ = write!(
                 s,
-                "  {:<8} keys {:>5} {:<6}  max {:>8.3} px  rms {:>7.3} px",
+                "  {:<8} keys {:>5} {:<6}  max {:>8} px  rms {:>7} px",
                 l.name,
                 keys,
                 l.fit.as_str(),
-                l.max_error_px,
-                l.rms_error_px
+                f3(l.max_error_px),
+                f3(l.rms_error_px)
             );
             if let Some(st) = l.max_bone_stretch_px {
-                let _ = write!(s, "  bone stretch {st:.3} px");
+                let _ = write!(s, "  bone stretch {} px", f3(st));
             }
             if let Some(sl) = l.slip_px {
-                let _ = write!(s, "  slip {sl:.3} px/step");
+                let _ = write!(s, "  slip {} px/step", f3(sl));
             }
             if let Some(g) = l.ground_px {
-                let _ = write!(s, "  ground {g:.3} px");
+                let _ = write!(s, "  ground {} px", f3(g));
             }
             if let Some(t) = l.target_px.filter(|&t| t > 0.0) {
                 let _ = write!(s, "  marker {t:.3} px");
             }
             if let Some(r) = l.reach_px.filter(|&r| r > 0.0) {
-                let _ = write!(s, "  target out of reach by {r:.3} px");
+                let _ = write!(s, "  target out of reach by {} px", f3(r));
             }
             if let Some(r) = &l.reuses {
                 let _ = write!(s, "  (reuses {r})");
@@ -481,32 +485,36 @@ impl Report {
         for b in &self.bones {
             let _ = writeln!(
                 s,
-                "  {:<8} {:<10} keys {:>5}  max {:>8.3} px  rms {:>7.3} px",
-                b.clip, b.name, b.keys, b.max_error_px, b.rms_error_px
+                "  {:<8} {:<10} keys {:>5}  max {:>8} px  rms {:>7} px",
+                b.clip,
+                b.name,
+                b.keys,
+                f3(b.max_error_px),
+                f3(b.rms_error_px)
             );
         }
         for c in &self.chains {
             let _ = writeln!(
                 s,
-                "  chain {:<10} keys {:>5}  max deviation {:>7.4} px  seam {:.4} px  converged {} after {} warm-up periods  segment length within {:.3} %",
+                "  chain {:<10} keys {:>5}  max deviation {:>7} px  seam {} px  converged {} after {} warm-up periods  segment length within {} %",
                 c.name,
                 c.keys,
-                c.max_deviation_px,
-                c.seam_error_px,
+                f4(c.max_deviation_px),
+                f4(c.seam_error_px),
                 if c.converged { "yes" } else { "no" },
                 c.warmup_periods,
-                c.max_length_error_pct
+                f3(c.max_length_error_pct)
             );
         }
         for sp in &self.springs {
             let _ = writeln!(
                 s,
-                "  spring {:<9} keys {:>5}  max tip error {:>7.4} px  lag up to {:.3} px  seam {:.4} px  converged {} after {} warm-up periods",
+                "  spring {:<9} keys {:>5}  max tip error {:>7} px  lag up to {} px  seam {} px  converged {} after {} warm-up periods",
                 sp.bone,
                 sp.keys,
-                sp.max_tip_error_px,
-                sp.max_lag_px,
-                sp.seam_error_px,
+                f4(sp.max_tip_error_px),
+                f3(sp.max_lag_px),
+                f4(sp.seam_error_px),
                 if sp.converged { "yes" } else { "no" },
                 sp.warmup_periods
             );

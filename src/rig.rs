@@ -1,7 +1,8 @@
 //! Rig files: the JSON format (`RigFile`, a serde mirror of the file) and the
 //! validated model (`Rig`) that every later stage works on.
 //!
-//! After [`validate`] every length is finite and > 0, every coordinate is
+//! After [`validate`] every length is finite and at least
+//! [`crate::valid::MIN_LEN`], every coordinate is
 //! finite and within ±[`MAX_COORD`], names are unique identifiers and every
 //! leg's target stays within reach over the whole crank turn (unless the leg
 //! opted into `"reach": "clamp"`), so later stages have no error paths.
@@ -46,7 +47,8 @@ pub struct RigFile {
     pub schema: Option<String>,
     /// Rig name: output file stem, so letters, digits, `-`, `_`, `.` only.
     pub name: String,
-    /// SVG viewBox `[min_x, min_y, width, height]` in user units.
+    /// SVG viewBox `[min_x, min_y, width, height]` in user units; width and
+    /// height at least 0.01 (lengths are written to 0.01).
     pub view_box: [f64; 4],
     /// Loop period in seconds (one crank turn), snapped to whole milliseconds
     /// (the report notes a snapped period).
@@ -131,7 +133,7 @@ pub struct RigFile {
 pub struct CrankFile {
     /// Bottom-bracket centre `[x, y]`.
     pub center: [f64; 2],
-    /// Crank arm length (pedal-axle circle radius), > 0.
+    /// Crank arm length (pedal-axle circle radius), at least 0.01.
     pub radius: f64,
     /// Crank angle at t = 0, degrees, clockwise on screen from +x (default 0).
     #[serde(default)]
@@ -149,9 +151,9 @@ pub struct LegFile {
     pub name: String,
     /// Hip joint `[x, y]`.
     pub hip: [f64; 2],
-    /// Thigh length (hip→knee), > 0.
+    /// Thigh length (hip→knee), at least 0.01.
     pub thigh: f64,
-    /// Shin length (knee→ankle), > 0.
+    /// Shin length (knee→ankle), at least 0.01.
     pub shin: f64,
     /// Ankle position relative to the pedal axle (default `[0, 0]`).
     #[serde(default)]
@@ -174,7 +176,7 @@ pub struct LegFile {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Crank {
     pub center: Vec2,
-    /// Pedal-axle circle radius, user units, > 0.
+    /// Pedal-axle circle radius, user units, at least 0.01.
     pub radius: f64,
     /// Crank angle at t = 0, radians (clockwise on screen).
     pub start_rad: f64,
@@ -203,9 +205,9 @@ pub struct Leg {
     /// Identifier: `[A-Za-z][A-Za-z0-9_-]*`, unique in the rig.
     pub name: String,
     pub hip: Vec2,
-    /// Thigh length, user units, > 0.
+    /// Thigh length, user units, at least 0.01.
     pub thigh: f64,
-    /// Shin length, user units, > 0.
+    /// Shin length, user units, at least 0.01.
     pub shin: f64,
     pub pedal_offset: Vec2,
     pub knee: Knee,
@@ -219,7 +221,7 @@ pub struct Leg {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rig {
     pub name: String,
-    /// `[min_x, min_y, width, height]`, width and height > 0.
+    /// `[min_x, min_y, width, height]`, width and height at least 0.01.
     pub view_box: [f64; 4],
     /// Loop period, seconds, in (0, [`MAX_PERIOD_S`]].
     pub period_s: f64,
@@ -831,17 +833,13 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
     }
     let mut view_box = [0.0; 4];
     for (i, v) in file.view_box.iter().enumerate() {
-        view_box[i] = check_num(&format!("view_box[{i}]"), *v)?;
-    }
-    if view_box[2] <= 0.0 || view_box[3] <= 0.0 {
-        return Err(invalid(
-            "view_box",
-            format!(
-                "width and height must be > 0, got {} x {}",
-                shown(view_box[2]),
-                shown(view_box[3])
-            ),
-        ));
+        // [x, y, width, height]: the width and height are lengths
+        let path = format!("view_box[{i}]");
+        view_box[i] = if i < 2 {
+            check_num(&path, *v)?
+        } else {
+            check_len(&path, *v)?
+        };
     }
     let period_s = period("period_s", file.period_s)?;
     let keys = file.keys.map(|k| check_keys("keys", k)).transpose()?;
@@ -1306,7 +1304,7 @@ mod tests {
         let text = with(|v| v["legs"][1]["thigh"] = (-3).into());
         assert_eq!(
             load(&text).unwrap_err().to_string(),
-            "legs[1].thigh: must be > 0, got -3"
+            "legs[1].thigh: must be at least 0.01 (lengths are written to 0.01), got -3"
         );
     }
 

@@ -7,7 +7,7 @@
 //!
 //! Limits: the schema describes the *shape* of a rig (field names, types,
 //! array lengths, enum values). Value rules checked by
-//! [`crate::rig::validate`] (lengths > 0, unique leg names, reachability of
+//! [`crate::rig::validate`] (lengths at least 0.01, unique leg names, reachability of
 //! the pedal, coordinate bounds) are not in it: a file the schema accepts can
 //! still be rejected by `rigbake`, never the other way round.
 

@@ -101,6 +101,7 @@ fn zero() -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct CircleFile {
     pub center: [f64; 2],
+    /// User units, at least 0.01 (lengths are written to 0.01).
     pub radius: f64,
     #[serde(default = "zero")]
     pub start_deg: f64,
@@ -112,7 +113,9 @@ pub struct CircleFile {
 #[serde(deny_unknown_fields)]
 pub struct EllipseFile {
     pub center: [f64; 2],
+    /// Radius along the ellipse's own x axis, user units, at least 0.01.
     pub rx: f64,
+    /// Radius along its y axis, user units, at least 0.01.
     pub ry: f64,
     #[serde(default = "zero")]
     pub rotation_deg: f64,
@@ -206,6 +209,7 @@ pub struct BobRunFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GaitRunFile {
+    /// User units, at least 0.01.
     pub stride: f64,
     pub step_height: f64,
     pub duty: f64,
@@ -219,6 +223,7 @@ pub struct GaitRunFile {
 pub struct GaitFile {
     /// The ground point under the hip (stance is centred on its x).
     pub origin: [f64; 2],
+    /// Step length, user units, at least 0.01.
     pub stride: f64,
     pub step_height: f64,
     /// Stance fraction of the cycle, in (0, 1).

@@ -25,6 +25,11 @@ pub const MAX_KEYS: usize = 10_000;
 /// Smallest accepted tolerance, px: coordinates are written to 0.01, so a
 /// finer promise could not be kept.
 pub const MIN_TOLERANCE_PX: f64 = 0.01;
+/// Smallest accepted length, width or radius, in user units: lengths are
+/// written to [`crate::geom::LEN_DECIMALS`] places (0.01), so a shorter one
+/// would be written as 0 (a `viewBox` 0 wide, a stroke that draws nothing,
+/// a chain segment that folds to a point).
+pub const MIN_LEN: f64 = 0.01;
 /// Most legs in one rig.
 pub const MAX_LEGS: usize = 64;
 
@@ -130,6 +135,17 @@ pub fn shown_to(x: f64, decimals: u32) -> String {
     }
 }
 
+/// A measured number in a table of fixed decimals (the text summary):
+/// `decimals` places, zeros kept, where it is finite and of everyday size,
+/// else as [`shown`] puts it, so a column never runs to hundreds of digits.
+pub fn shown_fixed(x: f64, decimals: usize) -> String {
+    if x.is_finite() && x.abs() < 1e7 {
+        format!("{x:.decimals$}")
+    } else {
+        shown(x)
+    }
+}
+
 pub fn check_num(path: &str, x: f64) -> Result<f64, RigError> {
     if !x.is_finite() {
         return Err(invalid(
@@ -153,12 +169,36 @@ pub fn check_point(path: &str, p: [f64; 2]) -> Result<Vec2, RigError> {
     ))
 }
 
+/// Check a length, width or radius: finite, within ±[`MAX_COORD`], and at
+/// least [`MIN_LEN`], so the file writes it as more than 0.
 pub fn check_len(path: &str, x: f64) -> Result<f64, RigError> {
     let x = check_num(path, x)?;
-    if x <= 0.0 {
-        return Err(invalid(path, format!("must be > 0, got {}", shown(x))));
+    if x < MIN_LEN {
+        return Err(invalid(
+            path,
+            format!(
+                "must be at least {MIN_LEN} (lengths are written to {MIN_LEN}), got {}",
+                shown(x)
+            ),
+        ));
     }
     Ok(x)
+}
+
+/// [`check_len`] for a length that may also be exactly 0 (a bone without
+/// one, a dash's gap): 0, or at least [`MIN_LEN`].
+pub fn check_len_or_zero(path: &str, x: f64) -> Result<f64, RigError> {
+    let x = check_num(path, x)?;
+    if x != 0.0 && x < MIN_LEN {
+        return Err(invalid(
+            path,
+            format!(
+                "must be 0 or at least {MIN_LEN} (lengths are written to {MIN_LEN}), got {}",
+                shown(x)
+            ),
+        ));
+    }
+    Ok(x + 0.0)
 }
 
 pub fn is_ident(s: &str, extra: &[char]) -> bool {
@@ -387,6 +427,9 @@ mod tests {
         assert_eq!(shown_to(f64::INFINITY, 2), "inf");
         assert_eq!(shown_to(f64::NEG_INFINITY, 2), "-inf");
         assert_eq!(shown_to(f64::NAN, 2), "NaN");
+        assert_eq!(shown_fixed(0.5, 3), "0.500");
+        assert_eq!(shown_fixed(3.28e98, 3), "3.28e98");
+        assert_eq!(shown_fixed(f64::NAN, 3), "NaN");
         for bits in [
             0u64,
             1,

@@ -230,7 +230,7 @@ fn bad_bone_inputs_name_their_path() {
     );
     bad(
         &arm(|v| v["bones"][2]["length"] = json!(-1)),
-        &["bones[2].length", ">= 0"],
+        &["bones[2].length", "must be 0 or at least 0.01"],
     );
     bad(
         &arm(|v| v["bones"][1]["depth_offset"] = json!([1, 2])),

@@ -165,7 +165,7 @@ fn bad_chain_inputs_name_their_path() {
     );
     bad(
         &edited(|v| v["chains"][0]["segment"] = json!(-1)),
-        &["chains[0].segment", "> 0"],
+        &["chains[0].segment", "at least 0.01"],
     );
     bad(
         &edited(|v| v["chains"][0]["damping"] = json!(1.0)),
@@ -242,7 +242,7 @@ fn bad_scarf_and_spring_inputs_name_their_path() {
     );
     bad(
         &scarf_edited(|v| v["torso"]["head_radius"] = json!(0)),
-        &["torso.head_radius", "> 0"],
+        &["torso.head_radius", "at least 0.01"],
     );
     bad(
         &scarf_edited(|v| v["springs"] = json!([{"bone": "near", "stiffness": 1, "damping": 1}])),

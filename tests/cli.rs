@@ -220,13 +220,16 @@ fn wrong_type_string_for_a_number() {
 #[test]
 fn zero_thigh() {
     let scene = Scene::with("zero.json", |v| v["legs"][1]["thigh"] = json!(0));
-    bad_rig(&scene, &["legs[1].thigh", "must be > 0", "got 0"]);
+    bad_rig(&scene, &["legs[1].thigh", "must be at least 0.01", "got 0"]);
 }
 
 #[test]
 fn negative_thigh() {
     let scene = Scene::with("neg.json", |v| v["legs"][1]["thigh"] = json!(-3));
-    bad_rig(&scene, &["legs[1].thigh: must be > 0, got -3"]);
+    bad_rig(
+        &scene,
+        &["legs[1].thigh: must be at least 0.01 (lengths are written to 0.01), got -3"],
+    );
 }
 
 #[test]
@@ -1343,7 +1346,7 @@ fn regression_bone_name_with_hyphen_is_rejected() {
     assert!(!dir.path().join("out").exists());
 }
 
-/// `head_radius` must be > 0: exit 2 naming the file, `bones[i].head_radius`
+/// `head_radius` must be at least 0.01: exit 2 naming the file, `bones[i].head_radius`
 /// and the value.
 #[test]
 fn head_radius_not_positive_is_refused() {
@@ -1353,7 +1356,10 @@ fn head_radius_not_positive_is_refused() {
         assert_eq!(v["bones"][6]["name"], "head");
         v["bones"][6]["head_radius"] = serde_json::json!(r);
         let scene = Scene::text("head.json", &v.to_string());
-        bad_rig(&scene, &["bones[6].head_radius", "> 0", &format!("{r}")]);
+        bad_rig(
+            &scene,
+            &["bones[6].head_radius", "at least 0.01", &format!("{r}")],
+        );
     }
 }
 

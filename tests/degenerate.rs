@@ -263,7 +263,7 @@ fn degenerate_trajectories() {
                 "path-foot",
                 t(json!({"circle": {"center": [220, 250], "radius": 0}})),
             ),
-            Want::Refused("ik_chains[0].target.circle.radius: must be > 0"),
+            Want::Refused("ik_chains[0].target.circle.radius: must be at least 0.01"),
         ),
         (
             "ellipse of zero area",
@@ -271,7 +271,7 @@ fn degenerate_trajectories() {
                 "path-foot",
                 t(json!({"ellipse": {"center": [220, 250], "rx": 30, "ry": 0}})),
             ),
-            Want::Refused("ik_chains[0].target.ellipse.ry: must be > 0"),
+            Want::Refused("ik_chains[0].target.ellipse.ry: must be at least 0.01"),
         ),
         (
             "gait stride 0",
@@ -281,7 +281,7 @@ fn degenerate_trajectories() {
                     json!({"gait": {"origin": [220, 250], "stride": 0, "step_height": 0, "duty": 0.5}}),
                 ),
             ),
-            Want::Refused("ik_chains[0].target.gait.stride: must be > 0"),
+            Want::Refused("ik_chains[0].target.gait.stride: must be at least 0.01"),
         ),
         (
             "gait duty 0",
@@ -302,7 +302,7 @@ fn degenerate_trajectories() {
                     "run": {"stride": 0, "step_height": 5, "duty": 0.4}, "blend": 0.5}}),
                 ),
             ),
-            Want::Refused("ik_chains[0].target.gait.run.stride: must be > 0"),
+            Want::Refused("ik_chains[0].target.gait.run.stride: must be at least 0.01"),
         ),
         (
             "track keys all one point",
@@ -331,30 +331,36 @@ fn degenerate_trajectories() {
             Want::Ok,
         ),
         (
-            "circle radius 1e-300",
+            "circle radius 1e-300 (written as 0)",
             edit(
                 "path-foot",
                 t(json!({"circle": {"center": [220, 250], "radius": 1e-300}})),
             ),
-            Want::Ok,
+            Want::Refused(
+                "ik_chains[0].target.circle.radius: must be at least 0.01 (lengths are written to 0.01), got 1e-300",
+            ),
         ),
         (
-            "ellipse 1e-300 by 1e-300",
+            "ellipse 1e-300 by 1e-300 (written as 0)",
             edit(
                 "path-foot",
                 t(json!({"ellipse": {"center": [220, 250], "rx": 1e-300, "ry": 1e-300}})),
             ),
-            Want::Ok,
+            Want::Refused(
+                "ik_chains[0].target.ellipse.rx: must be at least 0.01 (lengths are written to 0.01), got 1e-300",
+            ),
         ),
         (
-            "gait stride 1e-300, no lift",
+            "gait stride 1e-300, no lift (written as 0)",
             edit(
                 "path-foot",
                 t(
                     json!({"gait": {"origin": [220, 250], "stride": 1e-300, "step_height": 0, "duty": 0.5}}),
                 ),
             ),
-            Want::Ok,
+            Want::Refused(
+                "ik_chains[0].target.gait.stride: must be at least 0.01 (lengths are written to 0.01), got 1e-300",
+            ),
         ),
     ];
     for (name, v, want) in &cases {
@@ -526,17 +532,19 @@ fn coincident_ik_points_and_zero_lengths() {
             "ik_chains thigh 0",
             "path-foot",
             (|v: &mut Value| v["ik_chains"][0]["thigh"] = 0.into()) as fn(&mut Value),
-            Want::Refused("ik_chains[0].thigh: must be > 0"),
+            Want::Refused("ik_chains[0].thigh: must be at least 0.01"),
         ),
         (
-            "ik_chains thigh 1e-300, clamp",
+            "ik_chains thigh 1e-300, clamp (written as 0)",
             "path-foot",
             |v| {
                 v["ik_chains"][0]["thigh"] = 1e-300.into();
                 v["ik_chains"][0]["reach"] = "clamp".into();
                 v.as_object_mut().unwrap().remove("tolerance_px");
             },
-            Want::Ok,
+            Want::Refused(
+                "ik_chains[0].thigh: must be at least 0.01 (lengths are written to 0.01), got 1e-300",
+            ),
         ),
         (
             "ik_chains root and target the same circle",
@@ -552,13 +560,13 @@ fn coincident_ik_points_and_zero_lengths() {
             "legs thigh 0",
             "seed-nested",
             |v| v["legs"][0]["thigh"] = 0.into(),
-            Want::Refused("legs[0].thigh: must be > 0"),
+            Want::Refused("legs[0].thigh: must be at least 0.01"),
         ),
         (
             "legs shin 0",
             "seed-nested",
             |v| v["legs"][1]["shin"] = 0.into(),
-            Want::Refused("legs[1].shin: must be > 0"),
+            Want::Refused("legs[1].shin: must be at least 0.01"),
         ),
         (
             "every bone of length 0",
@@ -589,16 +597,18 @@ fn coincident_ik_points_and_zero_lengths() {
             Want::Refused("bones[4].head_radius"),
         ),
         (
-            "head radius 1e-300",
+            "head radius 1e-300 (written as 0)",
             "rower",
             |v| v["bones"][4]["head_radius"] = 1e-300.into(),
-            Want::Ok,
+            Want::Refused(
+                "bones[4].head_radius: must be at least 0.01 (lengths are written to 0.01), got 1e-300",
+            ),
         ),
         (
             "stroke width 0",
             "rower",
             |v| v["bones"][4]["style"]["width"] = 0.into(),
-            Want::Refused("bones[4].style.width: must be > 0"),
+            Want::Refused("bones[4].style.width: must be at least 0.01"),
         ),
     ] {
         cases.push((name.to_string(), edit(base, f), want));
@@ -617,13 +627,15 @@ fn degenerate_cranks_torsos_boxes_and_periods() {
             "crank radius 0",
             "seed-nested",
             |v| v["crank"]["radius"] = 0.into(),
-            Want::Refused("crank.radius: must be > 0"),
+            Want::Refused("crank.radius: must be at least 0.01"),
         ),
         (
-            "crank radius 1e-300",
+            "crank radius 1e-300 (written as 0)",
             "seed-nested",
             |v| v["crank"]["radius"] = 1e-300.into(),
-            Want::Ok,
+            Want::Refused(
+                "crank.radius: must be at least 0.01 (lengths are written to 0.01), got 1e-300",
+            ),
         ),
         (
             "pedal through the hip",
@@ -652,19 +664,21 @@ fn degenerate_cranks_torsos_boxes_and_periods() {
             "torso head radius 0",
             "cyclist-scarf",
             |v| v["torso"]["head_radius"] = 0.into(),
-            Want::Refused("torso.head_radius: must be > 0"),
+            Want::Refused("torso.head_radius: must be at least 0.01"),
         ),
         (
             "view box of zero width",
             "seed-nested",
             |v| v["view_box"] = json!([0, 0, 0, 600]),
-            Want::Refused("view_box: width and height must be > 0"),
+            Want::Refused("view_box[2]: must be at least 0.01"),
         ),
         (
-            "view box 1e-300 wide",
+            "view box 1e-300 wide (written as 0)",
             "seed-nested",
             |v| v["view_box"] = json!([0, 0, 1e-300, 1e-300]),
-            Want::Ok,
+            Want::Refused(
+                "view_box[2]: must be at least 0.01 (lengths are written to 0.01), got 1e-300",
+            ),
         ),
         (
             "period 0",
@@ -724,7 +738,7 @@ fn degenerate_verlet_chains() {
             "segment 0",
             "ponytail",
             |v| v["chains"][0]["segment"] = 0.into(),
-            Want::Refused("chains[0].segment: must be > 0"),
+            Want::Refused("chains[0].segment: must be at least 0.01"),
         ),
         (
             "segments 0",
@@ -733,10 +747,12 @@ fn degenerate_verlet_chains() {
             Want::Refused("chains[0].segments"),
         ),
         (
-            "segment 1e-300",
+            "segment 1e-300 (written as 0)",
             "ponytail",
             |v| v["chains"][0]["segment"] = 1e-300.into(),
-            Want::Ok,
+            Want::Refused(
+                "chains[0].segment: must be at least 0.01 (lengths are written to 0.01), got 1e-300",
+            ),
         ),
         (
             "anchored on bones of length 0",
@@ -752,7 +768,7 @@ fn degenerate_verlet_chains() {
             "collider radius 0",
             "cyclist-scarf",
             |v| v["chains"][0]["colliders"] = json!([{"center": [390, 170], "radius": 0}]),
-            Want::Refused("chains[0].colliders[0].radius: must be > 0"),
+            Want::Refused("chains[0].colliders[0].radius: must be at least 0.01"),
         ),
         (
             "collider centred on the anchor",
@@ -761,10 +777,12 @@ fn degenerate_verlet_chains() {
             Want::Ok,
         ),
         (
-            "collider radius 1e-300",
+            "collider radius 1e-300 (written as 0)",
             "cyclist-scarf",
             |v| v["chains"][0]["colliders"] = json!([{"center": [390, 170], "radius": 1e-300}]),
-            Want::Ok,
+            Want::Refused(
+                "chains[0].colliders[0].radius: must be at least 0.01 (lengths are written to 0.01), got 1e-300",
+            ),
         ),
         (
             "no gravity, no wind",
@@ -797,7 +815,7 @@ fn checks_run_side_by_side_report_in_order() {
     type Fault<'a> = (&'static str, &'a dyn Fn(&mut Value));
     let faults: [Fault; 4] = [
         ("ik[0]: clip \"main\" cannot reach", &reach),
-        ("style.width_root: must be > 0", &style),
+        ("style.width_root: must be at least 0.01", &style),
         ("springs[0].stiffness: must be > 0", &spring),
         ("chains[0].damping: must be within (0, 1)", &chain),
     ];
@@ -1024,4 +1042,125 @@ fn a_misspelled_field_is_told_the_name_it_likely_meant() {
         msg.contains("unknown field `zebra`") && !msg.contains("did you mean"),
         "{msg}"
     );
+}
+
+/// Every length, width and radius of the rig format is written to 0.01
+/// (`LEN_DECIMALS`): a value that passes "> 0" but is written as 0 (a
+/// `viewBox` 0 wide, a stroke or a segment of nothing) is refused at its
+/// field, naming the minimum and the value, in every section that has one;
+/// 0.01 itself is written as 0.01 and accepted where a field is checked
+/// alone.
+#[test]
+fn lengths_written_as_zero_are_refused_in_every_section() {
+    type Set = fn(&mut Value, Value);
+    let cases: &[(&str, &str, Set)] = &[
+        ("stickman", "view_box[2]", |v, x| v["view_box"][2] = x),
+        ("stickman", "view_box[3]", |v, x| v["view_box"][3] = x),
+        ("seed-nested", "crank.radius", |v, x| {
+            v["crank"]["radius"] = x
+        }),
+        ("seed-nested", "legs[0].thigh", |v, x| {
+            v["legs"][0]["thigh"] = x
+        }),
+        ("seed-nested", "legs[1].shin", |v, x| {
+            v["legs"][1]["shin"] = x
+        }),
+        ("path-foot", "ik_chains[0].thigh", |v, x| {
+            v["ik_chains"][0]["thigh"] = x
+        }),
+        ("path-foot", "ik_chains[1].shin", |v, x| {
+            v["ik_chains"][1]["shin"] = x
+        }),
+        ("cyclist", "ik[0].target.circle.radius", |v, x| {
+            v["ik"][0]["target"]["circle"]["radius"] = x
+        }),
+        ("cyclist", "ik[0].target.ellipse.rx", |v, x| {
+            v["ik"][0]["target"] = json!({"ellipse": {"center": [420, 420], "rx": x, "ry": 50}})
+        }),
+        ("cyclist", "ik[0].target.ellipse.ry", |v, x| {
+            v["ik"][0]["target"] = json!({"ellipse": {"center": [420, 420], "rx": 50, "ry": x}})
+        }),
+        ("jogger", "ik[0].target.gait.stride", |v, x| {
+            v["ik"][0]["target"]["gait"]["stride"] = x
+        }),
+        ("jogger", "ik[0].target.gait.run.stride", |v, x| {
+            v["ik"][0]["target"]["gait"]["run"]["stride"] = x
+        }),
+        ("jump", "bones[6].head_radius", |v, x| {
+            v["bones"][6]["head_radius"] = x
+        }),
+        ("jump", "bones[1].style.width", |v, x| {
+            v["bones"][1]["style"] = json!({ "width": x })
+        }),
+        ("stickman", "style.width_root", |v, x| {
+            v["style"] = json!({ "width_root": x })
+        }),
+        ("stickman", "style.width_tip", |v, x| {
+            v["style"] = json!({ "width_tip": x })
+        }),
+        ("ponytail", "chains[0].segment", |v, x| {
+            v["chains"][0]["segment"] = x
+        }),
+        ("ponytail", "chains[0].style.width_root", |v, x| {
+            v["chains"][0]["style"]["width_root"] = x
+        }),
+        ("ponytail", "chains[0].style.width_tip", |v, x| {
+            v["chains"][0]["style"]["width_tip"] = x
+        }),
+        ("ponytail", "chains[0].colliders[0].radius", |v, x| {
+            v["chains"][0]["colliders"] = json!([{"center": [0, 0], "radius": x}])
+        }),
+        ("cyclist-scarf", "torso.head_radius", |v, x| {
+            v["torso"]["head_radius"] = x
+        }),
+        ("cyclist-scarf", "torso.width", |v, x| {
+            v["torso"]["width"] = x
+        }),
+        ("cyclist", "scene[0].style.width", |v, x| {
+            v["scene"][0]["style"]["width"] = x
+        }),
+    ];
+    for &(base, path, set) in cases {
+        for (x, shown) in [(1e-300, "1e-300"), (1e-9, "1e-9"), (0.009, "0.009")] {
+            let v = edit(base, |v| set(v, json!(x)));
+            common::bad(
+                &v,
+                &[&format!(
+                    "{path}: must be at least 0.01 (lengths are written to 0.01), got {shown}"
+                )],
+            );
+        }
+    }
+    // 0 is a bone's length (a joint alone) and a dash's gap; a little more is not
+    let bone = edit("robot-arm", |v| v["bones"][1]["length"] = json!(1e-9));
+    common::bad(
+        &bone,
+        &["bones[1].length: must be 0 or at least 0.01", "got 1e-9"],
+    );
+    let dash = edit("cyclist", |v| {
+        v["scene"][0]["style"]["dash"] = json!([6, 0.001])
+    });
+    common::bad(
+        &dash,
+        &[
+            "scene[0].style.dash[1]: must be 0 or at least 0.01",
+            "got 0.001",
+        ],
+    );
+    // the least accepted width and height are written as given
+    let tmp = TempDir::new().unwrap();
+    let least = edit("robot-arm", |v| {
+        v["view_box"] = json!([0, 0, 0.01, 0.01]);
+    });
+    let (code, stderr, files) = bake(&least, tmp.path());
+    assert_eq!(code, Some(0), "{stderr}");
+    for (f, svg) in &files {
+        assert!(
+            svg.contains(r#"viewBox="0 0 .01 .01""#)
+                && svg.contains(r#"width=".01""#)
+                && svg.contains(r#"height=".01""#),
+            "{f}: {}",
+            &svg[..svg.len().min(300)]
+        );
+    }
 }

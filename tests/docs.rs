@@ -596,7 +596,7 @@ fn rig_format_markdown(schema: &Value) -> String {
          copy in [`schema/rig.schema.json`](../schema/rig.schema.json)); regenerate this page \
          with `RIGBAKE_BLESS=1 cargo test --test docs`. The schema gives the shape of a rig \
          file: field names, types, enum values and defaults. Unknown fields are errors. Value \
-         rules (lengths > 0, unique names, reachable targets, coordinate bounds) are checked \
+         rules (lengths at least 0.01, as they are written to 0.01; unique names, reachable targets, coordinate bounds) are checked \
          by `rigbake` itself and reported as one error line naming the field. What each \
          trajectory (`ik_chains`, `root.move`, `ik[].target`, a clip's `ik`) does is described \
          in [the walker guide](walker.md) and \

@@ -116,7 +116,7 @@ fn duplicate_chain_name() {
 fn zero_shin() {
     let mut v = example("rower");
     v["ik_chains"][0]["shin"] = 0.into();
-    bad(&v, &["ik_chains[0].shin", "> 0"]);
+    bad(&v, &["ik_chains[0].shin", "at least 0.01"]);
 }
 
 #[test]

@@ -46,7 +46,7 @@ pub enum Look {
     /// target as a disc (0.6 × its lower bone's width) behind the limbs.
     Limbs,
 }
-/// A validated style (see [`crate::figure::style::check_style`]): widths > 0,
+/// A validated style (see [`crate::figure::style::check_style`]): widths at least 0.01,
 /// opacity and width factor in (0, 1], colours `#rgb`/`#rrggbb` lower case,
 /// heads name bones of the tree.
 #[derive(Debug, Clone, PartialEq)]

@@ -141,7 +141,7 @@ pub struct AnchorFile {
 #[serde(deny_unknown_fields)]
 pub struct ColliderFile {
     pub center: [f64; 2],
-    /// > 0.
+    /// At least 0.01 (lengths are written to 0.01).
     pub radius: f64,
 }
 
@@ -149,10 +149,10 @@ pub struct ColliderFile {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChainStyleFile {
-    /// Stroke width at the root, user units (default 8).
+    /// Stroke width at the root, user units, at least 0.01 (default 8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width_root: Option<f64>,
-    /// Stroke width at the tip (default 2).
+    /// Stroke width at the tip, user units, at least 0.01 (default 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width_tip: Option<f64>,
     /// `#rgb` or `#rrggbb` at the root (default `#7c2d12`).
@@ -200,7 +200,7 @@ pub struct ChainFile {
     /// Segments (particles − 1), 1 to 63.
     #[schemars(range(min = 1, max = 63))]
     pub segments: usize,
-    /// Segment rest length, user units, > 0.
+    /// Segment rest length, user units, at least 0.01.
     pub segment: f64,
     /// Constraint passes per 1/60 s frame, 1..=100. Set, the chain is
     /// solved as seed 004 solves it: one Verlet step per 1/60 s frame with
@@ -239,9 +239,9 @@ pub struct TorsoFile {
     pub hip: [f64; 2],
     /// Top of the torso line, user space.
     pub neck: [f64; 2],
-    /// Head circle radius, > 0; the head sits on the line's extension above the neck.
+    /// Head circle radius, at least 0.01; the head sits on the line's extension above the neck.
     pub head_radius: f64,
-    /// Torso stroke width, > 0 (default 14).
+    /// Torso stroke width, at least 0.01 (default 14).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width: Option<f64>,
 }

@@ -126,7 +126,8 @@ pub struct BoneFile {
     /// Attachment (default `"tip"`); a root bone needs `[x, y]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<AtFile>,
-    /// Bone length, user units, ≥ 0 (0: a joint without a drawn segment).
+    /// Bone length, user units: 0 (a joint without a drawn segment) or at
+    /// least 0.01 (lengths are written to 0.01).
     pub length: f64,
     /// The angle driver of the default clip; its value at t = 0 is also the
     /// drawn (rest) pose. Default `{"const_deg": 0}`.
@@ -134,7 +135,7 @@ pub struct BoneFile {
     pub angle: DriverFile,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<StyleFile>,
-    /// Draws a filled head: a circle of this radius (user units, > 0)
+    /// Draws a filled head: a circle of this radius (user units, at least 0.01)
     /// centred at the bone's tip, in the bone's stroke colour. Under a root
     /// `squash` it stays round, radius `r · (sx + sy) / 2`, centred where
     /// FK and the root motion put the tip (probes `<name>-rim-x`,
@@ -290,7 +291,7 @@ pub struct PaintFile {
     /// Stroke colour `#rgb` / `#rrggbb`, or `"none"` (default `#334155`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stroke: Option<String>,
-    /// Stroke width, user units, > 0 (default 3).
+    /// Stroke width, user units, at least 0.01 (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width: Option<f64>,
     /// Fill colour `#rgb` / `#rrggbb`, or `"none"` (default `"none"`).
@@ -300,7 +301,7 @@ pub struct PaintFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opacity: Option<f64>,
     /// Dash pattern of the stroke (`stroke-dasharray`): 1 to 8 lengths,
-    /// user units, ≥ 0 and not all 0 (default: a solid stroke). A turning
+    /// user units, each 0 or at least 0.01, not all 0 (default: a solid stroke). A turning
     /// chainring drawn dashed shows that it turns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dash: Option<Vec<f64>>,

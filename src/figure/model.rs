@@ -2,7 +2,7 @@
 //!
 //! After [`validate`]: bone names are unique identifiers, every parent comes
 //! before its children (so one pass in order is a top-down traversal),
-//! lengths are finite and ≥ 0, coordinates within ±[`MAX_COORD`](crate::valid::MAX_COORD), track keys
+//! lengths are finite and 0 or at least 0.01, coordinates within ±[`MAX_COORD`](crate::valid::MAX_COORD), track keys
 //! strictly increase in t ∈ [0, 1] with one easing per segment, scale values
 //! are > 0, and there is at least one clip.
 
@@ -136,13 +136,13 @@ pub struct Bone {
     /// Root: joint in user space. Child: joint in the parent's frame
     /// (x along the parent bone, y clockwise of it).
     pub at: Vec2,
-    /// User units, ≥ 0.
+    /// User units, 0 or at least 0.01.
     pub length: f64,
-    /// Stroke width, user units, > 0.
+    /// Stroke width, user units, at least 0.01.
     pub width: f64,
     /// `#rgb` or `#rrggbb`.
     pub stroke: String,
-    /// A filled head circle of this radius at the tip, user units, > 0.
+    /// A filled head circle of this radius at the tip, user units, at least 0.01.
     pub head_radius: Option<f64>,
     /// A root bone's `move`: its joint is `at + mv(t) − mv(0)`.
     pub mv: Option<Trajectory>,
@@ -664,42 +664,21 @@ pub fn validate(
             (Some(j), None | Some(AtFile::Named(AtName::Tip))) => Vec2::new(out[j].length, 0.0),
             (Some(_), Some(AtFile::Named(AtName::Origin))) => Vec2::ZERO,
         };
-        let length = num(&format!("{p}.length"), bf.length)?;
-        if length < 0.0 {
-            return Err(invalid(
-                format!("{p}.length"),
-                format!("must be >= 0, got {}", crate::valid::shown(length)),
-            ));
-        }
+        let length = crate::valid::check_len_or_zero(&format!("{p}.length"), bf.length)?;
         let style = bf.style.clone().unwrap_or(super::file::StyleFile {
             width: None,
             stroke: None,
         });
-        let width = num(
+        let width = crate::valid::check_len(
             &format!("{p}.style.width"),
             style.width.unwrap_or(DEFAULT_WIDTH),
         )?;
-        if width <= 0.0 {
-            return Err(invalid(
-                format!("{p}.style.width"),
-                format!("must be > 0, got {}", crate::valid::shown(width)),
-            ));
-        }
         let stroke = colour(
             &format!("{p}.style.stroke"),
             style.stroke.as_deref().unwrap_or(DEFAULT_STROKE),
         )?;
         let head_radius = match bf.head_radius {
-            Some(r) => {
-                let r = num(&format!("{p}.head_radius"), r)?;
-                if r <= 0.0 {
-                    return Err(invalid(
-                        format!("{p}.head_radius"),
-                        format!("must be > 0, got {}", crate::valid::shown(r)),
-                    ));
-                }
-                Some(r)
-            }
+            Some(r) => Some(crate::valid::check_len(&format!("{p}.head_radius"), r)?),
             None => None,
         };
         let mv = match (&bf.mv, parent) {

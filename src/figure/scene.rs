@@ -15,7 +15,9 @@ use super::outline::{Outline, Seg};
 use crate::clip::Item;
 use crate::geom::{Affine, LEN_DECIMALS, quantize};
 use crate::valid::RigError;
-use crate::valid::{MAX_COORD, check_len, check_name, invalid, opacity, paint, path_data, shown};
+use crate::valid::{
+    MAX_COORD, check_len, check_len_or_zero, check_name, invalid, opacity, paint, path_data, shown,
+};
 
 /// Most parts in one rig.
 pub const MAX_PARTS: usize = 256;
@@ -169,8 +171,8 @@ pub fn item(part: &ScenePart, m: Affine) -> Item {
 /// Most lengths in a part's `dash`.
 pub const MAX_DASHES: usize = 8;
 
-/// A part's `dash`: 1 to [`MAX_DASHES`] lengths, each ≥ 0 and finite
-/// within ±[`MAX_COORD`], not all 0 (a pattern of zeros draws nothing).
+/// A part's `dash`: 1 to [`MAX_DASHES`] lengths, each 0 or at least
+/// [`crate::valid::MIN_LEN`] and within ±[`MAX_COORD`], not all 0 (a pattern of zeros draws nothing).
 fn dash(path: &str, v: &[f64]) -> Result<Vec<f64>, RigError> {
     if v.is_empty() || v.len() > MAX_DASHES {
         return Err(invalid(
@@ -185,6 +187,7 @@ fn dash(path: &str, v: &[f64]) -> Result<Vec<f64>, RigError> {
                 format!("must be between 0 and {MAX_COORD}, got {}", shown(x)),
             ));
         }
+        check_len_or_zero(&format!("{path}[{i}]"), x)?;
     }
     if v.iter().all(|&x| x == 0.0) {
         return Err(invalid(path, "all 0: the stroke would not be drawn"));

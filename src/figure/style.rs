@@ -79,11 +79,11 @@ pub struct StyleOverridesFile {
     /// Colour of far-side bones (`_f`) without their own `style.stroke`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub far_stroke: Option<String>,
-    /// figure: a limb's width at its first joint, user units, > 0 (default 8),
+    /// figure: a limb's width at its first joint, user units, at least 0.01 (default 8),
     /// for a bone of the default width 6 (a bone's `style.width` scales it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width_root: Option<f64>,
-    /// figure: a limb's width at its free end, user units, > 0 (default 3.5).
+    /// figure: a limb's width at its free end, user units, at least 0.01 (default 3.5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width_tip: Option<f64>,
     /// figure: opacity of the far side, in (0, 1] (default 0.42).
@@ -296,7 +296,7 @@ pub fn order_roots(fig: &Figure, roots: Vec<(usize, Item)>) -> Vec<Item> {
 
 /// Check the rig's `style` section against its bone names: a look's name
 /// (`"figure"`, `"sticks"`, `"limbs"`), or an object whose colours are colours, widths
-/// > 0, opacity and width factor within (0, 1], heads existing bones.
+/// at least 0.01, opacity and width factor within (0, 1], heads existing bones.
 pub fn check_style(file: &RigStyleFile, bones: &[String]) -> Result<Style, RigError> {
     let look = |path: &str, s: &str| match s {
         "figure" => Ok(Look::Figure),
