@@ -133,7 +133,8 @@ pub enum EaseSpec {
     Each(Vec<EaseName>),
 }
 
-/// A `track`: keys `[t, [x, y]]` over the loop (t in [0, 1], increasing)
+/// A `track`: keys `[t, [x, y]]` over the loop (t in [0, 1], increasing,
+/// at least 0.000001 apart)
 /// and their easing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -546,18 +547,11 @@ fn validate_track(p: &str, t: &TrackFile) -> Result<Trajectory, RigError> {
     for (i, (time, xy)) in t.keys.iter().enumerate() {
         let kp = format!("{p}.keys[{i}]");
         let time = num(&format!("{kp}[0]"), *time)?;
-        if let Some(&(prev, _)) = keys.last()
-            && time <= prev
-        {
-            return Err(invalid(
-                format!("{kp}[0]"),
-                format!(
-                    "key times must increase, got {} after {}",
-                    crate::valid::shown(time),
-                    crate::valid::shown(prev)
-                ),
-            ));
-        }
+        crate::valid::key_time(
+            &format!("{kp}[0]"),
+            time,
+            keys.last().map(|k: &(f64, Vec2)| k.0),
+        )?;
         keys.push((time, point(&format!("{kp}[1]"), *xy)?));
     }
     if keys[0].0 != 0.0 || keys[n - 1].0 != 1.0 {

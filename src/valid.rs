@@ -299,6 +299,56 @@ pub fn whole_ms(p: f64) -> f64 {
     (p * 1000.0).round() / 1000.0
 }
 
+/// Smallest gap between two keys of a track, as a fraction of its period:
+/// key times are written to [`crate::geom::T_DECIMALS`] places (10⁻⁶ of
+/// the period, as periods are written to the millisecond), so two keys
+/// nearer than that would be written at one time.
+pub const MIN_KEY_GAP: f64 = 1e-6;
+
+/// Check the time `t` of one key of a track (`path` names its `[0]`)
+/// against the key before it, `prev`: strictly later, and written (to
+/// [`MIN_KEY_GAP`]) at a later time too; and, for a key within (0, 1), not
+/// written at 0 or 1, where the track's hold keys are written. The times
+/// of an eased track, a timeline, a `track` trajectory: every `keys` of
+/// `[t, value]` goes through here.
+pub fn key_time(path: &str, t: f64, prev: Option<f64>) -> Result<f64, RigError> {
+    let written = |t: f64| crate::geom::quantize(t, crate::geom::T_DECIMALS);
+    if let Some(prev) = prev {
+        if t <= prev {
+            return Err(invalid(
+                path,
+                format!(
+                    "key times must strictly increase, got {} after {} (repeat the value at a later time for a hold)",
+                    shown(t),
+                    shown(prev)
+                ),
+            ));
+        }
+        if written(t) <= written(prev) {
+            return Err(invalid(
+                path,
+                format!(
+                    "key time {} is less than {MIN_KEY_GAP} of the period after the key before ({}): key times are written to {MIN_KEY_GAP}, so both would be written at {}",
+                    shown(t),
+                    shown(prev),
+                    shown(written(t))
+                ),
+            ));
+        }
+    }
+    let w = written(t);
+    if (t > 0.0 && w == 0.0) || (t < 1.0 && w == 1.0) {
+        return Err(invalid(
+            path,
+            format!(
+                "key time {} is less than {MIN_KEY_GAP} of the period from {w}: key times are written to {MIN_KEY_GAP}, so it would be written at {w}; give {w}",
+                shown(t)
+            ),
+        ));
+    }
+    Ok(t)
+}
+
 /// Check a colour `#rgb` or `#rrggbb`; returns it lower-cased.
 pub fn colour(path: &str, s: &str) -> Result<String, RigError> {
     let hex = s.strip_prefix('#').unwrap_or("");

@@ -320,7 +320,7 @@ fn degenerate_trajectories() {
                 "path-foot",
                 t(json!({"track": {"keys": [[0, [220, 250]], [0, [230, 250]], [1, [220, 250]]]}})),
             ),
-            Want::Refused("ik_chains[0].target.track.keys[1][0]: key times must increase"),
+            Want::Refused("ik_chains[0].target.track.keys[1][0]: key times must strictly increase"),
         ),
         (
             "bob amp 0",
@@ -1163,4 +1163,89 @@ fn lengths_written_as_zero_are_refused_in_every_section() {
             &svg[..svg.len().min(300)]
         );
     }
+}
+
+/// Key times are written to 10⁻⁶ of the period (`T_DECIMALS`): a key
+/// nearer than that to the one before it would be written at the same
+/// time (two keyframes at one percentage, the later value winning), so it
+/// is refused at its `[0]`, in every `keys` of `[t, value]` the format
+/// has: bone and clip angle tracks, root x/y, squash sy, timelines (wind,
+/// gait and bob blends) and `track` trajectories.
+#[test]
+fn keys_closer_than_the_written_time_are_refused_in_every_track() {
+    let cases = [
+        (
+            "cyclist",
+            "/bones/0/angle/track/keys",
+            "bones[0].angle.track.keys",
+        ),
+        (
+            "jump",
+            "/clips/0/angles/spine/track/keys",
+            "clips[0].angles.spine.track.keys",
+        ),
+        (
+            "jump",
+            "/clips/0/root/squash/sy/keys",
+            "clips[0].root.squash.sy.keys",
+        ),
+        ("jump", "/clips/0/root/y/keys", "clips[0].root.y.keys"),
+        ("spear-form", "/root/x/keys", "root.x.keys"),
+        ("ponytail", "/root/y/keys", "root.y.keys"),
+        (
+            "jump",
+            "/clips/0/ik/0/target/track/keys",
+            "clips[0].ik[0].target.track.keys",
+        ),
+        ("rower", "/root/move/track/keys", "root.move.track.keys"),
+        ("run-up", "/chains/0/wind/x/keys", "chains[0].wind.x.keys"),
+        (
+            "run-up",
+            "/ik/0/target/gait/blend/keys",
+            "ik[0].target.gait.blend.keys",
+        ),
+        (
+            "run-up",
+            "/root/move/bob/blend/keys",
+            "root.move.bob.blend.keys",
+        ),
+    ];
+    for (base, pointer, path) in cases {
+        let v = edit(base, |v| {
+            let keys = v.pointer_mut(pointer).unwrap().as_array_mut().unwrap();
+            let mut near = keys[0].clone();
+            near[0] = json!(keys[0][0].as_f64().unwrap() + 1e-10);
+            keys.insert(1, near);
+            // a track's ease list, if any, gains the new segment
+            let ease = pointer.replace("/keys", "/ease");
+            if let Some(Value::Array(e)) = v.pointer_mut(&ease) {
+                e.insert(0, json!("linear"));
+            }
+        });
+        common::bad(&v, &[&format!("{path}[1][0]: key time"), "1e-10"]);
+    }
+    // the reviewer's case: 0.5 then 0.5000000001 (written 50%, 50%)
+    let v = edit("robot-arm", |v| {
+        v["bones"][0]["angle"] = json!({"track": {
+            "keys": [[0, 0], [0.5, 0], [0.5000000001, 90], [1, 0]], "ease": "linear"}})
+    });
+    common::bad(&v, &["bones[0].angle.track.keys[2][0]", "0.5000000001"]);
+    // a first key written at 0, a last written at 1: the hold keys' times
+    for (keys, at) in [
+        (json!([[1e-9, 0], [0.5, 90], [1, 0]]), "keys[0][0]"),
+        (json!([[0, 0], [0.5, 90], [0.9999999, 0]]), "keys[2][0]"),
+    ] {
+        let v = edit("robot-arm", |v| {
+            v["bones"][0]["angle"] = json!({"track": {"keys": keys, "ease": "linear"}})
+        });
+        common::bad(&v, &[&format!("bones[0].angle.track.{at}: key time")]);
+    }
+    // 10⁻⁶ apart is written apart
+    let tmp = TempDir::new().unwrap();
+    let v = edit("robot-arm", |v| {
+        v["bones"][0]["angle"] = json!({"track": {
+            "keys": [[0, 0], [0.5, 0], [0.500001, 90], [1, 0]], "ease": "linear"}})
+    });
+    let (code, stderr, _) = bake(&v, tmp.path());
+    assert_eq!(code, Some(0), "{stderr}");
 }

@@ -465,18 +465,7 @@ fn track(
                 ),
             ));
         }
-        if let Some(&(prev, _)) = keys.last()
-            && t <= prev
-        {
-            return Err(invalid(
-                format!("{p}[0]"),
-                format!(
-                    "key times must strictly increase, got {} after {} (repeat the value at a later time for a hold)",
-                    crate::valid::shown(t),
-                    crate::valid::shown(prev)
-                ),
-            ));
-        }
+        crate::valid::key_time(&format!("{p}[0]"), t, keys.last().map(|k: &(f64, f64)| k.0))?;
         let v = num(&format!("{p}[1]"), v)? * unit;
         check(&format!("{p}[1]"), v)?;
         keys.push((t, v));

@@ -61,7 +61,8 @@ fn smoothstep() -> LoopEaseFile {
 }
 
 /// A value keyed over the loop, as a bone's `track`: `keys` are
-/// `[t, value]` with t in [0, 1] strictly increasing; the last value must
+/// `[t, value]` with t in [0, 1] strictly increasing, at least 0.000001
+/// apart (key times are written to 10⁻⁶ of the period); the last value must
 /// equal the first so the loop closes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -202,18 +203,7 @@ pub fn validate_loop(
                 format!("key time must be within [0, 1], got {}", shown(t)),
             ));
         }
-        if let Some(&(prev, _)) = keys.last()
-            && t <= prev
-        {
-            return Err(invalid(
-                format!("{p}[0]"),
-                format!(
-                    "key times must strictly increase, got {} after {}",
-                    shown(t),
-                    shown(prev)
-                ),
-            ));
-        }
+        crate::valid::key_time(&format!("{p}[0]"), t, keys.last().map(|k| k.0))?;
         keys.push((t, check(&format!("{p}[1]"), v)?));
     }
     if keys[n - 1].1 != keys[0].1 {
