@@ -407,6 +407,10 @@ fn choice_expected(text: &str, path: &str) -> Option<String> {
     // value of the wrong kind)
     let doc: serde_json::Value = serde_json::from_str(text).ok()?;
     let value = choice::value_at(&doc, path)?;
+    // (serde says only "expected value" after a choice's key given twice)
+    if let Some(k) = choice::repeated_key(text, path) {
+        return Some(duplicate(&k));
+    }
     let list = |v: &[String], quote: &str| {
         v.iter()
             .map(|x| format!("{quote}{x}{quote}"))
@@ -499,6 +503,16 @@ fn found_text(value: &serde_json::Value) -> String {
     }
 }
 
+/// A key given twice, as serde says it of a struct's field (`duplicate
+/// field `radius``), or quoted where it is not a plain name.
+fn duplicate(key: &str) -> String {
+    if is_ident(key, &[]) {
+        format!("duplicate field `{key}`")
+    } else {
+        format!("duplicate field {key:?}")
+    }
+}
+
 /// The message for a field of several forms at `path` that the file's
 /// value matches none of: the forms ([`choice::forms`]) and what the file
 /// holds there. `None` where the schema names no forms there.
@@ -507,6 +521,10 @@ fn forms_expected(text: &str, path: &str) -> Option<String> {
     let forms = choice::forms(schema, choice::node_at(schema, path)?);
     if forms.is_empty() {
         return None;
+    }
+    // (no form takes a key given twice)
+    if let Some(k) = choice::repeated_key(text, path) {
+        return Some(duplicate(&k));
     }
     let doc: serde_json::Value = serde_json::from_str(text).ok()?;
     let found = found_text(choice::value_at(&doc, path)?);

@@ -349,6 +349,40 @@ pub fn key_time(path: &str, t: f64, prev: Option<f64>) -> Result<f64, RigError> 
     Ok(t)
 }
 
+/// Read a JSON object that is a map (name → value: a clip's `angles`),
+/// refusing a repeated key as serde refuses a repeated field
+/// (`duplicate key "hip"`), where a map would keep the last silently.
+/// Every map-typed field of the rig format is read through this
+/// (`#[serde(deserialize_with = "crate::valid::unique_keys")]`).
+pub fn unique_keys<'de, D, V>(d: D) -> Result<std::collections::BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: serde::Deserialize<'de>,
+{
+    struct Keys<V>(std::marker::PhantomData<V>);
+    impl<'de, V: serde::Deserialize<'de>> serde::de::Visitor<'de> for Keys<V> {
+        type Value = std::collections::BTreeMap<String, V>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = std::collections::BTreeMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!("duplicate key {key:?}")));
+                }
+                let value = map.next_value()?;
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Keys(std::marker::PhantomData))
+}
+
 /// Check a colour `#rgb` or `#rrggbb`; returns it lower-cased.
 pub fn colour(path: &str, s: &str) -> Result<String, RigError> {
     let hex = s.strip_prefix('#').unwrap_or("");

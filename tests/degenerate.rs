@@ -1249,3 +1249,88 @@ fn keys_closer_than_the_written_time_are_refused_in_every_track() {
     let (code, stderr, _) = bake(&v, tmp.path());
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+/// A repeated key is refused in every object of the format, the objects
+/// that are maps (a clip's `angles`, named by bone) and the `style`
+/// object (read by hand) as every struct is: for each object of every
+/// example rig, its first key written twice is an error naming the
+/// object's path and the key, never the last value kept silently.
+#[test]
+fn a_repeated_key_is_refused_in_every_object() {
+    fn objects(v: &Value, at: String, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if !m.is_empty() {
+                    out.push(at.clone());
+                }
+                for (k, x) in m {
+                    objects(x, format!("{at}/{k}"), out);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    objects(x, format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut tried = 0;
+    for e in fs::read_dir(repo("rigs")).unwrap() {
+        let path = e.unwrap().path();
+        let base: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        let mut at = Vec::new();
+        objects(&base, String::new(), &mut at);
+        for pointer in at {
+            let mut v = base.clone();
+            let slot = v.pointer_mut(&pointer).unwrap();
+            let Value::Object(m) = slot.take() else {
+                unreachable!()
+            };
+            *slot = json!("\u{1}here");
+            let (k, x) = m.iter().next().unwrap();
+            let mut inner: Vec<String> = vec![format!("{}:{x}", json!(k))];
+            inner.extend(m.iter().map(|(k, x)| format!("{}:{x}", json!(k))));
+            let text = v
+                .to_string()
+                .replace(r#""\u0001here""#, &format!("{{{}}}", inner.join(",")));
+            let err = match rigbake::rig::load(&text) {
+                Ok(_) => panic!("{}{pointer}: {k:?} twice accepted", path.display()),
+                Err(e) => e.to_string(),
+            };
+            let named = err.contains(&format!("duplicate field `{k}`"))
+                || err.contains(&format!("duplicate key {k:?}"));
+            assert!(named, "{}{pointer}: {err}", path.display());
+            tried += 1;
+        }
+    }
+    assert!(tried > 500, "{tried} objects");
+    let dup = edit("jump", |v| {
+        v["clips"][0]["angles"]["neck"] = json!("\u{1}here")
+    });
+    let text = dup.to_string().replace(
+        r#""neck":"\u0001here""#,
+        r#""neck":{"const_deg":1},"neck":{"const_deg":2}"#,
+    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["clips"][0]["angles"]["neck"]["const_deg"], 2);
+    let tmp = TempDir::new().unwrap();
+    let file = tmp.path().join("bad.json");
+    fs::write(&file, &text).unwrap();
+    let out = Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("bake")
+        .arg(&file)
+        .arg("-o")
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.trim_end().lines().count() == 1
+            && stderr.contains("bad.json: clips[0].angles: duplicate key \"neck\""),
+        "{stderr}"
+    );
+    assert!(!tmp.path().join("out").exists());
+}

@@ -250,8 +250,9 @@ pub struct ClipFile {
     pub period_s: Option<f64>,
     #[serde(default)]
     pub play: Play,
-    /// Per-bone angle drivers; bones not named keep their `angle`.
-    #[serde(default)]
+    /// Per-bone angle drivers; bones not named keep their `angle`. A bone
+    /// named twice is refused.
+    #[serde(default, deserialize_with = "crate::valid::unique_keys")]
     pub angles: BTreeMap<String, DriverFile>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root: Option<RootFile>,

@@ -50,18 +50,27 @@ pub enum RigStyleFile {
 
 impl<'de> Deserialize<'de> for RigStyleFile {
     // by hand, so a bad field gets serde's own message, not "did not match
-    // any variant"
+    // any variant"; read as it streams (not through a `Value`, whose map
+    // would keep the last of a repeated field silently)
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error as _;
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::String(s) => Ok(RigStyleFile::Named(s)),
-            v @ serde_json::Value::Object(_) => StyleOverridesFile::deserialize(v)
-                .map(RigStyleFile::Custom)
-                .map_err(D::Error::custom),
-            other => Err(D::Error::custom(format!(
-                "must be \"figure\", \"sticks\", \"limbs\" or an object of overrides, got {other}"
-            ))),
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = RigStyleFile;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"figure\", \"sticks\", \"limbs\" or an object of overrides")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<RigStyleFile, E> {
+                Ok(RigStyleFile::Named(s.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<RigStyleFile, A::Error> {
+                StyleOverridesFile::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RigStyleFile::Custom)
+            }
         }
+        d.deserialize_any(Visit)
     }
 }
 

@@ -334,6 +334,114 @@ impl<'de> serde::de::Visitor<'de> for Walk<'_> {
     }
 }
 
+/// The first key that the object at `path` (a rig file path as errors
+/// name it) of `text` gives twice, read as the text streams: a `Value`
+/// keeps only one of them, so a message built from one (a choice's or a
+/// field of several forms') would name the key once. `None` where the
+/// object repeats no key, or `path` leads to none.
+pub fn repeated_key(text: &str, path: &str) -> Option<String> {
+    use serde::de::DeserializeSeed;
+    let steps = if path.is_empty() {
+        Vec::new()
+    } else {
+        steps(path)?
+    };
+    let found = std::cell::RefCell::new(None);
+    let mut de = serde_json::Deserializer::from_str(text);
+    // (an early stop is an error to serde_json; what was found stands)
+    let _ = Repeat {
+        steps: &steps,
+        found: &found,
+    }
+    .deserialize(&mut de);
+    found.into_inner()
+}
+
+/// The object at the end of `steps`, looked for by [`repeated_key`].
+#[derive(Clone, Copy)]
+struct Repeat<'a, 'p> {
+    steps: &'a [Step<'p>],
+    found: &'a std::cell::RefCell<Option<String>>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Repeat<'_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Repeat<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        use serde::de::IgnoredAny;
+        for i in 0.. {
+            let more = match self.steps.split_first() {
+                Some((Step::Index(j), rest)) if *j == i => seq
+                    .next_element_seed(Repeat {
+                        steps: rest,
+                        ..self
+                    })?
+                    .is_some(),
+                _ => seq.next_element::<IgnoredAny>()?.is_some(),
+            };
+            if !more {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        use serde::de::{Error, IgnoredAny};
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match self.steps.split_first() {
+                None => {
+                    if !seen.insert(key.to_string()) {
+                        *self.found.borrow_mut() = Some(key.into_owned());
+                        return Err(A::Error::custom("found"));
+                    }
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Some((Step::Key(k), rest)) if *k == key => {
+                    map.next_value_seed(Repeat {
+                        steps: rest,
+                        ..self
+                    })?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Whether `node` takes an object only: no form of it is an array.
 fn object_only(schema: &Value, node: &Value) -> bool {
     let takes_object = |n: &Value| {
