@@ -307,6 +307,23 @@ pub fn shown_path(path: &Path) -> String {
     escaped(&path.to_string_lossy()).into_owned()
 }
 
+/// `s` between `q` quotes as messages show a value from the input or the
+/// command line: [`escaped`], and a `\` or a `q` inside written `\\`, `\q`,
+/// so the value cannot close its quotes early (`--prefix='a"'` shows as
+/// `"a\""`, not `"a""`). With `'"'`, what `{:?}` writes.
+pub fn quoted(s: &str, q: char) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(q);
+    for c in s.chars() {
+        if c == '\\' || c == q {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push(q);
+    escaped(&out).into_owned()
+}
+
 /// `s` with every character that `{:?}` would escape, except `\`, `"` and
 /// `'`, written as its Rust escape: control characters (`\n`, `\r`, `\t`,
 /// `\u{1b}`, `\u{7f}`, C1 controls), line and paragraph separators
@@ -341,6 +358,18 @@ fn needs_escape(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A quoted value cannot end its quotes early or hide a control
+    /// character; with `"` it is what `{:?}` writes.
+    #[test]
+    fn quoted_values_keep_their_quotes() {
+        assert_eq!(quoted("a\"", '"'), r#""a\"""#);
+        assert_eq!(quoted("a\\", '"'), r#""a\\""#);
+        assert_eq!(quoted("it's\n", '\''), r"'it\'s\n'");
+        for s in ["plain", "a\"b\\c", "tab\there", "\u{202e}x"] {
+            assert_eq!(quoted(s, '"'), format!("{s:?}"));
+        }
+    }
 
     /// A long quoted value, in either quote, is cut to its start and its
     /// length; a short one, an unbalanced quote and the text around stay

@@ -123,7 +123,9 @@ fn similar(e: &clap::Error) -> String {
 fn hide_odd_values(e: &mut clap::Error) -> Vec<(String, String)> {
     let mut hidden = Vec::new();
     let mut hide = |s: &String| {
-        if s.chars().count() <= ECHO_CHARS && escaped(s) == s.as_str() {
+        // (a quote or a backslash too: clap quotes values with `'`)
+        if s.chars().count() <= ECHO_CHARS && escaped(s) == s.as_str() && !s.contains(['\'', '\\'])
+        {
             return s.clone();
         }
         let mark = format!("\u{E000}{}\u{E001}", hidden.len());
@@ -148,17 +150,22 @@ fn hide_odd_values(e: &mut clap::Error) -> Vec<(String, String)> {
 }
 
 /// A value from the command line as messages about input show it:
-/// [`escaped`], and when longer than [`ECHO_CHARS`] characters cut to its
+/// [`escaped`] (between `'` quotes, [`rigbake::input::quoted`]: a quote or a
+/// backslash in it escaped), and when longer than [`ECHO_CHARS`] characters cut to its
 /// first [`ECHO_HEAD`] and its length (`'aaaa…' (100000 characters)` when
 /// `quoted`).
 fn shown(value: &str, quoted: bool) -> String {
-    let q = if quoted { "'" } else { "" };
     let n = value.chars().count();
-    if n <= ECHO_CHARS {
-        return format!("{q}{}{q}", escaped(value));
-    }
     let head: String = value.chars().take(ECHO_HEAD).collect();
-    format!("{q}{}…{q} ({n} characters)", escaped(&head))
+    match (quoted, n <= ECHO_CHARS) {
+        (true, true) => rigbake::input::quoted(value, '\''),
+        (false, true) => escaped(value).into_owned(),
+        (true, false) => {
+            let q = rigbake::input::quoted(&head, '\'');
+            format!("{}…' ({n} characters)", &q[..q.len() - 1])
+        }
+        (false, false) => format!("{}… ({n} characters)", escaped(&head)),
+    }
 }
 
 /// A value refused by one of our value parsers: the flag's rule and the

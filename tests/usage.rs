@@ -298,6 +298,37 @@ fn a_usage_error_shows_a_long_or_unprintable_value_as_input_errors_do() {
     );
 }
 
+/// A value echoed in an error keeps its quotes: a `"`, `'` or `\` in it is
+/// escaped, whether clap quotes it (`'…'`), one of our value parsers does
+/// (`"…"`), or the check of `--prefix` after parsing does.
+#[test]
+fn an_echoed_value_cannot_close_its_quotes() {
+    one_line_error(
+        &run(&["bake", "--route", "a'b\\"]),
+        "clap's quotes",
+        &[r"'a\'b\\'", "--route"],
+    );
+    one_line_error(&run(&["bake", "--no-such", "x"]), "plain", &["'--no-such'"]);
+    one_line_error(
+        &run(&["bake", "--keys", "2\"x"]),
+        "a value parser",
+        &[r#"--keys: must be a whole number between 2 and 10000, got "2\"x""#],
+    );
+    let seed = seed();
+    let seed = seed.to_str().unwrap();
+    for (prefix, shown) in [("a\"", r#"got "a\"""#), ("a\\", r#"got "a\\""#)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("x.svg");
+        let out = out.to_str().unwrap();
+        one_line_error(
+            &run(&["bake", "--prefix", prefix, "-o", out, seed]),
+            "--prefix",
+            &["--prefix: must be a letter", shown],
+        );
+        assert!(!tmp.path().join("x.svg").exists());
+    }
+}
+
 /// The commands that print help or the version.
 const HELP: &[&[&str]] = &[
     &["--help"],

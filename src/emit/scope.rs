@@ -176,8 +176,8 @@ pub fn check_prefix(p: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "must be a letter or _ then letters, digits, - or _ (at most {MAX_PREFIX_CHARS}), got \"{}\"",
-            crate::input::escaped(p)
+            "must be a letter or _ then letters, digits, - or _ (at most {MAX_PREFIX_CHARS}), got {}",
+            crate::input::quoted(p, '"')
         ))
     }
 }
