@@ -280,8 +280,9 @@ struct BakeArgs {
     #[arg(long, value_enum, default_value_t = RouteArg::Css)]
     route: RouteArg,
     /// Uniform keys per period (overrides the rig's "keys" and any
-    /// tolerance): 2 to 10000 on a bone tree (ik_chains too); on a cycling
-    /// rig N times its number of legs is at most 10000 (5000 for two legs).
+    /// tolerance): 2 to 10000; on a cycling rig N times its number of legs
+    /// is at most 10000 (5000 for two legs); a bone tree (ik_chains too)
+    /// must stay within its bake's work estimate (docs/cli.md).
     #[arg(long, value_name = "N", conflicts_with = "tolerance", allow_hyphen_values = true,
           value_parser = whole_between(2, rig::MAX_KEYS))]
     keys: Option<usize>,
@@ -360,9 +361,24 @@ impl BakeArgs {
             Some(clip) => rig::load_clip(text, clip),
         }
         .with_context(|| input::shown_path(path))?;
-        if let Some(k) = self.keys {
-            rig::check_key_work("--keys", k, &rig, rig::FEWER_KEYS_OR_A_TOLERANCE)
+        // the work each route's bake asks, at this call's keying (the
+        // rig's own was checked as it loaded)
+        let asked = match (self.keys, self.tolerance) {
+            (Some(k), _) => Some(("--keys", Some(k))),
+            (None, Some(_)) => Some(("--tolerance", None)),
+            (None, None) => None,
+        };
+        if let Some((flag, keys)) = asked {
+            for route in self.route.routes() {
+                rig::check_key_work(
+                    flag,
+                    keys,
+                    &rig,
+                    Some(route),
+                    rig::FEWER_KEYS_OR_A_TOLERANCE,
+                )
                 .with_context(|| input::shown_path(path))?;
+            }
         }
         let mut rig = rig;
         if let Some(p) = &self.prefix {
@@ -552,17 +568,25 @@ fn cmd_sweep(
     }
     let rig = load_rig(path)?;
     // every cell is a bake: the largest key count obeys bake's limit
-    let most = rig::MAX_KEY_WORK / rig.legs.len().max(1);
-    let remedy = format!("sweep at most {most} keys per track (B <= {most} in --keys A..B)");
-    rig::check_key_work("--keys", b, &rig, &remedy).with_context(|| input::shown_path(path))?;
+    let route = match route {
+        SweepRoute::Css => Route::Css,
+        SweepRoute::Smil => Route::Smil,
+    };
+    // every cell is a bake (uniform keys, and at most as many placed): the
+    // largest key count obeys bake's limit, so every cell does
+    let remedy = match &rig.figure {
+        None => {
+            let most = rig::MAX_KEY_WORK / rig.legs.len().max(1);
+            format!("sweep at most {most} keys per track (B <= {most} in --keys A..B)")
+        }
+        Some(_) => "sweep fewer keys per track, a smaller B in --keys A..B".to_string(),
+    };
+    rig::check_key_work("--keys", Some(b), &rig, Some(route), &remedy)
+        .with_context(|| input::shown_path(path))?;
     let fits = match fit {
         FitChoice::Linear => vec![Fit::Linear],
         FitChoice::Cubic => vec![Fit::Cubic],
         FitChoice::Both => vec![Fit::Linear, Fit::Cubic],
-    };
-    let route = match route {
-        SweepRoute::Css => Route::Css,
-        SweepRoute::Smil => Route::Smil,
     };
     let keys: Vec<usize> = (a..=b).collect();
     let table = rigbake::sweep::sweep(&rig, route, &keys, &fits);

@@ -55,7 +55,9 @@ pub struct RigFile {
     pub period_s: f64,
     /// Uniform keys per period on every fitted channel (legs, chains, bones,
     /// springs), 2 to 10000 (on a cycling rig, keys times legs at most
-    /// 10000). Without it (and without `tolerance_px`) every rig is fitted
+    /// 10000; on a bone tree, the bake's work estimate at N keys per fitted
+    /// channel at most 1,500,000 keys and 10,000,000 measured, see [the
+    /// CLI](cli.md)). Without it (and without `tolerance_px`) every rig is fitted
     /// to the default 0.25 px; the CLI's `--keys` or `--tolerance` override
     /// it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -254,11 +256,38 @@ pub struct Rig {
 /// about two seconds of a release build.
 pub const MAX_KEY_WORK: usize = 10_000;
 
-/// Check uniform `keys` against the rig's cycling leg count (bone trees,
-/// `ik_chains` among them, bake 10,000 keys in well under two seconds);
-/// shared by the rig field, `bake --keys` and `sweep --keys`, whose error
-/// ends with `remedy` (what the one who asked can do instead).
-pub fn check_key_work(path: &str, keys: usize, rig: &Rig, remedy: &str) -> Result<(), RigError> {
+/// Check a bake's keying against the work it asks of this rig, before any
+/// bake work; shared by the rig's own keying, `bake --keys`/`--tolerance`
+/// and `sweep --keys`, whose error ends with `remedy` (what the one who
+/// asked can do instead). `keys`: uniform keys per period, `None` for
+/// fitted keys (a tolerance or the default goal). `route`: the route
+/// baked, whose written clips count (`None`: every clip, as css writes).
+///
+/// A cycling rig: uniform keys × legs at most [`MAX_KEY_WORK`] (fitted
+/// legs are bounded by their fitter). A bone tree (`ik_chains` too): the
+/// estimate of [`crate::figure::work`] (every fitted channel of every
+/// written clip, weighted by its motion or by the uniform key count, and
+/// the measure stage's key times × probes), error at `path` for uniform
+/// keys, else at the field that adds the most.
+pub fn check_key_work(
+    path: &str,
+    keys: Option<usize>,
+    rig: &Rig,
+    route: Option<crate::clip::Route>,
+    remedy: &str,
+) -> Result<(), RigError> {
+    use crate::figure::work;
+    if let Some(fig) = &rig.figure {
+        let clips = match route {
+            Some(crate::clip::Route::Smil) => 1,
+            _ => fig.clips.len(),
+        };
+        let keys = keys.map_or(work::WorkKeys::Fitted, work::WorkKeys::Uniform);
+        return work::check(fig, clips, (keys, path, remedy), work::Physics::of(fig));
+    }
+    let Some(keys) = keys else {
+        return Ok(());
+    };
     let n = rig.legs.len();
     if keys.saturating_mul(n) > MAX_KEY_WORK {
         return Err(invalid(
@@ -833,8 +862,9 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     let mut rig = validate_parts(file)?;
     rig.notes = period_notes(file);
     rig.notes.extend(unit_notes(file));
-    if let (None, Some(keys)) = (rig.tolerance_px, rig.keys) {
-        check_key_work("keys", keys, &rig, FEWER_KEYS_OR_A_TOLERANCE)?;
+    // (a bone tree's own keying is checked as it loads, before physics)
+    if let (None, Some(keys), None) = (rig.tolerance_px, rig.keys, &rig.figure) {
+        check_key_work("keys", Some(keys), &rig, None, FEWER_KEYS_OR_A_TOLERANCE)?;
     }
     Ok(rig)
 }
@@ -1041,6 +1071,21 @@ fn validate_figure(
         &file.ik,
         period_s,
     )?;
+    // the bake's work at the rig's own keying, before the simulations
+    {
+        use crate::figure::work;
+        let physics = work::Physics {
+            springs: file.springs.len(),
+            particles: file.chains.iter().map(|c| c.segments + 1).sum(),
+        };
+        let uniform = match (tolerance_px, keys) {
+            (None, Some(n)) => work::WorkKeys::Uniform(n),
+            _ => work::WorkKeys::Fitted,
+        };
+        let clips = figure.clips.len();
+        let how = (uniform, "keys", FEWER_KEYS_OR_A_TOLERANCE);
+        work::check(&figure, clips, how, physics)?;
+    }
     // The IK reach check and the physics read the figure alone: side by
     // side (the simulations are serial work), the reach error first.
     let (reach, physics) = rayon::join(

@@ -19,6 +19,11 @@ fn rig(name: &str) -> Value {
 /// `rigbake bake` on `v`: exit 2 within `limit`, one stderr line holding
 /// every needle, the previous output untouched and no temp file left.
 fn refused(v: &Value, needles: &[&str], limit: Duration) -> String {
+    refused_with(v, &[], needles, limit)
+}
+
+/// [`refused`] with more arguments after `bake <rig>`.
+fn refused_with(v: &Value, args: &[&str], needles: &[&str], limit: Duration) -> String {
     let tmp = TempDir::new().unwrap();
     let path = tmp.path().join("r.json");
     fs::write(&path, v.to_string()).unwrap();
@@ -31,6 +36,7 @@ fn refused(v: &Value, needles: &[&str], limit: Duration) -> String {
         .unwrap()
         .arg("bake")
         .arg(&path)
+        .args(args)
         .arg("-o")
         .arg(&out)
         .output()
@@ -279,40 +285,50 @@ fn a_slow_single_bake_is_announced_on_a_terminal_only() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("baking"));
 }
 
-/// A bone tree's measuring cost grows as (keys of all tracks) × (bones):
-/// beyond the documented product it is refused up front, with the figures.
+/// A bone tree's bake is estimated up front (every fitted channel of
+/// every written clip, by its motion's keys or the uniform count, and the
+/// measure's samples × probes): beyond the documented limits it is
+/// refused before any work, with the figures.
 #[test]
-fn a_bone_tree_beyond_the_keys_times_bones_limit_is_refused_up_front() {
+fn a_bone_tree_beyond_the_work_limit_is_refused_up_front() {
     let mut v = rig("robot-arm");
     for k in ["root", "clips", "ik", "springs", "chains"] {
         v.as_object_mut().unwrap().remove(k);
     }
     let track = |i: usize| {
         let mut keys = vec![json!([0, 0])];
-        keys.extend((1..999).map(|k| json!([(k as f64 + i as f64 / 20.0) / 1000.0, k % 90])));
+        keys.extend((1..999).map(|k| json!([(k as f64 + i as f64 / 200.0) / 1000.0, k % 90])));
         keys.push(json!([1, 0]));
         json!({"track": {"keys": keys}})
     };
     let mut bones = vec![json!({"name": "b0", "at": [200, 150], "length": 4, "angle": track(0)})];
-    for i in 1..16 {
+    for i in 1..128 {
         bones.push(json!({"name": format!("b{i}"), "parent": format!("b{}", i - 1), "length": 4, "angle": track(i)}));
     }
     v["bones"] = bones.into();
     refused(
         &v,
         &[
-            "bones: 16000 keyframes",
-            "× 16 bones = 256000 is more than the 64000",
+            "bones: 128000 keys to fit and write (bones 128000, a fitted one counting 16) over 1 clip and 16646144 to measure (samples × probes)",
+            "is more than the 1500000 and 10000000 a bake does in a few seconds",
         ],
         Duration::from_secs(5),
     );
-    // sines count 8 keys per cycle
-    for b in v["bones"].as_array_mut().unwrap() {
-        b["angle"] = json!({"sine": {"amp_deg": 10, "harmonic": 64}});
-    }
+    // sines count 8 keys per cycle, fitted keys 16 each
+    let b0 = v["bones"][1].clone();
+    v["bones"] = (0..256)
+        .map(|i| {
+            let mut b = b0.clone();
+            b["name"] = format!("b{i}").into();
+            b["parent"] = format!("b{}", i.max(1) - 1).into();
+            b["angle"] = json!({"sine": {"amp_deg": 10, "harmonic": 64}});
+            b
+        })
+        .collect();
+    v["bones"][0] = json!({"name": "b0", "at": [200, 150], "length": 4, "angle": {"sine": {"amp_deg": 10, "harmonic": 64}}});
     refused(
         &v,
-        &["bones: 8192 keyframes", "× 16 bones = 131072"],
+        &["bones: 2097152 keys to fit and write (bones 131072, a fitted one counting 16)"],
         Duration::from_secs(5),
     );
 }
@@ -398,4 +414,156 @@ fn springs_times_bones_beyond_the_limit_is_refused_up_front() {
         &["springs: 10 springs × 42 bones = 420 is more than the 400"],
         Duration::from_secs(5),
     );
+}
+
+/// `n` two-bone `ik` entries, each reaching for `target(i)`, and `clips`
+/// clips (none for 0) each retargeting every entry to `target(100 + c)`.
+fn ik_rig(n: usize, clips: usize, target: impl Fn(usize) -> Value) -> Value {
+    let mut bones = Vec::new();
+    let mut ik = Vec::new();
+    for i in 0..n {
+        bones.push(json!({"name": format!("u{i}"), "at": [0, 0], "length": 50}));
+        bones.push(json!({"name": format!("l{i}"), "parent": format!("u{i}"), "length": 50}));
+        ik.push(json!({"upper": format!("u{i}"), "lower": format!("l{i}"), "target": target(i)}));
+    }
+    let mut v = json!({"name": "ik", "view_box": [-200, -200, 400, 400], "period_s": 1, "bones": bones, "ik": ik});
+    if clips > 0 {
+        v["clips"] = (0..clips)
+            .map(|c| {
+                let ik: Vec<Value> = (0..n)
+                    .map(|i| json!({"upper": format!("u{i}"), "target": target(100 + c)}))
+                    .collect();
+                json!({"name": format!("c{c}"), "ik": ik})
+            })
+            .collect();
+    }
+    v
+}
+
+fn gait(cycles: usize) -> impl Fn(usize) -> Value {
+    move |j| json!({"gait": {"origin": [0, 80], "stride": 40 + j % 50, "step_height": 8, "duty": 0.6, "cycles": cycles}})
+}
+
+/// Every kind of fitted channel, multiplied past the work estimate's
+/// limits, is refused up front at the field that adds the work (these
+/// took 5 to over 300 seconds and up to 5 GB before the estimate counted
+/// them); the largest cases near the limits still bake.
+#[test]
+fn every_kind_of_fitted_channel_past_the_work_limit_is_refused_quickly() {
+    let quick = Duration::from_secs(3);
+    // `ik` entries × gait cycles (14.9 s, 504 MB)
+    refused(
+        &ik_rig(128, 0, gait(64)),
+        &[
+            "ik: 4194304 keys to fit and write (ik 262144",
+            "use fewer `ik` entries",
+        ],
+        quick,
+    );
+    // × clips: each clip alone would pass (16 s, 980 MB)
+    refused(
+        &ik_rig(16, 16, gait(64)),
+        &["clips: ", "over 16 clips", "--clip NAME"],
+        quick,
+    );
+    // root bones' `move`s (5.9 s)
+    let bones: Vec<Value> = (0..256)
+        .map(|i| json!({"name": format!("b{i}"), "at": [200, 200], "length": 10, "move": gait(64)(i)}))
+        .collect();
+    let moves = json!({"name": "mv", "view_box": [0, 0, 400, 400], "period_s": 1, "bones": bones});
+    refused(&moves, &["bones: ", "(bones 262144"], quick);
+    // round heads under a squash × the rig's uniform keys (13.4 s, 1.6 GB)
+    let mut bones = vec![
+        json!({"name": "r", "at": [200, 200], "length": 1, "angle": {"sine": {"amp_deg": 30, "harmonic": 1}}}),
+    ];
+    bones.extend(
+        (1..200).map(
+            |i| json!({"name": format!("h{i}"), "parent": "r", "length": 5, "head_radius": 4}),
+        ),
+    );
+    let heads = json!({"name": "hd", "view_box": [0, 0, 400, 400], "period_s": 1, "keys": 10000, "bones": bones,
+        "root": {"squash": {"pivot": [200, 300], "sy": {"keys": [[0, 1], [0.5, 1.3], [1, 1]]}}}});
+    refused(
+        &heads,
+        &[
+            "keys: 10000 keys per fitted channel",
+            "use fewer keys, or a tolerance (at most ",
+        ],
+        quick,
+    );
+    // Verlet chains' particles × uniform keys
+    let mut pony = rig("ponytail");
+    let chain = pony["chains"][0].clone();
+    pony["chains"] = (0..4)
+        .map(|i| {
+            let mut c = chain.clone();
+            c["name"] = format!("p{i}").into();
+            c["segments"] = 40.into();
+            c["segment"] = 4.into();
+            c
+        })
+        .collect();
+    pony["keys"] = 10000.into();
+    refused(
+        &pony,
+        &["keys: 10000 keys per fitted channel", "chains "],
+        quick,
+    );
+    // `--keys N` on the command line: circle `move`s that bake at their
+    // own keys (5.2 s, 874 MB at 10000)
+    let bones: Vec<Value> = (0..256)
+        .map(|i| json!({"name": format!("b{i}"), "at": [200, 200], "length": 10, "move": {"circle": {"center": [0, 0], "radius": 30}}}))
+        .collect();
+    let circles =
+        json!({"name": "mvc", "view_box": [0, 0, 400, 400], "period_s": 1, "bones": bones});
+    refused_with(
+        &circles,
+        &["--keys", "10000"],
+        &[
+            "--keys: 10000 keys per fitted channel",
+            "(at most 2929 keys fit this rig)",
+        ],
+        quick,
+    );
+    // ... and `sweep`, whose every cell is a bake (27 s for one cell):
+    // 104 entries' measure passes at their own keys, not at 400
+    let circle = |j: usize| json!({"circle": {"center": [0, 80], "radius": 10 + j % 5}});
+    let many = ik_rig(104, 0, circle);
+    let tmp = TempDir::new().unwrap();
+    let path = tmp.path().join("many.json");
+    fs::write(&path, many.to_string()).unwrap();
+    let t0 = Instant::now();
+    let o = Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("sweep")
+        .arg(&path)
+        .args(["--keys", "2..400"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(t0.elapsed() < quick);
+    assert!(
+        stderr
+            .trim_end()
+            .contains("many.json: --keys: 400 keys per fitted channel")
+            && stderr.contains("a smaller B in --keys A..B (at most 241 keys fit this rig)"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    // near the limits: 32 entries × 64 gait cycles (about 1.1 million of
+    // the 1.5 million), and the most keys the refusal above names
+    let baked = common::bake(&ik_rig(32, 0, gait(64)), rigbake::Route::Css);
+    assert_eq!(baked.report.legs.len(), 32);
+    let tmp = TempDir::new().unwrap();
+    let path = tmp.path().join("mvc.json");
+    fs::write(&path, circles.to_string()).unwrap();
+    Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("bake")
+        .arg(&path)
+        .args(["--keys", "2929", "-q", "-o"])
+        .arg(tmp.path())
+        .assert()
+        .success();
 }

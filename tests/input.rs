@@ -777,8 +777,8 @@ fn help_states_the_tolerance_range() {
 }
 
 /// `bake --help`, `sweep --help` and docs/cli.md state the key limits the
-/// code enforces: `--keys N` up to 10000 on a bone tree, N × legs up to
-/// 10000 on a cycling rig; `sweep --keys A..B` up to 400, and B × legs
+/// code enforces: `--keys N` up to 10000, N × legs up to 10000 on a
+/// cycling rig, a bone tree within its work estimate; `sweep --keys A..B` up to 400, and B × legs
 /// up to 10000 as for a bake.
 #[test]
 fn help_states_the_key_limits() {
@@ -789,8 +789,9 @@ fn help_states_the_key_limits() {
     };
     let bake = help("bake");
     for words in [
-        "2 to 10000 on a bone tree",
-        "N times its number of legs is at most 10000 (5000 for two legs)",
+        "2 to 10000; on a cycling rig N times its number of legs",
+        "is at most 10000 (5000 for two legs); a bone tree (ik_chains too)",
+        "must stay within its bake's work estimate",
     ] {
         assert!(bake.contains(words), "bake --help lacks {words:?}:\n{bake}");
     }
@@ -798,8 +799,9 @@ fn help_states_the_key_limits() {
     assert!(sweep.contains("2 <= A <= B <= 400"), "{sweep}");
     let docs = fs::read_to_string(repo("docs/cli.md")).unwrap();
     for words in [
-        "`--keys N` takes 2 to 10000 on a bone tree",
+        "`--keys N` takes 2 to 10000; on a cycling",
         "N times the number of legs must be at most 10000",
+        "At most\n1,500,000 keys, and at most 10,000,000 measured",
         "| `--keys A..B` | `4..40` | key counts per track to try, inclusive, 2 ≤ A ≤ B ≤ 400 (on a cycling rig B times the number of legs at most 10000",
     ] {
         assert!(docs.contains(words), "docs/cli.md lacks {words:?}");

@@ -26,6 +26,7 @@ pub mod reuse;
 pub mod scene;
 pub mod spring;
 pub mod style;
+pub mod work;
 
 pub use crate::measure::{ChainMeasure, IkMeasure, SpringMeasure};
 pub use crate::report::FigureBake;

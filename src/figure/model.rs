@@ -790,7 +790,6 @@ pub fn validate(
     let ik = ik_entries(ik, bones, &out, clips)?;
     clip_targets(&mut figs, &ik, &out, clips)?;
     follow_gaits(bones, clips, &ik, &out, &mut figs, &mut rest_rad)?;
-    check_work(&figs, out.len())?;
     let mut fig = Figure {
         bones: out,
         rest_rad,
@@ -814,50 +813,6 @@ pub fn validate(
         }
     }
     Ok(fig)
-}
-
-/// Largest `check_work` estimate a rig may have: keyframes times bones,
-/// about two seconds of measuring in a release build.
-pub const MAX_FIGURE_WORK: usize = 64_000;
-
-/// Keys a fitted sine gets per cycle (upper estimate used by [`check_work`]).
-const SINE_KEYS_PER_CYCLE: usize = 8;
-
-/// The measure stage evaluates every bone's tip at samples between every
-/// key time of every track, so its cost grows as (keys in all tracks) ×
-/// (bones). Refuse a rig whose product exceeds [`MAX_FIGURE_WORK`], with
-/// the figures, before any work is done. A sine counts
-/// [`SINE_KEYS_PER_CYCLE`] keys per cycle.
-fn check_work(clips: &[FigClip], bones: usize) -> Result<(), RigError> {
-    let track = |t: &Option<EasedTrack>| t.as_ref().map_or(0, |t| t.keys.len());
-    let keys: usize = clips
-        .iter()
-        .map(|c| {
-            c.drivers
-                .iter()
-                .map(|d| match d {
-                    Driver::Const(_) => 0,
-                    d @ Driver::Sine { harmonic, .. } => {
-                        SINE_KEYS_PER_CYCLE * *harmonic as usize * d.loop_cycles() as usize
-                    }
-                    Driver::Track(t) => t.keys.len(),
-                })
-                .sum::<usize>()
-                + track(&c.root.x)
-                + track(&c.root.y)
-                + c.root.squash.as_ref().map_or(0, |q| q.sy.keys.len())
-        })
-        .sum();
-    if keys.saturating_mul(bones) > MAX_FIGURE_WORK {
-        return Err(invalid(
-            "bones",
-            format!(
-                "{keys} keyframes (tracks' keys, {SINE_KEYS_PER_CYCLE} per sine cycle, over all clips) × {bones} bones = {} is more than the {MAX_FIGURE_WORK} a bake measures in a few seconds; use fewer keys, lower harmonics or fewer bones",
-                keys * bones
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Times per clip at which `"reach": "error"` IK entries are checked.
