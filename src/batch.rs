@@ -102,7 +102,7 @@ pub(crate) fn bake_each<T: Send>(
             .iter()
             .enumerate()
             .map(|(j, &route)| {
-                let baked = bake_kept(rig, args, route)?;
+                let baked = bake_kept((&paths[i], rig), args, route)?;
                 debug_assert_eq!(
                     baked.clip.name, rig.name,
                     "output names follow the rig name"
@@ -114,13 +114,19 @@ pub(crate) fn bake_each<T: Send>(
     Ok(per_rig.into_iter().flatten().collect())
 }
 
-/// Bake `rig` on `route` as `args` ask, refused where it misses a tolerance
-/// asked for by a flag or by the rig ([`super::workflow::tolerance_kept`]):
-/// every command that bakes (bake, check, gallery, preview, `--art`, the
-/// watcher) bakes through here.
-pub(crate) fn bake_kept(rig: &rig::Rig, args: &BakeArgs, route: Route) -> Result<Baked> {
+/// Bake `rig` (read from `path`) on `route` as `args` ask, refused where
+/// it misses a tolerance asked for by a flag or by the rig
+/// ([`super::workflow::tolerance_kept`], the message led by the file as
+/// every input error is): every command that bakes (bake, check, gallery,
+/// preview, `--art`, the watcher) bakes through here.
+pub(crate) fn bake_kept(
+    (path, rig): (&Path, &rig::Rig),
+    args: &BakeArgs,
+    route: Route,
+) -> Result<Baked> {
     let baked = rigbake::bake_rig(rig, &args.options(rig, route));
-    super::workflow::tolerance_kept(&baked.report)?;
+    super::workflow::tolerance_kept(&baked.report)
+        .map_err(|e| e.context(rigbake::input::shown_path(path)))?;
     Ok(baked)
 }
 

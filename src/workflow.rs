@@ -75,11 +75,11 @@ pub(crate) fn cmd_preview(
     let baked = match art {
         Some(p) => {
             let text = rigbake::input::read_text(p, rigbake::input::Input::Drawing)?;
-            let (mut b, animated) = bake_art(&rig, &args, &text, p)?;
+            let (mut b, animated) = bake_art((rig_path, &rig), &args, &text, p)?;
             b.svg = animated.svg;
             b
         }
-        None => super::batch::bake_kept(&rig, &args, route)?,
+        None => super::batch::bake_kept((rig_path, &rig), &args, route)?,
     };
     let chromium = browser::find_chromium().ok_or_else(|| {
         anyhow!(
@@ -338,7 +338,7 @@ fn cmd_bake_art(run: &BakeRun, art_path: &Path) -> Result<Exit> {
     let rig_path = &run.rigs[0];
     let rig = run.bake.load_art(rig_path)?;
     let art_text = rigbake::input::read_text(art_path, rigbake::input::Input::Drawing)?;
-    let (baked, animated) = bake_art(&rig, run.bake, &art_text, art_path)?;
+    let (baked, animated) = bake_art((rig_path, &rig), run.bake, &art_text, art_path)?;
 
     let to_stdout = run.output == Path::new("-");
     let target = if to_stdout {
@@ -412,16 +412,16 @@ fn print_art_bake(
     Ok(())
 }
 
-/// Bake `rig` on the css route and animate the drawing `art_text` with its
-/// clip ([`rigbake::art::animate`]); the report's byte count is the
-/// animated file's.
+/// Bake `rig` (read from `rig_path`) on the css route and animate the
+/// drawing `art_text` with its clip ([`rigbake::art::animate`]); the
+/// report's byte count is the animated file's.
 fn bake_art(
-    rig: &rigbake::rig::Rig,
+    (rig_path, rig): (&Path, &rigbake::rig::Rig),
     args: &BakeArgs,
     art_text: &str,
     art_path: &Path,
 ) -> Result<(rigbake::Baked, rigbake::art::Animated)> {
-    let mut baked = super::batch::bake_kept(rig, args, Route::Css)?;
+    let mut baked = super::batch::bake_kept((rig_path, rig), args, Route::Css)?;
     let animated = rigbake::art::animate(art_text, rig, &baked.clip)
         .with_context(|| art_path.display().to_string())?;
     baked.report.bytes = animated.svg.len();

@@ -40,8 +40,8 @@ fn worst(report: &Value) -> f64 {
 }
 
 /// `bake RIG --route both --tolerance X`: either every written report
-/// measures at most X, or exit 1 or 2 with one stderr line naming the rig,
-/// a probe and the figure reached, and nothing written. Returns whether
+/// measures at most X, or exit 1 or 2 with one stderr line naming the
+/// file, the rig, a probe and the figure reached, and nothing written. Returns whether
 /// the bake was written.
 fn kept_or_refused(path: &Path, tol: f64) -> bool {
     let tmp = TempDir::new().unwrap();
@@ -82,7 +82,9 @@ fn kept_or_refused(path: &Path, tol: f64) -> bool {
             !line.contains('\n') && !line.contains("panicked"),
             "{name}: {stderr}"
         );
-        for needle in [name, "within", "px", "nothing written"] {
+        // led by the file, as every input error is
+        let file = format!("{}: {name} (", path.display());
+        for needle in [file.as_str(), "within", "px", "nothing written"] {
             assert!(line.contains(needle), "{name}: lacks {needle:?}: {line}");
         }
         // the probe: a leg, bone, rim or chain label
