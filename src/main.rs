@@ -361,24 +361,23 @@ impl BakeArgs {
             Some(clip) => rig::load_clip(text, clip),
         }
         .with_context(|| input::shown_path(path))?;
-        // the work each route's bake asks, at this call's keying (the
-        // rig's own was checked as it loaded)
-        let asked = match (self.keys, self.tolerance) {
-            (Some(k), _) => Some(("--keys", Some(k))),
-            (None, Some(_)) => Some(("--tolerance", None)),
-            (None, None) => None,
+        // the work each route's bake asks, at this call's keying: the
+        // flags', else the rig's own (its `keys` unless it asks a
+        // tolerance)
+        let (flag, keys) = match (self.keys, self.tolerance) {
+            (Some(k), _) => ("--keys", Some(k)),
+            (None, Some(_)) => ("--tolerance", None),
+            (None, None) => ("keys", rig.keys.filter(|_| rig.tolerance_px.is_none())),
         };
-        if let Some((flag, keys)) = asked {
-            for route in self.route.routes() {
-                rig::check_key_work(
-                    flag,
-                    keys,
-                    &rig,
-                    Some(route),
-                    rig::FEWER_KEYS_OR_A_TOLERANCE,
-                )
-                .with_context(|| input::shown_path(path))?;
-            }
+        for route in self.route.routes() {
+            rig::check_key_work(
+                flag,
+                keys,
+                &rig,
+                Some(route),
+                rig::FEWER_KEYS_OR_A_TOLERANCE,
+            )
+            .with_context(|| input::shown_path(path))?;
         }
         let mut rig = rig;
         if let Some(p) = &self.prefix {
@@ -573,7 +572,9 @@ fn cmd_sweep(
         SweepRoute::Smil => Route::Smil,
     };
     // every cell is a bake (uniform keys, and at most as many placed): the
-    // largest key count obeys bake's limit, so every cell does
+    // largest key count obeys bake's limit, so every cell does (the sweep
+    // as a whole is cells × fits × 2 such bakes, bounded only by the
+    // range's documented maximum)
     let remedy = match &rig.figure {
         None => {
             let most = rig::MAX_KEY_WORK / rig.legs.len().max(1);

@@ -1071,20 +1071,18 @@ fn validate_figure(
         &file.ik,
         period_s,
     )?;
-    // the bake's work at the rig's own keying, before the simulations
+    // the least work any bake of the rig asks (fitted keys, one clip: a
+    // tolerance and `--clip` or the smil route), before the simulations;
+    // a bake's own keying and route are checked where they are known
+    // (`check_key_work`: the rig's `keys` may be overridden by a flag)
     {
         use crate::figure::work;
         let physics = work::Physics {
             springs: file.springs.len(),
             particles: file.chains.iter().map(|c| c.segments + 1).sum(),
         };
-        let uniform = match (tolerance_px, keys) {
-            (None, Some(n)) => work::WorkKeys::Uniform(n),
-            _ => work::WorkKeys::Fitted,
-        };
-        let clips = figure.clips.len();
-        let how = (uniform, "keys", FEWER_KEYS_OR_A_TOLERANCE);
-        work::check(&figure, clips, how, physics)?;
+        let how = (work::WorkKeys::Fitted, "keys", FEWER_KEYS_OR_A_TOLERANCE);
+        work::check(&figure, 1, how, physics)?;
     }
     // The IK reach check and the physics read the figure alone: side by
     // side (the simulations are serial work), the reach error first.
