@@ -472,7 +472,7 @@ impl Report {
                 let _ = write!(s, "  ground {} px", f3(g));
             }
             if let Some(t) = l.target_px.filter(|&t| t > 0.0) {
-                let _ = write!(s, "  marker {t:.3} px");
+                let _ = write!(s, "  marker {} px", f3(t));
             }
             if let Some(r) = l.reach_px.filter(|&r| r > 0.0) {
                 let _ = write!(s, "  target out of reach by {} px", f3(r));

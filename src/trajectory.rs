@@ -134,8 +134,7 @@ pub enum EaseSpec {
 }
 
 /// A `track`: keys `[t, [x, y]]` over the loop (t in [0, 1], increasing,
-/// at least 0.000001 apart)
-/// and their easing.
+/// distinct when written to 10⁻⁶ of the period) and their easing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "PointTrackFile")]

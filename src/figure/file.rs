@@ -26,8 +26,9 @@ impl Default for EaseFile {
 }
 
 /// An eased keyframe track: `keys` are `[t, value]` with t ∈ [0, 1] strictly
-/// increasing, at least 0.000001 apart (key times are written to 10⁻⁶ of the
-/// period; a key within that of 0 or 1 is refused too); before the first key and after the last the value holds.
+/// increasing and distinct as written (key times are written to 10⁻⁶ of
+/// the period: two that round to one are refused, and so is a key that
+/// rounds to 0 or 1 past the first or before the last); before the first key and after the last the value holds.
 /// Repeat a value at two times for a hold. Default easing: smoothstep. In
 /// a looping clip a bone's track should end on its first angle (or a whole
 /// turn from it), or the bone jumps back every loop (the report notes it).

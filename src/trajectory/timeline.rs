@@ -61,9 +61,10 @@ fn smoothstep() -> LoopEaseFile {
 }
 
 /// A value keyed over the loop, as a bone's `track`: `keys` are
-/// `[t, value]` with t in [0, 1] strictly increasing, at least 0.000001
-/// apart (key times are written to 10⁻⁶ of the period); the last value must
-/// equal the first so the loop closes.
+/// `[t, value]` with t in [0, 1] strictly increasing and distinct as
+/// written (key times are written to 10⁻⁶ of the period: two that round to
+/// one are refused); the last value must equal the first so the loop
+/// closes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoopKeysFile {
