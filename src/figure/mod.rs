@@ -248,19 +248,11 @@ pub fn add_chains(
     chosen: &ChainPlans,
 ) -> Vec<ChainMeasure> {
     let mut out = Vec::new();
-    let clip_name = clip
-        .figure
-        .as_ref()
-        .map_or_else(|| model::DEFAULT_CLIP.to_string(), |f| f.clip.clone());
+    let clip_name = ChainJob::clip_name(clip).to_string();
     for (chain_index, ch) in chains.iter().enumerate() {
         add_colours(colours, ch);
         let class_of = |c: &str| class_of(colours, class_prefix, c);
-        let job = ChainJob {
-            clip: ChainJob::bare(&clip.name, clip.route, clip.period_s, clip.view_box),
-            clip_name: &clip_name,
-            chain_index,
-            chain: ch,
-        };
+        let job = ChainJob::in_clip(clip, &clip_name, chain_index, ch);
         let chosen = job.plan(keyer, &class_of, chosen);
         let groups = groups.and_then(|g| g.get(chain_index));
         let (tracks, items) = chain::rotation_items(
@@ -362,7 +354,31 @@ struct ChainJob<'a> {
     chain: &'a chain::Chain,
 }
 
-impl ChainJob<'_> {
+impl<'a> ChainJob<'a> {
+    /// Chain `chain_index` (`chain`) of the written clip `clip`, whose
+    /// clip name ([`ChainJob::clip_name`]) is `clip_name`.
+    fn in_clip(
+        clip: &Clip,
+        clip_name: &'a str,
+        chain_index: usize,
+        chain: &'a chain::Chain,
+    ) -> Self {
+        ChainJob {
+            clip: ChainJob::bare(&clip.name, clip.route, clip.period_s, clip.view_box),
+            clip_name,
+            chain_index,
+            chain,
+        }
+    }
+
+    /// The name a written clip's chains are keyed and named by: its
+    /// figure clip's, else the default clip's.
+    fn clip_name(clip: &Clip) -> &str {
+        clip.figure
+            .as_ref()
+            .map_or(model::DEFAULT_CLIP, |f| f.clip.as_str())
+    }
+
     /// A clip of this name, route, period and view box, without tracks,
     /// groups or figure.
     fn bare(name: &str, route: Route, period_s: f64, view_box: [f64; 4]) -> Clip {
@@ -521,18 +537,10 @@ fn switched_chain_groups(
     let mut colours = colours.to_vec();
     let mut out: Vec<chain::ChainGroups> = Vec::new();
     for (clip, view) in clips.iter().zip(views) {
-        let clip_name = clip
-            .figure
-            .as_ref()
-            .map_or(model::DEFAULT_CLIP, |f| f.clip.as_str());
+        let clip_name = ChainJob::clip_name(clip);
         for (chain_index, ch) in view.chains.iter().enumerate() {
             add_colours(&mut colours, ch);
-            let job = ChainJob {
-                clip: ChainJob::bare(&clip.name, clip.route, clip.period_s, clip.view_box),
-                clip_name,
-                chain_index,
-                chain: ch,
-            };
+            let job = ChainJob::in_clip(clip, clip_name, chain_index, ch);
             let plan = job.plan(keyer, &|c| class_of(&colours, BONE_CHAIN_CLASS, c), chosen);
             if out.len() <= chain_index {
                 out.resize(chain_index + 1, Default::default());
