@@ -52,6 +52,43 @@ pub struct Sweep {
     pub rows: Vec<Row>,
 }
 
+/// Refuse a sweep over the key counts `a..=b` with `fits` (at `--keys`)
+/// before any work: every cell is a bake, so its largest count obeys
+/// bake's limit ([`crate::rig::check_key_work`]), and on a bone tree the
+/// cells together stay within [`SWEEP_BAKES`](crate::figure::work::SWEEP_BAKES)
+/// bakes at the limits (a cycling rig's cells are bounded by B × legs).
+pub fn check_work(
+    rig: &Rig,
+    route: Route,
+    (a, b): (usize, usize),
+    fits: &[Fit],
+) -> Result<(), crate::valid::RigError> {
+    use crate::figure::work;
+    let remedy = match &rig.figure {
+        None => {
+            let most = crate::rig::MAX_KEY_WORK / rig.legs.len().max(1);
+            format!("sweep at most {most} keys per track (B <= {most} in --keys A..B)")
+        }
+        Some(_) => "sweep fewer keys per track, a smaller B in --keys A..B".to_string(),
+    };
+    crate::rig::check_key_work("--keys", Some(b), rig, Some(route), &remedy)?;
+    let Some(fig) = &rig.figure else {
+        return Ok(());
+    };
+    let clips = match route {
+        Route::Smil => 1,
+        Route::Css => fig.clips.len(),
+    };
+    let methods = 2 * fits.len();
+    work::check_sweep(
+        fig,
+        clips,
+        ((a, b), methods),
+        "--keys",
+        work::Physics::of(fig),
+    )
+}
+
 /// Measure every method at every key count in `keys` (pure; each cell is a bake).
 pub fn sweep(rig: &Rig, route: Route, keys: &[usize], fits: &[Fit]) -> Sweep {
     // a bone tree's rotations take keySplines on smil too; d morphs do not

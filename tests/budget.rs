@@ -603,3 +603,68 @@ fn every_kind_of_fitted_channel_past_the_work_limit_is_refused_quickly() {
         .assert()
         .success();
 }
+
+/// A sweep is many bakes: past its own limit the whole range is refused
+/// up front (the 104-entry rig below passed at B = 241, one cell at a
+/// time, and its 2..241 sweep would have taken hours), naming the
+/// largest B that passes; that B passes and one more does not, and every
+/// example rig's widest sweep passes.
+#[test]
+fn a_sweep_beyond_its_summed_work_is_refused_up_front() {
+    let circle = |j: usize| json!({"circle": {"center": [0, 80], "radius": 10 + j % 5}});
+    let many = ik_rig(104, 0, circle);
+    let tmp = TempDir::new().unwrap();
+    let path = tmp.path().join("many.json");
+    fs::write(&path, many.to_string()).unwrap();
+    let sweep = |fit: &str| {
+        let t0 = Instant::now();
+        let o = Command::cargo_bin("rigbake")
+            .unwrap()
+            .arg("sweep")
+            .arg(&path)
+            .args(["--keys", "2..241", "--fit", fit])
+            .output()
+            .unwrap();
+        assert!(t0.elapsed() < Duration::from_secs(3));
+        assert_eq!(o.status.code(), Some(2));
+        assert!(o.stdout.is_empty());
+        String::from_utf8(o.stderr).unwrap()
+    };
+    let both = sweep("both");
+    let linear = sweep("linear");
+    let most = |stderr: &str| -> usize {
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("many.json: --keys: sweeping 2..241 (")
+                && stderr.contains("a sweep does in a minute or two; sweep a narrower range or one --fit (from A = 2, B at most "),
+            "{stderr}"
+        );
+        let tail = stderr.rsplit("B at most ").next().unwrap();
+        tail.trim_end().trim_end_matches(')').parse().unwrap()
+    };
+    assert!(both.contains("(4 bakes per key count)"), "{both}");
+    assert!(linear.contains("(2 bakes per key count)"), "{linear}");
+    // one --fit halves the work: a wider range passes
+    let (b_both, b_linear) = (most(&both), most(&linear));
+    assert!(
+        2 <= b_both && b_both < b_linear && b_linear < 241,
+        "{b_both} {b_linear}"
+    );
+    let rig = rigbake::rig::load(&many.to_string()).unwrap();
+    let fits = [rigbake::clip::Fit::Linear, rigbake::clip::Fit::Cubic];
+    let check = |b: usize, fits: &[rigbake::clip::Fit]| {
+        rigbake::sweep::check_work(&rig, rigbake::Route::Css, (2, b), fits)
+    };
+    assert!(check(b_both, &fits).is_ok());
+    assert!(check(b_both + 1, &fits).is_err());
+    assert!(check(b_linear, &fits[..1]).is_ok());
+    assert!(check(b_linear + 1, &fits[..1]).is_err());
+    for entry in fs::read_dir(repo("rigs")).unwrap() {
+        let path = entry.unwrap().path();
+        let rig = rigbake::rig::load(&fs::read_to_string(&path).unwrap()).unwrap();
+        for route in [rigbake::Route::Css, rigbake::Route::Smil] {
+            let r = rigbake::sweep::check_work(&rig, route, (2, 400), &fits);
+            assert!(r.is_ok(), "{}: {r:?}", path.display());
+        }
+    }
+}

@@ -778,8 +778,8 @@ fn help_states_the_tolerance_range() {
 
 /// `bake --help`, `sweep --help` and docs/cli.md state the key limits the
 /// code enforces: `--keys N` up to 10000, N × legs up to 10000 on a
-/// cycling rig, a bone tree within its work estimate; `sweep --keys A..B` up to 400, and B × legs
-/// up to 10000 as for a bake.
+/// cycling rig, a bone tree within its work estimate; `sweep --keys A..B` up to 400, B × legs
+/// up to 10000 as for a bake, and a bone tree's whole sweep within its own bound.
 #[test]
 fn help_states_the_key_limits() {
     let help = |cmd: &str| {
@@ -797,11 +797,24 @@ fn help_states_the_key_limits() {
     }
     let sweep = help("sweep");
     assert!(sweep.contains("2 <= A <= B <= 400"), "{sweep}");
+    use rigbake::figure::work::{MAX_BAKE_KEYS, MAX_MEASURE_WORK, SWEEP_BAKES};
+    let whole = format!("on a bone tree the whole sweep stays within {SWEEP_BAKES} bakes' work");
+    assert!(sweep.contains(&whole), "{sweep}");
+    // (the figures docs/cli.md states below)
+    assert_eq!(
+        (
+            SWEEP_BAKES,
+            SWEEP_BAKES * MAX_BAKE_KEYS,
+            SWEEP_BAKES * MAX_MEASURE_WORK
+        ),
+        (48, 72_000_000, 480_000_000)
+    );
     let docs = fs::read_to_string(repo("docs/cli.md")).unwrap();
     for words in [
         "`--keys N` takes 2 to 10000; on a cycling",
         "N times the number of legs must be at most 10000",
         "At most\n1,500,000 keys, and at most 10,000,000 measured",
+        "summed (each key count × 2 methods × each `--fit`) stay within 48 such\nbakes, 72,000,000 keys and 480,000,000 measured",
         "| `--keys A..B` | `4..40` | key counts per track to try, inclusive, 2 ≤ A ≤ B ≤ 400 (on a cycling rig B times the number of legs at most 10000",
     ] {
         assert!(docs.contains(words), "docs/cli.md lacks {words:?}");

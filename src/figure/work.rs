@@ -46,6 +46,11 @@ pub const MAX_BAKE_KEYS: usize = 1_500_000;
 /// a few seconds in a release build.
 pub const MAX_MEASURE_WORK: usize = 10_000_000;
 
+/// Most work one `sweep` does, in bakes at the limits: its cells' summed
+/// [`estimate`]s stay within this many times [`MAX_BAKE_KEYS`] and
+/// [`MAX_MEASURE_WORK`] (a minute or two in a release build).
+pub const SWEEP_BAKES: usize = 48;
+
 /// Each sample solves every `ik` entry for every probe's pose: a probe
 /// costs one more walk per this many entries (measured: 128 entries at
 /// 2,000 uniform keys took 6.3 s, 16 took 0.16 s).
@@ -100,6 +105,46 @@ impl Work {
     fn over(&self) -> bool {
         self.keys > MAX_BAKE_KEYS || self.measure > MAX_MEASURE_WORK
     }
+}
+
+/// Refuse a sweep of `fig`'s first `clips` clips over the key counts
+/// `a..=b`, `methods` bakes at each, whose summed [`estimate`] (uniform
+/// keys) is past [`SWEEP_BAKES`] bakes at the limits: at `keys_path`
+/// with the figures and the largest B that passes.
+pub fn check_sweep(
+    fig: &Figure,
+    clips: usize,
+    ((a, b), methods): ((usize, usize), usize),
+    keys_path: &str,
+    physics: Physics,
+) -> Result<(), RigError> {
+    let max_keys = MAX_BAKE_KEYS.saturating_mul(SWEEP_BAKES);
+    let max_measure = MAX_MEASURE_WORK.saturating_mul(SWEEP_BAKES);
+    let (mut keys, mut measure) = (0usize, 0usize);
+    let mut most = None;
+    for n in a..=b {
+        let w = estimate(fig, clips, WorkKeys::Uniform(n), physics);
+        keys = keys.saturating_add(w.keys.saturating_mul(methods));
+        measure = measure.saturating_add(w.measure.saturating_mul(methods));
+        if (keys > max_keys || measure > max_measure) && most.is_none() {
+            most = Some(n - 1);
+        }
+    }
+    let Some(most) = most else {
+        return Ok(());
+    };
+    let most = if most >= a {
+        format!("from A = {a}, B at most {most}")
+    } else {
+        format!("no B passes from A = {a}")
+    };
+    Err(invalid(
+        keys_path,
+        format!(
+            "sweeping {a}..{b} ({methods} bake{} per key count) is {keys} keys to fit and write and {measure} to measure, more than the {SWEEP_BAKES} bakes at {MAX_BAKE_KEYS} and {MAX_MEASURE_WORK} a sweep does in a minute or two; sweep a narrower range or one --fit ({most})",
+            if methods == 1 { "" } else { "s" }
+        ),
+    ))
 }
 
 /// Keys a fit of `t`'s motion needs (0 for a fixed point).
