@@ -283,7 +283,7 @@ pub fn check_key_work(
             _ => fig.clips.len(),
         };
         let keys = keys.map_or(work::WorkKeys::Fitted, work::WorkKeys::Uniform);
-        return work::check(fig, clips, (keys, path, remedy), work::Physics::of(fig));
+        return work::check(fig, clips, (keys, path, remedy), work::Extra::of(fig));
     }
     let Some(keys) = keys else {
         return Ok(());
@@ -1077,12 +1077,15 @@ fn validate_figure(
     // (`check_key_work`: the rig's `keys` may be overridden by a flag)
     {
         use crate::figure::work;
-        let physics = work::Physics {
+        // (fitted keys: a replay's times stand for the keys its chain
+        // would have fitted, so replays count nothing)
+        let extra = work::Extra {
             springs: file.springs.len(),
             particles: file.chains.iter().map(|c| c.segments + 1).sum(),
+            replays: 0,
         };
         let how = (work::WorkKeys::Fitted, "keys", FEWER_KEYS_OR_A_TOLERANCE);
-        work::check(&figure, 1, how, physics)?;
+        work::check(&figure, 1, how, extra)?;
     }
     // The IK reach check and the physics read the figure alone: side by
     // side (the simulations are serial work), the reach error first.

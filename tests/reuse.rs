@@ -413,3 +413,72 @@ fn a_shift_finer_than_the_table_is_found_on_solved_angles() {
     near_leg_plays_the_far_legs_keys(&b, -0.000004);
     bones_within_the_default_tolerance(&b, "0.001°");
 }
+
+/// `n` root bones of one shape, each a sine a `1 / n` period behind the
+/// last: any of them could play the first one's keys at its own delay.
+fn fan(n: usize, keys: Option<usize>) -> String {
+    let bones: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"name": "f{i}", "at": [200, 150], "length": 20,
+                  "angle": {{"sine": {{"amp_deg": 40, "harmonic": 1, "phase_deg": {p}}}}}}}"#,
+                p = -360.0 * i as f64 / n as f64
+            )
+        })
+        .collect();
+    let keys = keys.map_or(String::new(), |k| format!(r#""keys": {k},"#));
+    format!(
+        r#"{{"name": "fan", "view_box": [0, 0, 400, 300], "period_s": 1.6, {keys}
+            "bones": [{}]}}"#,
+        bones.join(",")
+    )
+}
+
+/// The class of replays at many delays: each distinct delay shifts its
+/// source's key times into every probe's sample times, so a clip plays
+/// replays at no more than [`reuse::MAX_REPLAY_DELAYS`] delays (16 chains
+/// each a sixteenth behind the last once wrote 15, and 256 of them at the
+/// most keys allowed took 18 s and 4 GB to measure); the other chains key
+/// their own motion, every bone stays within the default tolerance, the
+/// measure's sample times are what the work estimate counts for them
+/// (uniform keys: N per delay and N of its own), and a figure with fewer
+/// chains of one shape counts fewer.
+#[test]
+fn replays_play_at_no_more_than_the_most_delays_a_clip_allows() {
+    for keys in [None, Some(61)] {
+        let rig = rig::load(&fan(16, keys)).unwrap();
+        let b = bake(&rig, Route::Css);
+        let mut delays: Vec<u64> = rotations(&b.clip)
+            .iter()
+            .map(|r| r.2.to_bits())
+            .filter(|&d| d != 0.0f64.to_bits())
+            .collect();
+        delays.sort_unstable();
+        delays.dedup();
+        assert_eq!(delays.len(), reuse::MAX_REPLAY_DELAYS, "{keys:?}");
+        bones_within_the_default_tolerance(&b, "a fan of 16");
+        let fig = rig.figure.as_ref().unwrap();
+        assert_eq!(reuse::replay_delays_bound(fig), reuse::MAX_REPLAY_DELAYS);
+        if let Some(n) = keys {
+            // the times the estimate counts bound the times measured
+            let counted = measure::SAMPLES_PER_PERIOD + n * (1 + reuse::MAX_REPLAY_DELAYS);
+            assert!(
+                b.report.samples <= counted,
+                "{} > {counted}",
+                b.report.samples
+            );
+            // (61 keys: no delay, a sixteenth of the period or more,
+            // lands a shifted key time on another)
+            let times = measure::breakpoints(&b.clip).len();
+            assert_eq!(times, n * (1 + reuse::MAX_REPLAY_DELAYS) + 1);
+        }
+    }
+    for (n, bound) in [(1, 0), (2, 1), (3, 2)] {
+        let rig = rig::load(&fan(n, None)).unwrap();
+        assert_eq!(
+            reuse::replay_delays_bound(rig.figure.as_ref().unwrap()),
+            bound,
+            "{n} chains"
+        );
+    }
+}

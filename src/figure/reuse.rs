@@ -31,6 +31,10 @@
 //! block anyway, and any shift would fit it equally (one picked at random
 //! would move the reused chain's drawn pose for nothing).
 //!
+//! **At most [`MAX_REPLAY_DELAYS`] delays a clip.** Each delay shifts its
+//! sources' key times into the measure's sample times of every probe; past
+//! that many distinct delays a chain keys its own motion.
+//!
 //! **css only.** The css route names a keyframes block once and any number
 //! of rules play it; the smil route writes every animation's values on its
 //! own element, so a shared track would be written out again (plus a
@@ -56,6 +60,13 @@ pub const CHECK_SAMPLES: usize = 2048;
 /// keys' source shifted by the written delay: the size of the rounding of
 /// a written angle (0.0005° at a reach of 100 px is 0.0009 px).
 pub const REUSE_TOLERANCE_PX: f64 = 1e-3;
+
+/// Most distinct delays the replays of one clip play at: each delay adds
+/// its sources' key times, shifted, to the times the measure stage
+/// samples every probe at (256 bones each a step behind the last would
+/// multiply them by 256), so a chain whose delay would be one more keys
+/// its motion on its own.
+pub const MAX_REPLAY_DELAYS: usize = 4;
 
 /// One bone playing another bone's keys.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -362,20 +373,14 @@ const REFINE_STRIDE: usize = 8;
 /// Fewest shifts [`best_shift`] searches in one run.
 const SHIFT_RUN: usize = 45;
 
-/// Plan the key reuse of every clip of `fig` on `route`.
-pub fn plan(fig: &Figure, route: Route) -> Plan {
-    plan_shared(fig, route, &super::ideal::Ideal::default())
-}
+/// Two chain roots `(a, b)` and their bones paired, source first.
+type Candidate = (usize, usize, Vec<(usize, usize)>);
 
-/// [`plan`], the check's IK solves taken from (and added to) `ideal`,
-/// which the bakes of `fig` share ([`super::ideal`]): the check's times
-/// include the fitter's.
-pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Ideal) -> Plan {
+/// The pairs of chains that may share keys, `(a, b, bone pairs)`: the same
+/// shape, disjoint, neither holding a spring bone nor a head under a
+/// squash, each source bone before the bone that plays its keys.
+fn candidates(fig: &Figure) -> Vec<Candidate> {
     let nb = fig.bones.len();
-    let mut drawn = fig.rest_rad.clone();
-    let mut shared = vec![vec![None; nb]; fig.clips.len()];
-    let mut chains = vec![Vec::new(); fig.clips.len()];
-    let reach = super::bake::reach(fig);
     let ch = children(fig);
     let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
     let excluded: Vec<bool> = (0..nb)
@@ -384,7 +389,6 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
                 || (squashed && fig.bones[b].head_radius.is_some())
         })
         .collect();
-    // candidate pairs of chains (same shape, disjoint, nothing excluded)
     let mut candidates = Vec::new();
     for b in 0..nb {
         for a in 0..b {
@@ -403,6 +407,34 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
             }
         }
     }
+    candidates
+}
+
+/// The most distinct delays a clip of `fig` may replay keys at (css):
+/// [`MAX_REPLAY_DELAYS`], or fewer where fewer chains could play
+/// another's keys (none without two chains of one shape).
+pub fn replay_delays_bound(fig: &Figure) -> usize {
+    let mut reusing: Vec<usize> = candidates(fig).into_iter().map(|c| c.1).collect();
+    reusing.sort_unstable();
+    reusing.dedup();
+    reusing.len().min(MAX_REPLAY_DELAYS)
+}
+
+/// Plan the key reuse of every clip of `fig` on `route`.
+pub fn plan(fig: &Figure, route: Route) -> Plan {
+    plan_shared(fig, route, &super::ideal::Ideal::default())
+}
+
+/// [`plan`], the check's IK solves taken from (and added to) `ideal`,
+/// which the bakes of `fig` share ([`super::ideal`]): the check's times
+/// include the fitter's.
+pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Ideal) -> Plan {
+    let nb = fig.bones.len();
+    let mut drawn = fig.rest_rad.clone();
+    let mut shared = vec![vec![None; nb]; fig.clips.len()];
+    let mut chains = vec![Vec::new(); fig.clips.len()];
+    let reach = super::bake::reach(fig);
+    let candidates = candidates(fig);
     // smil writes every animation's values on its own element: a shared
     // track would be written twice anyway, so reuse saves nothing there
     if candidates.is_empty() || route == Route::Smil {
@@ -545,6 +577,15 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
             let Some((delay_s, d)) = found else {
                 continue;
             };
+            let mut delays: Vec<u64> = chains[ci]
+                .iter()
+                .map(|c: &(usize, usize, f64)| c.2.to_bits())
+                .collect();
+            delays.sort_unstable();
+            delays.dedup();
+            if delays.len() >= MAX_REPLAY_DELAYS && !delays.contains(&delay_s.to_bits()) {
+                continue;
+            }
             drawn = d;
             for &(x, y) in pairs {
                 reusing[y] = true;

@@ -17,8 +17,9 @@
 //! **Measure.** The measure stage samples every interval between written
 //! key times and walks every probe (a bone's tip, a head's two rims, an
 //! `ik` target, a chain's particles) at each: per clip, the clip's key
-//! times (N plus its exact tracks' keys when uniform, else every channel's
-//! keys) times its probes.
+//! times (N plus its exact tracks' keys when uniform, N again for each
+//! delay a replay may play at, else every channel's keys) times its
+//! probes.
 
 use super::Figure;
 use super::model::{Driver, FigClip};
@@ -66,21 +67,26 @@ pub enum WorkKeys {
     Uniform(usize),
 }
 
-/// What the physics adds that the figure may not hold yet (at load the
-/// estimate runs before the simulations).
+/// What the estimate reads beside the bones and clips: the springs and
+/// chains (which the figure may not hold yet: at load the estimate runs
+/// before the simulations) and the replays' delays.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Physics {
+pub struct Extra {
     pub springs: usize,
     /// Particles over all chains of one clip.
     pub particles: usize,
+    /// The most distinct delays a clip's replays may play at
+    /// ([`super::reuse::replay_delays_bound`]).
+    pub replays: usize,
 }
 
-impl Physics {
-    /// The springs and chains a loaded figure holds.
-    pub fn of(fig: &Figure) -> Physics {
-        Physics {
+impl Extra {
+    /// The springs, chains and replays of a loaded figure.
+    pub fn of(fig: &Figure) -> Extra {
+        Extra {
             springs: fig.springs.len(),
             particles: fig.chains.iter().map(|c| c.drawn.len()).sum(),
+            replays: super::reuse::replay_delays_bound(fig),
         }
     }
 }
@@ -116,14 +122,14 @@ pub fn check_sweep(
     clips: usize,
     ((a, b), methods): ((usize, usize), usize),
     keys_path: &str,
-    physics: Physics,
+    extra: Extra,
 ) -> Result<(), RigError> {
     let max_keys = MAX_BAKE_KEYS.saturating_mul(SWEEP_BAKES);
     let max_measure = MAX_MEASURE_WORK.saturating_mul(SWEEP_BAKES);
     let (mut keys, mut measure) = (0usize, 0usize);
     let mut most = None;
     for n in a..=b {
-        let w = estimate(fig, clips, WorkKeys::Uniform(n), physics);
+        let w = estimate(fig, clips, WorkKeys::Uniform(n), extra);
         keys = keys.saturating_add(w.keys.saturating_mul(methods));
         measure = measure.saturating_add(w.measure.saturating_mul(methods));
         if (keys > max_keys || measure > max_measure) && most.is_none() {
@@ -175,8 +181,8 @@ fn driver_keys(d: &Driver, fitted: &dyn Fn(usize) -> usize) -> usize {
 
 /// The estimate of a bake of `fig`'s first `clips` clips (a css bake
 /// writes all, a smil bake the first), keyed as `keys` says, with
-/// `physics`' springs and chains.
-pub fn estimate(fig: &Figure, clips: usize, keys: WorkKeys, physics: Physics) -> Work {
+/// `extra`'s springs, chains and replays.
+pub fn estimate(fig: &Figure, clips: usize, keys: WorkKeys, extra: Extra) -> Work {
     let fitted = |own: usize| match keys {
         WorkKeys::Fitted => own,
         WorkKeys::Uniform(n) => n,
@@ -186,7 +192,7 @@ pub fn estimate(fig: &Figure, clips: usize, keys: WorkKeys, physics: Physics) ->
         .filter(|&b| fig.bones[b].head_radius.is_some())
         .collect();
     let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
-    let probes = (nb + 2 * heads.len() + fig.ik.len() + physics.particles)
+    let probes = (nb + 2 * heads.len() + fig.ik.len() + extra.particles)
         .saturating_mul(IK_PER_PROBE + fig.ik.len())
         / IK_PER_PROBE;
     let mut w = Work {
@@ -201,7 +207,7 @@ pub fn estimate(fig: &Figure, clips: usize, keys: WorkKeys, physics: Physics) ->
         ..Work::default()
     };
     for clip in &fig.clips[..w.clips] {
-        let (c, busiest) = clip_keys(fig, clip, &heads, squashed, physics, &fitted);
+        let (c, busiest) = clip_keys(fig, clip, &heads, squashed, extra, &fitted);
         let total: usize = c.iter().sum();
         // the exact tracks' keys (bones' `track`s, the root's tracks)
         let exact = (0..fig.bones.len())
@@ -219,7 +225,9 @@ pub fn estimate(fig: &Figure, clips: usize, keys: WorkKeys, physics: Physics) ->
         // busiest)
         let times = exact.saturating_add(match keys {
             WorkKeys::Fitted => (total - exact).min(KEYS_PER_CYCLE.saturating_mul(busiest)),
-            WorkKeys::Uniform(n) => n,
+            // (shared times, shifted again by each delay a replay of
+            // them may play at)
+            WorkKeys::Uniform(n) => n.saturating_mul(1 + extra.replays),
         });
         let samples = crate::measure::SAMPLES_PER_PERIOD.saturating_add(times);
         let measure = samples.saturating_mul(probes);
@@ -258,7 +266,7 @@ fn clip_keys(
     clip: &FigClip,
     heads: &[usize],
     squashed: bool,
-    physics: Physics,
+    extra: Extra,
     fitted: &dyn Fn(usize) -> usize,
 ) -> ([usize; 5], usize) {
     let nb = fig.bones.len();
@@ -313,8 +321,8 @@ fn clip_keys(
     // springs and chains follow the clip's busiest motion
     let busiest = own.iter().copied().max().unwrap_or(0).max(mv);
     let phys = fitted(busiest.max(KEYS_PER_CYCLE));
-    let springs = physics.springs.saturating_mul(2 * phys);
-    let chains = physics.particles.saturating_mul(phys);
+    let springs = extra.springs.saturating_mul(2 * phys);
+    let chains = extra.particles.saturating_mul(phys);
     ([ik, bones, root, springs, chains], phys)
 }
 
@@ -327,9 +335,9 @@ pub fn check(
     fig: &Figure,
     clips: usize,
     (keys, keys_path, remedy): (WorkKeys, &str, &str),
-    physics: Physics,
+    extra: Extra,
 ) -> Result<(), RigError> {
-    let w = estimate(fig, clips, keys, physics);
+    let w = estimate(fig, clips, keys, extra);
     if !w.over() {
         return Ok(());
     }
@@ -353,7 +361,7 @@ pub fn check(
     );
     if let WorkKeys::Uniform(n) = keys {
         // (the estimate grows with n: the largest that passes, halving)
-        let passes = |m: usize| !estimate(fig, clips, WorkKeys::Uniform(m), physics).over();
+        let passes = |m: usize| !estimate(fig, clips, WorkKeys::Uniform(m), extra).over();
         let most = passes(2).then(|| {
             let (mut lo, mut hi) = (2, n);
             while hi - lo > 1 {
