@@ -560,6 +560,8 @@ fn walk(
             stack.pop();
         }
     }
+    out.at.sort_unstable();
+    out.at.dedup();
     Ok(out)
 }
 
@@ -581,6 +583,9 @@ fn prelude(text: &str, seg: &[Token], block: Block, out: &mut Names) -> Result<B
         return Ok(Block::Rules);
     };
     let name = at_rule_name(text, at);
+    if name != "keyframes" {
+        dashed_idents(text, &seg[k + 1..], out);
+    }
     match name.as_str() {
         "media" | "supports" | "layer" | "container" | "document" | "starting-style" => {
             Ok(Block::Rules)
@@ -592,7 +597,7 @@ fn prelude(text: &str, seg: &[Token], block: Block, out: &mut Names) -> Result<B
         "keyframes" => {
             match significant(&seg[k + 1..]).next() {
                 Some((_, t)) if t.tok == Tok::Ident => {
-                    out.at.push(t.start);
+                    out.at.push(name_start(text, t));
                     out.keyframes.push(unescape(&text[t.start..t.end]));
                 }
                 Some((_, t)) if t.tok == Tok::Str => {
@@ -646,9 +651,46 @@ fn statement(
         }
         return Ok(());
     }
-    urls(text, seg, out);
+    references(text, seg, out);
+    dashed_idents(text, seg, out);
     animation_names(text, seg, keyframes, out);
     Ok(())
+}
+
+/// Whether an identifier (as written) is a dashed ident (`--x`): a custom
+/// property's name, or a name an at-rule or a property defines for the
+/// whole document (`@property`, `@font-palette-values`, `@position-try`,
+/// `anchor-name`, `view-timeline-name`, …).
+fn is_dashed(ident: &str) -> bool {
+    unescape(ident)
+        .strip_prefix("--")
+        .is_some_and(|n| !n.is_empty())
+}
+
+/// Where the stem goes in the identifier `t`: after the `--` of a dashed
+/// ident (which stays one), else in front.
+fn name_start(text: &str, t: &Token) -> usize {
+    if !is_dashed(&text[t.start..t.end]) {
+        return t.start;
+    }
+    let s = text.as_bytes();
+    (0..2).fold(t.start, |i, _| {
+        if escape_at(s, i) {
+            i + escape_len(text, i)
+        } else {
+            i + text[i..].chars().next().map_or(0, char::len_utf8)
+        }
+    })
+}
+
+/// Every dashed ident of `seg` (a declaration, its property's name
+/// included, or an at-rule's prelude).
+fn dashed_idents(text: &str, seg: &[Token], out: &mut Names) {
+    out.at.extend(
+        seg.iter()
+            .filter(|t| t.tok == Tok::Ident && is_dashed(&text[t.start..t.end]))
+            .map(|t| name_start(text, t)),
+    );
 }
 
 /// Where the address of a reference at byte `at` (the first character of
@@ -666,18 +708,26 @@ fn after_hash(text: &str, at: usize) -> Option<usize> {
     (!is_space(next) && !matches!(next, b')' | b'"' | b'\'')).then_some(at + len)
 }
 
-/// Every local `url(#…)` reference of `seg`, quoted or not.
-fn urls(text: &str, seg: &[Token], out: &mut Names) {
+/// Every reference of `seg` to an element of the document: `url(#…)`,
+/// quoted or not, `src("#…")`, and `element(#…)` (`-moz-element(#…)`).
+fn references(text: &str, seg: &[Token], out: &mut Names) {
     for (k, t) in seg.iter().enumerate() {
+        let arg = || significant(&seg[k + 1..]).next().map(|(_, a)| a);
         match t.tok {
             Tok::Url { content } => out.at.extend(after_hash(text, content)),
-            Tok::Function if unescape(&text[t.start..t.end - 1]).eq_ignore_ascii_case("url") => {
-                if let Some((_, s)) = significant(&seg[k + 1..]).next()
-                    && s.tok == Tok::Str
-                {
-                    out.at.extend(after_hash(text, s.start + 1));
+            Tok::Function => match plain_name(&text[t.start..t.end - 1]).as_str() {
+                "url" | "src" => {
+                    if let Some(a) = arg().filter(|a| a.tok == Tok::Str) {
+                        out.at.extend(after_hash(text, a.start + 1));
+                    }
                 }
-            }
+                "element" => {
+                    if let Some(a) = arg().filter(|a| matches!(a.tok, Tok::Hash { .. })) {
+                        out.at.push(a.start + 1);
+                    }
+                }
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -737,6 +787,7 @@ fn animation_names(
             Tok::Ident if depth == 0 && !after_bang => {
                 let word = unescape(&text[t.start..t.end]);
                 if keyframes.contains(&word)
+                    && !word.starts_with("--")
                     && !ANIMATION_KEYWORDS.contains(&word.to_ascii_lowercase().as_str())
                 {
                     out.at.push(t.start);
@@ -1052,7 +1103,27 @@ mod tests {
         ),
         (
             ".a{--c:url(#g);fill:var(--c)}",
-            ".P_a{--c:url(#P_g);fill:var(--c)}",
+            ".P_a{--P_c:url(#P_g);fill:var(--P_c)}",
+        ),
+        (
+            "@property --a{syntax:'<angle>';inherits:false;initial-value:0deg}:root{--a:1deg;transition:--a 1s}",
+            "@property --P_a{syntax:'<angle>';inherits:false;initial-value:0deg}:root{--P_a:1deg;transition:--P_a 1s}",
+        ),
+        (
+            "@container style(--big:1){.a{fill:var(--c,var(--\\64 ))}}@supports (--x:0){}",
+            "@container style(--P_big:1){.P_a{fill:var(--P_c,var(--P_\\64 ))}}@supports (--P_x:0){}",
+        ),
+        (
+            "@font-palette-values --p{font-family:f}@position-try --t{top:0}.a{font-palette:--p;position-try-fallbacks:--t;anchor-name:--n;top:anchor(--n top)}",
+            "@font-palette-values --P_p{font-family:f}@position-try --P_t{top:0}.P_a{font-palette:--P_p;position-try-fallbacks:--P_t;anchor-name:--P_n;top:anchor(--P_n top)}",
+        ),
+        (
+            "@keyframes --k{}.a{animation:--k 1s}.b{content:'--k';--:1}",
+            "@keyframes --P_k{}.P_a{animation:--P_k 1s}.P_b{content:'--k';--:1}",
+        ),
+        (
+            ".a{background:element(#b) -moz-element( #c ),element(#);mask:src(\"#m\") src('x.svg#y')}",
+            ".P_a{background:element(#P_b) -moz-element( #P_c ),element(#);mask:src(\"#P_m\") src('x.svg#y')}",
         ),
     ];
 
@@ -1090,6 +1161,7 @@ mod tests {
                 "shape-inside:url(#P_rect1);color:red",
             ),
             ("url(#g) none", "url(#P_g) none"),
+            ("var(--c, #fff)", "var(--P_c, #fff)"),
             ("#fff", "#fff"),
             ("", ""),
         ] {

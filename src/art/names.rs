@@ -48,6 +48,7 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 
 const XLINK_NS: &str = "http://www.w3.org/1999/xlink";
+const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
 
 /// Presentation attributes that may hold a `url(#…)` reference.
 pub(super) const URL_ATTRS: &[&str] = &[
@@ -63,7 +64,9 @@ pub(super) const URL_ATTRS: &[&str] = &[
     "cursor",
 ];
 
-/// Attributes that hold a list of ids.
+/// Attributes that hold an id or a list of ids: ARIA's, those of HTML
+/// elements inside a `<foreignObject>` (a `<label>`'s `for`, an
+/// `<input>`'s `form` and `list`, …) and SVG 1.1's `viewTarget`.
 pub(super) const IDREFS: &[&str] = &[
     "aria-labelledby",
     "aria-describedby",
@@ -73,6 +76,15 @@ pub(super) const IDREFS: &[&str] = &[
     "aria-activedescendant",
     "aria-details",
     "aria-errormessage",
+    "for",
+    "form",
+    "list",
+    "headers",
+    "itemref",
+    "popovertarget",
+    "commandfor",
+    "interestfor",
+    "viewTarget",
 ];
 
 /// Whether an attribute's value may change (a sheet's attribute selector
@@ -145,7 +157,7 @@ pub(super) fn scoped(
         for a in node.attributes() {
             let value = a.value();
             let at: Vec<usize> = match (a.namespace(), a.name()) {
-                (None, "id") => vec![0],
+                (None | Some(XML_NS), "id") => vec![0],
                 (None, "class") => words(value),
                 (None, n) if IDREFS.contains(&n) => words(value),
                 (None | Some(XLINK_NS), "href") => fragment(value).into_iter().collect(),
@@ -538,6 +550,14 @@ mod tests {
             (
                 "<animate id=\"a1\" begin=\"0s;b1.end+1s;click\" end=\"knob.click\" attributeName=\"fill\" values=\"url(#g);red\"/><set href=\"#r\" attributeName=\"xlink:href\" to=\"#u\" begin=\"a1.begin\"/>",
                 "<animate id=\"P_a1\" begin=\"0s;P_b1.end+1s;click\" end=\"P_knob.click\" attributeName=\"fill\" values=\"url(#P_g);red\"/><set href=\"#P_r\" attributeName=\"xlink:href\" to=\"#P_u\" begin=\"P_a1.begin\"/>",
+            ),
+            (
+                "<g xml:id=\"x\"/><use href=\"#x\"/><view viewTarget=\"x y\"/><foreignObject><label xmlns=\"http://www.w3.org/1999/xhtml\" for=\"i\"/></foreignObject>",
+                "<g xml:id=\"P_x\"/><use href=\"#P_x\"/><view viewTarget=\"P_x P_y\"/><foreignObject><label xmlns=\"http://www.w3.org/1999/xhtml\" for=\"P_i\"/></foreignObject>",
+            ),
+            (
+                "<path fill=\"var(--c)\" style=\"--c:red;stroke:element(#e)\"/>",
+                "<path fill=\"var(--P_c)\" style=\"--P_c:red;stroke:element(#P_e)\"/>",
             ),
             (
                 "<g aria-labelledby=\"t1 d1\" inkscape:label=\"thigh-near\" inkscape:path-effect=\"#e\"/>",
