@@ -36,15 +36,21 @@ struct Baked {
     report: serde_json::Value,
 }
 
-/// Bake `art` (text) with the seed rig into a temp dir.
+/// Bake `art` (text) with the seed rig into a temp dir, with `--prefix rb`.
 fn bake_art(art: &str) -> Baked {
+    bake_art_prefixed(art, "rb")
+}
+
+/// Bake `art` (text) with the seed rig into a temp dir, with `--prefix
+/// prefix`.
+fn bake_art_prefixed(art: &str, prefix: &str) -> Baked {
     let dir = tempfile::tempdir().unwrap();
     let art_path = dir.path().join("drawing.svg");
     fs::write(&art_path, art).unwrap();
     let out = dir.path().join("animated.svg");
     let report = dir.path().join("report.json");
     let res = common::art::art_cmd(RIG, &art_path, &out)
-        .args(["--prefix", "rb", "--report"])
+        .args(["--prefix", prefix, "--report"])
         .arg(&report)
         .output()
         .unwrap();
@@ -711,5 +717,244 @@ fn a_drawing_name_that_begins_as_the_files_own_stays_the_drawings() {
             .unwrap_or_else(|| panic!("no #{id}"));
         assert_eq!(g.attribute("class"), class);
         assert_eq!(doc.text_pos_at(g.range().start).row, 20);
+    }
+}
+
+/// A drawing that defines a name in every form an SVG or CSS document
+/// defines one for the whole page (`id`, `xml:id`, a class, `@keyframes`,
+/// `@property`, a custom property, an anchor name, an id in a
+/// `<foreignObject>`'s HTML) and references them in every form (`href`,
+/// `xlink:href`, `url(#…)` bare and quoted, `element(#…)`, `var(--…)`,
+/// `transition`, `animation`, SMIL `values` and `begin`/`end`, ARIA and
+/// HTML id lists), with what looks like a name and is not (colours, a
+/// `data:` url, another document's address).
+fn every_name_form(art: &str) -> String {
+    let defs = "<defs id=\"defs1\">\
+        <linearGradient xml:id=\"xmlGrad\"><stop offset=\"0\" stop-color=\"#e76f51\"/></linearGradient>\
+        <linearGradient id=\"viaXlink\" xlink:href=\"#thighGrad\"/>\
+        <linearGradient id=\"viaHref\" href=\"#xmlGrad\"/>\
+        <clipPath id=\"clip\"><rect width=\"800\" height=\"600\"/></clipPath>\
+        <mask id=\"msk\"><rect width=\"800\" height=\"600\" fill=\"#fff\"/></mask>\
+        <filter id=\"soft\"><feGaussianBlur stdDeviation=\"0\"/></filter>\
+        <marker id=\"dot\"><circle r=\"1\"/></marker>\
+        <path id=\"track\" d=\"M 20 580 H 200\"/>\
+        <symbol id=\"sym\"><rect width=\"5\" height=\"5\" fill=\"#fff\"/></symbol>";
+    let body = "<style><![CDATA[@property --tilt{syntax:'<angle>';inherits:false;initial-value:0deg}\
+        @keyframes pulse{to{opacity:.5}}\
+        :root{--ink:#264653;anchor-name:--spot}\
+        #badge{fill:var(--ink,#fff);animation:pulse 2s infinite;transition:--tilt 1s;--tilt:3deg}\
+        .chip{stroke:url(#viaXlink);mask:url(\"#msk\");clip-path:url('#clip');background:element(#sym) url(data:image/gif;base64,R0lGOD) url(other.svg#sym)}\
+        ]]></style>\
+        <g id=\"badge\" class=\"chip\" clip-path=\"url(#clip)\" mask=\"url(#msk)\" filter=\"url(#soft)\" aria-labelledby=\"title1\">\
+        <title id=\"title1\">Badge</title>\
+        <path d=\"M 10 580 H 60\" stroke=\"url(#viaHref)\" marker-start=\"url(#dot)\" style=\"--ink:#abc;fill:var(--ink);stroke:url(#viaXlink);position-anchor:--spot\"/>\
+        <use href=\"#sym\" x=\"10\" y=\"560\"/><use xlink:href=\"#sym\" x=\"20\" y=\"560\"/>\
+        <image href=\"other.svg#sym\" width=\"1\" height=\"1\"/>\
+        <text x=\"0\" y=\"0\"><textPath href=\"#track\">along</textPath></text>\
+        <circle r=\"2\" cx=\"700\" cy=\"560\" fill=\"#fff\">\
+        <animate id=\"blink\" attributeName=\"fill\" values=\"url(#viaXlink);url(#xmlGrad)\" dur=\"1s\" begin=\"0s;blink.end+1s\"/>\
+        <set attributeName=\"opacity\" to=\"1\" begin=\"blink.begin\" end=\"badge.click\"/>\
+        <animateMotion dur=\"1s\"><mpath href=\"#track\"/></animateMotion></circle>\
+        <a href=\"#badge\"><rect width=\"1\" height=\"1\"/></a><a href=\"https://example.com/#badge\"/>\
+        <foreignObject width=\"1\" height=\"1\"><div xmlns=\"http://www.w3.org/1999/xhtml\">\
+        <label for=\"box\">x</label><input id=\"box\" list=\"opts\" form=\"frm\"/><datalist id=\"opts\"></datalist><form id=\"frm\"></form>\
+        </div></foreignObject></g>\n</svg>";
+    assert!(art.contains("<defs id=\"defs1\">") && art.ends_with("</svg>\n"));
+    let drawing = art
+        .replacen("<defs id=\"defs1\">", defs, 1)
+        .replacen("\n</svg>", body, 1);
+    drawing + "\n"
+}
+
+/// The names a document defines and those it references, by kind.
+#[derive(Debug, Default)]
+struct NameUses {
+    /// `id` and `xml:id`.
+    ids: std::collections::BTreeSet<String>,
+    id_refs: Vec<String>,
+    /// Dashed idents declared (`--x:`), registered (`@property --x`) or
+    /// named as an anchor (`anchor-name:--x`).
+    dashed: std::collections::BTreeSet<String>,
+    dashed_refs: Vec<String>,
+    keyframes: std::collections::BTreeSet<String>,
+    keyframe_refs: Vec<String>,
+    classes: std::collections::BTreeSet<String>,
+}
+
+impl NameUses {
+    fn of(svg: &str) -> NameUses {
+        const XML: &str = "http://www.w3.org/XML/1998/namespace";
+        let doc = roxmltree::Document::parse(svg).unwrap();
+        let mut out = NameUses::default();
+        for n in doc.descendants() {
+            if n.is_text() && n.parent().is_some_and(|p| p.has_tag_name("style")) {
+                out.css(n.text().unwrap());
+                continue;
+            }
+            if !n.is_element() {
+                continue;
+            }
+            let smil = ["animate", "set"].contains(&n.tag_name().name());
+            for a in n.attributes() {
+                let v = a.value();
+                match (a.namespace(), a.name()) {
+                    (None | Some(XML), "id") => {
+                        out.ids.insert(v.to_string());
+                    }
+                    (_, "href") => out.id_refs.extend(v.strip_prefix('#').map(String::from)),
+                    (None, "class") => out.classes.extend(v.split_whitespace().map(String::from)),
+                    (None, "aria-labelledby" | "for" | "list" | "form") => {
+                        out.id_refs.extend(v.split_whitespace().map(String::from))
+                    }
+                    (None, "begin" | "end") if smil => {
+                        for item in v.split(';') {
+                            if let Some((name, _)) = item.trim().split_once('.')
+                                && name.starts_with(|c: char| c.is_ascii_alphabetic())
+                            {
+                                out.id_refs.push(name.to_string());
+                            }
+                        }
+                    }
+                    _ => out.css(v),
+                }
+            }
+        }
+        out
+    }
+
+    /// The references and definitions in CSS text (a sheet, a `style`,
+    /// a presentation attribute).
+    fn css(&mut self, text: &str) {
+        let name = |s: &str| -> String {
+            s.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+                .collect()
+        };
+        for f in ["url(", "element(", "src("] {
+            for (k, _) in text.match_indices(f) {
+                let arg = text[k + f.len()..].trim_start_matches([' ', '"', '\'']);
+                if let Some(id) = arg.strip_prefix('#') {
+                    self.id_refs.push(name(id));
+                }
+            }
+        }
+        for (k, _) in text.match_indices("--") {
+            let before = &text[..k];
+            if before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                continue;
+            }
+            let n = name(&text[k + 2..]);
+            let after = text[k + 2 + n.len()..].trim_start();
+            if after.starts_with(':')
+                || before.ends_with("@property ")
+                || before.ends_with("anchor-name:")
+            {
+                self.dashed.insert(n);
+            } else {
+                self.dashed_refs.push(n);
+            }
+        }
+        for (k, _) in text.match_indices("@keyframes ") {
+            self.keyframes.insert(name(&text[k + 11..]));
+        }
+        for (k, _) in text.match_indices("animation:") {
+            self.keyframe_refs.push(name(&text[k + 10..]));
+        }
+    }
+
+    /// Every name defined, by kind.
+    fn defined(&self) -> [(&'static str, &std::collections::BTreeSet<String>); 4] {
+        [
+            ("id", &self.ids),
+            ("custom property", &self.dashed),
+            ("keyframes", &self.keyframes),
+            ("class", &self.classes),
+        ]
+    }
+}
+
+/// One drawing holding every form of name a document defines for the
+/// whole page, and every form of reference to one, baked into two scopes:
+/// in each output every name the drawing defines carries the file's stem
+/// (none is left as drawn, none is in the other output), every reference
+/// reaches a definition of its own output, what is no name is left as it
+/// is, and the drawing is still bound (everything but rigbake's additions
+/// and the stem is the drawing, byte for byte).
+#[test]
+fn every_name_form_of_a_drawing_is_scoped_and_resolves_in_its_own_file() {
+    let drawing = every_name_form(&art_text());
+    let drawn = NameUses::of(&drawing);
+    for (kind, names) in drawn.defined() {
+        assert!(!names.is_empty(), "the drawing defines no {kind}");
+    }
+    assert!(drawn.ids.contains("xmlGrad") && drawn.dashed.contains("tilt"));
+    let mut outputs = Vec::new();
+    for prefix in ["qq", "zz"] {
+        let svg = bake_art_prefixed(&drawing, prefix).svg;
+        let uses = NameUses::of(&svg);
+        let (stem, own) = (format!("{prefix}_"), format!("{prefix}-"));
+        // every name the drawing defines now carries the stem
+        for (kind, names) in uses.defined() {
+            for n in names {
+                assert!(
+                    n.starts_with(&stem) || n.starts_with(&own),
+                    "{prefix}: the {kind} {n:?} is not the file's own"
+                );
+            }
+        }
+        for (kind, names) in drawn.defined() {
+            for n in names {
+                let scoped = format!("{stem}{n}");
+                let all = uses.defined();
+                let here = all.iter().find(|(k, _)| *k == kind).unwrap().1;
+                assert!(here.contains(&scoped), "{prefix}: no {kind} {scoped}");
+            }
+        }
+        // every reference reaches a definition of this output
+        for (kind, refs, defs) in [
+            ("id", &uses.id_refs, &uses.ids),
+            ("custom property", &uses.dashed_refs, &uses.dashed),
+            ("keyframes", &uses.keyframe_refs, &uses.keyframes),
+        ] {
+            for r in refs {
+                assert!(
+                    defs.contains(r),
+                    "{prefix}: the {kind} {r:?} is not defined"
+                );
+            }
+        }
+        // anchor-name's --spot is referenced by position-anchor only
+        assert!(uses.dashed_refs.contains(&format!("{stem}spot")));
+        // what is no name stays as it was
+        for kept in [
+            "fill=\"#fff\"",
+            "var(--ink,#fff)",
+            "url(data:image/gif;base64,R0lGOD)",
+            "url(other.svg#sym)",
+            "href=\"other.svg#sym\"",
+            "href=\"https://example.com/#badge\"",
+            "stop-color=\"#e76f51\"",
+        ] {
+            let kept = kept.replace("--ink", &format!("--{stem}ink"));
+            assert!(svg.contains(&kept), "{prefix}: {kept} changed");
+        }
+        // bound as before: the parts animate, and the rest is the drawing
+        assert!(svg.contains(&format!("class=\"{own}near-thigh\"")));
+        let meta = " data-period=\"1.2\" data-route=\"css\"";
+        assert_eq!(
+            strip_additions(&svg.replacen(meta, "", 1)).replace(&stem, ""),
+            drawing,
+            "{prefix}"
+        );
+        outputs.push(uses);
+    }
+    // the two outputs share no name
+    let [a, b] = &outputs[..] else { unreachable!() };
+    for ((kind, x), (_, y)) in a.defined().into_iter().zip(b.defined()) {
+        let shared: Vec<_> = x.intersection(y).collect();
+        assert!(
+            shared.is_empty(),
+            "both outputs define the {kind}s {shared:?}"
+        );
     }
 }
