@@ -722,10 +722,11 @@ fn a_drawing_name_that_begins_as_the_files_own_stays_the_drawings() {
 
 /// A drawing that defines a name in every form an SVG or CSS document
 /// defines one for the whole page (`id`, `xml:id`, a class, `@keyframes`,
-/// `@property`, a custom property, an anchor name, an id in a
+/// `@font-face`, `@property`, a custom property, an anchor name, an id in a
 /// `<foreignObject>`'s HTML) and references them in every form (`href`,
 /// `xlink:href`, `url(#…)` bare and quoted, `element(#…)`, `var(--…)`,
-/// `transition`, `animation`, SMIL `values` and `begin`/`end`, ARIA and
+/// `transition`, `animation`, `font-family`, SMIL `values` and
+/// `begin`/`end`, ARIA and
 /// HTML id lists), with what looks like a name and is not (colours, a
 /// `data:` url, another document's address).
 fn every_name_form(art: &str) -> String {
@@ -741,6 +742,7 @@ fn every_name_form(art: &str) -> String {
         <symbol id=\"sym\"><rect width=\"5\" height=\"5\" fill=\"#fff\"/></symbol>";
     let body = "<style><![CDATA[@property --tilt{syntax:'<angle>';inherits:false;initial-value:0deg}\
         @keyframes pulse{to{opacity:.5}}\
+        @font-face{font-family:Hand;src:url(data:font/woff2;base64,d09GMgAB)}\
         :root{--ink:#264653;anchor-name:--spot}\
         #badge{fill:var(--ink,#fff);animation:pulse 2s infinite;transition:--tilt 1s;--tilt:3deg}\
         .chip{stroke:url(#viaXlink);mask:url(\"#msk\");clip-path:url('#clip');background:element(#sym) url(data:image/gif;base64,R0lGOD) url(other.svg#sym)}\
@@ -750,7 +752,7 @@ fn every_name_form(art: &str) -> String {
         <path d=\"M 10 580 H 60\" stroke=\"url(#viaHref)\" marker-start=\"url(#dot)\" style=\"--ink:#abc;fill:var(--ink);stroke:url(#viaXlink);position-anchor:--spot\"/>\
         <use href=\"#sym\" x=\"10\" y=\"560\"/><use xlink:href=\"#sym\" x=\"20\" y=\"560\"/>\
         <image href=\"other.svg#sym\" width=\"1\" height=\"1\"/>\
-        <text x=\"0\" y=\"0\"><textPath href=\"#track\">along</textPath></text>\
+        <text x=\"0\" y=\"0\" font-family=\"Hand, serif\"><textPath href=\"#track\" style=\"font-family:Hand\">along</textPath></text>\
         <circle r=\"2\" cx=\"700\" cy=\"560\" fill=\"#fff\">\
         <animate id=\"blink\" attributeName=\"fill\" values=\"url(#viaXlink);url(#xmlGrad)\" dur=\"1s\" begin=\"0s;blink.end+1s\"/>\
         <set attributeName=\"opacity\" to=\"1\" begin=\"blink.begin\" end=\"badge.click\"/>\
@@ -778,6 +780,10 @@ struct NameUses {
     dashed_refs: Vec<String>,
     keyframes: std::collections::BTreeSet<String>,
     keyframe_refs: Vec<String>,
+    /// `@font-face` families (references to the generic `serif` left
+    /// out).
+    fonts: std::collections::BTreeSet<String>,
+    font_refs: Vec<String>,
     classes: std::collections::BTreeSet<String>,
 }
 
@@ -802,6 +808,12 @@ impl NameUses {
                         out.ids.insert(v.to_string());
                     }
                     (_, "href") => out.id_refs.extend(v.strip_prefix('#').map(String::from)),
+                    (None, "font-family") => out.font_refs.extend(
+                        v.split(',')
+                            .map(str::trim)
+                            .filter(|f| *f != "serif")
+                            .map(String::from),
+                    ),
                     (None, "class") => out.classes.extend(v.split_whitespace().map(String::from)),
                     (None, "aria-labelledby" | "for" | "list" | "form") => {
                         out.id_refs.extend(v.split_whitespace().map(String::from))
@@ -857,17 +869,26 @@ impl NameUses {
         for (k, _) in text.match_indices("@keyframes ") {
             self.keyframes.insert(name(&text[k + 11..]));
         }
+        for (k, _) in text.match_indices("font-family:") {
+            let family = name(&text[k + 12..]);
+            if text[..k].ends_with("@font-face{") {
+                self.fonts.insert(family);
+            } else {
+                self.font_refs.push(family);
+            }
+        }
         for (k, _) in text.match_indices("animation:") {
             self.keyframe_refs.push(name(&text[k + 10..]));
         }
     }
 
     /// Every name defined, by kind.
-    fn defined(&self) -> [(&'static str, &std::collections::BTreeSet<String>); 4] {
+    fn defined(&self) -> [(&'static str, &std::collections::BTreeSet<String>); 5] {
         [
             ("id", &self.ids),
             ("custom property", &self.dashed),
             ("keyframes", &self.keyframes),
+            ("font family", &self.fonts),
             ("class", &self.classes),
         ]
     }
@@ -915,6 +936,7 @@ fn every_name_form_of_a_drawing_is_scoped_and_resolves_in_its_own_file() {
             ("id", &uses.id_refs, &uses.ids),
             ("custom property", &uses.dashed_refs, &uses.dashed),
             ("keyframes", &uses.keyframe_refs, &uses.keyframes),
+            ("font family", &uses.font_refs, &uses.fonts),
         ] {
             for r in refs {
                 assert!(
@@ -934,6 +956,7 @@ fn every_name_form_of_a_drawing_is_scoped_and_resolves_in_its_own_file() {
             "href=\"other.svg#sym\"",
             "href=\"https://example.com/#badge\"",
             "stop-color=\"#e76f51\"",
+            "url(data:font/woff2;base64,d09GMgAB)",
         ] {
             let kept = kept.replace("--ink", &format!("--{stem}ink"));
             assert!(svg.contains(&kept), "{prefix}: {kept} changed");

@@ -23,10 +23,13 @@
 //! belongs to no rule.
 //!
 //! The drawing's names, for module `names`, which gives the drawing's
-//! ids, classes and `@keyframes` names the file's prefix: a walk of the
-//! pieces' blocks finds them in selectors and declarations
-//! ([`sheet_names`], [`declaration_names`]). It only finds where the
+//! ids, classes, `@keyframes` names, `@font-face` families and dashed
+//! idents the file's prefix: a walk of the pieces' blocks finds them in
+//! selectors, at-rule preludes and declarations ([`sheet_names`],
+//! [`declaration_names`], [`family_names`]). It only finds where the
 //! prefix goes; the text itself is never rebuilt from tokens.
+
+use std::collections::BTreeSet;
 
 /// Properties whose declaration moves what an element draws, whatever the
 /// element.
@@ -123,17 +126,7 @@ fn moving(text: &str, seg: &[Token], shape: bool) -> Option<String> {
     if !listed {
         return None;
     }
-    let value = match value.as_slice() {
-        [v @ .., bang, important]
-            if bang.tok == Tok::Delim('!')
-                && important.tok == Tok::Ident
-                && unescape(&text[important.start..important.end])
-                    .eq_ignore_ascii_case("important") =>
-        {
-            v
-        }
-        v => v,
-    };
+    let value = without_important(text, &value);
     let still = matches!(value, [v] if v.tok == Tok::Ident
         && unescape(&text[v.start..v.end]).eq_ignore_ascii_case("none"));
     if NONE_IS_STILL.contains(&name.as_str()) && still {
@@ -444,6 +437,22 @@ fn significant(seg: &[Token]) -> impl Iterator<Item = (usize, &Token)> {
         .filter(|(_, t)| !matches!(t.tok, Tok::Space | Tok::Comment))
 }
 
+/// A declaration's `value` (its significant tokens) without a closing
+/// `!important`.
+fn without_important<'v, 't>(text: &str, value: &'v [&'t Token]) -> &'v [&'t Token] {
+    match value {
+        [v @ .., bang, important]
+            if bang.tok == Tok::Delim('!')
+                && important.tok == Tok::Ident
+                && unescape(&text[important.start..important.end])
+                    .eq_ignore_ascii_case("important") =>
+        {
+            v
+        }
+        v => v,
+    }
+}
+
 /// `seg` as a declaration (a name, `:` and a value): the property's
 /// [`plain_name`] and the value's tokens that are neither whitespace nor
 /// comments.
@@ -481,6 +490,25 @@ fn plain_name(raw: &str) -> String {
 pub(super) struct Names {
     pub at: Vec<usize>,
     pub keyframes: Vec<String>,
+    /// The font families `@font-face` rules define ([`family_key`]).
+    pub fonts: Vec<String>,
+}
+
+/// The names the drawing's sheets define that other CSS may refer to by
+/// a name that is no dashed ident: `@keyframes` names (unescaped) and
+/// `@font-face` families ([`family_key`]).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(super) struct Defined {
+    pub keyframes: BTreeSet<String>,
+    pub fonts: BTreeSet<String>,
+}
+
+impl Defined {
+    /// These and the names `names` defines.
+    pub fn add(&mut self, names: Names) {
+        self.keyframes.extend(names.keyframes);
+        self.fonts.extend(names.fonts);
+    }
 }
 
 /// CSS that cannot be given the file's own names: at byte `at` of the
@@ -495,9 +523,16 @@ pub(super) struct Unscopable {
 /// The names of a style sheet (a `<style>` element's text): every id
 /// selector (`#leg`) and class selector (`.cls-1`) in a rule's selector,
 /// a nested rule's or an `@scope` prelude (inside `:not()`, `:is()`, …
-/// too), every `url(#…)` reference in a declaration, every `@keyframes`
-/// name and every reference to one of `keyframes` (the names the
-/// drawing's sheets define) in `animation` and `animation-name`. Colours
+/// too); every reference to an element in a declaration (`url(#…)`,
+/// `src("#…")`, `element(#…)`); every `@keyframes` name and every
+/// reference to one of `defined` (the names the drawing's sheets define)
+/// in `animation` and `animation-name`; every `@font-face` family and
+/// every one of `defined` in `font-family`, `font` and an
+/// `@font-feature-values` prelude; and every dashed ident (`--x`) in a
+/// declaration or an at-rule's prelude: custom properties, declared or
+/// used, `@property`, `@font-palette-values` and `@position-try` names,
+/// anchor and timeline names, which a page holds once for all its files
+/// (the stem goes after the `--`). Colours
 /// (`#fff`), strings, comments, numbers (`.5em`) and invalid selectors
 /// (`#1a`, which selects nothing) are left as they are; escapes are read
 /// as CSS reads them (`u\72l(#a)` is a reference, `#\31 a` an id).
@@ -507,22 +542,26 @@ pub(super) struct Unscopable {
 /// an attribute selector that tests the value of an attribute whose value
 /// is rewritten ([`super::names::rewritten`]: `[id^="leg"]`,
 /// `[href="#a"]`); testing only that the attribute is there is fine.
-pub(super) fn sheet_names(
-    text: &str,
-    keyframes: &std::collections::BTreeSet<String>,
-) -> Result<Names, Unscopable> {
-    walk(text, Block::Rules, keyframes)
+pub(super) fn sheet_names(text: &str, defined: &Defined) -> Result<Names, Unscopable> {
+    walk(text, Block::Rules, defined)
 }
 
 /// The names in a list of declarations (a `style` attribute) or in one
-/// value (a presentation attribute such as `fill="url(#g)"`): `url(#…)`
-/// references and references to `keyframes` in `animation` and
-/// `animation-name`, as [`sheet_names`] finds them in a declaration.
-pub(super) fn declaration_names(
-    text: &str,
-    keyframes: &std::collections::BTreeSet<String>,
-) -> Names {
-    walk(text, Block::Declarations, keyframes).expect("declarations hold nothing that is refused")
+/// value (a presentation attribute such as `fill="url(#g)"`): references
+/// to elements, keyframes and font families, and dashed idents, as
+/// [`sheet_names`] finds them in a declaration.
+pub(super) fn declaration_names(text: &str, defined: &Defined) -> Names {
+    walk(text, Block::Declarations, defined).expect("declarations hold nothing that is refused")
+}
+
+/// The names in a `font-family` value (a presentation attribute): the
+/// families of `defined` it lists, as [`sheet_names`] finds them.
+pub(super) fn family_names(text: &str, defined: &Defined) -> Names {
+    let toks = lex(text);
+    let list: Vec<&Token> = significant(&toks).map(|(_, t)| t).collect();
+    let mut out = Names::default();
+    families(text, &list, &defined.fonts, false, &mut out);
+    out
 }
 
 /// What a block of CSS holds.
@@ -534,28 +573,26 @@ enum Block {
     Rules,
     /// Keyframe rules: `from`, `to`, percentages.
     Keyframes,
-    /// Declarations only (a `style` attribute, `@font-face`, a keyframe):
+    /// Declarations only (a `style` attribute, a keyframe, `@page`, …):
     /// nothing in a prelude is a selector.
     Declarations,
+    /// `@font-face`'s declarations, whose `font-family` defines a family.
+    FontFace,
 }
 
 /// Walk `text` as a `top` block: its [`pieces`], each read as its block
 /// and place say (see [`sheet_names`]).
-fn walk(
-    text: &str,
-    top: Block,
-    keyframes: &std::collections::BTreeSet<String>,
-) -> Result<Names, Unscopable> {
+fn walk(text: &str, top: Block, defined: &Defined) -> Result<Names, Unscopable> {
     let toks = lex(text);
     let mut out = Names::default();
     let mut stack = vec![top];
     for (seg, end) in pieces(&toks) {
         let block = *stack.last().expect("the top block stays");
         if end == End::Open {
-            stack.push(prelude(text, seg, block, &mut out)?);
+            stack.push(prelude(text, seg, block, defined, &mut out)?);
             continue;
         }
-        statement(text, seg, block, keyframes, &mut out)?;
+        statement(text, seg, block, defined, &mut out)?;
         if end == End::Close && stack.len() > 1 {
             stack.pop();
         }
@@ -572,9 +609,17 @@ fn at_rule_name(text: &str, t: &Token) -> String {
 
 /// The prelude `seg` of a `{` block inside a `block`: its names, and what
 /// the new block holds.
-fn prelude(text: &str, seg: &[Token], block: Block, out: &mut Names) -> Result<Block, Unscopable> {
+fn prelude(
+    text: &str,
+    seg: &[Token],
+    block: Block,
+    defined: &Defined,
+    out: &mut Names,
+) -> Result<Block, Unscopable> {
     match block {
-        Block::Keyframes | Block::Declarations => return Ok(Block::Declarations),
+        Block::Keyframes | Block::Declarations | Block::FontFace => {
+            return Ok(Block::Declarations);
+        }
         Block::Rules => {}
     }
     let first = significant(seg).next();
@@ -611,11 +656,15 @@ fn prelude(text: &str, seg: &[Token], block: Block, out: &mut Names) -> Result<B
             }
             Ok(Block::Keyframes)
         }
-        "font-face"
-        | "page"
+        "font-face" => Ok(Block::FontFace),
+        "font-feature-values" => {
+            let list: Vec<&Token> = significant(&seg[k + 1..]).map(|(_, t)| t).collect();
+            families(text, &list, &defined.fonts, false, out);
+            Ok(Block::Declarations)
+        }
+        "page"
         | "property"
         | "counter-style"
-        | "font-feature-values"
         | "font-palette-values"
         | "view-transition"
         | "position-try"
@@ -634,7 +683,7 @@ fn statement(
     text: &str,
     seg: &[Token],
     block: Block,
-    keyframes: &std::collections::BTreeSet<String>,
+    defined: &Defined,
     out: &mut Names,
 ) -> Result<(), Unscopable> {
     if block == Block::Rules
@@ -653,8 +702,64 @@ fn statement(
     }
     references(text, seg, out);
     dashed_idents(text, seg, out);
-    animation_names(text, seg, keyframes, out);
+    animation_names(text, seg, &defined.keyframes, out);
+    if let Some((property, value)) = declaration(text, seg)
+        && (property == "font-family" || property == "font")
+    {
+        let define = block == Block::FontFace && property == "font-family";
+        families(text, &value, &defined.fonts, define, out);
+    }
     Ok(())
+}
+
+/// A font family as CSS matches it: unescaped, its words joined by one
+/// space, in lower case.
+fn family_key(words: &[String]) -> String {
+    words.join(" ").to_ascii_lowercase()
+}
+
+/// The families of a family list `value` (its significant tokens:
+/// `font-family`'s value, the end of `font`'s, `@font-feature-values`'
+/// prelude): in each comma-separated
+/// item, a string or the identifiers that end it (after `font`'s size).
+/// With `define`, every family is one the drawing defines (an
+/// `@font-face`'s `font-family`), else only those of `fonts` are
+/// references to one. A family's name gets the stem in front (inside a
+/// string's quotes).
+fn families(text: &str, value: &[&Token], fonts: &BTreeSet<String>, define: bool, out: &mut Names) {
+    for item in without_important(text, value).split(|t| t.tok == Tok::Delim(',')) {
+        let (at, words) = match item {
+            [.., last] if last.tok == Tok::Str => {
+                let inner = &text[last.start + 1..last.end];
+                let inner = inner
+                    .strip_suffix(&text[last.start..=last.start])
+                    .unwrap_or(inner);
+                (last.start + 1, vec![unescape(inner)])
+            }
+            _ => {
+                let run = item
+                    .iter()
+                    .rev()
+                    .take_while(|t| t.tok == Tok::Ident)
+                    .count();
+                let Some(first) = item.get(item.len() - run).filter(|_| run > 0) else {
+                    continue;
+                };
+                let words = item[item.len() - run..]
+                    .iter()
+                    .map(|t| unescape(&text[t.start..t.end]))
+                    .collect();
+                (first.start, words)
+            }
+        };
+        let key = family_key(&words);
+        if define {
+            out.fonts.push(key);
+            out.at.push(at);
+        } else if fonts.contains(&key) {
+            out.at.push(at);
+        }
+    }
 }
 
 /// Whether an identifier (as written) is a dashed ident (`--x`): a custom
@@ -766,12 +871,7 @@ const ANIMATION_KEYWORDS: &[&str] = &[
 
 /// References to `keyframes` in an `animation` or `animation-name`
 /// declaration `seg`.
-fn animation_names(
-    text: &str,
-    seg: &[Token],
-    keyframes: &std::collections::BTreeSet<String>,
-    out: &mut Names,
-) {
+fn animation_names(text: &str, seg: &[Token], keyframes: &BTreeSet<String>, out: &mut Names) {
     let Some((property, value)) = declaration(text, seg) else {
         return;
     };
@@ -1017,9 +1117,9 @@ mod tests {
     /// references to the sheet's own `@keyframes` included (as module
     /// `names` reads a drawing's sheets: their names first).
     fn scoped(sheet: &str) -> Result<String, Unscopable> {
-        let none = std::collections::BTreeSet::new();
-        let keyframes = sheet_names(sheet, &none)?.keyframes.into_iter().collect();
-        let names = sheet_names(sheet, &keyframes)?;
+        let mut defined = Defined::default();
+        defined.add(sheet_names(sheet, &Defined::default())?);
+        let names = sheet_names(sheet, &defined)?;
         Ok(with_stem(sheet, &names.at, "P_"))
     }
 
@@ -1091,7 +1191,11 @@ mod tests {
         ),
         (
             "@font-face{font-family:f;src:url(#f) format('svg')}",
-            "@font-face{font-family:f;src:url(#P_f) format('svg')}",
+            "@font-face{font-family:P_f;src:url(#P_f) format('svg')}",
+        ),
+        (
+            "@font-face{font-family:\"Hand Drawn\"}.a{font:italic 14px/1.2 hand  DRAWN,serif}.b{font-family:serif,'Hand Drawn'!important;content:'Hand Drawn'}@font-feature-values Hand Drawn{@styleset{x:1}}",
+            "@font-face{font-family:\"P_Hand Drawn\"}.P_a{font:italic 14px/1.2 P_hand  DRAWN,serif}.P_b{font-family:serif,'P_Hand Drawn'!important;content:'Hand Drawn'}@font-feature-values P_Hand Drawn{@styleset{x:1}}",
         ),
         (
             "[data-x=\"#a\"],[id],path[fill]{fill:red}",
@@ -1114,8 +1218,8 @@ mod tests {
             "@container style(--P_big:1){.P_a{fill:var(--P_c,var(--P_\\64 ))}}@supports (--P_x:0){}",
         ),
         (
-            "@font-palette-values --p{font-family:f}@position-try --t{top:0}.a{font-palette:--p;position-try-fallbacks:--t;anchor-name:--n;top:anchor(--n top)}",
-            "@font-palette-values --P_p{font-family:f}@position-try --P_t{top:0}.P_a{font-palette:--P_p;position-try-fallbacks:--P_t;anchor-name:--P_n;top:anchor(--P_n top)}",
+            "@font-palette-values --p{font-family:g}@position-try --t{top:0}.a{font-palette:--p;position-try-fallbacks:--t;anchor-name:--n;top:anchor(--n top)}",
+            "@font-palette-values --P_p{font-family:g}@position-try --P_t{top:0}.P_a{font-palette:--P_p;position-try-fallbacks:--P_t;anchor-name:--P_n;top:anchor(--P_n top)}",
         ),
         (
             "@keyframes --k{}.a{animation:--k 1s}.b{content:'--k';--:1}",
@@ -1137,6 +1241,11 @@ mod tests {
             scoped(".a{animation:spin 1s}").as_deref(),
             Ok(".P_a{animation:spin 1s}")
         );
+        // a family names only the sheet's own `@font-face` families
+        assert_eq!(
+            scoped(".a{font:14px Brand;font-family:Brand Sans}").as_deref(),
+            Ok(".P_a{font:14px Brand;font-family:Brand Sans}")
+        );
         // a keyframes named like a keyword is not what the keyword means
         assert_eq!(
             scoped("@keyframes ease{}.a{animation:ease 1s ease}").as_deref(),
@@ -1146,7 +1255,10 @@ mod tests {
 
     #[test]
     fn declarations_get_the_stem_on_references_only() {
-        let spin: std::collections::BTreeSet<String> = ["spin".to_string()].into();
+        let spin = Defined {
+            keyframes: ["spin".to_string()].into(),
+            fonts: BTreeSet::new(),
+        };
         for (style, want) in [
             (
                 "fill:url(#g);stroke:#fff;animation:spin 1s",
@@ -1193,7 +1305,7 @@ mod tests {
         /// hold rule-like text, and some of them inside an `@media` block,
         /// gets the stem exactly where each rule alone gets it: reading
         /// one rule does not depend on what came before (every rule that
-        /// names a keyframes defines it).
+        /// names a keyframes or a font family defines it).
         #[test]
         fn rules_are_scoped_alike_in_any_sheet(
             picks in proptest::collection::vec((0..RULES.len(), 0usize..4, proptest::bool::ANY), 0..12)

@@ -4,25 +4,37 @@
 //! ([`crate::emit::scope`]): two inlined drawings that both define
 //! Inkscape's `linearGradient1` or Illustrator's `.cls-1` would take each
 //! other's gradient or style, and a drawing's `.shade{…}` would style
-//! another file's `.shade`. Every id, class and `@keyframes` name of the
-//! drawing therefore gets the file's stem in front ([`Scope::drawn_stem`],
-//! `<prefix>_`, which no name rigbake writes begins with), and every
-//! reference to one gets it the same way:
+//! another file's `.shade`. Every name of the drawing that a page holds
+//! once for all its files (ids, classes, `@keyframes` names, `@font-face`
+//! families, custom properties and the other dashed idents) therefore gets
+//! the file's stem in front ([`Scope::drawn_stem`], `<prefix>_`, which no
+//! name rigbake writes begins with; after the `--` of a dashed ident), and
+//! every reference to one gets it the same way:
 //!
-//! - `id` attributes, and every class of a `class` attribute;
+//! - `id` and `xml:id` attributes, and every class of a `class` attribute;
 //! - `href` and `xlink:href` of the form `#name` (`<use>`, a gradient's
 //!   template, `<textPath>`, `<mpath>`, an animation's target, `<a>`);
 //! - `url(#name)` in presentation attributes ([`URL_ATTRS`]), in `style`
 //!   attributes and in `<style>` sheets, and in the `values`, `from`, `to`
 //!   and `by` of the drawing's SMIL animations (as `#name` there when
 //!   they animate `href`);
-//! - the id lists of `aria-labelledby` and its kin ([`IDREFS`]);
+//! - the id lists of `aria-labelledby` and its kin, of HTML inside a
+//!   `<foreignObject>` (`for`, `list`, …) and `viewTarget` ([`IDREFS`]);
+//! - `font-family` attributes (and SMIL values of `font-family`) naming a
+//!   family the drawing's `@font-face` defines;
 //! - SMIL `begin` and `end` values that name an element (`fade.end`,
 //!   `knob.click+1s`);
 //! - in `<style>` sheets, `#id` and `.class` selectors, `@keyframes`
-//!   names and the `animation` references to them, read as CSS reads
-//!   them (module `css`: escapes, strings and comments; `#fff` in a
-//!   declaration is a colour and stays).
+//!   names and the `animation` references to them, `@font-face` families
+//!   and the `font-family` and `font` references to them, `element(#…)`
+//!   and `src("#…")`;
+//! - in sheets, `style` attributes and [`URL_ATTRS`], every dashed
+//!   ident: `@property --x`, `--x: …`, `var(--x)`, `transition:
+//!   --x`, `@font-palette-values`, `@position-try`, `anchor-name` (a
+//!   registered property or a custom property set on `:root` is one for
+//!   the whole page). All of it is read as CSS reads it (module `css`:
+//!   escapes, strings and comments; `#fff` in a declaration is a colour
+//!   and stays).
 //!
 //! A reference to a name the drawing does not define gets the stem too
 //! (in a page it would reach another file's element); one to another
@@ -44,7 +56,6 @@ use super::css;
 use super::{ArtError, Insert, LineIndex, SVG_NS, start_tag_end};
 use crate::emit::scope::Scope;
 use roxmltree::{Document, Node};
-use std::collections::BTreeSet;
 use std::ops::Range;
 
 const XLINK_NS: &str = "http://www.w3.org/1999/xlink";
@@ -92,7 +103,17 @@ pub(super) const IDREFS: &[&str] = &[
 /// [`URL_ATTRS`], [`IDREFS`].
 pub(super) fn rewritten(attr: &str) -> bool {
     const OTHERS: &[&str] = &[
-        "id", "class", "href", "style", "begin", "end", "values", "from", "to", "by",
+        "id",
+        "class",
+        "href",
+        "style",
+        "begin",
+        "end",
+        "values",
+        "from",
+        "to",
+        "by",
+        "font-family",
     ];
     [OTHERS, URL_ATTRS, IDREFS]
         .iter()
@@ -123,19 +144,19 @@ pub(super) fn scoped(
         .descendants()
         .filter(|n| n.is_element() && n.tag_name().name() == "style")
         .collect();
-    // the keyframes names every sheet defines, which `animation` anywhere
-    // may refer to
-    let mut keyframes = BTreeSet::new();
+    // the keyframes names and font families every sheet defines, which
+    // `animation` and `font-family` anywhere may refer to
+    let mut defined = css::Defined::default();
     for &n in &styles {
         let sheet = Sheet::of(art, n, lines)?;
-        let names =
-            css::sheet_names(&sheet.text, &BTreeSet::new()).map_err(|u| sheet.refused(u))?;
-        keyframes.extend(names.keyframes);
+        let names = css::sheet_names(&sheet.text, &css::Defined::default())
+            .map_err(|u| sheet.refused(u))?;
+        defined.add(names);
     }
     let mut out = Vec::new();
     for &n in &styles {
         let sheet = Sheet::of(art, n, lines)?;
-        let names = css::sheet_names(&sheet.text, &keyframes).map_err(|u| sheet.refused(u))?;
+        let names = css::sheet_names(&sheet.text, &defined).map_err(|u| sheet.refused(u))?;
         if !names.at.is_empty() {
             out.extend(sheet.edits(art, &names.at, &stem));
         }
@@ -161,16 +182,24 @@ pub(super) fn scoped(
                 (None, "class") => words(value),
                 (None, n) if IDREFS.contains(&n) => words(value),
                 (None | Some(XLINK_NS), "href") => fragment(value).into_iter().collect(),
-                (None, "style") => css::declaration_names(value, &keyframes).at,
-                (None, n) if URL_ATTRS.contains(&n) => css::declaration_names(value, &keyframes).at,
+                (None, "style") => css::declaration_names(value, &defined).at,
+                (None, n) if URL_ATTRS.contains(&n) => css::declaration_names(value, &defined).at,
+                (None, "font-family") => css::family_names(value, &defined).at,
                 (None, "begin" | "end") if smil => timing(value),
                 (None, "values" | "from" | "to" | "by") if smil => {
                     if animated == Some("href") {
                         items(value)
                             .filter_map(|(k, item)| Some(k + fragment(item)?))
                             .collect()
+                    } else if animated == Some("font-family") {
+                        items(value)
+                            .flat_map(|(k, item)| {
+                                let at = css::family_names(item, &defined).at;
+                                at.into_iter().map(move |a| k + a)
+                            })
+                            .collect()
                     } else {
-                        css::declaration_names(value, &keyframes).at
+                        css::declaration_names(value, &defined).at
                     }
                 }
                 _ => continue,
@@ -554,6 +583,10 @@ mod tests {
             (
                 "<g xml:id=\"x\"/><use href=\"#x\"/><view viewTarget=\"x y\"/><foreignObject><label xmlns=\"http://www.w3.org/1999/xhtml\" for=\"i\"/></foreignObject>",
                 "<g xml:id=\"P_x\"/><use href=\"#P_x\"/><view viewTarget=\"P_x P_y\"/><foreignObject><label xmlns=\"http://www.w3.org/1999/xhtml\" for=\"P_i\"/></foreignObject>",
+            ),
+            (
+                "<style>@font-face{font-family:Hand}</style><text font-family=\"Hand, serif\" style=\"font:9px Hand\"><set attributeName=\"font-family\" to=\"serif\" values=\"serif;'Hand'\"/></text>",
+                "<style>@font-face{font-family:P_Hand}</style><text font-family=\"P_Hand, serif\" style=\"font:9px P_Hand\"><set attributeName=\"font-family\" to=\"serif\" values=\"serif;'P_Hand'\"/></text>",
             ),
             (
                 "<path fill=\"var(--c)\" style=\"--c:red;stroke:element(#e)\"/>",
