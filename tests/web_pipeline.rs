@@ -708,15 +708,29 @@ fn svgo_breaks_files_without_the_structure_guards() {
     }
 }
 
-/// The cyclist drawing (`tests/fixtures/art/cyclist.svg`) with five
-/// swatches along its bottom edge, each painted through a name the way
-/// editors write them, in `colours` (`#rrggbb`): a gradient `fill`
-/// attribute (Inkscape's `linearGradient1`), an Illustrator class
-/// (`.cls-1`), an `#id` rule, a `<use>` of a `<defs>` shape, and a `style`
-/// naming a gradient whose stops come through an `xlink:href` template.
-fn swatch_drawing(colours: [&str; 5]) -> String {
+/// Where the swatches of [`swatch_drawing`] are: their centres in the
+/// drawing's 800 × 600 view box.
+const SWATCHES: [(usize, usize); 7] = [
+    (80, 560),
+    (240, 560),
+    (400, 560),
+    (560, 560),
+    (720, 560),
+    (80, 500),
+    (240, 500),
+];
+
+/// The cyclist drawing (`tests/fixtures/art/cyclist.svg`) with seven
+/// swatches ([`SWATCHES`]: five along its bottom edge, two above the first
+/// two), each painted through a name the way editors write them, in
+/// `colours` (`#rrggbb`): a gradient `fill` attribute (Inkscape's
+/// `linearGradient1`), an Illustrator class (`.cls-1`), an `#id` rule, a
+/// `<use>` of a `<defs>` shape, a `style` naming a gradient whose stops
+/// come through an `xlink:href` template, a custom property set on
+/// `:root`, and a registered property's initial value (`@property`).
+fn swatch_drawing(colours: [&str; 7]) -> String {
     let art = std::fs::read_to_string(repo("tests/fixtures/art/cyclist.svg")).unwrap();
-    let [c0, c1, c2, c3, c4] = colours;
+    let [c0, c1, c2, c3, c4, c5, c6] = colours;
     let defs = format!(
         "<defs id=\"defs1\">\
          <linearGradient id=\"linearGradient1\"><stop offset=\"0\" stop-color=\"{c0}\"/><stop offset=\"1\" stop-color=\"{c0}\"/></linearGradient>\
@@ -731,7 +745,9 @@ fn swatch_drawing(colours: [&str; 5]) -> String {
          <rect class=\"cls-1\" x=\"160\" y=\"520\" width=\"160\" height=\"80\"/>\
          <rect id=\"swatch\" x=\"320\" y=\"520\" width=\"160\" height=\"80\"/>\
          <use xlink:href=\"#tile\"/>\
-         <rect x=\"640\" y=\"520\" width=\"160\" height=\"80\" style=\"fill:url(#linearGradient2)\"/>"
+         <rect x=\"640\" y=\"520\" width=\"160\" height=\"80\" style=\"fill:url(#linearGradient2)\"/>\
+         <rect x=\"0\" y=\"480\" width=\"160\" height=\"40\" style=\"fill:var(--ink)\"/>\
+         <rect class=\"registered\" x=\"160\" y=\"480\" width=\"160\" height=\"40\"/>"
     );
     let sheet =
         "<style>/* the drawing's own style */ .label { font: 14px sans-serif; fill: #333 }</style>";
@@ -740,7 +756,11 @@ fn swatch_drawing(colours: [&str; 5]) -> String {
         .replacen(background, &swatches, 1)
         .replacen(
             sheet,
-            &format!("<style>.label{{fill:#333}} .cls-1{{fill:{c1}}} #swatch{{fill:{c2}}}</style>"),
+            &format!(
+                "<style><![CDATA[.label{{fill:#333}} .cls-1{{fill:{c1}}} #swatch{{fill:{c2}}} \
+                 :root{{--ink:{c5}}} .registered{{fill:var(--paint)}} \
+                 @property --paint{{syntax:'<color>';inherits:false;initial-value:{c6}}}]]></style>"
+            ),
             1,
         )
 }
@@ -748,7 +768,7 @@ fn swatch_drawing(colours: [&str; 5]) -> String {
 /// The colour of each swatch of [`swatch_drawing`] of every file, inlined
 /// one below the other in one HTML page, 400 px wide, as Chromium paints
 /// them.
-fn swatch_colours(chromium: &browser::Browser, svgs: &[&str]) -> Vec<[[u8; 3]; 5]> {
+fn swatch_colours(chromium: &browser::Browser, svgs: &[&str]) -> Vec<[[u8; 3]; 7]> {
     const W: usize = 400;
     const H: usize = 300;
     let body: String = svgs
@@ -774,9 +794,9 @@ fn swatch_colours(chromium: &browser::Browser, svgs: &[&str]) -> Vec<[[u8; 3]; 5
     (0..svgs.len())
         .map(|f| {
             std::array::from_fn(|j| {
-                // the swatch's centre: (80 + 160 j, 560) of the 800 × 600 view box
-                let x = ((40 + 80 * j) as f64 * scale) as usize;
-                let y = ((H * f + 280) as f64 * scale) as usize;
+                let (cx, cy) = SWATCHES[j];
+                let x = ((cx * W / 800) as f64 * scale) as usize;
+                let y = ((H * f + cy * H / 600) as f64 * scale) as usize;
                 let px = &buf[(y * w + x) * channels..][..3];
                 [px[0], px[1], px[2]]
             })
@@ -790,12 +810,18 @@ fn swatch_colours(chromium: &browser::Browser, svgs: &[&str]) -> Vec<[[u8; 3]; 5
 /// (the drawing's ids, classes and references are the file's own), as
 /// written and after svgo. Each swatch of the second file would show the
 /// first file's colour, or the first file the second's, if any kind of
-/// reference reached the other file.
+/// reference reached the other file (with the custom properties left
+/// unscoped, the first file's `:root` and `@property` swatches take the
+/// second file's colours).
 #[test]
 fn inlined_art_files_keep_their_own_drawn_names() {
     let palettes = [
-        ["#ff0000", "#00ff00", "#0000ff", "#ffff00", "#ff00ff"],
-        ["#00ffff", "#800000", "#008000", "#000080", "#808000"],
+        [
+            "#ff0000", "#00ff00", "#0000ff", "#ffff00", "#ff00ff", "#ff8000", "#8000ff",
+        ],
+        [
+            "#00ffff", "#800000", "#008000", "#000080", "#808000", "#008080", "#800080",
+        ],
     ];
     let dir = tempfile::tempdir().unwrap();
     let mut svgs = Vec::new();
