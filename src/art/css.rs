@@ -725,7 +725,7 @@ fn family_key(words: &[String]) -> String {
 /// With `define`, every family is one the drawing defines (an
 /// `@font-face`'s `font-family`), else only those of `fonts` are
 /// references to one. A family's name gets the stem in front (inside a
-/// string's quotes).
+/// string's quotes, after a dashed ident's `--`).
 fn families(text: &str, value: &[&Token], fonts: &BTreeSet<String>, define: bool, out: &mut Names) {
     for item in without_important(text, value).split(|t| t.tok == Tok::Delim(',')) {
         let (at, words) = match item {
@@ -749,7 +749,7 @@ fn families(text: &str, value: &[&Token], fonts: &BTreeSet<String>, define: bool
                     .iter()
                     .map(|t| unescape(&text[t.start..t.end]))
                     .collect();
-                (first.start, words)
+                (name_start(text, first), words)
             }
         };
         let key = family_key(&words);
@@ -1224,6 +1224,10 @@ mod tests {
         (
             "@keyframes --k{}.a{animation:--k 1s}.b{content:'--k';--:1}",
             "@keyframes --P_k{}.P_a{animation:--P_k 1s}.P_b{content:'--k';--:1}",
+        ),
+        (
+            "@font-face{font-family:--f}.a{font:1px --f}",
+            "@font-face{font-family:--P_f}.P_a{font:1px --P_f}",
         ),
         (
             ".a{background:element(#b) -moz-element( #c ),element(#);mask:src(\"#m\") src('x.svg#y')}",

@@ -24,10 +24,11 @@
 //! replaces the whole prefix ([`check_prefix`]), e.g. with a readable name.
 //!
 //! A drawing animated by `bake --art` brings names of its own (Inkscape's
-//! `linearGradient1`, Illustrator's `.cls-1`), which the drawing's
-//! references use: they get `<prefix>_` in front ([`Scope::drawn_stem`],
-//! `lyibr_linearGradient1`), and so does every reference to them (module
-//! `art::names`). Every name rigbake writes is `<prefix>-…`: the
+//! `linearGradient1`, Illustrator's `.cls-1`, a `@property --tilt`), which
+//! the drawing's references use: they get `<prefix>_` in front
+//! ([`Scope::drawn_stem`], `lyibr_linearGradient1`; after the `--` of a
+//! dashed ident, `--lyibr_tilt`), and so does every reference to them
+//! (module `art::names`). Every name rigbake writes is `<prefix>-…`: the
 //! character after the prefix tells the two kinds apart, so no drawing
 //! name, whatever it is, can become one of rigbake's. `_` is a name
 //! character of CSS identifiers and of XML names alike, so the drawing's
