@@ -668,3 +668,56 @@ fn a_sweep_beyond_its_summed_work_is_refused_up_front() {
         }
     }
 }
+
+/// Springs are fitted in every clip: springs × bones × clips is bounded
+/// (2 springs on a 200-bone chain in 16 clips, each clip within the old
+/// springs × bones limit, took 138 s), refused up front naming the clips
+/// and `--clip`, which bakes one clip of the same rig.
+#[test]
+fn springs_times_bones_times_clips_beyond_the_limit_is_refused_up_front() {
+    let bones: Vec<Value> = (0..50)
+        .map(|i| {
+            let mut b = json!({"name": format!("b{i}"), "length": 4,
+                "angle": {"sine": {"amp_deg": 5, "harmonic": 1, "phase_deg": i * 7}}});
+            if i == 0 {
+                b["at"] = json!([200, 200]);
+            } else {
+                b["parent"] = json!(format!("b{}", i - 1));
+                b["at"] = json!("tip");
+            }
+            b
+        })
+        .collect();
+    let clips: Vec<Value> = (0..5)
+        .map(|c| json!({"name": format!("c{c}"), "angles": {"b0": {"sine": {"amp_deg": 4 + c, "harmonic": 1}}}}))
+        .collect();
+    let springs = json!([{"bone": "b10", "stiffness": 260, "damping": 26},
+                         {"bone": "b30", "stiffness": 200, "damping": 20}]);
+    let v = json!({"name": "sp", "view_box": [0, 0, 400, 400], "period_s": 1,
+        "bones": bones, "clips": clips, "springs": springs});
+    refused(
+        &v,
+        &[
+            "springs: 2 springs × 50 bones × 5 clips = 500 is more than the 400 a bake fits in a few seconds; use fewer springs, bones or clips (or bake one clip with --clip NAME)",
+        ],
+        Duration::from_secs(5),
+    );
+    refused_with(
+        &v,
+        &["--route", "smil"],
+        &["springs: 2 springs × 50 bones × 5 clips = 500"],
+        Duration::from_secs(5),
+    );
+    let tmp = TempDir::new().unwrap();
+    let path = tmp.path().join("sp.json");
+    fs::write(&path, v.to_string()).unwrap();
+    Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("bake")
+        .arg(&path)
+        .args(["--clip", "c3", "-q", "-o"])
+        .arg(tmp.path())
+        .assert()
+        .success();
+    assert!(tmp.path().join("sp-c3.svg").exists());
+}

@@ -54,11 +54,27 @@ fn ideal_tips(
 /// Add to each bone's tip the offsets, at normalised time u, of the
 /// springs in `applied` (indices into `fig.springs`) at or above it.
 fn add_spring_offsets(fig: &Figure, u: f64, applied: &[usize], tips: &mut [crate::geom::Vec2]) {
+    if applied.is_empty() {
+        return;
+    }
+    // per applied spring whether each bone is at or below its bone (one
+    // pass, parents first: no walk up a deep tree per bone), and its offset
+    let nb = fig.bones.len();
+    let mut below = vec![false; applied.len() * nb];
+    for b in 0..nb {
+        for (k, &i) in applied.iter().enumerate() {
+            below[k * nb + b] =
+                fig.springs[i].bone == b || fig.bones[b].parent.is_some_and(|p| below[k * nb + p]);
+        }
+    }
+    let offsets: Vec<crate::geom::Vec2> = applied
+        .iter()
+        .map(|&i| fig.springs[i].offset_at(u))
+        .collect();
     for (b, tip) in tips.iter_mut().enumerate() {
-        for &i in applied {
-            let s = &fig.springs[i];
-            if spring::in_subtree(fig, s.bone, b) {
-                *tip += s.offset_at(u);
+        for (k, off) in offsets.iter().enumerate() {
+            if below[k * nb + b] {
+                *tip += *off;
             }
         }
     }
