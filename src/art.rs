@@ -116,6 +116,8 @@
 //!   one element or of the namespaces in scope is counted first (module
 //!   `prescan`) and refused beyond [`WORK_PER_BYTE`] per byte of drawing
 //!   (at least [`WORK_FLOOR`]).
+//! - The `<use>`s of the parts may copy at most [`USE_BUDGET`] elements
+//!   and path segments into the pose check, in all (module `pose`).
 //! - At most [`MAX_NODES`] XML nodes. Work is linear in the drawing's size
 //!   (line numbers come from one index of the line breaks) and nothing
 //!   walks the tree recursively, so any nesting depth is fine.
@@ -136,7 +138,7 @@ mod names;
 mod pose;
 mod prescan;
 pub use dtd::{ENTITY_FLOOR, MAX_ENTITY_DEPTH};
-pub use pose::POSE_LIMIT_PX;
+pub use pose::{POSE_LIMIT_PX, USE_BUDGET};
 pub use prescan::{WORK_FLOOR, WORK_PER_BYTE};
 
 /// Most XML nodes a drawing may hold (roxmltree's `nodes_limit`): about a

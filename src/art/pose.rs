@@ -9,22 +9,44 @@
 //! shape.
 //! `text` and `image` have no outline rigbake reads; a part drawn only with
 //! them cannot be checked and is refused.
+//!
+//! A `<use>` copies what it refers to into the part's outline, moved to
+//! where it shows it, so its cost is the size of that content, once per
+//! `<use>`. Each element a `<use>` reaches is read once per drawing (its
+//! transform, lengths and shape, kept for the next `<use>` of it); every
+//! copy is counted against [`USE_BUDGET`], one for each element reached
+//! and one for each path segment (move, line, curve, close) of its shape,
+//! summed over all the parts of the drawing; a drawing whose `<use>`s
+//! would copy more is refused, naming the `<use>` in the part where the
+//! budget ran out. Reading then stays linear in the drawing's size (an
+//! element is read where it stands for the part holding it, and once more
+//! if a `<use>` reaches it), and copying within [`USE_BUDGET`]. A `<use>` is not
+//! followed past [`USE_DEPTH`] `<use>`s deep, nor into content that holds
+//! it or a `<use>` it was reached through (a circular reference, which
+//! draws nothing).
 
 use super::{Found, parse_transform};
 use crate::geom::{Affine, Vec2};
 use kurbo::{BezPath, ParamCurveNearest, Shape};
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Farthest a part's shapes (or a joint marker) may be from a joint of the
 /// rig's phase-0 pose it must cover, px.
 pub const POSE_LIMIT_PX: f64 = 6.0;
 
-/// How deep `<use>` may refer to `<use>`, and how many elements the
-/// `<use>`s of one part may bring in all (a drawing cannot make the check do
-/// more work than its own size plus this); what lies beyond is not read.
+/// How deep `<use>` may refer to `<use>`; what lies deeper is not read.
 const USE_DEPTH: usize = 8;
-const USE_VISITS: usize = 100_000;
+
+/// The most the `<use>`s of one drawing may copy into its parts' outlines,
+/// in all: one for each element a `<use>` reaches, one for each path
+/// segment of its shape (moves and closes included; arcs as the curves
+/// they become). A segment copied costs about 60 bytes and a distance
+/// from each joint of its part: at the budget about 120 MB and under two
+/// seconds, about what the largest drawing rigbake reads (64 MiB) costs
+/// when it draws all of that itself.
+pub const USE_BUDGET: u64 = 2_000_000;
 
 /// Elements whose content is never drawn where it stands.
 const NOT_RENDERED: &[&str] = &[
@@ -161,11 +183,31 @@ fn shape_of(node: &roxmltree::Node) -> Option<(BezPath, bool)> {
     }
 }
 
+/// What the pose check takes from one element: its own `transform`, its
+/// first unreadable length, its shape in its own user space, and for a
+/// `<use>` what it shows and where.
+struct Read {
+    /// `None`: nothing of it is drawn where it stands (a definition, or a
+    /// `transform` that does not parse), so nothing of it is read.
+    own: Option<Affine>,
+    unread: Option<String>,
+    shape: Option<(BezPath, bool)>,
+    shows: Option<(roxmltree::NodeId, Affine)>,
+}
+
+/// One `<use>` being followed: the `<use>` element and the one it was
+/// reached through (an index into the same list), if any.
+type Via = (roxmltree::NodeId, Option<usize>);
+
 /// Reads the outlines of parts of one drawing (the id index for `<use>`
-/// is built once, the first time a part needs it).
+/// is built once, the first time a part needs it; what `<use>`s reach is
+/// read once and counted against [`USE_BUDGET`], see the module docs).
 pub(super) struct Checker<'a, 'i> {
     pub doc: &'a roxmltree::Document<'i>,
     ids: OnceCell<HashMap<&'a str, roxmltree::NodeId>>,
+    used: RefCell<HashMap<roxmltree::NodeId, Rc<Read>>>,
+    /// What the `<use>`s of the parts checked so far have copied.
+    copied: Cell<u64>,
 }
 
 impl<'a, 'i> Checker<'a, 'i> {
@@ -173,6 +215,8 @@ impl<'a, 'i> Checker<'a, 'i> {
         Checker {
             doc,
             ids: OnceCell::new(),
+            used: RefCell::default(),
+            copied: Cell::new(0),
         }
     }
 
@@ -189,70 +233,149 @@ impl<'a, 'i> Checker<'a, 'i> {
         ids.get(id).and_then(|&n| self.doc.get_node(n))
     }
 
+    fn read(&self, node: &roxmltree::Node) -> Read {
+        let tag = node.tag_name().name();
+        let own = match node.attribute("transform").map(parse_transform) {
+            _ if NOT_RENDERED.contains(&tag) => None,
+            Some(Ok(t)) => Some(t),
+            Some(Err(_)) => None,
+            None => Some(Affine::IDENTITY),
+        };
+        if own.is_none() {
+            return Read {
+                own,
+                unread: None,
+                shape: None,
+                shows: None,
+            };
+        }
+        let shows = (tag == "use")
+            .then(|| {
+                node.attribute("href")
+                    .or_else(|| node.attribute(("http://www.w3.org/1999/xlink", "href")))
+            })
+            .flatten()
+            .and_then(|h| h.strip_prefix('#'))
+            .and_then(|id| self.by_id(id))
+            .map(|target| {
+                let at = Vec2::new(num(node, "x").unwrap_or(0.0), num(node, "y").unwrap_or(0.0));
+                (target.id(), Affine::translate(at))
+            });
+        Read {
+            own,
+            unread: unreadable_length(node),
+            shape: shape_of(node),
+            shows,
+        }
+    }
+
+    /// [`Checker::read`] of an element a `<use>` reaches, once per drawing.
+    fn read_used(&self, node: &roxmltree::Node) -> Rc<Read> {
+        if let Some(r) = self.used.borrow().get(&node.id()) {
+            return r.clone();
+        }
+        let r = Rc::new(self.read(node));
+        self.used.borrow_mut().insert(node.id(), r.clone());
+        r
+    }
+
+    /// Counts `n` more copied against [`USE_BUDGET`]; past it, why the
+    /// drawing is refused, naming the `<use>` of the part that `via`
+    /// leads back to.
+    fn copy(&self, n: u64, vias: &[Via], via: usize) -> Result<(), String> {
+        let total = self.copied.get().saturating_add(n);
+        self.copied.set(total);
+        if total <= USE_BUDGET {
+            return Ok(());
+        }
+        let mut first = via;
+        while let Some(up) = vias[first].1 {
+            first = up;
+        }
+        let u = self
+            .doc
+            .get_node(vias[first].0)
+            .expect("node of this document");
+        let at = self.doc.text_pos_at(u.range().start);
+        let named = u
+            .attribute("id")
+            .map(|id| format!(" id=\"{id}\""))
+            .unwrap_or_default();
+        Err(format!(
+            "its <use{named}> at line {}, column {} brings what the drawing's <use>s copy into the pose check to {total} elements and path segments, more than {USE_BUDGET}: show fewer or simpler shapes with <use>",
+            at.row, at.col
+        ))
+    }
+
     /// The outline of part `f` whose parent maps to root user space by
-    /// `parent` (the part's own `transform` is applied here), leaving out the subtrees `skip` names (nested parts, markers).
+    /// `parent` (the part's own `transform` is applied here), leaving out
+    /// the subtrees `skip` names (nested parts, markers); `Err`: why its
+    /// `<use>`s cannot be read (past [`USE_BUDGET`]).
     pub(super) fn outline(
         &self,
         f: &Found,
         parent: Affine,
         skip: &dyn Fn(roxmltree::NodeId) -> bool,
-    ) -> Outline {
+    ) -> Result<Outline, String> {
         let mut paths = Vec::new();
         let mut unread = None;
-        let mut visits = 0;
         let start = self
             .doc
             .get_node(f.node)
             .expect("node id from this document");
-        let mut stack = vec![(start, parent, 0usize)];
-        while let Some((node, m, depth)) = stack.pop() {
-            if !node.is_element() || (node != start && depth == 0 && skip(node.id())) {
+        // the `<use>`s followed, each with the one it was reached through
+        let mut vias: Vec<Via> = Vec::new();
+        let mut stack = vec![(start, parent, None::<usize>)];
+        while let Some((node, m, via)) = stack.pop() {
+            if !node.is_element() || (node != start && via.is_none() && skip(node.id())) {
                 continue;
             }
-            if depth > 0 {
-                visits += 1;
-                if visits > USE_VISITS {
-                    break;
+            let mut read = match via {
+                Some(v) => {
+                    self.copy(1, &vias, v)?;
+                    self.read_used(&node)
                 }
-            }
-            let tag = node.tag_name().name();
-            if NOT_RENDERED.contains(&tag) {
-                continue;
-            }
-            let own = match node.attribute("transform").map(parse_transform) {
-                Some(Ok(t)) => t,
-                Some(Err(_)) => continue,
-                None => Affine::IDENTITY,
+                None => Rc::new(self.read(&node)),
             };
+            let Some(own) = read.own else { continue };
             let m = m * own;
             if unread.is_none() {
-                unread = unreadable_length(&node);
+                unread.clone_from(&read.unread);
             }
-            if let Some((mut p, closed)) = shape_of(&node) {
-                // (in place: a path of millions of points is not copied)
+            if let Some(v) = via {
+                let n = read.shape.as_ref().map_or(0, |(p, _)| p.elements().len());
+                self.copy(n as u64, &vias, v)?;
+            }
+            // a shape read here only is moved in place, not copied (a path
+            // of millions of points)
+            let shape = match Rc::get_mut(&mut read) {
+                Some(here) => here.shape.take(),
+                None => read.shape.clone(),
+            };
+            if let Some((mut p, closed)) = shape {
                 p.apply_affine(m);
                 paths.push((p, closed));
             }
-            if tag == "use" && depth < USE_DEPTH {
-                let href = node
-                    .attribute("href")
-                    .or_else(|| node.attribute(("http://www.w3.org/1999/xlink", "href")));
-                if let Some(target) = href
-                    .and_then(|h| h.strip_prefix('#'))
-                    .and_then(|id| self.by_id(id))
-                {
-                    let at = Affine::translate(Vec2::new(
-                        num(&node, "x").unwrap_or(0.0),
-                        num(&node, "y").unwrap_or(0.0),
-                    ));
-                    stack.push((target, m * at, depth + 1));
+            if let Some((target, at)) = read.shows {
+                let target = self.doc.get_node(target).expect("node of this document");
+                let mut depth = 0;
+                let mut circular = false;
+                let mut up = Some((node.id(), via));
+                while let Some((u, next)) = up {
+                    depth += 1;
+                    circular |= holds(target, self.doc.get_node(u).expect("node of this document"));
+                    up = next.map(|i| vias[i]);
+                }
+                if depth <= USE_DEPTH && !circular {
+                    vias.push((node.id(), via));
+                    stack.push((target, m * at, Some(vias.len() - 1)));
                 }
             }
             for c in node.children().filter(|c| c.is_element()) {
-                stack.push((c, m, depth));
+                stack.push((c, m, via));
             }
         }
-        Outline { paths, unread }
+        Ok(Outline { paths, unread })
     }
 
     /// Check that part `name` covers every `(joint, at)` of the rig's pose
@@ -265,7 +388,13 @@ impl<'a, 'i> Checker<'a, 'i> {
         skip: &dyn Fn(roxmltree::NodeId) -> bool,
         joints: &[(&str, Vec2)],
     ) -> Result<(), super::ArtError> {
-        let o = self.outline(f, parent, skip);
+        let o = self
+            .outline(f, parent, skip)
+            .map_err(|why| super::ArtError::Unsupported {
+                line: f.line,
+                part: name.into(),
+                why,
+            })?;
         if let Some(why) = o.unread {
             return Err(super::ArtError::Unsupported {
                 line: f.line,
@@ -293,6 +422,12 @@ impl<'a, 'i> Checker<'a, 'i> {
         }
         Ok(())
     }
+}
+
+/// Whether `outer` is `inner` or one of its ancestors.
+fn holds(outer: roxmltree::Node, inner: roxmltree::Node) -> bool {
+    let (o, i) = (outer.range(), inner.range());
+    o.start <= i.start && i.end <= o.end
 }
 
 impl Outline {
@@ -345,5 +480,111 @@ mod tests {
         assert!((distance(line, (99.0, 99.0)).unwrap() - 89.0f64.hypot(99.0)).abs() < 1e-9);
         assert_eq!(distance("<polygon points=\"x 1 2\"/>", (0.0, 0.0)), None);
         assert_eq!(distance("<polyline points=\"\"/>", (0.0, 0.0)), None);
+    }
+
+    /// The outline of the element with id `part` in the drawing whose
+    /// `<svg>` holds `body`, and what the checker has counted copied.
+    fn outline_of(body: &str, parts: &[&str]) -> (Vec<Result<usize, String>>, u64) {
+        let text = format!("<svg xmlns=\"http://www.w3.org/2000/svg\">{body}</svg>");
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let checker = Checker::new(&doc);
+        let outlines = parts
+            .iter()
+            .map(|id| {
+                let node = doc.descendants().find(|n| n.attribute("id") == Some(id));
+                let f = Found {
+                    node: node.unwrap().id(),
+                    range: 0..0,
+                    line: 1,
+                    has_id: true,
+                };
+                let o = checker.outline(&f, Affine::IDENTITY, &|_| false)?;
+                Ok(o.paths.len())
+            })
+            .collect();
+        (outlines, checker.copied.get())
+    }
+
+    /// Each element a `<use>` reaches counts one, its shape one per path
+    /// segment, summed over the parts of the drawing; the shapes a part
+    /// holds itself count nothing.
+    #[test]
+    fn uses_count_what_they_copy_across_parts() {
+        let defs = "<defs><path id=\"p\" d=\"M0 0L1 1L2 0\"/>\
+                    <g id=\"two\"><use href=\"#p\"/><use href=\"#p\" x=\"3\"/></g></defs>";
+        // 2 × (the path, 3 segments)
+        let (o, copied) = outline_of(
+            &format!(
+                "{defs}<g id=\"a\"><use href=\"#p\"/><use href=\"#p\"/><path d=\"M0 0L5 5\"/></g>"
+            ),
+            &["a"],
+        );
+        assert_eq!((o, copied), (vec![Ok(3)], 2 * 4));
+        // the group, its 2 uses and their paths; then the second part's 4
+        let (o, copied) = outline_of(
+            &format!(
+                "{defs}<g id=\"a\"><use href=\"#two\"/></g><g id=\"b\"><use href=\"#p\"/></g>"
+            ),
+            &["a", "b"],
+        );
+        assert_eq!((o, copied), (vec![Ok(2), Ok(1)], 1 + 2 * (1 + 4) + 4));
+        // a definition reached is counted, not read
+        let (o, copied) = outline_of(
+            "<g id=\"a\"><use href=\"#s\"/></g><symbol id=\"s\"><circle r=\"1\"/></symbol>",
+            &["a"],
+        );
+        assert_eq!((o, copied), (vec![Ok(0)], 1));
+    }
+
+    /// A `<use>` of content that holds it, or holds a `<use>` it was
+    /// reached through, is not followed; nor is one more than
+    /// [`USE_DEPTH`] deep.
+    #[test]
+    fn circular_and_too_deep_uses_are_not_followed() {
+        let own = "<g id=\"a\"><use href=\"#a\"/><path d=\"M0 0L1 1\"/></g>";
+        assert_eq!(outline_of(own, &["a"]), (vec![Ok(1)], 0));
+        // a → b → (a, which holds the first <use>): b and its <use> counted
+        let round = "<g id=\"a\"><use href=\"#b\"/></g><g id=\"b\"><use href=\"#a\"/><path d=\"M0 0L1 1\"/></g>";
+        assert_eq!(outline_of(round, &["a"]), (vec![Ok(1)], 1 + 1 + 3));
+        // u0 → u1 → … → u11 → the path: 8 <use>s deep are followed
+        let chain: String = (0..12)
+            .map(|i| format!("<use id=\"u{i}\" href=\"#u{}\"/>", i + 1))
+            .collect::<String>()
+            + "<path id=\"u12\" d=\"M0 0L1 1\"/>";
+        // (the part's own <use> is the first)
+        let (o, copied) = outline_of(
+            &format!("<g id=\"a\"><use href=\"#u5\"/></g>{chain}"),
+            &["a"],
+        );
+        assert_eq!((o, copied), (vec![Ok(1)], 8 + 2));
+        let (o, copied) = outline_of(
+            &format!("<g id=\"a\"><use href=\"#u4\"/></g>{chain}"),
+            &["a"],
+        );
+        assert_eq!((o, copied), (vec![Ok(0)], 8));
+    }
+
+    /// Past [`USE_BUDGET`] the part is refused, naming the `<use>` of the
+    /// part the copies ran out under, however deep they were.
+    #[test]
+    fn copies_past_the_budget_are_refused_naming_the_parts_use() {
+        // a group of 1,000 <use>s of a path of 1,000 segments: each inner
+        // <use> and the path it reaches count 1 + 1 + 1000, the group
+        // 1 + 1000 × 1002 = 1,002,001; the part's <use>s are read last
+        // first, and the first runs out at its 997th path,
+        // 1,002,001 + 1 + 996 × 1002 + 1002
+        let d = format!("M0 0{}", " L1 1".repeat(999));
+        let uses = "<use href=\"#p\"/>".repeat(1000);
+        let body = format!(
+            "<defs><path id=\"p\" d=\"{d}\"/><g id=\"k\">{uses}</g></defs>\n\
+             <g id=\"a\"><use id=\"first\" href=\"#k\"/>\n<use href=\"#k\"/></g>"
+        );
+        let (o, copied) = outline_of(&body, &["a"]);
+        let e = o[0].clone().unwrap_err();
+        assert_eq!(copied, 2_000_996);
+        assert_eq!(
+            e,
+            "its <use id=\"first\"> at line 2, column 11 brings what the drawing's <use>s copy into the pose check to 2000996 elements and path segments, more than 2000000: show fewer or simpler shapes with <use>"
+        );
     }
 }
