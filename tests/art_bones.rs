@@ -437,8 +437,8 @@ fn preview_takes_art_and_clip() {
 }
 
 /// `<use>` that refers to its own part (a cycle), in a part of 50,000
-/// shapes: the pose check reads a bounded number of used elements, so the
-/// bake ends quickly and bakes.
+/// shapes: a circular reference draws nothing and the pose check does not
+/// follow it, so the bake ends quickly and bakes.
 #[test]
 fn a_use_cycle_in_a_big_part_is_read_a_bounded_number_of_times() {
     let tmp = tempfile::tempdir().unwrap();

@@ -4,6 +4,7 @@
 //! and no temp file left.
 
 use assert_cmd::Command;
+use rigbake::art::USE_BUDGET;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -668,4 +669,52 @@ fn overflowing_and_vanishing_transforms_on_any_part_are_refused_in_one_line() {
         refused > 300 && animated == 0,
         "{refused} refused, {animated} animated"
     );
+}
+
+// ---- <use>: what it copies is counted ---------------------------------------
+
+/// The drawing with `uses` `<use>`s, inside the near thigh, of one path of
+/// `segments` line segments (a move and the lines), all on the thigh's line.
+fn with_uses(segments: usize, uses: usize) -> String {
+    let d: String = (1..segments)
+        .map(|i| format!(" L {} 248", 344 + i % 100))
+        .collect();
+    let part = "<g id=\"thigh-near\">";
+    let art = art_text();
+    assert_eq!(art.matches(part).count(), 1);
+    art.replacen(
+        part,
+        &format!(
+            "{part}<defs><path id=\"big\" d=\"M 344 248{d}\"/></defs>{}",
+            "<use href=\"#big\"/>".repeat(uses)
+        ),
+        1,
+    )
+}
+
+/// Each `<use>` of the path copies it (the element reached, and its
+/// segments) into the pose check: the drawing's copies stop at
+/// [`USE_BUDGET`], refused one past it in one line naming the part, the
+/// `<use>` and the count, without reading the rest (5,000 copies of a
+/// 10,000-segment path took 2.75 GB).
+#[test]
+fn uses_copying_past_the_budget_are_refused_and_within_it_bake() {
+    let segments = 10_000;
+    let each = 1 + segments as u64;
+    let within = (USE_BUDGET / each) as usize;
+    let out = bake_ok(&with_uses(segments, within));
+    assert!(out.contains("class=\"rb-near-thigh\""));
+    let past = (within as u64 + 1) * each;
+    assert!(past > USE_BUDGET);
+    let counts = format!("to {past} elements and path segments, more than {USE_BUDGET}");
+    let needles = [
+        "line 34: \"thigh-near\": its <use> at line 34, column ",
+        &counts,
+        "show fewer or simpler shapes with <use>",
+    ];
+    refused(&with_uses(segments, within + 1), &needles);
+    // the same count however many more there are: reading stops there
+    let t0 = Instant::now();
+    refused(&with_uses(segments, 5_000), &needles);
+    assert!(t0.elapsed() < BOUND);
 }
