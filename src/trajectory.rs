@@ -9,7 +9,8 @@
 //!   equal to the first, each segment eased (seed 000's `track()`: linear,
 //!   smoothstep, easeInCubic, easeOutCubic).
 //! - `path`: a closed SVG path string traversed at constant speed by arc
-//!   length (kurbo's arc length, accurate to [`ARCLEN_ACCURACY`] px), from
+//!   length (kurbo's arc length, accurate to [`ARCLEN_RELATIVE`] of the
+//!   path's extent, [`arclen_accuracy`]), from
 //!   `start` (fraction of the length) forward or in reverse. Segments of
 //!   zero length (repeated points, a `Z` back onto the start) take no time
 //!   and are dropped; a segment is cut where it stops and turns back (a
@@ -34,12 +35,60 @@ use std::f64::consts::{PI, TAU};
 pub mod timeline;
 use timeline::{Cadence, ParamFile, Stepping, TimedBob, TimedGait};
 
-/// Arc-length accuracy for `path` trajectories, px.
-pub const ARCLEN_ACCURACY: f64 = 1e-6;
+/// Arc-length accuracy of a `path` trajectory as a fraction of its extent
+/// (the larger side of its control points' bounding box): 1.2·10⁻⁶ px on
+/// a path 120 px across, 10⁻² px on one 10⁶ px across. Relative, so a
+/// path's cost does not depend on its scale: kurbo's arc-length error
+/// estimate grows with a curve's size, so a fixed accuracy in px
+/// subdivides a large curve further (10⁻⁶ px on a path 9·10⁵ px across,
+/// a relative 10⁻¹², baked 20 times slower than the same shape 200 px
+/// across).
+pub const ARCLEN_RELATIVE: f64 = 1e-8;
 
-/// Path segments no longer than this (px) are dropped from a `path`
-/// trajectory: a point, or a curve far shorter than the written precision.
-pub const MIN_SEGMENT_PX: f64 = 1e-9;
+/// Path segments no longer than this fraction of the path's extent are
+/// dropped from a `path` trajectory: a point, or a curve far shorter than
+/// the written precision.
+pub const MIN_SEGMENT_RELATIVE: f64 = 1e-11;
+
+/// The finest accuracy, as a fraction of a path's largest coordinate, that
+/// [`arclen_accuracy`] asks for: 2⁻⁴⁰ ≈ 9·10⁻¹³, about 4,000 units in the
+/// last place of that coordinate. A curve's points carry rounding of a
+/// few units in the last place of its coordinates, so a small path far
+/// from the origin cannot be measured finer than this, and asking for
+/// finer only makes kurbo subdivide the rounding.
+pub const COORD_RELATIVE: f64 = 1.0 / (1u64 << 40) as f64;
+
+/// A path's extent (the larger side of its control points' bounding box)
+/// and magnitude (its largest coordinate, in absolute value).
+pub fn path_size(segs: &[PathSeg]) -> (f64, f64) {
+    let mut bbox: Option<kurbo::Rect> = None;
+    let mut magnitude = 0.0f64;
+    for s in segs {
+        let pts: &[kurbo::Point] = match s {
+            PathSeg::Line(l) => &[l.p0, l.p1],
+            PathSeg::Quad(q) => &[q.p0, q.p1, q.p2],
+            PathSeg::Cubic(c) => &[c.p0, c.p1, c.p2, c.p3],
+        };
+        for &p in pts {
+            magnitude = magnitude.max(p.x.abs()).max(p.y.abs());
+            bbox = Some(match bbox {
+                Some(b) => b.union_pt(p),
+                None => kurbo::Rect::from_points(p, p),
+            });
+        }
+    }
+    let extent = bbox.map_or(0.0, |b| b.width().max(b.height()));
+    (extent, magnitude)
+}
+
+/// Arc-length accuracy, in the path's own units, for a path of the given
+/// extent and magnitude ([`path_size`]): [`ARCLEN_RELATIVE`] of its extent,
+/// but no finer than [`COORD_RELATIVE`] of its magnitude. The same shape
+/// at any scale gets the same accuracy relative to its size, so kurbo does
+/// the same work measuring it.
+pub fn arclen_accuracy(extent: f64, magnitude: f64) -> f64 {
+    (ARCLEN_RELATIVE * extent).max(COORD_RELATIVE * magnitude)
+}
 
 /// Direction the crank turns, as seen on screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, JsonSchema)]
@@ -263,12 +312,15 @@ pub enum Trajectory {
     },
     Path {
         segs: Vec<PathSeg>,
-        /// Arc length of each segment (kurbo's, to [`ARCLEN_ACCURACY`]).
+        /// Arc length of each segment (kurbo's, to `accuracy`).
         lens: Vec<f64>,
         /// Cumulative arc length at the end of each segment.
         cum: Vec<f64>,
         start: f64,
         sign: f64,
+        /// Arc-length accuracy of `lens` and of every point, px
+        /// ([`arclen_accuracy`] of the path's size).
+        accuracy: f64,
     },
     Gait {
         origin: Vec2,
@@ -691,9 +743,12 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
             }
         }
     }
+    let (extent, magnitude) = path_size(&all);
+    let accuracy = arclen_accuracy(extent, magnitude);
+    let negligible = MIN_SEGMENT_RELATIVE * extent;
     let first = all[0].start();
     let last = all[all.len() - 1].end();
-    if (first - last).hypot() > 1e-9 {
+    if (first - last).hypot() > negligible {
         return Err(invalid(
             format!("{p}.d"),
             "must be closed (end where it starts, e.g. with Z) so the loop is seamless",
@@ -707,8 +762,8 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
     let mut cum = Vec::with_capacity(all.len());
     let mut total = 0.0;
     for s in all.into_iter().flat_map(split_at_cusps) {
-        let len = s.arclen(ARCLEN_ACCURACY);
-        if len > MIN_SEGMENT_PX {
+        let len = s.arclen(accuracy);
+        if len > negligible {
             total += len;
             segs.push(s);
             lens.push(len);
@@ -731,6 +786,7 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
             Along::Forward => 1.0,
             Along::Reverse => -1.0,
         },
+        accuracy,
     })
 }
 
@@ -824,12 +880,13 @@ impl Trajectory {
                 cum,
                 start,
                 sign,
+                accuracy,
             } => {
                 let total = *cum.last().expect("validated: at least one segment");
                 let s = ((start + sign * t).rem1()) * total;
                 let i = cum.partition_point(|&c| c < s).min(segs.len() - 1);
                 let before = if i == 0 { 0.0 } else { cum[i - 1] };
-                let u = inv_arclen_of(&segs[i], s - before, lens[i], ARCLEN_ACCURACY);
+                let u = inv_arclen_of(&segs[i], s - before, lens[i], *accuracy);
                 let q = segs[i].eval(u);
                 Vec2::new(q.x, q.y)
             }
@@ -1196,6 +1253,95 @@ mod tests {
         }
     }
 
+    /// The arc-length accuracy is the same fraction of a path's extent at
+    /// every scale (and no finer than the rounding of its coordinates allow):
+    /// 1.2·10⁻⁶ px on the example rigs' 120 px path, 10⁻² px at 10⁶ px.
+    #[test]
+    fn arclen_accuracy_is_relative_to_the_paths_size() {
+        for scale in [1e-3, 1.0, 1e3, 1e5] {
+            let extent = 120.0 * scale;
+            let acc = arclen_accuracy(extent, 280.0 * scale);
+            assert!((acc / extent - ARCLEN_RELATIVE).abs() < 1e-20, "{scale}");
+        }
+        assert!((arclen_accuracy(120.0, 280.0) - 1.2e-6).abs() < 1e-18);
+        // a 1 px path at 10⁶: the rounding of its coordinates, ~10⁻⁶ px
+        let far = arclen_accuracy(1.0, 1e6);
+        assert_eq!(far, COORD_RELATIVE * 1e6);
+        assert!(far > 1e-8 && far < 1e-6, "{far}");
+        let segs = [PathSeg::Cubic(kurbo::CubicBez::new(
+            (160.0, 250.0),
+            (190.0, 222.0),
+            (260.0, -278.0),
+            (280.0, 250.0),
+        ))];
+        assert_eq!(path_size(&segs), (528.0, 280.0));
+    }
+
+    /// A path 8 px across and the same scaled by 2¹⁰ and 2¹⁷ (about 10³
+    /// and 10⁵, up to 10⁶ px across; powers of
+    /// two scale every step of the arithmetic exactly) is measured and
+    /// walked in the same steps: its accuracy, every segment's length and
+    /// every point scale to the bit, so a path costs the same work at any
+    /// scale (at an accuracy fixed in px the larger ones took more kurbo
+    /// subdivisions and bisection steps, and so other bits).
+    #[test]
+    fn a_paths_work_does_not_depend_on_its_scale() {
+        // 24 cubics round a circle, each traced forward past its end,
+        // back past its start and forward again: two near-cusps apiece
+        let n = 24;
+        let pts: Vec<(f64, f64)> = (0..n)
+            .map(|i| {
+                let a = TAU * i as f64 / n as f64;
+                let r = 4.0 * (1.0 + 0.05 * (7.0 * a).sin());
+                (r * a.cos(), r * a.sin())
+            })
+            .collect();
+        let d = |k: f64| {
+            let mut d = format!("M {} {}", pts[0].0 * k, pts[0].1 * k);
+            for i in 1..=n {
+                let ((x, y), (px, py)) = (pts[i % n], pts[i - 1]);
+                let (dx, dy) = (x - px, y - py);
+                d.push_str(&format!(
+                    " C {} {} {} {} {} {}",
+                    (x + 0.1 * dx) * k,
+                    (y + 0.1 * dy + 0.004) * k,
+                    (px - 0.1 * dx) * k,
+                    (py - 0.1 * dy) * k,
+                    x * k,
+                    y * k
+                ));
+            }
+            d + " Z"
+        };
+        let path = |k: f64| parse(&format!(r#"{{"path": {{"d": "{}"}}}}"#, d(k)));
+        let one = path(1.0);
+        let Trajectory::Path {
+            lens: lens1,
+            accuracy: acc1,
+            segs: segs1,
+            ..
+        } = &one
+        else {
+            panic!("a path");
+        };
+        assert!(segs1.len() > n, "the near-cusps are cut");
+        for k in [1024.0, 131_072.0] {
+            let tr = path(k);
+            let Trajectory::Path { lens, accuracy, .. } = &tr else {
+                panic!("a path");
+            };
+            assert_eq!(*accuracy, acc1 * k);
+            assert_eq!(lens.len(), lens1.len());
+            for (a, b) in lens.iter().zip(lens1) {
+                assert_eq!(*a, b * k, "{k}");
+            }
+            for j in 0..=1000 {
+                let t = j as f64 / 1000.0;
+                assert_eq!(tr.at(t), one.at(t) * k, "{k} at {t}");
+            }
+        }
+    }
+
     /// `inv_arclen_of` with the segment's measured length is kurbo's
     /// `inv_arclen` to the bit: lines, quads and cubics (an arch, two
     /// cusps, a nearly straight one), at and beyond both ends and at every
@@ -1232,7 +1378,7 @@ mod tests {
             )),
         ];
         for seg in segs {
-            for accuracy in [ARCLEN_ACCURACY, 1e-3] {
+            for accuracy in [1e-6, 1e-3] {
                 let total = seg.arclen(accuracy);
                 let mut s: Vec<f64> = (0..=1000).map(|k| total * k as f64 / 1000.0).collect();
                 s.extend([-1.0, 0.0, total.next_down(), total, total + 1.0, 1e-12]);
@@ -1362,6 +1508,7 @@ mod tests {
                 cum,
                 start,
                 sign,
+                accuracy,
                 ..
             } = &tr
             else {
@@ -1373,7 +1520,7 @@ mod tests {
                 let s = ((start + sign * t).rem1()) * total;
                 let i = cum.partition_point(|&c| c < s).min(segs.len() - 1);
                 let before = if i == 0 { 0.0 } else { cum[i - 1] };
-                let q = segs[i].eval(segs[i].inv_arclen(s - before, ARCLEN_ACCURACY));
+                let q = segs[i].eval(segs[i].inv_arclen(s - before, *accuracy));
                 let p = tr.at(t);
                 assert_eq!(
                     (p.x.to_bits(), p.y.to_bits()),
