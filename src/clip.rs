@@ -106,9 +106,13 @@ pub struct MotionPath {
     pub scale: f64,
     /// Its segments (zero-length ones included: they add no length).
     pub segs: Vec<kurbo::PathSeg>,
-    /// Arc length at the end of each segment, px (kurbo, to
-    /// [`MotionPath::ARCLEN_ACCURACY`]).
+    /// Arc length at the end of each segment, in path units (kurbo, to
+    /// `accuracy`).
     pub cum: Vec<f64>,
+    /// Arc-length accuracy of `cum` and of the measure stage's point
+    /// look-up, path units ([`crate::trajectory::arclen_accuracy`] at
+    /// [`MotionPath::ARCLEN_RELATIVE`]).
+    pub accuracy: f64,
 }
 
 impl MotionPath {
@@ -122,11 +126,13 @@ impl MotionPath {
             .unwrap_or_else(|e| panic!("written path data {d:?} does not parse: {e}"))
             .segments()
             .collect();
+        use crate::trajectory::{arclen_accuracy, path_size};
+        let accuracy = arclen_accuracy(Self::ARCLEN_RELATIVE, path_size(&segs));
         let mut total = 0.0;
         let cum = segs
             .iter()
             .map(|s| {
-                total += s.arclen(Self::ARCLEN_ACCURACY);
+                total += s.arclen(accuracy);
                 total
             })
             .collect();
@@ -135,12 +141,18 @@ impl MotionPath {
             scale,
             segs,
             cum,
+            accuracy,
         }
     }
 
     /// Arc-length accuracy of [`Self::cum`] and of the measure stage's
-    /// point look-up, px.
-    pub const ARCLEN_ACCURACY: f64 = 1e-7;
+    /// point look-up as a fraction of the path's extent: 1.2·10⁻⁷ units
+    /// (1.2·10⁻⁹ px) on the example rigs' path, written 12,000 units
+    /// across; a thousandth of the accuracy the bake walks the path at
+    /// ([`crate::trajectory::ARCLEN_RELATIVE`]), so the measure sees the
+    /// bake's points, not its own rounding. Relative, so measuring a path
+    /// costs the same at any scale.
+    pub const ARCLEN_RELATIVE: f64 = 1e-11;
 }
 
 /// Axis of an [`Anim::Translate`].

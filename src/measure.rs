@@ -289,7 +289,7 @@ pub fn motion_point(path: &MotionPath, fraction: f64) -> Vec2 {
         .min(path.segs.len() - 1);
     let before = if i == 0 { 0.0 } else { path.cum[i - 1] };
     let seg = path.segs[i];
-    let u = seg.inv_arclen((s - before).max(0.0), MotionPath::ARCLEN_ACCURACY);
+    let u = seg.inv_arclen((s - before).max(0.0), path.accuracy);
     let q = seg.eval(u);
     Vec2::new(q.x, q.y)
 }

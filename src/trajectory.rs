@@ -82,12 +82,12 @@ pub fn path_size(segs: &[PathSeg]) -> (f64, f64) {
 }
 
 /// Arc-length accuracy, in the path's own units, for a path of the given
-/// extent and magnitude ([`path_size`]): [`ARCLEN_RELATIVE`] of its extent,
-/// but no finer than [`COORD_RELATIVE`] of its magnitude. The same shape
-/// at any scale gets the same accuracy relative to its size, so kurbo does
-/// the same work measuring it.
-pub fn arclen_accuracy(extent: f64, magnitude: f64) -> f64 {
-    (ARCLEN_RELATIVE * extent).max(COORD_RELATIVE * magnitude)
+/// extent and magnitude ([`path_size`]): `relative` of its extent (a
+/// trajectory's [`ARCLEN_RELATIVE`]), but no finer than [`COORD_RELATIVE`]
+/// of its magnitude. The same shape at any scale gets the same accuracy
+/// relative to its size, so kurbo does the same work measuring it.
+pub fn arclen_accuracy(relative: f64, (extent, magnitude): (f64, f64)) -> f64 {
+    (relative * extent).max(COORD_RELATIVE * magnitude)
 }
 
 /// Direction the crank turns, as seen on screen.
@@ -743,8 +743,8 @@ fn validate_path(p: &str, pf: &PathFile) -> Result<Trajectory, RigError> {
             }
         }
     }
-    let (extent, magnitude) = path_size(&all);
-    let accuracy = arclen_accuracy(extent, magnitude);
+    let size = path_size(&all);
+    let (extent, accuracy) = (size.0, arclen_accuracy(ARCLEN_RELATIVE, size));
     let negligible = MIN_SEGMENT_RELATIVE * extent;
     let first = all[0].start();
     let last = all[all.len() - 1].end();
@@ -1260,12 +1260,12 @@ mod tests {
     fn arclen_accuracy_is_relative_to_the_paths_size() {
         for scale in [1e-3, 1.0, 1e3, 1e5] {
             let extent = 120.0 * scale;
-            let acc = arclen_accuracy(extent, 280.0 * scale);
+            let acc = arclen_accuracy(ARCLEN_RELATIVE, (extent, 280.0 * scale));
             assert!((acc / extent - ARCLEN_RELATIVE).abs() < 1e-20, "{scale}");
         }
-        assert!((arclen_accuracy(120.0, 280.0) - 1.2e-6).abs() < 1e-18);
+        assert!((arclen_accuracy(ARCLEN_RELATIVE, (120.0, 280.0)) - 1.2e-6).abs() < 1e-18);
         // a 1 px path at 10⁶: the rounding of its coordinates, ~10⁻⁶ px
-        let far = arclen_accuracy(1.0, 1e6);
+        let far = arclen_accuracy(ARCLEN_RELATIVE, (1.0, 1e6));
         assert_eq!(far, COORD_RELATIVE * 1e6);
         assert!(far > 1e-8 && far < 1e-6, "{far}");
         let segs = [PathSeg::Cubic(kurbo::CubicBez::new(
