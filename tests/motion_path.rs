@@ -172,3 +172,56 @@ fn path_targets_sit_on_the_ideal_trajectory_in_both_engines() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The measure stage walks written path data to the same fraction of its
+/// size at any scale: the same loop of cubics with near-cusps, written 2¹⁰
+/// and 2¹⁷ times larger (about 10³ and 10⁵; powers of two scale every step
+/// of the arithmetic exactly), is measured to an accuracy, lengths and
+/// points scaled to the bit, so in the same steps. (At a fixed accuracy in
+/// units the larger ones took more of kurbo's subdivisions, and so other
+/// bits.)
+#[test]
+fn written_paths_are_measured_in_the_same_steps_at_any_scale() {
+    use rigbake::clip::MotionPath;
+    use rigbake::geom::Vec2;
+    use rigbake::measure::motion_point;
+    let d = |k: f64| {
+        let n = 16;
+        let at = |i: usize| {
+            let a = std::f64::consts::TAU * (i % n) as f64 / n as f64;
+            let r = 6.0 * (1.0 + 0.05 * (5.0 * a).sin());
+            (r * a.cos(), r * a.sin())
+        };
+        let mut d = format!("M {} {}", at(0).0 * k, at(0).1 * k);
+        for i in 1..=n {
+            let ((x, y), (px, py)) = (at(i), at(i - 1));
+            let (dx, dy) = (x - px, y - py);
+            let c = [
+                x + 0.1 * dx,
+                y + 0.1 * dy + 0.01,
+                px - 0.1 * dx,
+                py - 0.1 * dy,
+                x,
+                y,
+            ];
+            d.push_str(" C");
+            for v in c {
+                d.push_str(&format!(" {}", v * k));
+            }
+        }
+        d + " Z"
+    };
+    let one = MotionPath::new(d(1.0), 100.0);
+    for k in [1024.0, 131_072.0] {
+        let big = MotionPath::new(d(k), 100.0);
+        assert_eq!(big.accuracy, one.accuracy * k);
+        for (a, b) in big.cum.iter().zip(&one.cum) {
+            assert_eq!(*a, b * k, "{k}");
+        }
+        for j in 0..=1000 {
+            let f = j as f64 / 1000.0;
+            let (p, q): (Vec2, Vec2) = (motion_point(&big, f), motion_point(&one, f));
+            assert_eq!(p, q * k, "{k} at {f}");
+        }
+    }
+}
