@@ -283,7 +283,12 @@ pub fn check_key_work(
             _ => fig.clips.len(),
         };
         let keys = keys.map_or(work::WorkKeys::Fitted, work::WorkKeys::Uniform);
-        return work::check(fig, clips, (keys, path, remedy), work::Extra::of(fig));
+        return work::check(
+            fig,
+            clips,
+            (keys, path, remedy),
+            work::Extra::of(fig, route),
+        );
     }
     let Some(keys) = keys else {
         return Ok(());

@@ -659,6 +659,13 @@ fn a_sweep_beyond_its_summed_work_is_refused_up_front() {
     assert!(check(b_both + 1, &fits).is_err());
     assert!(check(b_linear, &fits[..1]).is_ok());
     assert!(check(b_linear + 1, &fits[..1]).is_err());
+    // its 104 limbs have one shape: on css the estimate counts the times
+    // of up to 4 replay delays, on smil (which replays nothing) none
+    let keys = |n: usize, route: rigbake::Route| {
+        rigbake::rig::check_key_work("--keys", Some(n), &rig, Some(route), "").is_ok()
+    };
+    assert!(keys(48, rigbake::Route::Css) && !keys(49, rigbake::Route::Css));
+    assert!(keys(241, rigbake::Route::Smil) && !keys(242, rigbake::Route::Smil));
     for entry in fs::read_dir(repo("rigs")).unwrap() {
         let path = entry.unwrap().path();
         let rig = rigbake::rig::load(&fs::read_to_string(&path).unwrap()).unwrap();

@@ -81,12 +81,16 @@ pub struct Extra {
 }
 
 impl Extra {
-    /// The springs, chains and replays of a loaded figure.
-    pub fn of(fig: &Figure) -> Extra {
+    /// The springs, chains and replays of a loaded figure baked on `route`
+    /// (`None`: either; the smil route replays nothing).
+    pub fn of(fig: &Figure, route: Option<crate::clip::Route>) -> Extra {
         Extra {
             springs: fig.springs.len(),
             particles: fig.chains.iter().map(|c| c.drawn.len()).sum(),
-            replays: super::reuse::replay_delays_bound(fig),
+            replays: match route {
+                Some(crate::clip::Route::Smil) => 0,
+                _ => super::reuse::replay_delays_bound(fig),
+            },
         }
     }
 }
