@@ -118,6 +118,8 @@
 //!   (at least [`WORK_FLOOR`]).
 //! - The `<use>`s of the parts may copy at most [`USE_BUDGET`] elements
 //!   and path segments into the pose check, in all (module `pose`).
+//! - At most [`MAX_SCOPED_NAMES`] names and references to them are given
+//!   the file's prefix (module `names`).
 //! - At most [`MAX_NODES`] XML nodes. Work is linear in the drawing's size
 //!   (line numbers come from one index of the line breaks) and nothing
 //!   walks the tree recursively, so any nesting depth is fine.
@@ -138,6 +140,7 @@ mod names;
 mod pose;
 mod prescan;
 pub use dtd::{ENTITY_FLOOR, MAX_ENTITY_DEPTH};
+pub use names::MAX_SCOPED_NAMES;
 pub use pose::{POSE_LIMIT_PX, USE_BUDGET};
 pub use prescan::{WORK_FLOOR, WORK_PER_BYTE};
 
@@ -291,6 +294,14 @@ pub enum ArtError {
         what: String,
         fix: String,
     },
+    /// More names to give the file's prefix than
+    /// [`MAX_SCOPED_NAMES`] (module `names`): each is an edit held
+    /// in memory and a copy of the prefix written.
+    #[error(
+        "line {line}: the drawing holds more than {max} ids, classes, names and references to them, each of which rigbake gives the file's prefix; use fewer classes and ids",
+        max = names::MAX_SCOPED_NAMES
+    )]
+    TooManyNames { line: u32 },
     /// A `<style>` sheet of the drawing that moves or reshapes drawn
     /// geometry (module `css`), which placing parts by their `transform`
     /// attributes cannot see.

@@ -4,7 +4,7 @@
 //! and no temp file left.
 
 use assert_cmd::Command;
-use rigbake::art::USE_BUDGET;
+use rigbake::art::{MAX_SCOPED_NAMES, USE_BUDGET};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -717,4 +717,35 @@ fn uses_copying_past_the_budget_are_refused_and_within_it_bake() {
     let t0 = Instant::now();
     refused(&with_uses(segments, 5_000), &needles);
     assert!(t0.elapsed() < BOUND);
+}
+
+/// Every name a drawing holds is given the file's prefix: an edit held in
+/// memory and a copy of the prefix written each (a 60 MB `class` of 30
+/// million one-letter names took 4 GB and wrote 240 MB). Past
+/// [`MAX_SCOPED_NAMES`] in all, counted across elements, the drawing is
+/// refused in one line naming the element's line; half that many bake.
+#[test]
+fn names_past_the_most_scoped_are_refused_and_fewer_bake() {
+    let classes = |n: usize| vec!["c"; n].join(" ");
+    let two = |each: usize| {
+        with_before_end(&format!(
+            "<g class=\"{}\"/>\n<g class=\"{}\"/>\n",
+            classes(each),
+            classes(each)
+        ))
+    };
+    let half = MAX_SCOPED_NAMES / 4;
+    let out = bake_ok(&two(half));
+    assert!(out.contains("class=\"rb-near-thigh\""));
+    let t0 = Instant::now();
+    let err = refused(
+        &two(MAX_SCOPED_NAMES / 2 + 1),
+        &[&format!(
+            "the drawing holds more than {MAX_SCOPED_NAMES} ids, classes, names and references to them"
+        )],
+    );
+    assert!(t0.elapsed() < BOUND, "{err}");
+    // the line named is the second element's, where the count runs over
+    let lines = two(1).lines().count();
+    assert!(err.contains(&format!("line {}: ", lines - 1)), "{err}");
 }

@@ -130,9 +130,15 @@ const ANIMATIONS: &[&str] = &[
     "discard",
 ];
 
+/// Most names a drawing may have scoped (ids, classes, names in its
+/// sheets and every reference to one): each is an edit held in memory and
+/// a copy of the prefix written (a 60 MB `class` of 30 million one-letter
+/// names took 4 GB and wrote 240 MB).
+pub const MAX_SCOPED_NAMES: usize = 1_000_000;
+
 /// The insertions (and, for text that is not its value as is,
 /// replacements) that give every name of the drawing `art` (parsed as
-/// `doc`) the stem of `sc`.
+/// `doc`) the stem of `sc`, at most [`MAX_SCOPED_NAMES`] of them.
 pub(super) fn scoped(
     art: &str,
     doc: &Document,
@@ -157,6 +163,11 @@ pub(super) fn scoped(
     for &n in &styles {
         let sheet = Sheet::of(art, n, lines)?;
         let names = css::sheet_names(&sheet.text, &defined).map_err(|u| sheet.refused(u))?;
+        if names.at.len() > MAX_SCOPED_NAMES - out.len().min(MAX_SCOPED_NAMES) {
+            return Err(ArtError::TooManyNames {
+                line: lines.row(n.range().start),
+            });
+        }
         if !names.at.is_empty() {
             out.extend(sheet.edits(art, &names.at, &stem));
         }
@@ -206,6 +217,11 @@ pub(super) fn scoped(
             };
             if at.is_empty() {
                 continue;
+            }
+            if at.len() > MAX_SCOPED_NAMES - out.len().min(MAX_SCOPED_NAMES) {
+                return Err(ArtError::TooManyNames {
+                    line: lines.row(node.range().start),
+                });
             }
             let range = value_range(art, &a);
             out.extend(edits(art, range, value, &at, &stem, Escape::Attribute));
