@@ -726,13 +726,7 @@ mod tests {
     fn incremental_walk(rig: &Rig) {
         let motion = crate::motion::sample(rig);
         let lm = &motion.legs[0];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rnd = crate::geom::unit_rng(0x2545_f491_4f6c_dd1du64);
         let css = leg_pair(lm, Fit::Cubic);
         let smil = SmilLegProblem::new(lm);
         let mut times = vec![fit::uniform_times(4), fit::uniform_times(6)];

@@ -1372,13 +1372,7 @@ mod tests {
             }
         };
         let corners = [0.0, 0.3];
-        let mut seed = 0x9e3779b97f4a7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = crate::geom::unit_rng(0x9e3779b97f4a7c15u64);
         let grid = CheckGrid::default();
         for fit in [Fit::Cubic, Fit::Linear] {
             for budget in [0.5, 0.05, 0.005] {

@@ -432,6 +432,18 @@ impl Unwrapped {
     }
 }
 
+/// Uniform numbers in [0, 1) by xorshift from `seed`: the unit tests'
+/// random cases, the same sequence on every run.
+#[cfg(test)]
+pub(crate) fn unit_rng(mut seed: u64) -> impl FnMut() -> f64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1402,13 +1402,7 @@ mod tests {
     #[test]
     fn segments_are_cut_at_their_cusps_and_slow_turns_only() {
         use kurbo::{CubicBez, Line, Point, QuadBez};
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rnd = crate::geom::unit_rng(0x9e37_79b9_7f4a_7c15u64);
         let same_points = |seg: PathSeg, pieces: &[PathSeg], cuts: &[f64]| {
             let mut ends = vec![0.0];
             ends.extend(cuts);

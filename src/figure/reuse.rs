@@ -616,13 +616,7 @@ mod tests {
     /// the runs the search is split into and the threads that search them.
     #[test]
     fn best_shift_equals_the_full_search() {
-        let mut seed = 0x2545f4914f6cdd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = crate::geom::unit_rng(0x2545f4914f6cdd1du64);
         for case in 0..60 {
             let n = 24 + case % 7;
             let bones = 4;

@@ -669,13 +669,7 @@ mod tests {
             EaseName::EaseInCubic,
             EaseName::EaseOutCubic,
         ];
-        let mut seed = 0x9e3779b97f4a7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = crate::geom::unit_rng(0x9e3779b97f4a7c15u64);
         for n in 1..=40 {
             let mut times: Vec<f64> = (0..n).map(|_| next()).collect();
             times.sort_by(f64::total_cmp);
