@@ -287,7 +287,7 @@ pub fn check_key_work(
             fig,
             clips,
             (keys, path, remedy),
-            work::Extra::of(fig, route),
+            work::Extra::of(fig, route, keys),
         );
     }
     let Some(keys) = keys else {

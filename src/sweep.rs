@@ -85,7 +85,7 @@ pub fn check_work(
         clips,
         ((a, b), methods),
         "--keys",
-        work::Extra::of(fig, Some(route)),
+        work::Extra::of(fig, Some(route), work::WorkKeys::Uniform(b)),
     )
 }
 

@@ -591,17 +591,7 @@ fn every_kind_of_fitted_channel_past_the_work_limit_is_refused_quickly() {
     // the 1.5 million), and the most keys the refusal above names
     let baked = common::bake(&ik_rig(32, 0, gait(64)), rigbake::Route::Css);
     assert_eq!(baked.report.legs.len(), 32);
-    let tmp = TempDir::new().unwrap();
-    let path = tmp.path().join("mvc.json");
-    fs::write(&path, circles.to_string()).unwrap();
-    Command::cargo_bin("rigbake")
-        .unwrap()
-        .arg("bake")
-        .arg(&path)
-        .args(["--keys", "2929", "-q", "-o"])
-        .arg(tmp.path())
-        .assert()
-        .success();
+    bakes(&circles, &["--keys", "2929"]);
 }
 
 /// A sweep is many bakes: past its own limit the whole range is refused
@@ -715,16 +705,24 @@ fn springs_times_bones_times_clips_beyond_the_limit_is_refused_up_front() {
         &["springs: 2 springs × 50 bones × 5 clips = 500"],
         Duration::from_secs(5),
     );
+    let tmp = bakes(&v, &["--clip", "c3"]);
+    assert!(tmp.path().join("sp-c3.svg").exists());
+}
+
+/// `rigbake bake` on `v` with `args` succeeds, writing into the returned
+/// directory.
+fn bakes(v: &Value, args: &[&str]) -> TempDir {
     let tmp = TempDir::new().unwrap();
-    let path = tmp.path().join("sp.json");
+    let path = tmp.path().join("rig.json");
     fs::write(&path, v.to_string()).unwrap();
     Command::cargo_bin("rigbake")
         .unwrap()
         .arg("bake")
         .arg(&path)
-        .args(["--clip", "c3", "-q", "-o"])
+        .args(args)
+        .args(["-q", "-o"])
         .arg(tmp.path())
         .assert()
         .success();
-    assert!(tmp.path().join("sp-c3.svg").exists());
+    tmp
 }

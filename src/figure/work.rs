@@ -82,15 +82,18 @@ pub struct Extra {
 
 impl Extra {
     /// The springs, chains and replays of a loaded figure baked on `route`
-    /// (`None`: either; the smil route replays nothing).
-    pub fn of(fig: &Figure, route: Option<crate::clip::Route>) -> Extra {
+    /// (`None`: either) keyed as `keys`: replays count with uniform keys
+    /// on css only (the smil route replays nothing; a fitted replay's times
+    /// stand for the keys its chain would have fitted).
+    pub fn of(fig: &Figure, route: Option<crate::clip::Route>, keys: WorkKeys) -> Extra {
+        let replays = match (route, keys) {
+            (Some(crate::clip::Route::Smil), _) | (_, WorkKeys::Fitted) => 0,
+            (_, WorkKeys::Uniform(_)) => super::reuse::replay_delays_bound(fig),
+        };
         Extra {
             springs: fig.springs.len(),
             particles: fig.chains.iter().map(|c| c.drawn.len()).sum(),
-            replays: match route {
-                Some(crate::clip::Route::Smil) => 0,
-                _ => super::reuse::replay_delays_bound(fig),
-            },
+            replays,
         }
     }
 }
