@@ -37,7 +37,7 @@
 //! and a bone's `parts` may not: `RESERVED_ID_STEMS` in the figure model),
 //! so ids never collide; the tests check every example.
 
-use crate::figure::{Figure, fk, spring};
+use crate::figure::{Figure, chain, fk, spring};
 use crate::geom::{AffineExt, LEN_DECIMALS, Vec2, fmt_len, quantize};
 use crate::rig::Rig;
 use std::fmt::Write as _;
@@ -261,25 +261,53 @@ fn cycling(rig: &Rig) -> Pose {
     pose
 }
 
-fn hair(pose: &mut Pose, ch: &crate::figure::chain::Chain) {
+fn hair(pose: &mut Pose, ch: &chain::Chain) {
     pose.guides.push(Guide {
         name: format!("guide-chain-{}", ch.name),
-        points: crate::figure::chain::particles_at(ch, 0.0)
-            .into_iter()
-            .map(q)
-            .collect(),
+        points: chain::phase0(ch).into_iter().map(q).collect(),
         closed: false,
     });
 }
 
+/// Each segment of a bone tree's Verlet chain as a part on the chain's own
+/// layer (`chain <name>`), segment j + 1 inside segment j, from particle j
+/// to particle j + 1 of the chain's phase-0 pose ([`chain::phase0`]) in
+/// the segment's width and colour; the markers `joint-<chain>-<j>` at
+/// particle j and `tip-<chain>-<last>` at the chain's tip.
+fn segments(pose: &mut Pose, layer: usize, ch: &chain::Chain) {
+    let p = chain::phase0(ch);
+    let mut holder = None;
+    for j in 0..p.len() - 1 {
+        let name = chain::segment_part(&ch.name, j);
+        let shapes = vec![line(p[j], p[j + 1], ch.widths[j], &ch.colours[j])];
+        marker(pose, format!("joint-{name}"), p[j]);
+        if j + 2 == p.len() {
+            marker(pose, format!("tip-{name}"), p[j + 1]);
+        }
+        let k = pose.parts.len();
+        push(pose, name, layer, holder, shapes);
+        holder = Some(k);
+    }
+}
+
 fn bones(fig: &Figure) -> Pose {
+    // a far chain's layer behind the tree, a near one's over it
+    let (far, near): (Vec<&chain::Chain>, Vec<&chain::Chain>) =
+        fig.chains.iter().partition(|c| c.far);
+    let label = |c: &chain::Chain| format!("chain {}", c.name);
     let mut pose = Pose {
         kind: Kind::Bones,
-        layers: vec!["bone tree".into()],
+        layers: far
+            .iter()
+            .map(|c| label(c))
+            .chain(["bone tree".to_string()])
+            .chain(near.iter().map(|c| label(c)))
+            .collect(),
         parts: Vec::new(),
         markers: Vec::new(),
         guides: Vec::new(),
     };
+    let tree = far.len();
     let clip = &fig.clips[0];
     let world = fk::world_matrices(fig, &fk::local_angles(fig, clip, 0.0), 0.0);
     let root = fk::root_matrix(&clip.root, 0.0);
@@ -316,13 +344,15 @@ fn bones(fig: &Figure) -> Pose {
         }
         index[b] = pose.parts.len();
         let (part, joint_marker, tip_marker) = fig.part_names(b);
-        push(&mut pose, part, 0, bone.parent.map(|p| index[p]), shapes);
+        push(&mut pose, part, tree, bone.parent.map(|p| index[p]), shapes);
         marker(&mut pose, joint_marker, joint);
         if let Some(m) = tip_marker {
             marker(&mut pose, m, tip);
         }
     }
-    for ch in &fig.chains {
+    for (layer, ch) in far.iter().chain(&near).enumerate() {
+        let layer = if layer < tree { layer } else { layer + 1 };
+        segments(&mut pose, layer, ch);
         hair(&mut pose, ch);
     }
     // each moving IK target's path over the first clip (user space: a

@@ -60,8 +60,8 @@ use super::{
 };
 use crate::clip::Clip;
 use crate::figure::model::Limb;
-use crate::figure::{Figure, fk, spring};
-use crate::geom::{Affine, AffineExt, Vec2};
+use crate::figure::{Figure, chain, fk, spring};
+use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Vec2, quantize};
 use crate::rig::Rig;
 use std::collections::{HashMap, HashSet};
 
@@ -80,10 +80,26 @@ pub(super) fn animate(
     clip: &Clip,
 ) -> Result<Animated, ArtError> {
     let root = doc.root_element();
-    let names: Vec<&str> = fig.bones.iter().map(|b| b.name.as_str()).collect();
-    let bone_of = |n: &str| names.iter().position(|b| *b == n);
+    // the parts a drawing may hold: every bone (0..nb), then every Verlet
+    // chain's segments
+    let nb = fig.bones.len();
+    let segs = segments(fig);
+    let names: Vec<&str> = fig
+        .bones
+        .iter()
+        .map(|b| b.name.as_str())
+        .chain(segs.iter().map(|s| s.name.as_str()))
+        .collect();
+    let seg_at: HashMap<&str, usize> = segs
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (s.name.as_str(), nb + k))
+        .collect();
+    let bone_of = |n: &str| names[..nb].iter().position(|b| *b == n);
+    // a bone or a segment, by the name its markers carry
+    let member_of = |n: &str| bone_of(n).or_else(|| seg_at.get(n).copied());
     let role_of = |name: &str| -> Option<Role> {
-        if let Some(b) = bone_of(name) {
+        if let Some(b) = member_of(name) {
             return Some(Role::Bone(b));
         }
         if let Some(b) = fig
@@ -93,10 +109,10 @@ pub(super) fn animate(
         {
             return Some(Role::Bone(b));
         }
-        if let Some(b) = name.strip_prefix("joint-").and_then(bone_of) {
+        if let Some(b) = name.strip_prefix("joint-").and_then(member_of) {
             return Some(Role::Marker(b, Joint::Bone));
         }
-        if let Some(b) = name.strip_prefix("tip-").and_then(bone_of) {
+        if let Some(b) = name.strip_prefix("tip-").and_then(member_of) {
             return Some(Role::Marker(b, Joint::Tip));
         }
         chain_role(fig, name)
@@ -114,7 +130,11 @@ pub(super) fn animate(
     let mut drawn: HashMap<usize, (&str, u32)> = HashMap::new();
     let mut declared: HashSet<usize> = HashSet::new();
     for (name, (f, role)) in &parts {
+        // (a segment has one name: a second element is a duplicate)
         let Role::Bone(b) = *role else { continue };
+        if b >= nb {
+            continue;
+        }
         if fig.bones[b].parts.iter().any(|p| p == name) {
             declared.insert(b);
         } else if let Some((first, line)) = drawn.insert(b, (name, f.line)) {
@@ -171,7 +191,11 @@ pub(super) fn animate(
 
     // the clip's chain and phase-0 transform for every bone
     let index = ClipIndex::new(clip);
-    let chain = |b: usize| index.path(&format!("rb-b-{}", names[b]));
+    let class = |b: usize| match b.checked_sub(nb) {
+        None => format!("rb-b-{}", names[b]),
+        Some(k) => segs[k].class.clone(),
+    };
+    let chain = |b: usize| index.path(&class(b));
     // the phase-0 pose as `template` draws it: FK of the clip at t = 0
     // through the root motion and springs at t = 0
     let fc = &fig.clips[0];
@@ -201,8 +225,11 @@ pub(super) fn animate(
     let checker = Checker::new(doc);
     let mut inserts: Vec<Insert> = renames;
     let mut markers = Vec::new();
-    // phase-0 joint and tip of every bone, root user space
+    // phase-0 joint and tip of every bone and segment, root user space
     let pose0 = |b: usize| -> (Vec2, Vec2) {
+        if let Some(k) = b.checked_sub(nb) {
+            return segs[k].pose;
+        }
         let m = root_m * world[b];
         let off = spring::offset(fig, b, 0.0);
         (
@@ -224,6 +251,9 @@ pub(super) fn animate(
         .expect("a bone-tree clip describes its figure")
         .bones;
     let to_drawn = |b: usize| -> Option<Affine> {
+        if let Some(k) = b.checked_sub(nb) {
+            return Some(segs[k].rest);
+        }
         let w = Affine::translate(spring::offset(fig, b, 0.0)) * root_m * world[b];
         Some(infos[b].drawn * w.checked_inverse()?)
     };
@@ -259,19 +289,22 @@ pub(super) fn animate(
         let from = match outer {
             None => 0,
             Some((a, outer_node)) => {
-                let class = format!("rb-b-{}", names[a]);
+                let class = class(a);
                 let at = path
                     .iter()
                     .position(|n| n.class.as_deref() == Some(class.as_str()))
                     .filter(|_| a != b)
                     .ok_or_else(|| {
                         let outer = part_name[&outer_node].to_string();
+                        let rule = if a < nb && b < nb {
+                            "a part may only hold the parts of the bones below its own bone"
+                        } else {
+                            "a Verlet chain's segment may only hold the chain's later segments, and is held by no bone's part"
+                        };
                         ArtError::Nested {
                             line: f.line,
                             part: name.clone(),
-                            why: format!(
-                                " (a part may only hold the parts of the bones below its own bone; \"{outer}\" is not above \"{name}\")"
-                            ),
+                            why: format!(" ({rule}; \"{outer}\" is not above \"{name}\")"),
                             outer,
                         }
                     })?;
@@ -299,7 +332,7 @@ pub(super) fn animate(
             None => ["joint", "tip"],
         };
         let mut joints = vec![(joint, jw)];
-        if fig.bones[b].length > 0.0 {
+        if b >= nb || fig.bones[b].length > 0.0 {
             joints.push((tip, tw));
         }
         own_transform(node, f, name)?;
@@ -319,7 +352,7 @@ pub(super) fn animate(
             },
         )?;
     }
-    markers.sort_by_key(|a| (bone_of(&a.leg), a.joint));
+    markers.sort_by_key(|a| (member_of(&a.leg), a.joint));
 
     super::hide_guides(doc, &mut inserts);
     let last = skeleton_text(clip, &sc, |_| true);
@@ -373,6 +406,44 @@ fn limb_hints(
         shown.push(format!("{} more", found.len() - HINTS));
     }
     (!shown.is_empty()).then(|| shown.join(", "))
+}
+
+/// A Verlet chain's segment as a part of the drawing (`<chain>-<j>`, see
+/// [`chain::segment_part`]): bound as a bone is, into its group's chain
+/// (`rb-c-<chain>-<j>`, turning about particle j, inside the chain's
+/// anchor slide and its earlier segments), never required.
+struct Segment {
+    name: String,
+    /// The clip's group of the segment ([`chain::segment_class`]).
+    class: String,
+    /// Particles j and j + 1 in the chain's phase-0 pose
+    /// ([`chain::phase0`], as `rigbake template` draws them), root user
+    /// space.
+    pose: (Vec2, Vec2),
+    /// Root user space → the segment's group: the drawn segment, from the
+    /// phase-0 pose (rounded as the template writes it) onto the segment
+    /// as the clip draws it (rounded as it writes it; the same segment,
+    /// so the identity up to rounding).
+    rest: Affine,
+}
+
+/// Every segment of every Verlet chain of `fig`, chain by chain.
+fn segments(fig: &Figure) -> Vec<Segment> {
+    let q = |p: Vec2| Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS));
+    let mut out = Vec::new();
+    for ch in &fig.chains {
+        let p = chain::phase0(ch);
+        let d: Vec<Vec2> = ch.drawn.iter().map(|&x| q(x)).collect();
+        for j in 0..p.len().min(d.len()).saturating_sub(1) {
+            out.push(Segment {
+                name: chain::segment_part(&ch.name, j),
+                class: chain::segment_class(&ch.name, j),
+                pose: (p[j], p[j + 1]),
+                rest: super::rigid_map(q(p[j]), q(p[j + 1]), d[j], d[j + 1]),
+            });
+        }
+    }
+    out
 }
 
 /// A bone the drawing must hold a part for: one with a length or a head.

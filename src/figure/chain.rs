@@ -580,6 +580,28 @@ fn validate_clip(
                 ),
             ));
         }
+        // a bone's part named as one of the chain's segments would take
+        // its place in a drawing
+        let segment_named = |part: &str| {
+            part.strip_prefix(cf.name.as_str())
+                .and_then(|r| r.strip_prefix('-'))
+                .and_then(|j| j.parse::<usize>().ok())
+                .is_some_and(|j| segment_part(&cf.name, j) == part && j < cf.segments)
+        };
+        if let Some((b, part)) = fig
+            .bones
+            .iter()
+            .enumerate()
+            .find_map(|(b, bone)| Some((b, bone.parts.iter().find(|p| segment_named(p))?)))
+        {
+            return Err(invalid(
+                format!("{p}.name"),
+                format!(
+                    "{:?} names the chain's segment {part:?} in a drawing, which is already a part of bones[{b}]; rename one",
+                    cf.name
+                ),
+            ));
+        }
         let Some(name) = cf.anchor.bone.as_deref() else {
             return Err(invalid(
                 format!("{p}.anchor.bone"),
@@ -1578,7 +1600,7 @@ pub fn rotation_items(
             }
         });
         inner = Some(Node {
-            class: Some(format!("rb-c-{}-{j}", chain.name)),
+            class: Some(segment_class(&chain.name, j)),
             translate: Vec2::ZERO,
             anim,
             children,
@@ -1671,6 +1693,27 @@ pub fn max_length_error(chain: &Chain) -> f64 {
 /// The probe name of particle i.
 pub fn probe(chain: &Chain, i: usize) -> String {
     format!("{}-p{i}", chain.name)
+}
+
+/// The class of segment j's group ([`rotation_items`]): `rb-c-<chain>-<j>`;
+/// it turns about particle j.
+pub fn segment_class(chain: &str, j: usize) -> String {
+    format!("rb-c-{chain}-{j}")
+}
+
+/// Segment j's part name in a drawing (`rigbake template` writes it, `bake
+/// --art` binds it): `<chain>-<j>`, the segment from particle j to particle
+/// j + 1, as its group's class ([`segment_class`]) names it. No bone, chain
+/// or `ik` entry is named so (their names hold no `-`), and no bone's
+/// `parts` may be (checked with the chains).
+pub fn segment_part(chain: &str, j: usize) -> String {
+    format!("{chain}-{j}")
+}
+
+/// The particles in the pose a drawing shows (`rigbake template` draws
+/// it, `bake --art` checks it): the recorded frame at t = 0.
+pub fn phase0(chain: &Chain) -> Vec<Vec2> {
+    particles_at(chain, 0.0)
 }
 
 #[cfg(test)]
