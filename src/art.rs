@@ -371,23 +371,24 @@ pub struct Animated {
 }
 
 /// Notes on the elements of `doc` named (by `id` or `inkscape:label`)
-/// after one of `still`: a Verlet chain or the ground, which the clip
-/// animates but a drawing cannot follow, so a shape drawn for them stays
+/// after one of `still`, with why the element stays still: a Verlet chain
+/// (whose segments a drawing names instead) or the ground, which the clip
+/// animates but a drawing cannot follow as a whole, so what it draws stays
 /// still (its probes move).
 fn still_named(
     doc: &roxmltree::Document,
     lines: &LineIndex,
-    still: &[(&str, &str)],
+    still: &[(&str, String)],
 ) -> Vec<String> {
     let mut notes = Vec::new();
     for node in doc.descendants().filter(|n| n.is_element()) {
         let names = names_of(node);
-        if let Some((name, what)) = still
+        if let Some((name, why)) = still
             .iter()
             .find(|(n, _)| names.iter().flatten().any(|x| x == n))
         {
             notes.push(format!(
-                "--art: line {}: {:?} is named after the rig's {what}, which a drawing cannot follow: what it draws stays still (the {what}'s probes move; see draw-a-figure.md, Limits)",
+                "--art: line {}: {:?} is named after {why}",
                 lines.row(node.range().start),
                 crate::input::escaped(name)
             ));

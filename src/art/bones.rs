@@ -363,13 +363,24 @@ pub(super) fn animate(
         (clip, &crate::emit::css::style(clip, &sc)),
         Some(last),
     )?;
-    let mut still: Vec<(&str, &str)> = fig
+    let mut still: Vec<(&str, String)> = fig
         .chains
         .iter()
-        .map(|c| (c.name.as_str(), "Verlet chain"))
+        .map(|c| {
+            let last = c.params.count.saturating_sub(2);
+            let why = format!(
+                "the rig's Verlet chain, which a drawing follows segment by segment: what it draws stays still (its segments are the parts \"{}\" to \"{}\"; see draw-a-figure.md, section 2)",
+                chain::segment_part(&c.name, 0),
+                chain::segment_part(&c.name, last)
+            );
+            (c.name.as_str(), why)
+        })
         .collect();
     if fig.ground.is_some() {
-        still.push(("ground", "ground"));
+        still.push((
+            "ground",
+            "the rig's ground, which a drawing cannot follow: what it draws stays still (the ground's probes move; see draw-a-figure.md, Limits)".into(),
+        ));
     }
     let notes = super::still_named(doc, lines, &still);
     Ok(Animated {
