@@ -366,7 +366,8 @@ pub struct Animated {
     /// Joint markers found, sorted by leg order in the rig, then joint.
     pub markers: Vec<MarkerCheck>,
     /// What the bake's report should add: elements named after something
-    /// the drawing does not animate (a Verlet chain, the ground).
+    /// the drawing does not animate (a Verlet chain as a whole, whose
+    /// segments are its parts; the ground).
     pub notes: Vec<String>,
 }
 

@@ -21,14 +21,17 @@
 //! | rig kind | parts (drawing order, back to front) |
 //! | --- | --- |
 //! | cycling legs | `torso` (static, with a `torso`), per leg from the last listed to the first: `crank-<leg>`, `pedal-<leg>`, `thigh-<leg>` holding `shin-<leg>`; `crank` (the chainring) after the backmost leg |
-//! | bone trees | one group per bone named as the bone, each child bone's group inside its parent's; the bones of a named `ik` entry (every `ik_chains` chain) are `thigh-<chain>` and `shin-<chain>` |
+//! | bone trees | one group per bone named as the bone, each child bone's group inside its parent's; the bones of a named `ik` entry (every `ik_chains` chain) are `thigh-<chain>` and `shin-<chain>`; per Verlet chain (`chains`), on its own layer `chain <chain>` (behind the tree for a `"side": "far"` chain), one group per segment `<chain>-<j>` from particle j to j + 1 of its phase-0 pose (the recorded frame at t = 0), each inside the one before |
 //!
 //! These are the names `bake --art` looks for (see [`crate::art`]). Joint markers are `<circle>`s on a hidden layer
 //! labelled `guides`: `joint-hip-<leg>`, `joint-knee-<leg>`,
 //! `joint-ankle-<leg>` for legs and named `ik` entries (the markers `bake
 //! --art` compares with the rig), `joint-<bone>` and `tip-<bone>` for other
-//! bones; the guide layer also carries reference lines (`guide-…`: the
-//! pedal circle, each IK target's path, the ground, hair chains).
+//! bones, `joint-<chain>-<j>` for each Verlet chain segment's joint and
+//! `tip-<chain>-<last>` for the chain's tip; the guide layer also carries
+//! reference lines (`guide-…`: the pedal circle, each IK target's path,
+//! the ground, hair chains). A cycling rig's chains (fixed anchors) are
+//! guides only: `bake --art` does not bind them.
 //!
 //! Layers are top-level `<g inkscape:groupmode="layer">` with an
 //! `inkscape:label` and the id `layer-<label>` (spaces as `-`). Layer,
@@ -398,7 +401,8 @@ fn instructions(rig: &Rig, kind: Kind) -> String {
         Kind::Bones => format!(
             "Drawing template for the rig \"{}\" ({}), in its phase-0 pose (t = 0). {common} \
              Each group is named after its bone (the bones of a named IK chain: thigh-<chain> \
-             and shin-<chain>); a part may stay inside its parent bone's group or be moved \
+             and shin-<chain>; the segments of a Verlet chain, on its own layer: <chain>-0, \
+             <chain>-1, ...); a part may stay inside its parent bone's group or be moved \
              out of it. Keep every part in this pose: each must cover its \
              bone's joint and tip. Then animate it: rigbake bake RIG.json --art THIS.svg -o OUT.svg",
             rig.name,

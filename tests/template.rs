@@ -271,6 +271,51 @@ fn check_template(name: &str, rig: &rig::Rig) -> &'static str {
                 e + ROUND_PX,
             );
         }
+        // every Verlet chain segment from particle j to j + 1 of the
+        // chain's pose at t = 0, inside the segment before it, on the
+        // chain's layer; its far end on the written clip's particle probe
+        // (within the chain's reported deviation)
+        for ch in &fig.chains {
+            let p = rigbake::figure::chain::phase0(ch);
+            let dev = baked
+                .report
+                .chains
+                .iter()
+                .filter(|r| r.name.ends_with(&format!(":{}", ch.name)) || r.name == ch.name)
+                .map(|r| r.max_deviation_px)
+                .fold(0.0, f64::max);
+            let layer = part(&doc, &format!("{}-0", ch.name)).parent().unwrap();
+            assert_eq!(
+                layer.attribute((INKSCAPE, "label")),
+                Some(format!("chain {}", ch.name).as_str()),
+                "{name}"
+            );
+            for j in 0..p.len() - 1 {
+                let own = rigbake::figure::chain::segment_part(&ch.name, j);
+                if j > 0 {
+                    let before = rigbake::figure::chain::segment_part(&ch.name, j - 1);
+                    assert!(
+                        inside(part(&doc, &own), part(&doc, &before)),
+                        "{name}: {own}"
+                    );
+                }
+                let (a, b) = ends(&doc, &own);
+                near(&format!("{name} {own} joint"), a, p[j], ROUND_PX);
+                near(&format!("{name} {own} tip"), b, p[j + 1], ROUND_PX);
+                near(
+                    &format!("{name} joint-{own}"),
+                    marker(&doc, guides, &format!("joint-{own}")),
+                    a,
+                    1e-9,
+                );
+                near(
+                    &format!("{name} {own} vs the bake"),
+                    b,
+                    probe(&rigbake::figure::chain::probe(ch, j + 1)),
+                    dev + ROUND_PX,
+                );
+            }
+        }
         // every moving IK target's path over the first clip, in user space
         for (i, target) in clip.targets.iter().enumerate() {
             let id = format!("guide-target-{}", fig.ik_stem(i));

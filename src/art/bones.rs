@@ -9,11 +9,24 @@
 //! | `joint-<bone>`, `tip-<bone>` | `<circle>`, anywhere | no: checked against the pose, hidden in the output |
 //! | `thigh-<name>`, `shin-<name>` (an `ik` entry's `name`) | as `<bone>`, for the entry's upper and lower bone | as `<bone>` (one of the two names) |
 //! | `joint-hip-<name>`, `joint-knee-<name>`, `joint-ankle-<name>` | `<circle>`, anywhere | no, as `joint-<bone>`/`tip-<bone>` |
+//! | `<chain>-<j>` (a Verlet chain's segment j, from particle j to j + 1) | as `<bone>` | no |
+//! | `joint-<chain>-<j>`, `tip-<chain>-<j>` | `<circle>`, anywhere | no, as `joint-<bone>`/`tip-<bone>` |
 //!
 //! `rigbake template` writes exactly these names. A part may hold the
 //! parts of bones below it (a nested drawing) or stand alone (a flat one):
 //! rigbake nests as needed. A part inside another part must belong to a
-//! bone below that part's bone.
+//! bone below that part's bone; a chain's segment may hold only the
+//! chain's later segments, and no bone's part may hold it (the chain
+//! hangs in world space, not in its anchor bone's group).
+//!
+//! A chain's segment is bound as a bone is: one index holds the bones,
+//! then every chain's segments (`Segment`). Its group chain is the clip's
+//! own (`rb-c-<chain>-y`/`-x` sliding the anchor, each earlier segment's
+//! turn and stretch, `rb-c-<chain>-<j>` turning about particle j); its
+//! drawn frame `D` is root user space (the clip draws the chain there, in
+//! the first recorded frame) and its phase-0 pose `W` the recorded frame
+//! at t = 0, the pose `rigbake template` draws: `M = D·W⁻¹` is the
+//! identity up to rounding.
 //!
 //! # Method
 //!
