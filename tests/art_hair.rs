@@ -443,3 +443,32 @@ fn cycling_chains_stay_guides() {
         bake_art(path, &tpl, tmp.path(), "cycling");
     }
 }
+
+/// A bone's `parts` may not take a chain segment's name: the rig is
+/// refused naming both, nothing written.
+#[test]
+fn a_bone_part_named_as_a_chain_segment_is_refused() {
+    let with_parts = |parts: &[&str]| {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(repo("rigs/stickman.json")).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("$schema");
+        let head = v["bones"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|b| b["name"] == "head")
+            .unwrap();
+        head["parts"] = serde_json::json!(parts);
+        v.to_string()
+    };
+    let (code, err, written) = common::bake_text(&with_parts(&["hair-1"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("chains[0].name") && err.contains("\"hair-1\"") && err.contains("bones["),
+        "{err}"
+    );
+    assert!(written.is_empty(), "{written:?}");
+    // a later segment than the chain has is another name
+    let (code, err, _) = common::bake_text(&with_parts(&["hair-2"]));
+    assert_eq!(code, 0, "{err}");
+}
