@@ -79,10 +79,10 @@
 //! Probe circles without `r` (`data-probe="<leg>-ankle"` in the shin group at
 //! the ankle, `data-probe="<leg>-target"` in the pedal group) are placed
 //! exactly where the clip has them, so the browser harness measures the
-//! output like any baked file; for `ik_chains`, whose targets are not
-//! drawn parts, the clip's groups with their other probes (targets,
-//! ground) and nothing the clip draws follow the drawing as one
-//! `<g data-rigbake="skeleton">`. The `<style>` goes right after the root
+//! output like any baked file; the clip's other probes (a Verlet scarf's
+//! particles), in the clip's groups with nothing the clip draws, follow
+//! the drawing as one `<g data-rigbake="skeleton">`, so the file holds
+//! every probe of the plain bake once. The `<style>` goes right after the root
 //! start tag. Everything rigbake adds carries a `data-rigbake` attribute.
 //!
 //! # Limits
@@ -419,11 +419,10 @@ enum Role {
     Marker(Joint),
 }
 
-/// Split a part name into its role and leg (`None` leg for `crank`);
-/// pedals and cranks are parts of `cycling` rigs only.
-fn role_of(name: &str, cycling: bool) -> Option<(Role, Option<&str>)> {
+/// Split a part name into its role and leg (`None` leg for `crank`).
+fn role_of(name: &str) -> Option<(Role, Option<&str>)> {
     if name == "crank" {
-        return cycling.then_some((Role::Crank, None));
+        return Some((Role::Crank, None));
     }
     for (prefix, role) in [
         ("thigh-", Role::Thigh),
@@ -437,8 +436,7 @@ fn role_of(name: &str, cycling: bool) -> Option<(Role, Option<&str>)> {
         if let Some(leg) = name.strip_prefix(prefix)
             && !leg.is_empty()
         {
-            let cycling_only = matches!(role, Role::Pedal | Role::SideCrank);
-            return (cycling || !cycling_only).then_some((role, Some(leg)));
+            return Some((role, Some(leg)));
         }
     }
     None
@@ -520,9 +518,6 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
                 .into(),
         ));
     }
-    // pedals and cranks are parts of cycling rigs only
-    let cycling = !rig.legs.is_empty();
-    let noun = if cycling { "leg" } else { "chain" };
 
     let leg_names: Vec<&str> = limbs.iter().map(|l| l.name).collect();
     let legs_list = leg_names
@@ -534,7 +529,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     // Collect named parts; `thigh-near-outline`, `crank-arm` (no leg of the
     // rig) are not parts, but kept as hints for a missing part's message.
     let found = find_parts(&doc, &lines, |name| {
-        let (role, leg) = role_of(name, cycling)?;
+        let (role, leg) = role_of(name)?;
         Some(match leg {
             Some(leg) if !leg_names.contains(&leg) => Named::Hint(role),
             _ => Named::Part(role),
@@ -548,13 +543,13 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         .collect();
 
     for leg in &leg_names {
-        let mut required = vec![format!("thigh-{leg}"), format!("shin-{leg}")];
-        if cycling {
-            required.push(format!("pedal-{leg}"));
-        }
-        for part in required {
+        for part in [
+            format!("thigh-{leg}"),
+            format!("shin-{leg}"),
+            format!("pedal-{leg}"),
+        ] {
             if !parts.contains_key(&part) {
-                let role = role_of(&part, cycling).map(|r| r.0);
+                let role = role_of(&part).map(|r| r.0);
                 // At most a few hints, so the message stays one short line.
                 const HINTS: usize = 5;
                 let same_role = unmatched.iter().filter(|u| Some(u.1) == role);
@@ -568,12 +563,12 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
                 }
                 return Err(ArtError::Missing {
                     part,
-                    leg: format!("{noun} \"{leg}\""),
+                    leg: format!("leg \"{leg}\""),
                     similar: if similar.is_empty() {
                         String::new()
                     } else {
                         format!(
-                            "; the drawing has {}, but the rig's {noun}s are {legs_list}",
+                            "; the drawing has {}, but the rig's legs are {legs_list}",
                             similar.join(", ")
                         )
                     },
@@ -587,7 +582,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     // Placement checks for every part.
     let smil = moving_animations(&doc);
     for (name, f) in &parts {
-        let (role, _) = role_of(name, cycling).expect("parts are named by role");
+        let (role, _) = role_of(name).expect("parts are named by role");
         let marker = matches!(role, Role::Marker(_));
         check_place(root, node_of(f), (name, f.line, marker), &lines, &smil)?;
     }
@@ -598,7 +593,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     let animated: Vec<(&String, &Found, Role, Option<&str>)> = parts
         .iter()
         .filter_map(|(n, f)| {
-            let (role, leg) = role_of(n, cycling)?;
+            let (role, leg) = role_of(n)?;
             (!matches!(role, Role::Marker(_))).then_some((n, f, role, leg))
         })
         .collect();
@@ -634,7 +629,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     // a part's own shapes: without the shins inside thighs, nor markers
     let marker_nodes: std::collections::HashSet<roxmltree::NodeId> = parts
         .iter()
-        .filter(|(n, _)| matches!(role_of(n, cycling), Some((Role::Marker(_), _))))
+        .filter(|(n, _)| matches!(role_of(n), Some((Role::Marker(_), _))))
         .map(|(_, f)| f.node)
         .collect();
     let animated_nodes: std::collections::HashSet<roxmltree::NodeId> =
@@ -671,7 +666,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         let g_above = phase0_map(clip, above);
         let g_above_inv = g_above
             .checked_inverse()
-            .ok_or_else(|| ArtError::Clip(format!("{noun} \"{ln}\" is scaled to nothing")))?;
+            .ok_or_else(|| ArtError::Clip(format!("leg \"{ln}\" is scaled to nothing")))?;
 
         // Rigid maps from this limb's own drawn pose to the pose the clip draws.
         let m1 = rigid_map(own[0], own[1], hip_c, knee_c);
@@ -732,53 +727,51 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
                 vec![("knee", world[1]), ("ankle", world[2])],
             ),
         ];
-        if cycling {
-            let tnd = Affine::translate(limb.depth * -1.0);
-            let (axle0, pedal_class) = css_nodes.rotate(&format!("rb-{ln}-pedal"))?;
-            let target_at = probe_in(css_nodes.node(&pedal_class)?, &format!("{ln}-target"))
-                .ok_or_else(|| {
-                    ArtError::Clip(format!(
-                        "the clip has no probe {ln}-target in its pedal group"
-                    ))
-                })?;
-            let name = format!("pedal-{ln}");
-            let pedal = &parts[&name];
+        let tnd = Affine::translate(limb.depth * -1.0);
+        let (axle0, pedal_class) = css_nodes.rotate(&format!("rb-{ln}-pedal"))?;
+        let target_at = probe_in(css_nodes.node(&pedal_class)?, &format!("{ln}-target"))
+            .ok_or_else(|| {
+                ArtError::Clip(format!(
+                    "the clip has no probe {ln}-target in its pedal group"
+                ))
+            })?;
+        let name = format!("pedal-{ln}");
+        let pedal = &parts[&name];
+        wrap_part(
+            &ids,
+            &mut inserts,
+            pedal,
+            &name,
+            PartWrap {
+                path: css_nodes.path(&pedal_class)?,
+                from: 0,
+                outer: Affine::IDENTITY,
+                rest: tnd,
+                parent: ctm_of_parent(pedal, &name)?,
+                probe: Some((format!("{ln}-target"), target_at)),
+            },
+        )?;
+        let name = format!("crank-{ln}");
+        if let Some(arm) = parts.get(&name) {
             wrap_part(
                 &ids,
                 &mut inserts,
-                pedal,
+                arm,
                 &name,
                 PartWrap {
-                    path: css_nodes.path(&pedal_class)?,
+                    path: css_nodes.path(&format!("rb-{ln}-crank"))?,
                     from: 0,
                     outer: Affine::IDENTITY,
                     rest: tnd,
-                    parent: ctm_of_parent(pedal, &name)?,
-                    probe: Some((format!("{ln}-target"), target_at)),
+                    parent: ctm_of_parent(arm, &name)?,
+                    probe: None,
                 },
             )?;
-            let name = format!("crank-{ln}");
-            if let Some(arm) = parts.get(&name) {
-                wrap_part(
-                    &ids,
-                    &mut inserts,
-                    arm,
-                    &name,
-                    PartWrap {
-                        path: css_nodes.path(&format!("rb-{ln}-crank"))?,
-                        from: 0,
-                        outer: Affine::IDENTITY,
-                        rest: tnd,
-                        parent: ctm_of_parent(arm, &name)?,
-                        probe: None,
-                    },
-                )?;
-            }
-            covers.push((
-                format!("pedal-{ln}"),
-                vec![("pedal axle", axle0 + limb.depth)],
-            ));
         }
+        covers.push((
+            format!("pedal-{ln}"),
+            vec![("pedal axle", axle0 + limb.depth)],
+        ));
         for (part, joints) in covers {
             let f = &parts[&part];
             checker.check_covers(f, &part, ctm_of_parent(f, &part)?, &skip, &joints)?;
@@ -813,19 +806,13 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         )?;
     }
 
-    // ik_chains: the clip's other probes (targets, ground) follow the
+    // the clip's other probes (a Verlet chain's particles) follow the
     // drawing in the clip's own groups, nothing drawn
-    let last = (!cycling).then(|| {
-        let thighs: Vec<String> = limbs
-            .iter()
-            .map(|l| format!("rb-{}-thigh", l.name))
-            .collect();
-        skeleton_text(clip, &sc, |n| {
-            !thighs
-                .iter()
-                .any(|t| n.class.as_deref() == Some(t.as_str()))
-        })
-    });
+    let written: std::collections::HashSet<String> = leg_names
+        .iter()
+        .flat_map(|ln| [format!("{ln}-ankle"), format!("{ln}-target")])
+        .collect();
+    let last = skeleton_text(clip, &sc, &written);
     let svg = finish(
         art,
         root,
@@ -980,27 +967,37 @@ fn phase0_map(clip: &Clip, path: &[&Node]) -> Affine {
 }
 
 /// The clip's groups and probes, without anything it draws and without the
-/// groups `keep` refuses, as the last child of the output.
-fn skeleton_text(clip: &Clip, sc: &Scope, keep: impl Fn(&Node) -> bool) -> String {
-    fn strip(n: &Node, keep: &dyn Fn(&Node) -> bool) -> Node {
+/// probes named in `written` (placed in the drawing's own wraps), nor the
+/// groups left with no probe, as the last child of the output (none if no
+/// probe is left): so the file holds every probe of the plain bake once.
+fn skeleton_text(
+    clip: &Clip,
+    sc: &Scope,
+    written: &std::collections::HashSet<String>,
+) -> Option<String> {
+    fn strip(n: &Node, written: &std::collections::HashSet<String>) -> Node {
         Node {
             children: n
                 .children
                 .iter()
                 .filter_map(|c| match c {
-                    Item::Group(g) if keep(g) => {
-                        let g = strip(g, keep);
+                    Item::Group(g) => {
+                        let g = strip(g, written);
                         (!g.children.is_empty()).then_some(Item::Group(g))
                     }
-                    Item::Probe { .. } => Some(c.clone()),
+                    Item::Probe { name, .. } => (!written.contains(name)).then(|| c.clone()),
                     _ => None,
                 })
                 .collect(),
             ..n.clone()
         }
     }
-    let text = crate::emit::group_text(clip, &strip(&clip.root, &keep), sc);
-    format!("<g {MARK_ATTR}=\"skeleton\">{text}</g>")
+    let root = strip(&clip.root, written);
+    if root.children.is_empty() {
+        return None;
+    }
+    let text = crate::emit::group_text(clip, &root, sc);
+    Some(format!("<g {MARK_ATTR}=\"skeleton\">{text}</g>"))
 }
 
 /// The drawing with `inserts`, the clip's style sheet `css` right after the
@@ -1866,18 +1863,15 @@ mod tests {
 
     #[test]
     fn part_names() {
-        assert_eq!(role_of("crank", true), Some((Role::Crank, None)));
-        assert_eq!(role_of("crank", false), None);
-        assert_eq!(role_of("pedal-near", false), None);
+        assert_eq!(role_of("crank"), Some((Role::Crank, None)));
+        assert_eq!(role_of("pedal-near"), Some((Role::Pedal, Some("near"))));
+        assert_eq!(role_of("crank-far"), Some((Role::SideCrank, Some("far"))));
+        assert_eq!(role_of("thigh-near"), Some((Role::Thigh, Some("near"))));
         assert_eq!(
-            role_of("thigh-near", false),
-            Some((Role::Thigh, Some("near")))
-        );
-        assert_eq!(
-            role_of("joint-knee-far", true),
+            role_of("joint-knee-far"),
             Some((Role::Marker(Joint::Knee), Some("far")))
         );
-        assert_eq!(role_of("thigh-", true), None);
-        assert_eq!(role_of("path12", true), None);
+        assert_eq!(role_of("thigh-"), None);
+        assert_eq!(role_of("path12"), None);
     }
 }

@@ -981,3 +981,71 @@ fn every_name_form_of_a_drawing_is_scoped_and_resolves_in_its_own_file() {
         );
     }
 }
+
+/// The `data-probe` names of an SVG text, sorted, each as often as written.
+fn probe_names(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let mut v: Vec<String> = doc
+        .descendants()
+        .filter_map(|n| n.attribute("data-probe").map(str::to_string))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The probe contract holds for drawings too: for every rig in `rigs/`,
+/// its template baked with `--art` holds every probe of the plain bake of
+/// the same clip exactly once (a cycling rig's Verlet scarf included, whose
+/// particles no drawn part carries), so an outside tool measures the art
+/// file as it measures the plain one.
+#[test]
+fn an_art_bake_holds_every_probe_of_the_plain_bake_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut rigs: Vec<PathBuf> = fs::read_dir(root().join("rigs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    rigs.sort();
+    for rig in &rigs {
+        let name = rig.file_stem().unwrap().to_str().unwrap();
+        let dir = tmp.path().join(name);
+        fs::create_dir(&dir).unwrap();
+        let drawing = dir.join("drawing.svg");
+        rigbake()
+            .arg("template")
+            .arg(rig)
+            .arg("-o")
+            .arg(&drawing)
+            .assert()
+            .success();
+        // the clip an art bake plays: the first
+        let json: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(rig).unwrap()).unwrap();
+        let clip: Vec<String> = json["clips"]
+            .as_array()
+            .and_then(|c| c.first())
+            .map(|c| vec!["--clip".into(), c["name"].as_str().unwrap().to_string()])
+            .unwrap_or_default();
+        let (art, plain) = (dir.join("art.svg"), dir.join("plain.svg"));
+        for (out, extra) in [
+            (&art, vec!["--art", drawing.to_str().unwrap()]),
+            (&plain, vec![]),
+        ] {
+            rigbake()
+                .args(["bake", "--quiet"])
+                .arg(rig)
+                .args(&clip)
+                .args(extra)
+                .arg("-o")
+                .arg(out)
+                .assert()
+                .success();
+        }
+        let (got, want) = (
+            probe_names(&fs::read_to_string(&art).unwrap()),
+            probe_names(&fs::read_to_string(&plain).unwrap()),
+        );
+        assert!(!want.is_empty(), "{name}");
+        assert_eq!(got, want, "{name}: the art file's probes");
+    }
+}

@@ -72,6 +72,13 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
             "seed-nested",
             show_guides(&draw_over(&template("rigs/seed-nested.json", tmp.path()))),
         ),
+        // a cycling rig's Verlet scarf: no part carries its particles,
+        // which follow the drawing in the skeleton group
+        (
+            "rigs/cyclist-scarf.json",
+            "cyclist-scarf",
+            show_guides(&draw_over(&template("rigs/cyclist-scarf.json", tmp.path()))),
+        ),
         // a drawing made for the cycling rig binds to the tree it lowers
         // to: its cranks, pedals and chainring by the bones' `part` names
         // and the bone `crank`, its legs by the named entries

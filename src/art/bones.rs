@@ -368,13 +368,13 @@ pub(super) fn animate(
     markers.sort_by_key(|a| (member_of(&a.leg), a.joint));
 
     super::hide_guides(doc, &mut inserts);
-    let last = skeleton_text(clip, &sc, |_| true);
+    let last = skeleton_text(clip, &sc, &Default::default());
     let svg = finish(
         art,
         root,
         inserts,
         (clip, &crate::emit::css::style(clip, &sc)),
-        Some(last),
+        last,
     )?;
     let mut still: Vec<(&str, String)> = fig
         .chains
