@@ -397,3 +397,63 @@ fn bad_slip_or_reach_threshold_is_refused() {
         }
     }
 }
+
+/// A spring's tip line is measured while its keys are chosen, on the clip
+/// as it then stands; its figure may come out above its bones' final tip
+/// figures (here 0.6316 px against 0.6315 px on the css route). `check
+/// --max-error` holds it, so the tolerance a bake keeps holds it too: the
+/// figure a bake keeps is the worst of every probe `check` compares, and
+/// `check` at that figure passes, on both routes.
+#[test]
+fn a_kept_tolerance_holds_spring_tips_as_check_does() {
+    use rigbake::bake::BakeOptions;
+    use rigbake::report::ProbeKind;
+    use rigbake::{Route, bake_rig, rig};
+    let rig_json = serde_json::json!({
+        "name": "spring-tip",
+        "view_box": [0, 0, 480, 440],
+        "period_s": 1.2,
+        "bones": [
+            {"name": "neck", "at": [240, 190], "length": 40, "angle": {"const_deg": -90}},
+            {"name": "head", "parent": "neck", "at": "tip", "length": 44,
+             "angle": {"sine": {"amp_deg": 10.842, "harmonic": 1, "phase_deg": -68.66}}}
+        ],
+        "root": {"y": {"keys": [[0, 0], [0.5, 12], [1, 0]], "ease": "smoothstep"}},
+        "springs": [{"bone": "head", "stiffness": 15.53, "damping": 5.09}],
+        "chains": [{
+            "name": "ponytail", "anchor": {"bone": "head", "at": [36, 14]},
+            "segments": 18, "segment": 12, "damping": 0.967, "gravity": [151.5, 1708.2],
+            "wind": {"x": {"offset": 432, "amp": 216, "harmonic": 1}}
+        }]
+    });
+    let r = rig::load(&rig_json.to_string()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_rig(&dir, "spring-tip", &rig_json);
+    for route in [Route::Css, Route::Smil] {
+        let baked = bake_rig(&r, &BakeOptions::resolve(&r, route, None, Some(1.0), None));
+        let probes = baked.report.probes();
+        let spring = probes
+            .iter()
+            .filter(|p| p.kind == ProbeKind::Spring)
+            .map(|p| p.max_error_px)
+            .fold(0.0, f64::max);
+        assert!(spring > 0.0, "{}: no spring figure", route.as_str());
+        let worst = probes.iter().map(|p| p.max_error_px).fold(0.0, f64::max);
+        let kept = baked.report.max_error_px();
+        assert_eq!(kept, worst, "{}: kept {kept} px", route.as_str());
+        assert!(kept >= spring && kept <= 1.0, "{}", route.as_str());
+        let at = kept.to_string();
+        let out = check(
+            &path,
+            &[
+                "--route",
+                route.as_str(),
+                "--tolerance",
+                "1",
+                "--max-error",
+                &at,
+            ],
+        );
+        assert!(out.status.success(), "{}: {}", route.as_str(), stderr(&out));
+    }
+}
