@@ -21,7 +21,7 @@
 //! | `pedal-<leg>` | not inside any other part | cycling legs | orbits the crank without turning |
 //! | `crank` | not inside any other part | no (cycling legs) | turns about the crank centre |
 //! | `crank-<leg>` | not inside any other part | no (cycling legs) | turns about the crank centre (that leg's side) |
-//! | `joint-hip-<leg>`, `joint-knee-<leg>`, `joint-ankle-<leg>` | `<circle>`, anywhere | no | checked only (see below) |
+//! | `joint-hip-<leg>`, `joint-knee-<leg>`, `joint-ankle-<leg>` | `<circle>` (or an `<ellipse>` or `<path>` made of one), anywhere | no | checked only (see below) |
 //!
 //! A shin outside its thigh (a flat drawing) is nested by rigbake: its
 //! wrapper carries the thigh's motion too.
@@ -30,8 +30,9 @@
 //! two-bone IK gives at t = 0 for that leg (hip from the rig, knee and
 //! ankle from IK), in root user space, shifted by its `depth_offset` — the
 //! pose `rigbake template` draws. The joints always come
-//! from the rig; joint marker
-//! circles, where present, are compared with them and the distance is
+//! from the rig; joint markers (circles, or the ellipses or paths an
+//! editor makes of them: `marker_centre`), where present, are compared
+//! with them and the distance is
 //! reported ([`MarkerCheck`]), never used; a marker farther than
 //! [`POSE_LIMIT_PX`] is refused ([`ArtError::OffPose`]), and so is a part
 //! whose shapes do not cover its joints (thigh: hip and knee; shin: knee
@@ -1083,7 +1084,7 @@ fn marker_at(
     name: &str,
     parent: Affine,
 ) -> Result<Vec2, ArtError> {
-    let centre = circle_centre(&node).map_err(|why| ArtError::Unsupported {
+    let centre = marker_centre(&node).map_err(|why| ArtError::Unsupported {
         line: f.line,
         part: name.into(),
         why,
@@ -1356,11 +1357,13 @@ fn check_place(
     }
     let tag = node.tag_name().name();
     if marker {
-        if tag != "circle" {
+        if !MARKER_TAGS.contains(&tag) {
             return Err(ArtError::Unsupported {
                 line,
                 part: name.into(),
-                why: format!("a joint marker must be a <circle>, found <{tag}>"),
+                why: format!(
+                    "a joint marker must be a <circle> (or the <ellipse> or <path> an editor makes of one), found <{tag}>"
+                ),
             });
         }
     } else {
@@ -1766,7 +1769,22 @@ pub fn parse_transform(text: &str) -> Result<Affine, String> {
     Ok(m)
 }
 
-/// A circle's `(cx, cy)` in its own user space (missing means 0; a `px`
+/// The shapes a joint marker may be: the template's `<circle>`, and what
+/// an editor makes of it (Inkscape writes an `<ellipse>` for a circle
+/// scaled unevenly, and Path > Object to Path a `<path>` of four arcs).
+const MARKER_TAGS: [&str; 3] = ["circle", "ellipse", "path"];
+
+/// The point a joint marker marks in its own user space: a circle's or
+/// an ellipse's centre ([`circle_centre`]), a path's the centre of its
+/// bounding box (where a circle rewritten as a path has its centre).
+fn marker_centre(node: &roxmltree::Node) -> Result<Vec2, String> {
+    match node.tag_name().name() {
+        "path" => pose::box_centre(node),
+        _ => circle_centre(node),
+    }
+}
+
+/// A circle's (or an ellipse's) `(cx, cy)` in its own user space (missing means 0; a `px`
 /// suffix is accepted, other units and percentages are not).
 fn circle_centre(node: &roxmltree::Node) -> Result<Vec2, String> {
     let num = |attr: &str| -> Result<f64, String> {

@@ -285,6 +285,89 @@ fn template_drawings_round_trip_through_bake_art_for_every_rig_kind() {
     }
 }
 
+/// `drawn` with every joint marker circle (`joint-…`, `tip-…`) rewritten
+/// by `f(id, cx, cy)`: what an editor's conversion of the circle writes.
+fn markers_as(drawn: &str, f: impl Fn(&str, f64, f64) -> String) -> String {
+    let doc = Document::parse(drawn).unwrap();
+    let mut out = String::new();
+    let mut last = 0;
+    for m in doc.descendants().filter(|n| {
+        n.has_tag_name("circle")
+            && n.attribute("id")
+                .is_some_and(|id| id.starts_with("joint-") || id.starts_with("tip-"))
+    }) {
+        let r = m.range();
+        out.push_str(&drawn[last..r.start]);
+        out.push_str(&f(m.attribute("id").unwrap(), num(&m, "cx"), num(&m, "cy")));
+        last = r.end;
+    }
+    assert!(last > 0, "no markers");
+    out.push_str(&drawn[last..]);
+    out
+}
+
+/// Inkscape's Path > Object to Path of a marker circle of radius 3 about
+/// `(cx, cy)`: four arcs, the fill moved into `style`.
+fn arcs(id: &str, cx: f64, cy: f64) -> String {
+    format!(
+        "<path id=\"{id}\" inkscape:label=\"{id}\" style=\"fill:#e63946\" d=\"m {},{cy} a 3,3 0 0 1 -3,3 3,3 0 0 1 -3,-3 3,3 0 0 1 3,-3 3,3 0 0 1 3,3 z\"/>",
+        cx + 3.0
+    )
+}
+
+/// A joint marker is the template's circle or what an editor makes of it:
+/// an `<ellipse>` marks its centre, a `<path>` (the circle as four arcs)
+/// the centre of its bounding box, with the same offsets as the circles;
+/// such a marker off its joint is refused like a circle, and any other
+/// element, or a path that draws nothing, is refused as a marker.
+#[test]
+fn a_joint_marker_may_be_the_ellipse_or_path_an_editor_makes_of_a_circle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let walker = draw_over(&template("rigs/walker.json", tmp.path()));
+    let circles = bake_art("rigs/walker.json", &walker, tmp.path(), "circles");
+    let offsets = common::art_marker_offsets(&circles.stdout);
+    assert!(offsets.len() >= 20, "{}", circles.stdout);
+    let ellipse = |id: &str, cx: f64, cy: f64| {
+        format!("<ellipse id=\"{id}\" cx=\"{cx}\" cy=\"{cy}\" rx=\"4\" ry=\"2\" fill=\"#e63946\"/>")
+    };
+    for (tag, drawing) in [
+        ("paths", markers_as(&walker, arcs)),
+        ("ellipses", markers_as(&walker, ellipse)),
+    ] {
+        let art = bake_art("rigs/walker.json", &drawing, tmp.path(), tag);
+        assert_eq!(
+            common::art_marker_offsets(&art.stdout),
+            offsets,
+            "{tag}: the markers' offsets are the circles'"
+        );
+        same_figures("rigs/walker.json", &art, tmp.path());
+        markers_hidden(&art.svg);
+    }
+    // a path marker 40 px off its joint
+    let moved = markers_as(&walker, |id, cx, cy| {
+        arcs(id, if id == "joint-shin_n" { cx + 40.0 } else { cx }, cy)
+    });
+    let line = refused("rigs/walker.json", &moved, &["\"joint-shin_n\""]);
+    assert!((offset(&line) - 40.0).abs() < 0.02, "{line}");
+    // not a circle's shape, or a path that marks no point
+    for (marker, why) in [
+        (
+            "<rect id=\"joint-shin_n\" x=\"220\" y=\"190\" width=\"6\" height=\"6\"/>",
+            "a joint marker must be a <circle> (or the <ellipse> or <path> an editor makes of one), found <rect>",
+        ),
+        ("<path id=\"joint-shin_n\" d=\"\"/>", "its d draws nothing"),
+    ] {
+        let drawing = markers_as(&walker, |id, cx, cy| {
+            if id == "joint-shin_n" {
+                marker.to_string()
+            } else {
+                arcs(id, cx, cy)
+            }
+        });
+        refused("rigs/walker.json", &drawing, &["\"joint-shin_n\"", why]);
+    }
+}
+
 #[test]
 fn a_part_drawn_away_from_the_pose_is_refused_with_its_offset() {
     let tmp = tempfile::tempdir().unwrap();

@@ -6,11 +6,11 @@
 //! | name | element | required |
 //! | --- | --- | --- |
 //! | `<bone>` (the bone's `name`), or any of its `parts` | any drawable element or group | for every bone with a `length` > 0 or a `head_radius` (one of its names) |
-//! | `joint-<bone>`, `tip-<bone>` | `<circle>`, anywhere | no: checked against the pose, hidden in the output |
+//! | `joint-<bone>`, `tip-<bone>` | `<circle>` (or an `<ellipse>` or `<path>` made of one), anywhere | no: checked against the pose, hidden in the output |
 //! | `thigh-<name>`, `shin-<name>` (an `ik` entry's `name`) | as `<bone>`, for the entry's upper and lower bone | as `<bone>` (one of the two names) |
-//! | `joint-hip-<name>`, `joint-knee-<name>`, `joint-ankle-<name>` | `<circle>`, anywhere | no, as `joint-<bone>`/`tip-<bone>` |
+//! | `joint-hip-<name>`, `joint-knee-<name>`, `joint-ankle-<name>` | as `joint-<bone>` | no, as `joint-<bone>`/`tip-<bone>` |
 //! | `<chain>-<j>` (a Verlet chain's segment j, from particle j to j + 1) | as `<bone>` | no |
-//! | `joint-<chain>-<j>`, `tip-<chain>-<j>` | `<circle>`, anywhere | no, as `joint-<bone>`/`tip-<bone>` |
+//! | `joint-<chain>-<j>`, `tip-<chain>-<j>` | as `joint-<bone>` | no, as `joint-<bone>`/`tip-<bone>` |
 //!
 //! `rigbake template` writes exactly these names. A part may hold the
 //! parts of bones below it (a nested drawing) or stand alone (a flat one):

@@ -183,6 +183,22 @@ fn shape_of(node: &roxmltree::Node) -> Option<(BezPath, bool)> {
     }
 }
 
+/// The centre of the bounding box of a `<path>`'s `d`, in its own user
+/// space: the point a joint marker drawn as a path marks (see
+/// `marker_centre`).
+pub(super) fn box_centre(node: &roxmltree::Node) -> Result<Vec2, String> {
+    let d = node.attribute("d").unwrap_or_default();
+    let p = BezPath::from_svg(d).map_err(|_| "its d is not path data rigbake reads".to_string())?;
+    if p.elements().is_empty() {
+        return Err("its d draws nothing: a joint marker must mark a point".into());
+    }
+    let c = p.bounding_box().center();
+    if !(c.x.is_finite() && c.y.is_finite()) {
+        return Err("its d is not path data rigbake reads".into());
+    }
+    Ok(Vec2::new(c.x, c.y))
+}
+
 /// What the pose check takes from one element: its own `transform`, its
 /// first unreadable length, its shape in its own user space, and for a
 /// `<use>` what it shows and where.
