@@ -982,17 +982,6 @@ fn every_name_form_of_a_drawing_is_scoped_and_resolves_in_its_own_file() {
     }
 }
 
-/// The `data-probe` names of an SVG text, sorted, each as often as written.
-fn probe_names(svg: &str) -> Vec<String> {
-    let doc = roxmltree::Document::parse(svg).unwrap();
-    let mut v: Vec<String> = doc
-        .descendants()
-        .filter_map(|n| n.attribute("data-probe").map(str::to_string))
-        .collect();
-    v.sort();
-    v
-}
-
 /// The probe contract holds for drawings too: for every rig in `rigs/`,
 /// its template baked with `--art` holds every probe of the plain bake of
 /// the same clip exactly once (a cycling rig's Verlet scarf included, whose
@@ -1042,8 +1031,8 @@ fn an_art_bake_holds_every_probe_of_the_plain_bake_once() {
                 .success();
         }
         let (got, want) = (
-            probe_names(&fs::read_to_string(&art).unwrap()),
-            probe_names(&fs::read_to_string(&plain).unwrap()),
+            common::probe_names(&fs::read_to_string(&art).unwrap()),
+            common::probe_names(&fs::read_to_string(&plain).unwrap()),
         );
         assert!(!want.is_empty(), "{name}");
         assert_eq!(got, want, "{name}: the art file's probes");

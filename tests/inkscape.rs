@@ -12,9 +12,9 @@
 //!   Stroke to Path) bakes with the template's report and marker offsets;
 //! - every committed **output** in `out/`, opened and saved by Inkscape in
 //!   both formats, keeps its `<style>` as written, its probes and its
-//!   period, and in headless Chromium every probe stays within [`TOL_PX`]
+//!   period, and in headless Chromium every probe stays within 0.05 px
 //!   of the library's evaluation of the written clip (every leg's largest
-//!   error within [`TOL_PX`] of the report).
+//!   error within 0.05 px of the report).
 //!
 //! Each test runs Inkscape once for all its files (`--actions`:
 //! `file-open:IN;…;export-filename:OUT;export-do;file-close` per file),
@@ -33,18 +33,13 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rigbake::bake::BakeOptions;
-use rigbake::browser::{self, ProbeJob, Probes, SeekMode};
-use rigbake::clip::Clip;
-use rigbake::{Baked, Route, bake_rig, measure, rig};
+use rigbake::browser::{self, ProbeJob};
+use rigbake::{Baked, Route, bake_rig, rig};
 
 mod common;
+use common::agree::{agrees, chromium, committed_outputs, in_ci, note, rig_of, seek_mode};
 use common::art::{Art, bake_art};
 use common::{art_marker_offsets, example_rigs, refused, repo};
-
-/// Largest distance allowed between a browser probe and the library's
-/// evaluation of the written file, px; also between the browser's largest
-/// ankle error and the report's.
-const TOL_PX: f64 = 0.05;
 
 /// Seek times per period (plus each leg's reported worst time).
 const SAMPLES: usize = 120;
@@ -52,17 +47,6 @@ const SAMPLES: usize = 120;
 /// Wall-clock limit for one Inkscape run (all the files of a test); it
 /// takes about a second here.
 const INKSCAPE_TIMEOUT: Duration = Duration::from_secs(120);
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// Prints `what` straight to stderr (the harness captures `eprintln!` of
-/// passing tests).
-fn note(what: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "note: {what}");
-}
 
 /// `RIGBAKE_INKSCAPE` when set and not empty (as given: a wrong override
 /// fails loudly when run), else `inkscape` as an executable file on
@@ -96,22 +80,6 @@ fn inkscape() -> Option<PathBuf> {
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// Headless Chromium (tests/browser.rs compares the engines), or a note
-/// and `None`; under `CI=true` a missing Chromium fails.
-fn chromium() -> Option<browser::Browser> {
-    if let Some(path) = browser::find_chromium() {
-        return Some(browser::Browser::chromium(path));
-    }
-    assert!(
-        !in_ci(),
-        "chromium not found, CI requires it (install the Debian package `chromium`)"
-    );
-    note(
-        "chromium not found; skipping the browser half of the Inkscape outputs check (install the Debian package `chromium` or set RIGBAKE_CHROMIUM)",
-    );
-    None
 }
 
 /// One file for Inkscape: opened, changed by `edit` (actions, may be
@@ -467,32 +435,11 @@ fn edits_made_in_inkscape_bake_or_are_refused_as_documented() {
     }
 }
 
-/// Every committed file of `out/`, sorted.
-fn committed_outputs() -> Vec<PathBuf> {
-    common::files_in("out", "svg")
-}
-
-/// The rig and route of `out/<rig>.svg` / `out/<rig>.smil.svg`.
-fn rig_of(path: &Path) -> (String, Route) {
-    let file = path.file_name().unwrap().to_str().unwrap();
-    match file.strip_suffix(".smil.svg") {
-        Some(stem) => (stem.to_string(), Route::Smil),
-        None => (file.strip_suffix(".svg").unwrap().to_string(), Route::Css),
-    }
-}
-
 /// Bake `rigs/<name>.json` as `rigbake bake` does without flags.
 fn bake(name: &str, route: Route) -> Baked {
     let text = read(&repo(&format!("rigs/{name}.json")));
     let rig = rig::load(&text).unwrap();
     bake_rig(&rig, &BakeOptions::resolve(&rig, route, None, None, None))
-}
-
-fn seek_mode(route: Route) -> SeekMode {
-    match route {
-        Route::Css => SeekMode::WebAnimations,
-        Route::Smil => SeekMode::Smil,
-    }
 }
 
 /// [`SAMPLES`] times over one period plus every leg's reported worst time.
@@ -503,66 +450,6 @@ fn times_for(b: &Baked) -> Vec<f64> {
         .collect();
     t.extend(b.report.legs.iter().map(|l| l.worst_t_s));
     t
-}
-
-fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
-    (a[0] - b[0]).hypot(a[1] - b[1])
-}
-
-/// Browser samples of one file against the library: the same probes at
-/// every time, each within [`TOL_PX`] of `measure::probes_at` of the
-/// written clip, and per leg the browser's largest |ankle − target|
-/// within [`TOL_PX`] of the report's `max_error_px`. Returns the largest
-/// probe deviation.
-fn agrees(label: &str, clip: &Clip, b: &Baked, times: &[f64], got: &[Probes]) -> f64 {
-    assert_eq!(got.len(), times.len(), "{label}: one probe map per time");
-    let mut worst = (0.0_f64, String::new());
-    let mut leg_max = vec![0.0_f64; clip.legs.len()];
-    for (t, probes) in times.iter().zip(got) {
-        let want = measure::probes_at(clip, *t);
-        assert_eq!(
-            probes.keys().collect::<Vec<_>>(),
-            want.keys().collect::<Vec<_>>(),
-            "{label}: probe names at t = {t}"
-        );
-        for (name, w) in &want {
-            let d = dist(probes[name], [w.x, w.y]);
-            if d > worst.0 {
-                worst = (d, format!("{name} at t = {t:.4} s"));
-            }
-        }
-        for (i, leg) in clip.legs.iter().enumerate() {
-            let target = match &leg.ideal {
-                Some(ideal) => {
-                    let p = ideal.world_at(t / clip.period_s);
-                    [p.x, p.y]
-                }
-                None => probes[&leg.target_probe],
-            };
-            leg_max[i] = leg_max[i].max(dist(probes[&leg.ankle_probe], target));
-        }
-    }
-    assert!(
-        worst.0 <= TOL_PX,
-        "{label}: browser and library disagree by {:.4} px ({})",
-        worst.0,
-        worst.1
-    );
-    for (leg, got) in clip.legs.iter().zip(&leg_max) {
-        let reported = b
-            .report
-            .legs
-            .iter()
-            .find(|l| l.name == leg.name)
-            .unwrap_or_else(|| panic!("{label}: no reported leg {}", leg.name))
-            .max_error_px;
-        assert!(
-            (got - reported).abs() <= TOL_PX,
-            "{label}: leg {} max error {got:.4} px in the browser, {reported:.4} px reported",
-            leg.name
-        );
-    }
-    worst.0
 }
 
 /// The text of every `<style>` of `svg`, in order.
@@ -596,7 +483,7 @@ fn probes_and_data(svg: &str) -> (BTreeMap<String, String>, BTreeMap<String, Str
 /// Every file of `out/` (both routes), opened and saved by Inkscape as
 /// Inkscape SVG and as plain SVG: the `<style>` text is kept as written,
 /// every probe and the root's `data-*` are kept, and in Chromium every
-/// probe is within [`TOL_PX`] of the library's evaluation of a fresh
+/// probe is within 0.05 px of the library's evaluation of a fresh
 /// bake (the committed bytes), every leg's largest error within
 /// [`TOL_PX`] of the report.
 #[test]
@@ -639,7 +526,9 @@ fn outputs_saved_by_inkscape_still_animate_as_reported() {
             cases.push((label, text, b.clone()));
         }
     }
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium("the browser half of the Inkscape outputs check") else {
+        return;
+    };
     let times: Vec<Vec<f64>> = cases.iter().map(|(_, _, b)| times_for(b)).collect();
     let jobs: Vec<ProbeJob> = cases
         .iter()
@@ -659,7 +548,7 @@ fn outputs_saved_by_inkscape_still_animate_as_reported() {
     );
     let mut worst = (0.0_f64, String::new());
     for (((label, _, b), times), got) in cases.iter().zip(&times).zip(&got) {
-        let d = agrees(label, &b.clip, b, times, got);
+        let d = agrees(label, &b.clip, Some(b), times, got);
         if d > worst.0 {
             worst = (d, label.clone());
         }

@@ -17,47 +17,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rigbake::bake::BakeOptions;
-use rigbake::browser::{self, ProbeJob, Probes, SeekMode};
-use rigbake::clip::Clip;
-use rigbake::{Baked, Route, bake_rig, measure, rig};
+use rigbake::browser::{self, ProbeJob, SeekMode};
+use rigbake::{Baked, Route, bake_rig, rig};
 
 mod common;
-use common::{svgo, svgo_dir};
-
-/// Largest distance allowed between a browser probe and the library's
-/// evaluation of the written file, px; also between the browser's largest
-/// ankle error and the report's.
-const TOL_PX: f64 = 0.05;
+use common::agree::{TOL_PX, agrees, chromium, committed_outputs, deviation, rig_of, seek_mode};
+use common::{probe_names, svgo, svgo_dir};
 
 /// Seek times per check (plus each leg's reported worst time).
 const SAMPLES: usize = 120;
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// Prints `what` once per test binary straight to stderr (the harness
-/// captures `eprintln!` of passing tests).
-fn note(what: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "note: {what}");
-}
-
-/// Chromium: these checks are about Chromium's inline pages and svgo's
-/// output; tests/browser.rs compares the engines.
-fn chromium() -> Option<browser::Browser> {
-    if let Some(path) = browser::find_chromium() {
-        return Some(browser::Browser::chromium(path));
-    }
-    assert!(
-        !in_ci(),
-        "chromium not found, CI requires it (install the Debian package `chromium`)"
-    );
-    note(
-        "chromium not found; skipping (install the Debian package `chromium` or set RIGBAKE_CHROMIUM)",
-    );
-    None
-}
 
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
@@ -84,13 +52,6 @@ fn bake(rig: &rig::Rig, route: Route) -> Baked {
     bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None))
 }
 
-fn seek_mode(route: Route) -> SeekMode {
-    match route {
-        Route::Css => SeekMode::WebAnimations,
-        Route::Smil => SeekMode::Smil,
-    }
-}
-
 /// [`SAMPLES`] times over `[0, span_s)` plus every leg's reported worst time.
 fn times_for(span_s: f64, bakes: &[&Baked]) -> Vec<f64> {
     let mut t: Vec<f64> = (0..SAMPLES)
@@ -100,79 +61,6 @@ fn times_for(span_s: f64, bakes: &[&Baked]) -> Vec<f64> {
         t.extend(b.report.legs.iter().map(|l| l.worst_t_s));
     }
     t
-}
-
-fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
-    (a[0] - b[0]).hypot(a[1] - b[1])
-}
-
-/// The largest distance between a browser probe and `measure::probes_at`
-/// of `clip` over all times (probes the browser lacks are skipped), and
-/// where it occurred.
-fn deviation(clip: &Clip, times: &[f64], got: &[Probes]) -> (f64, String) {
-    let mut worst = (0.0_f64, String::new());
-    for (t, probes) in times.iter().zip(got) {
-        for (name, w) in measure::probes_at(clip, *t) {
-            let Some(p) = probes.get(&name) else { continue };
-            let d = dist(*p, [w.x, w.y]);
-            if d > worst.0 {
-                worst = (d, format!("{name} at t = {t:.4} s"));
-            }
-        }
-    }
-    worst
-}
-
-/// Browser samples of one file against the library: every probe within
-/// [`TOL_PX`] of `measure::probes_at` of the written clip at every time,
-/// and per leg the browser's largest |ankle − target| within [`TOL_PX`] of
-/// the report's `max_error_px`. Returns the largest probe deviation.
-fn agrees(label: &str, clip: &Clip, b: Option<&Baked>, times: &[f64], got: &[Probes]) -> f64 {
-    assert_eq!(got.len(), times.len(), "{label}: one probe map per time");
-    for (t, probes) in times.iter().zip(got) {
-        let want = measure::probes_at(clip, *t);
-        let want_names: Vec<&String> = want.keys().collect();
-        let got_names: Vec<&String> = probes.keys().collect();
-        assert_eq!(got_names, want_names, "{label}: probe names at t = {t}");
-    }
-    let worst = deviation(clip, times, got);
-    let mut leg_max = vec![0.0_f64; clip.legs.len()];
-    for (t, probes) in times.iter().zip(got) {
-        for (i, leg) in clip.legs.iter().enumerate() {
-            let target = match &leg.ideal {
-                Some(ideal) => {
-                    let p = ideal.world_at(t / clip.period_s);
-                    [p.x, p.y]
-                }
-                None => probes[&leg.target_probe],
-            };
-            leg_max[i] = leg_max[i].max(dist(probes[&leg.ankle_probe], target));
-        }
-    }
-    assert!(
-        worst.0 <= TOL_PX,
-        "{label}: browser and library disagree by {:.4} px ({})",
-        worst.0,
-        worst.1
-    );
-    if let Some(b) = b {
-        for (leg, got) in clip.legs.iter().zip(&leg_max) {
-            let reported = b
-                .report
-                .legs
-                .iter()
-                .find(|l| l.name == leg.name)
-                .unwrap_or_else(|| panic!("{label}: no reported leg {}", leg.name))
-                .max_error_px;
-            assert!(
-                (got - reported).abs() <= TOL_PX,
-                "{label}: leg {} max error {got:.4} px in the browser, {reported:.4} px reported",
-                leg.name
-            );
-        }
-    }
-    eprintln!("{label}: max probe deviation {:.1e} px", worst.0);
-    worst.0
 }
 
 /// The page of the issue: two bakes of one rig that differ only in thigh
@@ -203,7 +91,9 @@ fn page_bakes(prefix: Option<&str>) -> Vec<(String, Baked)> {
 /// report puts it (each file alone is checked by tests/browser.rs).
 #[test]
 fn files_inlined_in_one_page_keep_their_own_motion() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium("the Chromium checks") else {
+        return;
+    };
     let bakes = page_bakes(None);
     let refs: Vec<&Baked> = bakes.iter().map(|(_, b)| b).collect();
     let span = refs.iter().map(|b| b.clip.period_s).fold(0.0, f64::max);
@@ -223,7 +113,9 @@ fn files_inlined_in_one_page_keep_their_own_motion() {
 /// (the last file's rules win), far beyond [`TOL_PX`].
 #[test]
 fn one_shared_prefix_makes_inlined_files_drive_each_other() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium("the Chromium checks") else {
+        return;
+    };
     let bakes = page_bakes(Some("rb"));
     let refs: Vec<&Baked> = bakes.iter().map(|(_, b)| b).collect();
     let times = times_for(1.2, &refs[..3]);
@@ -363,7 +255,9 @@ fn id_stem(svg: &str) -> String {
 
 #[test]
 fn a_page_that_moves_every_origin_does_not_move_a_file() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium("the Chromium checks") else {
+        return;
+    };
     for (label, worst) in on_hostile_page(&chromium, false) {
         assert!(worst <= TOL_PX, "{label}: {worst} px");
     }
@@ -430,25 +324,6 @@ fn every_defined_name_belongs_to_one_file() {
     );
 }
 
-fn committed_outputs() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(repo("out"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "svg"))
-        .collect();
-    out.sort();
-    out
-}
-
-/// The rig and route of `out/<rig>.svg` / `out/<rig>.smil.svg`.
-fn rig_of(path: &Path) -> (String, Route) {
-    let file = path.file_name().unwrap().to_str().unwrap();
-    match file.strip_suffix(".smil.svg") {
-        Some(stem) => (stem.to_string(), Route::Smil),
-        None => (file.strip_suffix(".svg").unwrap().to_string(), Route::Css),
-    }
-}
-
 /// Runs the pinned svgo (default preset: no config file is in reach of the
 /// fresh working directory) over every file in `out/` in one process;
 /// returns (path in out/, optimised text).
@@ -470,16 +345,6 @@ fn svgo_out(svgo: &Path) -> Vec<(PathBuf, String)> {
 fn root_attr(svg: &str, name: &str) -> Option<String> {
     let doc = roxmltree::Document::parse(svg).unwrap();
     doc.root_element().attribute(name).map(str::to_string)
-}
-
-fn probe_names(svg: &str) -> Vec<String> {
-    let doc = roxmltree::Document::parse(svg).unwrap();
-    let mut v: Vec<String> = doc
-        .descendants()
-        .filter_map(|n| n.attribute("data-probe").map(str::to_string))
-        .collect();
-    v.sort();
-    v
 }
 
 /// svgo's default preset over every file in `out/`: every probe is still
@@ -512,7 +377,9 @@ fn svgo_keeps_every_probe_and_figure() {
         assert_eq!(period(text), b.clip.period_s, "{label}: data-period");
         cases.push((label, text.as_str(), b));
     }
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium("the Chromium checks") else {
+        return;
+    };
     let times: Vec<Vec<f64>> = cases
         .iter()
         .map(|(_, _, b)| times_for(b.clip.period_s, &[b]))
@@ -553,7 +420,9 @@ fn svgo_keeps_clip_switching() {
         .strip_suffix("-clip-jump")
         .map(|p| format!("{p}-clip-idle"))
         .unwrap_or_else(|| panic!("root class {class:?} does not select the jump clip"));
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium("the Chromium checks") else {
+        return;
+    };
     let times = [0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.05];
     let (before, after) = browser::probe_class_switch(&chromium, text, &idle, &times).unwrap();
     agrees(
@@ -683,7 +552,9 @@ fn svgo_breaks_files_without_the_structure_guards() {
         bakes.push((file, b));
     }
     let optimised = svgo_dir(&svgo, dir.path());
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium("the Chromium checks") else {
+        return;
+    };
     let times: Vec<Vec<f64>> = bakes
         .iter()
         .map(|(_, b)| times_for(b.clip.period_s, &[b]))
@@ -844,7 +715,9 @@ fn inlined_art_files_keep_their_own_drawn_names() {
         }
         None => Vec::new(),
     };
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = chromium("the Chromium checks") else {
+        return;
+    };
     let hex = |c: &str| -> [u8; 3] {
         std::array::from_fn(|i| u8::from_str_radix(&c[1 + 2 * i..3 + 2 * i], 16).unwrap())
     };

@@ -2,6 +2,7 @@
 //! that uses only some of them would otherwise warn about the rest.
 #![allow(dead_code)]
 
+pub mod agree;
 pub mod art;
 
 use assert_cmd::Command;
@@ -436,4 +437,15 @@ pub fn mknod(path: &Path, mode: libc::mode_t, dev: libc::dev_t) -> bool {
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
     unsafe { libc::mknod(c.as_ptr(), mode | 0o666, dev) == 0 }
+}
+
+/// The `data-probe` names of an SVG text, sorted, each as often as written.
+pub fn probe_names(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let mut v: Vec<String> = doc
+        .descendants()
+        .filter_map(|n| n.attribute("data-probe").map(str::to_string))
+        .collect();
+    v.sort();
+    v
 }
