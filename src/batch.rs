@@ -4,15 +4,24 @@
 //!
 //! # Method
 //!
-//! [`load_all`] parses and validates every rig file first (cheap); the
-//! output names follow from the rigs' `name` fields, so `bake` can refuse a
-//! same-file conflict ([`output::check_distinct`]) before anything is baked
-//! or written. [`bake_each`] then bakes rig after rig in parallel (rayon's
-//! global pool: every core, or `RAYON_NUM_THREADS`) and hands each finished
-//! bake to a sink on the worker thread: `bake` stages the SVG into its
-//! temporary file at once ([`output::Transaction::stage`]) and keeps only
-//! the report, `check` keeps the report. So memory holds a few bakes (one
-//! per thread) and one small report per output, whatever the batch size.
+//! [`load_all`] reads and validates every rig file first (cheap) and keeps
+//! only each rig's name ([`Checked`]): the output names follow from it, so
+//! `bake` can refuse a same-file conflict ([`output::check_distinct`])
+//! before anything is baked or written. [`bake_each`] then bakes rig after
+//! rig in parallel (rayon's global pool: every core, or
+//! `RAYON_NUM_THREADS`), reading and validating each rig again from its
+//! file as its bake starts and dropping it when its bake is done, and hands
+//! each finished bake to a sink on the worker thread: `bake` stages the
+//! SVG into its temporary file at once ([`output::Transaction::stage`])
+//! and keeps only the report, `check` keeps the report. So memory holds a
+//! few rigs and their bakes (one per thread) and one small report per
+//! output, whatever the batch size. (A batch of one rig keeps it from the
+//! first read: one rig is the bound anyway.)
+//!
+//! A rig file rewritten between the two reads is baked as read the second
+//! time, validated again (an error then is the rig's error, as in the
+//! first pass); if its name changed, its outputs would no longer have the
+//! names checked, so the batch is refused ([`reloaded`]).
 //!
 //! Results come back in input order, and so do errors: the error a user
 //! sees is the first failing rig in input order, whatever the thread count
@@ -67,27 +76,64 @@ pub(crate) fn ordered<T: Send>(n: usize, f: impl Fn(usize) -> Result<T> + Sync) 
     Ok(out)
 }
 
+/// What the first pass keeps of one validated rig.
+pub(crate) struct Checked {
+    /// The rig's name (`<name>-<clip>` with `--clip`), which its outputs'
+    /// names follow.
+    pub(crate) name: String,
+    /// The rig itself, kept only in a batch of one rig (boxed: a batch of
+    /// thousands holds a pointer per rig, not a `Rig`'s fields).
+    kept: Option<Box<rig::Rig>>,
+}
+
 /// Checks `--keys` and `--tolerance`, then reads and validates every rig
-/// (in parallel); the first bad rig in input order is the error.
-pub(crate) fn load_all(paths: &[PathBuf], args: &BakeArgs) -> Result<Vec<rig::Rig>> {
+/// (in parallel) and keeps its name; the first bad rig in input order is
+/// the error. A batch of one rig keeps the rig, which [`bake_each`] then
+/// bakes without reading its file again.
+pub(crate) fn load_all(paths: &[PathBuf], args: &BakeArgs) -> Result<Vec<Checked>> {
     if let Some(k) = args.keys {
         rig::check_keys("--keys", k)?;
     }
     if let Some(px) = args.tolerance {
         rig::check_tolerance("--tolerance", px)?;
     }
-    ordered(paths.len(), |i| args.load(&paths[i]))
+    let keep = paths.len() == 1;
+    ordered(paths.len(), |i| {
+        let rig = args.load(&paths[i])?;
+        Ok(Checked {
+            name: rig.name.clone(),
+            kept: keep.then(|| Box::new(rig)),
+        })
+    })
+}
+
+/// Rig `path` read and validated again for its bake: the error of a file
+/// that no longer reads or validates, and a refusal when its name is no
+/// longer `checked.name` (its outputs were planned under that name).
+fn reloaded(path: &Path, checked: &Checked, args: &BakeArgs) -> Result<rig::Rig> {
+    let rig = args.load(path)?;
+    if rig.name != checked.name {
+        bail!(
+            "{}: changed while the batch ran: now named {}, not {} as when its output names were checked; nothing written",
+            rigbake::input::shown_path(path),
+            rigbake::input::quoted(&rig.name, '"'),
+            rigbake::input::quoted(&checked.name, '"'),
+        );
+    }
+    Ok(rig)
 }
 
 /// Bakes every rig for every asked route in parallel and passes each bake
 /// to `sink(k, bake)` on the worker that made it, `k` counting outputs in
 /// input order (rig by rig, each rig's routes in order); returns the sink's
-/// results in that order. Each rig started steps `bar` (for several rigs
-/// on a terminal, a redrawn counter of the rigs started; see
+/// results in that order. Each rig is read again from its path as its bake
+/// starts ([`reloaded`]; kept by [`load_all`] in a batch of one) and
+/// dropped when its routes are baked. Each rig started steps `bar` (for
+/// several rigs on a terminal, a redrawn counter of the rigs started; see
 /// [`Progress`]), which the caller drops before printing.
 pub(crate) fn bake_each<T: Send>(
     paths: &[PathBuf],
-    rigs: &[rig::Rig],
+    rigs: &[Checked],
     args: &BakeArgs,
     bar: &Mutex<Progress>,
     sink: impl Fn(usize, Baked) -> Result<T> + Sync,
@@ -97,7 +143,14 @@ pub(crate) fn bake_each<T: Send>(
         bar.lock()
             .unwrap_or_else(|e| e.into_inner())
             .step(&paths[i]);
-        let rig = &rigs[i];
+        let read;
+        let rig = match &rigs[i].kept {
+            Some(rig) => rig,
+            None => {
+                read = reloaded(&paths[i], &rigs[i], args)?;
+                &read
+            }
+        };
         routes
             .iter()
             .enumerate()

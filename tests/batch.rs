@@ -3,7 +3,9 @@
 //! what baking each rig alone gives, whatever the thread count
 //! (`RAYON_NUM_THREADS`); a bad rig anywhere in the batch is the one error
 //! (the first in input order), and then nothing is written, the previous
-//! outputs keep their bytes and no temporary is left.
+//! outputs keep their bytes and no temporary is left. A batch holds a few
+//! rigs at a time, not all of them: a rig is read again for its bake, as
+//! its file then reads.
 
 use serde_json::Value;
 mod common;
@@ -390,5 +392,191 @@ fn a_signal_while_workers_stage_leaves_previous_outputs_and_no_temporaries() {
         assert_eq!(status.signal(), Some(num), "{sig}: {status:?}");
         assert!(snapshot(dir) == before, "{sig}: files changed");
         assert!(temporaries(dir).is_empty(), "{sig}");
+    }
+}
+
+/// A bone rig drawn with `parts` scene paths of `elements` line segments
+/// each, named `name`: about 8 bytes of JSON per segment, and several
+/// times that once parsed and validated.
+fn scene_rig(name: &str, parts: usize, elements: usize) -> String {
+    let mut d = String::from("M 1 1");
+    for i in 0..elements {
+        d.push_str(&format!(" L {} {}", i % 100, (i * 7) % 100));
+    }
+    let scene: Vec<Value> = (0..parts)
+        .map(|i| serde_json::json!({ "name": format!("p{i}"), "d": d, "bone": "b0" }))
+        .collect();
+    serde_json::json!({
+        "name": name,
+        "view_box": [0, 0, 100, 100],
+        "period_s": 1,
+        "bones": [{ "name": "b0", "at": [50, 50], "length": 10,
+                    "angle": { "sine": { "amp_deg": 10, "harmonic": 1, "phase_deg": 0 } } }],
+        "scene": scene,
+    })
+    .to_string()
+}
+
+/// Runs `c` with its data segment (the heap and every private writable
+/// mapping, Linux ≥ 4.7) limited to `bytes`: an allocation past it fails
+/// and the process aborts.
+#[cfg(target_os = "linux")]
+fn with_data_limit(c: &mut Command, bytes: u64) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    let limit = libc::rlimit {
+        rlim_cur: bytes as libc::rlim_t,
+        rlim_max: bytes as libc::rlim_t,
+    };
+    // SAFETY: setrlimit is async-signal-safe; the closure allocates nothing.
+    unsafe {
+        c.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_DATA, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    }
+}
+
+/// A batch holds a few rigs at a time (one per thread), not every rig of
+/// the batch: 40 rigs of 0.5 MB (each about 3.5 MB once parsed and
+/// validated, 140 MB for all) bake and check on two threads within a
+/// 64 MiB data limit, which about two such rigs and their bakes fit (the
+/// bake needs under 32 MiB). When every rig was held from its validation
+/// to the end of the batch, each needed over 96 MiB.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_batch_holds_a_few_rigs_at_a_time_not_the_batch() {
+    const LIMIT: u64 = 64 << 20;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rigs: Vec<PathBuf> = (0..40)
+        .map(|i| {
+            let path = dir.join(format!("big-{i:02}.json"));
+            fs::write(&path, scene_rig(&format!("big-{i:02}"), 64, 1024)).unwrap();
+            path
+        })
+        .collect();
+    let within_limit = |what: &str, c: &mut Command| {
+        let out = with_data_limit(c, LIMIT).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{what} within {} MiB: {:?} {}",
+            LIMIT >> 20,
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let out = dir.join("out");
+    within_limit(
+        "bake",
+        rigbake(Some(2))
+            .arg("bake")
+            .args(&rigs)
+            .arg("-o")
+            .arg(&out)
+            .arg("--quiet"),
+    );
+    assert_eq!(fs::read_dir(&out).unwrap().count(), rigs.len());
+    within_limit(
+        "check",
+        rigbake(Some(2))
+            .arg("check")
+            .args(&rigs)
+            .args(["--max-error", "1000", "--quiet"]),
+    );
+}
+
+/// A batch of two rigs on one thread whose first output is staged slowly
+/// (the debug-only stall hook), so the test can rewrite the second rig's
+/// file after the batch validated it and before the batch reads it again
+/// to bake it: `change(path)` rewrites it. Returns the call's output.
+fn rewritten_mid_batch(dir: &Path, rigs: &[PathBuf], change: impl FnOnce(&Path)) -> Output {
+    use std::time::{Duration, Instant};
+    let child = rigbake(Some(1))
+        .env("RIGBAKE_TEST_STALL_MS", "2000")
+        .arg("bake")
+        .args(rigs)
+        .arg("-o")
+        .arg(dir.join("out"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // the first rig's SVG is being staged: the second is not read yet
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while temporaries(dir).is_empty() {
+        assert!(Instant::now() < deadline, "no temporary");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    change(&rigs[1]);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_rig_rewritten_between_validation_and_bake_is_baked_as_read_then_or_refused() {
+    // rewritten as another valid rig of the same name: baked as it now reads
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rigs = baked_once(dir, 3);
+    let rigs = &rigs[..2];
+    let other = fs::read_to_string(dir.join("rigs/rig-0002.json"))
+        .unwrap()
+        .replacen("gen-0002", "gen-0001", 1);
+    let out = rewritten_mid_batch(dir, rigs, |p| fs::write(p, &other).unwrap());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let alone = dir.join("alone");
+    fs::create_dir(&alone).unwrap();
+    fs::write(alone.join("rig.json"), &other).unwrap();
+    let baked = rigbake(Some(1))
+        .arg("bake")
+        .arg(alone.join("rig.json"))
+        .arg("-o")
+        .arg(alone.join("out"))
+        .output()
+        .unwrap();
+    assert!(baked.status.success());
+    assert!(
+        fs::read(dir.join("out/gen-0001.svg")).unwrap()
+            == fs::read(alone.join("out/gen-0001.svg")).unwrap()
+    );
+
+    // renamed (its output would not be the file checked), or no longer a
+    // rig: the error names the file, and nothing is written
+    let renamed = |p: &Path| {
+        let text = fs::read_to_string(p).unwrap();
+        fs::write(p, text.replacen("gen-0001", "renamed", 1)).unwrap();
+    };
+    let broken = |p: &Path| {
+        let text = fs::read_to_string(p).unwrap();
+        fs::write(p, &text[..text.len() / 2]).unwrap();
+    };
+    for (how, change, needles) in [
+        (
+            "renamed",
+            &renamed as &dyn Fn(&Path),
+            &["changed while the batch ran", "\"renamed\"", "\"gen-0001\""][..],
+        ),
+        ("broken", &broken, &["EOF while parsing"][..]),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let rigs = baked_once(dir, 2);
+        let before = snapshot(&dir.join("out"));
+        let out = rewritten_mid_batch(dir, &rigs, change);
+        let file = rigs[1].display().to_string();
+        let mut n = vec![file.as_str()];
+        n.extend(needles);
+        refused(&out, &n);
+        assert!(out.stdout.is_empty(), "{how}");
+        assert!(
+            snapshot(&dir.join("out")) == before,
+            "{how}: outputs changed"
+        );
+        assert!(temporaries(dir).is_empty(), "{how}");
     }
 }
