@@ -308,7 +308,13 @@ pub(crate) fn cmd_bake(
         staged.extend(d.staged);
         reports.push(d.report);
     }
-    let json = report::to_json(&reports);
+    // the report is made only when asked (empty otherwise): for thousands
+    // of rigs it is megabytes
+    let json = if report_file.is_some() || report_stdout {
+        report::to_json(&reports)
+    } else {
+        String::new()
+    };
     if let Some(p) = report_file {
         staged.extend(tx.stage(&Output::new("--report", p, json.as_bytes()))?);
     }
