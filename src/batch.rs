@@ -1,6 +1,6 @@
-//! Several rigs in one `bake` or `check` call: read and validate every rig,
-//! then bake them on all cores, streaming each finished bake to its staged
-//! output instead of holding the batch in memory.
+//! Several rigs in one `bake`, `check` or `gallery` call: read and
+//! validate every rig, then bake them on all cores, streaming each finished
+//! bake to its staged output instead of holding the batch in memory.
 //!
 //! # Method
 //!
@@ -13,10 +13,11 @@
 //! file as its bake starts and dropping it when its bake is done, and hands
 //! each finished bake to a sink on the worker thread: `bake` stages the
 //! SVG into its temporary file at once ([`output::Transaction::stage`])
-//! and keeps only the report, `check` keeps the report. So memory holds a
-//! few rigs and their bakes (one per thread) and one small report per
-//! output, whatever the batch size. (A batch of one rig keeps it from the
-//! first read: one rig is the bound anyway.)
+//! and keeps only the report, `check` keeps the report, `gallery` stages
+//! the SVG and keeps the report and period. So memory holds a few rigs
+//! and their bakes (one per thread) and one small report per output,
+//! whatever the batch size. (A batch of one rig keeps it from the first
+//! read: one rig is the bound anyway.)
 //!
 //! A rig file rewritten between the two reads is baked as read the second
 //! time, validated again (an error then is the rig's error, as in the

@@ -287,6 +287,23 @@ pub(crate) enum Staged {
     InPlace { path: PathBuf, bytes: Vec<u8> },
 }
 
+impl Staged {
+    /// The bytes staged for `target` (what [`Transaction::stage`] returned
+    /// for it), read back: from the temporary, from the bytes kept for a
+    /// special file, or, when nothing was staged because the target already
+    /// held them, from the target. So a caller that still needs an output's
+    /// bytes after staging it (the gallery's frame strips) need not hold
+    /// them meanwhile.
+    pub(crate) fn read_back(staged: Option<&Staged>, target: &Path) -> Result<Vec<u8>> {
+        let from = match staged {
+            Some(Staged::InPlace { bytes, .. }) => return Ok(bytes.clone()),
+            Some(Staged::Renamed { tmp, .. }) => tmp.to_path_buf(),
+            None => target.to_path_buf(),
+        };
+        std::fs::read(&from).with_context(|| format!("{}: cannot read back", target.display()))
+    }
+}
+
 /// Outputs written all or nothing, one at a time: [`Transaction::stage`]
 /// each output as soon as its bytes exist (from any thread; the bytes can
 /// then be dropped), then [`Transaction::commit`] them all. [`write_all`]

@@ -119,6 +119,13 @@ pub(crate) fn cmd_preview(
 /// frame strip of each file when Chromium is found, and write the files,
 /// the strips and `index.html` ([`rigbake::gallery::page`]) into `output`
 /// all together.
+///
+/// As in a `bake` batch ([`super::batch`]), the rigs are validated first
+/// and the output names checked before anything is baked; each SVG is
+/// staged as soon as it is baked and each strip as soon as it is rendered,
+/// so memory holds a few rigs and bakes and one report per file, not the
+/// gallery. A strip is rendered from its SVG read back from where it was
+/// staged.
 pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
     output::refuse_stdout(
         "-o",
@@ -137,15 +144,62 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
         prefix: None,
     };
     let bar = std::sync::Mutex::new(Progress::new(rigs, true));
-    let loaded = super::batch::load_all(rigs, &args)?;
-    let baked = super::batch::bake_each(rigs, &loaded, &args, &bar, |_, b| Ok(b))?;
-    drop(bar);
-    let files: Vec<String> = baked
+    let checked = super::batch::load_all(rigs, &args)?;
+    let routes = args.route.routes();
+    let files: Vec<String> = checked
         .iter()
-        .map(|b| super::batch::file_name(&b.clip.name, b.report.route))
+        .flat_map(|c| {
+            routes
+                .iter()
+                .map(|&route| super::batch::file_name(&c.name, route))
+        })
         .collect();
+    let strip_names: Vec<String> = files
+        .iter()
+        .map(|f| rigbake::gallery::strip_name(f))
+        .collect();
+    let paths: Vec<PathBuf> = files.iter().map(|f| output.join(f)).collect();
+    let strip_paths: Vec<PathBuf> = strip_names.iter().map(|f| output.join(f)).collect();
+    let index = output.join("index.html");
     let chromium = browser::find_chromium();
-    let mut strips: Vec<Option<Vec<u8>>> = vec![None; baked.len()];
+    let inputs: Vec<Input> = Input::rigs(rigs);
+    {
+        // every file the gallery writes (a strip per file with Chromium: a
+        // strip that cannot be made fails the gallery); the bytes are not
+        // known yet, only the names are compared
+        let mut planned: Vec<Output> = Vec::new();
+        for k in 0..files.len() {
+            planned.push(Output::new("-o", &paths[k], &[]));
+            if chromium.is_some() {
+                planned.push(Output::new("-o", &strip_paths[k], &[]));
+            }
+        }
+        planned.push(Output::new("-o", &index, &[]));
+        output::check_distinct(&planned, &inputs)?;
+    }
+    /// What the gallery keeps of one baked file.
+    struct Made {
+        report: rigbake::report::Report,
+        period_s: f64,
+        staged: Option<output::Staged>,
+    }
+    let tx = output::Transaction::new();
+    let made = super::batch::bake_each(rigs, &checked, &args, &bar, |k, b| {
+        debug_assert_eq!(
+            files[k],
+            super::batch::file_name(&b.clip.name, b.report.route)
+        );
+        Ok(Made {
+            staged: tx.stage(&Output::new("-o", &paths[k], b.svg.as_bytes()))?,
+            report: b.report,
+            period_s: b.clip.period_s,
+        })
+    })?;
+    drop(bar);
+    // per file, with Chromium: its strip's staging (`None` inside when the
+    // target already held that strip)
+    let mut strips: Vec<Option<Option<output::Staged>>> = Vec::new();
+    strips.resize_with(made.len(), || None);
     if let Some(path) = &chromium {
         let (scratch, _on_signal) = {
             let _gate = rigbake::interrupt::critical();
@@ -157,37 +211,35 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
             (scratch, reg)
         };
         let b = browser::Browser::chromium(path);
-        for (k, baked) in baked.iter().enumerate() {
+        for (k, m) in made.iter().enumerate() {
+            let svg = String::from_utf8(output::Staged::read_back(m.staged.as_ref(), &paths[k])?)
+                .with_context(|| format!("{}: not the SVG staged", paths[k].display()))?;
             let png = scratch.path().join(format!("{k}.png"));
-            let mode = match baked.report.route {
+            let mode = match m.report.route {
                 Route::Css => SeekMode::WebAnimations,
                 Route::Smil => SeekMode::Smil,
             };
             browser::frame_strip(
                 &b,
-                &baked.svg,
+                &svg,
                 mode,
-                baked.clip.period_s,
+                m.period_s,
                 rigbake::gallery::STRIP_FRAMES,
                 &png,
             )
             .with_context(|| format!("{}: frame strip failed", files[k]))?;
-            strips[k] = Some(
-                std::fs::read(&png)
-                    .with_context(|| format!("{}: cannot read the strip", png.display()))?,
-            );
+            let bytes = std::fs::read(&png)
+                .with_context(|| format!("{}: cannot read the strip", png.display()))?;
+            strips[k] = Some(tx.stage(&Output::new("-o", &strip_paths[k], &bytes))?);
+            let _ = std::fs::remove_file(&png);
         }
     }
-    let strip_names: Vec<String> = files
-        .iter()
-        .map(|f| rigbake::gallery::strip_name(f))
-        .collect();
-    let entries: Vec<rigbake::gallery::Entry> = baked
+    let entries: Vec<rigbake::gallery::Entry> = made
         .iter()
         .enumerate()
-        .map(|(k, b)| rigbake::gallery::Entry {
+        .map(|(k, m)| rigbake::gallery::Entry {
             file: files[k].clone(),
-            report: &b.report,
+            report: &m.report,
             strip: strips[k].as_ref().map(|_| strip_names[k].clone()),
         })
         .collect();
@@ -195,30 +247,24 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
         &entries,
         "no headless Chromium was found when this page was made          (install chromium, or set RIGBAKE_CHROMIUM to its executable, and run rigbake gallery again)",
     );
-    let paths: Vec<PathBuf> = files.iter().map(|f| output.join(f)).collect();
-    let strip_paths: Vec<PathBuf> = strip_names.iter().map(|f| output.join(f)).collect();
-    let index = output.join("index.html");
-    let mut writes: Vec<Output> = Vec::new();
-    for (k, b) in baked.iter().enumerate() {
-        writes.push(Output::new("-o", &paths[k], b.svg.as_bytes()));
-        if let Some(png) = &strips[k] {
-            writes.push(Output::new("-o", &strip_paths[k], png));
-        }
+    // committed in order: each file, its strip, then the page
+    let mut staged = Vec::with_capacity(2 * made.len() + 1);
+    for (m, strip) in made.into_iter().zip(strips) {
+        staged.extend(m.staged);
+        staged.extend(strip.flatten());
     }
-    writes.push(Output::new("-o", &index, html.as_bytes()));
-    let inputs: Vec<Input> = Input::rigs(rigs);
+    staged.extend(tx.stage(&Output::new("-o", &index, html.as_bytes()))?);
     let strips_note = if chromium.is_some() {
         "with frame strips"
     } else {
         "without frame strips (no headless Chromium found)"
     };
-    output::write_all_then(&writes, &inputs, || {
-        output::stdout(&format!(
-            "gallery: {} files {strips_note}: {}\n",
-            baked.len(),
-            index.display()
-        ))
-    })?;
+    output::stdout(&format!(
+        "gallery: {} files {strips_note}: {}\n",
+        files.len(),
+        index.display()
+    ))?;
+    tx.commit(staged)?;
     Ok(Exit::Ok)
 }
 

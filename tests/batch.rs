@@ -440,10 +440,11 @@ fn with_data_limit(c: &mut Command, bytes: u64) -> &mut Command {
 
 /// A batch holds a few rigs at a time (one per thread), not every rig of
 /// the batch: 40 rigs of 0.5 MB (each about 3.5 MB once parsed and
-/// validated, 140 MB for all) bake and check on two threads within a
-/// 64 MiB data limit, which about two such rigs and their bakes fit (the
-/// bake needs under 32 MiB). When every rig was held from its validation
-/// to the end of the batch, each needed over 96 MiB.
+/// validated, 140 MB for all) bake, check and make a gallery on two
+/// threads within a 64 MiB data limit, which about two such rigs and their
+/// bakes fit (the bake needs under 32 MiB). When every rig was held from
+/// its validation to the end of the batch, each of the three needed over
+/// 128 MiB.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_batch_holds_a_few_rigs_at_a_time_not_the_batch() {
@@ -485,6 +486,19 @@ fn a_batch_holds_a_few_rigs_at_a_time_not_the_batch() {
             .args(&rigs)
             .args(["--max-error", "1000", "--quiet"]),
     );
+    // (without Chromium: the strips are drawn in Chromium's memory)
+    let gallery = dir.join("gallery");
+    within_limit(
+        "gallery",
+        rigbake(Some(2))
+            .arg("gallery")
+            .args(&rigs)
+            .arg("-o")
+            .arg(&gallery)
+            .env("RIGBAKE_CHROMIUM", "")
+            .env("PATH", "/nonexistent"),
+    );
+    assert_eq!(fs::read_dir(&gallery).unwrap().count(), 2 * rigs.len() + 1);
 }
 
 /// A batch of two rigs on one thread whose first output is staged slowly
