@@ -6,7 +6,9 @@
 //!
 //! Run: `cargo bench --bench batch`. To bake the same rigs by hand (for
 //! `/usr/bin/time -v`): `RIGBAKE_WRITE_RIGS=/tmp/rigs cargo bench --bench
-//! batch` writes the 1,000 rigs and exits.
+//! batch` writes the 1,000 rigs and exits; `RIGBAKE_WRITE_BIG_RIGS=/tmp/big
+//! cargo bench --bench batch` writes 40 big scene rigs of 8.2 MB
+//! ([`scene_rigs`], for a batch's peak memory) and exits.
 
 use criterion::Criterion;
 use std::path::PathBuf;
@@ -15,6 +17,8 @@ use std::time::Duration;
 
 #[path = "cycling_rigs.rs"]
 mod cycling_rigs;
+#[path = "scene_rigs.rs"]
+mod scene_rigs;
 
 fn bake(rigs: &[PathBuf], out: &std::path::Path, extra: &[&str]) {
     let status = Command::new(env!("CARGO_BIN_EXE_rigbake"))
@@ -57,6 +61,11 @@ fn batch(c: &mut Criterion) {
 }
 
 fn main() {
+    if let Some(dir) = std::env::var_os("RIGBAKE_WRITE_BIG_RIGS") {
+        let paths = scene_rigs::write_scene_rigs(dir.as_ref(), 40, 256, 4096).expect("write rigs");
+        eprintln!("wrote {} rigs into {}", paths.len(), dir.to_string_lossy());
+        return;
+    }
     if let Some(dir) = std::env::var_os("RIGBAKE_WRITE_RIGS") {
         let paths = cycling_rigs::write_cycling_rigs(dir.as_ref(), 1000).expect("write rigs");
         eprintln!("wrote {} rigs into {}", paths.len(), dir.to_string_lossy());

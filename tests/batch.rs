@@ -17,6 +17,8 @@ use std::process::{Command, Output, Stdio};
 
 #[path = "../benches/cycling_rigs.rs"]
 mod cycling_rigs;
+#[path = "../benches/scene_rigs.rs"]
+mod scene_rigs;
 
 /// `rigbake ARGS` with `threads` rayon threads (None: every core).
 fn rigbake(threads: Option<usize>) -> Command {
@@ -395,28 +397,6 @@ fn a_signal_while_workers_stage_leaves_previous_outputs_and_no_temporaries() {
     }
 }
 
-/// A bone rig drawn with `parts` scene paths of `elements` line segments
-/// each, named `name`: about 8 bytes of JSON per segment, and several
-/// times that once parsed and validated.
-fn scene_rig(name: &str, parts: usize, elements: usize) -> String {
-    let mut d = String::from("M 1 1");
-    for i in 0..elements {
-        d.push_str(&format!(" L {} {}", i % 100, (i * 7) % 100));
-    }
-    let scene: Vec<Value> = (0..parts)
-        .map(|i| serde_json::json!({ "name": format!("p{i}"), "d": d, "bone": "b0" }))
-        .collect();
-    serde_json::json!({
-        "name": name,
-        "view_box": [0, 0, 100, 100],
-        "period_s": 1,
-        "bones": [{ "name": "b0", "at": [50, 50], "length": 10,
-                    "angle": { "sine": { "amp_deg": 10, "harmonic": 1, "phase_deg": 0 } } }],
-        "scene": scene,
-    })
-    .to_string()
-}
-
 /// Runs `c` with its data segment (the heap and every private writable
 /// mapping, Linux ≥ 4.7) limited to `bytes`: an allocation past it fails
 /// and the process aborts.
@@ -451,13 +431,7 @@ fn a_batch_holds_a_few_rigs_at_a_time_not_the_batch() {
     const LIMIT: u64 = 64 << 20;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let rigs: Vec<PathBuf> = (0..40)
-        .map(|i| {
-            let path = dir.join(format!("big-{i:02}.json"));
-            fs::write(&path, scene_rig(&format!("big-{i:02}"), 64, 1024)).unwrap();
-            path
-        })
-        .collect();
+    let rigs = scene_rigs::write_scene_rigs(&dir.join("rigs"), 40, 64, 1024).unwrap();
     let within_limit = |what: &str, c: &mut Command| {
         let out = with_data_limit(c, LIMIT).output().unwrap();
         assert!(
