@@ -245,7 +245,7 @@ pub(crate) fn cmd_gallery(rigs: &[PathBuf], output: &Path) -> Result<Exit> {
         .collect();
     let html = rigbake::gallery::page(
         &entries,
-        "no headless Chromium was found when this page was made          (install chromium, or set RIGBAKE_CHROMIUM to its executable, and run rigbake gallery again)",
+        "no headless Chromium was found when this page was made (install chromium, or set RIGBAKE_CHROMIUM to its executable, and run rigbake gallery again)",
     );
     // committed in order: each file, its strip, then the page
     let mut staged = Vec::with_capacity(2 * made.len() + 1);
