@@ -130,7 +130,7 @@ use crate::emit::scope::Scope;
 use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Vec2, Vec2Ext, fmt_len, fmt_num, quantize};
 use crate::rig::Rig;
 use crate::valid::{MAX_COORD, shown_to};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::ops::Range;
 
@@ -841,10 +841,7 @@ fn output_scope(
 ) -> Result<(Scope, Vec<Insert>), ArtError> {
     let sc = match &rig.prefix {
         Some(p) => Scope::with_prefix(p),
-        None => Scope::from_content(&format!(
-            "{art}\n{}",
-            crate::emit::css::style(clip, &Scope::local())
-        )),
+        None => Scope::from_pieces(&[art, "\n", &crate::emit::css::style(clip, &Scope::local())]),
     };
     let edits = names::scoped(art, doc, lines, &sc)?;
     Ok((sc, edits))
@@ -1235,22 +1232,38 @@ fn out_of_bounds(m: Affine) -> Option<String> {
 /// `<set>` of a property that moves what any element draws
 /// ([`css::MOVING`]) or, on a shape, of its geometry
 /// ([`css::SMIL_GEOMETRY`]). Each with its element's name and start.
-fn moving_animations(doc: &roxmltree::Document) -> HashMap<roxmltree::NodeId, (String, usize)> {
+fn moving_animations<'a>(
+    doc: &'a roxmltree::Document,
+) -> HashMap<roxmltree::NodeId, (String, usize)> {
     const XLINK: &str = "http://www.w3.org/1999/xlink";
-    let ids: HashMap<&str, roxmltree::Node> = doc
+    let href =
+        |a: &roxmltree::Node<'a, '_>| a.attribute("href").or_else(|| a.attribute((XLINK, "href")));
+    let animations: Vec<roxmltree::Node> = doc
         .descendants()
-        .filter_map(|n| Some((n.attribute("id")?, n)))
+        .filter(|a| {
+            a.is_element()
+                && a.tag_name().namespace() == Some(SVG_NS)
+                && ["animate", "set", "animateTransform", "animateMotion"]
+                    .contains(&a.tag_name().name())
+        })
         .collect();
+    // the elements of the ids the animations name (the last of each), not
+    // a map of every id in the drawing
+    let named: HashSet<&str> = animations
+        .iter()
+        .filter_map(|a| href(a)?.trim().strip_prefix('#'))
+        .collect();
+    let ids: HashMap<&str, roxmltree::Node> = if named.is_empty() {
+        HashMap::new()
+    } else {
+        doc.descendants()
+            .filter_map(|n| Some((n.attribute("id").filter(|id| named.contains(id))?, n)))
+            .collect()
+    };
     let mut out = HashMap::new();
-    for a in doc.descendants().filter(|n| n.is_element()) {
-        if a.tag_name().namespace() != Some(SVG_NS) {
-            continue;
-        }
+    for a in animations {
         let tag = a.tag_name().name();
-        if !["animate", "set", "animateTransform", "animateMotion"].contains(&tag) {
-            continue;
-        }
-        let href = a.attribute("href").or_else(|| a.attribute((XLINK, "href")));
+        let href = href(&a);
         let target = match href {
             Some(h) => h
                 .trim()

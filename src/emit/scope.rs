@@ -72,9 +72,18 @@ impl Scope {
     /// `local_text`: its hash as a letter and [`HASH_CHARS`]` - 1` letters
     /// or digits, the lowest places first.
     pub fn from_content(local_text: &str) -> Scope {
+        Scope::from_pieces(&[local_text])
+    }
+
+    /// [`Scope::from_content`] of the texts `pieces` joined, without
+    /// joining them (a drawing's text is not copied to be hashed).
+    pub fn from_pieces(pieces: &[&str]) -> Scope {
         const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
         let mut h = fnv::FnvHasher::default();
-        h.write(local_text.as_bytes());
+        // FNV reads byte by byte: pieces in turn hash as their join
+        for piece in pieces {
+            h.write(piece.as_bytes());
+        }
         let mut x = h.finish();
         let mut prefix = String::with_capacity(HASH_CHARS);
         prefix.push(char::from(DIGITS[10 + (x % 26) as usize]));
@@ -258,6 +267,7 @@ mod tests {
         let a = Scope::from_content("one");
         assert_eq!(a, Scope::from_content("one"));
         assert_ne!(a, Scope::from_content("one "));
+        assert_eq!(a, Scope::from_pieces(&["o", "", "ne"]));
         // FNV-1a 64 of "a" is af63dc4c8601ec8c: 'y' for its remainder
         // mod 26, then "qayk" its next places in base 36
         assert_eq!(Scope::from_content("a").prefix(), "yqayk");
