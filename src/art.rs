@@ -536,7 +536,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
             _ => Named::Part(role),
         })
     })?;
-    let unmatched = found.hints;
+    let (unmatched, more_hints) = (found.hints, found.more_hints);
     let parts: BTreeMap<String, Found> = found
         .parts
         .into_iter()
@@ -551,12 +551,14 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         ] {
             if !parts.contains_key(&part) {
                 let role = role_of(&part).map(|r| r.0);
-                // At most a few hints, so the message stays one short line.
-                const HINTS: usize = 5;
-                let same_role = unmatched.iter().filter(|u| Some(u.1) == role);
-                let more = same_role.clone().count().saturating_sub(HINTS);
-                let mut similar: Vec<String> = same_role
-                    .take(HINTS)
+                let more: usize = more_hints
+                    .iter()
+                    .filter(|m| Some(m.0) == role)
+                    .map(|m| m.1)
+                    .sum();
+                let mut similar: Vec<String> = unmatched
+                    .iter()
+                    .filter(|u| Some(u.1) == role)
                     .map(|(n, _, l)| format!("\"{n}\" (line {l})"))
                     .collect();
                 if more > 0 {
@@ -856,12 +858,18 @@ enum Named<R> {
     Hint(R),
 }
 
+/// Near-miss names a missing part's message shows, of each role: a few,
+/// so the message stays one short line (the others are counted).
+const HINTS: usize = 5;
+
 /// The named elements of a drawing.
 struct FoundParts<R> {
     /// Parts by name, with their role.
     parts: BTreeMap<String, (Found, R)>,
-    /// Hints: name, role and line.
+    /// Hints: name, role and line; the first [`HINTS`] of each role.
     hints: Vec<(String, R, u32)>,
+    /// How many more hints of each role.
+    more_hints: Vec<(R, usize)>,
 }
 
 /// The names an element may carry a part's name in: its `id` and its
@@ -874,7 +882,7 @@ fn names_of<'a>(node: roxmltree::Node<'a, '_>) -> [Option<&'a str>; 2] {
 /// element carrying both names counts once): one walk of the document for
 /// every rig kind. An element with two different names, or a part name on
 /// two elements, is refused.
-fn find_parts<R>(
+fn find_parts<R: Copy + PartialEq>(
     doc: &roxmltree::Document,
     lines: &LineIndex,
     name_of: impl Fn(&str) -> Option<Named<R>>,
@@ -882,6 +890,7 @@ fn find_parts<R>(
     let mut out = FoundParts {
         parts: BTreeMap::new(),
         hints: Vec::new(),
+        more_hints: Vec::new(),
     };
     for node in doc.descendants().filter(|n| n.is_element()) {
         let mut names: Vec<(&str, Named<R>)> = Vec::new();
@@ -905,7 +914,13 @@ fn find_parts<R>(
         };
         let role = match named {
             Named::Hint(role) => {
-                out.hints.push((name.to_string(), role, here));
+                if out.hints.iter().filter(|h| h.1 == role).count() < HINTS {
+                    out.hints.push((name.to_string(), role, here));
+                } else if let Some(more) = out.more_hints.iter_mut().find(|m| m.0 == role) {
+                    more.1 += 1;
+                } else {
+                    out.more_hints.push((role, 1));
+                }
                 continue;
             }
             Named::Part(role) => role,

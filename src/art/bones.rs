@@ -412,22 +412,23 @@ fn limb_hints(
     limb: Limb,
     role_of: &dyn Fn(&str) -> Option<Role>,
 ) -> Option<String> {
-    const HINTS: usize = 5;
     let prefix = format!("{}-", limb.as_str());
-    let found: Vec<String> = doc
-        .descendants()
-        .filter(|n| n.is_element())
-        .flat_map(|n| {
-            super::names_of(n)
-                .into_iter()
-                .flatten()
-                .filter(|name| name.starts_with(&prefix) && role_of(name).is_none())
-                .map(move |name| format!("\"{name}\" (line {})", lines.row(n.range().start)))
-        })
+    let mut found = doc.descendants().filter(|n| n.is_element()).flat_map(|n| {
+        super::names_of(n)
+            .into_iter()
+            .flatten()
+            .filter(|name| name.starts_with(&prefix) && role_of(name).is_none())
+            .map(move |name| (name, n))
+    });
+    // the first few written out, the others counted
+    let mut shown: Vec<String> = found
+        .by_ref()
+        .take(super::HINTS)
+        .map(|(name, n)| format!("\"{name}\" (line {})", lines.row(n.range().start)))
         .collect();
-    let mut shown: Vec<String> = found.iter().take(HINTS).cloned().collect();
-    if found.len() > HINTS {
-        shown.push(format!("{} more", found.len() - HINTS));
+    let more = found.count();
+    if more > 0 {
+        shown.push(format!("{more} more"));
     }
     (!shown.is_empty()).then(|| shown.join(", "))
 }
