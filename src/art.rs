@@ -120,7 +120,9 @@
 //! - The `<use>`s of the parts may copy at most [`USE_BUDGET`] elements
 //!   and path segments into the pose check, in all (module `pose`).
 //! - At most [`MAX_SCOPED_NAMES`] names and references to them are given
-//!   the file's prefix (module `names`).
+//!   the file's prefix (module `names`), counted as they are read: the
+//!   drawing is refused where the count runs over, before the rest of its
+//!   names are read.
 //! - At most [`MAX_NODES`] XML nodes. Work is linear in the drawing's size
 //!   (line numbers come from one index of the line breaks) and nothing
 //!   walks the tree recursively, so any nesting depth is fine.
@@ -500,7 +502,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
         .descendants()
         .filter(|n| n.is_element() && n.tag_name().name() == "style")
         .find_map(|n| {
-            let sheet: String = n.children().filter_map(|c| c.text()).collect();
+            let sheet = joined(n.children().filter_map(|c| c.text()));
             css::moving_in_sheet(&sheet).map(|p| (n, p))
         })
     {
@@ -1409,6 +1411,24 @@ fn check_place(
         }
     }
     Ok(())
+}
+
+/// The texts of an element's children joined (a `<style>`'s sheet),
+/// borrowed when there is one: a sheet as large as the drawing is not
+/// copied.
+fn joined<'a>(mut texts: impl Iterator<Item = &'a str>) -> std::borrow::Cow<'a, str> {
+    let Some(first) = texts.next() else {
+        return std::borrow::Cow::Borrowed("");
+    };
+    match texts.next() {
+        None => std::borrow::Cow::Borrowed(first),
+        Some(second) => {
+            let mut all = String::from(first);
+            all.push_str(second);
+            all.extend(texts);
+            std::borrow::Cow::Owned(all)
+        }
+    }
 }
 
 /// Line numbers of byte positions, as roxmltree counts them (`\n` only),

@@ -54,13 +54,34 @@ struct Run {
 /// holds a previous bake; checks the drawing is unchanged and no stray file
 /// is left.
 fn bake(art: &str) -> Run {
+    bake_within(art, None)
+}
+
+/// [`bake`], with at most `kib` KiB of address space when given (`ulimit
+/// -v`: the process fails to allocate past it), one rayon thread and two
+/// malloc arenas, so that the figure does not grow with the machine's
+/// cores.
+fn bake_within(art: &str, kib: Option<u64>) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let art_path = dir.path().join("drawing.svg");
     fs::write(&art_path, art).unwrap();
     let out = dir.path().join("animated.svg");
     fs::write(&out, "previous").unwrap();
+    let mut cmd = match kib {
+        None => rigbake(),
+        Some(kib) => {
+            let mut c = Command::new("sh");
+            c.current_dir(root())
+                .env("RAYON_NUM_THREADS", "1")
+                .env("MALLOC_ARENA_MAX", "2")
+                .arg("-c")
+                .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+                .arg(assert_cmd::cargo::cargo_bin("rigbake"));
+            c
+        }
+    };
     let t0 = Instant::now();
-    let res = rigbake()
+    let res = cmd
         .args(["bake", RIG, "-q", "--prefix", "rb", "--art"])
         .arg(&art_path)
         .arg("-o")
@@ -92,7 +113,12 @@ fn bake(art: &str) -> Run {
 /// `rigbake: error: <drawing>: …` holding every needle, previous output
 /// untouched. Returns the line.
 fn refused(art: &str, needles: &[&str]) -> String {
-    let r = bake(art);
+    refused_within(art, None, needles)
+}
+
+/// [`refused`] within `kib` KiB of address space ([`bake_within`]).
+fn refused_within(art: &str, kib: Option<u64>, needles: &[&str]) -> String {
+    let r = bake_within(art, kib);
     assert_eq!(r.code, Some(2), "{}", r.stderr);
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     let prefix = format!("rigbake: error: {}: ", r.art_path.display());
@@ -748,4 +774,53 @@ fn names_past_the_most_scoped_are_refused_and_fewer_bake() {
     // the line named is the second element's, where the count runs over
     let lines = two(1).lines().count();
     assert!(err.contains(&format!("line {}: ", lines - 1)), "{err}");
+}
+
+/// A `<style>` sheet of `n` class selectors, one a line.
+fn selectors(n: usize) -> String {
+    format!("<style>\n{}.c{{fill:red}}</style>\n", ".c,\n".repeat(n - 1))
+}
+
+/// The names of a `<style>` sheet count with the drawing's others against
+/// [`MAX_SCOPED_NAMES`], as they are read: a sheet of more selectors than
+/// that is refused naming the line inside it where the count runs over,
+/// and a sheet that fits leaves that much less room for the attributes
+/// after it, refused at the first element that runs over.
+#[test]
+fn sheet_names_past_the_most_scoped_are_refused_at_their_line() {
+    // the fixture's own sheet holds one name (`.label`), read first; its
+    // first element with a name is `<defs id="defs1">`
+    let own = 1;
+    let art = art_text();
+    let defs_line = art[..art.find("<defs id=").unwrap()].matches('\n').count() + 1;
+    let too_many = format!(
+        "the drawing holds more than {MAX_SCOPED_NAMES} ids, classes, names and references to them"
+    );
+    let past = with_before_end(&selectors(MAX_SCOPED_NAMES - own + 1));
+    let style_line = past[..past.rfind("<style>").unwrap()].matches('\n').count() + 1;
+    // the selector that runs over is the sheet's last, on its own line
+    let at = style_line + MAX_SCOPED_NAMES - own + 1;
+    let t0 = Instant::now();
+    refused(&past, &[&format!("line {at}: {too_many}")]);
+    assert!(t0.elapsed() < BOUND);
+    refused(
+        &with_before_end(&selectors(MAX_SCOPED_NAMES - own)),
+        &[&format!("line {defs_line}: {too_many}")],
+    );
+}
+
+/// A sheet's names are counted as they are read, not gathered first:
+/// refusing 3 million selectors (a 9 MB sheet) takes less than 256 MiB of
+/// address space, where gathering its tokens first took over 600 MiB.
+#[cfg(unix)]
+#[test]
+fn a_sheet_past_the_most_scoped_is_refused_before_it_is_gathered() {
+    let art = with_before_end(&selectors(3_000_000));
+    refused_within(
+        &art,
+        Some(256 * 1024),
+        &[&format!(
+            "the drawing holds more than {MAX_SCOPED_NAMES} ids, classes, names and references to them"
+        )],
+    );
 }

@@ -1,7 +1,9 @@
 //! The drawing's own CSS, read once as CSS Syntax reads it: a tokenizer
-//! ([`lex`]: comments, strings, escapes, `url(…)`, hashes, numbers) and
-//! the pieces between `{`, `;` and `}` it splits into ([`pieces`]), which
-//! tell preludes from declarations. Two things are read from them.
+//! ([`Lexer`]: comments, strings, escapes, `url(…)`, hashes, numbers) and
+//! the pieces between `{`, `;` and `}` it splits into ([`Pieces`]), which
+//! tell preludes from declarations. Both go one token at a time and hold
+//! nothing that grows with the text: each reader keeps what it needs of
+//! a piece as its tokens come. Two things are read from them.
 //!
 //! What moves a part. A part is placed from `transform` attributes, so
 //! anything else that moves it on screen must be found and refused. That
@@ -26,9 +28,11 @@
 //! ids, classes, `@keyframes` names, `@font-face` families and dashed
 //! idents the file's prefix: a walk of the pieces' blocks finds them in
 //! selectors, at-rule preludes and declarations ([`sheet_names`],
-//! [`declaration_names`], [`family_names`]). It only finds where the
+//! [`declaration_names`], [`family_names`]), counted as they are found
+//! against the room module `names` gives. It only finds where the
 //! prefix goes; the text itself is never rebuilt from tokens.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 /// Properties whose declaration moves what an element draws, whatever the
@@ -84,10 +88,18 @@ const NONE_IS_STILL: &[&str] = &[
 /// its property name as CSS reads it ([`plain_name`]: lowercase,
 /// unescaped, without a vendor prefix).
 pub(super) fn moving_in_declarations(text: &str, shape: bool) -> Option<String> {
-    let toks = lex(text);
-    pieces(&toks)
-        .into_iter()
-        .find_map(|(seg, _)| moving(text, seg, shape))
+    let mut piece = Declaration::default();
+    for step in Pieces::new(text) {
+        match step {
+            Step::Token(t) => piece.read(text, &t),
+            Step::End(_) => {
+                if let Some(p) = std::mem::take(&mut piece).moving(text, shape) {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The first declaration of [`MOVING`] or [`SHAPE_ONLY_GEOMETRY`]
@@ -96,15 +108,23 @@ pub(super) fn moving_in_declarations(text: &str, shape: bool) -> Option<String> 
 pub(super) fn moving_in_sheet(text: &str) -> Option<String> {
     // a piece that opens a block is a selector or a rule's prelude; one
     // that ends otherwise inside a block is a declaration
-    let toks = lex(text);
     let mut depth = 0usize;
-    for (seg, end) in pieces(&toks) {
+    let mut piece = Declaration::default();
+    for step in Pieces::new(text) {
+        let end = match step {
+            Step::Token(t) => {
+                piece.read(text, &t);
+                continue;
+            }
+            Step::End(end) => end,
+        };
+        let read = std::mem::take(&mut piece);
         if end == End::Open {
             depth += 1;
             continue;
         }
         if depth > 0
-            && let Some(p) = moving(text, seg, true)
+            && let Some(p) = read.moving(text, true)
             && (MOVING.contains(&p.as_str()) || SHAPE_ONLY_GEOMETRY.contains(&p.as_str()))
         {
             return Some(p);
@@ -116,23 +136,105 @@ pub(super) fn moving_in_sheet(text: &str) -> Option<String> {
     None
 }
 
-/// `seg` as a declaration, when it declares a [`MOVING`] property (or
-/// with `shape` a [`GEOMETRY`] one) with a value that moves something:
-/// any value but a lone `none` (`!important` or not) of a property
-/// [`NONE_IS_STILL`] lists.
-fn moving(text: &str, seg: &[Token], shape: bool) -> Option<String> {
-    let (name, value) = declaration(text, seg)?;
-    let listed = MOVING.contains(&name.as_str()) || (shape && GEOMETRY.contains(&name.as_str()));
-    if !listed {
-        return None;
+/// A piece read as a declaration, one token at a time, as far as
+/// [`Declaration::moving`] needs it: the property, and how many
+/// significant tokens its value has with the first three of them.
+#[derive(Default)]
+struct Declaration {
+    head: Head,
+    values: usize,
+    first: [Option<Token>; 3],
+}
+
+impl Declaration {
+    fn read(&mut self, text: &str, t: &Token) {
+        if t.significant() && !matches!(self.head, Head::Not) && self.head.read(text, t) {
+            if let Some(slot) = self.first.get_mut(self.values) {
+                *slot = Some(*t);
+            }
+            self.values += 1;
+        }
     }
-    let value = without_important(text, &value);
-    let still = matches!(value, [v] if v.tok == Tok::Ident
-        && unescape(&text[v.start..v.end]).eq_ignore_ascii_case("none"));
-    if NONE_IS_STILL.contains(&name.as_str()) && still {
-        return None;
+
+    /// The property, when the piece declares a [`MOVING`] property (or
+    /// with `shape` a [`GEOMETRY`] one) with a value that moves
+    /// something: any value but a lone `none` (`!important` or not) of a
+    /// property [`NONE_IS_STILL`] lists.
+    fn moving(&self, text: &str, shape: bool) -> Option<String> {
+        let name = self.head.property()?;
+        let listed = MOVING.contains(&name) || (shape && GEOMETRY.contains(&name));
+        if !listed {
+            return None;
+        }
+        if NONE_IS_STILL.contains(&name) && self.is_none(text) {
+            return None;
+        }
+        Some(name.to_string())
     }
-    Some(name)
+
+    /// Whether the value is a lone `none`, `!important` or not.
+    fn is_none(&self, text: &str) -> bool {
+        let none = |v: &Option<Token>| v.is_some_and(|v| v.is_ident(text, "none"));
+        match (self.values, &self.first) {
+            (1, [v, ..]) => none(v),
+            (3, [v, bang, important]) => none(v) && important_at(text, bang, important),
+            _ => false,
+        }
+    }
+}
+
+/// How far a piece reads as a declaration (a name, `:` and a value),
+/// one significant token at a time.
+#[derive(Default)]
+enum Head {
+    /// No significant token yet.
+    #[default]
+    Start,
+    /// An identifier, which a `:` would make the property's name.
+    Name(Token),
+    /// A declaration of this property ([`plain_name`]); the tokens that
+    /// follow are its value.
+    Declares(String),
+    /// No declaration.
+    Not,
+}
+
+impl Head {
+    /// Reads the significant token `t`: whether it is of the value.
+    fn read(&mut self, text: &str, t: &Token) -> bool {
+        match *self {
+            Head::Start => {
+                *self = if t.tok == Tok::Ident {
+                    Head::Name(*t)
+                } else {
+                    Head::Not
+                };
+            }
+            Head::Name(n) => {
+                *self = if t.tok == Tok::Delim(':') {
+                    Head::Declares(plain_name(&text[n.start..n.end]).into_owned())
+                } else {
+                    Head::Not
+                };
+            }
+            Head::Declares(_) => return true,
+            Head::Not => {}
+        }
+        false
+    }
+
+    fn property(&self) -> Option<&str> {
+        match self {
+            Head::Declares(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `bang` and `important` are a closing `!important`.
+fn important_at(text: &str, bang: &Option<Token>, important: &Option<Token>) -> bool {
+    bang.is_some_and(|b| b.tok == Tok::Delim('!'))
+        && important.is_some_and(|i| i.is_ident(text, "important"))
 }
 
 // ---------------------------------------------------------------------
@@ -142,7 +244,19 @@ fn moving(text: &str, seg: &[Token], shape: bool) -> Option<String> {
 /// An identifier with its CSS escapes resolved: `\` and one to six hex
 /// digits (and one whitespace after them) is that code point, `\` and any
 /// other character that character.
-fn unescape(ident: &str) -> String {
+#[inline]
+fn unescape(ident: &str) -> Cow<'_, str> {
+    if ident.bytes().any(|b| b == b'\\') {
+        Cow::Owned(unescaped(ident))
+    } else {
+        Cow::Borrowed(ident)
+    }
+}
+
+/// [`unescape`] of an identifier that holds a `\`.
+#[cold]
+#[inline(never)]
+fn unescaped(ident: &str) -> String {
     let mut out = String::with_capacity(ident.len());
     let mut chars = ident.chars().peekable();
     while let Some(c) = chars.next() {
@@ -176,7 +290,6 @@ fn unescape(ident: &str) -> String {
     }
     out
 }
-
 /// A CSS token as far as the names need: its kind and byte range.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Tok {
@@ -209,15 +322,28 @@ struct Token {
     end: usize,
 }
 
-fn is_space(b: u8) -> bool {
+impl Token {
+    /// Neither whitespace nor a comment.
+    fn significant(&self) -> bool {
+        !matches!(self.tok, Tok::Space | Tok::Comment)
+    }
+
+    /// Whether the token is the identifier `word` (escapes resolved,
+    /// whatever its case).
+    fn is_ident(&self, text: &str, word: &str) -> bool {
+        self.tok == Tok::Ident && unescape(&text[self.start..self.end]).eq_ignore_ascii_case(word)
+    }
+}
+
+const fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c)
 }
 
-fn is_name_start(b: u8) -> bool {
+const fn is_name_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
 }
 
-fn is_name(b: u8) -> bool {
+const fn is_name(b: u8) -> bool {
     is_name_start(b) || b.is_ascii_digit() || b == b'-'
 }
 
@@ -249,6 +375,8 @@ fn number_at(s: &[u8], i: usize) -> bool {
 
 /// The byte length of the valid escape at `i`: `\`, one to six hex digits
 /// and one whitespace after them, or `\` and one character.
+#[cold]
+#[inline(never)]
 fn escape_len(text: &str, i: usize) -> usize {
     let s = text.as_bytes();
     let mut j = i + 1;
@@ -280,14 +408,83 @@ fn name_end(text: &str, mut i: usize) -> usize {
     }
 }
 
-/// The text as CSS tokens (comments and whitespace included, so the
-/// tokens cover it).
-fn lex(text: &str) -> Vec<Token> {
-    let s = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() {
-        let start = i;
+/// Whether the byte `b` is a token by itself, a delimiter whatever
+/// follows: an ASCII character that starts no comment, whitespace,
+/// string, hash, at-keyword, number, identifier or escape.
+const fn is_delim(b: u8) -> bool {
+    b.is_ascii()
+        && !is_name(b)
+        && !is_space(b)
+        && !matches!(b, b'/' | b'"' | b'\'' | b'#' | b'@' | b'+' | b'.' | b'\\')
+}
+
+/// [`is_delim`] of every byte.
+const DELIMS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = is_delim(b as u8);
+        b += 1;
+    }
+    table
+};
+
+/// The tokens of a text, one at a time (comments and whitespace included,
+/// so the tokens cover it): nothing is held but the place reached.
+struct Lexer<'t> {
+    text: &'t str,
+    i: usize,
+}
+
+impl<'t> Lexer<'t> {
+    fn new(text: &'t str) -> Self {
+        Lexer { text, i: 0 }
+    }
+
+    /// The identifier, function or `url(…)` that starts at `start`.
+    fn ident_like(&self, start: usize) -> (Tok, usize) {
+        let i = name_end(self.text, start);
+        if self.text.as_bytes().get(i) == Some(&b'(') {
+            self.function(start, i + 1)
+        } else {
+            (Tok::Ident, i)
+        }
+    }
+
+    /// The function or `url(…)` whose name starts at `start` and whose
+    /// `(` ends before `i`.
+    #[inline(never)]
+    fn function(&self, start: usize, mut i: usize) -> (Tok, usize) {
+        let text = self.text;
+        let s = text.as_bytes();
+        if !unescape(&text[start..i - 1]).eq_ignore_ascii_case("url") {
+            return (Tok::Function, i);
+        }
+        let mut content = i;
+        while content < s.len() && is_space(s[content]) {
+            content += 1;
+        }
+        if matches!(s.get(content), Some(b'"' | b'\'')) {
+            return (Tok::Function, i);
+        }
+        i = content;
+        while i < s.len() && s[i] != b')' {
+            i += if escape_at(s, i) {
+                escape_len(text, i)
+            } else {
+                1
+            };
+        }
+        (Tok::Url { content }, (i + 1).min(s.len()))
+    }
+
+    /// The token at `start` that is neither a delimiter [`is_delim`]
+    /// lists nor starts with a letter.
+    #[inline(never)]
+    fn other(&self, start: usize) -> (Tok, usize) {
+        let text = self.text;
+        let s = text.as_bytes();
+        let mut i = start;
         let b = s[i];
         let tok = if b == b'/' && s.get(i + 1) == Some(&b'*') {
             i = text[i + 2..].find("*/").map_or(s.len(), |k| i + 2 + k + 2);
@@ -349,41 +546,39 @@ fn lex(text: &str) -> Vec<Token> {
             }
             Tok::Number
         } else if ident_at(s, i) {
-            i = name_end(text, i);
-            if s.get(i) != Some(&b'(') {
-                Tok::Ident
-            } else if !unescape(&text[start..i]).eq_ignore_ascii_case("url") {
-                i += 1;
-                Tok::Function
-            } else {
-                i += 1;
-                let mut content = i;
-                while content < s.len() && is_space(s[content]) {
-                    content += 1;
-                }
-                if matches!(s.get(content), Some(b'"' | b'\'')) {
-                    Tok::Function
-                } else {
-                    i = content;
-                    while i < s.len() && s[i] != b')' {
-                        i += if escape_at(s, i) {
-                            escape_len(text, i)
-                        } else {
-                            1
-                        };
-                    }
-                    i = (i + 1).min(s.len());
-                    Tok::Url { content }
-                }
-            }
+            let (tok, end) = self.ident_like(start);
+            i = end;
+            tok
+        } else if b.is_ascii() {
+            i += 1;
+            Tok::Delim(char::from(b))
         } else {
             let c = text[i..].chars().next().expect("i is below the length");
             i += c.len_utf8();
             Tok::Delim(c)
         };
-        out.push(Token { tok, start, end: i });
+        (tok, i)
     }
-    out
+}
+
+impl Iterator for Lexer<'_> {
+    type Item = Token;
+
+    #[inline]
+    fn next(&mut self) -> Option<Token> {
+        let start = self.i;
+        let &b = self.text.as_bytes().get(start)?;
+        // the common tokens here, the others apart
+        let (tok, end) = if DELIMS[usize::from(b)] {
+            (Tok::Delim(char::from(b)), start + 1)
+        } else if is_name_start(b) {
+            self.ident_like(start)
+        } else {
+            self.other(start)
+        };
+        self.i = end;
+        Some(Token { tok, start, end })
+    }
 }
 
 /// How a piece of CSS ends.
@@ -399,83 +594,80 @@ enum End {
     Text,
 }
 
-/// The tokens `toks` split into pieces at `{`, `}` and `;` (a `;` outside
-/// parentheses; a `{` or `}` closes any left open), each with how it ends.
-fn pieces(toks: &[Token]) -> Vec<(&[Token], End)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut parens = 0usize;
-    for (k, t) in toks.iter().enumerate() {
+/// A token of a piece, or the end of a piece and how it ends.
+enum Step {
+    Token(Token),
+    End(End),
+}
+
+/// The tokens of a text cut into pieces at `{`, `}` and `;` (a `;`
+/// outside parentheses; a `{` or `}` closes any left open): each piece's
+/// tokens in turn, then how it ends; the last piece ends with the text
+/// (and may be empty).
+struct Pieces<'t> {
+    lexer: Lexer<'t>,
+    parens: usize,
+    done: bool,
+}
+
+impl<'t> Pieces<'t> {
+    fn new(text: &'t str) -> Self {
+        Pieces {
+            lexer: Lexer::new(text),
+            parens: 0,
+            done: false,
+        }
+    }
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = Step;
+
+    fn next(&mut self) -> Option<Step> {
+        let Some(t) = self.lexer.next() else {
+            let last = !self.done;
+            self.done = true;
+            return last.then_some(Step::End(End::Text));
+        };
         let end = match t.tok {
             Tok::Delim('(') | Tok::Function => {
-                parens += 1;
-                continue;
+                self.parens += 1;
+                return Some(Step::Token(t));
             }
             Tok::Delim(')') => {
-                parens = parens.saturating_sub(1);
-                continue;
+                self.parens = self.parens.saturating_sub(1);
+                return Some(Step::Token(t));
             }
             Tok::Delim('{') => End::Open,
             Tok::Delim('}') => End::Close,
-            Tok::Delim(';') if parens == 0 => End::Semicolon,
-            _ => continue,
+            Tok::Delim(';') if self.parens == 0 => End::Semicolon,
+            _ => return Some(Step::Token(t)),
         };
-        out.push((&toks[start..k], end));
-        start = k + 1;
         if end != End::Semicolon {
-            parens = 0;
+            self.parens = 0;
         }
+        Some(Step::End(end))
     }
-    out.push((&toks[start..], End::Text));
-    out
-}
-
-/// The tokens that are neither whitespace nor comments.
-fn significant(seg: &[Token]) -> impl Iterator<Item = (usize, &Token)> {
-    seg.iter()
-        .enumerate()
-        .filter(|(_, t)| !matches!(t.tok, Tok::Space | Tok::Comment))
-}
-
-/// A declaration's `value` (its significant tokens) without a closing
-/// `!important`.
-fn without_important<'v, 't>(text: &str, value: &'v [&'t Token]) -> &'v [&'t Token] {
-    match value {
-        [v @ .., bang, important]
-            if bang.tok == Tok::Delim('!')
-                && important.tok == Tok::Ident
-                && unescape(&text[important.start..important.end])
-                    .eq_ignore_ascii_case("important") =>
-        {
-            v
-        }
-        v => v,
-    }
-}
-
-/// `seg` as a declaration (a name, `:` and a value): the property's
-/// [`plain_name`] and the value's tokens that are neither whitespace nor
-/// comments.
-fn declaration<'t>(text: &str, seg: &'t [Token]) -> Option<(String, Vec<&'t Token>)> {
-    let mut sig = significant(seg).map(|(_, t)| t);
-    let (name, colon) = (sig.next()?, sig.next()?);
-    if name.tok != Tok::Ident || colon.tok != Tok::Delim(':') {
-        return None;
-    }
-    Some((plain_name(&text[name.start..name.end]), sig.collect()))
 }
 
 /// A property's or at-rule's name as CSS reads it: lowercase, unescaped,
 /// without a vendor prefix (`-webkit-keyframes` is `keyframes`; a custom
 /// property `--x` is itself).
-fn plain_name(raw: &str) -> String {
-    let name = unescape(raw).to_ascii_lowercase();
+fn plain_name(raw: &str) -> Cow<'_, str> {
+    let name = match unescape(raw) {
+        Cow::Borrowed(n) if !n.bytes().any(|b| b.is_ascii_uppercase()) => Cow::Borrowed(n),
+        n => Cow::Owned(n.to_ascii_lowercase()),
+    };
     if name.starts_with("--") {
         return name;
     }
-    match name.strip_prefix('-').and_then(|n| n.split_once('-')) {
-        Some((_, rest)) => rest.to_string(),
-        None => name,
+    // `-vendor-rest` is `rest`
+    let Some(k) = name.strip_prefix('-').and_then(|n| n.find('-')) else {
+        return name;
+    };
+    match name {
+        Cow::Borrowed(n) => Cow::Borrowed(&n[k + 2..]),
+        Cow::Owned(n) => Cow::Owned(n[k + 2..].to_string()),
     }
 }
 
@@ -509,6 +701,10 @@ impl Defined {
         self.keyframes.extend(names.keyframes);
         self.fonts.extend(names.fonts);
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.keyframes.is_empty() && self.fonts.is_empty()
+    }
 }
 
 /// CSS that cannot be given the file's own names: at byte `at` of the
@@ -518,6 +714,16 @@ pub(super) struct Unscopable {
     pub at: usize,
     pub what: String,
     pub fix: &'static str,
+}
+
+/// Why a style sheet gets no names.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Refused {
+    /// It cannot be given the file's own names.
+    Unscopable(Unscopable),
+    /// It holds more names than the room it was given: at byte `.0` is
+    /// the first name past the room.
+    Over(usize),
 }
 
 /// The names of a style sheet (a `<style>` element's text): every id
@@ -537,31 +743,60 @@ pub(super) struct Unscopable {
 /// (`#1a`, which selects nothing) are left as they are; escapes are read
 /// as CSS reads them (`u\72l(#a)` is a reference, `#\31 a` an id).
 ///
+/// At most `room` names: the sheet is read piece by piece (a rule's
+/// selector, a declaration), each piece's names counted as its tokens are
+/// read, and the reading stops at the end of the piece whose names run
+/// past the room ([`Refused::Over`]); nothing held grows with the sheet
+/// but the names kept.
+///
 /// Refused: `@import` (a sheet rigbake cannot read), a block at-rule
 /// rigbake does not know the contents of, a quoted `@keyframes` name, and
 /// an attribute selector that tests the value of an attribute whose value
 /// is rewritten ([`super::names::rewritten`]: `[id^="leg"]`,
 /// `[href="#a"]`); testing only that the attribute is there is fine.
-pub(super) fn sheet_names(text: &str, defined: &Defined) -> Result<Names, Unscopable> {
-    walk(text, Block::Rules, defined)
+pub(super) fn sheet_names(text: &str, defined: &Defined, room: usize) -> Result<Names, Refused> {
+    Walk::run(text, Block::Rules, defined, room)
 }
 
 /// The names in a list of declarations (a `style` attribute) or in one
 /// value (a presentation attribute such as `fill="url(#g)"`): references
 /// to elements, keyframes and font families, and dashed idents, as
-/// [`sheet_names`] finds them in a declaration.
-pub(super) fn declaration_names(text: &str, defined: &Defined) -> Names {
-    walk(text, Block::Declarations, defined).expect("declarations hold nothing that is refused")
+/// [`sheet_names`] finds them in a declaration; at most `room` of them,
+/// else `Err` with the offset of the first name past it.
+pub(super) fn declaration_names(
+    text: &str,
+    defined: &Defined,
+    room: usize,
+) -> Result<Names, usize> {
+    match Walk::run(text, Block::Declarations, defined, room) {
+        Ok(names) => Ok(names),
+        Err(Refused::Over(at)) => Err(at),
+        Err(Refused::Unscopable(u)) => {
+            unreachable!("declarations hold nothing that is refused: {u:?}")
+        }
+    }
 }
 
 /// The names in a `font-family` value (a presentation attribute): the
-/// families of `defined` it lists, as [`sheet_names`] finds them.
-pub(super) fn family_names(text: &str, defined: &Defined) -> Names {
-    let toks = lex(text);
-    let list: Vec<&Token> = significant(&toks).map(|(_, t)| t).collect();
-    let mut out = Names::default();
-    families(text, &list, &defined.fonts, false, &mut out);
-    out
+/// families of `defined` it lists, as [`sheet_names`] finds them; at most
+/// `room` of them, else `Err` with the offset of the first name past it.
+pub(super) fn family_names(text: &str, defined: &Defined, room: usize) -> Result<Names, usize> {
+    let mut found = Found::new(room);
+    let mut list = Families::new(false, false);
+    for t in Lexer::new(text).filter(Token::significant) {
+        list.read(text, &t, &defined.fonts, &mut found);
+    }
+    list.finish(text, &defined.fonts, &mut found);
+    if let Some(past) = found.past {
+        return Err(past);
+    }
+    let mut names = Names {
+        at: found.at,
+        keyframes: Vec::new(),
+        fonts: found.fonts,
+    };
+    names.at.sort_unstable();
+    Ok(names)
 }
 
 /// What a block of CSS holds.
@@ -580,73 +815,386 @@ enum Block {
     FontFace,
 }
 
-/// Walk `text` as a `top` block: its [`pieces`], each read as its block
-/// and place say (see [`sheet_names`]).
-fn walk(text: &str, top: Block, defined: &Defined) -> Result<Names, Unscopable> {
-    let toks = lex(text);
-    let mut out = Names::default();
-    let mut stack = vec![top];
-    for (seg, end) in pieces(&toks) {
-        let block = *stack.last().expect("the top block stays");
-        if end == End::Open {
-            stack.push(prelude(text, seg, block, defined, &mut out)?);
-            continue;
-        }
-        statement(text, seg, block, defined, &mut out)?;
-        if end == End::Close && stack.len() > 1 {
-            stack.pop();
-        }
-    }
-    out.at.sort_unstable();
-    out.at.dedup();
-    Ok(out)
+/// The names one reading of a piece finds: the first `room` kept, the
+/// others counted.
+struct Found {
+    room: usize,
+    at: Vec<usize>,
+    /// How many, kept or not.
+    n: usize,
+    /// The first one past the room.
+    past: Option<usize>,
+    keyframes: Vec<String>,
+    fonts: Vec<String>,
 }
 
-/// An at-keyword's name ([`plain_name`], without its `@`).
-fn at_rule_name(text: &str, t: &Token) -> String {
-    plain_name(&text[t.start + 1..t.end])
+impl Found {
+    fn new(room: usize) -> Self {
+        Found {
+            room,
+            at: Vec::new(),
+            n: 0,
+            past: None,
+            keyframes: Vec::new(),
+            fonts: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, at: usize) {
+        self.n += 1;
+        if self.n <= self.room {
+            self.at.push(at);
+        } else if self.past.is_none() {
+            self.past = Some(at);
+        }
+    }
+
+    fn push_some(&mut self, at: Option<usize>) {
+        if let Some(at) = at {
+            self.push(at);
+        }
+    }
 }
 
-/// The prelude `seg` of a `{` block inside a `block`: its names, and what
-/// the new block holds.
-fn prelude(
-    text: &str,
-    seg: &[Token],
-    block: Block,
-    defined: &Defined,
-    out: &mut Names,
-) -> Result<Block, Unscopable> {
-    match block {
-        Block::Keyframes | Block::Declarations | Block::FontFace => {
-            return Ok(Block::Declarations);
+/// Reads `text` as a `top` block: its [`Pieces`], each read as its block
+/// and place say (see [`sheet_names`]), token by token.
+struct Walk<'t, 'd> {
+    text: &'t str,
+    defined: &'d Defined,
+    /// How many more names there is room for.
+    room: usize,
+    /// The blocks the piece being read is in.
+    stack: Vec<Block>,
+    piece: Piece,
+    out: Names,
+}
+
+impl<'t, 'd> Walk<'t, 'd> {
+    fn new(text: &'t str, top: Block, defined: &'d Defined, room: usize) -> Self {
+        Walk {
+            text,
+            defined,
+            room,
+            stack: vec![top],
+            piece: Piece::new(room),
+            out: Names::default(),
         }
-        Block::Rules => {}
     }
-    let first = significant(seg).next();
-    let Some((k, at)) = first.filter(|(_, t)| t.tok == Tok::AtKeyword) else {
-        selector(text, seg, out)?;
-        return Ok(Block::Rules);
-    };
-    let name = at_rule_name(text, at);
-    if name != "keyframes" {
-        dashed_idents(text, &seg[k + 1..], out);
+
+    fn run(text: &'t str, top: Block, defined: &'d Defined, room: usize) -> Result<Names, Refused> {
+        let mut walk = Walk::new(text, top, defined, room);
+        for step in Pieces::new(text) {
+            match step {
+                Step::Token(t) => walk.token(&t),
+                Step::End(end) => walk.end(end)?,
+            }
+        }
+        Ok(walk.finish())
     }
-    match name.as_str() {
-        "media" | "supports" | "layer" | "container" | "document" | "starting-style" => {
-            Ok(Block::Rules)
-        }
-        "scope" => {
-            selector(text, &seg[k + 1..], out)?;
-            Ok(Block::Rules)
-        }
-        "keyframes" => {
-            match significant(&seg[k + 1..]).next() {
-                Some((_, t)) if t.tok == Tok::Ident => {
-                    out.at.push(name_start(text, t));
-                    out.keyframes.push(unescape(&text[t.start..t.end]));
+
+    /// The names of the text read to its end.
+    fn finish(self) -> Names {
+        let mut out = self.out;
+        out.at.sort_unstable();
+        debug_assert!(
+            out.at.windows(2).all(|w| w[0] < w[1]),
+            "each name is found once"
+        );
+        out
+    }
+
+    fn block(&self) -> Block {
+        *self.stack.last().expect("the top block stays")
+    }
+
+    fn token(&mut self, t: &Token) {
+        let (text, block, defined) = (self.text, self.block(), self.defined);
+        let p = &mut self.piece;
+        p.end = t.end;
+        if p.mode == Mode::Blank {
+            if !t.significant() {
+                return;
+            }
+            if block == Block::Rules && t.tok == Tok::AtKeyword {
+                // the prelude is read from the token after
+                let name = at_rule_name(text, t);
+                p.mode = Mode::AtRule(AtRule::of(&name));
+                if name == "font-feature-values" {
+                    p.families = Some(Families::new(false, true));
                 }
-                Some((_, t)) if t.tok == Tok::Str => {
-                    return Err(Unscopable {
+                p.at_rule = Some((name, t.start));
+                return;
+            }
+            p.mode = if block == Block::Rules {
+                Mode::Rule
+            } else {
+                Mode::Declarations
+            };
+        }
+        match p.mode {
+            Mode::Blank => unreachable!("a significant token decided the mode"),
+            Mode::Rule => {
+                p.selector.read(text, t, &mut p.if_open);
+                p.statement(text, t, block, defined);
+            }
+            Mode::Declarations => p.statement(text, t, block, defined),
+            Mode::AtRule(kind) => p.prelude(text, t, kind, defined),
+        }
+    }
+
+    /// The piece read ends as `end`: its names under the reading that end
+    /// says, or why there are none.
+    fn end(&mut self, end: End) -> Result<(), Refused> {
+        let (text, block, fonts) = (self.text, self.block(), &self.defined.fonts);
+        let mut p = std::mem::replace(&mut self.piece, Piece::new(0));
+        p.selector.finish(text, p.end);
+        if let Some(list) = p.families.take() {
+            list.finish(text, fonts, &mut p.if_open);
+        }
+        if let Some(Value::Families(list)) = p.value.take() {
+            list.finish(text, fonts, &mut p.if_not);
+        }
+        let none = Found::new(0);
+        let (found, error, next) = match (end, p.mode) {
+            (End::Open, Mode::Blank) if block == Block::Rules => (none, None, Block::Rules),
+            (End::Open, Mode::Blank | Mode::Declarations) => (none, None, Block::Declarations),
+            (End::Open, Mode::Rule) => (p.if_open, p.selector.error, Block::Rules),
+            (End::Open, Mode::AtRule(kind)) => {
+                let error = match kind {
+                    AtRule::Unknown => p.at_rule.map(|(name, at)| Unscopable {
+                        at,
+                        what: format!("holds an @{name} block, which rigbake does not know"),
+                        fix: "take the block out of the drawing's <style>",
+                    }),
+                    AtRule::Scope => p.selector.error,
+                    _ => p.error,
+                };
+                (p.if_open, error, kind.block())
+            }
+            (_, Mode::AtRule(_)) => {
+                let error = p
+                    .at_rule
+                    .filter(|(name, _)| name == "import")
+                    .map(|(_, at)| Unscopable {
+                        at,
+                        what: "imports another style sheet (@import)".into(),
+                        fix: "copy its rules into the drawing's <style>",
+                    });
+                (none, error, block)
+            }
+            (_, Mode::Rule | Mode::Declarations) => (p.if_not, None, block),
+            (_, Mode::Blank) => (none, None, block),
+        };
+        if let Some(u) = error {
+            return Err(Refused::Unscopable(u));
+        }
+        if let Some(past) = found.past {
+            return Err(Refused::Over(past));
+        }
+        self.room -= found.n;
+        self.out.at.extend(found.at);
+        self.out.keyframes.extend(found.keyframes);
+        self.out.fonts.extend(found.fonts);
+        match end {
+            End::Open => self.stack.push(next),
+            End::Close if self.stack.len() > 1 => {
+                self.stack.pop();
+            }
+            _ => {}
+        }
+        self.piece = Piece::new(self.room);
+        Ok(())
+    }
+}
+
+/// How a piece is read, decided by its first significant token and the
+/// block it is in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mode {
+    /// No significant token yet.
+    Blank,
+    /// In rules: a selector if it opens a block, else a declaration.
+    Rule,
+    /// In rules, from an at-keyword: an at-rule's prelude if it opens a
+    /// block, else an at-rule statement.
+    AtRule(AtRule),
+    /// In any other block: a declaration (if it opens a block, nothing).
+    Declarations,
+}
+
+/// The at-rules whose preludes the names are read in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum AtRule {
+    /// A `@keyframes` name.
+    Keyframes,
+    /// `@scope`'s selectors.
+    Scope,
+    /// `@font-feature-values`' families.
+    FontFeatureValues,
+    /// Another known at-rule whose block holds this.
+    Known(Block),
+    /// One rigbake does not know.
+    Unknown,
+}
+
+impl AtRule {
+    /// The at-rule named `name` ([`at_rule_name`]).
+    fn of(name: &str) -> AtRule {
+        match name {
+            "media" | "supports" | "layer" | "container" | "document" | "starting-style" => {
+                AtRule::Known(Block::Rules)
+            }
+            "scope" => AtRule::Scope,
+            "keyframes" => AtRule::Keyframes,
+            "font-face" => AtRule::Known(Block::FontFace),
+            "font-feature-values" => AtRule::FontFeatureValues,
+            "page"
+            | "property"
+            | "counter-style"
+            | "font-palette-values"
+            | "view-transition"
+            | "position-try"
+            | "color-profile" => AtRule::Known(Block::Declarations),
+            _ => AtRule::Unknown,
+        }
+    }
+
+    /// What its block holds.
+    fn block(self) -> Block {
+        match self {
+            AtRule::Keyframes => Block::Keyframes,
+            AtRule::Scope => Block::Rules,
+            AtRule::FontFeatureValues | AtRule::Unknown => Block::Declarations,
+            AtRule::Known(b) => b,
+        }
+    }
+}
+
+/// A function whose argument may name an element.
+#[derive(Debug, Clone, Copy)]
+enum Arg {
+    /// `url("#…")`, `src("#…")`.
+    Address,
+    /// `element(#…)`.
+    Element,
+}
+
+/// What a declaration's value is read for.
+enum Value {
+    /// `animation` and `animation-name`: references to keyframes.
+    Animation(Animation),
+    /// `font-family` and `font`: families.
+    Families(Families),
+    Other,
+}
+
+/// One piece, read token by token: its names if it opens a block
+/// (`if_open`: a selector, an at-rule's prelude) and if it does not
+/// (`if_not`: a declaration), and what in it is refused if it opens one.
+struct Piece {
+    mode: Mode,
+    /// The at-rule's name and where it starts.
+    at_rule: Option<(String, usize)>,
+    head: Head,
+    value: Option<Value>,
+    selector: Selector,
+    /// A function read whose argument is not yet.
+    arg: Option<Arg>,
+    /// `@font-feature-values`' families.
+    families: Option<Families>,
+    /// Whether a `@keyframes` prelude's first token is read.
+    keyframes_named: bool,
+    if_open: Found,
+    if_not: Found,
+    /// What is refused in a `@keyframes` prelude.
+    error: Option<Unscopable>,
+    /// The end of the last token.
+    end: usize,
+}
+
+impl Piece {
+    fn new(room: usize) -> Self {
+        Piece {
+            mode: Mode::Blank,
+            at_rule: None,
+            head: Head::Start,
+            value: None,
+            selector: Selector::default(),
+            arg: None,
+            families: None,
+            keyframes_named: false,
+            if_open: Found::new(room),
+            if_not: Found::new(room),
+            error: None,
+            end: 0,
+        }
+    }
+
+    /// The token `t` of a declaration: references to elements, dashed
+    /// idents, and in its value references to keyframes or families.
+    fn statement(&mut self, text: &str, t: &Token, block: Block, defined: &Defined) {
+        let out = &mut self.if_not;
+        let sig = t.significant();
+        if sig && let Some(arg) = self.arg.take() {
+            match (arg, t.tok) {
+                (Arg::Address, Tok::Str) => out.push_some(after_hash(text, t.start + 1)),
+                (Arg::Element, Tok::Hash { .. }) => out.push(t.start + 1),
+                _ => {}
+            }
+        }
+        match t.tok {
+            Tok::Url { content } => out.push_some(after_hash(text, content)),
+            Tok::Function => {
+                self.arg = match &*plain_name(&text[t.start..t.end - 1]) {
+                    "url" | "src" => Some(Arg::Address),
+                    "element" => Some(Arg::Element),
+                    _ => None,
+                };
+            }
+            Tok::Ident if is_dashed(&text[t.start..t.end]) => out.push(name_start(text, t)),
+            _ => {}
+        }
+        if !sig {
+            return;
+        }
+        match &mut self.value {
+            Some(Value::Animation(a)) => a.read(text, t, &defined.keyframes, out),
+            Some(Value::Families(list)) => list.read(text, t, &defined.fonts, out),
+            Some(Value::Other) => {}
+            // no value yet: the token may be the declaration's name or `:`
+            None if !matches!(self.head, Head::Not) => {
+                self.head.read(text, t);
+                if let Some(p) = self.head.property() {
+                    self.value = Some(match p {
+                        "animation" | "animation-name" => Value::Animation(Animation::default()),
+                        "font-family" | "font" => Value::Families(Families::new(
+                            block == Block::FontFace && p == "font-family",
+                            true,
+                        )),
+                        _ => Value::Other,
+                    });
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// The token `t` after the at-keyword of a `kind` at-rule.
+    fn prelude(&mut self, text: &str, t: &Token, kind: AtRule, defined: &Defined) {
+        let out = &mut self.if_open;
+        if kind == AtRule::Keyframes {
+            if !t.significant() || self.keyframes_named {
+                return;
+            }
+            self.keyframes_named = true;
+            match t.tok {
+                Tok::Ident => {
+                    out.push(name_start(text, t));
+                    out.keyframes
+                        .push(unescape(&text[t.start..t.end]).into_owned());
+                }
+                Tok::Str => {
+                    self.error = Some(Unscopable {
                         at: t.start,
                         what: format!("names @keyframes with a string ({})", &text[t.start..t.end]),
                         fix: "name it with an identifier (no quotes)",
@@ -654,62 +1202,25 @@ fn prelude(
                 }
                 _ => {}
             }
-            Ok(Block::Keyframes)
+            return;
         }
-        "font-face" => Ok(Block::FontFace),
-        "font-feature-values" => {
-            let list: Vec<&Token> = significant(&seg[k + 1..]).map(|(_, t)| t).collect();
-            families(text, &list, &defined.fonts, false, out);
-            Ok(Block::Declarations)
+        if t.tok == Tok::Ident && is_dashed(&text[t.start..t.end]) {
+            out.push(name_start(text, t));
         }
-        "page"
-        | "property"
-        | "counter-style"
-        | "font-palette-values"
-        | "view-transition"
-        | "position-try"
-        | "color-profile" => Ok(Block::Declarations),
-        _ => Err(Unscopable {
-            at: at.start,
-            what: format!("holds an @{name} block, which rigbake does not know"),
-            fix: "take the block out of the drawing's <style>",
-        }),
+        if kind == AtRule::Scope {
+            self.selector.read(text, t, out);
+        }
+        if let Some(list) = &mut self.families
+            && t.significant()
+        {
+            list.read(text, t, &defined.fonts, out);
+        }
     }
 }
 
-/// A piece that ends in `;` or `}` (or the text) inside a `block`: a
-/// declaration, or in a sheet's rules an at-rule statement.
-fn statement(
-    text: &str,
-    seg: &[Token],
-    block: Block,
-    defined: &Defined,
-    out: &mut Names,
-) -> Result<(), Unscopable> {
-    if block == Block::Rules
-        && let Some((_, at)) = significant(seg)
-            .next()
-            .filter(|(_, t)| t.tok == Tok::AtKeyword)
-    {
-        if at_rule_name(text, at) == "import" {
-            return Err(Unscopable {
-                at: at.start,
-                what: "imports another style sheet (@import)".into(),
-                fix: "copy its rules into the drawing's <style>",
-            });
-        }
-        return Ok(());
-    }
-    references(text, seg, out);
-    dashed_idents(text, seg, out);
-    animation_names(text, seg, &defined.keyframes, out);
-    if let Some((property, value)) = declaration(text, seg)
-        && (property == "font-family" || property == "font")
-    {
-        let define = block == Block::FontFace && property == "font-family";
-        families(text, &value, &defined.fonts, define, out);
-    }
-    Ok(())
+/// An at-keyword's name ([`plain_name`], without its `@`).
+fn at_rule_name(text: &str, t: &Token) -> String {
+    plain_name(&text[t.start + 1..t.end]).into_owned()
 }
 
 /// A font family as CSS matches it: unescaped, its words joined by one
@@ -718,46 +1229,112 @@ fn family_key(words: &[String]) -> String {
     words.join(" ").to_ascii_lowercase()
 }
 
-/// The families of a family list `value` (its significant tokens:
-/// `font-family`'s value, the end of `font`'s, `@font-feature-values`'
-/// prelude): in each comma-separated
-/// item, a string or the identifiers that end it (after `font`'s size).
-/// With `define`, every family is one the drawing defines (an
-/// `@font-face`'s `font-family`), else only those of `fonts` are
-/// references to one. A family's name gets the stem in front (inside a
-/// string's quotes, after a dashed ident's `--`).
-fn families(text: &str, value: &[&Token], fonts: &BTreeSet<String>, define: bool, out: &mut Names) {
-    for item in without_important(text, value).split(|t| t.tok == Tok::Delim(',')) {
-        let (at, words) = match item {
-            [.., last] if last.tok == Tok::Str => {
+/// A family list (`font-family`'s value, the end of `font`'s,
+/// `@font-feature-values`' prelude) read one significant token at a
+/// time: in each comma-separated item, a string or the identifiers that
+/// end it (after `font`'s size), a closing `!important` left out. With
+/// `define`, every family is one the drawing defines (an `@font-face`'s
+/// `font-family`), else only those of the fonts given are references to
+/// one. A family's name gets the stem in front (inside a string's quotes,
+/// after a dashed ident's `--`; `beside_dashed`: not there, where the
+/// piece's dashed idents are found already).
+struct Families {
+    define: bool,
+    beside_dashed: bool,
+    item: Item,
+    /// The item before the last `!`.
+    before_bang: Item,
+    /// The last two tokens.
+    tail: [Option<Token>; 2],
+}
+
+/// An item of a family list read so far: its last token, and the
+/// identifiers it ends with (the first, and the end of the last).
+#[derive(Debug, Clone, Copy, Default)]
+struct Item {
+    last: Option<Token>,
+    run: Option<(Token, usize)>,
+}
+
+impl Families {
+    fn new(define: bool, beside_dashed: bool) -> Self {
+        Families {
+            define,
+            beside_dashed,
+            item: Item::default(),
+            before_bang: Item::default(),
+            tail: [None, None],
+        }
+    }
+
+    fn read(&mut self, text: &str, t: &Token, fonts: &BTreeSet<String>, out: &mut Found) {
+        self.tail = [self.tail[1], Some(*t)];
+        if t.tok == Tok::Delim(',') {
+            let item = std::mem::take(&mut self.item);
+            self.family(text, item, fonts, out);
+            return;
+        }
+        if t.tok == Tok::Delim('!') {
+            self.before_bang = self.item;
+        }
+        self.item.last = Some(*t);
+        self.item.run = match (t.tok, self.item.run) {
+            (Tok::Ident, Some((first, _))) => Some((first, t.end)),
+            (Tok::Ident, None) => Some((*t, t.end)),
+            _ => None,
+        };
+    }
+
+    /// The end of the list: its last item.
+    fn finish(self, text: &str, fonts: &BTreeSet<String>, out: &mut Found) {
+        let [bang, important] = &self.tail;
+        let item = if important_at(text, bang, important) {
+            self.before_bang
+        } else {
+            self.item
+        };
+        self.family(text, item, fonts, out);
+    }
+
+    fn family(&self, text: &str, item: Item, fonts: &BTreeSet<String>, out: &mut Found) {
+        let (at, key, dashed) = match item {
+            Item {
+                last: Some(last), ..
+            } if last.tok == Tok::Str => {
                 let inner = &text[last.start + 1..last.end];
                 let inner = inner
                     .strip_suffix(&text[last.start..=last.start])
                     .unwrap_or(inner);
-                (last.start + 1, vec![unescape(inner)])
+                (
+                    last.start + 1,
+                    family_key(&[unescape(inner).into_owned()]),
+                    false,
+                )
             }
-            _ => {
-                let run = item
-                    .iter()
-                    .rev()
-                    .take_while(|t| t.tok == Tok::Ident)
-                    .count();
-                let Some(first) = item.get(item.len() - run).filter(|_| run > 0) else {
-                    continue;
-                };
-                let words = item[item.len() - run..]
-                    .iter()
-                    .map(|t| unescape(&text[t.start..t.end]))
-                    .collect();
-                (name_start(text, first), words)
+            Item {
+                run: Some((first, end)),
+                ..
+            } => {
+                let words: Vec<String> = Lexer {
+                    text: &text[..end],
+                    i: first.start,
+                }
+                .filter(|w| w.tok == Tok::Ident)
+                .map(|w| unescape(&text[w.start..w.end]).into_owned())
+                .collect();
+                let dashed = is_dashed(&text[first.start..first.end]);
+                (name_start(text, &first), family_key(&words), dashed)
             }
+            _ => return,
         };
-        let key = family_key(&words);
-        if define {
+        let named = !(self.beside_dashed && dashed);
+        if self.define {
             out.fonts.push(key);
-            out.at.push(at);
-        } else if fonts.contains(&key) {
-            out.at.push(at);
+            if named {
+                out.push(at);
+            }
+        } else if named && fonts.contains(&key) {
+            out.push(at);
         }
     }
 }
@@ -767,6 +1344,10 @@ fn families(text: &str, value: &[&Token], fonts: &BTreeSet<String>, define: bool
 /// whole document (`@property`, `@font-palette-values`, `@position-try`,
 /// `anchor-name`, `view-timeline-name`, …).
 fn is_dashed(ident: &str) -> bool {
+    // what starts with neither `-` nor an escape does not unescape to `--`
+    if !ident.starts_with(['-', '\\']) {
+        return false;
+    }
     unescape(ident)
         .strip_prefix("--")
         .is_some_and(|n| !n.is_empty())
@@ -788,16 +1369,6 @@ fn name_start(text: &str, t: &Token) -> usize {
     })
 }
 
-/// Every dashed ident of `seg` (a declaration, its property's name
-/// included, or an at-rule's prelude).
-fn dashed_idents(text: &str, seg: &[Token], out: &mut Names) {
-    out.at.extend(
-        seg.iter()
-            .filter(|t| t.tok == Tok::Ident && is_dashed(&text[t.start..t.end]))
-            .map(|t| name_start(text, t)),
-    );
-}
-
 /// Where the address of a reference at byte `at` (the first character of
 /// a url's address) names an element of the document: just after its `#`,
 /// when a name follows.
@@ -811,31 +1382,6 @@ fn after_hash(text: &str, at: usize) -> Option<usize> {
     };
     let next = *s.get(at + len)?;
     (!is_space(next) && !matches!(next, b')' | b'"' | b'\'')).then_some(at + len)
-}
-
-/// Every reference of `seg` to an element of the document: `url(#…)`,
-/// quoted or not, `src("#…")`, and `element(#…)` (`-moz-element(#…)`).
-fn references(text: &str, seg: &[Token], out: &mut Names) {
-    for (k, t) in seg.iter().enumerate() {
-        let arg = || significant(&seg[k + 1..]).next().map(|(_, a)| a);
-        match t.tok {
-            Tok::Url { content } => out.at.extend(after_hash(text, content)),
-            Tok::Function => match plain_name(&text[t.start..t.end - 1]).as_str() {
-                "url" | "src" => {
-                    if let Some(a) = arg().filter(|a| a.tok == Tok::Str) {
-                        out.at.extend(after_hash(text, a.start + 1));
-                    }
-                }
-                "element" => {
-                    if let Some(a) = arg().filter(|a| matches!(a.tok, Tok::Hash { .. })) {
-                        out.at.push(a.start + 1);
-                    }
-                }
-                _ => {}
-            },
-            _ => {}
-        }
-    }
 }
 
 /// Words of `animation` that are no keyframes name.
@@ -869,88 +1415,99 @@ const ANIMATION_KEYWORDS: &[&str] = &[
     "accumulate",
 ];
 
-/// References to `keyframes` in an `animation` or `animation-name`
-/// declaration `seg`.
-fn animation_names(text: &str, seg: &[Token], keyframes: &BTreeSet<String>, out: &mut Names) {
-    let Some((property, value)) = declaration(text, seg) else {
-        return;
-    };
-    if property != "animation" && property != "animation-name" {
-        return;
-    }
-    let mut depth = 0usize;
-    let mut after_bang = false;
-    for t in value {
+/// An `animation` or `animation-name` value read one significant token
+/// at a time: its references to keyframes.
+#[derive(Default)]
+struct Animation {
+    /// Parentheses open.
+    depth: usize,
+    after_bang: bool,
+}
+
+impl Animation {
+    fn read(&mut self, text: &str, t: &Token, keyframes: &BTreeSet<String>, out: &mut Found) {
         match t.tok {
-            Tok::Function | Tok::Delim('(') => depth += 1,
-            Tok::Delim(')') => depth = depth.saturating_sub(1),
-            Tok::Ident if depth == 0 && !after_bang => {
+            Tok::Function | Tok::Delim('(') => self.depth += 1,
+            Tok::Delim(')') => self.depth = self.depth.saturating_sub(1),
+            Tok::Ident if self.depth == 0 && !self.after_bang && !keyframes.is_empty() => {
                 let word = unescape(&text[t.start..t.end]);
-                if keyframes.contains(&word)
+                if keyframes.contains(word.as_ref())
                     && !word.starts_with("--")
                     && !ANIMATION_KEYWORDS.contains(&word.to_ascii_lowercase().as_str())
                 {
-                    out.at.push(t.start);
+                    out.push(t.start);
                 }
             }
             _ => {}
         }
-        after_bang = t.tok == Tok::Delim('!');
+        self.after_bang = t.tok == Tok::Delim('!');
     }
 }
 
-/// The ids and classes a selector list `seg` selects by.
-fn selector(text: &str, seg: &[Token], out: &mut Names) -> Result<(), Unscopable> {
-    let mut k = 0;
-    while k < seg.len() {
-        let t = seg[k];
+/// A selector list read token by token: the ids and classes it selects
+/// by, and the first attribute selector that tests the value of an
+/// attribute whose value the names change.
+#[derive(Default)]
+struct Selector {
+    /// The token before, outside attribute selectors.
+    prev: Option<Token>,
+    /// An attribute selector `[…]` open: its `[`, whether its `=` is
+    /// read, and the last identifier before it.
+    bracket: Option<(Token, bool, Option<Token>)>,
+    error: Option<Unscopable>,
+}
+
+impl Selector {
+    fn read(&mut self, text: &str, t: &Token, out: &mut Found) {
+        if let Some((open, eq, name)) = &mut self.bracket {
+            match t.tok {
+                Tok::Delim(']') => {
+                    let (open, name) = (*open, name.filter(|_| *eq));
+                    self.bracket = None;
+                    self.attribute(text, open, name, t.start);
+                    self.prev = Some(*t);
+                }
+                Tok::Delim('=') => *eq = true,
+                Tok::Ident if !*eq => *name = Some(*t),
+                _ => {}
+            }
+            return;
+        }
         match t.tok {
-            Tok::Hash { id: true } => out.at.push(t.start + 1),
-            Tok::Delim('.') => {
-                if let Some(n) = seg.get(k + 1)
-                    && n.tok == Tok::Ident
-                    && n.start == t.end
-                {
-                    out.at.push(n.start);
-                }
-            }
-            Tok::Delim('[') => {
-                let close = seg[k..]
-                    .iter()
-                    .position(|t| t.tok == Tok::Delim(']'))
-                    .map_or(seg.len(), |c| k + c);
-                attribute_selector(text, &seg[k..close.min(seg.len())])?;
-                k = close;
-            }
+            Tok::Hash { id: true } => out.push(t.start + 1),
+            Tok::Ident if self.prev.is_some_and(|p| p.tok == Tok::Delim('.')) => out.push(t.start),
+            Tok::Delim('[') => self.bracket = Some((*t, false, None)),
             _ => {}
         }
-        k += 1;
+        self.prev = Some(*t);
     }
-    Ok(())
-}
 
-/// An attribute selector `[…]` (from its `[`): refused when it tests the
-/// value of an attribute whose value the names change.
-fn attribute_selector(text: &str, seg: &[Token]) -> Result<(), Unscopable> {
-    let Some(eq) = seg.iter().position(|t| t.tok == Tok::Delim('=')) else {
-        return Ok(());
-    };
-    let Some(name) = seg[..eq].iter().rev().find(|t| t.tok == Tok::Ident) else {
-        return Ok(());
-    };
-    let attr = unescape(&text[name.start..name.end]).to_ascii_lowercase();
-    if super::names::rewritten(&attr) {
-        let end = seg.last().map_or(name.end, |t| t.end);
-        return Err(Unscopable {
-            at: seg[0].start,
-            what: format!(
-                "selects by the value of `{attr}` in {}]",
-                &text[seg[0].start..end]
-            ),
-            fix: "select by #id or .class instead, or test only that the attribute is there",
-        });
+    /// The end of the selector list, at byte `end`.
+    fn finish(&mut self, text: &str, end: usize) {
+        if let Some((open, eq, name)) = self.bracket.take() {
+            self.attribute(text, open, name.filter(|_| eq), end);
+        }
     }
-    Ok(())
+
+    /// An attribute selector from its `[` to byte `end`, testing the value
+    /// of the attribute `name` (`None`: none tested): refused when the
+    /// names change that value.
+    fn attribute(&mut self, text: &str, open: Token, name: Option<Token>, end: usize) {
+        let Some(name) = name.filter(|_| self.error.is_none()) else {
+            return;
+        };
+        let attr = unescape(&text[name.start..name.end]).to_ascii_lowercase();
+        if super::names::rewritten(&attr) {
+            self.error = Some(Unscopable {
+                at: open.start,
+                what: format!(
+                    "selects by the value of `{attr}` in {}]",
+                    &text[open.start..end]
+                ),
+                fix: "select by #id or .class instead, or test only that the attribute is there",
+            });
+        }
+    }
 }
 
 /// `text` with `stem` put at every offset of `at`.
@@ -1117,9 +1674,14 @@ mod tests {
     /// references to the sheet's own `@keyframes` included (as module
     /// `names` reads a drawing's sheets: their names first).
     fn scoped(sheet: &str) -> Result<String, Unscopable> {
+        let read = |defined: &Defined| match sheet_names(sheet, defined, usize::MAX) {
+            Ok(names) => Ok(names),
+            Err(Refused::Unscopable(u)) => Err(u),
+            Err(Refused::Over(at)) => panic!("{sheet}: over at {at} with no limit"),
+        };
         let mut defined = Defined::default();
-        defined.add(sheet_names(sheet, &Defined::default())?);
-        let names = sheet_names(sheet, &defined)?;
+        defined.add(read(&Defined::default())?);
+        let names = read(&defined)?;
         Ok(with_stem(sheet, &names.at, "P_"))
     }
 
@@ -1281,7 +1843,7 @@ mod tests {
             ("#fff", "#fff"),
             ("", ""),
         ] {
-            let at = declaration_names(style, &spin).at;
+            let at = declaration_names(style, &spin, usize::MAX).unwrap().at;
             assert_eq!(with_stem(style, &at, "P_"), want, "{style}");
         }
     }

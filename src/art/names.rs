@@ -53,9 +53,10 @@
 //! `sodipodi:`), scripts and event handler attributes are not rewritten.
 
 use super::css;
-use super::{ArtError, Insert, LineIndex, SVG_NS, start_tag_end};
+use super::{ArtError, Insert, LineIndex, SVG_NS, joined, start_tag_end};
 use crate::emit::scope::Scope;
 use roxmltree::{Document, Node};
+use std::borrow::Cow;
 use std::ops::Range;
 
 const XLINK_NS: &str = "http://www.w3.org/1999/xlink";
@@ -136,9 +137,44 @@ const ANIMATIONS: &[&str] = &[
 /// names took 4 GB and wrote 240 MB).
 pub const MAX_SCOPED_NAMES: usize = 1_000_000;
 
+/// The names given the stem so far, against [`MAX_SCOPED_NAMES`]: the
+/// one count every reading of the drawing's names draws its room from
+/// (sheets, attributes, `style` attributes, SMIL values), so that each
+/// stops where its names run past what is left.
+#[derive(Default)]
+struct Tally(usize);
+
+impl Tally {
+    /// How many more names may be given the stem.
+    fn room(&self) -> usize {
+        MAX_SCOPED_NAMES - self.0
+    }
+
+    /// `n` more, at most the room.
+    fn add(&mut self, n: usize) {
+        assert!(
+            n <= self.room(),
+            "{n} names read with room for {}",
+            self.room()
+        );
+        self.0 += n;
+    }
+}
+
+/// The offsets `names` yields, or `None` when there are more than `room`
+/// (reading no more than one past it).
+fn at_most(names: impl Iterator<Item = usize>, room: usize) -> Option<Vec<usize>> {
+    let at: Vec<usize> = names.take(room.saturating_add(1)).collect();
+    (at.len() <= room).then_some(at)
+}
+
 /// The insertions (and, for text that is not its value as is,
 /// replacements) that give every name of the drawing `art` (parsed as
-/// `doc`) the stem of `sc`, at most [`MAX_SCOPED_NAMES`] of them.
+/// `doc`) the stem of `sc`, at most [`MAX_SCOPED_NAMES`] of them: the
+/// names are counted as they are read, and the drawing is refused where
+/// the count runs past that (the line of the element, or in a sheet the
+/// line of the piece of CSS whose names run over), before the rest is
+/// read.
 pub(super) fn scoped(
     art: &str,
     doc: &Document,
@@ -151,23 +187,38 @@ pub(super) fn scoped(
         .filter(|n| n.is_element() && n.tag_name().name() == "style")
         .collect();
     // the keyframes names and font families every sheet defines, which
-    // `animation` and `font-family` anywhere may refer to
+    // `animation` and `font-family` anywhere may refer to: read with the
+    // same limit, as their names are among those read below (which has
+    // them all, and runs over no later)
     let mut defined = css::Defined::default();
+    let mut first = Tally::default();
     for &n in &styles {
         let sheet = Sheet::of(art, n, lines)?;
-        let names = css::sheet_names(&sheet.text, &css::Defined::default())
-            .map_err(|u| sheet.refused(u))?;
-        defined.add(names);
+        match css::sheet_names(&sheet.text, &css::Defined::default(), first.room()) {
+            Ok(names) => {
+                first.add(names.at.len());
+                defined.add(names);
+            }
+            Err(css::Refused::Unscopable(u)) => return Err(sheet.refused(u)),
+            // with nothing defined, the reading below is this one
+            Err(css::Refused::Over(at)) if defined.is_empty() => {
+                return Err(sheet.too_many(at));
+            }
+            // read below with what the sheets before define
+            Err(css::Refused::Over(_)) => break,
+        }
     }
+    let defined = &defined;
+    let mut tally = Tally::default();
     let mut out = Vec::new();
     for &n in &styles {
         let sheet = Sheet::of(art, n, lines)?;
-        let names = css::sheet_names(&sheet.text, &defined).map_err(|u| sheet.refused(u))?;
-        if names.at.len() > MAX_SCOPED_NAMES - out.len().min(MAX_SCOPED_NAMES) {
-            return Err(ArtError::TooManyNames {
-                line: lines.row(n.range().start),
-            });
-        }
+        let names = match css::sheet_names(&sheet.text, defined, tally.room()) {
+            Ok(names) => names,
+            Err(css::Refused::Unscopable(u)) => return Err(sheet.refused(u)),
+            Err(css::Refused::Over(at)) => return Err(sheet.too_many(at)),
+        };
+        tally.add(names.at.len());
         if !names.at.is_empty() {
             out.extend(sheet.edits(art, &names.at, &stem));
         }
@@ -188,41 +239,38 @@ pub(super) fn scoped(
         }
         for a in node.attributes() {
             let value = a.value();
-            let at: Vec<usize> = match (a.namespace(), a.name()) {
-                (None | Some(XML_NS), "id") => vec![0],
-                (None, "class") => words(value),
-                (None, n) if IDREFS.contains(&n) => words(value),
-                (None | Some(XLINK_NS), "href") => fragment(value).into_iter().collect(),
-                (None, "style") => css::declaration_names(value, &defined).at,
-                (None, n) if URL_ATTRS.contains(&n) => css::declaration_names(value, &defined).at,
-                (None, "font-family") => css::family_names(value, &defined).at,
-                (None, "begin" | "end") if smil => timing(value),
+            let room = tally.room();
+            let declared = |v: &str| css::declaration_names(v, defined, room).ok().map(|n| n.at);
+            let at: Option<Vec<usize>> = match (a.namespace(), a.name()) {
+                (None | Some(XML_NS), "id") => at_most([0].into_iter(), room),
+                (None, "class") => at_most(words(value), room),
+                (None, n) if IDREFS.contains(&n) => at_most(words(value), room),
+                (None | Some(XLINK_NS), "href") => at_most(fragment(value).into_iter(), room),
+                (None, "style") => declared(value),
+                (None, n) if URL_ATTRS.contains(&n) => declared(value),
+                (None, "font-family") => css::family_names(value, defined, room).ok().map(|n| n.at),
+                (None, "begin" | "end") if smil => at_most(timing(value), room),
                 (None, "values" | "from" | "to" | "by") if smil => {
                     if animated == Some("href") {
-                        items(value)
-                            .filter_map(|(k, item)| Some(k + fragment(item)?))
-                            .collect()
+                        let refs = items(value).filter_map(|(k, item)| Some(k + fragment(item)?));
+                        at_most(refs, room)
                     } else if animated == Some("font-family") {
-                        items(value)
-                            .flat_map(|(k, item)| {
-                                let at = css::family_names(item, &defined).at;
-                                at.into_iter().map(move |a| k + a)
-                            })
-                            .collect()
+                        families(value, defined, room)
                     } else {
-                        css::declaration_names(value, &defined).at
+                        declared(value)
                     }
                 }
                 _ => continue,
             };
-            if at.is_empty() {
-                continue;
-            }
-            if at.len() > MAX_SCOPED_NAMES - out.len().min(MAX_SCOPED_NAMES) {
+            let Some(at) = at else {
                 return Err(ArtError::TooManyNames {
                     line: lines.row(node.range().start),
                 });
+            };
+            if at.is_empty() {
+                continue;
             }
+            tally.add(at.len());
             let range = value_range(art, &a);
             out.extend(edits(art, range, value, &at, &stem, Escape::Attribute));
         }
@@ -230,18 +278,29 @@ pub(super) fn scoped(
     Ok(out)
 }
 
+/// The families of `defined` a SMIL `values` list of `font-family` values
+/// names, or `None` when more than `room`.
+fn families(value: &str, defined: &css::Defined, room: usize) -> Option<Vec<usize>> {
+    let mut at = Vec::new();
+    for (k, item) in items(value) {
+        let names = css::family_names(item, defined, room - at.len()).ok()?;
+        at.extend(names.at.into_iter().map(|a| k + a));
+    }
+    Some(at)
+}
+
 /// A `<style>` element's sheet and where its text is.
-struct Sheet {
+struct Sheet<'a> {
     /// The sheet: the element's text, as a browser reads it.
-    text: String,
+    text: Cow<'a, str>,
     /// The element's content in the drawing.
     content: Range<usize>,
     /// The line the content starts on.
     line: u32,
 }
 
-impl Sheet {
-    fn of(art: &str, n: Node, lines: &LineIndex) -> Result<Sheet, ArtError> {
+impl<'a> Sheet<'a> {
+    fn of(art: &str, n: Node<'a, '_>, lines: &LineIndex) -> Result<Sheet<'a>, ArtError> {
         if let Some(e) = n.children().find(|c| c.is_element()) {
             return Err(ArtError::Unscopable {
                 line: lines.row(e.range().start),
@@ -257,25 +316,36 @@ impl Sheet {
             art[start..r.end].rfind("</").map_or(start, |k| start + k)
         };
         Ok(Sheet {
-            text: n
-                .children()
-                .filter(|c| c.is_text())
-                .filter_map(|c| c.text())
-                .collect(),
+            text: joined(
+                n.children()
+                    .filter(|c| c.is_text())
+                    .filter_map(|c| c.text()),
+            ),
             content: start..end,
             line: lines.row(start),
         })
     }
 
-    fn refused(&self, u: css::Unscopable) -> ArtError {
-        let at = u.at.min(self.text.len());
+    /// The line of byte `at` of the sheet.
+    fn line_at(&self, at: usize) -> u32 {
+        let at = at.min(self.text.len());
         let newlines = self.text.as_bytes()[..at].iter().filter(|&&b| b == b'\n');
+        self.line
+            .saturating_add(u32::try_from(newlines.count()).unwrap_or(u32::MAX))
+    }
+
+    fn refused(&self, u: css::Unscopable) -> ArtError {
         ArtError::Unscopable {
-            line: self
-                .line
-                .saturating_add(u32::try_from(newlines.count()).unwrap_or(u32::MAX)),
+            line: self.line_at(u.at),
             what: format!("<style> {}", u.what),
             fix: u.fix.into(),
+        }
+    }
+
+    /// The names run past [`MAX_SCOPED_NAMES`] at byte `at`.
+    fn too_many(&self, at: usize) -> ArtError {
+        ArtError::TooManyNames {
+            line: self.line_at(at),
         }
     }
 
@@ -412,11 +482,10 @@ fn value_range(art: &str, a: &roxmltree::Attribute) -> Range<usize> {
 }
 
 /// The start of every whitespace-separated word of `value`.
-fn words(value: &str) -> Vec<usize> {
+fn words(value: &str) -> impl Iterator<Item = usize> + '_ {
     let b = value.as_bytes();
     (0..b.len())
         .filter(|&k| !b[k].is_ascii_whitespace() && (k == 0 || b[k - 1].is_ascii_whitespace()))
-        .collect()
 }
 
 /// The items of a `;`-separated list with their offsets.
@@ -443,32 +512,30 @@ fn fragment(value: &str) -> Option<usize> {
 /// of the animation's own element (`click+2.5s`), `indefinite`,
 /// `accessKey(…)` or `wallclock(…)`. A `.` escaped with `\` belongs to
 /// the name.
-fn timing(value: &str) -> Vec<usize> {
-    items(value)
-        .filter_map(|(k, item)| {
-            let lead = item.len() - item.trim_start().len();
-            let v = item.trim();
-            let first = *v.as_bytes().first()?;
-            if first.is_ascii_digit()
-                || matches!(first, b'+' | b'-' | b'.')
-                || v == "indefinite"
-                || v.starts_with("accessKey(")
-                || v.starts_with("wallclock(")
-            {
-                return None;
-            }
-            let b = v.as_bytes();
-            let mut i = 0;
-            while i < b.len() && b[i] != b'.' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            let name = v.get(..i)?;
-            let event = v.get(i + 1..)?;
-            let is_name = !name.is_empty()
-                && !name.contains(|c: char| c.is_whitespace() || c == '+' || c == '(');
-            (is_name && event.starts_with(|c: char| c.is_ascii_alphabetic())).then_some(k + lead)
-        })
-        .collect()
+fn timing(value: &str) -> impl Iterator<Item = usize> + '_ {
+    items(value).filter_map(|(k, item)| {
+        let lead = item.len() - item.trim_start().len();
+        let v = item.trim();
+        let first = *v.as_bytes().first()?;
+        if first.is_ascii_digit()
+            || matches!(first, b'+' | b'-' | b'.')
+            || v == "indefinite"
+            || v.starts_with("accessKey(")
+            || v.starts_with("wallclock(")
+        {
+            return None;
+        }
+        let b = v.as_bytes();
+        let mut i = 0;
+        while i < b.len() && b[i] != b'.' {
+            i += if b[i] == b'\\' { 2 } else { 1 };
+        }
+        let name = v.get(..i)?;
+        let event = v.get(i + 1..)?;
+        let is_name =
+            !name.is_empty() && !name.contains(|c: char| c.is_whitespace() || c == '+' || c == '(');
+        (is_name && event.starts_with(|c: char| c.is_ascii_alphabetic())).then_some(k + lead)
+    })
 }
 
 #[cfg(test)]
@@ -479,7 +546,6 @@ mod tests {
     fn smil_timing_names_the_elements_it_waits_for() {
         let at = |v: &str| {
             timing(v)
-                .into_iter()
                 .map(|k| v[k..].split('.').next().unwrap().to_string())
                 .collect::<Vec<_>>()
         };
@@ -487,7 +553,7 @@ mod tests {
         assert_eq!(at("0s; fade.end+1s ;knob.click"), ["fade", "knob"]);
         assert_eq!(at("my-anim.begin-0.5s"), ["my-anim"]);
         // an escaped `.` is the name's
-        assert_eq!(timing(" a\\.b.repeat(2)"), [1]);
+        assert_eq!(timing(" a\\.b.repeat(2)").collect::<Vec<_>>(), [1]);
         for none in [
             "",
             "2.5s",
@@ -501,7 +567,7 @@ mod tests {
             "wallclock(2024-01-01T00:00:00.5Z)",
             "a.1s",
         ] {
-            assert!(timing(none).is_empty(), "{none}");
+            assert_eq!(timing(none).next(), None, "{none}");
         }
     }
 
@@ -512,8 +578,8 @@ mod tests {
         for none in ["#", "# a", "a.svg#a", "", "url(#a)"] {
             assert_eq!(fragment(none), None, "{none}");
         }
-        assert_eq!(words(" a  b\tc"), [1, 4, 6]);
-        assert!(words("  ").is_empty());
+        assert_eq!(words(" a  b\tc").collect::<Vec<_>>(), [1, 4, 6]);
+        assert_eq!(words("  ").next(), None);
         assert_eq!(items("#a; #b").map(|(k, _)| k).collect::<Vec<_>>(), [0, 3]);
     }
 
@@ -633,6 +699,56 @@ mod tests {
         ] {
             assert_eq!(scoped_text(&svg(body)).unwrap(), svg(want), "{body}");
         }
+    }
+
+    /// One count for every reading: a sheet's names leave that much less
+    /// room for each kind of attribute after it, which is refused naming
+    /// its element's line when its names run past [`MAX_SCOPED_NAMES`];
+    /// names that fit exactly are scoped.
+    #[test]
+    fn sheets_and_every_attribute_draw_on_one_count() {
+        // each kind of attribute with two names and with one
+        let kinds = [
+            ("g", "class=\"a b\"", "class=\"a\""),
+            ("g", "aria-labelledby=\"a b\"", "aria-labelledby=\"a\""),
+            ("g", "style=\"--a:0;--b:0\"", "style=\"--a:0\""),
+            ("g", "fill=\"url(#a) url(#b)\"", "fill=\"url(#a)\""),
+            ("g", "font-family=\"F, 'F'\"", "font-family=\"F\""),
+            (
+                "set",
+                "attributeName=\"font-family\" values=\"F;F\"",
+                "attributeName=\"font-family\" values=\"F;x\"",
+            ),
+            (
+                "set",
+                "attributeName=\"href\" values=\"#a;#b\"",
+                "attributeName=\"href\" values=\"#a;b\"",
+            ),
+            ("set", "begin=\"a.end;b.end\"", "begin=\"a.end\""),
+        ];
+        // a sheet of `n` names (a font family and classes), then elements
+        let drawing = |n: usize, elements: &str| {
+            svg(&format!(
+                "<style>@font-face{{font-family:F}}{}.c{{}}</style>\n\n{elements}",
+                ".c,".repeat(n - 2)
+            ))
+        };
+        // one insertion a name, each where it stands
+        let edits = |art: &str| {
+            let doc = Document::parse(art).unwrap();
+            let edits = scoped(art, &doc, &LineIndex::new(art), &Scope::with_prefix("P"));
+            edits.map(|e| e.len())
+        };
+        for (tag, two, _) in kinds {
+            let err = edits(&drawing(MAX_SCOPED_NAMES - 1, &format!("<{tag} {two}/>"))).err();
+            assert_eq!(err, Some(ArtError::TooManyNames { line: 3 }), "{two}");
+        }
+        let ones: String = kinds
+            .iter()
+            .map(|(tag, _, one)| format!("<{tag} {one}/>"))
+            .collect();
+        let art = drawing(MAX_SCOPED_NAMES - kinds.len(), &ones);
+        assert_eq!(edits(&art), Ok(MAX_SCOPED_NAMES));
     }
 
     #[test]
