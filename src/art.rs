@@ -498,21 +498,11 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
             name: name.to_string(),
         });
     }
-    if let Some((n, property)) = doc
-        .descendants()
-        .filter(|n| n.is_element() && n.tag_name().name() == "style")
-        .find_map(|n| {
-            let sheet = joined(n.children().filter_map(|c| c.text()));
-            css::moving_in_sheet(&sheet).map(|p| (n, p))
-        })
-    {
-        return Err(ArtError::MovingSheet {
-            line: line(n.range().start),
-            property,
-        });
-    }
+    // what moves in the sheets is refused here, what else they hold when
+    // the names are given the prefix
+    let sheets = names::Sheets::read(&doc, &lines)?;
     if let Some(fig) = &rig.figure {
-        return bones::animate(art, &doc, &lines, rig, fig, clip);
+        return bones::animate((art, &doc, &lines, &sheets), rig, fig, clip);
     }
     let limbs = limbs(rig);
     if limbs.is_empty() {
@@ -644,7 +634,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     let mut inserts: Vec<Insert> = Vec::new();
     let mut markers = Vec::new();
     let css_nodes = ClipIndex::new(clip);
-    let (sc, names) = output_scope((art, &doc, &lines), rig, clip)?;
+    let (sc, names) = output_scope((art, &doc, &lines, &sheets), rig, clip)?;
     inserts.extend(names);
     let ids = WrapIds::new(&sc);
 
@@ -832,6 +822,15 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     })
 }
 
+/// A drawing's text, as parsed, its line index and its sheets as first
+/// read.
+type Drawing<'a, 'input> = (
+    &'a str,
+    &'a roxmltree::Document<'input>,
+    &'a LineIndex,
+    &'a names::Sheets,
+);
+
 /// The names of the output of `art` (parsed as `doc`) animated by `clip`:
 /// the rig's `prefix`, else scoped by the drawing and the clip's own style
 /// sheet, which together decide the output; and the edits that give the
@@ -839,7 +838,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
 /// which no name rigbake writes begins with, so a drawing's name can
 /// neither repeat an id of the file's own nor take the file's rules).
 fn output_scope(
-    (art, doc, lines): (&str, &roxmltree::Document, &LineIndex),
+    (art, doc, lines, sheets): Drawing,
     rig: &Rig,
     clip: &Clip,
 ) -> Result<(Scope, Vec<Insert>), ArtError> {
@@ -847,7 +846,7 @@ fn output_scope(
         Some(p) => Scope::with_prefix(p),
         None => Scope::from_pieces(&[art, "\n", &crate::emit::css::style(clip, &Scope::local())]),
     };
-    let edits = names::scoped(art, doc, lines, &sc)?;
+    let edits = names::scoped(art, doc, lines, &sc, sheets)?;
     Ok((sc, edits))
 }
 

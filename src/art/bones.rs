@@ -67,8 +67,8 @@
 
 use super::pose::Checker;
 use super::{
-    Animated, ArtError, ClipIndex, Found, Insert, Joint, LineIndex, Named, PartWrap, WrapIds,
-    check_marker, check_place, ctm_of_parent, find_parts, finish, hide, marker_at,
+    Animated, ArtError, ClipIndex, Drawing, Found, Insert, Joint, LineIndex, Named, PartWrap,
+    WrapIds, check_marker, check_place, ctm_of_parent, find_parts, finish, hide, marker_at,
     moving_animations, output_scope, own_transform, skeleton_text, wrap_part,
 };
 use crate::clip::Clip;
@@ -85,9 +85,7 @@ enum Role {
 }
 
 pub(super) fn animate(
-    art: &str,
-    doc: &roxmltree::Document,
-    lines: &LineIndex,
+    (art, doc, lines, sheets): Drawing,
     rig: &Rig,
     fig: &Figure,
     clip: &Clip,
@@ -215,7 +213,7 @@ pub(super) fn animate(
     let world = fk::world_matrices(fig, &fk::local_angles(fig, fc, 0.0), 0.0);
     let root_m = fk::root_matrix(&fc.root, 0.0);
 
-    let (sc, renames) = output_scope((art, doc, lines), rig, clip)?;
+    let (sc, renames) = output_scope((art, doc, lines, sheets), rig, clip)?;
     let ids = WrapIds::new(&sc);
     let by_node: HashMap<roxmltree::NodeId, usize> = parts
         .values()

@@ -106,34 +106,87 @@ pub(super) fn moving_in_declarations(text: &str, shape: bool) -> Option<String> 
 /// anywhere in a style sheet `text` (in any rule, at-rule or keyframe), as
 /// [`moving_in_declarations`].
 pub(super) fn moving_in_sheet(text: &str) -> Option<String> {
-    // a piece that opens a block is a selector or a rule's prelude; one
-    // that ends otherwise inside a block is a declaration
-    let mut depth = 0usize;
-    let mut piece = Declaration::default();
+    let mut moves = SheetMoves::default();
     for step in Pieces::new(text) {
-        let end = match step {
-            Step::Token(t) => {
-                piece.read(text, &t);
-                continue;
+        match step {
+            Step::Token(t) => moves.piece.read(text, &t),
+            Step::End(end) => {
+                if let Some(p) = moves.end(text, end) {
+                    return Some(p);
+                }
             }
-            Step::End(end) => end,
-        };
-        let read = std::mem::take(&mut piece);
-        if end == End::Open {
-            depth += 1;
-            continue;
-        }
-        if depth > 0
-            && let Some(p) = read.moving(text, true)
-            && (MOVING.contains(&p.as_str()) || SHAPE_ONLY_GEOMETRY.contains(&p.as_str()))
-        {
-            return Some(p);
-        }
-        if end == End::Close {
-            depth = depth.saturating_sub(1);
         }
     }
     None
+}
+
+/// What one reading of a style sheet finds ([`read_sheet`]).
+pub(super) enum SheetReading {
+    /// A declaration that moves what it draws ([`moving_in_sheet`]).
+    Moves(String),
+    /// None: the sheet's names with nothing defined ([`sheet_names`]).
+    Names(Result<Names, Refused>),
+}
+
+/// [`moving_in_sheet`] and [`sheet_names`] with nothing defined, in one
+/// reading of the sheet: its names are read until they are refused or run
+/// past `room`, what moves to the end of the sheet.
+pub(super) fn read_sheet(text: &str, room: usize) -> SheetReading {
+    let nothing = Defined::default();
+    let mut moves = SheetMoves::default();
+    let mut walk = Ok(Walk::new(text, Block::Rules, &nothing, room));
+    for step in Pieces::new(text) {
+        match step {
+            Step::Token(t) => {
+                moves.piece.read(text, &t);
+                if let Ok(w) = &mut walk {
+                    w.token(&t);
+                }
+            }
+            Step::End(end) => {
+                if let Some(p) = moves.end(text, end) {
+                    return SheetReading::Moves(p);
+                }
+                if let Ok(w) = &mut walk
+                    && let Err(refused) = w.end(end)
+                {
+                    walk = Err(refused);
+                }
+            }
+        }
+    }
+    SheetReading::Names(walk.map(Walk::finish))
+}
+
+/// A sheet read a piece at a time for [`moving_in_sheet`]: a piece that
+/// opens a block is a selector or a rule's prelude; one that ends
+/// otherwise inside a block is a declaration.
+#[derive(Default)]
+struct SheetMoves {
+    /// Blocks open.
+    depth: usize,
+    piece: Declaration,
+}
+
+impl SheetMoves {
+    /// The piece read ends as `end`: its property, when it is a
+    /// declaration of [`MOVING`] or [`SHAPE_ONLY_GEOMETRY`] that moves
+    /// something.
+    fn end(&mut self, text: &str, end: End) -> Option<String> {
+        let read = std::mem::take(&mut self.piece);
+        if end == End::Open {
+            self.depth += 1;
+            return None;
+        }
+        let moving = (self.depth > 0)
+            .then(|| read.moving(text, true))
+            .flatten()
+            .filter(|p| MOVING.contains(&p.as_str()) || SHAPE_ONLY_GEOMETRY.contains(&p.as_str()));
+        if end == End::Close {
+            self.depth = self.depth.saturating_sub(1);
+        }
+        moving
+    }
 }
 
 /// A piece read as a declaration, one token at a time, as far as

@@ -168,47 +168,119 @@ fn at_most(names: impl Iterator<Item = usize>, room: usize) -> Option<Vec<usize>
     (at.len() <= room).then_some(at)
 }
 
+/// The `<style>` elements of `doc`.
+fn styles<'a, 'input>(doc: &'a Document<'input>) -> Vec<Node<'a, 'input>> {
+    doc.descendants()
+        .filter(|n| n.is_element() && n.tag_name().name() == "style")
+        .collect()
+}
+
+/// The drawing's sheets as first read ([`Sheets::read`]): the keyframes
+/// names and font families they define, which `animation` and
+/// `font-family` anywhere may refer to, and where that reading stopped.
+pub(super) struct Sheets {
+    defined: css::Defined,
+    /// The sheet (its place among the `<style>` elements) where the
+    /// reading stopped, and why.
+    stop: Option<(usize, Stop)>,
+}
+
+/// Why the first reading of the sheets stopped.
+enum Stop {
+    /// The `<style>` holds an element ([`Sheet::of`] refuses it).
+    Element,
+    /// What the sheet holds is refused, or its names run past the room.
+    Refused(css::Refused),
+}
+
+impl Sheets {
+    /// Reads every sheet of `doc` once for two things: a declaration that
+    /// moves what it draws (module `css`), refused naming the first
+    /// `<style>` that holds one; and the names the sheets define, read with
+    /// the limit of [`scoped`] (their names are among those [`scoped`]
+    /// reads, which has them all and runs over no later), up to the first
+    /// sheet refused or past the limit. A sheet whose text for the first
+    /// check is not its sheet (it holds comments or elements) is read for
+    /// each apart.
+    pub(super) fn read(doc: &Document, lines: &LineIndex) -> Result<Sheets, ArtError> {
+        let mut defined = css::Defined::default();
+        let mut first = Tally::default();
+        let mut stop = None;
+        for (k, &n) in styles(doc).iter().enumerate() {
+            let moves = |property| ArtError::MovingSheet {
+                line: lines.row(n.range().start),
+                property,
+            };
+            // the text of the children, comments too
+            let all = joined(n.children().filter_map(|c| c.text()));
+            let sheet_is_all = n.children().all(|c| c.is_text() || c.is_pi());
+            if (stop.is_some() || !sheet_is_all)
+                && let Some(property) = css::moving_in_sheet(&all)
+            {
+                return Err(moves(property));
+            }
+            if stop.is_some() {
+                continue;
+            }
+            if n.children().any(|c| c.is_element()) {
+                stop = Some((k, Stop::Element));
+                continue;
+            }
+            let names = if sheet_is_all {
+                match css::read_sheet(&all, first.room()) {
+                    css::SheetReading::Moves(property) => return Err(moves(property)),
+                    css::SheetReading::Names(names) => names,
+                }
+            } else {
+                let text = joined(
+                    n.children()
+                        .filter(|c| c.is_text())
+                        .filter_map(|c| c.text()),
+                );
+                css::sheet_names(&text, &css::Defined::default(), first.room())
+            };
+            match names {
+                Ok(names) => {
+                    first.add(names.at.len());
+                    defined.add(names);
+                }
+                Err(refused) => stop = Some((k, Stop::Refused(refused))),
+            }
+        }
+        Ok(Sheets { defined, stop })
+    }
+}
+
 /// The insertions (and, for text that is not its value as is,
 /// replacements) that give every name of the drawing `art` (parsed as
-/// `doc`) the stem of `sc`, at most [`MAX_SCOPED_NAMES`] of them: the
-/// names are counted as they are read, and the drawing is refused where
-/// the count runs past that (the line of the element, or in a sheet the
-/// line of the piece of CSS whose names run over), before the rest is
-/// read.
+/// `doc`, its sheets first read as `sheets`) the stem of `sc`, at most
+/// [`MAX_SCOPED_NAMES`] of them: the names are counted as they are read,
+/// and the drawing is refused where the count runs past that (the line of
+/// the element, or in a sheet the line of the piece of CSS whose names
+/// run over), before the rest is read.
 pub(super) fn scoped(
     art: &str,
     doc: &Document,
     lines: &LineIndex,
     sc: &Scope,
+    sheets: &Sheets,
 ) -> Result<Vec<Insert>, ArtError> {
     let stem = sc.drawn_stem();
-    let styles: Vec<Node> = doc
-        .descendants()
-        .filter(|n| n.is_element() && n.tag_name().name() == "style")
-        .collect();
-    // the keyframes names and font families every sheet defines, which
-    // `animation` and `font-family` anywhere may refer to: read with the
-    // same limit, as their names are among those read below (which has
-    // them all, and runs over no later)
-    let mut defined = css::Defined::default();
-    let mut first = Tally::default();
-    for &n in &styles {
-        let sheet = Sheet::of(art, n, lines)?;
-        match css::sheet_names(&sheet.text, &css::Defined::default(), first.room()) {
-            Ok(names) => {
-                first.add(names.at.len());
-                defined.add(names);
-            }
-            Err(css::Refused::Unscopable(u)) => return Err(sheet.refused(u)),
-            // with nothing defined, the reading below is this one
-            Err(css::Refused::Over(at)) if defined.is_empty() => {
-                return Err(sheet.too_many(at));
+    let styles = styles(doc);
+    let defined = &sheets.defined;
+    if let Some((k, stop)) = &sheets.stop {
+        let sheet = Sheet::of(art, styles[*k], lines)?;
+        match stop {
+            Stop::Element => unreachable!("a <style> holding an element is refused"),
+            Stop::Refused(css::Refused::Unscopable(u)) => return Err(sheet.refused(u.clone())),
+            // with nothing defined, the reading below is the first one
+            Stop::Refused(css::Refused::Over(at)) if defined.is_empty() => {
+                return Err(sheet.too_many(*at));
             }
             // read below with what the sheets before define
-            Err(css::Refused::Over(_)) => break,
+            Stop::Refused(css::Refused::Over(_)) => {}
         }
     }
-    let defined = &defined;
     let mut tally = Tally::default();
     let mut out = Vec::new();
     for &n in &styles {
@@ -612,7 +684,9 @@ mod tests {
     /// `art` as [`scoped`] writes it with the prefix `P`.
     fn scoped_text(art: &str) -> Result<String, ArtError> {
         let doc = Document::parse(art).unwrap();
-        let edits = scoped(art, &doc, &LineIndex::new(art), &Scope::with_prefix("P"))?;
+        let lines = LineIndex::new(art);
+        let sheets = Sheets::read(&doc, &lines)?;
+        let edits = scoped(art, &doc, &lines, &Scope::with_prefix("P"), &sheets)?;
         let mut edits: Vec<&Insert> = edits.iter().collect();
         edits.sort_by_key(|e| e.pos);
         let (mut out, mut last) = (String::new(), 0);
@@ -736,8 +810,10 @@ mod tests {
         // one insertion a name, each where it stands
         let edits = |art: &str| {
             let doc = Document::parse(art).unwrap();
-            let edits = scoped(art, &doc, &LineIndex::new(art), &Scope::with_prefix("P"));
-            edits.map(|e| e.len())
+            let lines = LineIndex::new(art);
+            let sheets = Sheets::read(&doc, &lines)?;
+            let edits = scoped(art, &doc, &lines, &Scope::with_prefix("P"), &sheets)?;
+            Ok::<_, ArtError>(edits.len())
         };
         for (tag, two, _) in kinds {
             let err = edits(&drawing(MAX_SCOPED_NAMES - 1, &format!("<{tag} {two}/>"))).err();
@@ -749,6 +825,33 @@ mod tests {
             .collect();
         let art = drawing(MAX_SCOPED_NAMES - kinds.len(), &ones);
         assert_eq!(edits(&art), Ok(MAX_SCOPED_NAMES));
+    }
+
+    /// The sheets are read once for what moves and for their names: what
+    /// moves, in any sheet, is refused first, and what the names refuse
+    /// (in an earlier sheet too) waits for the names.
+    #[test]
+    fn what_moves_in_any_sheet_is_refused_before_what_the_names_refuse() {
+        for body in [
+            "<style>@import 'x.css';</style><style>.a{rotate:1deg}</style>",
+            "<style>.a,\n<g/></style><style>.a{rotate:1deg}</style>",
+            "<style>@foo{}.a{translate:1px}</style>",
+        ] {
+            let art = svg(body);
+            let doc = Document::parse(&art).unwrap();
+            let err = Sheets::read(&doc, &LineIndex::new(&art)).err();
+            assert!(
+                matches!(err, Some(ArtError::MovingSheet { .. })),
+                "{body}: {err:?}"
+            );
+        }
+        for body in ["<style>@import 'x.css';</style>", "<style>\n<g/></style>"] {
+            let art = svg(body);
+            let doc = Document::parse(&art).unwrap();
+            assert!(Sheets::read(&doc, &LineIndex::new(&art)).is_ok(), "{body}");
+            let err = scoped_text(&art).unwrap_err();
+            assert!(matches!(err, ArtError::Unscopable { .. }), "{body}: {err}");
+        }
     }
 
     #[test]
