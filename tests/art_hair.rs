@@ -71,23 +71,9 @@ fn one_clip(path: &str) -> rig::Rig {
 
 /// The plain css bake's report of the clip `bake --art` plays.
 fn plain_report_of(path: &str, dir: &Path) -> serde_json::Value {
-    let text = fs::read_to_string(repo(path)).unwrap();
-    let file = rig::parse(&text).unwrap();
-    let report = dir.join("plain.json");
-    let mut cmd = rigbake();
-    cmd.arg("bake").arg(path);
-    if file.clips.len() > 1 {
-        cmd.arg("--clip").arg(&file.clips[0].name);
-    }
-    let res = cmd
-        .args(["--route", "css", "-q", "--report"])
-        .arg(&report)
-        .arg("-o")
-        .arg(dir.join("plain"))
-        .output()
-        .unwrap();
-    assert!(res.status.success(), "{res:?}");
-    serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap()
+    let file = rig::parse(&fs::read_to_string(repo(path)).unwrap()).unwrap();
+    let clip = (file.clips.len() > 1).then(|| file.clips[0].name.as_str());
+    common::art::plain_report_of_clip(path, clip, dir)
 }
 
 /// The classes of the animated groups from the clip's root down to the

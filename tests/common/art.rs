@@ -175,10 +175,17 @@ pub fn art_cmd(rig: &str, art: &Path, out: &Path) -> Command {
 
 /// The plain css bake's report.
 pub fn plain_report(rig: &str, dir: &Path) -> serde_json::Value {
+    plain_report_of_clip(rig, None, dir)
+}
+
+/// The plain css bake's report of `rig`'s clip `clip` (`--clip`), or of
+/// the whole rig.
+pub fn plain_report_of_clip(rig: &str, clip: Option<&str>, dir: &Path) -> serde_json::Value {
     let report = dir.join("plain.json");
     let res = rigbake()
         .arg("bake")
         .arg(rig)
+        .args(clip.map(|c| ["--clip", c]).into_iter().flatten())
         .args(["--route", "css", "-q", "--report"])
         .arg(&report)
         .arg("-o")
