@@ -827,7 +827,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
 type Drawing<'a, 'input> = (
     &'a str,
     &'a roxmltree::Document<'input>,
-    &'a LineIndex,
+    &'a LineIndex<'a>,
     &'a names::Sheets,
 );
 
@@ -901,6 +901,9 @@ fn find_parts<R: Copy + PartialEq>(
             {
                 names.push((name, named));
             }
+        }
+        if names.is_empty() {
+            continue;
         }
         let here = lines.row(node.range().start);
         if let [(a, _), (b, _), ..] = names[..] {
@@ -1430,25 +1433,46 @@ fn joined<'a>(mut texts: impl Iterator<Item = &'a str>) -> std::borrow::Cow<'a, 
     }
 }
 
-/// Line numbers of byte positions, as roxmltree counts them (`\n` only),
-/// by binary search instead of a scan from the start for every question.
-struct LineIndex {
-    newlines: Vec<usize>,
+/// Line numbers of byte positions, as roxmltree counts them (`\n` only):
+/// the newlines before each block of [`LINE_BLOCK`] bytes are counted once,
+/// and a question scans only the block it falls in. The index is one
+/// number per block, so it does not grow with the drawing's lines (one per
+/// newline took 8 bytes per line: 240 MB for a drawing of 30 million
+/// blank lines, within the input limit).
+struct LineIndex<'a> {
+    text: &'a [u8],
+    /// `before[k]`: the newlines in the first `k * LINE_BLOCK` bytes.
+    before: Vec<u32>,
 }
 
-impl LineIndex {
-    fn new(text: &str) -> Self {
-        let newlines = text
-            .bytes()
-            .enumerate()
-            .filter_map(|(i, b)| (b == b'\n').then_some(i))
-            .collect();
-        LineIndex { newlines }
+/// Bytes of the drawing per entry of a [`LineIndex`].
+const LINE_BLOCK: usize = 1024;
+
+/// The newlines in `bytes`.
+fn newlines_in(bytes: &[u8]) -> u32 {
+    let n = bytes.iter().filter(|&&b| b == b'\n').count();
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(text: &'a str) -> Self {
+        let text = text.as_bytes();
+        let mut before = Vec::with_capacity(text.len() / LINE_BLOCK + 1);
+        let mut n: u32 = 0;
+        before.push(n);
+        for block in text.chunks_exact(LINE_BLOCK) {
+            n = n.saturating_add(newlines_in(block));
+            before.push(n);
+        }
+        LineIndex { text, before }
     }
 
+    /// The line (from 1) of byte `pos` (the end of the text at most).
     fn row(&self, pos: usize) -> u32 {
-        let n = self.newlines.partition_point(|&nl| nl < pos);
-        u32::try_from(n + 1).unwrap_or(u32::MAX)
+        let pos = pos.min(self.text.len());
+        let k = pos / LINE_BLOCK;
+        let scanned = newlines_in(&self.text[k * LINE_BLOCK..pos]);
+        self.before[k].saturating_add(scanned).saturating_add(1)
     }
 }
 
@@ -1875,6 +1899,33 @@ mod tests {
         (a.as_coeffs().iter())
             .zip(b.as_coeffs())
             .all(|(x, y)| (x - y).abs() < 1e-9)
+    }
+
+    /// Every position of texts with no, sparse, dense and only newlines,
+    /// around and across block boundaries, gets the line a count from the
+    /// start gives, and the index holds one number per block.
+    #[test]
+    fn line_index_rows_are_counted_newlines_plus_one() {
+        let texts = [
+            String::new(),
+            "no newline".repeat(300),
+            "a\n".repeat(2000),
+            "\n".repeat(3 * LINE_BLOCK + 5),
+            (0..5000)
+                .map(|i| if i % 97 == 0 { '\n' } else { 'x' })
+                .collect(),
+        ];
+        for text in &texts {
+            let lines = LineIndex::new(text);
+            assert_eq!(lines.before.len(), text.len() / LINE_BLOCK + 1);
+            let mut expected = 1;
+            for (pos, b) in text.bytes().chain([b' ']).enumerate() {
+                assert_eq!(lines.row(pos), expected, "pos {pos} of {}", text.len());
+                expected += u32::from(b == b'\n');
+            }
+            // past the end: the last line
+            assert_eq!(lines.row(text.len() + 10), lines.row(text.len()));
+        }
     }
 
     #[test]

@@ -158,6 +158,34 @@ fn a_drawing_of_200k_elements_bakes_in_linear_time() {
     assert!(r.out.unwrap().contains("class=\"rb-near-thigh\""));
 }
 
+/// What the drawing costs does not grow with its lines: 30 million blank
+/// lines (30 MB, within the input limit) bake within 256 MiB of address
+/// space, where an index of every newline took 240 MB more, and a part
+/// under them is still refused naming its line.
+#[cfg(unix)]
+#[test]
+fn a_drawing_of_30_million_lines_bakes_in_bounded_memory() {
+    let n = 30_000_000;
+    let blank = "\n".repeat(n);
+    let r = bake_within(&with_before_end(&blank), Some(256 * 1024));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(r.out.unwrap().contains("class=\"rb-near-thigh\""));
+    // a duplicate part after the blank lines: its line counts them all
+    let art = with_before_end(&format!("{blank}<g id=\"crank\"/>"));
+    let line = art[..art.rfind("<g id=\"crank\"/>").unwrap()]
+        .matches('\n')
+        .count()
+        + 1;
+    refused_within(
+        &art,
+        Some(256 * 1024),
+        &[
+            "\"crank\" marks two elements (lines ",
+            &format!(" and {line})"),
+        ],
+    );
+}
+
 #[test]
 fn parts_under_100k_nested_groups_bake_in_linear_time() {
     // Every part sits at the bottom of 100,000 nested groups (each with a
