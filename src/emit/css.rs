@@ -303,6 +303,9 @@ pub(crate) struct Sheet {
     frames: String,
     /// Written keyframes: (name, body).
     written: Vec<(String, String)>,
+    /// The local stem (`rb-<clip>-`) left out of keyframes names, in a
+    /// file of one clip ([`Sheet::one_clip`]).
+    stem: Option<String>,
 }
 
 impl Sheet {
@@ -314,6 +317,25 @@ impl Sheet {
             origins: false,
             frames: String::new(),
             written: Vec::new(),
+            stem: None,
+        }
+    }
+
+    /// The sheet holds one clip, `clip`: its keyframes names leave out the
+    /// clip's name (`rb-main-far_thigh` is written `<prefix>-far_thigh`).
+    /// Every name keeps the file's prefix, and stays unique as
+    /// [`Sheet::keyframes`] makes it (bone, chain and clip names hold no
+    /// `-`, so a track's name less its clip stem is still its own).
+    pub(crate) fn one_clip(&mut self, clip: &str) {
+        self.stem = Some(format!("rb-{clip}-"));
+    }
+
+    /// The local keyframes name of an animation named `name`: without the
+    /// clip stem in a file of one clip.
+    fn short<'a>(&self, name: &'a str) -> std::borrow::Cow<'a, str> {
+        match self.stem.as_deref().and_then(|s| name.strip_prefix(s)) {
+            Some(rest) => format!("rb-{rest}").into(),
+            None => name.into(),
         }
     }
 
@@ -370,7 +392,7 @@ impl Sheet {
         let period = fmt_s(clip.period_s);
         let (name, body, timing) =
             frames.written(name, |body| self.written.iter().any(|(_, b)| b == body));
-        let name = self.keyframes(&self.scope.name(name), body);
+        let name = self.keyframes(&self.scope.name(&self.short(name)), body);
         if delay_s != 0.0 {
             self.delays
                 .push((selector.to_string(), format!("{}s", fmt_s(delay_s))));

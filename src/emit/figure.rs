@@ -144,6 +144,9 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     if first.route == Route::Css {
         // one sheet: clips that share a keyframe body share its block
         let mut sheet = Sheet::new(sc.clone());
+        if let [only] = clips {
+            sheet.one_clip(&clip_name(only));
+        }
         for c in clips {
             sheet.add_clip(c, &select(c));
         }
