@@ -103,14 +103,18 @@ fn bad_parts_exit_2_naming_field_and_value() {
     bad(&pf, &["scene[0].bone", "near"]);
 }
 
-/// Ancestors' `class` values of the element whose class ends with `-p-<part>`.
+/// Ancestors of the element with a class ending with `-p-<part>`.
 fn ancestors<'a>(doc: &'a roxmltree::Document, part: &str) -> Vec<roxmltree::Node<'a, 'a>> {
     let suffix = format!("-p-{part}");
     let node = doc
         .descendants()
-        .find(|n| n.attribute("class").is_some_and(|c| c.ends_with(&suffix)))
+        .find(|n| {
+            n.attribute("class")
+                .is_some_and(|c| c.split(' ').any(|c| c.ends_with(&suffix)))
+        })
         .unwrap_or_else(|| panic!("no part {part}"));
-    assert_eq!(node.tag_name().name(), "path");
+    // (a part whose data is one whole circle is written as a <circle>)
+    assert!(matches!(node.tag_name().name(), "path" | "circle"));
     node.ancestors()
         .skip(1)
         .filter(|n| n.is_element())
@@ -177,10 +181,11 @@ fn carried_parts_move_with_their_bone_and_static_parts_stay_still_on_both_routes
                 .unwrap()
                 .text()
                 .unwrap();
-            let (_, caps) = caps_rule(&doc);
-            assert!(style.contains(&caps), "the cyclist's 17 parts share it");
+            let (_, rule) = caps_rule(&doc);
+            let rule = rule.expect("the cyclist's parts share one rule");
+            assert!(rule.contains(CAPS), "the cyclist's 17 parts share it");
             assert!(
-                !style.replace(&caps, "").contains("-p-"),
+                !style.replace(&rule, "").contains("-p-"),
                 "a part is selected by the sheet"
             );
         }
@@ -253,29 +258,69 @@ fn the_cyclists_wheels_turn_twice_per_crank_turn() {
 const CAPS: &str = "stroke-linecap:round;stroke-linejoin:round";
 const CAPS_ATTRS: &str = r#" stroke-linecap="round" stroke-linejoin="round""#;
 
-/// The stroked scene parts of a written file, and the one rule that would
-/// give them all round caps and joins (`[class^="<prefix>-p-"]{…}`).
-fn caps_rule<'a>(doc: &'a roxmltree::Document) -> (Vec<roxmltree::Node<'a, 'a>>, String) {
+/// The `<style>` text of a written file.
+fn style_of<'a>(doc: &'a roxmltree::Document) -> &'a str {
+    doc.descendants()
+        .find(|n| n.has_tag_name("style"))
+        .and_then(|n| n.text())
+        .unwrap_or("")
+}
+
+/// The body of the rule `<selector>{…}` of `style`, if it has one.
+fn rule_body<'a>(style: &'a str, selector: &str) -> Option<&'a str> {
+    let at = style.find(&format!("{selector}{{"))? + selector.len() + 1;
+    Some(&style[at..at + style[at..].find('}')?])
+}
+
+/// A part's value of the paint property `prop`: its attribute, else the
+/// rule of one of its classes (a shared look, `.<prefix>-l<k>`), else the
+/// sheet's rule for every part.
+fn paint_of(node: &roxmltree::Node, style: &str, stem: &str, prop: &str) -> Option<String> {
+    let decl = |body: &str| {
+        body.split(';')
+            .find_map(|d| d.strip_prefix(&format!("{prop}:")).map(String::from))
+    };
+    if let Some(v) = node.attribute(prop) {
+        return Some(v.to_string());
+    }
+    let classes = node.attribute("class").unwrap_or("");
+    classes
+        .split(' ')
+        .find_map(|c| rule_body(style, &format!(".{c}")).and_then(decl))
+        .or_else(|| rule_body(style, &format!("[class^=\"{stem}\"]")).and_then(decl))
+}
+
+/// The stroked scene parts of a written file drawn as paths (a part
+/// written as a `<circle>` is closed: it has no caps or joins), and the
+/// sheet's one rule for every part (`[class^="<prefix>-p-"]{…}`), if any.
+fn caps_rule<'a>(doc: &'a roxmltree::Document) -> (Vec<roxmltree::Node<'a, 'a>>, Option<String>) {
+    let style = style_of(doc);
+    let stem = doc
+        .descendants()
+        .find_map(|n| {
+            let c = n.attribute("class").filter(|c| c.contains("-p-"))?;
+            Some(c[..c.find("-p-").unwrap() + 3].to_string())
+        })
+        .unwrap_or_default();
     let parts: Vec<_> = doc
         .descendants()
         .filter(|n| {
             n.has_tag_name("path")
                 && n.attribute("class").is_some_and(|c| c.contains("-p-"))
-                && n.attribute("stroke").is_some_and(|s| s != "none")
+                && paint_of(n, style, &stem, "stroke").is_some_and(|s| s != "none")
         })
         .collect();
-    let stem = parts.first().map_or(String::new(), |p| {
-        let c = p.attribute("class").unwrap();
-        c[..c.find("-p-").unwrap() + 3].to_string()
-    });
-    (parts, format!("[class^=\"{stem}\"]{{{CAPS}}}"))
+    let selector = format!("[class^=\"{stem}\"]");
+    let rule = rule_body(style, &selector).map(|b| format!("{selector}{{{b}}}"));
+    (parts, rule)
 }
 
 /// Every stroked scene part of every file in `out/` (every rig with a
 /// scene, both routes) has round caps and joins from exactly one place:
-/// its own attributes, or the sheet's one rule for all parts, and the rule
-/// is written exactly where it makes the file shorter (path-foot's one
-/// part keeps its attributes; the cyclist's and rower's parts share it).
+/// its own attributes, or the sheet's one rule for all parts (path-foot's
+/// one part keeps its attributes; the cyclist's and rower's parts share
+/// the rule), and every part has a stroke, a width and a fill from its
+/// attributes or the sheet.
 #[test]
 fn every_stroked_part_has_round_caps_and_joins_from_its_attributes_or_the_one_rule() {
     let mut seen = (0, 0);
@@ -287,12 +332,7 @@ fn every_stroked_part_has_round_caps_and_joins_from_its_attributes_or_the_one_ru
         if parts.is_empty() {
             continue;
         }
-        let style = doc
-            .descendants()
-            .find(|n| n.has_tag_name("style"))
-            .and_then(|n| n.text())
-            .unwrap_or("");
-        let has_rule = style.contains(&rule);
+        let has_rule = rule.as_ref().is_some_and(|r| r.contains(CAPS));
         for p in &parts {
             let caps = (
                 p.attribute("stroke-linecap"),
@@ -304,22 +344,87 @@ fn every_stroked_part_has_round_caps_and_joins_from_its_attributes_or_the_one_ru
                 (Some("round"), Some("round"))
             };
             assert_eq!(caps, want, "{}: {:?}", path.display(), p.attribute("class"));
+            let c = p.attribute("class").unwrap();
+            let stem = &c[..c.find("-p-").unwrap() + 3];
+            for prop in ["fill", "stroke-width"] {
+                assert!(
+                    paint_of(p, style_of(&doc), stem, prop).is_some(),
+                    "{}: {c} has no {prop}",
+                    path.display()
+                );
+            }
         }
-        let attrs = parts.len() * CAPS_ATTRS.len();
-        assert_eq!(
-            has_rule,
-            attrs > rule.len(),
-            "{}: {} parts, rule of {} B",
-            path.display(),
-            parts.len(),
-            rule.len()
-        );
+        if parts.len() == 1 {
+            assert!(!has_rule, "{}: a rule for one part", path.display());
+        }
         if has_rule { seen.0 += 1 } else { seen.1 += 1 }
     }
     assert!(
         seen.0 >= 4 && seen.1 >= 2,
         "both forms are written: {seen:?}"
     );
+}
+
+/// Each distinct look (paint) of the scene parts of a file is written
+/// once: as one rule `.<prefix>-l<k>{…}` that two or more parts wear, or
+/// as the attributes of the one part that has it. Lowered cycling rigs
+/// and the cyclist repeat a look on both sides (crank arms, pedals,
+/// tyres, rims, spokes).
+#[test]
+fn every_part_look_is_written_once() {
+    let mut shared = 0;
+    for entry in fs::read_dir(repo("out")).unwrap() {
+        let path = entry.unwrap().path();
+        let svg = fs::read_to_string(&path).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let style = style_of(&doc);
+        let mut by_attrs: Vec<Vec<Option<&str>>> = Vec::new();
+        let mut wearers: std::collections::BTreeMap<&str, usize> = Default::default();
+        for n in doc.descendants() {
+            let Some(class) = n.attribute("class").filter(|c| c.contains("-p-")) else {
+                continue;
+            };
+            let looks: Vec<&str> = class.split(' ').skip(1).collect();
+            assert!(looks.len() <= 1, "{}: {class}", path.display());
+            if let Some(look) = looks.first() {
+                *wearers.entry(look).or_default() += 1;
+                let paint = ["fill", "stroke", "stroke-width", "opacity"];
+                assert!(
+                    paint.iter().all(|p| n.attribute(*p).is_none()),
+                    "{}: {class} has its look's paint as attributes too",
+                    path.display()
+                );
+                continue;
+            }
+            let paint: Vec<Option<&str>> = [
+                "fill",
+                "stroke",
+                "stroke-width",
+                "stroke-dasharray",
+                "opacity",
+            ]
+            .iter()
+            .map(|p| n.attribute(*p))
+            .collect();
+            assert!(
+                !by_attrs.contains(&paint),
+                "{}: {class} repeats another part's paint {paint:?}",
+                path.display()
+            );
+            by_attrs.push(paint);
+        }
+        for (look, n) in wearers {
+            assert!(n >= 2, "{}: {look} is worn once", path.display());
+            assert_eq!(
+                style.matches(&format!(".{look}{{")).count(),
+                1,
+                "{}: {look}",
+                path.display()
+            );
+            shared += 1;
+        }
+    }
+    assert!(shared >= 6, "the cyclist's and rower's parts share looks");
 }
 
 /// Chromium draws the parts the same from the rule as from their own
@@ -332,6 +437,12 @@ fn chromium_draws_parts_alike_from_the_caps_rule_and_from_attributes() {
     let svg = fs::read_to_string(repo("out/cyclist.svg")).unwrap();
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let (parts, rule) = caps_rule(&doc);
+    let rule = rule.expect("the cyclist's parts share one rule");
+    assert!(rule.contains(CAPS), "{rule}");
+    // the file's whole sheet (the parts' looks are classes of it), with
+    // the caps in the parts' rule or without them
+    let sheet = style_of(&doc);
+    let uncapped = sheet.replace(&rule, &rule.replace(CAPS, ""));
     let texts: Vec<&str> = parts.iter().map(|p| &svg[p.range()]).collect();
     let [x, y, w, h] = rigbake::browser::root_view_box(&svg).unwrap();
     let page = |sheet: &str, attrs: &str| {
@@ -350,9 +461,9 @@ fn chromium_draws_parts_alike_from_the_caps_rule_and_from_attributes() {
         rigbake::browser::screenshot(&chromium, &html, w as u32, h as u32, 100, &png).unwrap();
         fs::read(png).unwrap()
     };
-    let from_rule = shot("rule.png", page(&rule, ""));
-    let from_attrs = shot("attrs.png", page("", CAPS_ATTRS));
-    let without = shot("none.png", page("", ""));
+    let from_rule = shot("rule.png", page(sheet, ""));
+    let from_attrs = shot("attrs.png", page(&uncapped, CAPS_ATTRS));
+    let without = shot("none.png", page(&uncapped, ""));
     assert!(
         from_rule == from_attrs,
         "the rule draws other caps than the attributes"

@@ -121,11 +121,8 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     let first = &clips[0];
     let mut style = sc.sheet(&figure_style::css(look));
     style.push_str(&colour_rules(first, colours, look, sc));
-    let caps = part_caps_rule(&first.root, sc);
-    if let Some(rule) = &caps {
-        style.push_str(rule);
-    }
-    let caps = caps.is_some();
+    let (part_rules, parts) = part_sheet(&first.root, sc);
+    style.push_str(&part_rules);
     let select = |c: &Clip| -> String {
         if switched {
             format!("[class~=\"{}\"] ", sc.clip_class(&clip_name(c)))
@@ -161,7 +158,7 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     }
     let mut doc = super::document(first, style, extra);
     let mut w = Writer::new(first, sc);
-    w.part_caps = caps;
+    w.parts = parts;
     doc.append(group(&w, &first.root));
     super::finish(doc)
 }
@@ -169,69 +166,291 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
 /// The declarations every stroked scene part has: round caps and joins.
 pub(crate) const PART_CAPS: &str = "stroke-linecap:round;stroke-linejoin:round";
 
-/// The one rule that gives every scene part [`PART_CAPS`], selected by the
-/// parts' class stem (`[class^="<prefix>-p-"]`: each part's class attribute
-/// is its one scoped class `<prefix>-p-<name>`), when it is shorter than
-/// the attributes it replaces on the stroked parts of `root`.
-fn part_caps_rule(root: &crate::clip::Node, sc: &Scope) -> Option<String> {
-    fn stroked(node: &crate::clip::Node) -> usize {
-        use crate::clip::Item;
-        node.children
-            .iter()
-            .map(|item| match item {
-                Item::Group(n) => stroked(n),
-                Item::Part {
-                    stroke: Some(_), ..
-                } => 1,
-                _ => 0,
-            })
-            .sum()
-    }
-    let rule = format!("[class^=\"{}\"]{{{PART_CAPS}}}", sc.name("rb-p-"));
-    let attrs = r#" stroke-linecap="round" stroke-linejoin="round""#.len();
-    (stroked(root) * attrs > rule.len()).then_some(rule)
-}
-
-/// A `scene` part ([`crate::clip::Item::Part`]) as a `<path>` with
-/// presentation attributes for its paint; its round caps and joins are
-/// attributes too, or come from the sheet's one rule for every part
-/// ([`part_caps_rule`], when that is shorter). Nothing else in the sheet
-/// selects it but its own scoped class.
-pub(crate) fn part_element(w: &Writer, item: &crate::clip::Item) -> svg::node::element::Element {
+/// A scene part's paint as declarations (property, value), in the order
+/// its attributes are written: `fill` (`none` unless given), `opacity`
+/// (below 1), `stroke` (`none` for a fill-only part), `stroke-dasharray`
+/// and `stroke-width` (stroked parts).
+pub(crate) fn part_paint(item: &crate::clip::Item) -> Vec<(&'static str, String)> {
     use super::fmt_len;
     let crate::clip::Item::Part {
-        class,
-        d,
         stroke,
         width,
         fill,
         opacity,
         dash,
+        ..
+    } = item
+    else {
+        unreachable!("part_paint is called with parts only")
+    };
+    let mut v = vec![("fill", fill.clone().unwrap_or_else(|| "none".into()))];
+    if *opacity < 1.0 {
+        v.push(("opacity", crate::geom::fmt_short(*opacity, 3)));
+    }
+    match stroke {
+        Some(s) => {
+            v.push(("stroke", s.clone()));
+            if !dash.is_empty() {
+                let lengths: Vec<String> = dash.iter().map(|&x| fmt_len(x)).collect();
+                v.push(("stroke-dasharray", lengths.join(" ")));
+            }
+            v.push(("stroke-width", fmt_len(*width)));
+        }
+        None => v.push(("stroke", "none".into())),
+    }
+    v
+}
+
+/// A part's paint as the body of a style rule: `fill:none;stroke:#333;…`.
+fn paint_decls(paint: &[(&str, String)]) -> String {
+    let decls: Vec<String> = paint.iter().map(|(p, v)| format!("{p}:{v}")).collect();
+    decls.join(";")
+}
+
+/// Bytes of a part's paint written as its own attributes.
+fn paint_attr_len(paint: &[(&str, String)]) -> usize {
+    paint.iter().map(|(p, v)| p.len() + v.len() + 4).sum()
+}
+
+/// How the writer paints the scene parts of a file ([`part_sheet`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PartSheet {
+    /// The sheet's rule for every part (`[class^="<prefix>-p-"]`) gives
+    /// stroked parts their round caps and joins ([`PART_CAPS`]).
+    pub caps: bool,
+    /// The paint declarations every part has, from that rule too.
+    pub common: Vec<(&'static str, String)>,
+    /// The looks the sheet writes once as a class: each look's
+    /// declarations (less `common`) and its local class `rb-l<k>`.
+    pub looks: Vec<(String, String)>,
+}
+
+impl PartSheet {
+    /// A part's paint less the declarations the rule for every part gives.
+    fn own(&self, paint: Vec<(&'static str, String)>) -> Vec<(&'static str, String)> {
+        paint
+            .into_iter()
+            .filter(|pv| !self.common.contains(pv))
+            .collect()
+    }
+}
+
+/// Bytes of round caps and joins written as a part's attributes.
+const CAPS_ATTRS_LEN: usize = r#" stroke-linecap="round" stroke-linejoin="round""#.len();
+
+/// How the scene parts of `root` are painted, and the sheet's rules for
+/// them (scoped), whichever of these forms writes the fewest bytes:
+///
+/// - one rule for every part, selected by the parts' class stem
+///   (`[class^="<prefix>-p-"]`: each part's class attribute starts with
+///   its scoped class `<prefix>-p-<name>`), holding round caps and joins
+///   ([`PART_CAPS`]) for the stroked ones, the paint declarations every
+///   part has (such as `fill:none`), both, or absent;
+/// - each look (the rest of a part's paint) worn by several parts written
+///   once as a class `rb-l<k>` (`l` for look) with its rule
+///   `.<prefix>-l<k>{…}`, where that is shorter than each of those parts
+///   writing it as presentation attributes (a look worn by one part keeps
+///   its attributes).
+///
+/// The rules select parts only (no other element carries these classes)
+/// and no two of them set one property, so their order does not matter.
+fn part_sheet(root: &crate::clip::Node, sc: &Scope) -> (String, PartSheet) {
+    fn walk(node: &crate::clip::Node, out: &mut Vec<(Vec<(&'static str, String)>, bool)>) {
+        use crate::clip::Item;
+        for item in &node.children {
+            match item {
+                Item::Group(n) => walk(n, out),
+                Item::Part { stroke, d, .. } => {
+                    // (a part drawn as a circle has no caps or joins)
+                    let capped = stroke.is_some() && whole_circle(d).is_none();
+                    out.push((part_paint(item), capped));
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut parts = Vec::new();
+    walk(root, &mut parts);
+    let Some((first, _)) = parts.first() else {
+        return (String::new(), PartSheet::default());
+    };
+    let everywhere: Vec<(&'static str, String)> = first
+        .iter()
+        .filter(|pv| parts.iter().all(|(p, _)| p.contains(pv)))
+        .cloned()
+        .collect();
+    let capped = parts.iter().filter(|(_, c)| *c).count();
+    let stem = sc.name("rb-p-");
+    // (the sheet's rules, the writer's form, bytes written)
+    let form = |caps: bool, common: bool| -> (String, PartSheet, usize) {
+        let sheet = PartSheet {
+            caps,
+            common: if common {
+                everywhere.clone()
+            } else {
+                Vec::new()
+            },
+            looks: Vec::new(),
+        };
+        let mut body: Vec<String> = Vec::new();
+        if caps {
+            body.push(PART_CAPS.to_string());
+        }
+        if !sheet.common.is_empty() {
+            body.push(paint_decls(&sheet.common));
+        }
+        let mut rules = String::new();
+        if !body.is_empty() {
+            let _ = write!(rules, "[class^=\"{stem}\"]{{{}}}", body.join(";"));
+        }
+        let mut bytes = rules.len() + if caps { 0 } else { capped * CAPS_ATTRS_LEN };
+        // each remaining look: its parts, and its attributes' bytes
+        let mut looks: Vec<(String, usize, usize)> = Vec::new();
+        for (paint, _) in &parts {
+            let own = sheet.own(paint.clone());
+            if own.is_empty() {
+                continue;
+            }
+            let decls = paint_decls(&own);
+            match looks.iter_mut().find(|(d, _, _)| *d == decls) {
+                Some((_, n, _)) => *n += 1,
+                None => looks.push((decls, 1, paint_attr_len(&own))),
+            }
+        }
+        let mut sheet = sheet;
+        for (decls, n, attrs) in looks {
+            let local = format!("rb-l{}", sheet.looks.len());
+            let class = sc.name(&local);
+            let rule = format!(".{class}{{{decls}}}");
+            let shared = rule.len() + n * (1 + class.len());
+            if shared < n * attrs {
+                rules.push_str(&rule);
+                sheet.looks.push((decls, local));
+                bytes += shared;
+            } else {
+                bytes += n * attrs;
+            }
+        }
+        (rules, sheet, bytes)
+    };
+    let mut best = form(false, false);
+    for (caps, common) in [(true, false), (false, true), (true, true)] {
+        let other = form(caps, common);
+        if other.2 < best.2 {
+            best = other;
+        }
+    }
+    (best.0, best.1)
+}
+
+/// The centre and radius of path data that is one whole circle written as
+/// rigbake writes it (`M x y A r r 0 f 1 x-2r y A r r 0 f 1 x y Z`: from
+/// its rightmost point, two half turns clockwise on screen, closed), which
+/// is the path a `<circle>` stands for point for point, its dashes
+/// included (SVG 2: a circle starts at `cx + r, cy` and runs toward
+/// `cx, cy + r`). `None` for any other data.
+pub(crate) fn whole_circle(d: &str) -> Option<(f64, f64, f64)> {
+    use super::hundredths;
+    // tokens: command letters, and numbers (a sign or a second `.` starts
+    // a new one, as the path grammar reads them)
+    let mut tokens: Vec<&str> = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut dot = false;
+    for (i, c) in d.char_indices() {
+        let new_number = c == '-' || c == '+' || (c == '.' && dot);
+        if c == ' ' || c == ',' || c.is_ascii_alphabetic() || new_number {
+            if let Some(s) = start.take() {
+                tokens.push(&d[s..i]);
+            }
+            dot = false;
+        }
+        if c.is_ascii_alphabetic() {
+            tokens.push(&d[i..i + 1]);
+        } else if c != ' ' && c != ',' {
+            start.get_or_insert(i);
+            dot |= c == '.';
+        }
+    }
+    if let Some(s) = start {
+        tokens.push(&d[s..]);
+    }
+    if tokens.len() != 20 || tokens[0] != "M" || tokens[3] != "A" || tokens[11] != "A" {
+        return None;
+    }
+    if tokens[19] != "Z" {
+        return None;
+    }
+    // every number in whole hundredths (as written, nothing rounded away)
+    let num = |i: usize| -> Option<i64> {
+        let v: f64 = tokens[i].parse().ok()?;
+        let h = hundredths(v);
+        (h as f64 / 100.0 == v).then_some(h)
+    };
+    let (x, y, r) = (num(1)?, num(2)?, num(4)?);
+    let half = |k: usize, to: (i64, i64)| -> Option<()> {
+        let ok = num(k)? == r
+            && num(k + 1)? == r
+            && tokens[k + 2] == "0"
+            && matches!(tokens[k + 3], "0" | "1")
+            && tokens[k + 4] == "1"
+            && num(k + 5)? == to.0
+            && num(k + 6)? == to.1;
+        ok.then_some(())
+    };
+    (r > 0).then_some(())?;
+    half(4, (x - 2 * r, y))?;
+    half(12, (x, y))?;
+    let v = |h: i64| h as f64 / 100.0;
+    Some((v(x - r), v(y), v(r)))
+}
+
+/// A `scene` part ([`crate::clip::Item::Part`]) as a `<path>`, or as a
+/// `<circle>` when its data is one whole circle ([`whole_circle`]). Its
+/// paint is its look's class where the sheet shares that look
+/// ([`part_looks`]), else presentation attributes; its round caps and
+/// joins are attributes too, or come from the sheet's one rule for every
+/// part ([`part_sheet`], when that is shorter). Nothing else in the
+/// sheet selects it but its own scoped class.
+pub(crate) fn part_element(w: &Writer, item: &crate::clip::Item) -> svg::node::element::Element {
+    use super::fmt_len;
+    let crate::clip::Item::Part {
+        class, d, stroke, ..
     } = item
     else {
         unreachable!("part_element is called with parts only")
     };
-    let mut e = svg::node::element::Element::new("path");
-    e.assign("class", w.scope.classes(class));
-    e.assign("d", d.clone());
-    e.assign("fill", fill.as_deref().unwrap_or("none"));
-    match stroke {
-        Some(s) => {
-            e.assign("stroke", s.as_str());
-            e.assign("stroke-width", fmt_len(*width));
-            if !dash.is_empty() {
-                let lengths: Vec<String> = dash.iter().map(|&x| fmt_len(x)).collect();
-                e.assign("stroke-dasharray", lengths.join(" "));
-            }
-            if !w.part_caps {
-                e.assign("stroke-linecap", "round");
-                e.assign("stroke-linejoin", "round");
+    let paint = w.parts.own(part_paint(item));
+    let decls = paint_decls(&paint);
+    let look = w.parts.looks.iter().find(|(l, _)| *l == decls);
+    let circle = whole_circle(d);
+    let mut e = match circle {
+        Some((cx, cy, r)) => {
+            let mut e = svg::node::element::Element::new("circle");
+            e.assign("cx", fmt_len(cx));
+            e.assign("cy", fmt_len(cy));
+            e.assign("r", fmt_len(r));
+            e
+        }
+        None => {
+            let mut e = svg::node::element::Element::new("path");
+            e.assign("d", d.clone());
+            e
+        }
+    };
+    match look {
+        // the part's own class first: the caps rule selects parts by it
+        Some((_, local)) => e.assign("class", w.scope.classes(&format!("{class} {local}"))),
+        None => {
+            e.assign("class", w.scope.classes(class));
+            for (p, v) in paint {
+                e.assign(p, v);
             }
         }
-        None => e.assign("stroke", "none"),
     }
-    if *opacity < 1.0 {
-        e.assign("opacity", crate::geom::fmt_short(*opacity, 3));
+    // (a closed circle has no caps or joins to draw)
+    if stroke.is_some() && !w.parts.caps && circle.is_none() {
+        e.assign("stroke-linecap", "round");
+        e.assign("stroke-linejoin", "round");
     }
     e
 }

@@ -138,9 +138,9 @@ pub fn group_text(clip: &Clip, node: &Node, sc: &Scope) -> String {
 pub(crate) struct Writer<'a> {
     pub clip: &'a Clip,
     pub scope: &'a Scope,
-    /// The style sheet gives every scene part its round caps and joins
-    /// ([`figure::PART_CAPS`]), so the parts do not repeat them.
-    pub part_caps: bool,
+    /// What the style sheet paints the scene parts with, so the parts do
+    /// not repeat it ([`figure::part_element`]).
+    pub parts: figure::PartSheet,
     next_id: Cell<usize>,
 }
 
@@ -149,7 +149,7 @@ impl<'a> Writer<'a> {
         Writer {
             clip,
             scope,
-            part_caps: false,
+            parts: figure::PartSheet::default(),
             next_id: Cell::new(0),
         }
     }
@@ -236,7 +236,7 @@ fn push_path_num(d: &mut String, n: &str) {
 
 /// A coordinate in whole hundredths of a user unit: exact for the values a
 /// clip holds (already rounded to [`LEN_DECIMALS`] places).
-fn hundredths(x: f64) -> i64 {
+pub(crate) fn hundredths(x: f64) -> i64 {
     (x * 100.0).round() as i64
 }
 
