@@ -166,10 +166,28 @@ fn limbs_look_strokes_each_bone_and_puts_a_disc_behind_each_target() {
                 .descendants()
                 .filter(|n| n.has_tag_name("path") && has(n, "-bone") && in_bone(n))
                 .collect();
-            let mut got: Vec<f64> = lines
-                .iter()
-                .map(|l| l.attribute("stroke-width").unwrap().parse().unwrap())
-                .collect();
+            // a line's width: its attribute, or its class's rule where
+            // every line of that class has one width
+            let style = doc
+                .descendants()
+                .find(|n| n.has_tag_name("style"))
+                .and_then(|n| n.text())
+                .unwrap_or("");
+            let width_of = |l: &roxmltree::Node| -> f64 {
+                let from_class = || {
+                    l.attribute("class")?.split(' ').find_map(|c| {
+                        let k = format!(".{c}{{stroke-width:");
+                        let at = style.find(&k)? + k.len();
+                        Some(&style[at..at + style[at..].find('}')?])
+                    })
+                };
+                l.attribute("stroke-width")
+                    .or_else(from_class)
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            };
+            let mut got: Vec<f64> = lines.iter().map(width_of).collect();
             let mut want = drawn.clone();
             got.sort_by(f64::total_cmp);
             want.sort_by(f64::total_cmp);

@@ -123,6 +123,8 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     style.push_str(&colour_rules(first, colours, look, sc));
     let (part_rules, parts) = part_sheet(&first.root, sc);
     style.push_str(&part_rules);
+    let (width_rules, widths) = width_rules(&first.root, sc);
+    style.push_str(&width_rules);
     let select = |c: &Clip| -> String {
         if switched {
             format!("[class~=\"{}\"] ", sc.clip_class(&clip_name(c)))
@@ -159,6 +161,7 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     let mut doc = super::document(first, style, extra);
     let mut w = Writer::new(first, sc);
     w.parts = parts;
+    w.width_classes = widths;
     doc.append(group(&w, &first.root));
     super::finish(doc)
 }
@@ -341,6 +344,89 @@ fn part_sheet(root: &crate::clip::Node, sc: &Scope) -> (String, PartSheet) {
         }
     }
     (best.0, best.1)
+}
+
+/// The rules that give lines their stroke width by class, and those
+/// classes (local): a class every element of which is a line or a morphed
+/// path of one width (and at least one of them) may carry that width in
+/// the sheet instead of each element's `stroke-width` attribute (a rule
+/// wins over a presentation attribute, so a class worn by anything else
+/// is never chosen). Classes are chosen in turn by the bytes they save,
+/// the most first, over the lines no chosen class covers yet, while a
+/// rule saves bytes.
+fn width_rules(root: &crate::clip::Node, sc: &Scope) -> (String, Vec<String>) {
+    use crate::clip::Item;
+    // every element with a class: its class tokens and its written width
+    // (None: not a line or morph, or a group)
+    fn walk(node: &crate::clip::Node, out: &mut Vec<(Vec<String>, Option<String>)>) {
+        for item in &node.children {
+            let (class, width) = match item {
+                Item::Group(n) => {
+                    // (a group's class is no line's: a width would be inherited)
+                    if let Some(c) = &n.class {
+                        out.push((c.split_ascii_whitespace().map(String::from).collect(), None));
+                    }
+                    walk(n, out);
+                    continue;
+                }
+                Item::Line { class, width, .. } => (class, Some(super::fmt_len(*width))),
+                Item::Morph(m) => (&m.class, Some(super::fmt_len(m.width))),
+                Item::Circle { class, .. }
+                | Item::Dots { class, .. }
+                | Item::Rect { class, .. }
+                | Item::Taper { class, .. }
+                | Item::Part { class, .. } => (class, None),
+                Item::Probe { .. } => continue,
+            };
+            let tokens = class.split_ascii_whitespace().map(String::from).collect();
+            out.push((tokens, width));
+        }
+    }
+    let mut items = Vec::new();
+    walk(root, &mut items);
+    let mut covered = vec![false; items.len()];
+    let mut chosen: Vec<String> = Vec::new();
+    let mut rules = String::new();
+    loop {
+        // (saving, class, width, rule) of the best class left
+        let mut best: Option<(usize, String, String)> = None;
+        let mut tokens: Vec<&String> = items.iter().flat_map(|(t, _)| t).collect();
+        tokens.sort();
+        tokens.dedup();
+        for token in tokens {
+            if chosen.contains(token) {
+                continue;
+            }
+            let wearing: Vec<usize> = (0..items.len())
+                .filter(|&i| items[i].0.contains(token))
+                .collect();
+            let Some(width) = items[wearing[0]].1.clone() else {
+                continue;
+            };
+            if wearing.iter().any(|&i| items[i].1.as_ref() != Some(&width)) {
+                continue;
+            }
+            let rule = format!(".{}{{stroke-width:{width}}}", sc.name(token));
+            let attr = r#" stroke-width="""#.len() + width.len();
+            let saved = wearing.iter().filter(|&&i| !covered[i]).count() * attr;
+            if saved > rule.len()
+                && best
+                    .as_ref()
+                    .is_none_or(|(s, _, _)| saved - rule.len() > *s)
+            {
+                best = Some((saved - rule.len(), token.clone(), rule));
+            }
+        }
+        let Some((_, token, rule)) = best else { break };
+        for (i, (t, _)) in items.iter().enumerate() {
+            if t.contains(&token) {
+                covered[i] = true;
+            }
+        }
+        rules.push_str(&rule);
+        chosen.push(token);
+    }
+    (rules, chosen)
 }
 
 /// The centre and radius of path data that is one whole circle written as

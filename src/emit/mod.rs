@@ -141,6 +141,9 @@ pub(crate) struct Writer<'a> {
     /// What the style sheet paints the scene parts with, so the parts do
     /// not repeat it ([`figure::part_element`]).
     pub parts: figure::PartSheet,
+    /// Classes (local) whose rule gives their lines' stroke width, so the
+    /// lines do not repeat it.
+    pub width_classes: Vec<String>,
     next_id: Cell<usize>,
 }
 
@@ -150,8 +153,16 @@ impl<'a> Writer<'a> {
             clip,
             scope,
             parts: figure::PartSheet::default(),
+            width_classes: Vec::new(),
             next_id: Cell::new(0),
         }
+    }
+
+    /// An element of class `class` has its stroke width from the sheet.
+    fn width_from_class(&self, class: &str) -> bool {
+        class
+            .split_ascii_whitespace()
+            .any(|c| self.width_classes.iter().any(|w| w == c))
     }
 
     /// css route: give `e` the next scoped id (see the module docs).
@@ -428,7 +439,9 @@ fn item_element(w: &Writer, item: &Item, rider: Option<&str>) -> Element {
             let ends = [*from, *to];
             let (abs, rel) = (polyline_path(&ends, false), polyline_path(&ends, true));
             e.assign("d", if rel.len() < abs.len() { rel } else { abs });
-            e.assign("stroke-width", fmt_len(*width));
+            if !w.width_from_class(class) {
+                e.assign("stroke-width", fmt_len(*width));
+            }
             if let Some(name) = rider {
                 e.assign("data-probe", name);
             }
@@ -589,7 +602,9 @@ fn morph(w: &Writer, m: &Morph) -> Element {
         class = format!("{class} {}", morph_class(p));
     }
     e.assign("class", w.scope.classes(&class));
-    e.assign("stroke-width", fmt_len(m.width));
+    if !w.width_from_class(&m.class) {
+        e.assign("stroke-width", fmt_len(m.width));
+    }
     if let Some(p) = &m.probe {
         e.assign("data-probe", p.clone());
     }
