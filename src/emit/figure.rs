@@ -540,3 +540,38 @@ pub(crate) fn part_element(w: &Writer, item: &crate::clip::Item) -> svg::node::e
     }
     e
 }
+
+#[cfg(test)]
+mod tests {
+    use super::whole_circle;
+
+    /// Only a circle drawn as a `<circle>` is drawn (dashes included):
+    /// from its rightmost point, clockwise on screen, closed.
+    #[test]
+    fn a_whole_circle_is_read_only_in_the_circles_own_path() {
+        let ring = "M442.5 420A22.5 22.5 0 1 1 397.5 420A22.5 22.5 0 1 1 442.5 420Z";
+        assert_eq!(whole_circle(ring), Some((420.0, 420.0, 22.5)));
+        assert_eq!(
+            whole_circle("M350 440A100 100 0 0 1 150 440A100 100 0 0 1 350 440Z"),
+            Some((250.0, 440.0, 100.0))
+        );
+        assert_eq!(
+            whole_circle("M.5-1A.25 .25 0 1 1 0-1A.25 .25 0 1 1 .5-1Z"),
+            Some((0.25, -1.0, 0.25))
+        );
+        for other in [
+            // from the leftmost point, counter-clockwise, not closed
+            "M397.5 420A22.5 22.5 0 1 1 442.5 420A22.5 22.5 0 1 1 397.5 420Z",
+            "M442.5 420A22.5 22.5 0 1 0 397.5 420A22.5 22.5 0 1 0 442.5 420Z",
+            "M442.5 420A22.5 22.5 0 1 1 397.5 420A22.5 22.5 0 1 1 442.5 420",
+            // an ellipse, a turned arc, a half circle, a line
+            "M442.5 420A22.5 20 0 1 1 397.5 420A22.5 20 0 1 1 442.5 420Z",
+            "M442.5 420A22.5 22.5 30 1 1 397.5 420A22.5 22.5 30 1 1 442.5 420Z",
+            "M442.5 420A22.5 22.5 0 1 1 397.5 420Z",
+            "M0 0L10 0",
+            "",
+        ] {
+            assert_eq!(whole_circle(other), None, "{other}");
+        }
+    }
+}
