@@ -1133,6 +1133,77 @@ mod fk {
     use crate::geom::{Affine, AffineExt, Vec2Ext};
     use crate::solve::ik;
 
+    /// An entry's solver keeps the frame of an entry whose frame does not
+    /// move (a cyclist's hip) and finds it again at every time otherwise
+    /// (a runner's moving root), and gives the whole solve's angles, joint
+    /// and target bit for bit either way, for every entry solved on its own
+    /// of every clip of every bone-tree rig in `rigs/`.
+    #[test]
+    fn an_entry_solver_keeps_a_still_frame_and_solves_as_the_whole() {
+        let bits = |v: crate::geom::Vec2| (v.x.to_bits(), v.y.to_bits());
+        let mut kinds = (0, 0);
+        for (path, rig) in super::example_rigs() {
+            let Some(fig) = &rig.figure else { continue };
+            for clip in &fig.clips {
+                for (i, solver) in entry_solvers(fig, clip).iter().enumerate() {
+                    let Some(solver) = solver else { continue };
+                    if solver.is_still() {
+                        kinds.0 += 1;
+                    } else {
+                        kinds.1 += 1;
+                    }
+                    let k = &fig.ik[i];
+                    for n in 0..=150 {
+                        let t = n as f64 / 150.0 + if n % 3 == 1 { 1e-7 } else { 0.0 };
+                        let name = format!("{} {} entry {i} t {t}", path.display(), clip.name);
+                        let whole = local_angles(fig, clip, t);
+                        let (u, l) = solver.angles(t);
+                        assert_eq!(u.to_bits(), whole[k.upper].to_bits(), "{name}");
+                        assert_eq!(l.to_bits(), whole[k.lower].to_bits(), "{name}");
+                        let (j, g) = solver.ends(t);
+                        let (wj, wg) = ik_joints_and_targets(fig, clip, t)[i];
+                        assert_eq!((bits(j), bits(g)), (bits(wj), bits(wg)), "{name}");
+                    }
+                }
+            }
+        }
+        assert!(kinds.0 > 0 && kinds.1 > 0, "{kinds:?}");
+    }
+
+    /// [`pose_with`] is [`pose`] bit for bit (world matrices, root matrix,
+    /// ideal effectors, asked targets), with the clip's entry solvers and
+    /// without any (the whole solve), for every clip of every bone-tree rig
+    /// in `rigs/`.
+    #[test]
+    fn a_pose_with_entry_solvers_is_the_whole_pose() {
+        let bits = |v: &crate::geom::Vec2| (v.x.to_bits(), v.y.to_bits());
+        let mbits = |m: &Affine| m.as_coeffs().map(f64::to_bits);
+        let mut solved = 0;
+        for (path, rig) in super::example_rigs() {
+            let Some(fig) = &rig.figure else { continue };
+            for clip in &fig.clips {
+                let solvers = entry_solvers(fig, clip);
+                let none = vec![None; fig.ik.len()];
+                if !fig.ik.is_empty() && solvers.iter().all(Option::is_some) {
+                    solved += 1;
+                }
+                for n in 0..=150 {
+                    let t = n as f64 / 150.0 + if n % 2 == 1 { 1e-6 } else { 0.0 };
+                    let solvers = if n % 5 == 4 { &none } else { &solvers };
+                    let (a, b) = (pose(fig, clip, t), pose_with(fig, clip, solvers, t));
+                    let name = format!("{} {} t {t}", path.display(), clip.name);
+                    let worlds = |p: &Pose| p.world.iter().map(mbits).collect::<Vec<_>>();
+                    assert_eq!(worlds(&a), worlds(&b), "{name}");
+                    assert_eq!(mbits(&a.root), mbits(&b.root), "{name}");
+                    let all = |v: &[crate::geom::Vec2]| v.iter().map(bits).collect::<Vec<_>>();
+                    assert_eq!(all(&a.ik), all(&b.ik), "{name}");
+                    assert_eq!(all(&a.asked), all(&b.asked), "{name}");
+                }
+            }
+        }
+        assert!(solved > 0, "no clip with every entry solved on its own");
+    }
+
     /// A pose's world matrices, built with the rotations the IK solve
     /// already made, are [`world_matrices`] of the local angles bit for
     /// bit, its root matrix the one the solve took is [`root_matrix`], and

@@ -372,8 +372,9 @@ pub(crate) fn memo<K: Ord, V: Clone>(m: &Memo<K, V>, key: K, make: impl FnOnce()
 /// ([`fk::local_angles`]).
 pub(super) struct Solves<'a> {
     whole: super::ideal::TimeReader<'a, Vec<f64>>,
-    /// Per `ik` entry, its own solves where it is solvable alone.
-    entries: Vec<Option<EntrySolves<'a>>>,
+    /// Per `ik` entry, where it is solvable alone, its solver and its own
+    /// solves.
+    entries: Vec<Option<(fk::EntrySolver<'a>, EntrySolves<'a>)>>,
 }
 
 /// One `ik` entry's solves ([`fk::entry_angles`]), kept by clip index and
@@ -381,11 +382,18 @@ pub(super) struct Solves<'a> {
 type EntrySolves<'a> = super::ideal::TimeReader<'a, (f64, f64), (usize, usize)>;
 
 impl<'a> Solves<'a> {
-    pub(super) fn new(fig: &Figure, ideal: &'a super::ideal::Ideal, ci: usize) -> Self {
+    /// The solves of clip `ci` (`clip`) of `fig`.
+    pub(super) fn new(
+        fig: &'a Figure,
+        (ci, clip): (usize, &'a FigClip),
+        ideal: &'a super::ideal::Ideal,
+    ) -> Self {
         Solves {
             whole: ideal.solves.reader(ci),
-            entries: (0..fig.ik.len())
-                .map(|i| fk::solvable_alone(fig, i).then(|| ideal.entry_solves.reader((ci, i))))
+            entries: fk::entry_solvers(fig, clip)
+                .into_iter()
+                .enumerate()
+                .map(|(i, solver)| solver.map(|s| (s, ideal.entry_solves.reader((ci, i)))))
                 .collect(),
         }
     }
@@ -396,10 +404,10 @@ impl<'a> Solves<'a> {
         let Some(i) = fig.ik.iter().position(|k| k.upper == b || k.lower == b) else {
             return clip.drivers[b].eval(t);
         };
-        if let Some(r) = &self.entries[i] {
+        if let Some((solver, r)) = &self.entries[i] {
             let upper = fig.ik[i].upper == b;
             let pick = |&(u, l): &(f64, f64)| if upper { u } else { l };
-            return r.with(t, |t| fk::entry_angles(fig, clip, i, t), pick);
+            return r.with(t, |t| solver.angles(t), pick);
         }
         self.whole
             .with(t, |t| fk::local_angles(fig, clip, t), |v| v[b])
@@ -408,7 +416,7 @@ impl<'a> Solves<'a> {
     /// Adds what this fit solved to what the figure keeps.
     pub(super) fn keep(self) {
         self.whole.keep();
-        for r in self.entries.into_iter().flatten() {
+        for (_, r) in self.entries.into_iter().flatten() {
             r.keep();
         }
     }
@@ -901,14 +909,14 @@ fn bake_clip(
     {
         use rayon::prelude::*;
         tasks.par_iter().for_each(|bones| {
-            let solves = Solves::new(fig, ideal, ci);
+            let solves = Solves::new(fig, (ci, clip), ideal);
             for &b in bones {
                 fit(b, &solves);
             }
             solves.keep();
         });
     }
-    let solved_at = Solves::new(fig, ideal, ci);
+    let solved_at = Solves::new(fig, (ci, clip), ideal);
     for (b, bone) in fig.bones.iter().enumerate() {
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));

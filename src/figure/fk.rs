@@ -177,12 +177,12 @@ pub fn solvable_alone(fig: &Figure, i: usize) -> bool {
 
 /// `ik` entry `i`'s frame at normalised time t from the upper bone's
 /// ancestors alone: the parent's world matrix, the upper joint and the
-/// target in the figure's frame (before any pull); bit for bit what the
-/// whole solve ([`local_angles`], [`ik_joints_and_targets`]) gives them (the
-/// same operations on the same values, parents' matrices composed as the
-/// whole solve composes them), for an entry [`solvable_alone`] says this
-/// of.
-fn entry_frame(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Affine, Vec2, Vec2) {
+/// map from user space into the figure's frame, `(S · T)⁻¹`; bit for bit
+/// what the whole solve ([`local_angles`], [`ik_joints_and_targets`])
+/// gives them (the same operations on the same values, parents' matrices
+/// composed as the whole solve composes them), for an entry
+/// [`solvable_alone`] says this of.
+fn entry_frame(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Affine, Vec2, Affine) {
     let k = &fig.ik[i];
     // the ancestors root first, each found by climbing from the upper bone
     // (no list to allocate: a tree is a few bones deep)
@@ -204,8 +204,105 @@ fn entry_frame(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Affine, Vec2,
         .checked_inverse()
         .expect("validation keeps root scales > 0");
     let joint = parent.apply(fig.bones[k.upper].joint_at(t));
-    let target = to_fig.apply(clip.targets[i].at(t));
-    (parent, joint, target)
+    (parent, joint, to_fig)
+}
+
+/// Whether `ik` entry `i`'s frame ([`entry_frame`]) is the same at every
+/// time in `clip`: no root motion, and the upper bone and each of its
+/// ancestors without a `move` and held by a constant driver.
+fn entry_frame_still(fig: &Figure, clip: &FigClip, i: usize) -> bool {
+    let r = &clip.root;
+    let still_root = r.x.is_none() && r.y.is_none() && r.squash.is_none() && r.mv.is_none();
+    let upper = fig.ik[i].upper;
+    let still_bone = |b: usize| fig.bones[b].mv.is_none();
+    let still_driver = |b: usize| matches!(clip.drivers[b], super::model::Driver::Const(_));
+    still_root
+        && still_bone(upper)
+        && std::iter::successors(fig.bones[upper].parent, |&x| fig.bones[x].parent)
+            .all(|x| still_bone(x) && still_driver(x))
+}
+
+/// `ik` entry `i` of `clip` made ready to be solved on its own at many
+/// times ([`entry_angles`], [`entry_ends`]), for an entry
+/// [`solvable_alone`] says this of: where its frame does not move (no
+/// root motion, and the upper bone and its ancestors without a `move` and
+/// held by constant drivers: a cyclist's hip, say) the frame is found once
+/// (it depends on no time: the same bits at every one), else at each
+/// time.
+#[derive(Clone)]
+pub struct EntrySolver<'a> {
+    fig: &'a Figure,
+    clip: &'a FigClip,
+    i: usize,
+    /// The frame and its parent's world angle (radians), when still.
+    still: Option<((Affine, Vec2, Affine), f64)>,
+}
+
+impl<'a> EntrySolver<'a> {
+    pub fn new(fig: &'a Figure, clip: &'a FigClip, i: usize) -> Self {
+        let still = entry_frame_still(fig, clip, i).then(|| {
+            let frame = entry_frame(fig, clip, i, 0.0);
+            (frame, frame.0.angle_rad())
+        });
+        EntrySolver {
+            fig,
+            clip,
+            i,
+            still,
+        }
+    }
+
+    /// Whether the entry's frame does not move, and is kept.
+    pub fn is_still(&self) -> bool {
+        self.still.is_some()
+    }
+
+    /// The frame at t, and the parent's world angle (radians) where kept.
+    fn frame(&self, t: f64) -> ((Affine, Vec2, Affine), Option<f64>) {
+        match self.still {
+            Some((frame, rad)) => (frame, Some(rad)),
+            None => (entry_frame(self.fig, self.clip, self.i, t), None),
+        }
+    }
+
+    /// [`entry_ends`] at t.
+    pub fn ends(&self, t: f64) -> (Vec2, Vec2) {
+        let ((_, joint, to_fig), _) = self.frame(t);
+        (joint, to_fig.apply(self.clip.targets[self.i].at(t)))
+    }
+
+    /// [`entry_angles`] at t.
+    pub fn angles(&self, t: f64) -> (f64, f64) {
+        self.solve(t).angles
+    }
+
+    /// The entry solved at t: its angles ([`entry_angles`]), its ends
+    /// ([`entry_ends`]) and its target as asked (user space).
+    fn solve(&self, t: f64) -> EntrySolved {
+        let (fig, k) = (self.fig, &self.fig.ik[self.i]);
+        let ((parent, joint, to_fig), parent_rad) = self.frame(t);
+        let asked = self.clip.targets[self.i].at(t);
+        let target = to_fig.apply(asked);
+        let goal = pulled(joint, target, k.pull_to(&fig.bones));
+        let bone = &fig.bones[k.upper];
+        let pose = ik::solve(joint, goal, bone.length, fig.bones[k.lower].length, k.knee);
+        let parent_rad = parent_rad.unwrap_or_else(|| parent.angle_rad());
+        EntrySolved {
+            angles: (pose.bone1_rad - parent_rad, pose.bone2_rad - pose.bone1_rad),
+            ends: (joint, target),
+            asked,
+        }
+    }
+}
+
+/// What [`EntrySolver::solve`] finds at one time.
+struct EntrySolved {
+    /// Local angles (upper, lower), radians.
+    angles: (f64, f64),
+    /// Upper joint and target in the figure's frame (before any pull).
+    ends: (Vec2, Vec2),
+    /// The target as asked, user space.
+    asked: Vec2,
 }
 
 /// `ik` entry `i`'s upper joint and target in the figure's frame at
@@ -213,8 +310,7 @@ fn entry_frame(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Affine, Vec2,
 /// ancestors alone: [`ik_joints_and_targets`]`[i]` bit for bit, for an
 /// entry [`solvable_alone`] says this of.
 pub fn entry_ends(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Vec2, Vec2) {
-    let (_, joint, target) = entry_frame(fig, clip, i, t);
-    (joint, target)
+    EntrySolver::new(fig, clip, i).ends(t)
 }
 
 /// `ik` entry `i`'s local angles (upper, lower) at normalised time t,
@@ -222,15 +318,15 @@ pub fn entry_ends(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Vec2, Vec2
 /// [`entry_ends`] gives): bit for bit what [`local_angles`] gives them, for
 /// an entry [`solvable_alone`] says this of.
 pub fn entry_angles(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (f64, f64) {
-    let k = &fig.ik[i];
-    let (parent, joint, target) = entry_frame(fig, clip, i, t);
-    let goal = pulled(joint, target, k.pull_to(&fig.bones));
-    let bone = &fig.bones[k.upper];
-    let pose = ik::solve(joint, goal, bone.length, fig.bones[k.lower].length, k.knee);
-    (
-        pose.bone1_rad - parent.angle_rad(),
-        pose.bone2_rad - pose.bone1_rad,
-    )
+    EntrySolver::new(fig, clip, i).angles(t)
+}
+
+/// Every `ik` entry of `clip` that [`solvable_alone`] admits made ready to
+/// be solved on its own ([`EntrySolver`]); `None` for the others.
+pub fn entry_solvers<'a>(fig: &'a Figure, clip: &'a FigClip) -> Vec<Option<EntrySolver<'a>>> {
+    (0..fig.ik.len())
+        .map(|i| solvable_alone(fig, i).then(|| EntrySolver::new(fig, clip, i)))
+        .collect()
 }
 
 /// Local angles (radians) at normalised time t of the bones `want` marks,
@@ -239,17 +335,31 @@ pub fn entry_angles(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (f64, f64
 /// [`solvable_alone`] that entry on its own ([`entry_angles`]), any other
 /// `ik` bone the whole figure (once). Bones not marked are NaN.
 pub fn wanted_angles(fig: &Figure, clip: &FigClip, want: &[bool], t: f64) -> Vec<f64> {
+    wanted_angles_with(fig, clip, &entry_solvers(fig, clip), want, t)
+}
+
+/// [`wanted_angles`], with the clip's [`entry_solvers`] made once for
+/// many times.
+pub fn wanted_angles_with(
+    fig: &Figure,
+    clip: &FigClip,
+    solvers: &[Option<EntrySolver>],
+    want: &[bool],
+    t: f64,
+) -> Vec<f64> {
     let mut out = vec![f64::NAN; fig.bones.len()];
     let mut whole: Option<Vec<f64>> = None;
     let mut entries: Vec<Option<(f64, f64)>> = vec![None; fig.ik.len()];
     for (b, _) in want.iter().enumerate().filter(|w| *w.1) {
         out[b] = match fig.ik.iter().position(|k| k.upper == b || k.lower == b) {
             None => clip.drivers[b].eval(t),
-            Some(i) if solvable_alone(fig, i) => {
-                let (u, l) = *entries[i].get_or_insert_with(|| entry_angles(fig, clip, i, t));
-                if fig.ik[i].upper == b { u } else { l }
-            }
-            Some(_) => whole.get_or_insert_with(|| local_angles(fig, clip, t))[b],
+            Some(i) => match &solvers[i] {
+                Some(solver) => {
+                    let (u, l) = *entries[i].get_or_insert_with(|| solver.angles(t));
+                    if fig.ik[i].upper == b { u } else { l }
+                }
+                None => whole.get_or_insert_with(|| local_angles(fig, clip, t))[b],
+            },
         };
     }
     out
@@ -315,18 +425,50 @@ impl Pose {
 pub fn pose(fig: &Figure, clip: &FigClip, t: f64) -> Pose {
     let s = solve(fig, clip, t);
     let root = s.root.unwrap_or_else(|| root_matrix(&clip.root, t));
-    let ik = fig
-        .ik
-        .iter()
-        .zip(s.ends)
-        .map(|(k, (joint, target))| root.apply(pulled(joint, target, k.pull_to(&fig.bones))))
-        .collect();
     Pose {
         world: world_matrices_turned(fig, &s.local, &s.turns, t),
+        ik: ideal_effectors(fig, root, &s.ends),
         root,
-        ik,
         asked: s.asked,
     }
+}
+
+/// [`pose`], bit for bit, with the clip's [`entry_solvers`] made once for
+/// many times: where every `ik` entry is solved on its own, their angles
+/// take the place of their bones' drivers' and the world matrices are
+/// built once ([`world_matrices`]; the whole solve builds them twice, the
+/// second time as here); else the whole solve.
+pub fn pose_with(fig: &Figure, clip: &FigClip, solvers: &[Option<EntrySolver>], t: f64) -> Pose {
+    if fig.ik.is_empty() || solvers.iter().any(Option::is_none) {
+        return pose(fig, clip, t);
+    }
+    let mut local: Vec<f64> = clip.drivers.iter().map(|d| d.eval(t)).collect();
+    let mut ends = Vec::with_capacity(fig.ik.len());
+    let mut asked = Vec::with_capacity(fig.ik.len());
+    for (k, solver) in fig.ik.iter().zip(solvers.iter().flatten()) {
+        let s = solver.solve(t);
+        (local[k.upper], local[k.lower]) = s.angles;
+        ends.push(s.ends);
+        asked.push(s.asked);
+    }
+    let root = root_matrix(&clip.root, t);
+    Pose {
+        world: world_matrices(fig, &local, t),
+        ik: ideal_effectors(fig, root, &ends),
+        root,
+        asked,
+    }
+}
+
+/// Each `ik` entry's ideal effector ([`ik_ideal`]), user space, from its
+/// upper joint and target in the figure's frame and the root-motion
+/// matrix.
+fn ideal_effectors(fig: &Figure, root: Affine, ends: &[(Vec2, Vec2)]) -> Vec<Vec2> {
+    fig.ik
+        .iter()
+        .zip(ends)
+        .map(|(k, &(joint, target))| root.apply(pulled(joint, target, k.pull_to(&fig.bones))))
+        .collect()
 }
 
 /// Times where entry `i`'s angles have a corner because of its `reach`:

@@ -2,7 +2,7 @@
 //! measure stage's sample times: every bone tip against FK (with the
 //! springs), every head rim, and every `ik` entry's effector, target
 //! marker, reach, foot-to-target distance and ground contact. The ideal
-//! pose is solved once per sample ([`fk::pose`]) and the written tree is
+//! pose is solved once per sample ([`fk::pose_with`]) and the written tree is
 //! walked once per sample for all probes together
 //! ([`measure::sample_probes`]); the figures are the same as measuring
 //! each probe on its own.
@@ -170,10 +170,11 @@ pub(crate) fn measure_clip(
     for (w, &j) in written.iter().enumerate() {
         slot[j] = Some(w);
     }
+    let solvers = fk::entry_solvers(fig, fc);
     let (ts, rows) = measure::sample_probes_map(clip, &walked, |t, walked_at| {
         let at = |j: usize| walked_at[slot[j].expect("a written probe")];
         let u = unit_time(fc.play, t, period);
-        let pose = fk::pose(fig, fc, u);
+        let pose = fk::pose_with(fig, fc, &solvers, u);
         let mut tips = pose.tips(fig);
         add_spring_offsets(fig, u, &applied, &mut tips);
         let mut errs = Vec::with_capacity(target0);

@@ -1212,10 +1212,8 @@ pub fn check_ik_reach(fig: &Figure) -> Result<(), RigError> {
     }
     // an entry solvable on its own reads its ends from its ancestors alone
     // (the same bits), the others from one solve of the figure per time
-    let alone: Vec<bool> = (0..fig.ik.len())
-        .map(|i| super::fk::solvable_alone(fig, i))
-        .collect();
     for clip in &fig.clips {
+        let solvers = super::fk::entry_solvers(fig, clip);
         for k in 0..IK_REACH_SAMPLES {
             let t = k as f64 / IK_REACH_SAMPLES as f64;
             let mut whole = None;
@@ -1223,8 +1221,8 @@ pub fn check_ik_reach(fig: &Figure) -> Result<(), RigError> {
                 if ik.reach != ChainReach::Error {
                     continue;
                 }
-                let (joint, target) = if alone[i] {
-                    super::fk::entry_ends(fig, clip, i, t)
+                let (joint, target) = if let Some(solver) = &solvers[i] {
+                    solver.ends(t)
                 } else {
                     whole.get_or_insert_with(|| super::fk::ik_joints_and_targets(fig, clip, t))[i]
                 };

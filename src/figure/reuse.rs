@@ -455,16 +455,20 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
         // (only the candidates' bones are read: NaN elsewhere)
         let ang: Vec<Vec<f64>> = {
             use rayon::prelude::*;
+            let solvers = fk::entry_solvers(fig, clip);
             (0..GRID)
                 .into_par_iter()
-                .map(|j| fk::wanted_angles(fig, clip, &wanted, j as f64 / GRID as f64))
+                .map(|j| {
+                    let t = j as f64 / GRID as f64;
+                    fk::wanted_angles_with(fig, clip, &solvers, &wanted, t)
+                })
                 .collect()
         };
         // the check's solves by time, kept with the figure's: each candidate
         // checks the same times, a shift by a multiple of 1/CHECK_SAMPLES
         // (half a period, say) lands its source times on them too, and the
         // fitter's times are among them
-        let solves = super::bake::Solves::new(fig, ideal, ci);
+        let solves = super::bake::Solves::new(fig, (ci, clip), ideal);
         let angle_at = |b: usize, t: f64| solves.angle(fig, clip, b, t);
         let period = quantize(clip.period_s, SEC_DECIMALS);
         for (a, b, pairs) in &candidates {
