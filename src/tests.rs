@@ -1979,6 +1979,50 @@ mod chain_plans {
         // ponytail, run-up, runner, cyclist and stickman's three clips
         assert!(checked >= 4 * 4 + 3 * 2 + 2, "{checked}");
     }
+
+    /// A bake keys the clips its route writes and no other: on the smil
+    /// route (which writes the first clip) a rig of several clips is keyed
+    /// as its first clip alone, as the bake's work estimate counts it (the
+    /// other clips were keyed and dropped, 16 clips taking 14 times the
+    /// work checked); on css every clip. Every bone-tree rig in `rigs/`
+    /// with several clips, and one of 3 clips made by copying its first.
+    #[test]
+    fn a_bake_keys_only_the_clips_its_route_writes() {
+        let mut checked = 0;
+        for (path, rig) in example_rigs() {
+            let Some(fig) = &rig.figure else { continue };
+            let mut copied = fig.clone();
+            copied.clips = vec![fig.clips[0].clone(); 3];
+            for fig in [fig, &copied].into_iter().filter(|f| f.clips.len() > 1) {
+                for route in [Route::Css, Route::Smil] {
+                    let fitted = bake::Fitted::default();
+                    let clips = bake::bake(
+                        &rig.name,
+                        rig.view_box,
+                        (fig, fig),
+                        (route, bake::Keyer::DEFAULT),
+                        &reuse::Plan::none(fig),
+                        (&fitted, &ideal::Ideal::default()),
+                    );
+                    let written = if route == Route::Smil {
+                        1
+                    } else {
+                        fig.clips.len()
+                    };
+                    assert_eq!(clips.len(), written, "{} {route:?}", path.display());
+                    // (a clip of constant channels fits nothing)
+                    let keyed = fitted.clips_keyed();
+                    assert!(
+                        keyed.iter().all(|&c| c < written),
+                        "{} {route:?}: {keyed:?}",
+                        path.display()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 2 * 10, "{checked}");
+    }
 }
 
 mod bone_fk {

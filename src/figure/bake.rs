@@ -308,6 +308,33 @@ pub(crate) struct Fitted {
     follows: Memo<(usize, usize), Option<(usize, f64)>>,
 }
 
+#[cfg(test)]
+impl Fitted {
+    /// The clips (by index) anything was fitted for, each once, in order.
+    pub(crate) fn clips_keyed(&self) -> Vec<usize> {
+        fn keys<K: Clone, V>(m: &Memo<K, V>) -> Vec<K> {
+            m.lock()
+                .expect("no panic while held")
+                .keys()
+                .cloned()
+                .collect()
+        }
+        let mut out: Vec<usize> = Vec::new();
+        out.extend(keys(&self.channels).iter().map(|k| k.0));
+        out.extend(keys(&self.pairs).iter().map(|k| k.0));
+        out.extend(keys(&self.follows).iter().map(|k| k.0));
+        out.extend(keys(&self.tracks).iter().map(|k| match k {
+            TrackKey::Target { clip, .. }
+            | TrackKey::Lift { clip, .. }
+            | TrackKey::BoneMove { clip, .. }
+            | TrackKey::Head { clip, .. } => *clip,
+        }));
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 /// A fitted track other than a bone's channel in [`Fitted`]. A target's
 /// path and the root motion depend only on the clip (by index) and the
 /// call's route and keyer; a head's counter tracks on the written keys
@@ -710,9 +737,11 @@ pub(crate) fn bake(
             .iter()
             .find_map(|c| c.root.squash.as_ref().map(|s| q_len(s.pivot))),
     };
-    // each clip on its own (in parallel), collected in clip order
+    // each clip the route writes on its own (in parallel), collected in
+    // clip order (the smil route writes the first only: the others are
+    // not keyed, as the bake's work estimate counts them)
     use rayon::prelude::*;
-    (0..fig.clips.len())
+    (0..super::written_clips(fig, route))
         .into_par_iter()
         .map(|ci| {
             bake_clip(

@@ -635,7 +635,7 @@ pub fn bake_figure_shared(
     let memo = CallMemo::new(ideal);
     // every chain's written values, computed once for the clones that each
     // bake of the call makes (its clips' views, `Figure::for_clip`)
-    let chains: Vec<&chain::Chain> = (0..fig.clips.len())
+    let chains: Vec<&chain::Chain> = (0..written_clips(fig, route))
         .flat_map(|c| fig.clip_chains(c))
         .collect();
     chains.par_iter().for_each(|ch| ch.keep_written());
@@ -1122,8 +1122,9 @@ fn bake_unwritten(
         }
     }
     let switched = fig.switched && route == Route::Css;
-    if clips.len() > written_clips(fig, route) {
-        clips.truncate(written_clips(fig, route));
+    // (the bake keys only the clips the route writes)
+    debug_assert_eq!(clips.len(), written_clips(fig, route));
+    if fig.clips.len() > written_clips(fig, route) {
         notes.push(format!(
             "smil route: clips cannot be switched by a class; only the first clip ({}) is written, use the css route for switching or --clip NAME for one clip per file",
             fig.clips[0].name
