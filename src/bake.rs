@@ -24,13 +24,13 @@
 
 use crate::clip::{Anim, Clip, Item, LegInfo, Morph, Node, Route, Track};
 pub use crate::emit::scope::{FIXED_NAMES, SIDE_PARTS, leg_names, side_names};
+use crate::fit::morph::MorphProblem;
 use crate::fit::pair::{Pair, PairMotion, PairSample};
-use crate::fit::{self, Estimate, FIT_SAMPLES, Fit, Problem};
+use crate::fit::{self, FIT_SAMPLES, Fit};
 pub use crate::fit::{BakeOptions, DEFAULT_TOLERANCE_PX, Keying, MAX_FIT_KEYS};
 use crate::geom::{LEN_DECIMALS, Rem1, SEC_DECIMALS, Vec2, quantize};
 use crate::motion::{LegMotion, Motion};
 use crate::rig::{Crank, Leg, Rig};
-use std::cell::RefCell;
 use std::f64::consts::TAU;
 
 impl BakeOptions {
@@ -130,100 +130,12 @@ fn leg_pair(lm: &LegMotion, fit: Fit) -> Pair<'_> {
     Pair::new(motion, fit)
 }
 
-/// Fitting a smil-route leg: one key set; the ankle moves on straight chords
-/// between keyed positions.
-struct SmilLegProblem<'a> {
-    lm: &'a LegMotion,
-    /// Where a clamped leg's target leaves or re-enters its reach
-    /// ([`LegMotion::reach_corners`]): the ankle's path turns a corner
-    /// there, which only a key on it follows.
-    corners: Vec<f64>,
-    ts: Vec<f64>,
-    targets: Vec<Vec2>,
-    /// The last estimate's key times and squared errors per sample (as for
-    /// [`Pair`]).
-    last: RefCell<(Vec<f64>, Vec<f64>)>,
-}
-
-impl<'a> SmilLegProblem<'a> {
-    fn new(lm: &'a LegMotion) -> Self {
-        let ts: Vec<f64> = (0..=FIT_SAMPLES)
-            .map(|k| k as f64 / FIT_SAMPLES as f64)
-            .collect();
-        SmilLegProblem {
-            lm,
-            corners: lm.reach_corners(),
-            // the reachable ankle: what keys can be fitted to (a leg clamped
-            // out of reach keeps its gap whatever the keys)
-            targets: ts.iter().map(|&t| lm.pose_at(t).end).collect(),
-            last: RefCell::new((Vec::new(), vec![0.0; ts.len()])),
-            ts,
-        }
-    }
-}
-
-impl Problem for SmilLegProblem<'_> {
-    fn sets(&self) -> usize {
-        1
-    }
-
-    fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
-        let tk = &times[0];
-        let mut last = self.last.borrow_mut();
-        let (old, errors) = &mut *last;
-        let span = if old.is_empty() {
-            Some(0..self.ts.len())
-        } else {
-            fit::changed_samples(old, tk, &self.ts)
-        };
-        if let Some(span) = span.filter(|s| !s.is_empty()) {
-            // the keyed ankles of the segments that hold the changed samples
-            let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
-            let k0 = tk.partition_point(|&t| t <= lo).saturating_sub(1);
-            let k1 = (tk.partition_point(|&t| t <= hi) + 1).min(tk.len());
-            let ankles: Vec<Vec2> = tk[k0..k1]
-                .iter()
-                .map(|&t| q_len(self.lm.pose_at(t).end))
-                .collect();
-            let ts = &self.ts[span.clone()];
-            fit::linear_estimate(ts, &tk[k0..k1], |i, seg, f| {
-                let p = ankles[seg] + (ankles[seg + 1] - ankles[seg]) * f;
-                let i = span.start + i;
-                let d = p - self.targets[i];
-                errors[i] = d.x * d.x + d.y * d.y;
-                errors[i]
-            });
-        }
-        old.clone_from(tk);
-        let mut best = Estimate {
-            max_px: -1.0,
-            worst_t: 0.0,
-            blame: 0,
-        };
-        for (i, &e) in errors.iter().enumerate() {
-            if e > best.max_px {
-                best.max_px = e;
-                best.worst_t = self.ts[i];
-            }
-        }
-        best.max_px = best.max_px.sqrt();
-        best
-    }
-
-    fn split_at(&self, _: &[Vec<f64>], _: usize, _: f64, _: f64, worst_t: f64) -> f64 {
-        worst_t
-    }
-
-    fn initial(&self, _: usize) -> Vec<f64> {
-        fit::uniform_with_fixed(4, &self.corners)
-    }
-
-    /// The ankle follows the pedal circle, whose chord sag is the same
-    /// everywhere: uniform keys are already about the best (a clamped
-    /// leg's corners are keys first).
-    fn uniform_first(&self) -> bool {
-        self.corners.is_empty()
-    }
+/// Fitting a smil-route leg ([`MorphProblem`]): its ankle `end(t)` (the
+/// reachable one: a leg clamped out of reach keeps its gap whatever the
+/// keys), keyed first where a clamped leg's target leaves or re-enters its
+/// reach ([`LegMotion::reach_corners`]).
+fn smil_leg<'a>(lm: &LegMotion, end: &'a dyn Fn(f64) -> Vec2) -> MorphProblem<'a> {
+    MorphProblem::new(end, lm.reach_corners())
 }
 
 /// Two geometric legs that can share keyframes (same shape, any phase).
@@ -389,9 +301,12 @@ pub fn bake(rig: &Rig, motion: &Motion, opts: &BakeOptions) -> Clip {
                 let times = match opts.keying {
                     Keying::Uniform(n) => fit::uniform_times(n),
                     Keying::Tolerance(px) | Keying::Goal(px) => {
-                        fit::refine(&SmilLegProblem::new(lm), px, MAX_FIT_KEYS).remove(0)
+                        fit::refine(&smil_leg(lm, &|t| lm.pose_at(t).end), px, MAX_FIT_KEYS)
+                            .remove(0)
                     }
-                    Keying::Budget(n) => fit::fill(&SmilLegProblem::new(lm), n).remove(0),
+                    Keying::Budget(n) => {
+                        fit::fill(&smil_leg(lm, &|t| lm.pose_at(t).end), n).remove(0)
+                    }
                 };
                 let keys = times
                     .iter()
@@ -555,6 +470,7 @@ fn bike(rig: &Rig, center: Vec2, radius: f64, crank_track: usize) -> Item {
 mod tests {
     use super::*;
     use crate::fit::pair::BLOCK;
+    use crate::fit::{Estimate, Problem};
     use crate::geom::{Affine, AffineExt, Vec2Ext};
 
     /// FK of the local tracks through nested groups (thigh about the drawn
@@ -728,7 +644,8 @@ mod tests {
         let lm = &motion.legs[0];
         let mut rnd = crate::geom::unit_rng(0x2545_f491_4f6c_dd1du64);
         let css = leg_pair(lm, Fit::Cubic);
-        let smil = SmilLegProblem::new(lm);
+        let end = |t: f64| lm.pose_at(t).end;
+        let smil = smil_leg(lm, &end);
         let mut times = vec![fit::uniform_times(4), fit::uniform_times(6)];
         for step in 0..300 {
             let set = (rnd() * 2.0) as usize;
@@ -769,7 +686,7 @@ mod tests {
             assert_eq!(css.estimate_within(&times, want.max_px * 0.9), None);
             let one = [times[set].clone()];
             let got = smil.estimate(&one);
-            let want = SmilLegProblem::new(lm).estimate(&one);
+            let want = smil_leg(lm, &end).estimate(&one);
             assert_eq!(got, want, "smil step {step}: {one:?}");
         }
     }

@@ -20,6 +20,7 @@
 //! error estimate is its own dense evaluation; the measure stage re-checks the
 //! written file independently (see [`crate::bake_rig`]).
 
+pub mod morph;
 pub mod pair;
 
 pub use crate::clip::Fit;

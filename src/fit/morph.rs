@@ -1,0 +1,113 @@
+//! Fitting the key times of a morphed path (`<animate attributeName="d">`,
+//! smil route): one key set for every point of the path; between keys
+//! each point moves on the straight chord between its keyed positions
+//! (linear keys: a keySpline would only retime the point along that
+//! chord). The error judged is the last point's (the effector's) distance
+//! from where it should be, at [`FIT_SAMPLES`] + 1 uniform times, keyed
+//! positions rounded as written. The chord sag between keys is the whole
+//! error, so nothing here keeps the bones' lengths: a morph stretches them
+//! between keys (the measure reports by how much).
+//!
+//! Used by the cycling bake (each leg) and by a bone tree's `ik` entries
+//! written as a morph (`"smil": "morph"`).
+
+use super::{Estimate, FIT_SAMPLES, Problem};
+use crate::geom::{LEN_DECIMALS, Vec2, quantize};
+use std::cell::RefCell;
+
+fn q_len(p: Vec2) -> Vec2 {
+    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
+}
+
+/// The key times of a morph whose effector is at `end(t)` (user space,
+/// before rounding) at normalised time t: see the module.
+pub struct MorphProblem<'a> {
+    end: &'a dyn Fn(f64) -> Vec2,
+    /// Where the effector's path turns a corner (a clamped limb's target
+    /// leaving or re-entering its reach): only a key on it follows it.
+    corners: Vec<f64>,
+    ts: Vec<f64>,
+    targets: Vec<Vec2>,
+    /// The last estimate's key times and squared errors per sample (as for
+    /// [`super::pair::Pair`]).
+    last: RefCell<(Vec<f64>, Vec<f64>)>,
+}
+
+impl<'a> MorphProblem<'a> {
+    /// `end(t)`: the effector the keys are fitted to (a limb clamped out of
+    /// reach: the reachable one, its gap being no key's to close);
+    /// `corners`: times strictly inside (0, 1) keyed first.
+    pub fn new(end: &'a dyn Fn(f64) -> Vec2, corners: Vec<f64>) -> Self {
+        let ts: Vec<f64> = (0..=FIT_SAMPLES)
+            .map(|k| k as f64 / FIT_SAMPLES as f64)
+            .collect();
+        MorphProblem {
+            end,
+            corners,
+            targets: ts.iter().map(|&t| end(t)).collect(),
+            last: RefCell::new((Vec::new(), vec![0.0; ts.len()])),
+            ts,
+        }
+    }
+}
+
+impl Problem for MorphProblem<'_> {
+    fn sets(&self) -> usize {
+        1
+    }
+
+    fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
+        let tk = &times[0];
+        let mut last = self.last.borrow_mut();
+        let (old, errors) = &mut *last;
+        let span = if old.is_empty() {
+            Some(0..self.ts.len())
+        } else {
+            super::changed_samples(old, tk, &self.ts)
+        };
+        if let Some(span) = span.filter(|s| !s.is_empty()) {
+            // the keyed effectors of the segments that hold the changed samples
+            let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
+            let k0 = tk.partition_point(|&t| t <= lo).saturating_sub(1);
+            let k1 = (tk.partition_point(|&t| t <= hi) + 1).min(tk.len());
+            let ends: Vec<Vec2> = tk[k0..k1].iter().map(|&t| q_len((self.end)(t))).collect();
+            let ts = &self.ts[span.clone()];
+            super::linear_estimate(ts, &tk[k0..k1], |i, seg, f| {
+                let p = ends[seg] + (ends[seg + 1] - ends[seg]) * f;
+                let i = span.start + i;
+                let d = p - self.targets[i];
+                errors[i] = d.x * d.x + d.y * d.y;
+                errors[i]
+            });
+        }
+        old.clone_from(tk);
+        let mut best = Estimate {
+            max_px: -1.0,
+            worst_t: 0.0,
+            blame: 0,
+        };
+        for (i, &e) in errors.iter().enumerate() {
+            if e > best.max_px {
+                best.max_px = e;
+                best.worst_t = self.ts[i];
+            }
+        }
+        best.max_px = best.max_px.sqrt();
+        best
+    }
+
+    fn split_at(&self, _: &[Vec<f64>], _: usize, _: f64, _: f64, worst_t: f64) -> f64 {
+        worst_t
+    }
+
+    fn initial(&self, _: usize) -> Vec<f64> {
+        super::uniform_with_fixed(4, &self.corners)
+    }
+
+    /// An effector on a circle (a pedal) has the same chord sag
+    /// everywhere: uniform keys are already about the best (a clamped
+    /// limb's corners are keys first).
+    fn uniform_first(&self) -> bool {
+        self.corners.is_empty()
+    }
+}
