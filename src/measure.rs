@@ -839,9 +839,7 @@ fn measure_leg(
             marker_errs.push(pw.at[j].dist(g));
         }
         if let Some(pts) = morph.map(|j| pw.morph_points(j)) {
-            let s = (pts[0].dist(pts[1]) - leg.thigh)
-                .abs()
-                .max((pts[1].dist(pts[2]) - leg.shin).abs());
+            let s = stretch_px(pts, (leg.thigh, leg.shin));
             stretch = Some(stretch.map_or(s, |m| m.max(s)));
         }
     }
@@ -856,6 +854,30 @@ fn measure_leg(
         reach_px: leg.ideal.as_ref().map(|i| i.reach_px(ts, clip.period_s)),
         target_px: marker.map(|_| max_and_rms(ts, &marker_errs, clip.period_s).0),
     }
+}
+
+/// How far a morphed leg's bones (points hip, knee, ankle) are from their
+/// lengths `(thigh, shin)`, px: the larger of the two differences.
+fn stretch_px(pts: &[Vec2], (thigh, shin): (f64, f64)) -> f64 {
+    (pts[0].dist(pts[1]) - thigh)
+        .abs()
+        .max((pts[1].dist(pts[2]) - shin).abs())
+}
+
+/// The largest bone stretch ([`stretch_px`]) of the morph carrying
+/// `probe` at the document times `ts_s` (a bone tree's limb written as a
+/// morph); `None` without such a morph. The points are those of the
+/// morph's own frame: the stretch of a limb whose group turns or
+/// translates, not scales.
+pub fn morph_stretch_px(clip: &Clip, probe: &str, bones: (f64, f64), ts_s: &[f64]) -> Option<f64> {
+    let mo = clip.morph(probe)?;
+    let mut most = 0.0f64;
+    for &t in ts_s {
+        morph_at(clip, mo, t, &mut |pts| {
+            most = most.max(stretch_px(pts, bones))
+        });
+    }
+    Some(most)
 }
 
 /// Foot slip of a chain over the written ground, px per step: over each

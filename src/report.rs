@@ -304,7 +304,7 @@ pub fn build_figure(fb: &FigureBake, route: Route) -> Report {
                 rms_error_px: q(lm.rms_error_px),
                 worst_t_s: q(lm.worst_t_s),
                 reuses: im.leg.reuses.clone(),
-                max_bone_stretch_px: None,
+                max_bone_stretch_px: lm.max_bone_stretch_px.map(q),
                 slip_px: lm.slip_px.map(q),
                 reach_px: lm.reach_px.map(q),
                 target_px: lm.target_px.map(q),

@@ -862,6 +862,70 @@ pub fn lower_legs(file: &RigFile) -> Result<RigFile, RigError> {
     Ok(tree.file)
 }
 
+/// An `ik` entry's `"smil": "morph"` only where one morphed path can draw
+/// the limb (see [`crate::figure::morph`]): the `limbs` look, both bones in
+/// one stroke and width, and nothing else drawn on or hung from them (no
+/// child bone but `lower`, no `parts`, `head_radius`, carried `scene`
+/// part, spring or chain anchor), the upper bone not moving on its own
+/// (`move`).
+fn check_ik_morphs(file: &RigFile, fig: &crate::figure::Figure) -> Result<(), RigError> {
+    use crate::figure::file::IkSmil;
+    for (i, f) in file.ik.iter().enumerate() {
+        if f.smil != Some(IkSmil::Morph) {
+            continue;
+        }
+        let p = format!("ik[{i}].smil");
+        let k = &fig.ik[i];
+        let refuse = |why: String| {
+            Err(invalid(
+                &p,
+                format!("\"morph\" draws the limb as one path: {why}"),
+            ))
+        };
+        if fig.style.look != crate::figure::style::Look::Limbs {
+            return refuse("only in the \"limbs\" look (`style.look`)".into());
+        }
+        let (up, lo) = (&fig.bones[k.upper], &fig.bones[k.lower]);
+        if up.stroke != lo.stroke || up.width != lo.width {
+            return refuse(format!(
+                "bones {:?} and {:?} need one stroke and width",
+                up.name, lo.name
+            ));
+        }
+        if up.mv.is_some() {
+            return refuse(format!("bone {:?} may not `move`", up.name));
+        }
+        for b in [k.upper, k.lower] {
+            let name = &fig.bones[b].name;
+            let child = fig
+                .bones
+                .iter()
+                .find(|c| c.parent == Some(b) && !(b == k.upper && c.name == lo.name));
+            let why = if let Some(c) = child {
+                format!("bone {:?} hangs from {name:?}", c.name)
+            } else if !fig.bones[b].parts.is_empty() {
+                format!("bone {name:?} carries `parts`")
+            } else if fig.bones[b].head_radius.is_some() {
+                format!("bone {name:?} draws a head (`head_radius`)")
+            } else if fig.scene.iter().any(|s| s.bone == Some(b)) {
+                format!("bone {name:?} carries a `scene` part")
+            } else if file.springs.iter().any(|s| &s.bone == name) {
+                format!("a spring acts on bone {name:?}")
+            } else if file
+                .chains
+                .iter()
+                .any(|c| c.anchor.bone.as_ref() == Some(name))
+            {
+                format!("a chain hangs from bone {name:?}")
+            } else {
+                continue;
+            };
+            return refuse(why);
+        }
+    }
+    Ok(())
+}
+
 /// Validate a parsed rig file into a [`Rig`]; the first problem found is returned.
 pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     let mut rig = validate_parts(file)?;
@@ -1111,6 +1175,7 @@ fn validate_figure(
             .collect::<Vec<_>>(),
         &crate::figure::fk::world_matrices(&figure, &figure.rest_rad, 0.0),
     )?;
+    check_ik_morphs(file, &figure)?;
     if let Some(g) = &file.ground {
         crate::figure::model::validate_ground(&mut figure, g)?;
     }

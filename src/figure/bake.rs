@@ -912,7 +912,9 @@ fn bake_clip(
     // (the whole figure's solves), every other channel in a task of its own.
     let mut tasks: Vec<Vec<usize>> = Vec::new();
     let mut task_of: Vec<Option<usize>> = vec![None; fig.ik.len() + 1];
-    for b in (0..fig.bones.len()).filter(|&b| shared[b].is_none()) {
+    // (a limb written as a morph is keyed by its own fitter, below)
+    let morphed = |b: usize| super::morph::entry_of(fig, route, b);
+    for b in (0..fig.bones.len()).filter(|&b| shared[b].is_none() && morphed(b).is_none()) {
         let group = fig
             .ik
             .iter()
@@ -947,6 +949,21 @@ fn bake_clip(
     }
     let solved_at = Solves::new(fig, (ci, clip), ideal);
     for (b, bone) in fig.bones.iter().enumerate() {
+        if let Some(i) = morphed(b) {
+            // the upper bone's node holds the morph, the lower has none
+            let lower = fig.ik[i].lower == b;
+            let colour = colours.iter().position(|c| *c == bone.stroke).unwrap_or(0);
+            let how = (morph_keys(keyer), colour);
+            let parent_rest = bone.parent.map(|p| rest[p]);
+            nodes.push((!lower).then(|| super::morph::limb(fig, clip, i, parent_rest, how)));
+            infos.push(BoneInfo {
+                name: bone.name.clone(),
+                tip_probe: lower.then(|| fig.tip_probe(b)),
+                track: None,
+                drawn: rest[b],
+            });
+            continue;
+        }
         let joint = q_len(rest[b].apply(Vec2::ZERO));
         let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
         let (track, delay_s) = match shared[b] {
@@ -1030,7 +1047,7 @@ fn bake_clip(
     for b in (0..fig.bones.len()).rev() {
         let kids: Vec<(usize, Item)> = (b + 1..fig.bones.len())
             .filter(|&c| fig.bones[c].parent == Some(b))
-            .filter_map(|c| nodes[c].take().map(|n| (c, Item::Group(n))))
+            .filter_map(|c| nodes[c].take().map(|n| (c, super::morph::in_parent(n))))
             .collect();
         if let Some(n) = nodes[b].as_mut() {
             super::style::assemble(fig, b, &mut n.children, kids);
@@ -1211,6 +1228,19 @@ fn bake_clip(
         written.drop_flat_keys();
     }
     written
+}
+
+/// How a limb written as a morph ([`super::morph`]) is keyed for `keyer`:
+/// a budget is the effector's (a bake without keying options: the cycling
+/// bake's default goal).
+fn morph_keys(keyer: Keyer) -> super::morph::MorphKeys {
+    use super::morph::MorphKeys;
+    match keyer.keys {
+        ChannelKeys::Uniform(n) => MorphKeys::Uniform(n),
+        ChannelKeys::Placed(n) => MorphKeys::Placed(n),
+        ChannelKeys::Budget(px) => MorphKeys::Within(px * super::morph::BUDGET_SHARE),
+        ChannelKeys::Own => MorphKeys::Within(crate::fit::DEFAULT_TOLERANCE_PX),
+    }
 }
 
 /// The target groups of `targets` that turn exactly as a bone's group of

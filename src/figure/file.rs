@@ -237,6 +237,30 @@ pub struct IkFile {
     /// `"error"` (default), `"clamp"` or `"pull"` as for `ik_chains`.
     #[serde(default)]
     pub reach: crate::chain::ChainReach,
+    /// How the smil route writes the limb: `"rotate"` (default), each
+    /// bone's group turned by `<animateTransform type="rotate">`;
+    /// `"morph"`, one `<path>` through the upper joint, the knee and the
+    /// effector whose `d` is morphed by `<animate attributeName="d">`
+    /// (linear keys, as a cycling rig's leg is written: closer to the
+    /// target per key, but the bones stretch between keys, reported as
+    /// `bone stretch`). Only where one path can draw the limb: look
+    /// `"limbs"`, both bones in one stroke and width, neither with a
+    /// child bone other than `lower`, `parts`, a `head_radius`, a `scene`
+    /// part, a spring or a chain anchored on it, the upper bone without `move`.
+    /// The css route ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smil: Option<IkSmil>,
+}
+
+/// How the smil route writes an `ik` limb (an entry's `smil`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum IkSmil {
+    /// Each bone's group turned about its joint.
+    #[default]
+    Rotate,
+    /// One path whose points (upper joint, knee, effector) are morphed.
+    Morph,
 }
 
 /// One entry of `clips`: a named animation of the same bone tree.

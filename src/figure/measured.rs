@@ -321,6 +321,10 @@ pub(crate) fn measure_clip(
             };
             m.reach_px = Some(reach_px[i]);
             m.target_px = Some(target_px[i]);
+            // a limb written as a morph (see super::morph) keeps its bones'
+            // lengths only at its keys
+            m.max_bone_stretch_px =
+                measure::morph_stretch_px(clip, &probe, (up.length, lo.length), &ts);
             IkMeasure {
                 clip: ci,
                 leg,

@@ -21,6 +21,7 @@ pub mod fk;
 pub mod ideal;
 pub(crate) mod measured;
 pub mod model;
+pub mod morph;
 pub mod outline;
 pub mod reuse;
 pub mod scene;

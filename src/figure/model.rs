@@ -195,6 +195,8 @@ pub struct IkBone {
     pub target: Trajectory,
     pub knee: Knee,
     pub reach: ChainReach,
+    /// How the smil route writes the limb (see [`super::morph`]).
+    pub smil: super::file::IkSmil,
 }
 
 impl IkBone {
@@ -906,6 +908,7 @@ fn ik_entries(
             target: f.target.validate(&format!("{p}.target"))?,
             knee: f.knee,
             reach: f.reach,
+            smil: f.smil.unwrap_or_default(),
         });
     }
     Ok(out)

@@ -1,0 +1,225 @@
+//! An `ik` entry written on the smil route as a cycling rig's leg is
+//! (`"smil": "morph"`, [`super::file::IkSmil::Morph`]): instead of the two
+//! bones' groups turned by `<animateTransform type="rotate">`, one `<path>`
+//! `M joint l knee−joint l effector−knee` in the coordinates of the upper
+//! bone's parent group, whose `d` is morphed by `<animate
+//! attributeName="d">` through the solved (FK) joint positions at each key.
+//!
+//! Keys are linear (a keySpline would only retime each point along the
+//! chord between its keyed positions) and placed by the cycling bake's
+//! fitter, [`crate::fit::morph::MorphProblem`]: `n` uniform keys for
+//! `--keys n`, the fewest within the budget otherwise. The points move on
+//! straight chords between keys, so the effector follows its target
+//! closer per key than turned bones do, but the bones' lengths are kept
+//! only at the keys: the measure reports the stretch between them.
+//!
+//! The points are taken into the parent group's drawn frame by the ideal
+//! pose of the parent (`rest_p · W_p(t)⁻¹`): exact for a still parent (a
+//! cycling rig's hip); for a moving parent the written parent's own keying
+//! error adds to the morph's. The css route ignores the choice (a `d:
+//! path()` morph has no probe the measure could trust across browsers).
+
+use super::Figure;
+use super::file::IkSmil;
+use super::model::FigClip;
+use crate::clip::{Item, Morph, Node, Route};
+use crate::fit::{self, morph::MorphProblem};
+use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Rem1, T_DECIMALS, Vec2, quantize};
+
+/// How a morph's key times are chosen (from the bake's keyer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum MorphKeys {
+    /// `n` uniform keys (`--keys n`).
+    Uniform(usize),
+    /// At most `n`: corners first, then the fitter's fill.
+    Placed(usize),
+    /// The fewest keys keeping the effector within this many px of its
+    /// solved position (the fitter's dense estimate).
+    Within(f64),
+}
+
+/// A morph's share of a bake's budget: the tolerance loop
+/// ([`crate::bake_rig`]) starts a bone tree's budget at 0.8 of the goal
+/// (a child bone's error adds to its parent's) and a cycling rig's smil
+/// legs at 0.98 of it; a morph's effector error is its own chord sag
+/// alone, as a cycling leg's, so it is fitted to the budget times
+/// 0.98 / 0.8: at the first try, the goal the cycling bake keys a leg to
+/// (a retry tightens both alike).
+pub(crate) const BUDGET_SHARE: f64 = 0.98 / 0.8;
+
+/// The `ik` entry whose limb bone `b` is, when that entry is written as a
+/// morph on `route`.
+pub(crate) fn entry_of(fig: &Figure, route: Route, b: usize) -> Option<usize> {
+    if route != Route::Smil {
+        return None;
+    }
+    fig.ik
+        .iter()
+        .position(|k| k.smil == IkSmil::Morph && (k.upper == b || k.lower == b))
+}
+
+/// The item a bone's node is drawn as in its parent: the morph itself for
+/// the group [`limb`] wraps it in (it needs no group of its own), else the
+/// group.
+pub(crate) fn in_parent(n: Node) -> Item {
+    match n.children.as_slice() {
+        [Item::Morph(_)] if n.anim.is_none() && n.translate == Vec2::ZERO => {
+            n.children.into_iter().next().expect("one child")
+        }
+        _ => Item::Group(n),
+    }
+}
+
+fn q_len(p: Vec2) -> Vec2 {
+    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
+}
+
+/// The limb's points (upper joint, knee, effector) at normalised time u,
+/// in the drawn frame of the upper bone's parent group (`parent_rest`: the
+/// parent's drawn matrix; user space for a root upper bone).
+fn points(fig: &Figure, fc: &FigClip, i: usize, parent_rest: Option<Affine>, u: f64) -> [Vec2; 3] {
+    let k = &fig.ik[i];
+    let pose = super::fk::pose(fig, fc, u);
+    let world = |b: usize| pose.root * pose.world[b];
+    let up = world(k.upper);
+    let user = [
+        up.apply(Vec2::ZERO),
+        up.apply(Vec2::new(fig.bones[k.upper].length, 0.0)),
+        world(k.lower).apply(Vec2::new(fig.bones[k.lower].length, 0.0)),
+    ];
+    // user space → the parent group's drawn frame: rest_p · W_p(u)⁻¹
+    let to_drawn = match (fig.bones[k.upper].parent, parent_rest) {
+        (Some(p), Some(rest)) => rest * world(p).checked_inverse().unwrap_or(Affine::IDENTITY),
+        _ => pose.root.checked_inverse().unwrap_or(Affine::IDENTITY),
+    };
+    user.map(|p| to_drawn.apply(p))
+}
+
+/// Where entry `i`'s effector path may turn a corner (its target's
+/// corners, its reach switching), strictly inside (0, 1), as key times.
+fn corners(fig: &Figure, fc: &FigClip, i: usize) -> Vec<f64> {
+    let mut v: Vec<f64> = fc.targets[i]
+        .corners()
+        .into_iter()
+        .chain(super::fk::reach_switches(fig, fc, i, 2048))
+        .map(|t| quantize(t.rem1(), T_DECIMALS))
+        .filter(|&t| t > 0.0 && t < 1.0)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v
+}
+
+/// The key times of entry `i`'s morph in clip `fc`.
+fn key_times(fig: &Figure, fc: &FigClip, i: usize, keys: MorphKeys) -> Vec<f64> {
+    if let MorphKeys::Uniform(n) = keys {
+        return fit::uniform_times(n);
+    }
+    // fitted to the effector's solved position, in user space (the frame
+    // it is drawn in moves rigidly with it)
+    let k = &fig.ik[i];
+    let end = |u: f64| {
+        let pose = super::fk::pose(fig, fc, u);
+        (pose.root * pose.world[k.lower]).apply(Vec2::new(fig.bones[k.lower].length, 0.0))
+    };
+    let p = MorphProblem::new(&end, corners(fig, fc, i));
+    match keys {
+        MorphKeys::Placed(n) => fit::fill(&p, n).remove(0),
+        MorphKeys::Within(px) => fit::refine(&p, px, fit::MAX_FIT_KEYS).remove(0),
+        MorphKeys::Uniform(_) => unreachable!("returned above"),
+    }
+}
+
+/// Entry `i`'s limb as the node of its upper bone: a group holding the
+/// morph alone, drawn straight into its parent ([`in_parent`]); the lower
+/// bone has no node. `parent_rest`: the drawn matrix of the upper bone's
+/// parent; `colour`: the index of the bones' stroke class.
+pub(crate) fn limb(
+    fig: &Figure,
+    fc: &FigClip,
+    i: usize,
+    parent_rest: Option<Affine>,
+    (keys, colour): (MorphKeys, usize),
+) -> Node {
+    let k = &fig.ik[i];
+    let keys = key_times(fig, fc, i, keys)
+        .into_iter()
+        .map(|u| {
+            let pts = points(fig, fc, i, parent_rest, u).map(q_len);
+            (u, pts.to_vec())
+        })
+        .collect();
+    Node {
+        children: vec![Item::Morph(Morph {
+            class: format!("rb-bone rb-s{colour}"),
+            width: quantize(fig.bones[k.upper].width, LEN_DECIMALS),
+            probe: Some(fig.tip_probe(k.lower)),
+            cubic: false,
+            keys,
+        })],
+        ..Node::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::Vec2Ext;
+
+    fn seed() -> crate::rig::Rig {
+        let text = crate::rig::tests_support::SEED;
+        let file = crate::rig::parse(text).unwrap();
+        let mut tree = crate::rig::lower_legs(&file).unwrap();
+        for k in &mut tree.ik {
+            k.smil = Some(IkSmil::Morph);
+        }
+        crate::rig::validate(&tree).unwrap()
+    }
+
+    /// At every key the written points are the solved pose: the joint,
+    /// the knee a thigh from it and the effector a shin from the knee (to
+    /// the rounding of the written points), the effector on the ideal one;
+    /// the lowered legs' hips stay still.
+    #[test]
+    fn keyed_points_are_the_solved_pose() {
+        let rig = seed();
+        let fig = rig.figure.as_ref().unwrap();
+        let fc = &fig.clips[0];
+        assert!(fig.ik.iter().all(|k| k.smil == IkSmil::Morph));
+        let rest = super::super::fk::world_matrices(fig, &fig.rest_rad, 0.0);
+        for (i, k) in fig.ik.iter().enumerate() {
+            let parent = fig.bones[k.upper].parent.map(|p| rest[p]);
+            let node = limb(fig, fc, i, parent, (MorphKeys::Uniform(12), 0));
+            let Item::Morph(m) = in_parent(node) else {
+                panic!("a morph drawn straight into its parent")
+            };
+            assert_eq!(m.keys.len(), 13);
+            assert_eq!(m.probe, Some(fig.tip_probe(k.lower)));
+            let (l1, l2) = (fig.bones[k.upper].length, fig.bones[k.lower].length);
+            for (u, pts) in &m.keys {
+                let pose = super::super::fk::pose(fig, fc, *u);
+                assert!((pts[0].dist(pts[1]) - l1).abs() < 0.02, "{u}");
+                assert!((pts[1].dist(pts[2]) - l2).abs() < 0.02, "{u}");
+                assert!(pts[2].dist(pose.ik[i]) < 0.01, "{u}: {:?}", pts[2]);
+                assert_eq!(pts[0], m.keys[0].1[0], "{u}: the hip moved");
+            }
+        }
+    }
+
+    /// The css route, and a limb left to rotations, keep their groups.
+    #[test]
+    fn only_a_morph_entry_on_smil_is_morphed() {
+        let rig = seed();
+        let mut fig = rig.figure.clone().unwrap();
+        let up = fig.ik[0].upper;
+        assert_eq!(entry_of(&fig, Route::Smil, up), Some(0));
+        assert_eq!(entry_of(&fig, Route::Css, up), None);
+        fig.ik[0].smil = IkSmil::Rotate;
+        assert_eq!(entry_of(&fig, Route::Smil, up), None);
+        let g = Node {
+            class: Some("x".into()),
+            ..Node::default()
+        };
+        assert!(matches!(in_parent(g), Item::Group(_)));
+    }
+}
