@@ -704,12 +704,16 @@ fn example_bakes() -> Vec<ExampleBake> {
     // far side's root bobbing: on css its translate outside the lift
     // groups, the far pedal's target probe riding its crank inside it), and
     // a far leg whose phase lies between the reuse search's 720 steps
-    // (193.9° behind: its keys replayed at a delay of −0.369111 s).
+    // (193.9° behind: its keys replayed at a delay of −0.369111 s), and
+    // seed-smil as `rigbake lower` writes it (its legs `"smil": "morph"`:
+    // on smil one path morphing the joints, as the cycling bake draws a
+    // leg; also at `--keys 8`, the design source's bake).
     for name in [
         "path_targets.json",
         "moving_roots.json",
         "depth_offset.json",
         "off_grid_reuse.json",
+        "seed_smil_lowered.json",
     ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/browser")
@@ -720,6 +724,16 @@ fn example_bakes() -> Vec<ExampleBake> {
                 label: format!("tests/fixtures/browser/{name} ({})", route.as_str()),
                 route,
                 baked: bake_rig(&rig, &cli_options(&rig, route)),
+            });
+        }
+        if name == "seed_smil_lowered.json" {
+            out.push(ExampleBake {
+                label: format!("tests/fixtures/browser/{name} (smil, --keys 8)"),
+                route: Route::Smil,
+                baked: bake_rig(
+                    &rig,
+                    &BakeOptions::resolve(&rig, Route::Smil, Some(8), None, None),
+                ),
             });
         }
     }

@@ -355,6 +355,8 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> Lowered {
         // a leg's `reach` ("error", "clamp") is an `ik` entry's too
         let mut entry = json!({
             "upper": thigh, "lower": shin, "knee": leg.knee, "reach": leg.reach,
+            // drawn on smil as the cycling bake draws a leg: one morphed path
+            "smil": "morph",
             "target": {"circle": {
                 "center": [crank.center[0] + leg.pedal_offset[0] + d[0],
                            crank.center[1] + leg.pedal_offset[1] + d[1]],
