@@ -864,7 +864,7 @@ fn stretch_px(pts: &[Vec2], (thigh, shin): (f64, f64)) -> f64 {
         .max((pts[1].dist(pts[2]) - shin).abs())
 }
 
-/// The largest bone stretch ([`stretch_px`]) of the morph carrying
+/// The largest bone stretch (as a cycling leg's) of the morph carrying
 /// `probe` at the document times `ts_s` (a bone tree's limb written as a
 /// morph); `None` without such a morph. The points are those of the
 /// morph's own frame: the stretch of a limb whose group turns or

@@ -2417,3 +2417,69 @@ mod reuse_compare {
         );
     }
 }
+
+/// `"smil": "morph"` limbs ([`crate::figure::morph`]), on seed-nested
+/// lowered into bones.
+mod ik_morph {
+    use crate::clip::{Item, Node, Route};
+    use crate::figure::file::IkSmil;
+    use crate::figure::morph::{MorphKeys, entry_of, in_parent, limb};
+    use crate::geom::Vec2Ext;
+
+    fn morph_seed() -> crate::rig::Rig {
+        let text = crate::rig::tests_support::SEED;
+        let file = crate::rig::parse(text).unwrap();
+        let mut tree = crate::rig::lower_legs(&file).unwrap();
+        for k in &mut tree.ik {
+            k.smil = Some(IkSmil::Morph);
+        }
+        crate::rig::validate(&tree).unwrap()
+    }
+
+    /// At every key the written points are the solved pose: the joint,
+    /// the knee a thigh from it and the effector a shin from the knee (to
+    /// the rounding of the written points), the effector on the ideal one;
+    /// the lowered legs' hips stay still.
+    #[test]
+    fn morph_keyed_points_are_the_solved_pose() {
+        let rig = morph_seed();
+        let fig = rig.figure.as_ref().unwrap();
+        let fc = &fig.clips[0];
+        assert!(fig.ik.iter().all(|k| k.smil == IkSmil::Morph));
+        let rest = crate::figure::fk::world_matrices(fig, &fig.rest_rad, 0.0);
+        for (i, k) in fig.ik.iter().enumerate() {
+            let parent = fig.bones[k.upper].parent.map(|p| rest[p]);
+            let node = limb(fig, fc, i, parent, (MorphKeys::Uniform(12), 0));
+            let Item::Morph(m) = in_parent(node) else {
+                panic!("a morph drawn straight into its parent")
+            };
+            assert_eq!(m.keys.len(), 13);
+            assert_eq!(m.probe, Some(fig.tip_probe(k.lower)));
+            let (l1, l2) = (fig.bones[k.upper].length, fig.bones[k.lower].length);
+            for (u, pts) in &m.keys {
+                let pose = crate::figure::fk::pose(fig, fc, *u);
+                assert!((pts[0].dist(pts[1]) - l1).abs() < 0.02, "{u}");
+                assert!((pts[1].dist(pts[2]) - l2).abs() < 0.02, "{u}");
+                assert!(pts[2].dist(pose.ik[i]) < 0.01, "{u}: {:?}", pts[2]);
+                assert_eq!(pts[0], m.keys[0].1[0], "{u}: the hip moved");
+            }
+        }
+    }
+
+    /// The css route, and a limb left to rotations, keep their groups.
+    #[test]
+    fn morph_only_an_entry_so_marked_on_smil() {
+        let rig = morph_seed();
+        let mut fig = rig.figure.clone().unwrap();
+        let up = fig.ik[0].upper;
+        assert_eq!(entry_of(&fig, Route::Smil, up), Some(0));
+        assert_eq!(entry_of(&fig, Route::Css, up), None);
+        fig.ik[0].smil = IkSmil::Rotate;
+        assert_eq!(entry_of(&fig, Route::Smil, up), None);
+        let g = Node {
+            class: Some("x".into()),
+            ..Node::default()
+        };
+        assert!(matches!(in_parent(g), Item::Group(_)));
+    }
+}

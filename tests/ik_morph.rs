@@ -174,7 +174,9 @@ fn the_css_route_ignores_the_field() {
 fn a_limb_a_morph_cannot_draw_is_refused_in_one_line() {
     let tmp = TempDir::new().unwrap();
     let base = lowered("rigs/seed-smil.json");
-    let cases: Vec<(&str, &str, Box<dyn Fn(&mut Value)>)> = vec![
+    // (the entry refused, why, the edit)
+    type Case = (&'static str, &'static str, Box<dyn Fn(&mut Value)>);
+    let cases: Vec<Case> = vec![
         (
             "ik[1]",
             "bone \"pad\" hangs from \"far_thigh\"",

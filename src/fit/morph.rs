@@ -111,3 +111,33 @@ impl Problem for MorphProblem<'_> {
         self.corners.is_empty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An effector on a circle of radius r keyed at n uniform times sags
+    /// below each chord by at most `r (1 − cos(π/n))`, at the chord's
+    /// middle: the estimate finds that (within the keyed points' rounding),
+    /// and the fitter's fewest keys within a budget keep it.
+    #[test]
+    fn uniform_keys_on_a_circle_sag_by_the_chord_formula() {
+        let r = 50.0;
+        let end =
+            |t: f64| Vec2::new(400.0, 300.0) + Vec2::from_angle(t * std::f64::consts::TAU) * r;
+        let p = MorphProblem::new(&end, Vec::new());
+        for n in [4, 8, 16, 32] {
+            let e = p.estimate(&[super::super::uniform_times(n)]);
+            let sag = r * (1.0 - (std::f64::consts::PI / n as f64).cos());
+            assert!((e.max_px - sag).abs() < 0.01, "{n}: {} vs {sag}", e.max_px);
+        }
+        let times = super::super::refine(&p, 0.25, 400).remove(0);
+        let fresh = MorphProblem::new(&end, Vec::new());
+        assert!(
+            fresh.estimate(std::slice::from_ref(&times)).max_px <= 0.25,
+            "{times:?}"
+        );
+        // (the sag formula's fewest uniform keys: 32 sag 0.24 px)
+        assert!(times.len() - 1 <= 32, "{}", times.len());
+    }
+}
