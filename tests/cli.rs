@@ -1106,20 +1106,7 @@ fn help_of_bake_and_check_mentions_their_options() {
 
 /// Per-leg (max_error_px, reuses) measured by `bake ... --report`.
 fn measured(rig: &str, extra: &[&str]) -> BTreeMap<String, (f64, Option<String>)> {
-    let tmp = TempDir::new().unwrap();
-    let report = tmp.path().join("r.json");
-    rigbake()
-        .arg("bake")
-        .arg(repo(rig))
-        .arg("-o")
-        .arg(tmp.path())
-        .arg("--report")
-        .arg(&report)
-        .arg("--quiet")
-        .args(extra)
-        .assert()
-        .success();
-    let r = json_report(&report);
+    let r = common::baked_report(&repo(rig), extra);
     r["legs"]
         .as_array()
         .unwrap()

@@ -36,20 +36,7 @@ fn lowered(rig: &str) -> Value {
 type Figures = (BTreeMap<String, [Option<f64>; 3]>, u64);
 
 fn figures(rig: &std::path::Path, extra: &[&str]) -> Figures {
-    let tmp = TempDir::new().unwrap();
-    let report = tmp.path().join("r.json");
-    rigbake()
-        .arg("bake")
-        .arg(rig)
-        .arg("-o")
-        .arg(tmp.path())
-        .arg("--report")
-        .arg(&report)
-        .arg("--quiet")
-        .args(extra)
-        .assert()
-        .success();
-    let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let r = common::baked_report(rig, extra);
     let legs = r["legs"]
         .as_array()
         .unwrap()

@@ -449,3 +449,22 @@ pub fn probe_names(svg: &str) -> Vec<String> {
     v.sort();
     v
 }
+
+/// `rigbake bake RIG -o TMP --report TMP/r.json --quiet EXTRA…` (which
+/// must succeed): the JSON report.
+pub fn baked_report(rig: &Path, extra: &[&str]) -> Value {
+    let tmp = TempDir::new().unwrap();
+    let report = tmp.path().join("r.json");
+    Command::new(env!("CARGO_BIN_EXE_rigbake"))
+        .arg("bake")
+        .arg(rig)
+        .arg("-o")
+        .arg(tmp.path())
+        .arg("--report")
+        .arg(&report)
+        .arg("--quiet")
+        .args(extra)
+        .assert()
+        .success();
+    serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap()
+}
