@@ -328,12 +328,28 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
     };
     report.tolerance_px = tolerance;
     report.notes.splice(0..0, note);
+    report.notes.extend(morph_note(fig, opts.route));
     Baked {
         clip: fb.clips[0].clone(),
         clips: fb.clips,
         svg: fb.svg,
         report,
     }
+}
+
+/// On the smil route, a note naming the `ik` limbs written as a `d` morph
+/// ([`figure::morph`]), keyed as a cycling rig's legs are.
+fn morph_note(fig: &figure::Figure, route: Route) -> Option<String> {
+    let names: Vec<String> = (0..fig.ik.len())
+        .filter(|&i| figure::morph::entry_of(fig, route, fig.ik[i].upper).is_some())
+        .map(|i| fig.ik_label(i))
+        .collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "smil route: {} written as d morphs (\"smil\": \"morph\"): linear keys, fitted to the effector alone; the bones stretch between keys",
+            names.join(", ")
+        )
+    })
 }
 
 /// How often [`bake_rig`] refits with a tighter internal tolerance.

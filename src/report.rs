@@ -266,8 +266,14 @@ pub fn build_figure(fb: &FigureBake, route: Route) -> Report {
     let mut bones = Vec::new();
     for (clip, (name, ms)) in fb.clips.iter().zip(&fb.measures) {
         let infos = clip.figure.as_ref().map_or(&[][..], |f| &f.bones[..]);
-        // (a bone of length 0 has no probe: no line)
-        for (info, m) in infos.iter().zip(ms).filter(|(i, _)| i.tip_probe.is_some()) {
+        // (a bone of length 0 has no probe: no line; nor has a limb
+        // written as a morph: its effector is its `ik` entry's line)
+        let own_line = |i: &crate::clip::BoneInfo| {
+            i.tip_probe
+                .as_deref()
+                .is_some_and(|p| clip.morph(p).is_none())
+        };
+        for (info, m) in infos.iter().zip(ms).filter(|(i, _)| own_line(i)) {
             bones.push(BoneReport {
                 clip: name.clone(),
                 name: info.name.clone(),
