@@ -78,6 +78,14 @@ impl Keying {
 /// line ask for neither keys nor a tolerance, px.
 pub const DEFAULT_TOLERANCE_PX: f64 = 0.25;
 
+/// The share of a goal a bone tree's first bake to it is fitted to (a
+/// child bone's error adds to its parent's; [`crate::bake_rig`] tightens
+/// from there).
+pub const TREE_FIRST_BUDGET: f64 = 0.8;
+/// The share of a goal a cycling rig's first bake to it is fitted to (a
+/// leg's error is its own fit's: only the rounding is left).
+pub const LEG_FIRST_BUDGET: f64 = 0.98;
+
 /// How to bake.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BakeOptions {

@@ -176,25 +176,29 @@ fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
             .any(|l| l.name == name && l.reach == rig::Reach::Clamp)
     };
     // (with no goal the budget goes unused and the first bake is kept)
-    let ((clip, m), internal) = tighten(goal.map_or(0.0, |px| px * 0.98), goal, |px| {
-        let mut o = *opts;
-        if goal.is_some() {
-            o.keying = opts.keying.with_fit_tolerance(px);
-        }
-        let clip = bake::bake(rig, &motion, &o);
-        let m = measure::measure(&clip);
-        // (a leg's target marker counts, clamped or not, as the report
-        // counts it: see Report::max_error_px_but)
-        let worst = m
-            .legs
-            .iter()
-            .flat_map(|l| {
-                let own = (!clamped(&l.name)).then_some(l.max_error_px);
-                own.into_iter().chain(l.target_px)
-            })
-            .fold(0.0, f64::max);
-        ((clip, m), worst)
-    });
+    let ((clip, m), internal) = tighten(
+        goal.map_or(0.0, |px| px * fit::LEG_FIRST_BUDGET),
+        goal,
+        |px| {
+            let mut o = *opts;
+            if goal.is_some() {
+                o.keying = opts.keying.with_fit_tolerance(px);
+            }
+            let clip = bake::bake(rig, &motion, &o);
+            let m = measure::measure(&clip);
+            // (a leg's target marker counts, clamped or not, as the report
+            // counts it: see Report::max_error_px_but)
+            let worst = m
+                .legs
+                .iter()
+                .flat_map(|l| {
+                    let own = (!clamped(&l.name)).then_some(l.max_error_px);
+                    own.into_iter().chain(l.target_px)
+                })
+                .fold(0.0, f64::max);
+            ((clip, m), worst)
+        },
+    );
     let internal = goal.map(|_| internal);
     let mut clip = clip;
     if let Some(t) = &rig.torso {
@@ -302,7 +306,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
                 .filter(|(_, k)| k.reach == chain::ChainReach::Clamp)
                 .map(|(i, _)| fig.ik_label(i))
                 .collect();
-            let ((fb, r), budget) = tighten(px * 0.8, Some(px), |budget| {
+            let ((fb, r), budget) = tighten(px * fit::TREE_FIRST_BUDGET, Some(px), |budget| {
                 let (fb, r) = run(ChannelKeys::Budget(budget), Some(px));
                 let worst = r.max_error_px_but(|leg| {
                     let own = leg.rsplit(':').next().unwrap_or(leg);

@@ -23,7 +23,7 @@ use super::Figure;
 use super::file::IkSmil;
 use super::model::FigClip;
 use crate::clip::{Item, Morph, Node, Route};
-use crate::fit::{self, morph::MorphProblem};
+use crate::fit::{self, LEG_FIRST_BUDGET, TREE_FIRST_BUDGET, morph::MorphProblem};
 use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Rem1, T_DECIMALS, Vec2, quantize};
 
 /// How a morph's key times are chosen (from the bake's keyer).
@@ -39,13 +39,13 @@ pub(crate) enum MorphKeys {
 }
 
 /// A morph's share of a bake's budget: the tolerance loop
-/// ([`crate::bake_rig`]) starts a bone tree's budget at 0.8 of the goal
-/// (a child bone's error adds to its parent's) and a cycling rig's smil
-/// legs at 0.98 of it; a morph's effector error is its own chord sag
-/// alone, as a cycling leg's, so it is fitted to the budget times
-/// 0.98 / 0.8: at the first try, the goal the cycling bake keys a leg to
-/// (a retry tightens both alike).
-pub(crate) const BUDGET_SHARE: f64 = 0.98 / 0.8;
+/// ([`crate::bake_rig`]) starts a bone tree's budget at
+/// [`TREE_FIRST_BUDGET`] of the goal (a child bone's error adds to its
+/// parent's) and a cycling rig's smil legs at [`LEG_FIRST_BUDGET`] of it;
+/// a morph's effector error is its own chord sag alone, as a cycling leg's,
+/// so it is fitted to the budget times their ratio: at the first try, the
+/// goal the cycling bake keys a leg to (a retry tightens both alike).
+pub(crate) const BUDGET_SHARE: f64 = LEG_FIRST_BUDGET / TREE_FIRST_BUDGET;
 
 /// The `ik` entry whose limb bone `b` is, when that entry is written as a
 /// morph on `route`.
