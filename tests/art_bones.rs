@@ -662,7 +662,12 @@ fn a_cycling_drawing_with_a_torso_needs_a_head_group_on_its_tree() {
 #[test]
 fn a_bad_bone_part_is_refused_naming_the_field_and_value() {
     let text = fs::read_to_string(common::repo(LOWERED_CYCLING)).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // (its legs drawn by rotations on smil: a limb written as a morph
+    // takes no parts, `tests/ik_morph.rs`)
+    for entry in v["ik"].as_array_mut().unwrap() {
+        entry.as_object_mut().unwrap().remove("smil");
+    }
     // the last bone, so every other bone's parts come first
     let last = v["bones"].as_array().unwrap().len() - 1;
     let with_parts = |parts: &[&str]| {

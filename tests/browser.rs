@@ -707,13 +707,16 @@ fn example_bakes() -> Vec<ExampleBake> {
     // (193.9° behind: its keys replayed at a delay of −0.369111 s), and
     // seed-smil as `rigbake lower` writes it (its legs `"smil": "morph"`:
     // on smil one path morphing the joints, as the cycling bake draws a
-    // leg; also at `--keys 8`, the design source's bake).
+    // leg; also at `--keys 8`, the design source's bake), and a morphed
+    // limb whose parent turns under a squashed root (its path inside the
+    // parent's turning group and the squash).
     for name in [
         "path_targets.json",
         "moving_roots.json",
         "depth_offset.json",
         "off_grid_reuse.json",
         "seed_smil_lowered.json",
+        "morph_moving_parent.json",
     ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/browser")
