@@ -277,7 +277,8 @@ enum FitChoice {
 struct BakeArgs {
     /// css: nested groups rotated by @keyframes (pausable by reduced-motion);
     /// smil: SMIL animation (a bone tree's groups by <animateTransform>, a
-    /// cycling leg's path morphed by <animate d>); both: one file each.
+    /// cycling leg, or an `ik` limb with "smil": "morph", as one path
+    /// morphed by <animate d>); both: one file each.
     #[arg(long, value_enum, default_value_t = RouteArg::Css)]
     route: RouteArg,
     /// Uniform keys per period (overrides the rig's "keys" and any
