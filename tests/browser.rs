@@ -19,6 +19,9 @@
 //! CI (`CI=true`), where a missing browser is a failure. Point
 //! `RIGBAKE_CHROMIUM` or `RIGBAKE_FIREFOX` at a binary to use a specific one.
 
+mod common;
+
+use common::agree::{TOL_PX, dist, leg_error_px};
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
@@ -30,9 +33,6 @@ use rigbake::browser::{
 };
 use rigbake::clip::{Clip, Fit};
 use rigbake::{Baked, Route, bake_rig, emit, measure, rig};
-
-/// Per-time, per-probe agreement required between browser and reference, px.
-const TOL_PX: f64 = 0.05;
 
 /// Samples per period for seek-and-read comparisons.
 const SAMPLES: usize = 200;
@@ -116,10 +116,6 @@ fn fixture(name: &str) -> String {
 /// `n` evenly spaced times covering one period `[0, period_s)`, seconds.
 fn period_times(period_s: f64, n: usize) -> Vec<f64> {
     (0..n).map(|i| period_s * i as f64 / n as f64).collect()
-}
-
-fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
-    (a[0] - b[0]).hypot(a[1] - b[1])
 }
 
 fn lerp(a: [f64; 2], b: [f64; 2], s: f64) -> [f64; 2] {
@@ -823,17 +819,8 @@ fn check_against_measure(
                 worst = (d, format!("{name} at t = {t:.4} s"));
             }
         }
-        for (i, leg) in clip.legs.iter().enumerate() {
-            // a chain (`ik_chains`) is measured against its ideal target
-            let target = match &leg.ideal {
-                Some(ideal) => {
-                    let p = ideal.world_at(t / clip.period_s);
-                    [p.x, p.y]
-                }
-                None => probes[&leg.target_probe],
-            };
-            let e = dist(probes[&leg.ankle_probe], target);
-            browser_max[i] = browser_max[i].max(e);
+        for (i, m) in browser_max.iter_mut().enumerate() {
+            *m = m.max(leg_error_px(clip, i, *t, probes));
         }
     }
     if worst.0 > TOL_PX {

@@ -54,6 +54,21 @@ pub fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
 }
 
+/// Leg `i`'s |ankle − target| in the browser's probes at `t` s: against
+/// its ideal target where the clip has one (an `ik_chains` chain), else
+/// against the written target probe.
+pub fn leg_error_px(clip: &Clip, i: usize, t: f64, probes: &Probes) -> f64 {
+    let leg = &clip.legs[i];
+    let target = match &leg.ideal {
+        Some(ideal) => {
+            let p = ideal.world_at(t / clip.period_s);
+            [p.x, p.y]
+        }
+        None => probes[&leg.target_probe],
+    };
+    dist(probes[&leg.ankle_probe], target)
+}
+
 /// Every committed file of `out/`, sorted.
 pub fn committed_outputs() -> Vec<PathBuf> {
     super::files_in("out", "svg")
@@ -101,15 +116,8 @@ pub fn agrees(label: &str, clip: &Clip, b: Option<&Baked>, times: &[f64], got: &
     let worst = deviation(clip, times, got);
     let mut leg_max = vec![0.0_f64; clip.legs.len()];
     for (t, probes) in times.iter().zip(got) {
-        for (i, leg) in clip.legs.iter().enumerate() {
-            let target = match &leg.ideal {
-                Some(ideal) => {
-                    let p = ideal.world_at(t / clip.period_s);
-                    [p.x, p.y]
-                }
-                None => probes[&leg.target_probe],
-            };
-            leg_max[i] = leg_max[i].max(dist(probes[&leg.ankle_probe], target));
+        for (i, m) in leg_max.iter_mut().enumerate() {
+            *m = m.max(leg_error_px(clip, i, *t, probes));
         }
     }
     assert!(
