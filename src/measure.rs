@@ -984,7 +984,12 @@ pub fn sample_probes(
 ) -> Vec<f64> {
     let n = probes.len();
     // each chunk's positions in one buffer, a row of `n` per time
-    let (ts, chunks) = walk_chunks(clip, probes, |_, at, rows| rows.extend_from_slice(at));
+    let (ts, chunks) = walk_chunks(
+        clip,
+        probes,
+        || (),
+        |_, _, at, rows| rows.extend_from_slice(at),
+    );
     let mut rows = chunks.iter().flat_map(|c| c.chunks_exact(n.max(1)));
     for &t in &ts {
         visit(
@@ -1015,18 +1020,38 @@ pub fn sample_probes_map<R: Send>(
     probes: &[String],
     map: impl Fn(f64, &[Vec2]) -> R + Sync,
 ) -> (Vec<f64>, Vec<R>) {
-    let (ts, chunks) = walk_chunks(clip, probes, |t, at, rows| rows.push(map(t, at)));
+    let (ts, chunks) = walk_chunks(clip, probes, || (), |_, t, at, rows| rows.push(map(t, at)));
     (ts, chunks.into_iter().flatten().collect())
 }
 
-/// The measure stage's sample times, and per chunk of [`WALK_CHUNK`] of
-/// them (walked in parallel, each by a walk of its own) what `push(t, at,
-/// out)` adds to the chunk's `out` at each time t, in order, `at` holding
-/// the positions of the probes named in `probes` (same order).
-fn walk_chunks<R: Send>(
+/// [`sample_probes_map`] for a map that writes a row of values per time
+/// and keeps scratch from one time to the next: each chunk of times
+/// ([`WALK_CHUNK`] of them) makes its own scratch with `init`, and at each
+/// time t `push(scratch, t, positions, out)` appends that time's values to
+/// the chunk's `out`. The times, and per chunk in time order the values
+/// pushed (a chunk holds whole rows: read them one chunk after another).
+///
+/// # Panics
+/// When the clip has no probe of one of the names.
+pub fn sample_probes_rows<S, R: Send>(
     clip: &Clip,
     probes: &[String],
-    push: impl Fn(f64, &[Vec2], &mut Vec<R>) + Sync,
+    init: impl Fn() -> S + Sync,
+    push: impl Fn(&mut S, f64, &[Vec2], &mut Vec<R>) + Sync,
+) -> (Vec<f64>, Vec<Vec<R>>) {
+    walk_chunks(clip, probes, init, push)
+}
+
+/// The measure stage's sample times, and per chunk of [`WALK_CHUNK`] of
+/// them (walked in parallel, each by a walk of its own, with scratch of
+/// its own made by `init`) what `push(scratch, t, at, out)` adds to the
+/// chunk's `out` at each time t, in order, `at` holding the positions of
+/// the probes named in `probes` (same order).
+fn walk_chunks<S, R: Send>(
+    clip: &Clip,
+    probes: &[String],
+    init: impl Fn() -> S + Sync,
+    push: impl Fn(&mut S, f64, &[Vec2], &mut Vec<R>) + Sync,
 ) -> (Vec<f64>, Vec<Vec<R>>) {
     use rayon::prelude::*;
     let ts = sample_times(clip);
@@ -1034,13 +1059,18 @@ fn walk_chunks<R: Send>(
         .par_chunks(WALK_CHUNK)
         .map(|chunk| {
             let (mut pw, index) = ProbeWalk::of(clip, probes);
+            let mut scratch = init();
             let mut at = Vec::with_capacity(index.len());
             let mut out = Vec::new();
-            for &t in chunk {
+            for (k, &t) in chunk.iter().enumerate() {
                 pw.at_time(t);
                 at.clear();
                 at.extend(index.iter().map(|&j| pw.at[j]));
-                push(t, &at, &mut out);
+                push(&mut scratch, t, &at, &mut out);
+                if k == 0 {
+                    // room for as much at each time to come
+                    out.reserve(out.len() * (chunk.len() - 1));
+                }
             }
             out
         })

@@ -1204,6 +1204,62 @@ mod fk {
         assert!(solved > 0, "no clip with every entry solved on its own");
     }
 
+    /// [`PoseAt`] is [`pose_with`] bit for bit (the
+    /// world matrices of the wanted bones and their ancestors, root matrix,
+    /// ideal effectors, asked targets), at times out of order, for several
+    /// choices of wanted bones, for every clip of every bone-tree rig in
+    /// `rigs/`.
+    #[test]
+    fn pose_at_is_pose_with_for_the_wanted_bones() {
+        let bits = |v: &crate::geom::Vec2| (v.x.to_bits(), v.y.to_bits());
+        let mbits = |m: &Affine| m.as_coeffs().map(f64::to_bits);
+        let mut checked = 0;
+        for (path, rig) in super::example_rigs() {
+            let Some(fig) = &rig.figure else { continue };
+            let nb = fig.bones.len();
+            for clip in &fig.clips {
+                let solvers = entry_solvers(fig, clip);
+                for pick in 0..3 {
+                    let want: Vec<bool> = (0..nb)
+                        .map(|b| match pick {
+                            0 => true,
+                            1 => b % 2 == 0,
+                            _ => fig.bones[b].length > 0.0,
+                        })
+                        .collect();
+                    let mut need = want.clone();
+                    for b in (0..nb).rev() {
+                        if let Some(p) = fig.bones[b].parent.filter(|_| need[b]) {
+                            need[p] = true;
+                        }
+                    }
+                    let mut at = PoseAt::new(fig, clip, &want);
+                    for n in 0..=60 {
+                        let t = ((n * 37) % 61) as f64 / 60.0 + if n % 2 == 1 { 1e-6 } else { 0.0 };
+                        at.at(t);
+                        let (a, b) = (pose_with(fig, clip, &solvers, t), &at.pose);
+                        let name = format!("{} {} pick {pick} t {t}", path.display(), clip.name);
+                        for (k, &needed) in need.iter().enumerate() {
+                            if needed {
+                                assert_eq!(
+                                    mbits(&a.world[k]),
+                                    mbits(&b.world[k]),
+                                    "{name} bone {k}"
+                                );
+                            }
+                        }
+                        assert_eq!(mbits(&a.root), mbits(&b.root), "{name}");
+                        let all = |v: &[crate::geom::Vec2]| v.iter().map(bits).collect::<Vec<_>>();
+                        assert_eq!(all(&a.ik), all(&b.ik), "{name}");
+                        assert_eq!(all(&a.asked), all(&b.asked), "{name}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 0);
+    }
+
     /// A pose's world matrices, built with the rotations the IK solve
     /// already made, are [`world_matrices`] of the local angles bit for
     /// bit, its root matrix the one the solve took is [`root_matrix`], and

@@ -460,6 +460,137 @@ pub fn pose_with(fig: &Figure, clip: &FigClip, solvers: &[Option<EntrySolver>], 
     }
 }
 
+/// [`pose_with`] at many times of one clip, into buffers kept from one
+/// time to the next (no allocation per time once warm), building only
+/// what a caller reads: the world matrices of the bones marked in `want`
+/// and of their ancestors (and only their drivers read). A wanted bone
+/// whose world matrix is the same at every time (a constant driver, no
+/// `move`, in no `ik` entry, and its parent such a bone or none) has it
+/// built once. Every value built is [`pose_with`]'s bit for bit (the same
+/// operations on the same values); the world matrices of the other bones
+/// are not kept up to date. A clip whose `ik` entries are not all
+/// [`solvable_alone`] takes the whole [`pose`] at each time.
+pub struct PoseAt<'a> {
+    fig: &'a Figure,
+    clip: &'a FigClip,
+    solvers: Vec<Option<EntrySolver<'a>>>,
+    /// Whether every `ik` entry is solved on its own (else [`pose`]).
+    alone: bool,
+    /// Per bone: its world matrix is built at each time (wanted, and not
+    /// the same at every time).
+    moving: Vec<bool>,
+    /// Per bone: its driver is read (moving and in no `ik` entry).
+    driven: Vec<bool>,
+    /// Local angles (radians) of the moving bones at the last time.
+    local: Vec<f64>,
+    /// Per `ik` entry at the last time: its upper joint and target in the
+    /// figure's frame (before any pull).
+    ends: Vec<(Vec2, Vec2)>,
+    /// The pose at the last time (see above for its world matrices).
+    pub pose: Pose,
+}
+
+impl<'a> PoseAt<'a> {
+    /// Ready to pose `clip` of `fig` with the world matrices of the bones
+    /// `want` marks (and their ancestors).
+    pub fn new(fig: &'a Figure, clip: &'a FigClip, want: &[bool]) -> Self {
+        let nb = fig.bones.len();
+        let solvers = entry_solvers(fig, clip);
+        let alone = solvers.iter().all(Option::is_some);
+        let in_ik = |b: usize| fig.ik.iter().any(|k| k.upper == b || k.lower == b);
+        // wanted bones and their ancestors (parents precede children)
+        let mut need = want.to_vec();
+        need.resize(nb, false);
+        for b in (0..nb).rev() {
+            if need[b]
+                && let Some(p) = fig.bones[b].parent
+            {
+                need[p] = true;
+            }
+        }
+        let mut fixed = vec![false; nb];
+        let mut world = vec![Affine::IDENTITY; nb];
+        for (b, bone) in fig.bones.iter().enumerate() {
+            let parent_fixed = bone.parent.is_none_or(|p| fixed[p]);
+            let still = matches!(clip.drivers[b], super::model::Driver::Const(_))
+                && bone.mv.is_none()
+                && !in_ik(b);
+            fixed[b] = need[b] && still && parent_fixed;
+            if fixed[b] {
+                // as world_matrices builds it (the driver and the joint are
+                // the same at every time)
+                let turn = Affine::rotate(clip.drivers[b].eval(0.0));
+                let local = Affine::translate(bone.joint_at(0.0)) * turn;
+                world[b] = match bone.parent {
+                    Some(p) => world[p] * local,
+                    None => local,
+                };
+            }
+        }
+        let moving: Vec<bool> = (0..nb).map(|b| need[b] && !fixed[b]).collect();
+        let driven = (0..nb).map(|b| moving[b] && !in_ik(b)).collect();
+        let nk = fig.ik.len();
+        PoseAt {
+            fig,
+            clip,
+            solvers,
+            alone,
+            moving,
+            driven,
+            local: vec![0.0; nb],
+            ends: Vec::with_capacity(nk),
+            pose: Pose {
+                world,
+                root: Affine::IDENTITY,
+                ik: Vec::with_capacity(nk),
+                asked: Vec::with_capacity(nk),
+            },
+        }
+    }
+
+    /// Pose the clip at normalised time t (into [`Self::pose`]).
+    pub fn at(&mut self, t: f64) {
+        let (fig, clip) = (self.fig, self.clip);
+        if !self.alone {
+            self.pose = pose(fig, clip, t);
+            return;
+        }
+        for (b, d) in clip.drivers.iter().enumerate() {
+            if self.driven[b] {
+                self.local[b] = d.eval(t);
+            }
+        }
+        self.ends.clear();
+        self.pose.asked.clear();
+        for (k, solver) in fig.ik.iter().zip(self.solvers.iter().flatten()) {
+            let s = solver.solve(t);
+            (self.local[k.upper], self.local[k.lower]) = s.angles;
+            self.ends.push(s.ends);
+            self.pose.asked.push(s.asked);
+        }
+        let root = root_matrix(&clip.root, t);
+        let world = &mut self.pose.world;
+        for (b, bone) in fig.bones.iter().enumerate() {
+            if !self.moving[b] {
+                continue;
+            }
+            let turn = Affine::rotate(self.local[b]);
+            let local = Affine::translate(bone.joint_at(t)) * turn;
+            world[b] = match bone.parent {
+                Some(p) => world[p] * local,
+                None => local,
+            };
+        }
+        self.pose.ik.clear();
+        self.pose.ik.extend(
+            fig.ik.iter().zip(&self.ends).map(|(k, &(joint, target))| {
+                root.apply(pulled(joint, target, k.pull_to(&fig.bones)))
+            }),
+        );
+        self.pose.root = root;
+    }
+}
+
 /// Each `ik` entry's ideal effector ([`ik_ideal`]), user space, from its
 /// upper joint and target in the figure's frame and the root-motion
 /// matrix.

@@ -2,9 +2,10 @@
 //! measure stage's sample times: every bone tip against FK (with the
 //! springs), every head rim, and every `ik` entry's effector, target
 //! marker, reach, foot-to-target distance and ground contact. The ideal
-//! pose is solved once per sample ([`fk::pose_with`]) and the written tree is
+//! pose is solved once per sample ([`fk::PoseAt`]: [`fk::pose_with`]'s
+//! values, only those read, into reused buffers) and the written tree is
 //! walked once per sample for all probes together
-//! ([`measure::sample_probes`]); the figures are the same as measuring
+//! ([`measure::sample_probes_rows`]); the figures are the same as measuring
 //! each probe on its own.
 
 use super::model::FigClip;
@@ -149,17 +150,11 @@ pub(crate) fn measure_clip(
         .collect();
     let within = |t: f64, (a, b): (f64, f64)| t >= a * period && t <= b * period;
 
-    let mut errs: Vec<Vec<f64>> = vec![Vec::new(); target0];
-    let mut ik_errs: Vec<Vec<f64>> = vec![Vec::new(); nk];
     let mut target_px = vec![0.0f64; nk];
     let mut reach_px = vec![0.0f64; nk];
     let mut foot_to_target_px = vec![0.0f64; nk];
     let mut ground_px = vec![0.0f64; nk];
     let mut planted_px = vec![0.0f64; nk];
-    // per sample time (in parallel): every tip and rim probe's error, and
-    // per IK entry its effector's error, target marker, reach, foot to
-    // marker, height off the ground while down and planted slip (0 where
-    // not down); then folded in time order
     // the probes written (a bone of length 0 has none: its error is 0, its
     // tip being its joint), and where each of `probes` is among them
     let written: Vec<usize> = (0..probes.len())
@@ -170,42 +165,58 @@ pub(crate) fn measure_clip(
     for (w, &j) in written.iter().enumerate() {
         slot[j] = Some(w);
     }
-    let solvers = fk::entry_solvers(fig, fc);
-    let (ts, rows) = measure::sample_probes_map(clip, &walked, |t, walked_at| {
-        let at = |j: usize| walked_at[slot[j].expect("a written probe")];
-        let u = unit_time(fc.play, t, period);
-        let pose = fk::pose_with(fig, fc, &solvers, u);
-        let mut tips = pose.tips(fig);
-        add_spring_offsets(fig, u, &applied, &mut tips);
-        let mut errs = Vec::with_capacity(target0);
-        for b in 0..nb {
-            errs.push(slot[b].map_or(0.0, |w| walked_at[w].dist(tips[b])));
-        }
-        for (h, &(b, r)) in heads.iter().enumerate() {
-            let m = fc.root.squash.as_ref().map_or(1.0, |s| {
-                let sy = s.sy.eval(u);
-                (1.0 + (1.0 - sy) * s.k + sy) / 2.0
-            });
-            let c = tips[b];
-            let (ex, ey) = if squashed {
-                (Vec2::new(m * r, 0.0), Vec2::new(0.0, m * r))
-            } else {
-                // the bone's world turn since the drawn pose (no squash:
-                // root motion only translates)
-                let w = pose.world[b];
-                let phi = w.angle_rad() - rest[b].angle_rad();
-                let (sin, cos) = phi.sin_cos();
-                (Vec2::new(r * cos, r * sin), Vec2::new(-r * sin, r * cos))
-            };
-            let j = nb + 2 * h;
-            errs.push(at(j).dist(c + ex));
-            errs.push(at(j + 1).dist(c + ey));
-        }
-        let ik: Vec<[f64; 6]> = fig
-            .ik
-            .iter()
-            .enumerate()
-            .map(|(i, k)| {
+    // the bones whose ideal tip is read: those with a written tip probe,
+    // and the heads (whose world turn is read too)
+    let mut want: Vec<bool> = (0..nb).map(|b| slot[b].is_some()).collect();
+    for &(b, _) in &heads {
+        want[b] = true;
+    }
+    // per sample time (in parallel, each chunk of times posing the figure
+    // into buffers of its own) a row: every tip and rim probe's error, then
+    // per IK entry its effector's error, target marker, reach, foot to
+    // marker, height off the ground while down and planted slip (0 where
+    // not down); then folded in time order
+    let stride = target0 + 6 * nk;
+    let (ts, rows) = measure::sample_probes_rows(
+        clip,
+        &walked,
+        || (fk::PoseAt::new(fig, fc, &want), vec![Vec2::ZERO; nb]),
+        |(posed, tips), t, walked_at, out: &mut Vec<f64>| {
+            let at = |j: usize| walked_at[slot[j].expect("a written probe")];
+            let u = unit_time(fc.play, t, period);
+            posed.at(u);
+            let pose = &posed.pose;
+            // as Pose::tips, for the bones read
+            for (b, bone) in fig.bones.iter().enumerate() {
+                if want[b] {
+                    tips[b] = (pose.root * pose.world[b]).apply(Vec2::new(bone.length, 0.0));
+                }
+            }
+            add_spring_offsets(fig, u, &applied, tips);
+            for b in 0..nb {
+                out.push(slot[b].map_or(0.0, |w| walked_at[w].dist(tips[b])));
+            }
+            for (h, &(b, r)) in heads.iter().enumerate() {
+                let m = fc.root.squash.as_ref().map_or(1.0, |s| {
+                    let sy = s.sy.eval(u);
+                    (1.0 + (1.0 - sy) * s.k + sy) / 2.0
+                });
+                let c = tips[b];
+                let (ex, ey) = if squashed {
+                    (Vec2::new(m * r, 0.0), Vec2::new(0.0, m * r))
+                } else {
+                    // the bone's world turn since the drawn pose (no squash:
+                    // root motion only translates)
+                    let w = pose.world[b];
+                    let phi = w.angle_rad() - rest[b].angle_rad();
+                    let (sin, cos) = phi.sin_cos();
+                    (Vec2::new(r * cos, r * sin), Vec2::new(-r * sin, r * cos))
+                };
+                let j = nb + 2 * h;
+                out.push(at(j).dist(c + ex));
+                out.push(at(j + 1).dist(c + ey));
+            }
+            for (i, k) in fig.ik.iter().enumerate() {
                 let (foot, marker) = (at(k.lower), at(target0 + i));
                 let ideal = pose.ik[i];
                 let asked = pose.asked[i];
@@ -224,23 +235,29 @@ pub(crate) fn measure_clip(
                         }
                     }
                 }
-                [
+                out.extend([
                     foot.dist(ideal),
                     marker.dist(asked),
                     asked.dist(ideal),
                     foot.dist(marker),
                     ground_px,
                     planted_px,
-                ]
-            })
-            .collect();
-        (errs, ik)
-    });
-    for (row, ik) in &rows {
+                ]);
+            }
+        },
+    );
+    let column = |_| Vec::with_capacity(ts.len());
+    let mut errs: Vec<Vec<f64>> = (0..target0).map(column).collect();
+    let mut ik_errs: Vec<Vec<f64>> = (0..nk).map(column).collect();
+    for row in rows.iter().flat_map(|c| c.chunks_exact(stride.max(1))) {
+        let (row, ik) = row.split_at(target0);
         for (e, x) in errs.iter_mut().zip(row) {
             e.push(*x);
         }
-        for (i, &[err, target, reach, to_target, ground, planted]) in ik.iter().enumerate() {
+        for (i, f) in ik.chunks_exact(6).enumerate() {
+            let &[err, target, reach, to_target, ground, planted] = f else {
+                unreachable!("rows of six")
+            };
             ik_errs[i].push(err);
             target_px[i] = target_px[i].max(target);
             reach_px[i] = reach_px[i].max(reach);
