@@ -2120,7 +2120,10 @@ mod bone_fk {
     }
 
     /// [`fk::wanted_angles`] at `t` for every bone, each bone alone and
-    /// every other bone: `whole`'s bits where asked, NaN elsewhere.
+    /// every other bone: `whole`'s bits where asked, NaN elsewhere; and
+    /// [`fk::WantedAngles::each`] (the reuse search's) the same bits for the
+    /// same bones asked in reverse order, its buffer kept from the ask
+    /// before.
     fn assert_same_wanted_angles(
         fig: &crate::figure::Figure,
         clip: &crate::figure::model::FigClip,
@@ -2132,6 +2135,8 @@ mod bone_fk {
         let mut asks = vec![vec![true; nb]];
         asks.extend((0..nb).map(|b| (0..nb).map(|x| x == b).collect()));
         asks.push((0..nb).map(|x| x % 2 == 1).collect());
+        let each = fk::WantedAngles::new(fig, clip);
+        let mut solved = Vec::new();
         for want in &asks {
             let got = fk::wanted_angles(fig, clip, want, t);
             for b in 0..nb {
@@ -2141,6 +2146,15 @@ mod bone_fk {
                     assert!(got[b].is_nan(), "{name} bone {b} not asked for");
                 }
             }
+            let bones: Vec<usize> = (0..nb).rev().filter(|&b| want[b]).collect();
+            let mut seen = 0;
+            each.each(&bones, t, &mut solved, |k, v| {
+                assert_eq!(k, seen, "{name}: bones in order");
+                seen += 1;
+                let b = bones[k];
+                assert_eq!(v.to_bits(), whole[b].to_bits(), "{name} bone {b} (each)");
+            });
+            assert_eq!(seen, bones.len(), "{name}");
         }
     }
 

@@ -331,38 +331,74 @@ pub fn entry_solvers<'a>(fig: &'a Figure, clip: &'a FigClip) -> Vec<Option<Entry
 
 /// Local angles (radians) at normalised time t of the bones `want` marks,
 /// bit for bit what [`local_angles`] gives them, solving only what they
-/// need: a bone of no `ik` entry reads its driver, the bones of an entry
-/// [`solvable_alone`] that entry on its own ([`entry_angles`]), any other
-/// `ik` bone the whole figure (once). Bones not marked are NaN.
+/// need ([`WantedAngles`]). Bones not marked are NaN.
 pub fn wanted_angles(fig: &Figure, clip: &FigClip, want: &[bool], t: f64) -> Vec<f64> {
-    wanted_angles_with(fig, clip, &entry_solvers(fig, clip), want, t)
+    let bones: Vec<usize> = (0..fig.bones.len()).filter(|&b| want[b]).collect();
+    let mut out = vec![f64::NAN; fig.bones.len()];
+    WantedAngles::new(fig, clip).each(&bones, t, &mut Vec::new(), |k, v| out[bones[k]] = v);
+    out
 }
 
-/// [`wanted_angles`], with the clip's [`entry_solvers`] made once for
-/// many times.
-pub fn wanted_angles_with(
-    fig: &Figure,
-    clip: &FigClip,
-    solvers: &[Option<EntrySolver>],
-    want: &[bool],
-    t: f64,
-) -> Vec<f64> {
-    let mut out = vec![f64::NAN; fig.bones.len()];
-    let mut whole: Option<Vec<f64>> = None;
-    let mut entries: Vec<Option<(f64, f64)>> = vec![None; fig.ik.len()];
-    for (b, _) in want.iter().enumerate().filter(|w| *w.1) {
-        out[b] = match fig.ik.iter().position(|k| k.upper == b || k.lower == b) {
-            None => clip.drivers[b].eval(t),
-            Some(i) => match &solvers[i] {
-                Some(solver) => {
-                    let (u, l) = *entries[i].get_or_insert_with(|| solver.angles(t));
-                    if fig.ik[i].upper == b { u } else { l }
-                }
-                None => whole.get_or_insert_with(|| local_angles(fig, clip, t))[b],
-            },
-        };
+/// Local angles (radians) of chosen bones of one clip, for many times (the
+/// reuse search's): bit for bit what [`local_angles`] gives them, solving
+/// only what they need: a bone of no `ik` entry reads its driver, the
+/// bones of an entry [`solvable_alone`] that entry on its own
+/// ([`entry_angles`], once for both), any other `ik` bone the whole
+/// figure (once). Nothing is allocated per time but a whole-figure solve.
+pub struct WantedAngles<'a> {
+    fig: &'a Figure,
+    clip: &'a FigClip,
+    /// The clip's [`entry_solvers`].
+    solvers: Vec<Option<EntrySolver<'a>>>,
+    /// Per bone: its `ik` entry, if any.
+    entry: Vec<Option<usize>>,
+}
+
+impl<'a> WantedAngles<'a> {
+    pub fn new(fig: &'a Figure, clip: &'a FigClip) -> Self {
+        WantedAngles {
+            fig,
+            clip,
+            solvers: entry_solvers(fig, clip),
+            entry: (0..fig.bones.len())
+                .map(|b| fig.ik.iter().position(|k| k.upper == b || k.lower == b))
+                .collect(),
+        }
     }
-    out
+
+    /// `put(k, θ)` for the `k`th bone of `bones` (any order) at normalised
+    /// time t; `solved` holds the entries solved alone at t, by index
+    /// (cleared first: a buffer the caller keeps for many times).
+    pub fn each(
+        &self,
+        bones: &[usize],
+        t: f64,
+        solved: &mut Vec<(usize, (f64, f64))>,
+        mut put: impl FnMut(usize, f64),
+    ) {
+        solved.clear();
+        let mut whole: Option<Vec<f64>> = None;
+        for (k, &b) in bones.iter().enumerate() {
+            let v = match self.entry[b] {
+                None => self.clip.drivers[b].eval(t),
+                Some(i) => match &self.solvers[i] {
+                    Some(solver) => {
+                        let (u, l) = match solved.iter().find(|e| e.0 == i) {
+                            Some(&(_, ul)) => ul,
+                            None => {
+                                let ul = solver.angles(t);
+                                solved.push((i, ul));
+                                ul
+                            }
+                        };
+                        if self.fig.ik[i].upper == b { u } else { l }
+                    }
+                    None => whole.get_or_insert_with(|| local_angles(self.fig, self.clip, t))[b],
+                },
+            };
+            put(k, v);
+        }
+    }
 }
 
 /// Seed 000's pull: a target farther than `max` from the joint is moved

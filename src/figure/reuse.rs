@@ -370,6 +370,9 @@ const POLISH_STEPS: f64 = 0.1;
 /// Every how many grid times [`shift_error`] reads.
 const REFINE_STRIDE: usize = 8;
 
+/// Every how manyth of its times the check reads first (then the others).
+const CHECK_COARSE: usize = 8;
+
 /// Fewest shifts [`best_shift`] searches in one run.
 const SHIFT_RUN: usize = 45;
 
@@ -425,9 +428,13 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
     plan_shared(fig, route, &super::ideal::Ideal::default())
 }
 
-/// [`plan`], the check's IK solves taken from (and added to) `ideal`,
-/// which the bakes of `fig` share ([`super::ideal`]): the check's times
-/// include the fitter's.
+/// [`plan`], the IK solves of the search on solved angles taken from (and
+/// added to) `ideal`, which the bakes of `fig` share ([`super::ideal`]).
+/// The grid table and the check solve their own times directly, each
+/// `ik` entry once per time for both its bones ([`fk::WantedAngles`]):
+/// their times are not the fitter's (a source chain's check times are
+/// shifted off every grid, and a reused chain fits no keys), so keeping
+/// them would only lengthen every later lookup.
 pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Ideal) -> Plan {
     let nb = fig.bones.len();
     let mut drawn = fig.rest_rad.clone();
@@ -445,6 +452,7 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
         wanted[x] = true;
         wanted[y] = true;
     }
+    let wanted: Vec<usize> = (0..nb).filter(|&b| wanted[b]).collect();
     // bones of a chain that reuses (in any clip) or of a source chain
     let mut reusing = vec![false; nb];
     let mut sourcing = vec![false; nb];
@@ -453,21 +461,23 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
             continue;
         }
         // (only the candidates' bones are read: NaN elsewhere)
+        let angles = fk::WantedAngles::new(fig, clip);
         let ang: Vec<Vec<f64>> = {
             use rayon::prelude::*;
-            let solvers = fk::entry_solvers(fig, clip);
             (0..GRID)
                 .into_par_iter()
-                .map(|j| {
+                .map_init(Vec::new, |solved, j| {
                     let t = j as f64 / GRID as f64;
-                    fk::wanted_angles_with(fig, clip, &solvers, &wanted, t)
+                    let mut row = vec![f64::NAN; nb];
+                    angles.each(&wanted, t, solved, |k, v| row[wanted[k]] = v);
+                    row
                 })
                 .collect()
         };
-        // the check's solves by time, kept with the figure's: each candidate
-        // checks the same times, a shift by a multiple of 1/CHECK_SAMPLES
-        // (half a period, say) lands its source times on them too, and the
-        // fitter's times are among them
+        // the search on solved angles reads its solves through the
+        // figure's (it reads each time once per bone of an entry, and its
+        // golden-section steps come back near the same times); the check
+        // solves its own (see above)
         let solves = super::bake::Solves::new(fig, (ci, clip), ideal);
         let angle_at = |b: usize, t: f64| solves.angle(fig, clip, b, t);
         let period = quantize(clip.period_s, SEC_DECIMALS);
@@ -548,6 +558,12 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
                 );
             let mut tried = Vec::new();
             let mut found = None;
+            // (the check's bones, reusing and source, and their angles at
+            // one time)
+            let ys: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+            let xs: Vec<usize> = pairs.iter().map(|p| p.0).collect();
+            let (mut own, mut src) = (vec![0.0; pairs.len()], vec![0.0; pairs.len()]);
+            let mut solved = Vec::new();
             for x in candidates {
                 // (within one period: a search past the last grid step
                 // finds a shift just over a whole period)
@@ -565,14 +581,21 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
                         d[y] = back[y];
                     }
                 }
-                let ok = (0..CHECK_SAMPLES).all(|j| {
-                    let t = j as f64 / CHECK_SAMPLES as f64;
-                    let ts = (t + s).rem1();
-                    pairs.iter().all(|&(x, y)| {
-                        let e = wrap_pi((angle_at(y, t) - d[y]) - (angle_at(x, ts) - d[x]));
-                        e.abs() * reach[y] <= REUSE_TOLERANCE_PX
-                    })
-                });
+                // (every eighth time first: a shift that fails, fails
+                // sooner; one that passes is read on every time all the same)
+                let ok = (0..CHECK_SAMPLES)
+                    .step_by(CHECK_COARSE)
+                    .chain((0..CHECK_SAMPLES).filter(|j| j % CHECK_COARSE != 0))
+                    .all(|j| {
+                        let t = j as f64 / CHECK_SAMPLES as f64;
+                        let ts = (t + s).rem1();
+                        angles.each(&ys, t, &mut solved, |k, v| own[k] = v);
+                        angles.each(&xs, ts, &mut solved, |k, v| src[k] = v);
+                        pairs.iter().enumerate().all(|(k, &(x, y))| {
+                            let e = wrap_pi((own[k] - d[y]) - (src[k] - d[x]));
+                            e.abs() * reach[y] <= REUSE_TOLERANCE_PX
+                        })
+                    });
                 if ok {
                     found = Some((delay_s, d));
                     break;
