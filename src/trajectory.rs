@@ -303,6 +303,8 @@ pub enum Trajectory {
         rx: f64,
         ry: f64,
         rotation_rad: f64,
+        /// `rotation_rad.sin_cos()`, found once for every point.
+        rotation_sin_cos: (f64, f64),
         start_rad: f64,
         sign: f64,
     },
@@ -380,17 +382,24 @@ impl TrajectoryFile {
                     rx: r,
                     ry: r,
                     rotation_rad: 0.0,
+                    rotation_sin_cos: 0f64.sin_cos(),
                     start_rad: num(&format!("{p}.start_deg"), c.start_deg)?.to_radians(),
                     sign: c.direction.sign(),
                 }
             }
             TrajectoryFile::Ellipse(e) => {
                 let p = format!("{path}.ellipse");
+                // (each field checked in this order, as the messages go)
+                let center = point(&format!("{p}.center"), e.center)?;
+                let rx = positive(&format!("{p}.rx"), e.rx)?;
+                let ry = positive(&format!("{p}.ry"), e.ry)?;
+                let rotation_rad = num(&format!("{p}.rotation_deg"), e.rotation_deg)?.to_radians();
                 Trajectory::Ellipse {
-                    center: point(&format!("{p}.center"), e.center)?,
-                    rx: positive(&format!("{p}.rx"), e.rx)?,
-                    ry: positive(&format!("{p}.ry"), e.ry)?,
-                    rotation_rad: num(&format!("{p}.rotation_deg"), e.rotation_deg)?.to_radians(),
+                    center,
+                    rx,
+                    ry,
+                    rotation_rad,
+                    rotation_sin_cos: rotation_rad.sin_cos(),
                     start_rad: num(&format!("{p}.start_deg"), e.start_deg)?.to_radians(),
                     sign: e.direction.sign(),
                 }
@@ -845,6 +854,7 @@ impl Trajectory {
                 rotation_rad,
                 start_rad,
                 sign,
+                ..
             } if rx == ry => Some((*center, *rx, start_rad + rotation_rad, *sign)),
             _ => None,
         }
@@ -859,13 +869,13 @@ impl Trajectory {
                 center,
                 rx,
                 ry,
-                rotation_rad,
+                rotation_sin_cos: (s, c),
                 start_rad,
                 sign,
+                ..
             } => {
                 let th = start_rad + sign * TAU * t;
                 let local = Vec2::new(rx * th.cos(), ry * th.sin());
-                let (s, c) = rotation_rad.sin_cos();
                 *center + Vec2::new(c * local.x - s * local.y, s * local.x + c * local.y)
             }
             Trajectory::Track { keys, eases } => {
