@@ -2553,3 +2553,116 @@ mod ik_morph {
         assert!(matches!(in_parent(g), Item::Group(_)));
     }
 }
+
+/// The reach check's plan against sampling every time (it parses rig
+/// text, so it lives above the rig loader).
+mod reach_plan {
+    use crate::chain::ChainReach;
+    use crate::figure::model::{Figure, IK_REACH_SAMPLES, check_ik_reach, validate};
+    use crate::geom::Vec2Ext;
+
+    /// [`check_ik_reach`] as it was before the reach plan: every entry
+    /// sampled at every time.
+    fn reach_sampled(fig: &Figure) -> Result<(), String> {
+        for clip in &fig.clips {
+            for k in 0..IK_REACH_SAMPLES {
+                let t = k as f64 / IK_REACH_SAMPLES as f64;
+                let ends = crate::figure::fk::ik_joints_and_targets(fig, clip, t);
+                for (i, ik) in fig.ik.iter().enumerate() {
+                    if ik.reach != ChainReach::Error {
+                        continue;
+                    }
+                    let (l1, l2) = (fig.bones[ik.upper].length, fig.bones[ik.lower].length);
+                    let d = ends[i].0.dist(ends[i].1);
+                    if d > l1 + l2 + 1e-9 || d < (l1 - l2).abs() - 1e-9 || d < 1e-9 {
+                        return Err(format!("ik[{i}] {} {k} {d:.2}", clip.name));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Targets on circles and ellipses whose farthest or nearest point,
+    /// met at a sampled time, is a hair (from 1e-13 px to a pixel) outside
+    /// or inside the reach or its 1e-9 slack, under a still hip and under
+    /// root motion (not still: sampled): refused at the same entry, time
+    /// and distance as when every time was sampled.
+    #[test]
+    fn reach_plans_refuse_what_sampling_every_time_refuses() {
+        let (l1, l2) = (100.0, 80.0);
+        let hip = (300.0, 200.0);
+        let mut checked = [0, 0];
+        for (n, delta) in [
+            0.0, 1e-13, -1e-13, 1e-11, -1e-11, 1e-9, -1e-9, 1.001e-9, 0.999e-9, 2e-9, -2e-9, 1e-7,
+            -1e-7, 1e-4, -1e-4, 0.3, -0.3,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (form, outer, root) in [
+                ("circle", true, ""),
+                ("circle", false, ""),
+                ("ellipse", true, ""),
+                ("ellipse", false, ""),
+                (
+                    "circle",
+                    true,
+                    r#", "root": {"y": {"keys": [[0, 0], [1, 0]]}}"#,
+                ),
+            ] {
+                // the centre right of the hip: the farthest point at the
+                // turn 0, the nearest at a half turn, each at sample k0
+                let m = 61.0;
+                let (cx, cy) = (hip.0 + m, hip.1);
+                let r = if outer {
+                    l1 + l2 - m + delta
+                } else {
+                    m - (l1 - l2) + delta
+                };
+                let k0 = 5 * n + 3;
+                let start = -360.0 * k0 as f64 / IK_REACH_SAMPLES as f64;
+                let target = match form {
+                    "circle" => format!(
+                        r#"{{"circle": {{"center": [{cx}, {cy}], "radius": {r}, "start_deg": {start}}}}}"#
+                    ),
+                    _ => format!(
+                        r#"{{"ellipse": {{"center": [{cx}, {cy}], "rx": {r}, "ry": {}, "start_deg": {}, "direction": "ccw"}}}}"#,
+                        r * 0.75,
+                        -start
+                    ),
+                };
+                let text = format!(
+                    r#"{{"name": "r", "view_box": [0, 0, 800, 600], "period_s": 1, "bones": [
+                        {{"name": "hip", "at": [{}, {}], "length": 0}},
+                        {{"name": "thigh", "parent": "hip", "length": {l1}}},
+                        {{"name": "shin", "parent": "thigh", "length": {l2}}}],
+                      "ik": [{{"upper": "thigh", "lower": "shin", "target": {target}}}]{root}}}"#,
+                    hip.0, hip.1
+                );
+                let file = crate::rig::parse(&text).unwrap();
+                let fig = validate(
+                    &file.bones,
+                    file.root.as_ref(),
+                    file.play,
+                    &file.clips,
+                    &file.ik,
+                    1.0,
+                )
+                .unwrap();
+                let want = reach_sampled(&fig);
+                let got = check_ik_reach(&fig);
+                assert_eq!(got.is_ok(), want.is_ok(), "{text}: {got:?} {want:?}");
+                if let (Err(got), Err(want)) = (got, want) {
+                    let k: usize = want.split(' ').nth(2).unwrap().parse().unwrap();
+                    let t = format!("t = {:.4}", k as f64 / IK_REACH_SAMPLES as f64);
+                    let d = want.split(' ').nth(3).unwrap();
+                    let msg = got.to_string();
+                    assert!(msg.contains(&t) && msg.contains(d), "{msg} / {want}");
+                }
+                checked[usize::from(reach_sampled(&fig).is_ok())] += 1;
+            }
+        }
+        assert!(checked[0] > 10 && checked[1] > 10, "{checked:?}");
+    }
+}

@@ -860,6 +860,66 @@ impl Trajectory {
         }
     }
 
+    /// A disk every position ([`Self::at`], at any t) lies in, as its
+    /// centre and radius, where the form gives one at once: a fixed point
+    /// (radius 0) and an ellipse (its centre and larger radius); `None`
+    /// for the other forms. The bound is exact in real numbers; a position
+    /// as computed may stray from it by rounding (a few ulps).
+    pub fn disk(&self) -> Option<(Vec2, f64)> {
+        match self {
+            Trajectory::Fixed(p) => Some((*p, 0.0)),
+            Trajectory::Ellipse { center, rx, ry, .. } => Some((*center, rx.max(*ry))),
+            _ => None,
+        }
+    }
+
+    /// Positions near [`Self::at`] at t = k / n for k in 0..n, found with a
+    /// sine and cosine per 64 times (the others by turning the last one),
+    /// and a bound on how far each may be from `at`'s: far more than the
+    /// rounding of either (1e-9 of the values' size). For a screen that
+    /// leaves only the times near a limit to `at` itself; where the form
+    /// gives none cheaply (a fixed point and an ellipse do), `None`.
+    pub fn near_grid(&self, n: usize) -> Option<(Vec<Vec2>, f64)> {
+        match self {
+            Trajectory::Fixed(p) => Some((vec![*p; n], 0.0)),
+            Trajectory::Ellipse {
+                center,
+                rx,
+                ry,
+                rotation_rad,
+                start_rad,
+                sign,
+                rotation_sin_cos: (sr, cr),
+            } => {
+                let (s0, c0) = start_rad.sin_cos();
+                let (sr, cr) = (*sr, *cr);
+                let step = TAU / n as f64;
+                let (sw, cw) = step.sin_cos();
+                let (mut s, mut c) = (0.0, 1.0);
+                let points = (0..n)
+                    .map(|k| {
+                        // (cos, sin) of the turn k · step, fresh every 64
+                        if k % 64 == 0 {
+                            (s, c) = (step * k as f64).sin_cos();
+                        } else {
+                            (s, c) = (s * cw + c * sw, c * cw - s * sw);
+                        }
+                        let (s, c) = (sign * s, c);
+                        let (st, ct) = (s0 * c + c0 * s, c0 * c - s0 * s);
+                        let local = Vec2::new(rx * ct, ry * st);
+                        *center
+                            + Vec2::new(cr * local.x - sr * local.y, sr * local.x + cr * local.y)
+                    })
+                    .collect();
+                let size = center.x.abs()
+                    + center.y.abs()
+                    + (rx + ry) * (1.0 + start_rad.abs() + rotation_rad.abs() + TAU);
+                Some((points, 1e-9 * (1.0 + size)))
+            }
+            _ => None,
+        }
+    }
+
     /// Position at normalised time t (any real t; periodic with period 1).
     pub fn at(&self, t: f64) -> Vec2 {
         let t = t.rem1();

@@ -265,6 +265,14 @@ impl<'a> EntrySolver<'a> {
         }
     }
 
+    /// Where the entry's frame is still: the upper joint and the map from
+    /// user space into the figure's frame, the same at every time (what
+    /// [`Self::ends`] reads, bit for bit).
+    pub fn still_ends_frame(&self) -> Option<(Vec2, Affine)> {
+        let ((_, joint, to_fig), _) = self.still?;
+        Some((joint, to_fig))
+    }
+
     /// [`entry_ends`] at t.
     pub fn ends(&self, t: f64) -> (Vec2, Vec2) {
         let ((_, joint, to_fig), _) = self.frame(t);

@@ -1209,6 +1209,14 @@ fn clip_targets(
 /// upper + lower]` of the upper joint (figure frame) at every sampled time.
 /// Not part of [`validate`]: the rig's validation runs it beside the
 /// physics simulations, before reporting theirs.
+///
+/// A time whose answer is settled without its exact sample is not sampled
+/// (`ReachPlan`): for an entry with a still frame and a target of a fixed
+/// point or an ellipse, the whole target path may lie well inside the
+/// range (its disk), or each time's position found cheaply
+/// ([`Trajectory::near_grid`]) may, widened by far more than rounding. The
+/// other times are sampled as before, so a refused rig is refused at the
+/// same entry, clip and time, with the same distance.
 pub fn check_ik_reach(fig: &Figure) -> Result<(), RigError> {
     if fig.ik.iter().all(|ik| ik.reach != ChainReach::Error) {
         return Ok(());
@@ -1217,12 +1225,23 @@ pub fn check_ik_reach(fig: &Figure) -> Result<(), RigError> {
     // (the same bits), the others from one solve of the figure per time
     for clip in &fig.clips {
         let solvers = super::fk::entry_solvers(fig, clip);
+        let plans: Vec<ReachPlan> = fig
+            .ik
+            .iter()
+            .enumerate()
+            .map(|(i, ik)| reach_plan(fig, ik, clip, i, solvers[i].as_ref()))
+            .collect();
+        if plans.iter().all(|p| matches!(p, ReachPlan::Settled)) {
+            continue;
+        }
         for k in 0..IK_REACH_SAMPLES {
             let t = k as f64 / IK_REACH_SAMPLES as f64;
             let mut whole = None;
             for (i, ik) in fig.ik.iter().enumerate() {
-                if ik.reach != ChainReach::Error {
-                    continue;
+                match &plans[i] {
+                    ReachPlan::Settled => continue,
+                    ReachPlan::Near(near) if !near[k] => continue,
+                    _ => {}
                 }
                 let (joint, target) = if let Some(solver) = &solvers[i] {
                     solver.ends(t)
@@ -1246,6 +1265,69 @@ pub fn check_ik_reach(fig: &Figure) -> Result<(), RigError> {
         }
     }
     Ok(())
+}
+
+/// Which of an `ik` entry's [`IK_REACH_SAMPLES`] times in one clip
+/// [`check_ik_reach`] samples exactly.
+enum ReachPlan {
+    /// None: not `"reach": "error"`, or within reach at every time.
+    Settled,
+    /// Those marked: the others are within reach.
+    Near(Vec<bool>),
+    /// Every one.
+    All,
+}
+
+/// [`ReachPlan`] of `ik` entry `i` in `clip` (`solver`: its own solver,
+/// where it is solvable alone). A distance is within reach where it lies
+/// inside the range with a margin (without the check's 1e-9 slack): the
+/// bound on the cheap positions' error ([`Trajectory::near_grid`]), mapped
+/// into the figure's frame (times the map's Frobenius norm, which bounds
+/// its stretch), plus 1e-9 of the size of the values summed (a million
+/// times the rounding of the few operations behind a sample).
+fn reach_plan(
+    fig: &Figure,
+    ik: &IkBone,
+    clip: &FigClip,
+    i: usize,
+    solver: Option<&super::fk::EntrySolver>,
+) -> ReachPlan {
+    use crate::geom::AffineExt;
+    if ik.reach != ChainReach::Error {
+        return ReachPlan::Settled;
+    }
+    let Some((joint, to_fig)) = solver.and_then(|s| s.still_ends_frame()) else {
+        return ReachPlan::All;
+    };
+    let target = &clip.targets[i];
+    let (l1, l2) = (fig.bones[ik.upper].length, fig.bones[ik.lower].length);
+    let [a, b, c, d, e, f] = to_fig.as_coeffs();
+    let stretch = (a * a + b * b + c * c + d * d).sqrt();
+    let size = |p: Vec2, r: f64| {
+        joint.x.abs() + joint.y.abs() + stretch * (p.x.abs() + p.y.abs() + r) + e.abs() + f.abs()
+    };
+    // (NaN anywhere compares false: not within reach)
+    let (lo, hi) = ((l1 - l2).abs().max(1e-9), l1 + l2);
+    let within = |d: f64, slack: f64| d - slack > lo && d + slack < hi;
+    if let Some((center, radius)) = target.disk() {
+        let slack = stretch * radius + 1e-9 * (1.0 + size(center, radius) + l1 + l2);
+        if within(joint.dist(to_fig.apply(center)), slack) {
+            return ReachPlan::Settled;
+        }
+    }
+    let Some((points, err)) = target.near_grid(IK_REACH_SAMPLES) else {
+        return ReachPlan::All;
+    };
+    let near = points
+        .iter()
+        .map(|&p| {
+            let slack = stretch * err + 1e-9 * (1.0 + size(p, err) + l1 + l2);
+            // (a square root, not `dist`'s hypot: it differs by rounding)
+            let v = to_fig.apply(p) - joint;
+            !within((v.x * v.x + v.y * v.y).sqrt(), slack)
+        })
+        .collect();
+    ReachPlan::Near(near)
 }
 
 #[cfg(test)]

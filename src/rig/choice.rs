@@ -216,11 +216,13 @@ pub fn array_for_object(schema: &Value, text: &str) -> Option<String> {
     use serde::de::DeserializeSeed;
     let path = std::cell::RefCell::new(String::new());
     let found = std::cell::RefCell::new(None);
+    let memo = std::cell::RefCell::new(Memo::default());
     let walk = Walk {
         schema,
         node: schema,
         path: &path,
         found: &found,
+        memo: &memo,
     };
     let mut de = serde_json::Deserializer::from_str(text);
     walk.deserialize(&mut de).ok()?;
@@ -236,12 +238,46 @@ struct Walk<'a> {
     node: &'a Value,
     path: &'a std::cell::RefCell<String>,
     found: &'a std::cell::RefCell<Option<String>>,
+    memo: &'a std::cell::RefCell<Memo<'a>>,
+}
+
+/// What one [`array_for_object`] has found of its schema's nodes (each
+/// known by its address: the schema is borrowed for the whole walk), so
+/// that a node met again (every bone under the bone schema, say) is not
+/// looked up again: its [`resolve`]d node, and whether it is
+/// [`object_only`].
+#[derive(Default)]
+struct Memo<'a> {
+    resolved: fnv::FnvHashMap<*const Value, &'a Value>,
+    object_only: fnv::FnvHashMap<*const Value, bool>,
 }
 
 impl<'a> Walk<'a> {
     /// The walk of a value under `node`, at the path so far plus `step`.
     fn at(self, node: &'a Value) -> Walk<'a> {
         Walk { node, ..self }
+    }
+
+    /// [`resolve`] of this walk's node.
+    fn resolved(self) -> &'a Value {
+        let key = self.node as *const Value;
+        if let Some(n) = self.memo.borrow().resolved.get(&key) {
+            return n;
+        }
+        let n = resolve(self.schema, self.node);
+        self.memo.borrow_mut().resolved.insert(key, n);
+        n
+    }
+
+    /// [`object_only`] of `node` (a resolved node).
+    fn object_only(self, node: &'a Value) -> bool {
+        let key = node as *const Value;
+        if let Some(&b) = self.memo.borrow().object_only.get(&key) {
+            return b;
+        }
+        let b = object_only(self.schema, node);
+        self.memo.borrow_mut().object_only.insert(key, b);
+        b
     }
 }
 
@@ -287,8 +323,9 @@ impl<'de> serde::de::Visitor<'de> for Walk<'_> {
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         use serde::de::IgnoredAny;
-        let node = resolve(self.schema, self.node);
-        if self.found.borrow().is_none() && object_only(self.schema, node) {
+        use std::fmt::Write;
+        let node = self.resolved();
+        if self.found.borrow().is_none() && self.object_only(node) {
             *self.found.borrow_mut() = Some(self.path.borrow().clone());
         }
         let items = node.get("items").filter(|_| self.found.borrow().is_none());
@@ -301,7 +338,7 @@ impl<'de> serde::de::Visitor<'de> for Walk<'_> {
             let more = match item {
                 Some(n) => {
                     let len = self.path.borrow().len();
-                    self.path.borrow_mut().push_str(&format!("[{i}]"));
+                    let _ = write!(self.path.borrow_mut(), "[{i}]");
                     let more = seq.next_element_seed(self.at(n))?.is_some();
                     self.path.borrow_mut().truncate(len);
                     more
@@ -317,7 +354,7 @@ impl<'de> serde::de::Visitor<'de> for Walk<'_> {
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         use serde::de::IgnoredAny;
-        let node = resolve(self.schema, self.node);
+        let node = self.resolved();
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match property(self.schema, node, &key).filter(|_| self.found.borrow().is_none()) {
                 Some(n) => {
