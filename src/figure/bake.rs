@@ -879,7 +879,7 @@ fn bake_clip(
             ik_pair_keys(pose, clip, i, budget, &corners, (route, keyer), solves)
         });
         let side = usize::from(b == l);
-        if !keyer.shortest_shape {
+        if !keyer.shortest_shape || fig.ik[i].keying == super::file::IkKeying::Pair {
             return pair[side].clone();
         }
         // each bone fitted alone to its own shortest shape, or the two

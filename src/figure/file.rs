@@ -250,6 +250,17 @@ pub struct IkFile {
     /// The css route ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smil: Option<IkSmil>,
+    /// How the css route keys the limb's two bones where it writes the
+    /// fewest bytes (`--fit shortest`, its default): `"shortest"` (default),
+    /// keyed together (judged by where the effector and the joint land) or
+    /// each bone alone to its own budget, whichever writes fewer bytes;
+    /// `"pair"`, always keyed together, as a cycling leg is: the bake skips
+    /// fitting each bone alone, which costs about as much as the pair, for
+    /// a limb where that never writes fewer bytes (a pedalling leg;
+    /// `rigbake lower` sets it on every cycling leg). `--fit cubic` and
+    /// `--fit linear` key every limb together, and the smil route ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keying: Option<IkKeying>,
 }
 
 /// How the smil route writes an `ik` limb (an entry's `smil`).
@@ -261,6 +272,18 @@ pub enum IkSmil {
     Rotate,
     /// One path whose points (upper joint, knee, effector) are morphed.
     Morph,
+}
+
+/// How the css route's shortest shape keys an `ik` limb (an entry's
+/// `keying`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum IkKeying {
+    /// Keyed together or each bone alone, whichever writes fewer bytes.
+    #[default]
+    Shortest,
+    /// Always keyed together.
+    Pair,
 }
 
 /// One entry of `clips`: a named animation of the same bone tree.

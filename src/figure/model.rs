@@ -197,6 +197,8 @@ pub struct IkBone {
     pub reach: ChainReach,
     /// How the smil route writes the limb (see [`super::morph`]).
     pub smil: super::file::IkSmil,
+    /// How the css route's shortest shape keys the limb.
+    pub keying: super::file::IkKeying,
 }
 
 impl IkBone {
@@ -909,6 +911,7 @@ fn ik_entries(
             knee: f.knee,
             reach: f.reach,
             smil: f.smil.unwrap_or_default(),
+            keying: f.keying.unwrap_or_default(),
         });
     }
     Ok(out)

@@ -357,6 +357,10 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> Lowered {
             "upper": thigh, "lower": shin, "knee": leg.knee, "reach": leg.reach,
             // drawn on smil as the cycling bake draws a leg: one morphed path
             "smil": "morph",
+            // keyed on css as the cycling bake keys a leg: its bones
+            // together (each alone never writes fewer bytes for a pedalling
+            // leg, and fitting them costs about as much as the pair)
+            "keying": "pair",
             "target": {"circle": {
                 "center": [crank.center[0] + leg.pedal_offset[0] + d[0],
                            crank.center[1] + leg.pedal_offset[1] + d[1]],
