@@ -9,29 +9,11 @@
 
 mod common;
 
-use assert_cmd::Command;
-use common::repo;
+use common::{lowered, repo};
 use rigbake::bake::{BakeOptions, DEFAULT_TOLERANCE_PX};
 use rigbake::fit::Fit;
 use rigbake::{Route, bake_rig, rig};
 use serde_json::{Value, json};
-
-/// `rigbake lower RIG` as JSON.
-fn lowered(rig: &str) -> Value {
-    let o = Command::cargo_bin("rigbake")
-        .unwrap()
-        .arg("lower")
-        .arg(repo(rig))
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).unwrap()
-}
 
 /// The rig `v` with every `ik` entry's `keying` set to `keying`
 /// (`None`: the field removed).

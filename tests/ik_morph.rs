@@ -10,25 +10,13 @@
 mod common;
 
 use assert_cmd::Command;
-use common::repo;
+use common::{lowered, repo};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use tempfile::TempDir;
 
 fn rigbake() -> Command {
     Command::cargo_bin("rigbake").unwrap()
-}
-
-/// `rigbake lower RIG` as JSON.
-fn lowered(rig: &str) -> Value {
-    let o = rigbake().arg("lower").arg(repo(rig)).output().unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).unwrap()
 }
 
 /// Per leg (report `legs`): max, rms and bone stretch, px; and the file's

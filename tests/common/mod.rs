@@ -19,6 +19,23 @@ pub fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
+/// `rigbake lower RIG` (a path inside the repository) as JSON.
+pub fn lowered(rig: &str) -> Value {
+    let o = Command::cargo_bin("rigbake")
+        .unwrap()
+        .arg("lower")
+        .arg(repo(rig))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 /// Bake `v` in process at the rig's own settings.
 pub fn bake(v: &Value, route: Route) -> rigbake::Baked {
     let rig = rig::load(&v.to_string()).unwrap();
