@@ -477,43 +477,20 @@ pub fn pose(fig: &Figure, clip: &FigClip, t: f64) -> Pose {
     }
 }
 
-/// [`pose`], bit for bit, with the clip's [`entry_solvers`] made once for
-/// many times: where every `ik` entry is solved on its own, their angles
-/// take the place of their bones' drivers' and the world matrices are
-/// built once ([`world_matrices`]; the whole solve builds them twice, the
-/// second time as here); else the whole solve.
-pub fn pose_with(fig: &Figure, clip: &FigClip, solvers: &[Option<EntrySolver>], t: f64) -> Pose {
-    if fig.ik.is_empty() || solvers.iter().any(Option::is_none) {
-        return pose(fig, clip, t);
-    }
-    let mut local: Vec<f64> = clip.drivers.iter().map(|d| d.eval(t)).collect();
-    let mut ends = Vec::with_capacity(fig.ik.len());
-    let mut asked = Vec::with_capacity(fig.ik.len());
-    for (k, solver) in fig.ik.iter().zip(solvers.iter().flatten()) {
-        let s = solver.solve(t);
-        (local[k.upper], local[k.lower]) = s.angles;
-        ends.push(s.ends);
-        asked.push(s.asked);
-    }
-    let root = root_matrix(&clip.root, t);
-    Pose {
-        world: world_matrices(fig, &local, t),
-        ik: ideal_effectors(fig, root, &ends),
-        root,
-        asked,
-    }
-}
-
-/// [`pose_with`] at many times of one clip, into buffers kept from one
-/// time to the next (no allocation per time once warm), building only
+/// [`pose`] at many times of one clip, into buffers kept from one time to
+/// the next (no allocation per time once warm), building only
 /// what a caller reads: the world matrices of the bones marked in `want`
 /// and of their ancestors (and only their drivers read). A wanted bone
 /// whose world matrix is the same at every time (a constant driver, no
 /// `move`, in no `ik` entry, and its parent such a bone or none) has it
-/// built once. Every value built is [`pose_with`]'s bit for bit (the same
-/// operations on the same values); the world matrices of the other bones
-/// are not kept up to date. A clip whose `ik` entries are not all
-/// [`solvable_alone`] takes the whole [`pose`] at each time.
+/// built once. Where every `ik` entry is [`solvable_alone`], the entries'
+/// solvers ([`entry_solvers`]) give their bones' angles in place of their
+/// drivers', and the world matrices are built as [`world_matrices`] builds
+/// them: every value built is [`pose`]'s bit for bit (the same operations
+/// on the same values; the whole solve builds the matrices twice, the
+/// second time as here). The world matrices of the other bones are not
+/// kept up to date. A clip whose `ik` entries are not all solvable alone
+/// takes the whole [`pose`] at each time.
 pub struct PoseAt<'a> {
     fig: &'a Figure,
     clip: &'a FigClip,

@@ -2,7 +2,7 @@
 //! measure stage's sample times: every bone tip against FK (with the
 //! springs), every head rim, and every `ik` entry's effector, target
 //! marker, reach, foot-to-target distance and ground contact. The ideal
-//! pose is solved once per sample ([`fk::PoseAt`]: [`fk::pose_with`]'s
+//! pose is solved once per sample ([`fk::PoseAt`]: [`fk::pose`]'s
 //! values, only those read, into reused buffers) and the written tree is
 //! walked once per sample for all probes together
 //! ([`measure::sample_probes_rows`]); the figures are the same as measuring
