@@ -38,8 +38,9 @@
 //! 2. [`trajectory`]: periodic paths (circle, ellipse, gait, bob, track,
 //!    path) and the ideal target a chain aims at.
 //! 3. [`clip`]: the written animation as data (tracks, keys, probes, how a
-//!    clip plays, the segment shape).
-//! 4. [`solve`] (two-bone IK, physics), [`fit`] (the one keyer: uniform keys
+//!    clip plays, the segment shape); [`solve`] (two-bone IK, physics: of
+//!    geometry alone, so the keyer's tests may solve a limb).
+//! 4. [`fit`] (the one keyer: uniform keys
 //!    or the fewest under a tolerance; bake options), [`emit`] (clip → SVG,
 //!    the looks a figure is drawn in, [`emit::style`];
 //!    one writer per route; every name scoped to the file, [`emit::scope`]),

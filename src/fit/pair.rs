@@ -771,7 +771,11 @@ impl Problem for Pair<'_> {
 mod tests {
     use super::*;
     use crate::clip::Ease;
-    use std::f64::consts::TAU;
+    use crate::fit::morph::MorphProblem;
+    use crate::fit::{DEFAULT_TOLERANCE_PX, MAX_FIT_KEYS};
+    use crate::geom::{LEN_DECIMALS, quantize, wrap_pi};
+    use crate::solve::ik::{self, Knee, TwoBonePose};
+    use std::f64::consts::{PI, TAU};
 
     /// The drawn end of [`pair`]'s lower bone: at a right angle to the
     /// upper one.
@@ -787,7 +791,24 @@ mod tests {
         clamp_y: bool,
         fit: Fit,
     ) -> Pair<'a> {
-        let (root, joint) = (Vec2::new(0.0, 0.0), Vec2::new(60.0, 0.0));
+        let drawn = [Vec2::new(0.0, 0.0), Vec2::new(60.0, 0.0), end];
+        limb(f, drawn, drawn, corners, (judge_joint, clamp_y), fit)
+    }
+
+    /// A pair whose root, joint and end are `pose` at t = 0 and whose ideal
+    /// turns are `f`: its ideal pose at each fitter time is `pose` turned by
+    /// them (as a bone tree's IK entry builds it), and it is drawn as
+    /// `written` (`pose` rounded as written leaves a gap of that rounding);
+    /// the flags: whether the joint is judged, keySplines' y clamped.
+    fn limb<'a>(
+        f: &'a dyn Fn(f64) -> (f64, f64),
+        pose: [Vec2; 3],
+        written: [Vec2; 3],
+        corners: &[f64],
+        (judge_joint, clamp_y): (bool, bool),
+        fit: Fit,
+    ) -> Pair<'a> {
+        let [root, joint, end] = pose;
         let samples = (0..=FIT_SAMPLES)
             .map(|k| {
                 let a = f(k as f64 / FIT_SAMPLES as f64);
@@ -803,7 +824,7 @@ mod tests {
             local: Box::new(f),
             samples,
             root,
-            drawn: [root, joint, end],
+            drawn: written,
             corners: corners.to_vec(),
             judge_joint,
             clamp_y,
@@ -926,5 +947,273 @@ mod tests {
             !clamped.is_empty() && clamped.iter().all(inside),
             "{clamped:?}"
         );
+    }
+
+    /// A cyclist's leg: thigh 128 and shin 112 from a hip at (352, 255),
+    /// the ankle on a pedal circling a crank centre 68 right of the hip and
+    /// 165 below it, radius 50 (the seed rig's), a turn per period from
+    /// `phase` (rad), the knee solved by two-bone IK to the `knee` side.
+    struct Pedal {
+        knee: Knee,
+        phase: f64,
+        /// The pose at t = 0.
+        zero: TwoBonePose,
+    }
+
+    impl Pedal {
+        const HIP: Vec2 = Vec2::new(352.0, 255.0);
+
+        fn new(knee: Knee, phase: f64) -> Self {
+            let zero = Self::solve(knee, phase, 0.0);
+            Pedal { knee, phase, zero }
+        }
+
+        /// The pose at t of a leg whose pedal starts at `phase`.
+        fn solve(knee: Knee, phase: f64, t: f64) -> TwoBonePose {
+            let target = Vec2::new(420.0, 420.0) + Vec2::from_angle(phase + TAU * t) * 50.0;
+            ik::solve(Self::HIP, target, 128.0, 112.0, knee)
+        }
+
+        /// The solved pose at t.
+        fn pose(&self, t: f64) -> TwoBonePose {
+            Self::solve(self.knee, self.phase, t)
+        }
+
+        /// The thigh's and the shin's turns (rad) at t from their pose at
+        /// 0, the shin's relative to the thigh's.
+        fn local(&self, t: f64) -> (f64, f64) {
+            let p = self.pose(t);
+            let thigh = wrap_pi(p.bone1_rad - self.zero.bone1_rad);
+            (thigh, wrap_pi(p.bone2_rad - self.zero.bone2_rad) - thigh)
+        }
+
+        /// The hip, knee and ankle at t = 0: exact, and as written.
+        fn drawn(&self) -> ([Vec2; 3], [Vec2; 3]) {
+            let pose = [Self::HIP, self.zero.joint, self.zero.end];
+            let q = |v: Vec2| Vec2::new(quantize(v.x, LEN_DECIMALS), quantize(v.y, LEN_DECIMALS));
+            (pose, pose.map(q))
+        }
+
+        /// The leg's pair, its turns `f` (those of [`Self::local`]), drawn
+        /// as written.
+        fn pair<'a>(
+            &self,
+            f: &'a dyn Fn(f64) -> (f64, f64),
+            judge_joint: bool,
+            fit: Fit,
+        ) -> Pair<'a> {
+            let (pose, written) = self.drawn();
+            limb(f, pose, written, &[], (judge_joint, false), fit)
+        }
+    }
+
+    /// The seed rig's near and far legs (knee forward, half a turn apart),
+    /// and a backward knee.
+    fn legs() -> [Pedal; 3] {
+        [
+            Pedal::new(Knee::Forward, 0.0),
+            Pedal::new(Knee::Forward, PI),
+            Pedal::new(Knee::Backward, 0.0),
+        ]
+    }
+
+    /// The estimate without shortcuts: every sample's keys evaluated and
+    /// its error computed exactly; the max, its first time and blame. Each
+    /// error is checked against the drawn leg turned by the written angles:
+    /// its ankle against the solved one and, with `judge_joint`, its knee
+    /// against the drawn knee turned by the ideal angle.
+    fn full_estimate(p: &Pair, leg: &Pedal, times: &[Vec<f64>], judge_joint: bool) -> Estimate {
+        let keys = [p.keys(times, 0), p.keys(times, 1)];
+        let (mut max, mut at) = (-1.0, 0);
+        let [hip, knee0, ankle0] = leg.drawn().1;
+        for (i, &t) in p.ts.iter().enumerate() {
+            let a1 = fit::eval_keys(&keys[0], t).to_radians();
+            let a2 = fit::eval_keys(&keys[1], t).to_radians();
+            let e = p.error2(i, p.thigh_share(i, a1), a1, a2);
+            let knee = hip + (knee0 - hip).turned(a1);
+            let ankle = knee + (ankle0 - knee0).turned(a1 + a2);
+            let mut want = ankle.dist(leg.pose(t).end);
+            if judge_joint {
+                let ideal = hip + (knee0 - hip).turned(leg.local(t).0);
+                want = want.max(knee.dist(ideal));
+            }
+            assert!(
+                (e.sqrt() - want).abs() < 1e-9,
+                "t {t}: {} vs {want}",
+                e.sqrt()
+            );
+            if e > max {
+                (max, at) = (e, i);
+            }
+        }
+        let d = |set: usize| {
+            (fit::eval_keys(&keys[set], p.ts[at]) - p.ideal[set][at])
+                .to_radians()
+                .abs()
+        };
+        let (arm1, arm2) = p.arms[at];
+        Estimate {
+            max_px: max.sqrt(),
+            worst_t: p.ts[at],
+            blame: if d(0) * arm1 >= d(1) * arm2 { 0 } else { 1 },
+        }
+    }
+
+    /// The turns kept for t = 0 and 1 are those solved there, and a fitted
+    /// leg's keys read from the problem's memo are the keys written from
+    /// the turns themselves, for both segment shapes.
+    #[test]
+    fn kept_ends_and_memoised_keys_equal_the_solved_ones() {
+        let bits = |a: (f64, f64)| (a.0.to_bits(), a.1.to_bits());
+        for leg in legs() {
+            let f = |t: f64| leg.local(t);
+            for fit in [Fit::Cubic, Fit::Linear] {
+                let p = leg.pair(&f, false, fit);
+                for t in [0.0, 1.0] {
+                    assert_eq!(bits(p.local(t)), bits(leg.local(t)), "{t}");
+                }
+                let times = fit::refine(&p, DEFAULT_TOLERANCE_PX, MAX_FIT_KEYS);
+                for set in 0..2 {
+                    let f = |t: f64| {
+                        let a = leg.local(t);
+                        if set == 0 { a.0 } else { a.1 }.to_degrees()
+                    };
+                    let want = fit::keys_at(&times[set], &f, fit);
+                    let knee = leg.knee;
+                    assert!(want.len() > 2, "{knee:?} {fit:?} {set}: {want:?}");
+                    assert_eq!(p.keys(&times, set), want, "{knee:?} {fit:?} {set}");
+                }
+            }
+        }
+    }
+
+    /// `uppers` gives every sample the bits `upper` gives it, for runs
+    /// starting anywhere, written angles near and far from the ideal ones.
+    #[test]
+    fn uppers_equal_upper_at_every_sample() {
+        let leg = Pedal::new(Knee::Forward, 0.0);
+        let f = |t: f64| leg.local(t);
+        let p = leg.pair(&f, false, Fit::Cubic);
+        let n = p.ts.len();
+        // (the drawn leg's rounding leaves a gap but at the ends, where the
+        // turns are none: every term counts)
+        assert!(p.turned[1..n - 1].iter().all(|s| s.gap_len > 0.0));
+        for (k, off) in [0.0, 1e-4, 0.3, -2.0].into_iter().enumerate() {
+            let thighs: Vec<f64> = (0..n)
+                .map(|i| p.ideal[0][i] + off * (i % 7) as f64)
+                .collect();
+            let shins: Vec<f64> = (0..n)
+                .map(|i| p.ideal[1][i] - off * (i % 5) as f64)
+                .collect();
+            for start in [0, 1, 31, 500 + k, n - BLOCK, n - 1] {
+                let range = start..(start + BLOCK).min(n);
+                let mut out = vec![f64::NAN; range.len()];
+                p.uppers(&thighs, &shins, range.clone(), &mut out);
+                for (i, &got) in range.zip(&out) {
+                    let (a1, a2) = (thighs[i].to_radians(), shins[i].to_radians());
+                    let want = p.upper(&p.turned[i], a1, a2);
+                    assert_eq!(got.to_bits(), want.to_bits(), "{off} at {i}");
+                }
+            }
+        }
+    }
+
+    /// The starting keys (extrema of each set's turn, solved once per time
+    /// for both sets) are those of the turns themselves.
+    #[test]
+    fn initial_keys_are_the_extrema_of_the_local_angles() {
+        for leg in legs() {
+            let f = |t: f64| leg.local(t);
+            let p = leg.pair(&f, false, Fit::Cubic);
+            for set in [0, 1, 0] {
+                let f = |t: f64| {
+                    let a = leg.local(t);
+                    if set == 0 { a.0 } else { a.1 }
+                };
+                let mut want = vec![0.0];
+                want.extend(fit::extrema(&f));
+                want.push(1.0);
+                let knee = leg.knee;
+                assert!(want.len() > 2, "{knee:?} set {set}: {want:?}");
+                assert_eq!(p.initial(set), want, "{knee:?} set {set}");
+            }
+        }
+    }
+
+    /// The incremental estimate (only the samples a trial's changed keys
+    /// reach, upper bounds where they cannot matter) equals a full
+    /// evaluation by a fresh problem and an evaluation of every sample
+    /// without shortcuts, over a long random walk of insertions, removals
+    /// and shifts in either set, also after bounded estimates that stopped
+    /// part way; the morph's (smil route) equals a fresh one's; for a
+    /// forward and a backward knee, the end judged alone and with the joint.
+    #[test]
+    fn incremental_estimates_equal_full_ones() {
+        let (forward, backward) = (
+            Pedal::new(Knee::Forward, 0.0),
+            Pedal::new(Knee::Backward, 0.0),
+        );
+        assert!(forward.zero.joint.dist(backward.zero.joint) > 100.0);
+        for leg in [forward, backward] {
+            for judge_joint in [false, true] {
+                incremental_walk(&leg, judge_joint);
+            }
+        }
+    }
+
+    fn incremental_walk(leg: &Pedal, judge_joint: bool) {
+        let f = |t: f64| leg.local(t);
+        let mut rnd = crate::geom::unit_rng(0x2545_f491_4f6c_dd1du64);
+        let css = leg.pair(&f, judge_joint, Fit::Cubic);
+        let end = |t: f64| leg.pose(t).end;
+        let smil = MorphProblem::new(&end, Vec::new());
+        let mut times = vec![fit::uniform_times(4), fit::uniform_times(6)];
+        let case = format!("{:?} knee, joint judged {judge_joint}", leg.knee);
+        for step in 0..300 {
+            let set = (rnd() * 2.0) as usize;
+            let v = &mut times[set];
+            match (rnd() * 3.0) as usize {
+                0 => {
+                    fit::insert_sorted(v, rnd());
+                }
+                1 if v.len() > 3 => {
+                    v.remove(1 + (rnd() * (v.len() - 2) as f64) as usize);
+                }
+                _ => {
+                    let i = 1 + (rnd() * (v.len() - 2) as f64) as usize;
+                    let t = quantize(v[i] + (rnd() - 0.5) * 0.02, crate::geom::T_DECIMALS);
+                    if t - v[i - 1] >= fit::MIN_GAP && v[i + 1] - t >= fit::MIN_GAP {
+                        v[i] = t;
+                    }
+                }
+            }
+            let want = leg.pair(&f, judge_joint, Fit::Cubic).estimate(&times);
+            let full = full_estimate(&css, leg, &times, judge_joint);
+            assert_eq!(want, full, "{case}: css step {step}: {times:?}");
+            if step % 2 == 0 {
+                // a bounded estimate, cut short or not, then the full one
+                let bound = want.max_px * (0.5 + rnd());
+                let within = css.estimate_within(&times, bound);
+                assert_eq!(
+                    within.is_some(),
+                    want.max_px <= bound,
+                    "{case}: step {step}"
+                );
+                if let Some(e) = within {
+                    assert_eq!(e, want, "{case}: css step {step}: {times:?}");
+                }
+            }
+            css.check_stale();
+            let got = css.estimate(&times);
+            assert_eq!(got, want, "{case}: css step {step}: {times:?}");
+            css.check_stale();
+            // the same keys again: nothing re-evaluated, the bound still holds
+            assert_eq!(css.estimate_within(&times, want.max_px), Some(want));
+            assert_eq!(css.estimate_within(&times, want.max_px * 0.9), None);
+            let one = [times[set].clone()];
+            let got = smil.estimate(&one);
+            let want = MorphProblem::new(&end, Vec::new()).estimate(&one);
+            assert_eq!(got, want, "{case}: smil step {step}: {one:?}");
+        }
     }
 }
