@@ -1,7 +1,7 @@
 //! Bake + measure timings for `rigs/seed-nested.json` with 10 uniform linear
 //! keys: the whole [`rigbake::bake_rig`] pipeline (sample, IK, bake, emit,
-//! independent measure, report) on each route, and the measure stage alone
-//! on an already baked clip.
+//! independent measure, report) on each route, and the measure stage's
+//! walk alone on an already baked clip (every probe at every sample time).
 //!
 //! Run: `cargo bench --bench bake` (quicker: append
 //! `-- --warm-up-time 1 --measurement-time 3`).
@@ -41,7 +41,14 @@ fn bake_and_measure(c: &mut Criterion) {
         let clip = bake_rig(&rig, &options(route)).clip;
         c.bench_function(
             &format!("measure seed-nested ({}, 10 keys)", route.as_str()),
-            |b| b.iter(|| measure::measure(black_box(&clip))),
+            |b| {
+                let probes: Vec<String> = measure::probes_at(&clip, 0.0).into_keys().collect();
+                b.iter(|| {
+                    let mut sum = 0.0;
+                    measure::sample_probes(black_box(&clip), &probes, |_, at| sum += at[0].x);
+                    sum
+                })
+            },
         );
     }
 }

@@ -1,35 +1,35 @@
 //! Animate an illustrator's drawing with a baked css clip (`bake --art`).
 //!
-//! Cycling legs are described here: a thigh holding a shin about a hip,
-//! through one path (part search, pose check, marker hiding, wrappers).
-//! Bone trees (rigs with `bones`, and `ik_chains`, which load as the tree
-//! they lower into) are in module `bones`, which shares the parsing, the
-//! placement rules, the pose check and the output assembly; a chain's bones
-//! answer there to the names below (`thigh-<chain>`, `shin-<chain>`, the
-//! `joint-…-<chain>` markers).
+//! Every rig bakes as a bone tree (a cycling rig, `crank` + `legs`, and an
+//! `ik_chains` rig load as the tree they lower into), so every drawing is
+//! bound by module `bones`, which names the parts; this module holds what
+//! it shares: the parsing, the placement rules, the pose check, marker
+//! hiding and the output assembly.
 //!
-//! # Naming (what the drawing must mark)
+//! # Naming (a cycling rig's drawing)
 //!
 //! Parts are found by their `id` or their `inkscape:label` (either one; an
-//! element that carries both names counts once). `<leg>` is a leg `name`
-//! from the rig.
+//! element that carries both names counts once). A cycling rig's tree
+//! answers to the names its drawings have always used (`<leg>` is a leg
+//! `name` from the rig): an `ik` entry's bones to `thigh-<leg>` and
+//! `shin-<leg>`, its crank and pedal bones to their `parts`.
 //!
-//! | name | element | required | moves as |
+//! | name | bone | required | moves as |
 //! | --- | --- | --- | --- |
-//! | `thigh-<leg>` | any drawable element or group | yes | rotates about the hip |
-//! | `shin-<leg>` | inside its `thigh-<leg>` or outside every part | yes | rotates about the knee, carried by the thigh |
-//! | `pedal-<leg>` | not inside any other part | cycling legs | orbits the crank without turning |
-//! | `crank` | not inside any other part | no (cycling legs) | turns about the crank centre |
-//! | `crank-<leg>` | not inside any other part | no (cycling legs) | turns about the crank centre (that leg's side) |
+//! | `thigh-<leg>` | `<leg>_thigh` | yes | rotates about the hip |
+//! | `shin-<leg>` | `<leg>_shin`, inside its `thigh-<leg>` or outside every part | yes | rotates about the knee, carried by the thigh |
+//! | `pedal-<leg>` | `<leg>_pedal` | no | orbits the crank without turning |
+//! | `crank` | the chainring's crank bone | no | turns about the crank centre |
+//! | `crank-<leg>` | `<leg>_crank` | no | turns about the crank centre (that leg's side) |
 //! | `joint-hip-<leg>`, `joint-knee-<leg>`, `joint-ankle-<leg>` | `<circle>` (or an `<ellipse>` or `<path>` made of one), anywhere | no | checked only (see below) |
 //!
 //! A shin outside its thigh (a flat drawing) is nested by rigbake: its
 //! wrapper carries the thigh's motion too.
 //!
-//! The drawing must show every leg in its **phase-0 pose**: the pose
-//! two-bone IK gives at t = 0 for that leg (hip from the rig, knee and
-//! ankle from IK), in root user space, shifted by its `depth_offset` — the
-//! pose `rigbake template` draws. The joints always come
+//! The drawing must show every leg in its **phase-0 pose**: the pose of
+//! the tree at t = 0 (hip from the rig, knee and ankle from IK), in root
+//! user space, shifted by its `depth_offset` — the pose `rigbake template`
+//! draws. The joints always come
 //! from the rig; joint markers (circles, or the ellipses or paths an
 //! editor makes of them: `marker_centre`), where present, are compared
 //! with them and the distance is
@@ -60,7 +60,7 @@
 //! (none: identity, and the chain starts at the clip's root):
 //!
 //! ```text
-//! <g transform="Q⁻¹·Eₐ·S"><g class="…"> … <g class="rb-<leg>-shin"> [probe] <g transform="E⁻¹·Q"> PART </g>…</g></g>
+//! <g transform="Q⁻¹·Eₐ·S"><g class="…"> … <g class="rb-b-<bone>"> [probe] <g transform="E⁻¹·Q"> PART </g>…</g></g>
 //! ```
 //!
 //! where the class groups are the clip's animated groups below the
@@ -69,21 +69,13 @@
 //! translations (a leg's `depth_offset`) into the placement
 //! before each. A point of the part then ends up at `G(t)·E⁻¹·w` for its
 //! drawn position `w`, `G(t)` being the clip's group chain at time t:
-//! exactly the clip's motion. For a thigh `E = G₀·M₁⁻¹` and for a shin
-//! `E = G₀·M₂⁻¹`, `G₀` being the clip's groups above the thigh at t = 0
-//! (the depth offset) and `M₁`,
-//! `M₂` the rigid maps from the rig's phase-0 pose onto the pose the clip
-//! draws (identity unless a leg replays another leg's keyframes in
-//! another phase). A pedal's `E` is `G₀` like a crank arm's: the clip
-//! draws it at its phase-0 axle inside the crank arm's group and turns it
-//! back about that axle.
-//! Probe circles without `r` (`data-probe="<leg>-ankle"` in the shin group at
-//! the ankle, `data-probe="<leg>-target"` in the pedal group) are placed
-//! exactly where the clip has them, so the browser harness measures the
-//! output like any baked file; the clip's other probes (a Verlet scarf's
-//! particles), in the clip's groups with nothing the clip draws, follow
-//! the drawing as one `<g data-rigbake="skeleton">`, so the file holds
-//! every probe of the plain bake once. The `<style>` goes right after the root
+//! exactly the clip's motion. How each bone's `E` is found (the clip's
+//! groups above it at t = 0, and the pose a reuse plan draws it in) is in
+//! module `bones`.
+//! The clip's groups with their probes (and nothing the clip draws) follow
+//! the drawing as one `<g data-rigbake="skeleton">`, so the browser harness
+//! measures the output like any baked file and the file holds every probe
+//! of the plain bake once. The `<style>` goes right after the root
 //! start tag. Everything rigbake adds carries a `data-rigbake` attribute.
 //!
 //! # Limits
@@ -127,9 +119,9 @@
 //!   (line numbers come from one index of the line breaks) and nothing
 //!   walks the tree recursively, so any nesting depth is fine.
 
-use crate::clip::{Anim, Clip, Item, Node, Route};
+use crate::clip::{Clip, Item, Node, Route};
 use crate::emit::scope::Scope;
-use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Vec2, Vec2Ext, fmt_len, fmt_num, quantize};
+use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Vec2, Vec2Ext, fmt_len, fmt_num};
 use crate::rig::Rig;
 use crate::valid::{MAX_COORD, shown_to};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -238,15 +230,6 @@ pub enum ArtError {
         "line {line}: \"{part}\" has no shape rigbake can check against the rig's pose (path, line, polyline, polygon, rect, circle, ellipse, or a <use> of them)"
     )]
     NoShape { line: u32, part: String },
-    /// A required part is not in the drawing. `leg` is the leg or chain
-    /// it belongs to (`leg "near"`, `chain "far"`); `similar` lists names
-    /// with the same prefix that name no leg of the rig (likely typos).
-    #[error("no element with id or inkscape:label \"{part}\" (required for {leg}){similar}")]
-    Missing {
-        part: String,
-        leg: String,
-        similar: String,
-    },
     /// Two elements carry the same part name.
     #[error(
         "\"{part}\" marks two elements (lines {first} and {second}); a part is one element: rename or delete one (an editor's duplicate keeps the label)"
@@ -412,39 +395,6 @@ struct Found {
     has_id: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Role {
-    Thigh,
-    Shin,
-    Pedal,
-    Crank,
-    SideCrank,
-    Marker(Joint),
-}
-
-/// Split a part name into its role and leg (`None` leg for `crank`).
-fn role_of(name: &str) -> Option<(Role, Option<&str>)> {
-    if name == "crank" {
-        return Some((Role::Crank, None));
-    }
-    for (prefix, role) in [
-        ("thigh-", Role::Thigh),
-        ("shin-", Role::Shin),
-        ("pedal-", Role::Pedal),
-        ("crank-", Role::SideCrank),
-        ("joint-hip-", Role::Marker(Joint::Hip)),
-        ("joint-knee-", Role::Marker(Joint::Knee)),
-        ("joint-ankle-", Role::Marker(Joint::Ankle)),
-    ] {
-        if let Some(leg) = name.strip_prefix(prefix)
-            && !leg.is_empty()
-        {
-            return Some((role, Some(leg)));
-        }
-    }
-    None
-}
-
 /// Animate `art` (the drawing's text) with the css clip baked from `rig`.
 ///
 /// Fails, without producing anything, on malformed XML, missing or
@@ -501,325 +451,7 @@ pub fn animate(art: &str, rig: &Rig, clip: &Clip) -> Result<Animated, ArtError> 
     // what moves in the sheets is refused here, what else they hold when
     // the names are given the prefix
     let sheets = names::Sheets::read(&doc, &lines)?;
-    if let Some(fig) = &rig.figure {
-        return bones::animate((art, &doc, &lines, &sheets), rig, fig, clip);
-    }
-    let limbs = limbs(rig);
-    if limbs.is_empty() {
-        return Err(ArtError::Kind(
-            "--art animates cycling legs (legs) and bone trees (bones, ik_chains); this rig has none"
-                .into(),
-        ));
-    }
-
-    let leg_names: Vec<&str> = limbs.iter().map(|l| l.name).collect();
-    let legs_list = leg_names
-        .iter()
-        .map(|n| format!("\"{n}\""))
-        .collect::<Vec<_>>()
-        .join(", ");
-
-    // Collect named parts; `thigh-near-outline`, `crank-arm` (no leg of the
-    // rig) are not parts, but kept as hints for a missing part's message.
-    let found = find_parts(&doc, &lines, |name| {
-        let (role, leg) = role_of(name)?;
-        Some(match leg {
-            Some(leg) if !leg_names.contains(&leg) => Named::Hint(role),
-            _ => Named::Part(role),
-        })
-    })?;
-    let (unmatched, more_hints) = (found.hints, found.more_hints);
-    let parts: BTreeMap<String, Found> = found
-        .parts
-        .into_iter()
-        .map(|(name, (f, _))| (name, f))
-        .collect();
-
-    for leg in &leg_names {
-        for part in [
-            format!("thigh-{leg}"),
-            format!("shin-{leg}"),
-            format!("pedal-{leg}"),
-        ] {
-            if !parts.contains_key(&part) {
-                let role = role_of(&part).map(|r| r.0);
-                let more: usize = more_hints
-                    .iter()
-                    .filter(|m| Some(m.0) == role)
-                    .map(|m| m.1)
-                    .sum();
-                let mut similar: Vec<String> = unmatched
-                    .iter()
-                    .filter(|u| Some(u.1) == role)
-                    .map(|(n, _, l)| format!("\"{n}\" (line {l})"))
-                    .collect();
-                if more > 0 {
-                    similar.push(format!("{more} more"));
-                }
-                return Err(ArtError::Missing {
-                    part,
-                    leg: format!("leg \"{leg}\""),
-                    similar: if similar.is_empty() {
-                        String::new()
-                    } else {
-                        format!(
-                            "; the drawing has {}, but the rig's legs are {legs_list}",
-                            similar.join(", ")
-                        )
-                    },
-                });
-            }
-        }
-    }
-
-    let node_of = |f: &Found| doc.get_node(f.node).expect("node id from this document");
-
-    // Placement checks for every part.
-    let smil = moving_animations(&doc);
-    for (name, f) in &parts {
-        let (role, _) = role_of(name).expect("parts are named by role");
-        let marker = matches!(role, Role::Marker(_));
-        check_place(root, node_of(f), (name, f.line, marker), &lines, &smil)?;
-    }
-
-    // Nesting rules between animated parts: a shin may sit inside its own
-    // thigh (nested) or outside every part (flat); no other part may sit
-    // inside an animated part.
-    let animated: Vec<(&String, &Found, Role, Option<&str>)> = parts
-        .iter()
-        .filter_map(|(n, f)| {
-            let (role, leg) = role_of(n)?;
-            (!matches!(role, Role::Marker(_))).then_some((n, f, role, leg))
-        })
-        .collect();
-    // One walk up from each part (not one per pair of parts): parts × depth.
-    let by_node: std::collections::HashMap<roxmltree::NodeId, usize> = animated
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a.1.node, i))
-        .collect();
-    let mut shin_in_thigh: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for &(name, f, role, leg) in &animated {
-        let node = node_of(f);
-        for anc in node.ancestors().skip(1) {
-            let Some(&k) = by_node.get(&anc.id()) else {
-                continue;
-            };
-            let (outer, _, orole, oleg) = animated[k];
-            if role == Role::Shin && orole == Role::Thigh && oleg == leg {
-                shin_in_thigh.insert(leg.unwrap_or_default());
-                continue;
-            }
-            return Err(ArtError::Nested {
-                line: f.line,
-                part: name.clone(),
-                outer: outer.clone(),
-                why: String::new(),
-            });
-        }
-    }
-
-    let ctm_of_parent = |f: &Found, name: &str| ctm_of_parent(root, node_of(f), name, &lines);
-    let checker = pose::Checker::new(&doc);
-    // a part's own shapes: without the shins inside thighs, nor markers
-    let marker_nodes: std::collections::HashSet<roxmltree::NodeId> = parts
-        .iter()
-        .filter(|(n, _)| matches!(role_of(n), Some((Role::Marker(_), _))))
-        .map(|(_, f)| f.node)
-        .collect();
-    let animated_nodes: std::collections::HashSet<roxmltree::NodeId> =
-        animated.iter().map(|a| a.1.node).collect();
-    let skip = |n: roxmltree::NodeId| marker_nodes.contains(&n) || animated_nodes.contains(&n);
-
-    let mut inserts: Vec<Insert> = Vec::new();
-    let mut markers = Vec::new();
-    let css_nodes = ClipIndex::new(clip);
-    let (sc, names) = output_scope((art, &doc, &lines, &sheets), rig, clip)?;
-    inserts.extend(names);
-    let ids = WrapIds::new(&sc);
-
-    for limb in &limbs {
-        let ln = limb.name;
-        let q = |p: Vec2| Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS));
-        let own = limb.pose.map(q);
-        let thigh_path = css_nodes.path(&format!("rb-{ln}-thigh"))?;
-        let shin_path = css_nodes.path(&format!("rb-{ln}-shin"))?;
-        let (hip_c, _) = css_nodes.rotate(&format!("rb-{ln}-thigh"))?;
-        let (knee_c, _) = css_nodes.rotate(&format!("rb-{ln}-shin"))?;
-        let ankle_c = probe_in(
-            css_nodes.node(&format!("rb-{ln}-shin"))?,
-            &format!("{ln}-ankle"),
-        )
-        .ok_or_else(|| {
-            ArtError::Clip(format!(
-                "the clip has no probe {ln}-ankle in its shin group"
-            ))
-        })?;
-        // the clip's groups above the thigh at t = 0: the depth offset (and
-        // a moving root, which starts where the clip draws it)
-        let above = &thigh_path[..thigh_path.len() - 1];
-        let g_above = phase0_map(clip, above);
-        let g_above_inv = g_above
-            .checked_inverse()
-            .ok_or_else(|| ArtError::Clip(format!("leg \"{ln}\" is scaled to nothing")))?;
-
-        // Rigid maps from this limb's own drawn pose to the pose the clip draws.
-        let m1 = rigid_map(own[0], own[1], hip_c, knee_c);
-        let m2 = rigid_map(own[1], own[2], knee_c, ankle_c);
-        let m1_inv = m1.checked_inverse().expect("rigid maps are invertible");
-        let thigh_phase0 = g_above * m1_inv;
-
-        let name = format!("thigh-{ln}");
-        let thigh = &parts[&name];
-        wrap_part(
-            &ids,
-            &mut inserts,
-            thigh,
-            &name,
-            PartWrap {
-                path: thigh_path,
-                from: 0,
-                outer: Affine::IDENTITY,
-                rest: m1 * g_above_inv,
-                parent: ctm_of_parent(thigh, &name)?,
-                probe: None,
-            },
-        )?;
-
-        let name = format!("shin-{ln}");
-        let shin = &parts[&name];
-        // nested: the thigh's wrapper already applies the groups down to
-        // the thigh; flat: the shin carries the whole chain itself
-        let (from, outer) = if shin_in_thigh.contains(ln) {
-            (thigh_path.len(), thigh_phase0)
-        } else {
-            (0, Affine::IDENTITY)
-        };
-        wrap_part(
-            &ids,
-            &mut inserts,
-            shin,
-            &name,
-            PartWrap {
-                path: shin_path,
-                from,
-                outer,
-                rest: m2 * g_above_inv,
-                parent: ctm_of_parent(shin, &name)?,
-                probe: Some((format!("{ln}-ankle"), ankle_c)),
-            },
-        )?;
-
-        let world = limb.pose.map(|p| p + limb.depth);
-        // every part drawn where the rig has it at t = 0
-        let mut covers = vec![
-            (
-                format!("thigh-{ln}"),
-                vec![("hip", world[0]), ("knee", world[1])],
-            ),
-            (
-                format!("shin-{ln}"),
-                vec![("knee", world[1]), ("ankle", world[2])],
-            ),
-        ];
-        let tnd = Affine::translate(limb.depth * -1.0);
-        let (axle0, pedal_class) = css_nodes.rotate(&format!("rb-{ln}-pedal"))?;
-        let target_at = probe_in(css_nodes.node(&pedal_class)?, &format!("{ln}-target"))
-            .ok_or_else(|| {
-                ArtError::Clip(format!(
-                    "the clip has no probe {ln}-target in its pedal group"
-                ))
-            })?;
-        let name = format!("pedal-{ln}");
-        let pedal = &parts[&name];
-        wrap_part(
-            &ids,
-            &mut inserts,
-            pedal,
-            &name,
-            PartWrap {
-                path: css_nodes.path(&pedal_class)?,
-                from: 0,
-                outer: Affine::IDENTITY,
-                rest: tnd,
-                parent: ctm_of_parent(pedal, &name)?,
-                probe: Some((format!("{ln}-target"), target_at)),
-            },
-        )?;
-        let name = format!("crank-{ln}");
-        if let Some(arm) = parts.get(&name) {
-            wrap_part(
-                &ids,
-                &mut inserts,
-                arm,
-                &name,
-                PartWrap {
-                    path: css_nodes.path(&format!("rb-{ln}-crank"))?,
-                    from: 0,
-                    outer: Affine::IDENTITY,
-                    rest: tnd,
-                    parent: ctm_of_parent(arm, &name)?,
-                    probe: None,
-                },
-            )?;
-        }
-        covers.push((
-            format!("pedal-{ln}"),
-            vec![("pedal axle", axle0 + limb.depth)],
-        ));
-        for (part, joints) in covers {
-            let f = &parts[&part];
-            checker.check_covers(f, &part, ctm_of_parent(f, &part)?, &skip, &joints)?;
-        }
-        for (k, joint) in [Joint::Hip, Joint::Knee, Joint::Ankle]
-            .into_iter()
-            .enumerate()
-        {
-            let name = format!("joint-{}-{ln}", joint.as_str());
-            let Some(f) = parts.get(&name) else { continue };
-            let at = marker_at(node_of(f), f, &name, ctm_of_parent(f, &name)?)?;
-            markers.push(check_marker(name, ln, joint, at, world[k], f)?);
-            hide(&mut inserts, f);
-        }
-    }
-
-    hide_guides(&doc, &mut inserts);
-    if let Some(crank) = parts.get("crank") {
-        wrap_part(
-            &ids,
-            &mut inserts,
-            crank,
-            "crank",
-            PartWrap {
-                path: css_nodes.path("rb-chainring")?,
-                from: 0,
-                outer: Affine::IDENTITY,
-                rest: Affine::IDENTITY,
-                parent: ctm_of_parent(crank, "crank")?,
-                probe: None,
-            },
-        )?;
-    }
-
-    // the clip's other probes (a Verlet chain's particles) follow the
-    // drawing in the clip's own groups, nothing drawn
-    let written: std::collections::HashSet<String> = leg_names
-        .iter()
-        .flat_map(|ln| [format!("{ln}-ankle"), format!("{ln}-target")])
-        .collect();
-    let last = skeleton_text(clip, &sc, &written);
-    let svg = finish(
-        art,
-        root,
-        inserts,
-        (clip, &crate::emit::css::style(clip, &sc)),
-        last,
-    )?;
-    Ok(Animated {
-        svg,
-        markers,
-        notes: Vec::new(),
-    })
+    bones::animate((art, &doc, &lines, &sheets), rig, &rig.figure, clip)
 }
 
 /// A drawing's text, as parsed, its line index and its sheets as first
@@ -850,27 +482,9 @@ fn output_scope(
     Ok((sc, edits))
 }
 
-/// What a name on an element is to [`find_parts`].
-enum Named<R> {
-    /// A part (or marker) of the rig with this role.
-    Part(R),
-    /// Shaped like a part name but naming nothing of the rig (a likely
-    /// typo, kept for a missing part's message).
-    Hint(R),
-}
-
-/// Near-miss names a missing part's message shows, of each role: a few,
-/// so the message stays one short line (the others are counted).
-const HINTS: usize = 5;
-
-/// The named elements of a drawing.
+/// The named elements of a drawing: parts by name, with their role.
 struct FoundParts<R> {
-    /// Parts by name, with their role.
     parts: BTreeMap<String, (Found, R)>,
-    /// Hints: name, role and line; the first [`HINTS`] of each role.
-    hints: Vec<(String, R, u32)>,
-    /// How many more hints of each role.
-    more_hints: Vec<(R, usize)>,
 }
 
 /// The names an element may carry a part's name in: its `id` and its
@@ -886,15 +500,13 @@ fn names_of<'a>(node: roxmltree::Node<'a, '_>) -> [Option<&'a str>; 2] {
 fn find_parts<R: Copy + PartialEq>(
     doc: &roxmltree::Document,
     lines: &LineIndex,
-    name_of: impl Fn(&str) -> Option<Named<R>>,
+    name_of: impl Fn(&str) -> Option<R>,
 ) -> Result<FoundParts<R>, ArtError> {
     let mut out = FoundParts {
         parts: BTreeMap::new(),
-        hints: Vec::new(),
-        more_hints: Vec::new(),
     };
     for node in doc.descendants().filter(|n| n.is_element()) {
-        let mut names: Vec<(&str, Named<R>)> = Vec::new();
+        let mut names: Vec<(&str, R)> = Vec::new();
         for name in names_of(node).into_iter().flatten() {
             if names.iter().all(|(n, _)| *n != name)
                 && let Some(named) = name_of(name)
@@ -913,21 +525,8 @@ fn find_parts<R: Copy + PartialEq>(
                 b: b.into(),
             });
         }
-        let Some((name, named)) = names.pop() else {
+        let Some((name, role)) = names.pop() else {
             continue;
-        };
-        let role = match named {
-            Named::Hint(role) => {
-                if out.hints.iter().filter(|h| h.1 == role).count() < HINTS {
-                    out.hints.push((name.to_string(), role, here));
-                } else if let Some(more) = out.more_hints.iter_mut().find(|m| m.0 == role) {
-                    more.1 += 1;
-                } else {
-                    out.more_hints.push((role, 1));
-                }
-                continue;
-            }
-            Named::Part(role) => role,
         };
         if let Some((prev, _)) = out.parts.get(name) {
             return Err(ArtError::Duplicate {
@@ -945,42 +544,6 @@ fn find_parts<R: Copy + PartialEq>(
         out.parts.insert(name.to_string(), (f, role));
     }
     Ok(out)
-}
-
-/// A thigh holding a shin about a hip: a cycling leg.
-struct Limb<'a> {
-    name: &'a str,
-    depth: Vec2,
-    /// Hip, knee and ankle in the rig's phase-0 pose, before the depth offset.
-    pose: [Vec2; 3],
-}
-
-/// The rig's cycling legs in the phase-0 pose `rigbake template` draws
-/// (`ik_chains` load as a bone tree, animated by module `bones`).
-fn limbs(rig: &Rig) -> Vec<Limb<'_>> {
-    if rig.legs.is_empty() {
-        return Vec::new();
-    }
-    let motion = crate::motion::sample(rig);
-    rig.legs
-        .iter()
-        .zip(&motion.legs)
-        .map(|(leg, lm)| {
-            let p = lm.pose_at(0.0);
-            Limb {
-                name: &leg.name,
-                depth: leg.depth_offset,
-                pose: [leg.hip, p.joint, p.end],
-            }
-        })
-        .collect()
-}
-
-/// The product of groups' transforms at t = 0.
-fn phase0_map(clip: &Clip, path: &[&Node]) -> Affine {
-    path.iter().fold(Affine::IDENTITY, |m, n| {
-        m * crate::measure::group_matrix(clip, n, 0.0)
-    })
 }
 
 /// The clip's groups and probes, without anything it draws and without the
@@ -1727,26 +1290,6 @@ impl<'a> ClipIndex<'a> {
             .map(Vec::as_slice)
             .ok_or_else(|| ArtError::Clip(format!("the baked clip has no group \"{class}\"")))
     }
-
-    fn node(&self, class: &str) -> Result<&'a Node, ArtError> {
-        Ok(self.path(class)?.last().expect("a path ends at its group"))
-    }
-
-    /// A rotating group's origin and class.
-    fn rotate(&self, class: &str) -> Result<(Vec2, String), ArtError> {
-        match &self.node(class)?.anim {
-            Some(Anim::Rotate { origin, .. }) => Ok((*origin, class.to_string())),
-            _ => Err(ArtError::Clip(format!("group \"{class}\" does not rotate"))),
-        }
-    }
-}
-
-/// The position of probe `name` among a group's direct children.
-fn probe_in(node: &Node, name: &str) -> Option<Vec2> {
-    node.children.iter().find_map(|c| match c {
-        Item::Probe { name: n, at } if n == name => Some(*at),
-        _ => None,
-    })
 }
 
 /// The rigid map (rotation + translation) taking point `a0` to `a1` and the
@@ -1975,19 +1518,5 @@ mod tests {
     fn start_tag_end_skips_quoted_gt() {
         let s = r#"<svg a="x>y" b='>'><g/></svg>"#;
         assert_eq!(&s[..start_tag_end(s, 0).unwrap()], r#"<svg a="x>y" b='>'>"#);
-    }
-
-    #[test]
-    fn part_names() {
-        assert_eq!(role_of("crank"), Some((Role::Crank, None)));
-        assert_eq!(role_of("pedal-near"), Some((Role::Pedal, Some("near"))));
-        assert_eq!(role_of("crank-far"), Some((Role::SideCrank, Some("far"))));
-        assert_eq!(role_of("thigh-near"), Some((Role::Thigh, Some("near"))));
-        assert_eq!(
-            role_of("joint-knee-far"),
-            Some((Role::Marker(Joint::Knee), Some("far")))
-        );
-        assert_eq!(role_of("thigh-"), None);
-        assert_eq!(role_of("path12"), None);
     }
 }

@@ -289,7 +289,8 @@ pub enum Item {
     },
 }
 
-/// What the report needs to know about a leg.
+/// An `ik` entry of the clip's figure as a leg: what its report line and
+/// any later measure of the file (a browser's) need.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LegInfo {
     pub name: String,
@@ -304,8 +305,8 @@ pub struct LegInfo {
     pub fit: Fit,
     /// Name of the leg whose keyframes this one reuses (css route), if any.
     pub reuses: Option<String>,
-    /// Chains (`ik_chains`): the ideal target the ankle is measured
-    /// against instead of the drawn target probe.
+    /// The ideal target the effector is measured against (the target the
+    /// entry asks for, not the written target probe).
     pub ideal: Option<crate::trajectory::IdealTarget>,
 }
 
@@ -319,8 +320,12 @@ pub struct Clip {
     pub view_box: [f64; 4],
     pub tracks: Vec<Track>,
     pub root: Node,
+    /// The figure's `ik` entries, set once the clip is written (empty
+    /// while it is fitted and measured).
     pub legs: Vec<LegInfo>,
-    /// Bone-tree clips only (`None` for the v1 cycling bake).
+    /// What the figure's clip carries for its measure and report (`None`
+    /// for a clip written without a figure: the chains' own scratch clip,
+    /// a test's hand-made one).
     pub figure: Option<FigureInfo>,
     /// The ground row steps back by this many px (one dot spacing) each
     /// time it has scrolled that far ([`crate::chain::wrapped_ground_keys`]);

@@ -82,8 +82,9 @@ pub const DEFAULT_TOLERANCE_PX: f64 = 0.25;
 /// child bone's error adds to its parent's; [`crate::bake_rig`] tightens
 /// from there).
 pub const TREE_FIRST_BUDGET: f64 = 0.8;
-/// The share of a goal a cycling rig's first bake to it is fitted to (a
-/// leg's error is its own fit's: only the rounding is left).
+/// The share of a goal a limb written as a morph is first fitted to (its
+/// effector's error is its own fit's: only the rounding is left; the share
+/// cycling legs were fitted to before they baked as bone trees).
 pub const LEG_FIRST_BUDGET: f64 = 0.98;
 
 /// How to bake.

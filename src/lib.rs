@@ -3,14 +3,18 @@
 //! # Pipeline
 //!
 //! ```text
-//! rig file ──rig::parse/validate──▶ Rig ──motion::sample──▶ Motion (ideal poses over one period)
-//!   ──bake::bake──▶ Clip (parent-relative tracks + keys, rounded as written)
-//!   ──emit::emit──▶ SVG text
-//!   ──measure::measure (evaluates the written tracks as a browser does)──▶ Report
+//! rig file ──rig::parse/validate──▶ Rig (every rig a bone tree, `Rig.figure`:
+//!   a cycling or `ik_chains` rig loads as the tree it lowers into, rig::lower)
+//!   ──figure (FK, IK, springs, chains: ideal poses; fitted keys)──▶ Clip
+//!     (parent-relative tracks + keys, rounded as written)
+//!   ──emit (css or smil)──▶ SVG text
+//!   ──measure::measure_probes (evaluates the written tracks as a browser does)
+//!   ──report::build_figure──▶ Report
 //! ```
 //!
 //! Each stage is a pure function of the previous one; files and exit codes
-//! live in `main.rs` only. [`bake_rig`] runs the whole pipeline.
+//! live in `main.rs` only. [`bake_rig`] runs the whole pipeline with the
+//! options of [`bake`] ([`bake::BakeOptions`]).
 //!
 //! # Units and angles
 //!
@@ -50,12 +54,13 @@
 //! 6. [`chain`]: the `ik_chains` format (two-bone chains on trajectories,
 //!    loaded as the bone tree they lower into), reach rules, ground scroll.
 //! 7. [`figure`]: bone trees (FK, IK bones, eased tracks, squash, springs,
-//!    Verlet chains, clips).
-//! 8. [`rig`]: the JSON format and its loading into the validated `Rig`.
-//! 9. [`motion`] (crank trajectories and the ideal unwrapped leg motion),
-//!    [`schema`] (the JSON Schema of the rig format).
-//! 10. [`bake`]: cycling legs' world angles → parent-relative keyframes;
-//!     far-leg reuse.
+//!    Verlet chains, clips, far-limb key reuse): the bake of every rig.
+//! 8. [`rig`]: the JSON format and its loading into the validated `Rig`
+//!    (a cycling rig, `crank` + `legs`, lowered into its bone tree,
+//!    `rig::lower`).
+//! 9. [`schema`] (the JSON Schema of the rig format).
+//! 10. [`bake`]: the options of one bake (keying, fit, route), resolved
+//!     from a rig and the command line; the bake itself is [`bake_rig`].
 //! 11. Commands built on the pipeline: [`sweep`] (error versus key count), [`art`] (`bake --art`), [`template`], [`gallery`],
 //!     [`browser`] (headless Chromium and Firefox), [`watch`] (`bake --watch`).
 //!
@@ -74,7 +79,6 @@ pub mod geom;
 pub mod input;
 pub mod interrupt;
 pub mod measure;
-pub mod motion;
 pub mod plot;
 pub mod report;
 pub mod rig;
@@ -126,7 +130,7 @@ impl Baked {
 /// `max_error_px` is always the independent measurement; callers compare it
 /// with the tolerance (`bake` refuses to write a file that misses it).
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
-    let mut baked = bake_any(rig, opts);
+    let mut baked = bake_figure_rig(rig, &rig.figure, opts);
     baked.report.notes.splice(0..0, rig.notes.iter().cloned());
     if let fit::Keying::Goal(px) = opts.keying {
         baked.report.notes.extend(goal_missed(&baked.report, px));
@@ -145,94 +149,6 @@ fn goal_missed(report: &report::Report, px: f64) -> Option<String> {
         geom::fmt_num(worst.max_error_px, 4),
         geom::fmt_num(px, 4),
     ))
-}
-
-fn bake_any(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
-    if let Some(fig) = &rig.figure {
-        return bake_figure_rig(rig, fig, opts);
-    }
-    let motion = motion::sample(rig);
-    let mut notes = Vec::new();
-    if opts.route == Route::Smil && opts.fit == fit::Fit::Cubic {
-        notes.push(
-            "smil route: keys are linear; a keySpline retimes a d morph along the straight chord \
-             between keyed points, so no fit can beat the chord sag of the pedal circle"
-                .to_string(),
-        );
-    }
-    let goal = opts.keying.fit_tolerance();
-    // the tolerance the report promises: asked for, not the default goal
-    let tolerance = match opts.keying {
-        bake::Keying::Tolerance(px) => Some(px),
-        _ => None,
-    };
-    // a `"reach": "clamp"` leg's error counts the gap between the pedal
-    // and the reachable ankle, which no key closes: the loop leaves such a
-    // leg to its fit (judged against the reachable ankle, as the bone-tree
-    // loop judges a clamped limb by its bones); the report still counts
-    // the gap (and an asked tolerance refuses it)
-    let clamped = |name: &str| {
-        rig.legs
-            .iter()
-            .any(|l| l.name == name && l.reach == rig::Reach::Clamp)
-    };
-    // (with no goal the budget goes unused and the first bake is kept)
-    let ((clip, m), internal) = tighten(
-        goal.map_or(0.0, |px| px * fit::LEG_FIRST_BUDGET),
-        goal,
-        |px| {
-            let mut o = *opts;
-            if goal.is_some() {
-                o.keying = opts.keying.with_fit_tolerance(px);
-            }
-            let clip = bake::bake(rig, &motion, &o);
-            let m = measure::measure(&clip);
-            // (a leg's target marker counts, clamped or not, as the report
-            // counts it: see Report::max_error_px_but)
-            let worst = m
-                .legs
-                .iter()
-                .flat_map(|l| {
-                    let own = (!clamped(&l.name)).then_some(l.max_error_px);
-                    own.into_iter().chain(l.target_px)
-                })
-                .fold(0.0, f64::max);
-            ((clip, m), worst)
-        },
-    );
-    let internal = goal.map(|_| internal);
-    let mut clip = clip;
-    if let Some(t) = &rig.torso {
-        clip.root
-            .children
-            .splice(0..0, figure::chain::torso_items(t));
-    }
-    let mut colours = Vec::new();
-    // a cycling rig's Verlet chains (fixed anchors), drawn over the legs
-    // with a tolerance the chains are keyed to the same internal goal
-    let keyer = figure::bake::Keyer {
-        keys: match (tolerance, internal) {
-            (Some(_), Some(px)) => figure::bake::ChannelKeys::Budget(px),
-            _ => figure::bake::ChannelKeys::Own,
-        },
-        fit: fit::Fit::Cubic,
-        shortest_shape: false,
-    };
-    let chains = figure::add_chains(
-        &mut clip,
-        (&rig.fixed_chains, None),
-        &mut colours,
-        "rb-chain rb-k",
-        keyer,
-        &Default::default(),
-    );
-    let svg = emit::emit_with_chains(&clip, &colours, rig.prefix.as_deref());
-    let mut report = report::build(&clip, &m, svg.len(), tolerance, notes);
-    report.chains = chains
-        .iter()
-        .map(report::ChainReport::from_measure)
-        .collect();
-    Baked::one(clip, svg, report)
 }
 
 /// A bone-tree rig: every clip baked for one route into one SVG and
@@ -343,7 +259,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
 }
 
 /// On the smil route, a note naming the `ik` limbs written as a `d` morph
-/// ([`figure::morph`]), keyed as a cycling rig's legs are.
+/// ([`figure::morph`]), as a cycling rig's legs are written.
 fn morph_note(fig: &figure::Figure, route: Route) -> Option<String> {
     let names: Vec<String> = (0..fig.ik.len())
         .filter(|&i| figure::morph::entry_of(fig, route, fig.ik[i].upper).is_some())

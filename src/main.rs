@@ -70,9 +70,9 @@ enum Command {
         /// Animate an existing drawing instead of drawing the rig's own
         /// looks: parts marked by id or inkscape:label, as `rigbake template`
         /// names them (a bone tree: one per bone, named as the bone, a
-        /// child inside its parent; cycling legs: thigh-<leg>, shin-<leg>
-        /// inside its thigh, pedal-<leg>, optional crank, crank-<leg>; joint
-        /// markers); everything else is kept byte for byte. One rig, one
+        /// child inside its parent; cycling legs, as their tree: thigh-<leg>,
+        /// shin-<leg> inside its thigh, optional pedal-<leg>, crank-<leg>,
+        /// crank; joint markers); everything else is kept byte for byte. One rig, one
         /// clip (--clip), css route.
         #[arg(long, value_name = "DRAWING.svg")]
         art: Option<PathBuf>,
@@ -199,13 +199,13 @@ enum Command {
     ///
     /// The tree moves every hip, knee, ankle (and crank) as the rig does,
     /// at every time; it is a `bones` rig to extend: a torso, arms, a head
-    /// on a spring, clips. An `ik_chains` rig is loaded as this tree anyway;
-    /// a cycling rig is not yet, and its tree is drawn in the `limbs` look
-    /// (legs, crank arms, pedal blocks, seat tube, a turning chainring). A
-    /// drawing made for the cycling rig (`thigh-<leg>`, `pedal-<leg>`,
-    /// `crank-<leg>`, `crank`) bakes on the tree with `bake --art` (a
-    /// `torso`'s head is a bone of its own there: draw it from the neck in
-    /// a group named `head`, as `rigbake template` of the tree does).
+    /// on a spring, clips. Both kinds of rig load as this tree anyway, so
+    /// the rig and its tree bake to the same bytes; a cycling rig's tree is
+    /// drawn in the `limbs` look (legs, crank arms, pedal blocks, seat tube,
+    /// a turning chainring), and a drawing for it (`thigh-<leg>`,
+    /// `pedal-<leg>`, `crank-<leg>`, `crank`) bakes on either with `bake
+    /// --art` (a `torso`'s head is a bone of its own: draw it from the neck
+    /// in a group named `head`, as `rigbake template` does).
     ///
     /// Example: rigbake lower rigs/seed-nested.json -o rider.json
     Lower {
@@ -282,9 +282,8 @@ struct BakeArgs {
     #[arg(long, value_enum, default_value_t = RouteArg::Css)]
     route: RouteArg,
     /// Uniform keys per period (overrides the rig's "keys" and any
-    /// tolerance): 2 to 10000; on a cycling rig N times its number of legs
-    /// is at most 10000 (5000 for two legs); a bone tree (ik_chains too)
-    /// must stay within its bake's work estimate (docs/cli.md).
+    /// tolerance): 2 to 10000, within the work estimate of the bone tree
+    /// the rig loads as (cycling and ik_chains rigs load as one; docs/cli.md).
     #[arg(long, value_name = "N", conflicts_with = "tolerance", allow_hyphen_values = true,
           value_parser = whole_between(2, rig::MAX_KEYS))]
     keys: Option<usize>,
@@ -294,10 +293,10 @@ struct BakeArgs {
     #[arg(long, value_name = "PX", allow_hyphen_values = true)]
     tolerance: Option<f64>,
     /// Segment shape: linear, or exact cubic via cubic-bezier(1/3,y1,2/3,y2);
-    /// shortest: per bone-tree channel on the css route (ik_chains too),
-    /// whichever of the two writes fewer bytes (cycling legs take cubic). [default
-    /// when fitting a tolerance: shortest on css; on smil cubic keySplines
-    /// for a bone tree, linear for a leg's d morph. With --keys: linear]
+    /// shortest: per channel (or IK limb) on the css route, whichever of
+    /// the two writes fewer bytes. [default when fitting a tolerance:
+    /// shortest on css; on smil cubic keySplines, linear for a limb's d
+    /// morph. With --keys: linear]
     #[arg(long, value_enum)]
     fit: Option<FitArg>,
     /// Bake only this clip of a bone-tree rig with `clips`, as its own file

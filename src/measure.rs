@@ -1,5 +1,5 @@
 //! Measure: evaluate the written clip as a browser does, independently of the
-//! solver, and report how far each ankle drifts from its target.
+//! solver, and report how far each probe drifts from its ideal.
 //!
 //! This module re-implements browser interpolation from the clip alone (the
 //! rounded numbers the file holds): linear interpolation of rotate angles and
@@ -20,13 +20,12 @@
 //! interval), so dense keys do not cost 100 samples each. The maximum
 //! is taken over those samples (so it may miss a sharper peak between
 //! samples by a hair, never overstate it); RMS is the trapezoid rule over
-//! the same samples. [`measure`] walks each leg on its
-//! own and leaves out the breakpoints only another replay of the same keys
-//! adds (see there).
+//! the same samples. The probes are those of the
+//! figure's bones, IK effectors and targets, springs and chains
+//! (`figure::measured`), read by one walk of the group tree per time.
 
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Key, Morph, MotionPath, Node, Play};
 use crate::geom::{Affine, AffineExt, Rem1, Vec2, Vec2Ext};
-use fnv::{FnvHashMap as HashMap, FnvHashSet as HashSet};
 use std::collections::BTreeMap;
 
 /// Most evaluations per interval between consecutive breakpoints.
@@ -54,7 +53,7 @@ pub struct LegMeasure {
     /// Largest distance over the period between the target the rig asked
     /// for and the point the solver aimed at (a `"reach": "pull"` target
     /// pulled back), px ([`IdealTarget::reach_px`](crate::chain::IdealTarget::reach_px));
-    /// `None` where the measured target is the drawn one (cycling pedals).
+    /// `None` where the measured target is the drawn one (a pedal).
     pub reach_px: Option<f64>,
     /// Legs measured against an ideal target (`ik_chains`; bone-tree `ik`
     /// entries fill it in `figure::measured`): worst distance between the
@@ -63,14 +62,6 @@ pub struct LegMeasure {
     /// A probe's error like any other: a tolerance holds it
     /// ([`Report::max_error_px`](crate::report::Report::max_error_px)).
     pub target_px: Option<f64>,
-}
-
-/// A clip's measurement.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Measurement {
-    pub legs: Vec<LegMeasure>,
-    /// How many times were evaluated.
-    pub samples: usize,
 }
 
 /// Solve a CSS `cubic-bezier(x1, y1, x2, y2)` timing function at input
@@ -296,9 +287,7 @@ pub fn motion_point(path: &MotionPath, fraction: f64) -> Vec2 {
 
 /// Positions of every probe at document time `t_s`, in root user space.
 ///
-/// For morphed paths (smil route) the probe is the path's last point; the
-/// full point list is returned under `"<probe>#points"` indices is not
-/// needed by callers, see [`morph_points_at`].
+/// For morphed paths (smil route) the probe is the path's last point.
 pub fn probes_at(clip: &Clip, t_s: f64) -> BTreeMap<String, Vec2> {
     let mut out = BTreeMap::new();
     walk(
@@ -313,23 +302,6 @@ pub fn probes_at(clip: &Clip, t_s: f64) -> BTreeMap<String, Vec2> {
         },
     );
     out
-}
-
-/// The points of the morphed path carrying `probe` at time `t_s`, root user space.
-pub fn morph_points_at(clip: &Clip, probe: &str, t_s: f64) -> Option<Vec<Vec2>> {
-    let mut found = None;
-    walk(
-        clip,
-        &clip.root,
-        Affine::IDENTITY,
-        t_s,
-        &mut |name, pts, m| {
-            if name == probe && pts.len() > 1 {
-                found = Some(pts.iter().map(|p| m.apply(*p)).collect());
-            }
-        },
-    );
-    found
 }
 
 /// Morphs with at most this many points are interpolated on the stack.
@@ -420,15 +392,8 @@ struct ProbeWalk<'c> {
     names: Vec<&'c str>,
     /// Whether the visit carries points (a morph may have none).
     some: Vec<bool>,
-    /// Whether the visit is a morph with more than one point.
-    multi: Vec<bool>,
     /// Per visit at the last time walked: position (a morph's last point).
     at: Vec<Vec2>,
-    /// Per visit: range of its points in `points` (morphs of > 1 point).
-    range: Vec<(usize, usize)>,
-    points: Vec<Vec2>,
-    /// Sample times walked (the work done, for tests).
-    walks: usize,
 }
 
 impl<'c> ProbeWalk<'c> {
@@ -470,11 +435,7 @@ impl<'c> ProbeWalk<'c> {
             visits: Vec::new(),
             names: Vec::new(),
             some: Vec::new(),
-            multi: Vec::new(),
             at: Vec::new(),
-            range: Vec::new(),
-            points: Vec::new(),
-            walks: 0,
         };
         pw.flatten(&clip.root, None, wanted);
         let mut moves = Vec::with_capacity(pw.steps.len());
@@ -489,7 +450,6 @@ impl<'c> ProbeWalk<'c> {
         }
         let n = pw.visits.len();
         pw.at.reserve(n);
-        pw.range.reserve(n);
         pw
     }
 
@@ -513,7 +473,6 @@ impl<'c> ProbeWalk<'c> {
                     self.visits.push((steps, Visit::Point(*at)));
                     self.names.push(name);
                     self.some.push(true);
-                    self.multi.push(false);
                     any = true;
                 }
                 Item::Morph(mo) => match &mo.probe {
@@ -522,7 +481,6 @@ impl<'c> ProbeWalk<'c> {
                         self.visits.push((steps, Visit::Morph(mo)));
                         self.names.push(name);
                         self.some.push(n > 0);
-                        self.multi.push(n > 1);
                         any = true;
                     }
                     _ => {}
@@ -550,16 +508,8 @@ impl<'c> ProbeWalk<'c> {
             .find(|&i| self.some[i] && self.names[i] == name)
     }
 
-    /// The visit [`morph_points_at`] reports for `probe`.
-    fn morph_index(&self, probe: &str) -> Option<usize> {
-        (0..self.names.len())
-            .rev()
-            .find(|&i| self.multi[i] && self.names[i] == probe)
-    }
-
     /// Evaluate the walk at `t_s`, filling the buffers (no allocation once warm).
     fn at_time(&mut self, t_s: f64) {
-        self.walks += 1;
         let clip = self.clip;
         for &i in &self.moving {
             let step = &self.steps[i];
@@ -567,46 +517,16 @@ impl<'c> ProbeWalk<'c> {
             self.mats[i] = parent * group_matrix(clip, step.node, t_s);
         }
         self.at.clear();
-        self.range.clear();
-        self.points.clear();
-        let (at, range, points) = (&mut self.at, &mut self.range, &mut self.points);
+        let at = &mut self.at;
         for (step, visit) in &self.visits {
             let m = self.mats[*step];
-            let start = points.len();
             match visit {
                 Visit::Point(p) => at.push(m.apply(*p)),
                 Visit::Morph(mo) => morph_at(clip, mo, t_s, &mut |pts| {
                     at.push(pts.last().map_or(Vec2::ZERO, |p| m.apply(*p)));
-                    if pts.len() > 1 {
-                        points.extend(pts.iter().map(|p| m.apply(*p)));
-                    }
                 }),
             }
-            range.push((start, points.len()));
         }
-    }
-
-    fn morph_points(&self, i: usize) -> &[Vec2] {
-        let (a, b) = self.range[i];
-        &self.points[a..b]
-    }
-
-    /// The groups this walk evaluates.
-    fn groups(&self) -> impl Iterator<Item = *const Node> + '_ {
-        self.steps.iter().map(|s| s.node as *const Node)
-    }
-
-    /// The morphs this walk reads.
-    fn morphs(&self) -> impl Iterator<Item = *const Morph> + '_ {
-        self.visits.iter().filter_map(|(_, v)| match v {
-            Visit::Morph(m) => Some(*m as *const Morph),
-            Visit::Point(_) => None,
-        })
-    }
-
-    /// Group matrices evaluated so far (the work done, for tests).
-    fn work(&self) -> usize {
-        self.walks * self.moving.len()
     }
 }
 
@@ -700,162 +620,6 @@ fn max_and_rms(ts: &[f64], e: &[f64], period_s: f64) -> (f64, f64, f64) {
     (worst, worst_t, (integral / period_s).sqrt())
 }
 
-/// Measure every leg of a clip.
-///
-/// Each leg is walked on its own (`ProbeWalk::only` its ankle and
-/// target probes) at the clip's breakpoints ([`sample_times`]), less
-/// those that only a delayed replay of another leg's keys adds (the
-/// groups only that replay's probes hang from): a replay's breakpoints
-/// are kept for the replay itself and for the leg whose keys it plays,
-/// and left out of the other replays of the same keys. So every leg is
-/// still sampled at every key time of every animation that moves its own
-/// probes, a clip without replays is sampled exactly as before, and legs
-/// that replay one leg's keys at many delays cost time linear in their
-/// number instead of quadratic. `samples` is the most times any leg was
-/// evaluated at.
-pub fn measure(clip: &Clip) -> Measurement {
-    measure_counting(clip).0
-}
-
-/// [`measure`], and the work it did: group matrices evaluated.
-pub(crate) fn measure_counting(clip: &Clip) -> (Measurement, usize) {
-    let walks: Vec<ProbeWalk> = clip
-        .legs
-        .iter()
-        .map(|leg| ProbeWalk::only(clip, &[leg.ankle_probe.clone(), leg.target_probe.clone()]))
-        .collect();
-    // what each replay alone moves: groups and morphs no other leg's probes read
-    let mut count: HashMap<*const Node, usize> = HashMap::default();
-    let mut morphs: HashMap<*const Morph, usize> = HashMap::default();
-    for pw in &walks {
-        for g in pw.groups() {
-            *count.entry(g).or_default() += 1;
-        }
-        for m in pw.morphs() {
-            *morphs.entry(m).or_default() += 1;
-        }
-    }
-    // per replay: the groups and morphs only its probes read
-    let own: Vec<(Vec<*const Node>, Vec<*const Morph>)> = clip
-        .legs
-        .iter()
-        .zip(&walks)
-        .map(|(leg, pw)| match leg.reuses {
-            Some(_) => (
-                pw.groups().filter(|g| count[g] == 1).collect(),
-                pw.morphs().filter(|m| morphs[m] == 1).collect(),
-            ),
-            None => Default::default(),
-        })
-        .collect();
-    let groups = clip.groups();
-    let all_morphs: Vec<&Morph> = groups
-        .iter()
-        .flat_map(|n| {
-            n.children.iter().filter_map(|item| match item {
-                Item::Morph(m) => Some(m),
-                _ => None,
-            })
-        })
-        .collect();
-    let mut work = 0;
-    let mut samples = 0;
-    let legs = clip
-        .legs
-        .iter()
-        .zip(walks)
-        .map(|(leg, mut pw)| {
-            // left out: the replays of keys this leg neither plays nor owns
-            let mut skip: HashSet<*const Node> = HashSet::default();
-            let mut skip_morphs: HashSet<*const Morph> = HashSet::default();
-            for (o, (g, m)) in clip.legs.iter().zip(&own) {
-                if o.name != leg.name && o.reuses.as_deref() != Some(leg.name.as_str()) {
-                    skip.extend(g);
-                    skip_morphs.extend(m);
-                }
-            }
-            let ts = if skip.is_empty() && skip_morphs.is_empty() {
-                sample_times(clip)
-            } else {
-                let bp = breakpoints_of(
-                    clip,
-                    groups
-                        .iter()
-                        .copied()
-                        .filter(|&g| !skip.contains(&(g as *const Node))),
-                    all_morphs
-                        .iter()
-                        .copied()
-                        .filter(|&m| !skip_morphs.contains(&(m as *const Morph))),
-                );
-                times_between(&bp, clip.period_s)
-            };
-            let m = measure_leg(clip, leg, &mut pw, &ts);
-            samples = samples.max(ts.len());
-            work += pw.work();
-            m
-        })
-        .collect();
-    (Measurement { legs, samples }, work)
-}
-
-/// One leg of [`measure`], read by `pw` (a walk of its probes) at `ts`.
-fn measure_leg(
-    clip: &Clip,
-    leg: &crate::clip::LegInfo,
-    pw: &mut ProbeWalk,
-    ts: &[f64],
-) -> LegMeasure {
-    let missing = |name: &str| -> usize { panic!("the clip has no probe {name:?}") };
-    let ankle = pw
-        .index(&leg.ankle_probe)
-        .unwrap_or_else(|| missing(&leg.ankle_probe));
-    // a chain is measured against its ideal target, not the drawn marker,
-    // which is judged against the same ideal
-    let (target, marker) = match leg.ideal {
-        Some(_) => (None, pw.index(&leg.target_probe)),
-        None => (
-            Some(
-                pw.index(&leg.target_probe)
-                    .unwrap_or_else(|| missing(&leg.target_probe)),
-            ),
-            None,
-        ),
-    };
-    let morph = pw.morph_index(&leg.ankle_probe);
-    let mut errs = Vec::with_capacity(ts.len());
-    let mut marker_errs = Vec::new();
-    let mut stretch: Option<f64> = None;
-    for &t in ts {
-        pw.at_time(t);
-        let a = pw.at[ankle];
-        let g = match (&leg.ideal, target) {
-            (Some(ideal), _) => ideal.world_at(t / clip.period_s),
-            (None, Some(j)) => pw.at[j],
-            (None, None) => unreachable!("resolved above"),
-        };
-        errs.push(a.dist(g));
-        if let Some(j) = marker {
-            marker_errs.push(pw.at[j].dist(g));
-        }
-        if let Some(pts) = morph.map(|j| pw.morph_points(j)) {
-            let s = stretch_px(pts, (leg.thigh, leg.shin));
-            stretch = Some(stretch.map_or(s, |m| m.max(s)));
-        }
-    }
-    let (worst, worst_t, rms) = max_and_rms(ts, &errs, clip.period_s);
-    LegMeasure {
-        name: leg.name.clone(),
-        max_error_px: worst,
-        rms_error_px: rms,
-        worst_t_s: worst_t,
-        max_bone_stretch_px: stretch,
-        slip_px: foot_slip_px(clip, leg),
-        reach_px: leg.ideal.as_ref().map(|i| i.reach_px(ts, clip.period_s)),
-        target_px: marker.map(|_| max_and_rms(ts, &marker_errs, clip.period_s).0),
-    }
-}
-
 /// How far a morphed leg's bones (points hip, knee, ankle) are from their
 /// lengths `(thigh, shin)`, px: the larger of the two differences.
 fn stretch_px(pts: &[Vec2], (thigh, shin): (f64, f64)) -> f64 {
@@ -864,7 +628,7 @@ fn stretch_px(pts: &[Vec2], (thigh, shin): (f64, f64)) -> f64 {
         .max((pts[1].dist(pts[2]) - shin).abs())
 }
 
-/// The largest bone stretch (as a cycling leg's) of the morph carrying
+/// The largest bone stretch (`bone stretch` in a report) of the morph carrying
 /// `probe` at the document times `ts_s` (a bone tree's limb written as a
 /// morph); `None` without such a morph. The points are those of the
 /// morph's own frame: the stretch of a limb whose group turns or
@@ -946,8 +710,9 @@ pub fn ground_unwrap(clip: &Clip, t_s: f64) -> Vec2 {
 
 /// Measure named probes of a clip against ideal positions: `ideal(t_s)`
 /// returns the wanted point of each probe in `probes` (same order) at
-/// document time `t_s`. Same sampling, max and RMS as [`measure`]; the
-/// probes are read with [`probes_at`], the written animation only.
+/// document time `t_s`, sampled, maxed and averaged as the module docs
+/// say; the probes are read with [`probes_at`], the written animation
+/// only.
 pub fn measure_probes(
     clip: &Clip,
     probes: &[String],
@@ -1084,7 +849,8 @@ pub fn has_probe(clip: &Clip, name: &str) -> bool {
 }
 
 /// One probe's figures from its error `errs[k]` at each sample time
-/// `ts[k]`: the max, its time and the RMS, as [`measure`] takes them.
+/// `ts[k]`: the max, its time and the RMS (the trapezoid rule over the
+/// samples, as the module docs say).
 pub fn probe_measure(name: &str, ts: &[f64], errs: &[f64], period_s: f64) -> LegMeasure {
     let (worst, worst_t, rms) = max_and_rms(ts, errs, period_s);
     LegMeasure {
@@ -1400,12 +1166,6 @@ pub(crate) mod tests {
                     *p,
                     "{route:?} {name} at {t}"
                 );
-                let pts = morph_points_at(clip, name, t);
-                let idx = pw.morph_index(name);
-                assert_eq!(pts.is_some(), idx.is_some(), "{name}");
-                if let (Some(pts), Some(j)) = (pts, idx) {
-                    assert_eq!(pw.morph_points(j), &pts[..]);
-                }
             }
         }
         let (ts, rows) = sample_probes_map(clip, &names, |t, at| (t, at.to_vec()));

@@ -4,7 +4,7 @@ use crate::clip::{Clip, Route};
 use crate::emit;
 use crate::fit::Fit;
 use crate::geom::quantize;
-use crate::measure::{ChainMeasure, IkMeasure, LegMeasure, Measurement, SpringMeasure};
+use crate::measure::{ChainMeasure, IkMeasure, LegMeasure, SpringMeasure};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -190,52 +190,6 @@ fn track_reports(clip: &Clip, info: &crate::clip::LegInfo) -> Vec<TrackReport> {
 /// translation (chain roots and markers) or a rotation.
 fn keyframes_bytes(clip: &Clip, i: usize) -> usize {
     emit::css::track_keyframes(clip, i).len()
-}
-
-/// Combine a clip, its measurement and the emitted size into a report.
-pub fn build(
-    clip: &Clip,
-    m: &Measurement,
-    bytes: usize,
-    tolerance_px: Option<f64>,
-    notes: Vec<String>,
-) -> Report {
-    let q = |x: f64| quantize(x, REPORT_DECIMALS);
-    Report {
-        rig: clip.name.clone(),
-        route: clip.route,
-        period_s: clip.period_s,
-        tolerance_px,
-        legs: clip
-            .legs
-            .iter()
-            .zip(&m.legs)
-            .map(|(info, lm)| {
-                let tracks = track_reports(clip, info);
-                LegReport {
-                    name: info.name.clone(),
-                    keys: tracks.iter().map(|t| t.keys).max().unwrap_or(0),
-                    fit: info.fit,
-                    max_error_px: q(lm.max_error_px),
-                    rms_error_px: q(lm.rms_error_px),
-                    worst_t_s: q(lm.worst_t_s),
-                    reuses: info.reuses.clone(),
-                    max_bone_stretch_px: lm.max_bone_stretch_px.map(q),
-                    slip_px: lm.slip_px.map(q),
-                    reach_px: lm.reach_px.map(q),
-                    target_px: lm.target_px.map(q),
-                    ground_px: None,
-                    tracks,
-                }
-            })
-            .collect(),
-        bones: Vec::new(),
-        notes,
-        bytes,
-        samples: m.samples,
-        chains: Vec::new(),
-        springs: Vec::new(),
-    }
 }
 
 /// One route's bake of a figure: its clips, the SVG, and per clip the

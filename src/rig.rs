@@ -54,10 +54,10 @@ pub struct RigFile {
     /// (the report notes a snapped period).
     pub period_s: f64,
     /// Uniform keys per period on every fitted channel (legs, chains, bones,
-    /// springs), 2 to 10000 (on a cycling rig, keys times legs at most
-    /// 10000; on a bone tree, the bake's work estimate at N keys per fitted
-    /// channel at most 1,500,000 keys and 10,000,000 measured, see [the
-    /// CLI](cli.md)). Without it (and without `tolerance_px`) every rig is fitted
+    /// springs), 2 to 10000, and the bake's work estimate at N keys per
+    /// fitted channel at most 1,500,000 keys and 10,000,000 measured (of the
+    /// bone tree the rig loads as, a cycling or `ik_chains` rig's too; see
+    /// [the CLI](cli.md)). Without it (and without `tolerance_px`) every rig is fitted
     /// to the default 0.25 px; the CLI's `--keys` or `--tolerance` override
     /// it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,7 +72,8 @@ pub struct RigFile {
     /// The crank all pedals hang on (required with `legs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crank: Option<CrankFile>,
-    /// Legs, front to back: later legs are drawn behind earlier ones.
+    /// Legs, front to back: later legs are drawn behind earlier ones; at
+    /// most 51 (each loads as five bones of a tree's 256).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub legs: Vec<LegFile>,
     /// A bone tree (instead of `crank` + `legs`), parents before children.
@@ -149,7 +150,7 @@ pub struct CrankFile {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LegFile {
-    /// Leg name: used in CSS class names and probe names (`<name>-ankle`).
+    /// Leg name: names the leg's `ik` entry, its bones (`<name>_thigh`, …) and its probes (`<name>-ankle`, `<name>-target`).
     pub name: String,
     /// Hip joint `[x, y]`.
     pub hip: [f64; 2],
@@ -174,9 +175,9 @@ pub struct LegFile {
     pub reach: Reach,
 }
 
-/// The validated crank.
+/// The validated crank of a cycling rig, checked before the rig lowers.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Crank {
+pub(crate) struct Crank {
     pub center: Vec2,
     /// Pedal-axle circle radius, user units, at least 0.01.
     pub radius: f64,
@@ -185,25 +186,9 @@ pub struct Crank {
     pub direction: Direction,
 }
 
-impl Crank {
-    /// The crank of a cycling rig. Only the cycling stages (sampling, baking
-    /// and drawing legs) ask, and they run on rigs with `legs`, which
-    /// validation never accepts without a crank.
-    pub fn of(rig: &Rig) -> &Crank {
-        rig.crank
-            .as_ref()
-            .expect("validation gives every rig with legs a crank")
-    }
-
-    /// +1 for clockwise, −1 for counter-clockwise.
-    pub fn sign(&self) -> f64 {
-        self.direction.sign()
-    }
-}
-
-/// A validated leg.
+/// A validated leg of a cycling rig, checked before the rig lowers.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Leg {
+pub(crate) struct Leg {
     /// Identifier: `[A-Za-z][A-Za-z0-9_-]*`, unique in the rig.
     pub name: String,
     pub hip: Vec2,
@@ -231,18 +216,9 @@ pub struct Rig {
     pub keys: Option<usize>,
     /// Probe tolerance to fit keys to, px, in [[`MIN_TOLERANCE_PX`], [`MAX_COORD`]].
     pub tolerance_px: Option<f64>,
-    /// The crank of a cycling rig: `Some` exactly when `legs` is not empty.
-    pub crank: Option<Crank>,
-    pub legs: Vec<Leg>,
-    /// The bone tree, for a rig with `bones` or `ik_chains` (which load as
-    /// the tree they lower into, module `lower`); then `legs` is empty and
-    /// `crank` is `None`.
-    pub figure: Option<crate::figure::Figure>,
-    /// Verlet chains of a cycling rig (`crank` + `legs`), pinned to fixed
-    /// points and already simulated; bone-tree chains live in `figure`.
-    pub fixed_chains: Vec<crate::figure::chain::Chain>,
-    /// The static torso of a cycling rig.
-    pub torso: Option<crate::figure::chain::Torso>,
+    /// The bone tree every rig loads as: a cycling rig (`crank` + `legs`)
+    /// and an `ik_chains` rig as the tree they lower into (module `lower`).
+    pub figure: crate::figure::Figure,
     /// What loading changed in the user's numbers (a period snapped to
     /// whole milliseconds); every bake's report carries these first.
     pub notes: Vec<String>,
@@ -252,10 +228,6 @@ pub struct Rig {
     pub prefix: Option<String>,
 }
 
-/// Most uniform keys times cycling legs one bake writes and measures:
-/// about two seconds of a release build.
-pub const MAX_KEY_WORK: usize = 10_000;
-
 /// Check a bake's keying against the work it asks of this rig, before any
 /// bake work; shared by the rig's own keying, `bake --keys`/`--tolerance`
 /// and `sweep --keys`, whose error ends with `remedy` (what the one who
@@ -263,12 +235,11 @@ pub const MAX_KEY_WORK: usize = 10_000;
 /// fitted keys (a tolerance or the default goal). `route`: the route
 /// baked, whose written clips count (`None`: every clip, as css writes).
 ///
-/// A cycling rig: uniform keys × legs at most [`MAX_KEY_WORK`] (fitted
-/// legs are bounded by their fitter). A bone tree (`ik_chains` too): the
-/// estimate of [`crate::figure::work`] (every fitted channel of every
-/// written clip, weighted by its motion or by the uniform key count, and
-/// the measure stage's key times × probes), error at `path` for uniform
-/// keys, else at the field that adds the most.
+/// The estimate is [`crate::figure::work`]'s (every rig loads as a bone
+/// tree): every fitted channel of every written clip, weighted by its
+/// motion or by the uniform key count, and the measure stage's key times
+/// × probes; the error is at `path` for uniform keys, else at the field
+/// that adds the most.
 pub fn check_key_work(
     path: &str,
     keys: Option<usize>,
@@ -277,33 +248,18 @@ pub fn check_key_work(
     remedy: &str,
 ) -> Result<(), RigError> {
     use crate::figure::work;
-    if let Some(fig) = &rig.figure {
-        let clips = match route {
-            Some(crate::clip::Route::Smil) => 1,
-            _ => fig.clips.len(),
-        };
-        let keys = keys.map_or(work::WorkKeys::Fitted, work::WorkKeys::Uniform);
-        return work::check(
-            fig,
-            clips,
-            (keys, path, remedy),
-            work::Extra::of(fig, route, keys),
-        );
-    }
-    let Some(keys) = keys else {
-        return Ok(());
+    let fig = &rig.figure;
+    let clips = match route {
+        Some(crate::clip::Route::Smil) => 1,
+        _ => fig.clips.len(),
     };
-    let n = rig.legs.len();
-    if keys.saturating_mul(n) > MAX_KEY_WORK {
-        return Err(invalid(
-            path,
-            format!(
-                "{keys} keys × {n} legs = {} is more than the {MAX_KEY_WORK} keys a bake writes and measures in a few seconds; {remedy}",
-                keys * n
-            ),
-        ));
-    }
-    Ok(())
+    let keys = keys.map_or(work::WorkKeys::Fitted, work::WorkKeys::Uniform);
+    work::check(
+        fig,
+        clips,
+        (keys, path, remedy),
+        work::Extra::of(fig, route, keys),
+    )
 }
 
 /// What [`check_key_work`] advises a bake: its other ways to key.
@@ -841,8 +797,8 @@ pub fn lower(file: &RigFile) -> Result<RigFile, RigError> {
 /// The bone tree a cycling rig (`crank` + `legs`) lowers into (module
 /// `lower`): the file is validated as a cycling rig first, so an error names
 /// the user's own JSON path (`legs[1].thigh`, or the crank angle where a
-/// pedal is out of reach); a file without legs is refused at `legs`. Not
-/// yet what the loader does: cycling rigs still bake on their own path.
+/// pedal is out of reach); a file without legs is refused at `legs`. The
+/// loader loads a cycling rig as this tree.
 ///
 /// The tree is then validated as the loader validates any bone tree, so
 /// what is returned loads: a value the tree would write out of the
@@ -931,10 +887,6 @@ pub fn validate(file: &RigFile) -> Result<Rig, RigError> {
     let mut rig = validate_parts(file)?;
     rig.notes = period_notes(file);
     rig.notes.extend(unit_notes(file));
-    // (a bone tree's own keying is checked as it loads, before physics)
-    if let (None, Some(keys), None) = (rig.tolerance_px, rig.keys, &rig.figure) {
-        check_key_work("keys", Some(keys), &rig, None, FEWER_KEYS_OR_A_TOLERANCE)?;
-    }
     Ok(rig)
 }
 
@@ -1036,35 +988,6 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
                 format!("{:?} is already the name of legs[{j}]", lf.name),
             ));
         }
-        // CSS classes and keyframes names must stay apart between legs and
-        // from the drawing's own, or one leg's rule would move another.
-        let mine = crate::emit::scope::leg_names(&lf.name);
-        if let Some(c) = mine
-            .iter()
-            .find(|c| crate::emit::scope::FIXED_NAMES.contains(&c.as_str()))
-        {
-            return Err(invalid(
-                format!("{p}.name"),
-                format!(
-                    "{:?} would give the class {c}, which the drawing uses itself; pick another name",
-                    lf.name
-                ),
-            ));
-        }
-        for (j, other) in legs.iter().enumerate() {
-            if let Some(c) = crate::emit::scope::leg_names(&other.name)
-                .iter()
-                .find(|c| mine.contains(c))
-            {
-                return Err(invalid(
-                    format!("{p}.name"),
-                    format!(
-                        "{:?} would share the class {c} with legs[{j}] ({:?}); pick another name",
-                        lf.name, other.name
-                    ),
-                ));
-            }
-        }
         let leg = Leg {
             name: lf.name.clone(),
             hip: check_point(&format!("{p}.hip"), lf.hip)?,
@@ -1081,28 +1004,15 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
         }
         legs.push(leg);
     }
-    Ok(Rig {
-        name: file.name.clone(),
-        prefix: None,
-        view_box,
-        period_s,
-        keys,
-        tolerance_px,
-        crank: Some(crank),
-        legs,
-        figure: None,
-        fixed_chains: crate::figure::chain::validate_fixed(
-            &file.chains,
-            period_s,
-            &mut crate::solve::physics::Budget::default(),
-        )?,
-        torso: file
-            .torso
-            .as_ref()
-            .map(crate::figure::chain::validate_torso)
-            .transpose()?,
-        notes: Vec::new(),
-    })
+    // (the chains' anchors and the torso in the rig's own terms; the
+    // tree's validation checks the rest of them at the same paths)
+    crate::figure::chain::check_fixed_anchors(&file.chains)?;
+    if let Some(t) = &file.torso {
+        crate::figure::chain::validate_torso(t)?;
+    }
+    let tree = lower::legs_as_bones(file);
+    validate_figure(&tree.file, view_box, period_s, keys, tolerance_px)
+        .map_err(|e| tree.explain(e, true))
 }
 
 /// A bone-tree rig: `bones` (and optionally `root`, `play`, `clips`), no
@@ -1186,11 +1096,7 @@ fn validate_figure(
         period_s,
         keys,
         tolerance_px,
-        crank: None,
-        legs: Vec::new(),
-        figure: Some(figure),
-        fixed_chains: Vec::new(),
-        torso: None,
+        figure,
         notes: Vec::new(),
     })
 }
@@ -1411,7 +1317,7 @@ mod tests {
           "bones": [{"name": "arm", "at": [100, 100], "length": 40, "angle": {"const_deg": 0}}],
           "clips": [{"name": "idle", "period_s": 0.4938271, "angles": {"arm": {"const_deg": 10}}}]}"#;
         let rig = load(text).unwrap();
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         assert_eq!(fig.clips[0].period_s, 0.494);
         assert_eq!(rig.notes.len(), 1, "{:?}", rig.notes);
         assert!(rig.notes[0].starts_with("clips[0].period_s 0.4938271 s is baked as 0.494 s"));
@@ -1421,8 +1327,18 @@ mod tests {
     fn seed_rig_validates_with_defaults() {
         let rig = load(SEED).unwrap();
         assert_eq!(rig.keys, Some(10));
-        assert_eq!(rig.legs[1].depth_offset, Vec2::new(-6.0, -7.0));
-        assert_eq!(rig.legs[0].reach, Reach::Error);
+        // the rig loads as its bone tree: the far side's hip carries the
+        // leg's depth offset, and each leg is an `ik` entry of its name
+        let fig = &rig.figure;
+        let hip = fig.bones.iter().find(|b| b.name == "far_hip").unwrap();
+        assert_eq!(hip.depth_offset, Vec2::new(-6.0, -7.0));
+        let names: Vec<_> = fig.ik.iter().map(|k| k.name.as_deref()).collect();
+        assert_eq!(names, [Some("near"), Some("far")]);
+        assert!(
+            fig.ik
+                .iter()
+                .all(|k| k.reach == crate::chain::ChainReach::Error)
+        );
     }
 
     #[test]

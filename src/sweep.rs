@@ -1,11 +1,11 @@
 //! Sweep: measured max error versus keys per track, for each way of
 //! placing keys, the design source's error table computed for any rig
-//! (cycling legs, `ik_chains`, bone trees).
+//! (every rig bakes as a bone tree: cycling legs and `ik_chains` as the
+//! tree they lower into).
 //!
 //! Columns: uniform keys with linear or cubic segments, and adaptive
-//! placement on the same key budget ([`crate::bake::Keying::Budget`]:
-//! greedy for legs and chains; for a bone tree's fitted channels their
-//! extrema and corners first, then uniform keys). Every figure is the
+//! placement on the same key budget ([`crate::bake::Keying::Budget`]: each
+//! fitted channel's extrema and corners first, then uniform keys). Every figure is the
 //! measure stage's max over every probe of a real bake
 //! ([`crate::report::Report::max_error_px`]).
 
@@ -54,9 +54,9 @@ pub struct Sweep {
 
 /// Refuse a sweep over the key counts `a..=b` with `fits` (at `--keys`)
 /// before any work: every cell is a bake, so its largest count obeys
-/// bake's limit ([`crate::rig::check_key_work`]), and on a bone tree the
-/// cells together stay within [`SWEEP_BAKES`](crate::figure::work::SWEEP_BAKES)
-/// bakes at the limits (a cycling rig's cells are bounded by B × legs).
+/// bake's limit ([`crate::rig::check_key_work`]), and the cells together
+/// stay within [`SWEEP_BAKES`](crate::figure::work::SWEEP_BAKES) bakes at
+/// the limits.
 pub fn check_work(
     rig: &Rig,
     route: Route,
@@ -64,17 +64,9 @@ pub fn check_work(
     fits: &[Fit],
 ) -> Result<(), crate::valid::RigError> {
     use crate::figure::work;
-    let remedy = match &rig.figure {
-        None => {
-            let most = crate::rig::MAX_KEY_WORK / rig.legs.len().max(1);
-            format!("sweep at most {most} keys per track (B <= {most} in --keys A..B)")
-        }
-        Some(_) => "sweep fewer keys per track, a smaller B in --keys A..B".to_string(),
-    };
-    crate::rig::check_key_work("--keys", Some(b), rig, Some(route), &remedy)?;
-    let Some(fig) = &rig.figure else {
-        return Ok(());
-    };
+    let remedy = "sweep fewer keys per track, a smaller B in --keys A..B";
+    crate::rig::check_key_work("--keys", Some(b), rig, Some(route), remedy)?;
+    let fig = &rig.figure;
     let clips = match route {
         Route::Smil => 1,
         Route::Css => fig.clips.len(),
@@ -91,11 +83,9 @@ pub fn check_work(
 
 /// Measure every method at every key count in `keys` (pure; each cell is a bake).
 pub fn sweep(rig: &Rig, route: Route, keys: &[usize], fits: &[Fit]) -> Sweep {
-    // a bone tree's rotations take keySplines on smil too; d morphs do not
-    let fits: Vec<Fit> = match route {
-        Route::Smil if rig.figure.is_none() => vec![Fit::Linear],
-        _ => fits.to_vec(),
-    };
+    // (rotations take keySplines on smil too; a d morph keys linearly
+    // whatever its cell asks)
+    let fits = fits.to_vec();
     let methods: Vec<Method> = fits
         .iter()
         .flat_map(|&fit| [false, true].map(|adaptive| Method { adaptive, fit }))

@@ -4,15 +4,13 @@
 //! # The phase-0 pose
 //!
 //! [`phase0`] computes where every part is at t = 0 of the rig's default
-//! (first) clip, from the library's own motion, never from an output file:
-//!
-//! - cycling legs: two-bone IK toward the pedal at crank angle
-//!   `start_deg + phase_deg` ([`crate::motion`]), every point of a leg moved
-//!   by its `depth_offset` (the pose `bake --art` expects);
-//! - bone trees (`ik_chains` among them, loaded as the tree they lower
-//!   into): forward kinematics of the first clip at t = 0
-//!   ([`crate::figure::fk`]), through the root motion at t = 0 and the
-//!   spring offsets at t = 0, as the bake's `<bone>-tip` probes are measured.
+//! (first) clip, from the library's own motion, never from an output file.
+//! Every rig is a bone tree (cycling and `ik_chains` rigs load as the tree
+//! they lower into; a cycling leg's ankle is on its pedal at crank angle
+//! `start_deg + phase_deg`, the leg moved by its `depth_offset`), so the
+//! pose is forward kinematics of the first clip at t = 0
+//! ([`crate::figure::fk`]), through the root motion at t = 0 and the
+//! spring offsets at t = 0, as the bake's `<bone>-tip` probes are measured.
 //!
 //! # Part names
 //!
@@ -20,7 +18,6 @@
 //!
 //! | rig kind | parts (drawing order, back to front) |
 //! | --- | --- |
-//! | cycling legs | `torso` (static, with a `torso`), per leg from the last listed to the first: `crank-<leg>`, `pedal-<leg>`, `thigh-<leg>` holding `shin-<leg>`; `crank` (the chainring) after the backmost leg |
 //! | bone trees | one group per bone named as the bone, each child bone's group inside its parent's; the bones of a named `ik` entry (every `ik_chains` chain) are `thigh-<chain>` and `shin-<chain>`; per Verlet chain (`chains`), on its own layer `chain <chain>` (behind the tree for a `"side": "far"` chain), one group per segment `<chain>-<j>` from particle j to j + 1 of its phase-0 pose (the recorded frame at t = 0), each inside the one before |
 //!
 //! These are the names `bake --art` looks for (see [`crate::art`]). Joint markers are `<circle>`s on a hidden layer
@@ -30,8 +27,12 @@
 //! bones, `joint-<chain>-<j>` for each Verlet chain segment's joint and
 //! `tip-<chain>-<last>` for the chain's tip; the guide layer also carries
 //! reference lines (`guide-…`: the pedal circle, each IK target's path,
-//! the ground, hair chains). A cycling rig's chains (fixed anchors) are
-//! guides only: `bake --art` does not bind them.
+//! the ground, hair chains).
+//!
+//! A cycling rig's template is its tree's: a group per hip bone
+//! (`<leg>_hip`) holding `crank-<leg>`, `pedal-<leg>` and `thigh-<leg>`
+//! (with `shin-<leg>`), the names its crank and pedal bones and its `ik`
+//! entries answer to.
 //!
 //! Layers are top-level `<g inkscape:groupmode="layer">` with an
 //! `inkscape:label` and the id `layer-<label>` (spaces as `-`). Layer,
@@ -44,24 +45,6 @@ use crate::figure::{Figure, chain, fk, spring};
 use crate::geom::{AffineExt, LEN_DECIMALS, Vec2, fmt_len, quantize};
 use crate::rig::Rig;
 use std::fmt::Write as _;
-
-/// Which kind of rig a template was drawn for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// `crank` + `legs`.
-    Cycling,
-    /// `bones` (or `ik_chains`, loaded as the tree they lower into).
-    Bones,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Cycling => "cycling legs",
-            Kind::Bones => "bone tree",
-        }
-    }
-}
 
 /// One shape of a part's placeholder drawing.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,7 +92,6 @@ pub struct Guide {
 /// to the written precision ([`LEN_DECIMALS`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pose {
-    pub kind: Kind,
     /// Layer labels, back to front.
     pub layers: Vec<String>,
     /// Parts in drawing order (a part's group follows the group holding it).
@@ -118,10 +100,7 @@ pub struct Pose {
     pub guides: Vec<Guide>,
 }
 
-/// Stroke colours of the placeholders.
-const NEAR: &str = "#3a6ea5";
-const FAR: &str = "#8fa3b0";
-const METAL: &str = "#555555";
+/// Stroke colour of the joint markers.
 const MARKER: &str = "#e63946";
 /// Samples of a guide path (a chain's target, a crank circle).
 const GUIDE_SAMPLES: usize = 64;
@@ -141,11 +120,7 @@ fn line(from: Vec2, to: Vec2, width: f64, stroke: &str) -> Shape {
 
 /// The rig's phase-0 pose (see the module docs).
 pub fn phase0(rig: &Rig) -> Pose {
-    if let Some(fig) = &rig.figure {
-        bones(fig)
-    } else {
-        cycling(rig)
-    }
+    bones(&rig.figure)
 }
 
 fn push(pose: &mut Pose, name: String, layer: usize, inside: Option<usize>, shapes: Vec<Shape>) {
@@ -160,108 +135,6 @@ fn push(pose: &mut Pose, name: String, layer: usize, inside: Option<usize>, shap
 
 fn marker(pose: &mut Pose, name: String, at: Vec2) {
     pose.markers.push(Marker { name, at: q(at) });
-}
-
-fn cycling(rig: &Rig) -> Pose {
-    let mut pose = Pose {
-        kind: Kind::Cycling,
-        layers: Vec::new(),
-        parts: Vec::new(),
-        markers: Vec::new(),
-        guides: Vec::new(),
-    };
-    if let Some(t) = &rig.torso {
-        pose.layers.push("body".into());
-        pose.parts.push(Part {
-            name: "torso".into(),
-            layer: 0,
-            inside: None,
-            moves: false,
-            shapes: vec![
-                line(t.hip, t.neck, t.width, METAL),
-                Shape::Circle {
-                    center: q(t.head),
-                    r: quantize(t.head_radius, LEN_DECIMALS),
-                    fill: METAL.into(),
-                },
-            ],
-        });
-    }
-    let motion = crate::motion::sample(rig);
-    let crank = crate::rig::Crank::of(rig);
-    let c = crank.center;
-    let last = rig.legs.len().saturating_sub(1);
-    for (i, (leg, lm)) in rig.legs.iter().zip(&motion.legs).enumerate().rev() {
-        let ln = &leg.name;
-        let d = leg.depth_offset;
-        let p = lm.pose_at(0.0);
-        let axle = c + Vec2::from_angle(lm.pedal_angle_rad(0.0)) * crank.radius;
-        let colour = if i == 0 { NEAR } else { FAR };
-        let layer = pose.layers.len();
-        pose.layers.push(format!("leg {ln}"));
-        push(
-            &mut pose,
-            format!("crank-{ln}"),
-            layer,
-            None,
-            vec![line(c + d, axle + d, 6.0, METAL)],
-        );
-        let half = Vec2::new(12.0, 0.0);
-        push(
-            &mut pose,
-            format!("pedal-{ln}"),
-            layer,
-            None,
-            vec![line(axle + d - half, axle + d + half, 8.0, "#222222")],
-        );
-        let thigh = pose.parts.len();
-        push(
-            &mut pose,
-            format!("thigh-{ln}"),
-            layer,
-            None,
-            vec![line(leg.hip + d, p.joint + d, 20.0, colour)],
-        );
-        push(
-            &mut pose,
-            format!("shin-{ln}"),
-            layer,
-            Some(thigh),
-            vec![line(p.joint + d, p.end + d, 14.0, colour)],
-        );
-        for (joint, at) in [("hip", leg.hip), ("knee", p.joint), ("ankle", p.end)] {
-            marker(&mut pose, format!("joint-{joint}-{ln}"), at + d);
-        }
-        pose.guides.push(Guide {
-            name: format!("guide-pedal-circle-{ln}"),
-            points: (0..GUIDE_SAMPLES)
-                .map(|k| {
-                    let a = lm.pedal_angle_rad(k as f64 / GUIDE_SAMPLES as f64);
-                    q(c + Vec2::from_angle(a) * crank.radius + d)
-                })
-                .collect(),
-            closed: true,
-        });
-        if i == last {
-            let layer = pose.layers.len();
-            pose.layers.push("chainring".into());
-            push(
-                &mut pose,
-                "crank".into(),
-                layer,
-                None,
-                vec![Shape::Circle {
-                    center: q(c),
-                    r: quantize(crank.radius * 0.45, LEN_DECIMALS),
-                    fill: METAL.into(),
-                }],
-            );
-        }
-    }
-    for ch in &rig.fixed_chains {
-        hair(&mut pose, ch);
-    }
-    pose
 }
 
 fn hair(pose: &mut Pose, ch: &chain::Chain) {
@@ -299,7 +172,6 @@ fn bones(fig: &Figure) -> Pose {
         fig.chains.iter().partition(|c| c.far);
     let label = |c: &chain::Chain| format!("chain {}", c.name);
     let mut pose = Pose {
-        kind: Kind::Bones,
         layers: far
             .iter()
             .map(|c| label(c))
@@ -385,30 +257,20 @@ fn bones(fig: &Figure) -> Pose {
 const INKSCAPE_NS: &str = "http://www.inkscape.org/namespaces/inkscape";
 const SODIPODI_NS: &str = "http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd";
 
-/// What the `<desc>` tells the illustrator, per rig kind.
-fn instructions(rig: &Rig, kind: Kind) -> String {
-    let common = "Draw over each part inside its group: keep the group and its id or label, \
-                  replace or add shapes inside it. The joint markers are on the hidden layer \
-                  \"guides\" (show it to trace).";
-    match kind {
-        Kind::Cycling => format!(
-            "Drawing template for the rig \"{}\" ({}), in its phase-0 pose (t = 0). {common} \
-             Keep each shin-<leg> group inside its thigh-<leg> group and the pedals outside \
-             both. Then animate it: rigbake bake RIG.json --art THIS.svg -o OUT.svg",
-            rig.name,
-            kind.as_str()
-        ),
-        Kind::Bones => format!(
-            "Drawing template for the rig \"{}\" ({}), in its phase-0 pose (t = 0). {common} \
-             Each group is named after its bone (the bones of a named IK chain: thigh-<chain> \
-             and shin-<chain>; the segments of a Verlet chain, on its own layer: <chain>-0, \
-             <chain>-1, ...); a part may stay inside its parent bone's group or be moved \
-             out of it. Keep every part in this pose: each must cover its \
-             bone's joint and tip. Then animate it: rigbake bake RIG.json --art THIS.svg -o OUT.svg",
-            rig.name,
-            kind.as_str(),
-        ),
-    }
+/// What the `<desc>` tells the illustrator.
+fn instructions(rig: &Rig) -> String {
+    format!(
+        "Drawing template for the rig \"{}\" (bone tree), in its phase-0 pose (t = 0). \
+         Draw over each part inside its group: keep the group and its id or label, \
+         replace or add shapes inside it. The joint markers are on the hidden layer \
+         \"guides\" (show it to trace). \
+         Each group is named after its bone (the bones of a named IK chain: thigh-<chain> \
+         and shin-<chain>; the segments of a Verlet chain, on its own layer: <chain>-0, \
+         <chain>-1, ...); a part may stay inside its parent bone's group or be moved \
+         out of it. Keep every part in this pose: each must cover its \
+         bone's joint and tip. Then animate it: rigbake bake RIG.json --art THIS.svg -o OUT.svg",
+        rig.name,
+    )
 }
 
 /// The template SVG of a rig: [`phase0`] drawn as Inkscape layers and
@@ -434,7 +296,7 @@ pub fn template(rig: &Rig) -> String {
     let _ = writeln!(
         s,
         "<desc>{}</desc>",
-        crate::report::check::xml_text(&instructions(rig, pose.kind))
+        crate::report::check::xml_text(&instructions(rig))
     );
     let _ = writeln!(
         s,

@@ -23,6 +23,7 @@ fn example_rigs() -> Vec<(std::path::PathBuf, crate::rig::Rig)> {
 
 mod measure {
     use crate::clip::Clip;
+    use crate::geom::Vec2Ext;
     use crate::measure::*;
 
     fn seed_clip(route: crate::Route) -> Clip {
@@ -33,39 +34,37 @@ mod measure {
             fit: crate::fit::Fit::Linear,
             shortest_shape: false,
         };
-        crate::bake::bake(&rig, &crate::motion::sample(&rig), &opts)
+        crate::bake_rig(&rig, &opts).clip
     }
 
     /// Regression pin for the design source's "knee right, ankle wrong" bug:
     /// shin keys that do not subtract the thigh's delta. The measure stage
-    /// reads only the written tracks, so it must see the ankle fly off.
+    /// reads only the written tracks, so it must see both ankles (the near
+    /// leg replays the far leg's keys) fly off while the knees stay put.
     #[test]
     fn catches_shin_keys_that_forget_the_thigh_delta() {
-        let good = measure(&seed_clip(crate::Route::Css));
-        assert!(good.legs[0].max_error_px < 4.0);
-        let mut clip = seed_clip(crate::Route::Css);
-        let thigh = clip
-            .tracks
-            .iter()
-            .position(|t| t.name == "rb-near-thigh")
-            .unwrap();
-        let shin = clip
-            .tracks
-            .iter()
-            .position(|t| t.name == "rb-near-shin")
-            .unwrap();
-        let thigh_keys = clip.tracks[thigh].keys.clone();
-        for (k, tk) in clip.tracks[shin].keys.iter_mut().zip(&thigh_keys) {
+        let good = seed_clip(crate::Route::Css);
+        let mut bad = good.clone();
+        let track = |name: &str| bad.tracks.iter().position(|t| t.name == name).unwrap();
+        let (thigh, shin) = (track("rb-main-far_thigh"), track("rb-main-far_shin"));
+        let thigh_keys = bad.tracks[thigh].keys.clone();
+        for (k, tk) in bad.tracks[shin].keys.iter_mut().zip(&thigh_keys) {
             k.value += tk.value; // world delta instead of world − parent delta
         }
-        let bad = measure(&clip);
-        assert!(
-            bad.legs[0].max_error_px > 50.0,
-            "{}",
-            bad.legs[0].max_error_px
-        );
-        // the knee (thigh group alone) is unaffected, so this is the ankle's error
-        assert!(bad.legs[1].max_error_px > 50.0, "far reuses the same keys");
+        let drift = |probe: &str| {
+            (0..200)
+                .map(|k| {
+                    let t = k as f64 / 200.0 * good.period_s;
+                    probes_at(&good, t)[probe].dist(probes_at(&bad, t)[probe])
+                })
+                .fold(0.0, f64::max)
+        };
+        for leg in ["far", "near"] {
+            let ankle = drift(&format!("{leg}-ankle"));
+            assert!(ankle > 50.0, "{leg} ankle moved {ankle} px");
+            let knee = drift(&format!("{leg}_thigh-tip"));
+            assert!(knee < 1e-9, "{leg} knee moved {knee} px");
+        }
     }
 
     /// The indexed walk of the hot loops reads exactly what the map of
@@ -76,97 +75,6 @@ mod measure {
             let chunks = crate::measure::tests::probe_walk_matches_the_map(&seed_clip(route));
             assert!(chunks > 1);
         }
-    }
-
-    /// The seed rig with `n` legs of its geometry at evenly spread phases
-    /// and default keys: every leg after the first replays the first
-    /// one's keys with a delay.
-    fn shared_legs(n: usize) -> crate::rig::Rig {
-        let mut v: serde_json::Value =
-            serde_json::from_str(crate::rig::tests_support::SEED).unwrap();
-        v.as_object_mut().unwrap().remove("keys");
-        let near = v["legs"][0].clone();
-        v["legs"] = (0..n)
-            .map(|k| {
-                let mut leg = near.clone();
-                leg["name"] = format!("l{k}").into();
-                leg["phase_deg"] = (360.0 * k as f64 / n as f64).into();
-                leg
-            })
-            .collect();
-        crate::rig::load(&v.to_string()).unwrap()
-    }
-
-    /// Legs that replay one leg's keys at many delays are measured with
-    /// work linear in their number: per leg, 32 legs evaluate at most
-    /// 1.25× the group matrices 4 legs do, where sampling every leg at
-    /// every replay's breakpoints would cost 8× per leg (64× in all).
-    #[test]
-    fn replayed_legs_cost_linear_work() {
-        let work = |n: usize| {
-            let rig = shared_legs(n);
-            let opts = crate::bake::BakeOptions::resolve(&rig, crate::Route::Css, None, None, None);
-            let clip = crate::bake_rig(&rig, &opts).clip;
-            assert_eq!(
-                clip.legs.iter().filter(|l| l.reuses.is_some()).count(),
-                n - 1
-            );
-            let (m, work) = measure_counting(&clip);
-            // every leg within the bake's goal
-            for l in &m.legs {
-                assert!(l.max_error_px <= 0.25, "{}: {}", l.name, l.max_error_px);
-            }
-            // the quadratic way: every leg at every breakpoint of the clip
-            let union = sample_times(&clip).len();
-            let bp = crate::measure::breakpoints(&clip).len();
-            (work, union, m.samples, bp)
-        };
-        let (w4, _, _, b4) = work(4);
-        let (w32, u32, s32, b32) = work(32);
-        assert!(b32 > 7 * b4, "the replays add breakpoints: {b4} → {b32}");
-        // per leg: w32 / 32 ≤ 1.25 · w4 / 4
-        assert!(4 * w32 <= 40 * w4, "work {w4} → {w32}");
-        assert!(
-            s32 == u32,
-            "the source leg is still sampled at every replay's breakpoints"
-        );
-    }
-
-    /// The per-leg measure of every cycling and `ik_chains` rig in
-    /// `rigs/` (none has more than one replay of a leg's keys) gives, bit
-    /// for bit, what measuring each ankle at the clip's sample times with
-    /// the straightforward walk gives ([`measure_probes`] against
-    /// [`probes_at`]'s target probe, or the chain's ideal target).
-    #[test]
-    fn per_leg_measure_equals_the_clip_wide_walk() {
-        let mut legs = 0;
-        for (path, rig) in super::example_rigs() {
-            if rig.figure.is_some() {
-                continue;
-            }
-            for route in [crate::Route::Css, crate::Route::Smil] {
-                let opts = crate::bake::BakeOptions::resolve(&rig, route, None, None, None);
-                let clip = crate::bake_rig(&rig, &opts).clip;
-                let m = measure(&clip);
-                assert_eq!(m.samples, sample_times(&clip).len());
-                for (leg, got) in clip.legs.iter().zip(&m.legs) {
-                    let ideal = |t: f64| {
-                        vec![match &leg.ideal {
-                            Some(i) => i.world_at(t / clip.period_s),
-                            None => probes_at(&clip, t)[&leg.target_probe],
-                        }]
-                    };
-                    let (want, _) =
-                        measure_probes(&clip, std::slice::from_ref(&leg.ankle_probe), &ideal);
-                    let what = format!("{} {route:?} {}", path.display(), leg.name);
-                    assert_eq!(got.max_error_px, want[0].max_error_px, "{what}");
-                    assert_eq!(got.rms_error_px, want[0].rms_error_px, "{what}");
-                    assert_eq!(got.worst_t_s, want[0].worst_t_s, "{what}");
-                    legs += 1;
-                }
-            }
-        }
-        assert!(legs >= 16, "only {legs} legs checked");
     }
 
     /// The flattened walk (fixed groups composed once, groups without an
@@ -195,8 +103,11 @@ mod measure {
 
     #[test]
     fn smil_bone_stretch_is_reported_and_small() {
-        let m = measure(&seed_clip(crate::Route::Smil));
-        for l in &m.legs {
+        let rig = crate::rig::load(crate::rig::tests_support::SEED).unwrap();
+        let opts = crate::bake::BakeOptions::resolve(&rig, crate::Route::Smil, None, None, None);
+        let report = crate::bake_rig(&rig, &opts).report;
+        assert_eq!(report.legs.len(), 2);
+        for l in &report.legs {
             let s = l.max_bone_stretch_px.unwrap();
             assert!(s > 0.0 && s < 3.0, "{s}");
         }
@@ -240,7 +151,7 @@ mod chain {
     /// Where chain `i` of a loaded chain rig aims at `t`, and its effector
     /// and target probes.
     fn aim(rig: &crate::rig::Rig, i: usize, t: f64) -> (crate::geom::Vec2, String, String) {
-        let fig = rig.figure.as_ref().expect("chain rigs load as bone trees");
+        let fig = &rig.figure;
         (
             fig.clips[0].targets[i].at(t),
             fig.tip_probe(fig.ik[i].lower),
@@ -394,7 +305,7 @@ mod figure {
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rigs/walker.json"))
                 .unwrap();
         let rig = crate::rig::load(&text).unwrap();
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         for route in [Route::Css, Route::Smil] {
             let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
             let clip = &fb.clips[0];
@@ -441,7 +352,7 @@ mod figure {
         for route in [Route::Css, Route::Smil] {
             for (i, target) in super::PATHS.iter().enumerate() {
                 let rig = crate::rig::load(&text(target, "")).unwrap();
-                let fig = rig.figure.as_ref().unwrap();
+                let fig = &rig.figure;
                 let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
                 let clip = &fb.clips[0];
                 assert_eq!(motion(clip), 1, "{target}");
@@ -454,7 +365,7 @@ mod figure {
                 }
                 let clips = r#", "clips": [{"name": "walk"}, {"name": "hop", "play": "once"}]"#;
                 let rig = crate::rig::load(&text(target, clips)).unwrap();
-                let fig = rig.figure.as_ref().unwrap();
+                let fig = &rig.figure;
                 let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
                 assert!(fb.clips.iter().all(|c| motion(c) == 0), "{target}");
                 assert!(fb.ik.iter().all(|m| m.target_error_px < 0.05), "{target}");
@@ -513,7 +424,7 @@ mod figure {
         for route in [Route::Css, Route::Smil] {
             for target in circles {
                 let rig = crate::rig::load(&text(target, "")).unwrap();
-                let fig = rig.figure.as_ref().unwrap();
+                let fig = &rig.figure;
                 let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
                 let clip = &fb.clips[0];
                 assert_eq!(turning(clip), 1, "{route:?} {target}");
@@ -526,13 +437,13 @@ mod figure {
                 }
                 let clips = r#", "clips": [{"name": "walk"}, {"name": "hop", "play": "once"}]"#;
                 let rig = crate::rig::load(&text(target, clips)).unwrap();
-                let fig = rig.figure.as_ref().unwrap();
+                let fig = &rig.figure;
                 let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
                 assert!(fb.clips.iter().all(|c| turning(c) == 0), "{target}");
             }
             let oval = r#"{"ellipse": {"center": [200, 240], "rx": 30, "ry": 12}}"#;
             let rig = crate::rig::load(&text(oval, "")).unwrap();
-            let fig = rig.figure.as_ref().unwrap();
+            let fig = &rig.figure;
             let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
             assert_eq!(turning(&fb.clips[0]), 0, "{route:?} oval");
         }
@@ -606,7 +517,7 @@ mod figure {
             for (crank, parent, x, rides) in &cases {
                 let what = format!("{route:?} crank {crank} at x {x} under {parent}");
                 let rig = crate::rig::load(&rig_with(crank, parent, *x)).unwrap();
-                let fig = rig.figure.as_ref().unwrap();
+                let fig = &rig.figure;
                 let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
                 let clip = &fb.clips[0];
                 let in_crank = crank_of(clip)
@@ -628,7 +539,7 @@ mod figure {
                 r#""period_s": 0.9, "style": "limbs","#,
             );
             let rig = crate::rig::load(&limbs).unwrap();
-            let fig = rig.figure.as_ref().unwrap();
+            let fig = &rig.figure;
             let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
             assert!(own_group(&fb.clips[0]), "{route:?} limbs");
             assert!(fb.ik[0].target_error_px < 0.01, "{route:?} limbs");
@@ -656,7 +567,7 @@ mod figure {
                 "target": {"circle": {"center": [210, 245], "radius": 30, "start_deg": 40}} }] }"#,
         )
         .unwrap();
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         let (far, near) = (0, 1);
         for route in [Route::Css, Route::Smil] {
             let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
@@ -723,7 +634,7 @@ mod figure {
         };
         for (radius, carried) in [(30.0, true), (31.0, false)] {
             let rig = rig(radius);
-            let fig = rig.figure.as_ref().unwrap();
+            let fig = &rig.figure;
             for route in [Route::Css, Route::Smil] {
                 let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
                 let clip = &fb.clips[0];
@@ -780,7 +691,7 @@ mod figure {
         let d = Vec2::new(-6.25, -7.0);
         for route in [Route::Css, Route::Smil] {
             let bake = |r: &crate::rig::Rig| {
-                let fig = r.figure.as_ref().unwrap();
+                let fig = &r.figure;
                 bake_figure(&r.name, r.view_box, fig, route, None)
             };
             let (a, b) = (bake(&offset), bake(&placed));
@@ -864,9 +775,8 @@ mod figure {
             }
             let offset = crate::rig::load(&v.to_string()).unwrap();
             for route in [Route::Css, Route::Smil] {
-                let bake = |r: &crate::rig::Rig| {
-                    bake_figure(&r.name, r.view_box, r.figure.as_ref().unwrap(), route, None)
-                };
+                let bake =
+                    |r: &crate::rig::Rig| bake_figure(&r.name, r.view_box, &r.figure, route, None);
                 let (a, b) = (bake(&plain), bake(&offset));
                 let what = format!("{} {route:?}", path.display());
                 assert_eq!(a.clips.len(), b.clips.len(), "{what}");
@@ -930,9 +840,7 @@ mod figure {
         rigs.push(("follower".into(), crate::rig::load(follower).unwrap()));
         let mut checked = 0;
         for (name, rig) in &rigs {
-            let Some(fig) = rig.figure.as_ref() else {
-                continue;
-            };
+            let fig = &rig.figure;
             for route in [Route::Css, Route::Smil] {
                 let fb = bake_figure(&rig.name, rig.view_box, fig, route, None);
                 for m in &fb.ik {
@@ -976,10 +884,7 @@ mod figure {
         };
         let moving = crate::rig::load(&text(true)).unwrap();
         let still = crate::rig::load(&text(false)).unwrap();
-        let (fm, fs) = (
-            moving.figure.as_ref().unwrap(),
-            still.figure.as_ref().unwrap(),
-        );
+        let (fm, fs) = (&moving.figure, &still.figure);
         let (cm, cs) = (&fm.clips[0], &fs.clips[0]);
         for k in 0..=64 {
             let t = k as f64 / 64.0;
@@ -1051,7 +956,7 @@ mod figure {
             }
         }"#;
         let rig = crate::rig::load(text).unwrap();
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         let fc = &fig.clips[0];
         let s = fc.root.squash.as_ref().unwrap();
         for route in [Route::Css, Route::Smil] {
@@ -1111,7 +1016,7 @@ mod figure {
             ]
         }"#;
         let rig = crate::rig::load(text).unwrap();
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         // the prefix `rb` writes the clip's local names
         let fb = bake_figure(&rig.name, rig.view_box, fig, Route::Css, Some("rb"));
         assert!(!fb.svg.contains("rb-hr-"), "{}", fb.svg);
@@ -1143,7 +1048,7 @@ mod fk {
         let bits = |v: crate::geom::Vec2| (v.x.to_bits(), v.y.to_bits());
         let mut kinds = (0, 0);
         for (path, rig) in super::example_rigs() {
-            let Some(fig) = &rig.figure else { continue };
+            let fig = &rig.figure;
             for clip in &fig.clips {
                 for (i, solver) in entry_solvers(fig, clip).iter().enumerate() {
                     let Some(solver) = solver else { continue };
@@ -1184,7 +1089,7 @@ mod fk {
         let mut checked = 0;
         let mut alone = 0;
         for (path, rig) in super::example_rigs() {
-            let Some(fig) = &rig.figure else { continue };
+            let fig = &rig.figure;
             let nb = fig.bones.len();
             for clip in &fig.clips {
                 if !fig.ik.is_empty() && entry_solvers(fig, clip).iter().all(Option::is_some) {
@@ -1241,7 +1146,7 @@ mod fk {
     fn pose_world_is_world_matrices_of_the_local_angles() {
         let mut checked = 0;
         for (path, rig) in super::example_rigs() {
-            let Some(fig) = &rig.figure else { continue };
+            let fig = &rig.figure;
             for fc in &fig.clips {
                 for k in 0..=97 {
                     let t = k as f64 / 97.0;
@@ -1279,7 +1184,7 @@ mod fk {
                   "target": {"ellipse": {"center": [245, 165], "rx": 15, "ry": 8}}}]
         }"#;
         let rig = crate::rig::load(json).unwrap();
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         let clip = &fig.clips[0];
         for k in 0..=400 {
             let t = k as f64 / 400.0;
@@ -1311,7 +1216,7 @@ mod style {
 
     fn fig(json: &str) -> Figure {
         let rig = crate::rig::load(json).expect("valid rig");
-        rig.figure.expect("a bone tree")
+        rig.figure
     }
 
     const LEGS: &str = r#"{"name":"t","view_box":[0,0,200,200],"period_s":1,
@@ -1378,7 +1283,7 @@ mod figure_measured {
         use crate::figure::measured::{Measured, measure_clip};
         let mut checked = 0;
         for (path, rig) in super::example_rigs() {
-            let Some(fig) = &rig.figure else { continue };
+            let fig = &rig.figure;
             if fig.ik.is_empty() {
                 continue;
             }
@@ -1439,7 +1344,7 @@ mod figure_measured {
     fn one_pass_equals_a_walk_per_probe() {
         let mut checked = 0;
         for (path, rig) in super::example_rigs() {
-            let Some(fig) = &rig.figure else { continue };
+            let fig = &rig.figure;
             let fb = bake_planned(
                 &rig.name,
                 rig.view_box,
@@ -1729,7 +1634,7 @@ mod figure_memo {
     fn bakes_sharing_one_memo_equal_fresh_bakes() {
         let mut checked = 0;
         for (path, rig) in example_rigs() {
-            let Some(fig) = &rig.figure else { continue };
+            let fig = &rig.figure;
             let Some((plan, tighter)) = plan_and_tighter(fig) else {
                 continue;
             };
@@ -1792,7 +1697,7 @@ mod figure_memo {
     fn sources_are_fitted_tighter_only_where_their_keys_are_shared() {
         let (mut same, mut elsewhere, mut tightened) = (0, 0, 0);
         for (path, rig) in example_rigs() {
-            let Some(fig) = &rig.figure else { continue };
+            let fig = &rig.figure;
             let Some((plan, tighter)) = plan_and_tighter(fig) else {
                 continue;
             };
@@ -1874,12 +1779,10 @@ mod chain_ideal {
         let mut checked = Vec::new();
         for (path, rig) in example_rigs() {
             let mut sets: Vec<(f64, &[crate::figure::chain::Chain])> = Vec::new();
-            if let Some(fig) = &rig.figure {
-                for (c, clip) in fig.clips.iter().enumerate() {
-                    sets.push((bake::written_period(clip), fig.clip_chains(c)));
-                }
+            let fig = &rig.figure;
+            for (c, clip) in fig.clips.iter().enumerate() {
+                sets.push((bake::written_period(clip), fig.clip_chains(c)));
             }
-            sets.push((rig.period_s, &rig.fixed_chains));
             for (period_s, chains) in sets.into_iter().filter(|s| !s.1.is_empty()) {
                 for route in [Route::Css, Route::Smil] {
                     let mut clip = Clip {
@@ -1939,7 +1842,7 @@ mod chain_plans {
     fn plans_chosen_ahead_are_the_plans_chosen_alone() {
         let mut checked = 0;
         for (path, rig) in example_rigs() {
-            let Some(fig) = &rig.figure else { continue };
+            let fig = &rig.figure;
             let keyers = [
                 bake::Keyer::DEFAULT,
                 bake::Keyer {
@@ -2018,7 +1921,7 @@ mod chain_plans {
     fn a_bake_keys_only_the_clips_its_route_writes() {
         let mut checked = 0;
         for (path, rig) in example_rigs() {
-            let Some(fig) = &rig.figure else { continue };
+            let fig = &rig.figure;
             let mut copied = fig.clone();
             copied.clips = vec![fig.clips[0].clone(); 3];
             for fig in [fig, &copied].into_iter().filter(|f| f.clips.len() > 1) {
@@ -2072,7 +1975,7 @@ mod bone_fk {
         let mut short = 0;
         for text in rigs {
             let rig = crate::rig::load(text).unwrap();
-            let fig = rig.figure.as_ref().unwrap();
+            let fig = &rig.figure;
             assert!(!fig.ik.is_empty());
             for clip in &fig.clips {
                 for k in 0..=97 {
@@ -2154,7 +2057,7 @@ mod bone_fk {
         let mut checked = 0;
         for text in rigs {
             let rig = crate::rig::load(text).unwrap();
-            let fig = rig.figure.as_ref().unwrap();
+            let fig = &rig.figure;
             for (i, k) in fig.ik.iter().enumerate() {
                 assert!(fk::solvable_alone(fig, i), "{} entry {i}", rig.name);
                 for clip in &fig.clips {
@@ -2189,7 +2092,7 @@ mod bone_fk {
                 {"upper": "upper1", "lower": "lower1", "target": {"fixed": [130, 110]}},
                 {"upper": "upper2", "lower": "lower2", "target": {"fixed": [150, 140]}}]}"#;
         let rig = crate::rig::load(nested).unwrap();
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         assert!(fk::solvable_alone(fig, 0));
         assert!(!fk::solvable_alone(fig, 1));
         for n in 0..=37 {
@@ -2329,7 +2232,7 @@ mod chain_clips {
         )
         .unwrap();
         let file = crate::rig::parse(&text).unwrap();
-        let fig = crate::rig::load(&text).unwrap().figure.unwrap();
+        let fig = crate::rig::load(&text).unwrap().figure;
         assert!(fig.clips.len() >= 3 && !file.chains.is_empty());
         let views: Vec<Figure> = (0..fig.clips.len()).map(|c| fig.for_clip(c)).collect();
         let mut all = Budget::default();
@@ -2382,23 +2285,13 @@ mod reuse_compare {
         Figure, bake, bake_planned_keyed, no_worse, pair_bones, reuse, within_any,
     };
 
-    /// Every bone tree in `rigs/` and every cycling rig there lowered to
-    /// bones, as a figure.
+    /// Every rig in `rigs/`, as the figure it loads as.
     fn figures() -> Vec<(String, Figure)> {
         example_rigs()
             .into_iter()
             .filter_map(|(path, rig)| {
                 let name = path.file_stem()?.to_string_lossy().into_owned();
-                let fig = match rig.figure {
-                    Some(f) => f,
-                    None => {
-                        let text = std::fs::read_to_string(&path).expect("read");
-                        let file = crate::rig::parse(&text).expect("parses");
-                        let lowered = crate::rig::lower(&file).ok()?;
-                        crate::rig::validate(&lowered).expect("lowered").figure?
-                    }
-                };
-                Some((name, fig))
+                Some((name, rig.figure))
             })
             .collect()
     }
@@ -2485,7 +2378,7 @@ mod ik_morph {
     #[test]
     fn morph_keyed_points_are_the_solved_pose() {
         let rig = morph_seed();
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         let fc = &fig.clips[0];
         assert!(fig.ik.iter().all(|k| k.smil == IkSmil::Morph));
         let rest = crate::figure::fk::world_matrices(fig, &fig.rest_rad, 0.0);
@@ -2512,7 +2405,7 @@ mod ik_morph {
     #[test]
     fn morph_only_an_entry_so_marked_on_smil() {
         let rig = morph_seed();
-        let mut fig = rig.figure.clone().unwrap();
+        let mut fig = rig.figure.clone();
         let up = fig.ik[0].upper;
         assert_eq!(entry_of(&fig, Route::Smil, up), Some(0));
         assert_eq!(entry_of(&fig, Route::Css, up), None);

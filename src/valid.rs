@@ -30,8 +30,11 @@ pub const MIN_TOLERANCE_PX: f64 = 0.01;
 /// would be written as 0 (a `viewBox` 0 wide, a stroke that draws nothing,
 /// a chain segment that folds to a point).
 pub const MIN_LEN: f64 = 0.01;
-/// Most legs in one rig.
-pub const MAX_LEGS: usize = 64;
+/// Most legs in one cycling rig: each leg lowers into five bones (hip,
+/// crank, pedal, thigh, shin) and a chainring may take one more, within
+/// a bone tree's 256 bones; a torso's or chains' bones past that are
+/// refused where the tree is checked.
+pub const MAX_LEGS: usize = 51;
 
 /// Everything that can be wrong with a rig file. Messages carry the JSON
 /// path; input text in a path or message is shown through

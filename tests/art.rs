@@ -72,10 +72,19 @@ fn bake_art_prefixed(art: &str, prefix: &str) -> Baked {
     }
 }
 
+/// Whether `n` is rigbake's: it carries `data-rigbake`, or it is inside
+/// the skeleton group (the clip's groups and probes, which follow the
+/// drawing as one `<g data-rigbake="skeleton">`).
+fn rigbakes(n: roxmltree::Node) -> bool {
+    n.attribute("data-rigbake").is_some()
+        || n.ancestors()
+            .any(|a| a.attribute("data-rigbake") == Some("skeleton"))
+}
+
 /// The output with every element carrying `data-rigbake` unwrapped: wrapper
-/// groups replaced by their children, inserted `<style>` and probe circles
-/// dropped. Works on the parsed output's byte ranges, independently of how
-/// the inserter placed its text.
+/// groups replaced by their children, inserted `<style>` and the skeleton
+/// group (the clip's groups and probes inside it) dropped. Works on the parsed output's byte
+/// ranges, independently of how the inserter placed its text.
 fn strip_additions(out: &str) -> String {
     fn ours(n: roxmltree::Node) -> bool {
         n.attribute("data-rigbake").is_some()
@@ -83,7 +92,7 @@ fn strip_additions(out: &str) -> String {
     fn recon(out: &str, n: roxmltree::Node, s: &mut String) {
         let kids: Vec<_> = n.children().filter(|c| c.is_element()).collect();
         if ours(n) {
-            if n.tag_name().name() == "g" {
+            if n.tag_name().name() == "g" && n.attribute("data-rigbake") != Some("skeleton") {
                 // a wrapper holds only elements, no text of its own
                 assert!(
                     n.children().all(|c| c.is_element()),
@@ -155,25 +164,44 @@ fn drawing_comes_back_byte_identical_with_the_animation_added() {
         b.svg
             .contains("<style>/* the drawing's own style */ .rb_label {")
     );
-    // The animation: keyframes, classes and probes for both legs.
-    for needle in [
-        "@keyframes rb-near-thigh",
-        "@keyframes rb-near-shin",
-        "class=\"rb-near-thigh\"",
-        "class=\"rb-far-shin\"",
-        "class=\"rb-near-pedal\"",
-        "class=\"rb-chainring\"",
-        "data-probe=\"near-ankle\"",
-        "data-probe=\"far-target\"",
-    ] {
-        assert!(b.svg.contains(needle), "missing {needle}");
-    }
-    // The shin's wrapper sits inside the thigh element.
+    // The animation: for both legs every lowered bone that moves (crank,
+    // pedal, thigh, shin) animates a wrapped part of the drawing by its
+    // class, played by @keyframes the file holds; the probes are there.
     let doc = roxmltree::Document::parse(&b.svg).unwrap();
-    let shin = doc
+    let sheet = doc
         .descendants()
-        .find(|n| n.attribute("class") == Some("rb-near-shin"))
+        .find(|n| n.attribute("data-rigbake") == Some("style"))
+        .and_then(|n| n.text())
+        .expect("rigbake's style sheet");
+    let sheet = format!("<style>{sheet}</style>");
+    let wrapper = |class: &str| {
+        doc.descendants()
+            .find(|n| n.attribute("data-rigbake").is_some() && n.attribute("class") == Some(class))
+    };
+    for leg in ["near", "far"] {
+        for bone in ["crank", "pedal", "thigh", "shin"] {
+            let class = format!("rb-b-{leg}_{bone}");
+            assert!(wrapper(&class).is_some(), "no part wrapped in {class}");
+            let keyframes = common::animation_name(&sheet, &format!(".{class}"))
+                .unwrap_or_else(|| panic!("{class} plays no animation"));
+            assert!(
+                sheet.contains(&format!("@keyframes {keyframes}{{")),
+                "{class} plays {keyframes}, not in the file"
+            );
+        }
+        for probe in ["ankle", "target"] {
+            let needle = format!("data-probe=\"{leg}-{probe}\"");
+            assert_eq!(b.svg.matches(&needle).count(), 1, "{needle}");
+        }
+    }
+    // the chainring (the part `crank`) turns with the near crank
+    let crank = doc
+        .descendants()
+        .find(|n| n.attribute("data-rigbake") == Some("crank"))
         .unwrap();
+    assert_eq!(crank.attribute("class"), Some("rb-b-near_crank"));
+    // The shin's wrapper sits inside the thigh element.
+    let shin = wrapper("rb-b-near_shin").unwrap();
     assert!(
         shin.ancestors()
             .any(|a| a.attribute("id") == Some("rb_thigh-near"))
@@ -242,15 +270,54 @@ fn bake_art_fails(art: &str, extra: &[&str]) -> String {
     err
 }
 
+/// A leg's thigh or shin misspelled (by id or by label) is refused naming
+/// the drawing, the name the leg's part takes and the near miss with its
+/// line.
 #[test]
 fn missing_part_is_an_error_naming_it_and_near_misses() {
-    let err = bake_art_fails(
-        &art_text().replace("id=\"pedal-far\"", "id=\"pedal-fra\""),
-        &[],
-    );
-    assert!(err.contains("drawing.svg"), "{err}");
-    assert!(err.contains("\"pedal-far\""), "{err}");
-    assert!(err.contains("\"pedal-fra\" (line"), "{err}");
+    let art = art_text();
+    for (drawn, misspelt) in [
+        ("id=\"thigh-near\"", "thigh-naer"),
+        ("id=\"thigh-far\"", "thigh-fra"),
+        ("id=\"shin-near\"", "shin-naer"),
+        ("inkscape:label=\"shin-far\"", "shin-fra"),
+    ] {
+        assert_eq!(art.matches(drawn).count(), 1, "{drawn}");
+        let part = drawn.split('"').nth(1).unwrap();
+        let attr = drawn.split('"').next().unwrap();
+        let err = bake_art_fails(&art.replace(drawn, &format!("{attr}\"{misspelt}\"")), &[]);
+        assert!(err.contains("drawing.svg"), "{err}");
+        assert!(err.contains(&format!("\"{part}\"")), "{err}");
+        assert!(err.contains(&format!("\"{misspelt}\" (line")), "{err}");
+    }
+}
+
+/// A pedal need not be drawn (its bone has length 0), so a drawing
+/// without one bakes; one whose names miss it by a typo is told which part
+/// it lacks and which of its names look like it (the drawn pedal would
+/// otherwise stay still while the crank turns, unexplained).
+#[test]
+fn a_misspelt_pedal_is_noted_with_its_near_miss() {
+    for (part, typo) in [("pedal-far", "pedal-fra"), ("pedal-near", "pedal-naer")] {
+        let b = bake_art(&art_text().replace(&format!("id=\"{part}\""), &format!("id=\"{typo}\"")));
+        let notes: Vec<&str> = b.report["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|n| n.as_str())
+            .filter(|n| n.contains(&format!("no part \"{part}\"")))
+            .collect();
+        assert_eq!(notes.len(), 1, "{part}: {:?}", b.report["notes"]);
+        assert!(
+            notes[0].contains(&format!("\"{typo}\" (line")),
+            "{}",
+            notes[0]
+        );
+        assert!(b.stdout.contains(notes[0]), "{}", b.stdout);
+    }
+    // drawn as named, nothing is noted
+    let b = bake_art(&art_text());
+    assert!(!b.report.to_string().contains("no part"), "{}", b.report);
 }
 
 #[test]
@@ -282,7 +349,11 @@ fn a_shin_outside_its_thigh_is_nested_by_rigbake() {
         .ancestors()
         .filter_map(|a| a.attribute("class"))
         .collect();
-    assert_eq!(classes, ["rb-near-shin", "rb-near-thigh"], "{classes:?}");
+    assert_eq!(
+        classes,
+        ["rb-b-near_shin", "rb-b-near_thigh"],
+        "{classes:?}"
+    );
     assert!(
         !shin
             .ancestors()
@@ -692,9 +763,9 @@ fn a_drawing_name_that_begins_as_the_files_own_stays_the_drawings() {
         (art.replace(far, "<g id=\"rb-nw0\""), "rb_rb-nw0", None),
         (art.replace(far, "<g id=\"rb-n3\""), "rb_rb-n3", None),
         (
-            art.replace(far, &format!("{far} class=\"shade rb-near-thigh\"")),
+            art.replace(far, &format!("{far} class=\"shade rb-b-near_thigh\"")),
             "rb_far-side",
-            Some("rb_shade rb_rb-near-thigh"),
+            Some("rb_shade rb_rb-b-near_thigh"),
         ),
     ] {
         let svg = bake_art(&drawing).svg;
@@ -704,7 +775,7 @@ fn a_drawing_name_that_begins_as_the_files_own_stays_the_drawings() {
             if let Some(i) = n.attribute("id") {
                 assert!(ids.insert(i), "{i} is written twice");
             }
-            let own = n.attribute("data-rigbake").is_none();
+            let own = !rigbakes(n);
             let classes = n.attribute("class").unwrap_or_default();
             assert!(
                 !own || classes.split_whitespace().all(|c| !c.starts_with("rb-")),
@@ -962,7 +1033,7 @@ fn every_name_form_of_a_drawing_is_scoped_and_resolves_in_its_own_file() {
             assert!(svg.contains(&kept), "{prefix}: {kept} changed");
         }
         // bound as before: the parts animate, and the rest is the drawing
-        assert!(svg.contains(&format!("class=\"{own}near-thigh\"")));
+        assert!(svg.contains(&format!("class=\"{own}b-near_thigh\"")));
         let meta = " data-period=\"1.2\" data-route=\"css\"";
         assert_eq!(
             strip_additions(&svg.replacen(meta, "", 1)).replace(&stem, ""),

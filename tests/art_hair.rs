@@ -33,8 +33,9 @@ use roxmltree::Document;
 use std::fs;
 use std::path::Path;
 
-/// The rigs of `rigs/` whose text has `"chains"`, with bones (a cycling
-/// rig's chains are not parts of its drawing: see `cycling_chains_*`).
+/// The rigs of `rigs/` whose text has `"chains"` (every one loads as a
+/// bone tree, a cycling rig as the tree it lowers into), and of those the
+/// cycling ones (`crank` + `legs`, their chains anchored at fixed points).
 fn rigs_with_chains() -> (Vec<String>, Vec<String>) {
     let mut trees = Vec::new();
     let mut cycling = Vec::new();
@@ -50,11 +51,11 @@ fn rigs_with_chains() -> (Vec<String>, Vec<String>) {
             continue;
         }
         let rel = format!("rigs/{}", p.file_name().unwrap().to_string_lossy());
-        if one_clip(&rel).figure.is_some() {
-            trees.push(rel);
-        } else {
-            cycling.push(rel);
+        let file = rig::parse(&text).unwrap();
+        if file.crank.is_some() && !file.legs.is_empty() {
+            cycling.push(rel.clone());
         }
+        trees.push(rel);
     }
     (trees, cycling)
 }
@@ -104,7 +105,7 @@ fn animated_path(clip: &rigbake::clip::Clip, class: &str) -> Vec<String> {
 /// Every drawn segment of `svg` sits inside the clip's animated chain
 /// groups down to its own (as `<prefix>-c-…` classes); the number checked.
 fn segments_wrapped(rig: &rig::Rig, clip: &rigbake::clip::Clip, svg: &str) -> usize {
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     let doc = Document::parse(svg).unwrap();
     let mut n = 0;
     for ch in &fig.chains {
@@ -134,20 +135,21 @@ fn segments_wrapped(rig: &rig::Rig, clip: &rigbake::clip::Clip, svg: &str) -> us
     n
 }
 
-/// The template of every bone-tree rig with chains, unchanged, bakes: each
-/// chain's segments are parts wrapped in the chain's groups, the joint
-/// markers are on their particles, the report is the plain bake's.
+/// The template of every rig with chains (a cycling rig's included, as
+/// the tree it lowers into), unchanged, bakes: each chain's segments are
+/// parts wrapped in the chain's groups, the joint markers are on their
+/// particles, the report is the plain bake's.
 #[test]
 fn every_rig_with_chains_round_trips_template_to_bake_art() {
     let tmp = tempfile::tempdir().unwrap();
     let (trees, cycling) = rigs_with_chains();
-    assert!(trees.len() >= 5, "{trees:?}");
+    assert!(trees.len() >= 6, "{trees:?}");
     assert!(trees.contains(&"rigs/stickman.json".to_string()));
     assert!(trees.contains(&"rigs/cyclist.json".to_string()));
-    assert!(!cycling.is_empty());
+    assert!(cycling.contains(&"rigs/cyclist-scarf.json".to_string()));
     for path in &trees {
         let rig = one_clip(path);
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         let tpl = template(path, tmp.path());
         let art = bake_art(path, &tpl, tmp.path(), "tpl");
         // the report is the plain bake's of the same clip (the bytes and
@@ -245,7 +247,7 @@ fn drawn_segments_follow_the_chain_probes_in_the_browser() {
     for (engine, got) in &engines {
         for (((rig, (_, tag, _)), ts), samples) in rigs.iter().zip(&jobs).zip(&times).zip(got) {
             let tag = format!("{engine}: {tag}");
-            let fig = rig.figure.as_ref().unwrap();
+            let fig = &rig.figure;
             let clip = bake_rig(
                 rig,
                 &BakeOptions::resolve(rig, Route::Css, None, None, None),
@@ -413,20 +415,35 @@ fn bad_segment_parts_are_refused_and_a_missing_one_is_allowed() {
     assert!(!art.svg.contains("data-rigbake=\"hair-1\""));
 }
 
-/// A cycling rig's chains (fixed anchors) are drawn by the template as
-/// guides only and not bound: the drawing bakes, its shapes for the chain
-/// stay where they are.
+/// A cycling rig's chains (fixed anchors) are, on the tree it lowers
+/// into, chains like a bone tree's: the template draws every segment as
+/// a part (once it drew the chain as a guide only), and `bake --art` wraps
+/// each in the chain's groups.
 #[test]
-fn cycling_chains_stay_guides() {
+fn cycling_chains_are_parts_on_their_tree() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, cycling) = rigs_with_chains();
+    assert!(!cycling.is_empty());
     for path in &cycling {
+        let rig = one_clip(path);
+        let fig = &rig.figure;
+        assert!(!fig.chains.is_empty(), "{path}");
         let tpl = template(path, tmp.path());
-        for ch in &one_clip(path).fixed_chains {
-            assert!(tpl.contains(&format!("id=\"guide-chain-{}\"", ch.name)));
-            assert!(!tpl.contains(&format!("id=\"{}\"", chain::segment_part(&ch.name, 0))));
+        let mut segments = 0;
+        for ch in &fig.chains {
+            for j in 0..ch.params.count - 1 {
+                let part = chain::segment_part(&ch.name, j);
+                assert!(tpl.contains(&format!("id=\"{part}\"")), "{path}: {part}");
+                segments += 1;
+            }
         }
-        bake_art(path, &tpl, tmp.path(), "cycling");
+        let art = bake_art(path, &tpl, tmp.path(), "cycling");
+        let clip = bake_rig(
+            &rig,
+            &BakeOptions::resolve(&rig, Route::Css, None, None, None),
+        )
+        .clip;
+        assert_eq!(segments_wrapped(&rig, &clip, &art.svg), segments, "{path}");
     }
 }
 

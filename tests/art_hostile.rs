@@ -130,6 +130,21 @@ fn refused_within(art: &str, kib: Option<u64>, needles: &[&str]) -> String {
     r.stderr
 }
 
+/// Whether `out` (a bake of the cyclist with `--prefix rb`) animates the
+/// drawing: each leg's thigh and shin wrapped in a group of the file's own
+/// (`data-rigbake`) carrying that bone's class (`rb-b-<leg>_<bone>`).
+fn bound(out: &str) -> bool {
+    ["near", "far"].iter().all(|leg| {
+        ["thigh", "shin"].iter().all(|bone| {
+            let open = format!("<g data-rigbake=\"{bone}-{leg}\" id=\"rb-nw");
+            out.match_indices(&open).any(|(at, _)| {
+                let tag = &out[at..at + out[at..].find('>').unwrap()];
+                tag.ends_with(&format!(" class=\"rb-b-{leg}_{bone}\""))
+            })
+        })
+    })
+}
+
 // ---- size and nesting: linear time, bounded depth -------------------------
 
 /// The time bound for the large drawings below. Linear work takes about a
@@ -155,7 +170,7 @@ fn a_drawing_of_200k_elements_bakes_in_linear_time() {
     let r = bake(&with_before_end(&rects));
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(r.took < BOUND, "200k elements took {:?}", r.took);
-    assert!(r.out.unwrap().contains("class=\"rb-near-thigh\""));
+    assert!(bound(&r.out.unwrap()));
 }
 
 /// What the drawing costs does not grow with its lines: 30 million blank
@@ -169,7 +184,7 @@ fn a_drawing_of_30_million_lines_bakes_in_bounded_memory() {
     let blank = "\n".repeat(n);
     let r = bake_within(&with_before_end(&blank), Some(256 * 1024));
     assert_eq!(r.code, Some(0), "{}", r.stderr);
-    assert!(r.out.unwrap().contains("class=\"rb-near-thigh\""));
+    assert!(bound(&r.out.unwrap()));
     // a duplicate part after the blank lines: its line counts them all
     let art = with_before_end(&format!("{blank}<g id=\"crank\"/>"));
     let line = art[..art.rfind("<g id=\"crank\"/>").unwrap()]
@@ -218,7 +233,7 @@ fn parts_under_100k_nested_groups_bake_in_linear_time() {
     let k = tag.trim_start_matches("<g data-rigbake=\"thigh-near\" id=\"rb-nw");
     let digits = k.find(|c: char| !c.is_ascii_digit()).unwrap();
     assert!(
-        digits > 0 && &k[digits..] == "\" class=\"rb-near-thigh\">",
+        digits > 0 && &k[digits..] == "\" class=\"rb-b-near_thigh\">",
         "{tag}"
     );
 }
@@ -288,19 +303,18 @@ fn an_illustrator_drawing_with_namespace_entities_bakes() {
     assert!(out.starts_with(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- Generator: Adobe Illustrator 15.0.0, SVG Export Plug-In . SVG Version: 6.00 Build 0)  -->\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\" \n"
     ));
-    for needle in [
-        "class=\"rb-near-thigh\"",
-        "class=\"rb-far-shin\"",
-        "data-probe=\"far-target\"",
-    ] {
-        assert!(out.contains(needle), "missing {needle}");
+    assert!(bound(&out));
+    for probe in ["near-ankle", "far-ankle", "near-target", "far-target"] {
+        let needle = format!("data-probe=\"{probe}\"");
+        assert_eq!(out.matches(&needle).count(), 1, "{needle}");
     }
     // Line numbers in messages are the drawing's own.
-    let broken = art.replace("id=\"pedal-far\"", "id=\"pedal-fra\"");
-    let line = 1 + broken[..broken.find("pedal-fra").unwrap()]
+    assert_eq!(art.matches("id=\"thigh-far\"").count(), 1);
+    let broken = art.replace("id=\"thigh-far\"", "id=\"thigh-fra\"");
+    let line = 1 + broken[..broken.find("thigh-fra").unwrap()]
         .matches('\n')
         .count();
-    refused(&broken, &[&format!("\"pedal-fra\" (line {line})")]);
+    refused(&broken, &[&format!("\"thigh-fra\" (line {line})")]);
 }
 
 #[test]
@@ -312,7 +326,13 @@ fn a_doctype_without_internal_subset_is_kept_byte_for_byte() {
     let out = bake_ok(&art);
     let root_at = art.find("<svg").unwrap();
     assert!(out.starts_with(&art[..root_at]));
-    assert!(out.ends_with(&art[art.find("  <![CDATA[").unwrap()..]));
+    // the drawing's last bytes, then the skeleton group (the clip's groups
+    // and probes), then the drawing's end tag
+    let (last, end) = art.split_at(art.rfind("</svg>").unwrap());
+    let last = &last[last.find("  <![CDATA[").unwrap()..];
+    let skeleton = out.find(&format!("{last}<g data-rigbake=\"skeleton\">"));
+    assert!(skeleton.is_some(), "the drawing's last bytes");
+    assert!(out.ends_with(&format!("</g>{end}")));
 }
 
 #[test]
@@ -549,9 +569,11 @@ fn the_parsers_quadratic_attribute_and_namespace_work_is_refused_up_front() {
 
 #[test]
 fn many_legs_deep_in_the_drawing_are_checked_in_parts_times_depth() {
-    // 64 legs (the rig maximum), every part under 50,000 nested groups:
+    // 51 legs (the most whose bone tree, five bones a leg, is within the
+    // 256 bones a tree may have), every part under 50,000 nested groups:
     // the nesting rules walk up once per part, not once per pair of parts.
-    let legs: Vec<serde_json::Value> = (0..64)
+    const LEGS: usize = 51;
+    let legs: Vec<serde_json::Value> = (0..LEGS)
         .map(|i| {
             serde_json::json!({
                 "name": format!("l{i}"), "hip": [352, 255], "thigh": 128, "shin": 112,
@@ -566,7 +588,7 @@ fn many_legs_deep_in_the_drawing_are_checked_in_parts_times_depth() {
     });
     // every part a rect over the whole canvas: it covers its joints in
     // any pose (the pose check reads the shapes)
-    let parts: String = (0..64)
+    let parts: String = (0..LEGS)
         .map(|i| {
             format!(
                 "<g id=\"thigh-l{i}\"><rect width=\"800\" height=\"600\"/><g id=\"shin-l{i}\"><rect width=\"800\" height=\"600\"/></g></g>\
@@ -607,23 +629,28 @@ fn many_legs_deep_in_the_drawing_are_checked_in_parts_times_depth() {
     );
     assert!(took < BOUND, "took {took:?}");
     let out = fs::read_to_string(dir.path().join("out.svg")).unwrap();
-    // per leg: the thigh's group, the shin's inside it, and the pedal's
-    // crank arm and counter-turn groups
-    assert_eq!(out.matches("class=\"rb-l").count(), 64 * 4);
+    // per leg, wrapped around the drawing's parts: the thigh's group, the
+    // shin's inside it, and the pedal's crank and pedal groups
+    let wrappers = out
+        .split("<g data-rigbake=\"")
+        .skip(1)
+        .filter(|w| w[..w.find('>').unwrap()].contains(" class=\"rb-b-l"))
+        .count();
+    assert_eq!(wrappers, LEGS * 4);
 }
 
 #[test]
 fn near_miss_hints_stay_a_short_line() {
     let decoys: String = (0..100_000)
-        .map(|i| format!("<g id=\"pedal-fa{i}\"/>\n"))
+        .map(|i| format!("<g id=\"thigh-fa{i}\"/>\n"))
         .collect();
-    let art = with_before_end(&decoys).replace("id=\"pedal-far\"", "id=\"pedal-fra\"");
+    let art = with_before_end(&decoys).replace("id=\"thigh-far\"", "id=\"thigh-fra\"");
     let line = refused(
         &art,
         &[
-            "\"pedal-far\"",
-            "\"pedal-fra\" (line 28), \"pedal-fa0\" (line 48)",
-            ", 99996 more, but the rig's legs are",
+            "\"thigh-far\"",
+            "\"thigh-fra\" (line 21), \"thigh-near-shape\" (line 35), \"thigh-fa0\" (line 48)",
+            ", 99997 more, but the rig's chains are",
         ],
     );
     assert!(line.len() < 500, "{line}");
@@ -757,7 +784,7 @@ fn uses_copying_past_the_budget_are_refused_and_within_it_bake() {
     let each = 1 + segments as u64;
     let within = (USE_BUDGET / each) as usize;
     let out = bake_ok(&with_uses(segments, within));
-    assert!(out.contains("class=\"rb-near-thigh\""));
+    assert!(bound(&out));
     let past = (within as u64 + 1) * each;
     assert!(past > USE_BUDGET);
     let counts = format!("to {past} elements and path segments, more than {USE_BUDGET}");
@@ -790,7 +817,7 @@ fn names_past_the_most_scoped_are_refused_and_fewer_bake() {
     };
     let half = MAX_SCOPED_NAMES / 4;
     let out = bake_ok(&two(half));
-    assert!(out.contains("class=\"rb-near-thigh\""));
+    assert!(bound(&out));
     let t0 = Instant::now();
     let err = refused(
         &two(MAX_SCOPED_NAMES / 2 + 1),

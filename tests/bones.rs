@@ -181,7 +181,7 @@ fn one_shot_holds_and_loops_repeat() {
 #[test]
 fn squash_keeps_the_pivot_and_widens() {
     let rig = load("jump.json");
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     let c = &fig.clips[0];
     let sq = c.root.squash.as_ref().unwrap();
     // at the crouch key sy = 0.84, so sx = 1 + 0.16·0.7
@@ -381,7 +381,7 @@ fn cli_reports_bad_bones_and_fails_check_on_bone_drift() {
 fn browser_places_robot_arm_tips_where_fk_says() {
     let Some(chromium) = chromium() else { return };
     let rig = load("robot-arm.json");
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     for (route, mode) in [
         (Route::Css, SeekMode::WebAnimations),
         (Route::Smil, SeekMode::Smil),
@@ -418,7 +418,7 @@ fn browser_places_robot_arm_tips_where_fk_says() {
 fn browser_class_switch_selects_the_clip() {
     let Some(chromium) = chromium() else { return };
     let rig = load("jump.json");
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     let b = bake(&rig, Route::Css);
     // the root carries `<prefix>-clip-jump`; `<prefix>-clip-idle` selects idle
     let root = roxmltree::Document::parse(&b.svg).unwrap();
@@ -447,12 +447,17 @@ fn browser_class_switch_selects_the_clip() {
 
 /// A bone of length 0 (a wheel hub, a still frame, a chain's hip) draws no
 /// tip probe and has no report line; every other bone has both, on every
-/// bone tree in `rigs/` (the `ik_chains` one loaded as bones) and both
-/// routes. cyclist, rower and path-foot hold such bones.
+/// bone tree in `rigs/` (the `ik_chains` and cycling ones loaded as bones)
+/// and both routes, except on the smil route the two bones of an `ik`
+/// limb written as one morphed path (`"smil": "morph"`, as every lowered
+/// cycling leg): neither has a line and the knee is not probed; the
+/// limb's own line reports its effector, the lower bone's tip. cyclist, rower and path-foot hold such bones.
 #[test]
 fn bones_of_length_zero_have_no_tip_probe_and_no_report_line() {
+    use rigbake::figure::file::IkSmil;
     let mut zero = 0;
     let mut merged = 0;
+    let mut morphed_bones = 0;
     let mut names: Vec<String> = std::fs::read_dir(root().join("rigs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -460,16 +465,37 @@ fn bones_of_length_zero_have_no_tip_probe_and_no_report_line() {
     names.sort();
     for name in names {
         let rig = load(&name);
-        let Some(fig) = rig.figure.as_ref() else {
-            continue;
-        };
+        let fig = &rig.figure;
         for route in [Route::Css, Route::Smil] {
             let baked = bake(&rig, route);
             let probes = measure::probes_at(&baked.clip, 0.0);
             let lines: Vec<&str> = baked.report.bones.iter().map(|b| b.name.as_str()).collect();
             let written = baked.clip.bone_tips();
+            let morphs: Vec<_> = fig
+                .ik
+                .iter()
+                .filter(|k| route == Route::Smil && k.smil == IkSmil::Morph)
+                .collect();
+            for k in &morphs {
+                let leg = k.name.as_deref().expect("a morphed limb is named");
+                assert!(
+                    baked.report.legs.iter().any(|l| l.name == leg),
+                    "{name}: no line for the morphed limb {leg}"
+                );
+            }
             for (b, bone) in fig.bones.iter().enumerate() {
                 let what = format!("{name} {route:?} {}", bone.name);
+                if let Some(k) = morphs.iter().find(|k| k.upper == b || k.lower == b) {
+                    // no line of its own; the upper bone's tip (the knee)
+                    // is not probed, the lower's is the limb's effector
+                    assert!(!lines.contains(&bone.name.as_str()), "{what}");
+                    let effector = format!("{}-ankle", k.name.as_deref().unwrap());
+                    let tip = fig.tip_probe(b);
+                    assert_eq!(tip == effector, k.lower == b, "{what}: {tip}");
+                    assert_eq!(probes.contains_key(&tip), k.lower == b, "{what}: {tip}");
+                    morphed_bones += 1;
+                    continue;
+                }
                 // its own probe, or (a crank's tip at its pedal) the
                 // target probe drawn there in its group
                 let tip = written[b].clone();
@@ -491,6 +517,9 @@ fn bones_of_length_zero_have_no_tip_probe_and_no_report_line() {
     assert!(zero >= 20, "{zero}");
     // the cyclist's two cranks, on both routes
     assert!(merged >= 4, "{merged}");
+    // two legs of two bones on each cycling rig (cyclist-scarf, recumbent,
+    // seed-nested, seed-smil), on the smil route
+    assert!(morphed_bones >= 16, "{morphed_bones}");
 }
 
 /// A sine that never moves (amplitude 0, or harmonic 0) is the constant it

@@ -62,7 +62,9 @@ fn refused_with(v: &Value, args: &[&str], needles: &[&str], limit: Duration) -> 
 }
 
 /// The case: the scarf at the documented maximum period is refused
-/// before any simulation, with the sum that exceeds the budget.
+/// before any simulation, with the sum that exceeds the budget (its fixed
+/// anchor is a root bone of the tree the rig loads as, so each sub-step
+/// also counts that tree's 13 bones of FK).
 #[test]
 fn the_longest_period_with_a_chain_is_refused_up_front() {
     let mut v = rig("cyclist-scarf");
@@ -70,7 +72,7 @@ fn the_longest_period_with_a_chain_is_refused_up_front() {
     refused(
         &v,
         &[
-            "chains[0]: simulating one period takes period_s 3600 s = 12960000 sub-steps × (11 particles × 6 passes) = 8.5536e8 particle updates",
+            "chains[0]: simulating one period takes period_s 3600 s = 12960000 sub-steps × (11 particles × 6 passes + 13 for the anchor's FK) = 1.02384e9 particle updates",
             "simulation budget of 1e8",
             "shorten period_s",
         ],
@@ -117,7 +119,7 @@ fn long_periods_are_refused_for_every_simulation() {
         &v,
         &[
             "chains[0]:",
-            "(11 particles × 6 passes × (1 + 2 colliders))",
+            "(11 particles × 6 passes × (1 + 2 colliders) + 13 for the anchor's FK)",
         ],
         Duration::from_secs(5),
     );
@@ -147,7 +149,7 @@ fn a_chain_that_does_not_converge_stops_at_the_budget() {
         &v,
         &[
             "chains[0]: the simulated loop does not close",
-            "after 349 warm-up periods",
+            "after 292 warm-up periods",
             "the rig's simulation budget allows no more periods of this chain",
             "lower `damping`",
         ],
@@ -333,28 +335,92 @@ fn a_bone_tree_beyond_the_work_limit_is_refused_up_front() {
     );
 }
 
-/// Uniform keys times cycling legs is bounded, from the rig and from
-/// `--keys`: 64 legs × 10000 keys took 144 s and 5 GB.
+/// Uniform keys on a cycling rig are held to the work estimate of the bone
+/// tree it loads as, from the rig's `keys` and from `--keys`: past it the
+/// bake is refused before any work (64 legs × 10000 keys once took 144 s
+/// and 5 GB), with the figures and the most keys that fit, and that many
+/// keys bake. The most legs a tree holds (5 bones each, at most 256 bones)
+/// and fewer.
 #[test]
-fn keys_times_legs_beyond_the_limit_is_refused_up_front() {
-    let mut v = rig("seed-nested");
-    let leg = v["legs"][0].clone();
-    v["legs"] = (0..64)
-        .map(|i| {
-            let mut l = leg.clone();
-            l["name"] = format!("l{i}x").into();
-            l
-        })
-        .collect();
+fn uniform_keys_on_many_legs_beyond_the_work_limit_are_refused_up_front() {
+    let seed = rig("seed-nested");
+    let legs = |n: usize| {
+        let mut v = seed.clone();
+        v["legs"] = (0..n)
+            .map(|i| {
+                let mut l = seed["legs"][i % 2].clone();
+                l["name"] = format!("l{i}x").into();
+                l
+            })
+            .collect();
+        v
+    };
+    // (past 51 legs a rig does not load at all: five bones a leg, and a
+    // tree holds 256; a torso's bones past it are the tree's error)
+    let mut v = legs(64);
     v["keys"] = 10_000.into();
     refused(
         &v,
-        &["keys: 10000 keys × 64 legs = 640000 is more than the 10000"],
+        &["legs: at most 51 legs, got 64"],
         Duration::from_secs(5),
     );
-    // `ik_chains` load as a bone tree, whose keys are not held to the legs'
-    // limit: the most chains at the most keys bake (0.7 s for both routes,
-    // release build)
+    let mut v = legs(51);
+    v["torso"] = json!({"hip": [352, 255], "neck": [340, 150], "head_radius": 12});
+    refused(
+        &v,
+        &["in the bone tree this rig lowers into, bones: at most 256 bones, got 257"],
+        Duration::from_secs(5),
+    );
+    let bake = |v: &Value, keys: usize| {
+        let tmp = TempDir::new().unwrap();
+        let path = tmp.path().join("r.json");
+        fs::write(&path, v.to_string()).unwrap();
+        Command::cargo_bin("rigbake")
+            .unwrap()
+            .arg("bake")
+            .arg(&path)
+            .args(["-q", "--keys", &keys.to_string(), "-o"])
+            .arg(tmp.path())
+            .output()
+            .unwrap()
+    };
+    for n in [51, 16] {
+        let mut v = legs(n);
+        v["keys"] = 10_000.into();
+        let line = refused(
+            &v,
+            &[
+                ": keys: 10000 keys per fitted channel: ",
+                "is more than the 1500000 and 10000000 a bake does in a few seconds; use fewer keys, or a tolerance (at most ",
+            ],
+            Duration::from_secs(5),
+        );
+        let most: usize = line
+            .rsplit_once("(at most ")
+            .and_then(|(_, r)| r.strip_suffix(" keys fit this rig)"))
+            .and_then(|k| k.parse().ok())
+            .unwrap_or_else(|| panic!("no most keys in {line}"));
+        assert!((2..10_000).contains(&most), "{n} legs: {line}");
+        // --keys is held to the same limit, and the most that fit bake
+        v.as_object_mut().unwrap().remove("keys");
+        let line = refused_with(
+            &v,
+            &["--keys", &(most + 1).to_string()],
+            &[&format!(": --keys: {} keys per fitted channel: ", most + 1)],
+            Duration::from_secs(5),
+        );
+        assert!(
+            line.ends_with(&format!("(at most {most} keys fit this rig)")),
+            "{line}"
+        );
+        let o = bake(&v, most);
+        assert!(o.status.success(), "{n} legs at {most} keys: {o:?}");
+    }
+    // the seed's two legs bake at the most keys --keys takes
+    let o = bake(&seed, 10_000);
+    assert!(o.status.success(), "{o:?}");
+    // `ik_chains` load as a bone tree, held to the same estimate: the most
+    // chains at the most keys bake (0.7 s for both routes, release build)
     let mut v = rig("path-foot");
     v.as_object_mut().unwrap().remove("tolerance_px");
     v["keys"] = 10_000.into();
@@ -370,25 +436,6 @@ fn keys_times_legs_beyond_the_limit_is_refused_up_front() {
         let baked = common::bake(&v, route);
         assert_eq!(baked.report.legs.len(), 8, "{route:?}");
     }
-    // --keys is held to the same limit, per rig
-    let tmp = TempDir::new().unwrap();
-    let o = Command::cargo_bin("rigbake")
-        .unwrap()
-        .arg("bake")
-        .arg(repo("rigs/seed-nested.json"))
-        .args(["--keys", "5001", "-o"])
-        .arg(tmp.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(o.stderr).unwrap();
-    assert_eq!(o.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.trim_end().ends_with(
-            "seed-nested.json: --keys: 5001 keys × 2 legs = 10002 is more than the 10000 keys a bake writes and measures in a few seconds; use fewer keys, or a tolerance"
-        ),
-        "{stderr}"
-    );
-    assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
 }
 
 /// Springs × bones is bounded (fitting cost grows as its square: 8

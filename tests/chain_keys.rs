@@ -136,7 +136,7 @@ fn chains_take_fewer_keys_and_bytes_and_keep_the_tolerance_on_both_routes() {
     let mut jump_hair = None;
     for name in ["stickman", "ponytail"] {
         let rig = load(name);
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         for route in [Route::Css, Route::Smil] {
             for tolerance in [None, Some(DEFAULT_TOLERANCE_PX)] {
                 let opts = BakeOptions::resolve(&rig, route, None, tolerance, None);
@@ -194,7 +194,7 @@ fn a_tighter_tolerance_is_kept_by_every_chain_probe() {
     // a tighter tolerance is refused there, as before)
     for (name, px) in [("ponytail", 0.1), ("ponytail", 0.04)] {
         let rig = load(name);
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         for route in [Route::Css, Route::Smil] {
             let opts = BakeOptions::resolve(&rig, route, None, Some(px), None);
             let baked = bake_rig(&rig, &opts);
@@ -237,10 +237,7 @@ fn css_chains_take_the_fewer_bytes_of_cubic_and_linear_spans() {
             .find_map(|n| n.split(") to ").nth(1)?.split(' ').next()?.parse().ok())
             .unwrap_or(chain::KEY_BUDGET_PX);
         for (ci, clip) in baked.clips.iter().enumerate() {
-            let chains = match &rig.figure {
-                Some(fig) => fig.for_clip(ci).chains.clone(),
-                None => rig.fixed_chains.clone(),
-            };
+            let chains = rig.figure.for_clip(ci).chains.clone();
             for ch in &chains {
                 let label = format!("{name} {}", ch.name);
                 let (bytes, _) = written(clip, ch);

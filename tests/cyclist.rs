@@ -55,7 +55,7 @@ fn pedal_targets_ride_the_crank_tips() {
     for route in [Route::Css, Route::Smil] {
         let baked = bake(&cyclist(), route);
         let text = fs::read_to_string(repo("rigs/cyclist.json")).unwrap();
-        let fig = rigbake::rig::load(&text).unwrap().figure.unwrap();
+        let fig = rigbake::rig::load(&text).unwrap().figure;
         let tips = baked.clip.bone_tips();
         for (crank, target) in [("crank", "shin-target"), ("crank_f", "shin_f-target")] {
             let b = fig.bones.iter().position(|x| x.name == crank).unwrap();

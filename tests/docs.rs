@@ -717,9 +717,9 @@ fn rider_guide_example_bakes() {
     ]);
     assert_eq!(code, Some(0), "{stderr}");
     // the guide's figures: the default bake, within 0.25 px
-    assert!(stdout.contains("max    0.226 px"), "{stdout}");
+    assert!(stdout.contains("max    0.163 px"), "{stdout}");
     let guide = fs::read_to_string(root().join("docs/draw-your-rider.md")).unwrap();
-    assert!(guide.contains("max    0.226 px"));
+    assert!(guide.contains("max    0.163 px"));
     assert!(
         stderr.contains("art: joint-knee-near is 0 px")
             || stdout.contains("art: joint-knee-near is 0 px"),
@@ -783,8 +783,8 @@ fn readme_examples_figures_are_what_check_reports() {
 
 /// The scoped names the web page guide shows as examples are the ones the
 /// files in `out/` carry (a change of the prefix scheme or of those files
-/// shows here): every `` `<prefix>-near-thigh` `` and
-/// `` `@keyframes <prefix>-crank` `` is seed-nested's, every
+/// shows here): every `` `<prefix>-b-near_thigh` `` and
+/// `` `@keyframes <prefix>-far_crank` `` is seed-nested's, every
 /// `class="<prefix>-clip-jump"` jump's.
 #[test]
 fn web_page_guide_names_the_prefixes_out_carries() {
@@ -805,14 +805,17 @@ fn web_page_guide_names_the_prefixes_out_carries() {
     let seed = fs::read_to_string(root().join("out/seed-nested.svg")).unwrap();
     let jump = fs::read_to_string(root().join("out/jump.svg")).unwrap();
     let mut checked = 0;
-    for p in quoted("`", "-near-thigh`") {
-        assert!(seed.contains(&format!(".{p}-near-thigh")), "{p}-near-thigh");
+    for p in quoted("`", "-b-near_thigh`") {
+        assert!(
+            seed.contains(&format!(".{p}-b-near_thigh")),
+            "{p}-b-near_thigh"
+        );
         checked += 1;
     }
-    for p in quoted("`@keyframes ", "-crank`") {
+    for p in quoted("`@keyframes ", "-far_crank`") {
         assert!(
-            seed.contains(&format!("@keyframes {p}-crank{{")),
-            "{p}-crank"
+            seed.contains(&format!("@keyframes {p}-far_crank{{")),
+            "{p}-far_crank"
         );
         checked += 1;
     }

@@ -273,7 +273,7 @@ fn ground_with_clips() {
     let root = v.as_object_mut().unwrap().remove("root").unwrap();
     v["clips"] = serde_json::json!([{ "name": "walk", "root": root }]);
     let rig = rigbake::rig::load(&v.to_string()).unwrap();
-    let fig = rig.figure.unwrap();
+    let fig = rig.figure;
     let speed = 44.0 / (0.62 * fig.clips[0].period_s);
     assert!((fig.clips[0].ground_speed_px_s - speed).abs() < 1e-9);
 }
@@ -283,5 +283,5 @@ fn ground_with_a_one_shot_clip() {
     let mut v = example("walker");
     v["play"] = "once".into();
     let rig = rigbake::rig::load(&v.to_string()).unwrap();
-    assert!(rig.figure.unwrap().clips[0].ground_speed_px_s > 0.0);
+    assert!(rig.figure.clips[0].ground_speed_px_s > 0.0);
 }

@@ -777,9 +777,10 @@ fn help_states_the_tolerance_range() {
 }
 
 /// `bake --help`, `sweep --help` and docs/cli.md state the key limits the
-/// code enforces: `--keys N` up to 10000, N × legs up to 10000 on a
-/// cycling rig, a bone tree within its work estimate; `sweep --keys A..B` up to 400, B × legs
-/// up to 10000 as for a bake, and a bone tree's whole sweep within its own bound.
+/// code enforces: `--keys N` up to 10000 within the work estimate of the
+/// bone tree every rig loads as (a cycling rig and `ik_chains` too: the
+/// cycling limit of N × legs is gone); `sweep --keys A..B` up to 400, and
+/// the whole sweep within its own bound.
 #[test]
 fn help_states_the_key_limits() {
     let help = |cmd: &str| {
@@ -789,12 +790,12 @@ fn help_states_the_key_limits() {
     };
     let bake = help("bake");
     for words in [
-        "2 to 10000; on a cycling rig N times its number of legs",
-        "is at most 10000 (5000 for two legs); a bone tree (ik_chains too)",
-        "must stay within its bake's work estimate",
+        "2 to 10000, within the work estimate of the bone tree the rig loads",
+        "as (cycling and ik_chains rigs load as one; docs/cli.md)",
     ] {
         assert!(bake.contains(words), "bake --help lacks {words:?}:\n{bake}");
     }
+    assert!(!bake.contains("number of legs"), "{bake}");
     let sweep = help("sweep");
     assert!(sweep.contains("2 <= A <= B <= 400"), "{sweep}");
     use rigbake::figure::work::{MAX_BAKE_KEYS, MAX_MEASURE_WORK, SWEEP_BAKES};
@@ -811,14 +812,15 @@ fn help_states_the_key_limits() {
     );
     let docs = fs::read_to_string(repo("docs/cli.md")).unwrap();
     for words in [
-        "`--keys N` takes 2 to 10000; on a cycling",
-        "N times the number of legs must be at most 10000",
+        "`--keys N` takes 2 to 10000, as does the rig's `keys`. Every rig\nloads as a bone tree (a cycling rig, `crank` + `legs`, as the tree",
         "At most\n1,500,000 keys, and at most 10,000,000 measured",
+        "`sweep --keys A..B` checks B,\nand the whole sweep: its cells' estimates",
         "summed (each key count × 2 methods × each `--fit`) stay within 48 such\nbakes, 72,000,000 keys and 480,000,000 measured",
-        "| `--keys A..B` | `4..40` | key counts per track to try, inclusive, 2 ≤ A ≤ B ≤ 400 (on a cycling rig B times the number of legs at most 10000",
+        "| `--keys A..B` | `4..40` | key counts per track to try, inclusive, 2 ≤ A ≤ B ≤ 400, the whole sweep within its work bound",
     ] {
         assert!(docs.contains(words), "docs/cli.md lacks {words:?}");
     }
+    assert!(!docs.contains("number of legs"), "docs/cli.md");
     // and the limits are the ones enforced
     let check = |rig: &str, keys: &str| {
         rigbake()
@@ -826,27 +828,30 @@ fn help_states_the_key_limits() {
             .output()
             .unwrap()
     };
-    for rig in ["rigs/robot-arm.json", "rigs/path-foot.json"] {
+    for rig in ["rigs/robot-arm.json", "rigs/path-foot.json", SEED] {
         assert!(check(rig, "10000").status.success(), "{rig}");
         refused(
             &check(rig, "10001"),
             &["--keys: must be between 2 and 10000, got 10001"],
         );
     }
-    assert!(check(SEED, "5000").status.success());
-    refused(&check(SEED, "5001"), &["5001 keys × 2 legs = 10002"]);
-    let sweep = |keys: &str| {
+    let sweep = |rig: &str, keys: &str| {
         rigbake()
-            .args(["sweep", SEED, "--fit", "linear", "--keys", keys])
+            .args(["sweep", rig, "--fit", "linear", "--keys", keys])
             .output()
             .unwrap()
     };
-    assert!(sweep("400..400").status.success());
-    refused(&sweep("399..401"), &["--keys: need 2 <= A <= B <= 400"]);
-    // every cell of a sweep is a bake: its largest count obeys bake's cap
+    assert!(sweep(SEED, "400..400").status.success());
+    refused(
+        &sweep(SEED, "399..401"),
+        &["--keys: need 2 <= A <= B <= 400"],
+    );
+    // a cycling rig with the most legs its tree holds (5 bones each, at
+    // most 256): --keys past its bake's estimate is refused, with the most
+    // keys that fit, and that many pass
     let s = Scratch::new();
     let mut many: serde_json::Value = serde_json::from_str(&seed_text()).unwrap();
-    let legs: Vec<serde_json::Value> = (0..64)
+    let legs: Vec<serde_json::Value> = (0..51)
         .map(|i| {
             let mut l = many["legs"][i % 2].clone();
             l["name"] = format!("l{i}").into();
@@ -855,19 +860,63 @@ fn help_states_the_key_limits() {
         .collect();
     many["legs"] = legs.into();
     let rig = s.write("many.json", many.to_string());
+    let rig = rig.to_str().unwrap();
+    let line = refused(
+        &check(rig, "10000"),
+        &["many.json: --keys: 10000 keys per fitted channel: "],
+    );
+    let most = line
+        .rsplit_once("(at most ")
+        .and_then(|(_, r)| r.strip_suffix(" keys fit this rig)"))
+        .unwrap_or_else(|| panic!("no most keys in {line}"));
+    refused(
+        &check(rig, &(most.parse::<usize>().unwrap() + 1).to_string()),
+        &[&format!("(at most {most} keys fit this rig)")],
+    );
+    assert!(check(rig, most).status.success(), "{most}");
+    // every cell of a sweep is a bake, and the whole sweep has its own
+    // bound: past it, exit 2 with the largest B that passes, the same
+    // past that B
     let out = rigbake()
-        .args(["sweep", rig.to_str().unwrap(), "--keys", "156..157"])
+        .args(["sweep", rig, "--keys", "2..400"])
         .output()
         .unwrap();
-    refused(
+    let line = refused(
         &out,
         &[
-            "many.json: --keys: 157 keys × 64 legs = 10048",
-            "sweep at most 156 keys per track (B <= 156 in --keys A..B)",
+            "many.json: --keys: sweeping 2..400 (4 bakes per key count) is ",
+            "more than the 48 bakes at 1500000 and 10000000 a sweep does in a minute or two; sweep a narrower range or one --fit (from A = 2, B at most ",
         ],
     );
+    let b = line
+        .rsplit_once("B at most ")
+        .and_then(|(_, r)| r.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("no largest B in {line}"));
+    refused(
+        &rigbake()
+            .args([
+                "sweep",
+                rig,
+                "--keys",
+                &format!("2..{}", b.parse::<usize>().unwrap() + 1),
+            ])
+            .output()
+            .unwrap(),
+        &[&format!("B at most {b})")],
+    );
+    // (a sweep at that bound is a minute's work in a debug build; a short
+    // one of the same rig runs)
+    let out = rigbake()
+        .args(["sweep", rig, "--fit", "linear", "--keys", "4..6"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
     // (its advice is sweep's own: sweep has no tolerance to offer)
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("tolerance"));
+    let refused_sweep = rigbake()
+        .args(["sweep", rig, "--keys", "2..400"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&refused_sweep.stderr).contains("tolerance"));
 }
 
 /// A huge number in any numeric field of any example rig is refused, and

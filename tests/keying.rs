@@ -507,7 +507,7 @@ fn rig_keys_and_tolerance_act_on_bone_trees() {
 #[test]
 fn limb_reuse_survives_every_keying_option() {
     let rig = load("rigs/walker.json");
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     for (keys, tol, fit) in [
         (Some(24), None, None),
         (Some(24), None, Some(Fit::Cubic)),

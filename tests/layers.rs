@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["chain"],
     &["figure"],
     &["rig"],
-    &["motion", "schema"],
+    &["schema"],
     &["bake"],
     &[
         "art", "sweep", "plot", "template", "gallery", "browser", "watch", "tests",
@@ -166,7 +166,7 @@ fn top_level_modules_form_no_cycle() {
 #[test]
 fn the_graph_reads_real_edges() {
     let g = graph();
-    assert!(g["bake"].contains("motion") && g["bake"].contains("fit"));
+    assert!(g["bake"].contains("rig") && g["bake"].contains("fit"));
     assert!(g["figure"].contains("measure") && g["rig"].contains("figure"));
     assert_eq!(
         code("a // crate::rig\nb /* crate::rig */ c crate::{x, y}"),

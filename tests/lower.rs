@@ -1,7 +1,7 @@
 //! `rigbake lower`: a cycling or `ik_chains` rig written as the bone tree
-//! that solves the same pose. The written tree loads; an `ik_chains` rig's
-//! tree bakes to the rig's own bytes (the loader lowers it the same way); a
-//! cycling rig's keeps one named `ik` entry per leg; `-o FILE` writes what
+//! that solves the same pose. The written tree loads and bakes to the
+//! rig's own bytes (the loader lowers a rig the same way); a cycling rig's
+//! keeps one named `ik` entry per leg; `-o FILE` writes what
 //! standard output shows; bad input (a bone tree, an invalid rig, `-o` over
 //! the rig, a rig whose tree would not load) is exit 2 with one line and
 //! nothing written. Rigs with numbers at the loader's bounds lower into
@@ -41,7 +41,7 @@ fn the_written_tree_loads_and_bakes_as_the_rig() {
         );
         let text = String::from_utf8(o.stdout).unwrap();
         let tree = rig::load(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let fig = tree.figure.as_ref().expect("a bone tree");
+        let fig = &tree.figure;
         let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
         let limbs = v
             .get("legs")
@@ -52,11 +52,14 @@ fn the_written_tree_loads_and_bakes_as_the_rig() {
         let names: Vec<&str> = limbs.iter().map(|l| l["name"].as_str().unwrap()).collect();
         let entries: Vec<&str> = fig.ik.iter().filter_map(|k| k.name.as_deref()).collect();
         assert_eq!(entries, names, "{name}");
-        if v.get("ik_chains").is_some() {
-            let tree: Value = serde_json::from_str(&text).unwrap();
-            for route in [Route::Css, Route::Smil] {
-                assert_eq!(common::bake(&tree, route).svg, common::bake(&v, route).svg);
-            }
+        // the loader lowers a cycling or `ik_chains` rig the same way
+        let tree: Value = serde_json::from_str(&text).unwrap();
+        for route in [Route::Css, Route::Smil] {
+            assert_eq!(
+                common::bake(&tree, route).svg,
+                common::bake(&v, route).svg,
+                "{name} {route:?}"
+            );
         }
     }
 }
@@ -363,17 +366,19 @@ fn chain_rig(rng: &mut Rng, i: usize) -> Value {
 /// The class of rigs that load but lower past the loader's bounds: a few
 /// hundred generated cycling and `ik_chains` rigs with numbers at or near
 /// those bounds (hips, crank centres, radii, pedal and depth offsets,
-/// start and phase angles, both directions and knees). Every cycling rig
-/// loads; every chain rig is a valid chain file, and loads unless the tree
-/// it loads as does not, which the loader then says naming the chain's
-/// fields. Lowering either gives a tree that loads (a sample of them is
-/// baked), or refuses with one line naming the rig's fields and the
-/// tree's path: it never gives a tree that does not load, and never panics.
+/// start and phase angles, both directions and knees). Every rig is valid
+/// in its own terms (a cycling rig as its legs and crank, a chain rig as a
+/// chain file) and loads as the tree it lowers into: it loads unless that
+/// tree does not, which the loader then says in one line naming the rig's
+/// fields and the tree's path. Loading and lowering agree: a rig that
+/// loads lowers into a tree that loads (a sample of them is baked, a
+/// cycling rig to the bytes of its tree), a rig that does not load is
+/// refused by lowering with the same message; neither ever panics.
 #[test]
 fn rigs_at_the_bounds_lower_into_trees_that_load_or_are_refused() {
     let mut rng = Rng(cycling_rigs::Rng(2024));
     // cycling rigs lowered, chain rigs lowered, trees baked, cycling rigs
-    // refused, chain rigs that do not load
+    // that do not load (nor lower), chain rigs that do not load
     let (mut legs, mut chains, mut baked, mut refused, mut unloaded) = (0, 0, 0, 0, 0);
     for i in 0..600 {
         let cycling = i % 2 == 0;
@@ -389,12 +394,16 @@ fn rigs_at_the_bounds_lower_into_trees_that_load_or_are_refused() {
             (rig::load(&text).map(|_| ()), rig::lower(&file))
         }))
         .unwrap_or_else(|_| panic!("panicked loading or lowering\n{text}"));
+        if cycling {
+            // a cycling rig loads as the tree it lowers into: both give
+            // that tree, or both refuse it in the same words
+            match (&loaded, &lowered) {
+                (Ok(()), Ok(_)) => {}
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
+                (a, b) => panic!("load and lower disagree: {a:?} against {b:?}\n{text}"),
+            }
+        }
         if let Err(e) = loaded {
-            // a chain rig loads as the tree it lowers into: its one error
-            // a chain file's validation does not find is that tree's
-            assert!(!cycling, "{e}\n{text}");
-            rigbake::chain::validate(&file.ik_chains, None, 1.0)
-                .unwrap_or_else(|e| panic!("not a valid chain file: {e}\n{text}"));
             let line = e.to_string();
             assert!(
                 matches!(
@@ -403,57 +412,50 @@ fn rigs_at_the_bounds_lower_into_trees_that_load_or_are_refused() {
                         inputs: Some(_),
                         ..
                     }
-                ) && line.starts_with("ik_chains[")
-                    && !line.contains('\n'),
+                ) && !line.contains('\n'),
                 "{line}\n{text}"
             );
-            unloaded += 1;
-            continue;
-        }
-        match lowered {
-            Ok(tree) => {
-                let written = rig::to_text(&tree);
-                let back = rig::load(&written)
-                    .unwrap_or_else(|e| panic!("the written tree does not load: {e}\n{text}"));
-                assert!(back.figure.is_some());
-                if cycling {
-                    legs += 1;
-                } else {
-                    chains += 1;
-                }
-                if (legs + chains) % 10 == 0 {
-                    let route = [rigbake::Route::Css, rigbake::Route::Smil][baked % 2];
-                    let b = common::bake(&serde_json::from_str(&written).unwrap(), route);
-                    assert!(b.svg.starts_with("<svg"), "{text}");
-                    baked += 1;
-                }
-            }
-            Err(e) => {
-                // only a cycling rig gets here: a chain rig that loads is
-                // its tree already
-                assert!(cycling, "{e}\n{text}");
-                let line = e.to_string();
-                assert!(
-                    matches!(
-                        e,
-                        rig::RigError::Lowered {
-                            inputs: Some(_),
-                            ..
-                        }
-                    ) && !line.contains('\n'),
-                    "{line}\n{text}"
-                );
+            if cycling {
+                // the rig's own fields, then the tree's path
                 assert!(
                     line.contains("in the bone tree this rig lowers into, "),
                     "{line}"
                 );
                 refused += 1;
+            } else {
+                // a chain rig's one error a chain file's validation does
+                // not find is its tree's
+                rigbake::chain::validate(&file.ik_chains, None, 1.0)
+                    .unwrap_or_else(|e| panic!("not a valid chain file: {e}\n{text}"));
+                assert!(line.starts_with("ik_chains["), "{line}\n{text}");
+                unloaded += 1;
             }
+            continue;
+        }
+        let tree = lowered.unwrap_or_else(|e| panic!("loads, but lowering refuses: {e}\n{text}"));
+        let written = rig::to_text(&tree);
+        let back = rig::load(&written)
+            .unwrap_or_else(|e| panic!("the written tree does not load: {e}\n{text}"));
+        assert!(!back.figure.bones.is_empty());
+        if cycling {
+            legs += 1;
+        } else {
+            chains += 1;
+        }
+        if (legs + chains) % 10 == 0 {
+            let route = [rigbake::Route::Css, rigbake::Route::Smil][baked % 2];
+            let b = common::bake(&serde_json::from_str(&written).unwrap(), route);
+            assert!(b.svg.starts_with("<svg"), "{text}");
+            if cycling {
+                // (the loader lowers it the same way)
+                assert_eq!(common::bake(&v, route).svg, b.svg, "{text}");
+            }
+            baked += 1;
         }
     }
     let counts = format!(
-        "lowered {legs} cycling and {chains} chain rigs ({baked} baked), refused {refused} \
-         cycling rigs, {unloaded} chain rigs do not load"
+        "lowered {legs} cycling and {chains} chain rigs ({baked} baked), {refused} cycling \
+         and {unloaded} chain rigs do not load"
     );
     eprintln!("{counts}");
     assert!(
@@ -464,7 +466,9 @@ fn rigs_at_the_bounds_lower_into_trees_that_load_or_are_refused() {
 
 /// `lower` on a rig whose tree would not load: exit 2, one line naming the
 /// rig file, the rig's fields the value is made of and the tree's path and
-/// value; an existing output file is left as it was.
+/// value; an existing output file is left as it was. The rig, valid in its
+/// own terms, loads as that tree: the loader refuses it in the same words,
+/// and so does `bake`.
 #[test]
 fn a_tree_past_the_bounds_is_refused_in_one_line() {
     let tmp = tempfile::tempdir().unwrap();
@@ -473,21 +477,25 @@ fn a_tree_past_the_bounds_is_refused_in_one_line() {
     v["legs"][1]["depth_offset"] = serde_json::json!([999_999, 999_999]);
     let deep = tmp.path().join("deep.json");
     fs::write(&deep, v.to_string()).unwrap();
-    rig::load(&v.to_string()).expect("the rig itself loads");
     let out = tmp.path().join("out.json");
     fs::write(&out, "kept\n").unwrap();
     let o = lower(&[deep.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     let stderr = String::from_utf8(o.stderr).unwrap();
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(o.stdout.is_empty());
+    let want = "crank.center[0] + legs[1].pedal_offset[0] + legs[1].depth_offset[0]: \
+                in the bone tree this rig lowers into, ik[1].target.circle.center[0]: \
+                must be within ±1000000, got 1000419";
     assert_eq!(
         stderr,
-        format!(
-            "rigbake: error: {}: crank.center[0] + legs[1].pedal_offset[0] + \
-             legs[1].depth_offset[0]: in the bone tree this rig lowers into, \
-             ik[1].target.circle.center[0]: must be within ±1000000, got 1000419\n",
-            deep.display()
-        )
+        format!("rigbake: error: {}: {want}\n", deep.display())
     );
     assert_eq!(fs::read_to_string(&out).unwrap(), "kept\n");
+    // (what is refused is the sum: a depth offset nearly as large, whose
+    // sums stay within the bounds, loads)
+    let mut near = v.clone();
+    near["legs"][1]["depth_offset"] = serde_json::json!([999_000, -7]);
+    rig::load(&near.to_string()).expect("a rig whose tree stays within bounds loads");
+    assert_eq!(rig::load(&v.to_string()).unwrap_err().to_string(), want);
+    common::bad(&v, &[want]);
 }

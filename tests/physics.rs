@@ -24,10 +24,7 @@ fn with_iterations(rig: &str, n: Option<u64>) -> Value {
 /// The first chain of `v` as simulated (bone-tree or cycling rig).
 fn simulated(v: &Value) -> Chain {
     let rig = rig::load(&v.to_string()).unwrap();
-    match &rig.figure {
-        Some(fig) => fig.chains[0].clone(),
-        None => rig.fixed_chains[0].clone(),
-    }
+    rig.figure.chains[0].clone()
 }
 
 /// Largest chain length over its rest length on any recorded frame.

@@ -160,7 +160,7 @@ fn other_shapes_and_other_motions_keep_their_own_keys() {
 #[test]
 fn the_measure_stage_evaluates_the_delay() {
     let rig = load_file("walker.json");
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     let fb = figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, None);
     let mut clip = fb.clips[0].clone();
     let mut dropped = 0;
@@ -214,7 +214,7 @@ fn walker_jogger_runner_and_stickman_reuse_their_far_limbs() {
     };
     for name in ["walker.json", "jogger.json", "runner.json", "stickman.json"] {
         let rig = load_file(name);
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         let plan = reuse::plan(fig, Route::Css);
         assert_eq!(plan.chains[0].len(), 2, "{name}: {:?}", plan.chains);
         assert!(!reuse::plan(fig, Route::Smil).reuses());
@@ -268,7 +268,7 @@ fn to_goal_and_own(
     keyer: rigbake::figure::bake::Keyer,
     goal: f64,
 ) -> (FigureBake, FigureBake) {
-    let fig = rig.figure.as_ref().expect("a bone tree");
+    let fig = &rig.figure;
     let ideal = figure::ideal::Ideal::default();
     let route = (Route::Css, keyer, Some(goal));
     let fb = figure::bake_figure_shared(&rig.name, rig.view_box, fig, route, None, &ideal);
@@ -335,13 +335,8 @@ fn reuse_judged_against_any_goal_keeps_it_or_does_no_worse() {
     for path in paths {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&path).unwrap();
-        let mut rig = rig::load(&text).unwrap();
-        if rig.figure.is_none() {
-            // a cycling rig, as the bone tree `rigbake lower` writes
-            let lowered = rig::lower(&rig::parse(&text).unwrap()).unwrap();
-            rig = rig::validate(&lowered).unwrap();
-        }
-        let fig = rig.figure.as_ref().unwrap();
+        let rig = rig::load(&text).unwrap();
+        let fig = &rig.figure;
         if !reuse::plan(fig, Route::Css).reuses() {
             continue;
         }
@@ -457,7 +452,7 @@ fn replays_play_at_no_more_than_the_most_delays_a_clip_allows() {
         delays.dedup();
         assert_eq!(delays.len(), reuse::MAX_REPLAY_DELAYS, "{keys:?}");
         bones_within_the_default_tolerance(&b, "a fan of 16");
-        let fig = rig.figure.as_ref().unwrap();
+        let fig = &rig.figure;
         assert_eq!(reuse::replay_delays_bound(fig), reuse::MAX_REPLAY_DELAYS);
         if let Some(n) = keys {
             // the times the estimate counts bound the times measured
@@ -475,10 +470,6 @@ fn replays_play_at_no_more_than_the_most_delays_a_clip_allows() {
     }
     for (n, bound) in [(1, 0), (2, 1), (3, 2)] {
         let rig = rig::load(&fan(n, None)).unwrap();
-        assert_eq!(
-            reuse::replay_delays_bound(rig.figure.as_ref().unwrap()),
-            bound,
-            "{n} chains"
-        );
+        assert_eq!(reuse::replay_delays_bound(&rig.figure), bound, "{n} chains");
     }
 }

@@ -132,7 +132,7 @@ fn one_shot_physics_settles_and_holds() {
         ]
     }"#;
     let rig = rig::load(rig_text).unwrap();
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     assert_eq!(fig.physics.len(), 2);
     let once = &fig.physics[1];
     assert!(once.chains[0].recording.once && once.springs[0].recording.once);
@@ -231,7 +231,7 @@ fn bad_clip_ik_exits_2_naming_the_json_path() {
 #[test]
 fn each_clip_scrolls_the_ground_at_its_own_gait_speed() {
     let rig = rig::load(&common::rig_text("stickman.json")).unwrap();
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     let speeds: Vec<f64> = fig.clips.iter().map(|c| c.ground_speed_px_s).collect();
     assert!(
         (speeds[0] - 45.0 / (0.6 * 0.667)).abs() < 1e-9,

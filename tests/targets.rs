@@ -34,9 +34,7 @@ fn rigs() -> Vec<(String, Rig)> {
 fn every_ik_effector_has_a_target_probe_that_measures_the_reach() {
     let mut seen = 0;
     for (name, rig) in rigs() {
-        let Some(fig) = rig.figure.as_ref() else {
-            continue;
-        };
+        let fig = &rig.figure;
         for route in [Route::Css, Route::Smil] {
             let fb = figure::bake_figure(&rig.name, rig.view_box, fig, route, None);
             for im in &fb.ik {
@@ -78,7 +76,7 @@ fn floating_feet_are_visible_in_the_file() {
         .unwrap()
         .replace("\"length\": 37", "\"length\": 30");
     let rig = rig::load(&text).unwrap();
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     let fb = figure::bake_figure(&rig.name, rig.view_box, fig, Route::Css, None);
     for im in &fb.ik {
         let reach = im.measure.reach_px.unwrap();

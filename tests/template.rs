@@ -1,7 +1,7 @@
 //! `rigbake template RIG`: every example rig gets a well-formed starter
 //! drawing whose labelled parts sit where the library's phase-0 pose puts
-//! them (judged against the motion, IK and FK modules and against the baked
-//! clip's own probes at t = 0, not against the template code), with a
+//! them (judged against FK, a cycling rig file's crank and legs and the
+//! baked clip's own probes at t = 0, not against the template code), with a
 //! hidden guide layer; a cycling template edited as an illustrator would
 //! bakes back with `bake --art` to the plain bake's figures (and, with
 //! Chromium, the drawn parts follow the clip's probes within 0.05 px);
@@ -118,7 +118,8 @@ fn every_rig_gets_a_labelled_template_in_its_phase0_pose() {
         .into_iter()
         .chain([repo("tests/fixtures/lowering/path-foot.json")])
     {
-        kinds.insert(check_template(&path.display().to_string(), &load(&path)));
+        let text = fs::read_to_string(&path).unwrap();
+        kinds.insert(check_template(&path.display().to_string(), &text));
     }
     assert_eq!(kinds.len(), 2, "every rig kind covered: {kinds:?}");
     let of = |p: &str| rigbake::template::template(&load(&repo(p)));
@@ -142,19 +143,27 @@ fn templates_follow_root_motion_and_crank_start() {
         "y": { "keys": [[0, 25], [0.5, 12], [1, 25]], "ease": "smoothstep" }
     });
     let rig = rig::load(&pony.to_string()).unwrap();
-    let moved = rigbake::figure::fk::root_matrix(&rig.figure.as_ref().unwrap().clips[0].root, 0.0)
-        .apply(Vec2::ZERO);
+    let moved = rigbake::figure::fk::root_matrix(&rig.figure.clips[0].root, 0.0).apply(Vec2::ZERO);
     assert!(moved.dist(Vec2::new(17.0, 25.0)) < 1e-9, "{moved:?}");
-    assert_eq!(check_template("ponytail, moved", &rig), "bones");
+    assert_eq!(
+        check_template("ponytail, moved", &pony.to_string()),
+        "bones"
+    );
     let mut cyc = read("rigs/recumbent.json");
     cyc["crank"]["start_deg"] = 137.into();
-    let rig = rig::load(&cyc.to_string()).unwrap();
-    assert_eq!(check_template("recumbent, turned", &rig), "cycling");
+    assert_eq!(
+        check_template("recumbent, turned", &cyc.to_string()),
+        "cycling"
+    );
 }
 
-/// Checks one rig's template (see the test above); returns its kind.
-fn check_template(name: &str, rig: &rig::Rig) -> &'static str {
-    let rig = rig.clone();
+/// Checks the template of one rig (its file's text; see the test above);
+/// returns its kind: "cycling" (`crank` + `legs`, loaded as the bone tree
+/// it lowers into, so checked as a tree and then leg by leg against the
+/// rig file), else "bones".
+fn check_template(name: &str, text: &str) -> &'static str {
+    let file = rig::parse(text).unwrap();
+    let rig = rig::load(text).unwrap();
     let kind;
     let svg = rigbake::template::template(&rig);
     let name = name.to_string();
@@ -210,7 +219,8 @@ fn check_template(name: &str, rig: &rig::Rig) -> &'static str {
         *v
     };
 
-    if let Some(fig) = &rig.figure {
+    {
+        let fig = &rig.figure;
         kind = "bones";
         // FK of the first clip at t = 0 through the root motion and springs
         let clip = &fig.clips[0];
@@ -346,59 +356,70 @@ fn check_template(name: &str, rig: &rig::Rig) -> &'static str {
                 near(&format!("{name} {id} point {k}"), *p, want, ROUND_PX);
             }
         }
-    } else {
-        kind = "cycling";
-        let motion = rigbake::motion::sample(&rig);
-        assert!(part(&doc, "crank").children().any(|c| c.is_element()));
-        for (leg, lm) in rig.legs.iter().zip(&motion.legs) {
-            let ln = &leg.name;
-            let d = leg.depth_offset;
-            let pose = lm.pose_at(0.0);
-            let thigh = part(&doc, &format!("thigh-{ln}"));
-            let shin = part(&doc, &format!("shin-{ln}"));
-            let pedal = part(&doc, &format!("pedal-{ln}"));
-            assert!(inside(shin, thigh) && !inside(pedal, thigh));
-            let (h, k) = ends(&doc, &format!("thigh-{ln}"));
-            let (k2, a) = ends(&doc, &format!("shin-{ln}"));
-            near(&format!("{name} {ln} hip"), h, leg.hip + d, ROUND_PX);
-            near(&format!("{name} {ln} knee"), k, pose.joint + d, ROUND_PX);
-            assert_eq!(k, k2);
-            near(
-                &format!("{name} {ln} ankle"),
-                a,
-                lm.target_at(0.0) + d,
-                ROUND_PX,
-            );
-            let e = err[ln];
-            near(
-                &format!("{name} {ln} ankle vs the bake"),
-                a,
-                probe(&format!("{ln}-ankle")),
-                e + ROUND_PX,
-            );
-            // the pedal is drawn about its axle, the crank arm ends there
-            let (p1, p2) = ends(&doc, &format!("pedal-{ln}"));
-            let axle = lm.target_at(0.0) - leg.pedal_offset + d;
-            near(
-                &format!("{name} {ln} pedal"),
-                (p1 + p2) * 0.5,
-                axle,
-                ROUND_PX,
-            );
-            let (c0, c1) = ends(&doc, &format!("crank-{ln}"));
-            near(
-                &format!("{name} {ln} crank centre"),
-                c0,
-                rigbake::rig::Crank::of(&rig).center + d,
-                ROUND_PX,
-            );
-            near(&format!("{name} {ln} crank arm"), c1, axle, ROUND_PX);
-            for (j, p) in [("hip", h), ("knee", k), ("ankle", a)] {
-                near(j, marker(&doc, guides, &format!("joint-{j}-{ln}")), p, 1e-9);
-            }
+    }
+    let Some(crank) = &file.crank else {
+        return kind;
+    };
+    // a cycling rig, leg by leg: its parts are the lowered tree's (the
+    // named entry's thigh-<leg> and shin-<leg>, the crank and pedal bones'
+    // crank-<leg> and pedal-<leg>, each of those a dot at its joint)
+    let v = |p: [f64; 2]| Vec2::new(p[0], p[1]);
+    assert!(!file.legs.is_empty(), "{name}");
+    for leg in &file.legs {
+        let ln = &leg.name;
+        let d = v(leg.depth_offset);
+        let centre = v(crank.center) + d;
+        let thigh = part(&doc, &format!("thigh-{ln}"));
+        let shin = part(&doc, &format!("shin-{ln}"));
+        let pedal = part(&doc, &format!("pedal-{ln}"));
+        assert!(inside(shin, thigh) && !inside(pedal, thigh), "{name} {ln}");
+        let (h, k) = ends(&doc, &format!("thigh-{ln}"));
+        let (k2, a) = ends(&doc, &format!("shin-{ln}"));
+        near(&format!("{name} {ln} hip"), h, v(leg.hip) + d, ROUND_PX);
+        assert_eq!(k, k2, "{name} {ln} knee");
+        let e = err[ln];
+        let target = probe(&format!("{ln}-target"));
+        near(
+            &format!("{name} {ln} ankle vs the bake"),
+            a,
+            probe(&format!("{ln}-ankle")),
+            e + ROUND_PX,
+        );
+        near(
+            &format!("{name} {ln} ankle on the pedal"),
+            a,
+            target,
+            e + ROUND_PX,
+        );
+        // the crank arm turns about the crank centre; the pedal is at the
+        // axle, a crank radius from it, the target less the pedal offset
+        let (c0, c1) = ends(&doc, &format!("crank-{ln}"));
+        near(&format!("{name} {ln} crank centre"), c0, centre, ROUND_PX);
+        near(&format!("{name} {ln} crank centre"), c1, centre, ROUND_PX);
+        let (p0, p1) = ends(&doc, &format!("pedal-{ln}"));
+        assert_eq!(p0, p1, "{name} {ln} pedal");
+        near(
+            &format!("{name} {ln} pedal"),
+            p0 + v(leg.pedal_offset),
+            target,
+            ROUND_PX,
+        );
+        assert!(
+            (p0.dist(centre) - crank.radius).abs() <= 2.0 * ROUND_PX,
+            "{name} {ln}: pedal {} px from the crank centre",
+            p0.dist(centre)
+        );
+        // a leg in phase with the crank starts at its `start_deg`
+        if leg.phase_deg == 0.0 {
+            let at = crank.start_deg.to_radians();
+            let want = centre + Vec2::new(at.cos(), at.sin()) * crank.radius;
+            near(&format!("{name} {ln} crank start"), p0, want, ROUND_PX);
+        }
+        for (j, p) in [("hip", h), ("knee", k), ("ankle", a)] {
+            near(j, marker(&doc, guides, &format!("joint-{j}-{ln}")), p, 1e-9);
         }
     }
-    kind
+    "cycling"
 }
 
 /// The command writes `<name>.template.svg` into `-o DIR` (created), the
@@ -603,12 +624,13 @@ fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
 }
 
-/// template → draw → `bake --art` for every cycling rig: the report is the
-/// plain bake's (`check --format json`, per probe within 0.05 px), every
-/// joint marker of the template is on the rig's joint (the `art:` lines),
-/// and in Chromium the drawn shin ends, knees and pedals follow the clip's
-/// probes within 0.05 px over a period, with the ankle–pedal distance
-/// within 0.05 px of the plain bake's reported maximum.
+/// template → draw → `bake --art` for every cycling rig (its template and
+/// binding the bone tree's it lowers into): the report is the plain
+/// bake's (`check --format json`, per probe within 0.05 px), every joint
+/// marker of the template is on the rig's joint (the `art:` lines), and in
+/// Chromium the drawn shin ends, knees, pedals and crank arms follow the
+/// clip's probes within 0.05 px over a period, with the ankle–pedal
+/// distance within 0.05 px of the plain bake's reported maximum.
 #[test]
 fn cycling_template_round_trips_through_bake_art() {
     let chromium = browser::find_chromium();
@@ -622,10 +644,11 @@ fn cycling_template_round_trips_through_bake_art() {
     let mut jobs = Vec::new();
     let tmp = tempfile::tempdir().unwrap();
     for path in rigs() {
-        let rig = load(&path);
-        if rig.legs.is_empty() {
+        let file = rig::parse(&fs::read_to_string(&path).unwrap()).unwrap();
+        if file.crank.is_none() || file.legs.is_empty() {
             continue;
         }
+        let rig = load(&path);
         let res = rigbake()
             .arg("template")
             .arg(&path)
@@ -656,8 +679,15 @@ fn cycling_template_round_trips_through_bake_art() {
             "{}",
             String::from_utf8_lossy(&res.stderr)
         );
+        // every marker on its joint, each leg's hip, knee and ankle among
+        // them (the lowered bones' joint-<bone>, tip-<bone> too)
         let art_lines = common::art_marker_offsets(&stdout);
-        assert_eq!(art_lines.len(), 3 * rig.legs.len(), "{stdout}");
+        for leg in &file.legs {
+            for j in ["hip", "knee", "ankle"] {
+                let m = format!("art: joint-{j}-{} is", leg.name);
+                assert!(art_lines.iter().any(|(l, _)| l.starts_with(&m)), "{stdout}");
+            }
+        }
         for (l, px) in art_lines {
             assert!(px <= ROUND_PX, "{l}");
         }
@@ -682,7 +712,7 @@ fn cycling_template_round_trips_through_bake_art() {
                 )
             })
             .collect();
-        assert_eq!(plain.len(), rig.legs.len());
+        assert_eq!(plain.len(), file.legs.len());
         for leg in report["legs"].as_array().unwrap() {
             let n = leg["name"].as_str().unwrap();
             let got = leg["max_error_px"].as_f64().unwrap();
@@ -693,33 +723,36 @@ fn cycling_template_round_trips_through_bake_art() {
                 plain[n]
             );
         }
-        jobs.push((rig, fs::read_to_string(&animated).unwrap(), plain));
+        jobs.push((rig, file, fs::read_to_string(&animated).unwrap(), plain));
     }
     assert!(jobs.len() >= 3, "cycling rigs in rigs/: {}", jobs.len());
     let Some(chromium) = chromium else { return };
     let b = browser::Browser::chromium(chromium);
     let times: Vec<Vec<f64>> = jobs
         .iter()
-        .map(|(rig, _, _)| (0..48).map(|i| rig.period_s * i as f64 / 48.0).collect())
+        .map(|(rig, _, _, _)| (0..48).map(|i| rig.period_s * i as f64 / 48.0).collect())
         .collect();
     let batch: Vec<browser::ProbeJob> = jobs
         .iter()
         .zip(&times)
-        .map(|((_, svg, _), t)| browser::ProbeJob {
+        .map(|((_, _, svg, _), t)| browser::ProbeJob {
             svg,
             mode: SeekMode::WebAnimations,
             times_s: t,
         })
         .collect();
     let got = browser::probe_batch(&b, &batch).unwrap_or_else(|e| panic!("{e}"));
-    for (((rig, _, plain), ts), samples) in jobs.iter().zip(&times).zip(&got) {
+    for (((rig, file, _, plain), ts), samples) in jobs.iter().zip(&times).zip(&got) {
         let clip = bake_rig(
             rig,
             &BakeOptions::resolve(rig, Route::Css, None, None, None),
         )
         .clip;
-        for leg in &rig.legs {
+        let v = |p: [f64; 2]| Vec2::new(p[0], p[1]);
+        let crank = file.crank.as_ref().unwrap();
+        for leg in &file.legs {
             let ln = &leg.name;
+            let centre = v(crank.center) + v(leg.depth_offset);
             let mut worst: f64 = 0.0;
             for (t, p) in ts.iter().zip(samples) {
                 let want = measure::probes_at(&clip, *t);
@@ -763,21 +796,21 @@ fn cycling_template_round_trips_through_bake_art() {
                 let target = at(&format!("{ln}-target"));
                 let off = leg.pedal_offset;
                 assert!(
-                    dist([pedal[0] + off.x, pedal[1] + off.y], target) <= 0.05,
+                    dist([pedal[0] + off[0], pedal[1] + off[1]], target) <= 0.05,
                     "{ctx}: pedal"
                 );
+                // the crank arm's part (drawn at its joint) turns about the
+                // crank centre: its point there stays, and the pedal keeps
+                // a crank radius from it
+                let arm = at(&format!("art-crank-{ln}-to"));
+                assert!(dist(arm, [centre.x, centre.y]) <= 0.05, "{ctx}: crank arm");
                 assert!(
-                    dist(at(&format!("art-crank-{ln}-to")), pedal) <= 0.05,
-                    "{ctx}: crank arm"
+                    (dist(arm, pedal) - crank.radius).abs() <= 0.05,
+                    "{ctx}: crank radius"
                 );
+                let hip = v(leg.hip) + v(leg.depth_offset);
                 assert!(
-                    dist(
-                        at(&format!("art-thigh-{ln}-from")),
-                        [
-                            leg.hip.x + leg.depth_offset.x,
-                            leg.hip.y + leg.depth_offset.y
-                        ]
-                    ) <= 0.05,
+                    dist(at(&format!("art-thigh-{ln}-from")), [hip.x, hip.y]) <= 0.05,
                     "{ctx}: hip"
                 );
                 worst = worst.max(dist(ankle, target));

@@ -39,7 +39,7 @@ fn seam_pop_px(clip: &Clip, spacing: f64) -> (String, f64) {
 /// moves from where it touched down, relative to the written ground: a
 /// stricter figure than the report's net slip per step, px.
 fn worst_slide_px(rig: &Rig, clip: &Clip) -> f64 {
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     let p = clip.period_s;
     let mut worst = 0.0f64;
     for k in &fig.ik {
@@ -80,7 +80,7 @@ fn run_up_loops_seamlessly_with_planted_feet_on_both_routes() {
     for (what, rig_text, route) in cases {
         let rig = rig::load(rig_text).unwrap();
         let tolerance = rig.tolerance_px.unwrap();
-        let spacing = rig.figure.as_ref().unwrap().ground_spacing_px;
+        let spacing = rig.figure.ground_spacing_px;
         let baked = common::bake_own(&rig, route);
         let (name, pop) = seam_pop_px(&baked.clip, spacing);
         eprintln!("{what} {route:?}: seam pop {pop:.4} px ({name})");
@@ -113,7 +113,7 @@ fn run_up_loops_seamlessly_with_planted_feet_on_both_routes() {
 #[test]
 fn run_up_speeds_up_and_slows_down() {
     let rig = rig::load(&common::rig_text("run-up.json")).unwrap();
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     let keys = &fig.clips[0].ground_keys;
     assert!(keys.len() > 2, "{keys:?}");
     let p = fig.clips[0].period_s;
@@ -186,7 +186,7 @@ fn a_timeline_that_does_not_close_is_refused() {
 #[test]
 fn run_up_arms_keep_step_with_the_opposite_foot() {
     let rig = rig::load(&common::rig_text("run-up.json")).unwrap();
-    let fig = rig.figure.as_ref().unwrap();
+    let fig = &rig.figure;
     let bone = |name: &str| fig.bones.iter().position(|b| b.name == name).unwrap();
     let clip = &fig.clips[0];
     for (arm, leg) in [("uarm_n", "thigh_f"), ("uarm_f", "thigh_n")] {

@@ -1,14 +1,18 @@
 //! The documented mapping from a v1 cycling rig (`crank` + `legs`) to an
 //! `ik_chains` rig (docs/how-it-works.md, "A cycling rig as chains") is exact: every leg
 //! becomes a chain with a fixed root at the hip and a circle target, and the
-//! two describe the same ideal ankle at every time (the chains checked as
-//! the skeleton takes them: lowered into bones by `rig::lower_chains`).
+//! two describe the same ideal ankle at every time: the pedal at the crank
+//! centre plus the pedal offset plus the radius at the crank's start plus
+//! the leg's phase, turned once per period, computed here from the v1 file
+//! (the chains checked as the skeleton takes them, lowered into bones by
+//! `rig::lower_chains`, and so is the v1 rig, which loads as the bone tree
+//! it lowers into).
 
 use rigbake::bake::BakeOptions;
 use rigbake::clip::Route;
 use rigbake::figure::fk;
-use rigbake::geom::Vec2Ext;
-use rigbake::{bake_rig, motion, rig};
+use rigbake::geom::{Vec2, Vec2Ext};
+use rigbake::{bake_rig, rig};
 use serde_json::{Value, json};
 use std::fs;
 use std::path::PathBuf;
@@ -63,9 +67,32 @@ fn as_chains(v1: &Value) -> Value {
     out
 }
 
+/// A v1 leg's ideal ankle (the pedal) at `t`, its depth offset added, and
+/// its hip so moved, from the file alone (defaults as the format documents
+/// them: no offsets, phase 0, clockwise).
+fn v1_leg(v1: &Value, leg: &Value) -> (impl Fn(f64) -> Vec2, Vec2) {
+    let num = |v: &Value| v.as_f64().unwrap_or(0.0);
+    let pt = |v: &Value| Vec2::new(num(&v[0]), num(&v[1]));
+    let crank = &v1["crank"];
+    let depth = pt(&leg["depth_offset"]);
+    let centre = pt(&crank["center"]) + pt(&leg["pedal_offset"]) + depth;
+    let radius = num(&crank["radius"]);
+    let start = (num(&crank["start_deg"]) + num(&leg["phase_deg"])).to_radians();
+    let sign = if crank["direction"] == "ccw" {
+        -1.0
+    } else {
+        1.0
+    };
+    let ankle =
+        move |t: f64| centre + Vec2::from_angle(start + sign * std::f64::consts::TAU * t) * radius;
+    (ankle, pt(&leg["hip"]) + depth)
+}
+
 #[test]
 fn every_v1_example_maps_to_chains_with_the_same_ideal_ankles() {
     let mut seen = 0;
+    // (what the examples cover: a depth offset, more than one phase)
+    let (mut deep, mut phases) = (0, std::collections::BTreeSet::new());
     for entry in fs::read_dir(repo("rigs")).unwrap() {
         let path = entry.unwrap().path();
         let v1: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
@@ -81,29 +108,37 @@ fn every_v1_example_maps_to_chains_with_the_same_ideal_ankles() {
         let tree = rig::lower_chains(&rig::parse(&as_chains(&v1).to_string()).unwrap())
             .and_then(|f| rig::validate(&f))
             .unwrap();
-        let fig = tree.figure.as_ref().unwrap();
-        let m = motion::sample(&cyc);
-        assert_eq!(m.legs.len(), fig.ik.len());
-        for (i, (leg, k)) in m.legs.iter().zip(&fig.ik).enumerate() {
-            let l = leg.leg();
-            assert_eq!(k.name.as_deref(), Some(l.name.as_str()));
-            assert_eq!(
-                (l.thigh, l.shin),
-                (fig.bones[k.upper].length, fig.bones[k.lower].length)
-            );
-            let root = fig.bones[k.upper].parent.unwrap();
-            for n in 0..=1000 {
-                let t = n as f64 / 1000.0;
-                let want = leg.target_at(t) + l.depth_offset;
-                let got = fig.clips[0].targets[i].at(t);
-                assert!(
-                    want.dist(got) < 1e-9,
-                    "{}: leg {} at t = {t}: {want:?} vs {got:?}",
-                    path.display(),
-                    l.name
+        let legs = v1["legs"].as_array().unwrap();
+        // the v1 rig as it loads (its own bone tree) and its chain form
+        for (form, fig) in [("v1", &cyc.figure), ("chains", &tree.figure)] {
+            assert_eq!(legs.len(), fig.ik.len(), "{} {form}", path.display());
+            for (i, (leg, k)) in legs.iter().zip(&fig.ik).enumerate() {
+                let name = leg["name"].as_str().unwrap();
+                let what = format!("{} {form}: leg {name}", path.display());
+                assert_eq!(k.name.as_deref(), Some(name), "{what}");
+                assert_eq!(
+                    (
+                        leg["thigh"].as_f64().unwrap(),
+                        leg["shin"].as_f64().unwrap()
+                    ),
+                    (fig.bones[k.upper].length, fig.bones[k.lower].length),
+                    "{what}"
                 );
-                let hip = fk::tips(fig, &fig.clips[0], t)[root];
-                assert!(hip.dist(l.hip + l.depth_offset) < 1e-9, "{hip:?}");
+                let (ankle, hip_at) = v1_leg(&v1, leg);
+                deep += usize::from(leg.get("depth_offset").is_some());
+                phases.insert(leg["phase_deg"].to_string());
+                let root = fig.bones[k.upper].parent.unwrap();
+                for n in 0..=1000 {
+                    let t = n as f64 / 1000.0;
+                    let want = ankle(t);
+                    let got = fig.clips[0].targets[i].at(t);
+                    assert!(
+                        want.dist(got) < 1e-9,
+                        "{what} at t = {t}: {want:?} vs {got:?}"
+                    );
+                    let hip = fk::tips(fig, &fig.clips[0], t)[root];
+                    assert!(hip.dist(hip_at) < 1e-9, "{what}: {hip:?}");
+                }
             }
         }
         // and the chain form bakes within the same 1 px budget on both routes
@@ -122,4 +157,5 @@ fn every_v1_example_maps_to_chains_with_the_same_ideal_ankles() {
         }
     }
     assert!(seen >= 3, "expected the v1 example rigs, saw {seen}");
+    assert!(deep > 0 && phases.len() > 1, "{deep} {phases:?}");
 }

@@ -148,13 +148,20 @@ fn on_hostile_page(chromium: &browser::Browser, strip: bool) -> Vec<(String, f64
         ("seed-nested", bake(&load("seed-nested"), Route::Css)),
         ("walker", bake(&load("walker"), Route::Css)),
         ("jump", bake(&load("jump"), Route::Css)),
-        // its probes are in the wrappers rigbake adds to the drawing
+        // its drawn shins' probes are in the wrappers rigbake adds to the
+        // drawing (the clip's own follow it, in the skeleton group)
         ("seed-nested --art", art_on_template("seed-nested")),
     ];
     let svgs: Vec<String> = bakes
         .iter()
         .map(|(label, b)| {
-            let rule = b.svg.find("[id^=").expect("a transform-box rule");
+            // (an --art file's sheet opens with its wrappers' origin rule)
+            let rule = b.svg[..b
+                .svg
+                .find("{transform-box:view-box}")
+                .expect("a transform-box rule")]
+                .rfind("[id^=")
+                .unwrap();
             let stem = &b.svg[rule + 6..rule + 6 + b.svg[rule + 6..].find('"').unwrap()];
             // the rule reaches every rotating group: the file's own, and in
             // a drawing every wrapper rigbake adds (a drawing's own ids
@@ -196,21 +203,31 @@ fn on_hostile_page(chromium: &browser::Browser, strip: bool) -> Vec<(String, f64
         .iter()
         .zip(&got[1..])
         .map(|((label, b), got)| {
+            let (clips, drawn) = split_drawn(got);
+            let drawn = drawn_deviation(&b.clip, &times, &drawn);
+            if label.ends_with("--art") {
+                assert!(drawn.is_finite(), "{label}: no drawn probe measured");
+            }
             if strip {
-                (label.to_string(), deviation(&b.clip, &times, got).0)
-            } else {
                 (
                     label.to_string(),
-                    agrees(label, &b.clip, Some(b), &times, got),
+                    deviation(&b.clip, &times, &clips).0.max(drawn),
                 )
+            } else {
+                let worst = agrees(label, &b.clip, Some(b), &times, &clips);
+                assert!(drawn <= TOL_PX, "{label}: a drawn ankle {drawn} px off");
+                (label.to_string(), worst.max(drawn))
             }
         })
         .collect()
 }
 
-/// `name` baked onto its own template drawing (`rigbake template`, then
-/// `bake --art`), with the plain bake's clip to measure against (the
-/// drawing's probes are the clip's).
+/// `name` (a cycling rig) baked onto its own template drawing (`rigbake
+/// template`, then `bake --art`), with the plain bake's clip to measure
+/// against: the file holds the clip's probes (in the skeleton group after
+/// the drawing) and one of the drawing's own on each shin at the ankle,
+/// `art-ankle-<leg>` (in the wrappers rigbake adds to the drawing), which
+/// follows the clip's `<leg>-ankle`.
 fn art_on_template(name: &str) -> Baked {
     let tmp = tempfile::tempdir().unwrap();
     let rig = repo(&format!("rigs/{name}.json"));
@@ -229,6 +246,27 @@ fn art_on_template(name: &str) -> Baked {
         tmp.path().as_os_str(),
     ]);
     let drawing = tmp.path().join(format!("{name}.template.svg"));
+    // a probe of the drawing's own on each shin, at the ankle (where the
+    // template's marker is): so the drawn parts are measured too
+    let mut text = std::fs::read_to_string(&drawing).unwrap();
+    for leg in ["near", "far"] {
+        let marker = format!("<circle id=\"joint-ankle-{leg}\"");
+        let at = text.find(&marker).expect("the template's ankle marker");
+        let tag = &text[at..at + text[at..].find("/>").unwrap()];
+        let attr = |a: &str| {
+            let k = tag.find(&format!(" {a}=\"")).unwrap() + a.len() + 3;
+            tag[k..k + tag[k..].find('"').unwrap()].to_string()
+        };
+        let probe = format!(
+            "<circle data-probe=\"art-ankle-{leg}\" cx=\"{}\" cy=\"{}\" r=\"1\" fill=\"none\"/>",
+            attr("cx"),
+            attr("cy")
+        );
+        let shin = format!("<g id=\"shin-{leg}\" inkscape:label=\"shin-{leg}\">");
+        assert_eq!(text.matches(&shin).count(), 1, "{shin}");
+        text = text.replace(&shin, &format!("{shin}{probe}"));
+    }
+    std::fs::write(&drawing, text).unwrap();
     let out = tmp.path().join("art.svg");
     run(&[
         "bake".as_ref(),
@@ -243,6 +281,36 @@ fn art_on_template(name: &str) -> Baked {
         svg: std::fs::read_to_string(&out).unwrap(),
         ..bake(&load(name), Route::Css)
     }
+}
+
+/// The browser's probes split into the clip's and the drawing's own
+/// (`art-…`).
+fn split_drawn(got: &[browser::Probes]) -> (Vec<browser::Probes>, Vec<browser::Probes>) {
+    got.iter()
+        .map(|p| {
+            let (drawn, clips): (browser::Probes, browser::Probes) = p
+                .clone()
+                .into_iter()
+                .partition(|(k, _)| k.starts_with("art-"));
+            (clips, drawn)
+        })
+        .unzip()
+}
+
+/// The largest distance between a drawn probe `art-ankle-<leg>` and the
+/// clip's `<leg>-ankle` (`measure::probes_at`) over all times; `-inf` for a
+/// file without drawn probes.
+fn drawn_deviation(clip: &rigbake::clip::Clip, times: &[f64], drawn: &[browser::Probes]) -> f64 {
+    let mut worst = f64::NEG_INFINITY;
+    for (t, probes) in times.iter().zip(drawn) {
+        let want = rigbake::measure::probes_at(clip, *t);
+        for (name, p) in probes {
+            let leg = name.strip_prefix("art-ankle-").expect("an ankle probe");
+            let w = want[&format!("{leg}-ankle")];
+            worst = worst.max((p[0] - w.x).hypot(p[1] - w.y));
+        }
+    }
+    worst
 }
 
 /// The id stem (`<prefix>-n`) of a file's first element id.
@@ -466,18 +534,13 @@ fn bake_prefix_is_exact_and_checked() {
     );
     let svg = std::fs::read_to_string(&out).unwrap();
     let names = defined_names(&svg);
-    assert!(names.contains("hero-near-thigh"), "{names:?}");
+    assert!(names.contains("hero-b-near_thigh"), "{names:?}");
     assert!(names.iter().all(|n| n.starts_with("hero-")), "{names:?}");
     // the prefix changes names only: the same bake with its own prefix
     let auto = bake(&load("seed-nested"), Route::Css);
-    let p = auto
-        .svg
-        .split("class=\"")
-        .nth(1)
-        .unwrap()
-        .split("-far")
-        .next()
-        .unwrap();
+    let stem = id_stem(&auto.svg);
+    let p = stem.strip_suffix("-n").unwrap();
+    assert_eq!(id_stem(&svg), "hero-n");
     assert_eq!(svg.replace("hero-", &format!("{p}-")), auto.svg);
 
     let cases: [(&[&str], &str); 4] = [

@@ -67,8 +67,8 @@
 
 use super::pose::Checker;
 use super::{
-    Animated, ArtError, ClipIndex, Drawing, Found, Insert, Joint, LineIndex, Named, PartWrap,
-    WrapIds, check_marker, check_place, ctm_of_parent, find_parts, finish, hide, marker_at,
+    Animated, ArtError, ClipIndex, Drawing, Found, Insert, Joint, LineIndex, PartWrap, WrapIds,
+    check_marker, check_place, ctm_of_parent, find_parts, finish, hide, marker_at,
     moving_animations, output_scope, own_transform, skeleton_text, wrap_part,
 };
 use crate::clip::Clip;
@@ -129,7 +129,7 @@ pub(super) fn animate(
         chain_role(fig, name)
     };
 
-    let parts = find_parts(doc, lines, |n| role_of(n).map(Named::Part))?.parts;
+    let parts = find_parts(doc, lines, role_of)?.parts;
     // the drawable bones, as the template names them
     let list = (0..fig.bones.len())
         .filter(|&b| drawable(&fig.bones[b]))
@@ -168,7 +168,7 @@ pub(super) fn animate(
                         bone.name,
                         limb.as_str()
                     );
-                    match limb_hints(doc, lines, limb, &role_of) {
+                    match near_misses(doc, lines, &format!("{}-", limb.as_str()), &role_of) {
                         Some(hints) => {
                             let chains = fig
                                 .ik
@@ -371,7 +371,7 @@ pub(super) fn animate(
         art,
         root,
         inserts,
-        (clip, &crate::emit::css::style(clip, &sc)),
+        (clip, &placement_style(clip, &sc)),
         last,
     )?;
     let mut still: Vec<(&str, String)> = fig
@@ -393,7 +393,23 @@ pub(super) fn animate(
             "the rig's ground, which a drawing cannot follow: what it draws stays still (the ground's probes move; see draw-a-figure.md, Limits)".into(),
         ));
     }
-    let notes = super::still_named(doc, lines, &still);
+    let mut notes = super::still_named(doc, lines, &still);
+    // a bone no part draws (one that need not be drawn: a pedal, a crank
+    // arm) while the drawing has names like its parts': likely a typo
+    for (b, bone) in fig.bones.iter().enumerate() {
+        if drawn.contains_key(&b) || declared.contains(&b) {
+            continue;
+        }
+        for part in &bone.parts {
+            let Some(cut) = part.rfind('-') else { continue };
+            if let Some(hints) = near_misses(doc, lines, &part[..=cut], &role_of) {
+                notes.push(format!(
+                    "no part \"{part}\" (bone {:?}) in the drawing, which has {hints}: those name nothing of the rig and stay still",
+                    bone.name
+                ));
+            }
+        }
+    }
     Ok(Animated {
         svg,
         markers,
@@ -401,27 +417,46 @@ pub(super) fn animate(
     })
 }
 
-/// The drawing's names shaped like a chain's `limb` part (`thigh-…`) that
-/// name no part of the rig (likely typos), with their lines: at most a few,
-/// so a missing part's message stays one short line; `None` without any.
-fn limb_hints(
+/// One rule for the wrappers (`<prefix>-nw<k>`, `WrapIds`), then the
+/// clip's style sheet: a placement wrapper turns its part by a `transform`
+/// attribute about the origin of its parent's user space, which a page's
+/// own `transform-origin` (`svg *{transform-origin:center}`) would move
+/// (the sheet's `transform-box` rule already reaches it); an animated
+/// wrapper's own rule, later in the sheet with the same specificity, sets
+/// its origin over this one.
+fn placement_style(clip: &Clip, sc: &crate::emit::scope::Scope) -> String {
+    format!(
+        "[id^=\"{}w\"]{{transform-origin:0 0}}{}",
+        sc.id_stem(),
+        crate::emit::css::style(clip, sc)
+    )
+}
+
+/// Near-miss names a missing part's message shows: a few, so the message
+/// stays one short line (the others are counted).
+const HINTS: usize = 5;
+
+/// The drawing's names that begin with `prefix` (a chain's `thigh-`, a
+/// part's `pedal-`) and name no part of the rig (likely typos), with their
+/// lines: at most [`HINTS`], so a message stays one short line; `None`
+/// without any.
+fn near_misses(
     doc: &roxmltree::Document,
     lines: &LineIndex,
-    limb: Limb,
+    prefix: &str,
     role_of: &dyn Fn(&str) -> Option<Role>,
 ) -> Option<String> {
-    let prefix = format!("{}-", limb.as_str());
     let mut found = doc.descendants().filter(|n| n.is_element()).flat_map(|n| {
         super::names_of(n)
             .into_iter()
             .flatten()
-            .filter(|name| name.starts_with(&prefix) && role_of(name).is_none())
+            .filter(|name| name.starts_with(prefix) && role_of(name).is_none())
             .map(move |name| (name, n))
     });
     // the first few written out, the others counted
     let mut shown: Vec<String> = found
         .by_ref()
-        .take(super::HINTS)
+        .take(HINTS)
         .map(|(name, n)| format!("\"{name}\" (line {})", lines.row(n.range().start)))
         .collect();
     let more = found.count();

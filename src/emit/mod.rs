@@ -102,7 +102,7 @@ pub fn emit(clip: &Clip) -> String {
     emit_with_chains(clip, &[], None)
 }
 
-/// Emit a cycling clip that also holds Verlet chains whose segments carry
+/// Emit a clip that also holds Verlet chains whose segments carry
 /// the classes `rb-chain rb-k<i>`, `colours[i]` the stroke of `rb-k<i>`
 /// (without colours the bytes are those of [`emit`]). `prefix`: the scope's
 /// prefix (`bake --prefix`), else the automatic one.

@@ -2,11 +2,11 @@
 //! unique to that file.
 //!
 //! CSS in an inline `<svg>` is global to the HTML page, so two files that
-//! both define `.rb-near-thigh` and `@keyframes rb-near-thigh` would animate
-//! each other's shapes. The clip keeps *local* names (all beginning `rb-`);
-//! the emitters pass every name they write through one [`Scope`], which
-//! swaps the local `rb-` for the file's prefix: `rb-near-thigh` →
-//! `k4x9z-near-thigh`.
+//! both define `.rb-b-near_thigh` and `@keyframes rb-far_thigh` would
+//! animate each other's shapes. The clip keeps *local* names (all beginning
+//! `rb-`); the emitters pass every name they write through one [`Scope`],
+//! which swaps the local `rb-` for the file's prefix: `rb-b-near_thigh` →
+//! `k4x9z-b-near_thigh`.
 //!
 //! The prefix is a hash of the file as written with local names
 //! ([`scoped`]; the text holds the rig's name in its `<title>`): the same
@@ -190,42 +190,6 @@ pub fn check_prefix(p: &str) -> Result<(), String> {
             crate::input::quoted(p, '"')
         ))
     }
-}
-
-/// Parts of a leg's side that get their own class (and keyframes name).
-pub const SIDE_PARTS: [&str; 5] = ["crank", "pedal", "counter", "thigh", "shin"];
-
-/// Class and keyframes names the drawing uses for itself, whatever the legs.
-pub const FIXED_NAMES: [&str; 10] = [
-    "rb-leg",
-    "rb-back",
-    "rb-hip",
-    "rb-arm",
-    "rb-pedal",
-    "rb-frame",
-    "rb-ring",
-    "rb-bike",
-    "rb-chainring",
-    "rb-crank",
-];
-
-/// The class of a leg's side group (`part` empty: `rb-<leg>`) or of one of its
-/// [`SIDE_PARTS`] given the side class (`rb-<leg>-<part>`). Validation
-/// rejects leg names whose names would meet another's or a [`FIXED_NAMES`] one.
-pub fn side_names(base: &str, part: &str) -> String {
-    if part.is_empty() {
-        format!("rb-{base}")
-    } else {
-        format!("{base}-{part}")
-    }
-}
-
-/// Every class and keyframes name a leg called `leg` brings into the file.
-pub fn leg_names(leg: &str) -> Vec<String> {
-    let side = side_names(leg, "");
-    let mut v: Vec<String> = SIDE_PARTS.iter().map(|p| side_names(&side, p)).collect();
-    v.push(side);
-    v
 }
 
 #[cfg(test)]

@@ -22,11 +22,13 @@
 //! two key sets: keys placed where its curve needs them
 //! ([`crate::fit::fewest_placed`], to [`PLACED_SHARE`] of its budget) and
 //! the fewest uniform ones ([`crate::fit::fewest_uniform`]).
-//! The two bones of an `ik` entry are fitted together, as the cycling legs
-//! are ([`crate::fit::pair`]: the effector and the joint kept within the
+//! The two bones of an `ik` entry are fitted together
+//! ([`crate::fit::pair`]: the effector and the joint kept within the
 //! channel budget), except where each channel takes its own
 //! shortest shape (the css default, [`Keyer::shortest_shape`]: a bone's
-//! `linear()` stops often write fewer bytes than a pair's cubic keys).
+//! `linear()` stops often write fewer bytes than a pair's cubic keys) and
+//! the entry does not ask to be keyed as a pair (`"keying": "pair"`, as
+//! every cycling leg's entry does).
 //!
 //! These budgets and the cubic shape are the default [`Keyer`]; the keying
 //! options replace them on every *fitted* channel (sine and IK bones,
@@ -1231,8 +1233,8 @@ fn bake_clip(
 }
 
 /// How a limb written as a morph ([`super::morph`]) is keyed for `keyer`:
-/// a budget is the effector's (a bake without keying options: the cycling
-/// bake's default goal).
+/// a budget is the effector's (a bake without keying options: the default
+/// goal, [`crate::fit::DEFAULT_TOLERANCE_PX`]).
 fn morph_keys(keyer: Keyer) -> super::morph::MorphKeys {
     use super::morph::MorphKeys;
     match keyer.keys {

@@ -7,7 +7,7 @@
 //! world position over the loop comes from the figure's FK ([`super::fk`],
 //! root motion and springs above the bone included), so it is periodic in
 //! t. On a cycling rig (`crank` + `legs`) the anchor is a fixed `[x, y]` in
-//! user space ([`validate_fixed`]), optionally with a static [`Torso`].
+//! user space ([`check_fixed_anchors`], then lowered into a root bone), optionally with a static [`Torso`].
 //!
 //! **Units.** `gravity` and `wind` are accelerations in px/s² (seed 004's
 //! per-frame figures at 60 fps times 3600). `damping` is the fraction of
@@ -279,23 +279,6 @@ pub fn validate_torso(t: &TorsoFile) -> Result<Torso, RigError> {
         head_radius: r,
         width,
     })
-}
-
-/// The torso's drawing: a line and a head circle (classes of the legs).
-pub fn torso_items(t: &Torso) -> Vec<crate::clip::Item> {
-    vec![
-        crate::clip::Item::Line {
-            from: q(t.hip),
-            to: q(t.neck),
-            class: "rb-leg".into(),
-            width: quantize(t.width, LEN_DECIMALS),
-        },
-        crate::clip::Item::Circle {
-            center: q(t.head),
-            r: quantize(t.head_radius, LEN_DECIMALS),
-            class: "rb-hip".into(),
-        },
-    ]
 }
 
 /// A validated, simulated chain.
@@ -646,19 +629,18 @@ fn validate_clip(
     Ok(out)
 }
 
-/// Validate `chains` of a cycling rig (no bones): each anchored at a fixed
-/// `[x, y]` in user space, looped over the rig's period.
-pub fn validate_fixed(
-    files: &[ChainFile],
-    period_s: f64,
-    budget: &mut Budget,
-) -> Result<Vec<Chain>, RigError> {
+/// The fixed anchors of a cycling rig's `chains` (it has no bones): each
+/// chain named once and anchored at a finite `[x, y]` in user space. The
+/// rest of each chain is checked, and simulated over the rig's period,
+/// where the rig loads as the bone tree it lowers into (each anchor a root
+/// bone at that point, the chain's other fields and paths its own).
+pub fn check_fixed_anchors(files: &[ChainFile]) -> Result<Vec<Vec2>, RigError> {
     check_count(files)?;
-    let mut out: Vec<Chain> = Vec::with_capacity(files.len());
+    let mut out = Vec::with_capacity(files.len());
     for (i, cf) in files.iter().enumerate() {
         let p = format!("chains[{i}]");
         crate::valid::check_name(&format!("{p}.name"), &cf.name)?;
-        if out.iter().any(|c| c.name == cf.name) {
+        if files[..i].iter().any(|c| c.name == cf.name) {
             return Err(invalid(
                 format!("{p}.name"),
                 format!("{:?} is already the name of a chain", cf.name),
@@ -678,13 +660,10 @@ pub fn validate_fixed(
                 "a chain on a cycling rig needs a fixed point [x, y] in user space",
             ));
         };
-        let at = Vec2::new(
+        out.push(Vec2::new(
             finite(&format!("{p}.anchor.at[0]"), x)?,
             finite(&format!("{p}.anchor.at[1]"), y)?,
-        );
-        let mut ch = simulate(&p, cf, period_s, &|_| at, None, false, budget)?;
-        ch.drawn = ch.recording.frames[0].clone();
-        out.push(ch);
+        ));
     }
     Ok(out)
 }

@@ -1,5 +1,7 @@
 //! Bone trees (seed 002) with eased keyframe tracks, squash and stretch and
-//! one-shot clips (seed 000), baked to nested groups.
+//! one-shot clips (seed 000), baked to nested groups: the bake of every
+//! rig, since a cycling rig (`crank` + `legs`) and an `ik_chains` rig load
+//! as the bone tree they lower into ([`crate::rig::lower`]).
 //!
 //! - [`file`](mod@file): the rig-file sections `bones`, `root`, `play`, `clips`, `ik`.
 //! - [`model`]: validation and the drivers' formulas (constant, sine,
@@ -1088,6 +1090,9 @@ struct Unwritten {
 
 impl Unwritten {
     /// The bake with its file written (`prefix`: see [`bake_figure`]).
+    /// Each clip also gets its `ik` entries as legs ([`Clip::legs`]):
+    /// effector probe, tracks and ideal target, for whoever measures the
+    /// file again (a browser).
     fn write(self, fig: &Figure, prefix: Option<&str>) -> FigureBake {
         let svg = crate::emit::figure::emit_figure_styled(
             &self.fb.clips,
@@ -1096,7 +1101,11 @@ impl Unwritten {
             &fig.style,
             prefix,
         );
-        FigureBake { svg, ..self.fb }
+        let mut fb = FigureBake { svg, ..self.fb };
+        for m in &fb.ik {
+            fb.clips[m.clip].legs.push(m.leg.clone());
+        }
+        fb
     }
 }
 

@@ -1,13 +1,14 @@
-//! An `ik` entry written on the smil route as a cycling rig's leg is
-//! (`"smil": "morph"`, [`super::file::IkSmil::Morph`]): instead of the two
+//! An `ik` entry written on the smil route as one morphed path (`"smil":
+//! "morph"`, [`super::file::IkSmil::Morph`], as every cycling leg's entry
+//! is written): instead of the two
 //! bones' groups turned by `<animateTransform type="rotate">`, one `<path>`
 //! `M joint l knee−joint l effector−knee` in the coordinates of the upper
 //! bone's parent group, whose `d` is morphed by `<animate
 //! attributeName="d">` through the solved (FK) joint positions at each key.
 //!
 //! Keys are linear (a keySpline would only retime each point along the
-//! chord between its keyed positions) and placed by the cycling bake's
-//! fitter, [`crate::fit::morph::MorphProblem`]: `n` uniform keys for
+//! chord between its keyed positions) and placed by the morph fitter,
+//! [`crate::fit::morph::MorphProblem`]: `n` uniform keys for
 //! `--keys n`, the fewest within the budget otherwise. The points move on
 //! straight chords between keys, so the effector follows its target
 //! closer per key than turned bones do, but the bones' lengths are kept
@@ -41,10 +42,10 @@ pub(crate) enum MorphKeys {
 /// A morph's share of a bake's budget: the tolerance loop
 /// ([`crate::bake_rig`]) starts a bone tree's budget at
 /// [`TREE_FIRST_BUDGET`] of the goal (a child bone's error adds to its
-/// parent's) and a cycling rig's smil legs at [`LEG_FIRST_BUDGET`] of it;
-/// a morph's effector error is its own chord sag alone, as a cycling leg's,
-/// so it is fitted to the budget times their ratio: at the first try, the
-/// goal the cycling bake keys a leg to (a retry tightens both alike).
+/// parent's); a morph's effector error is its own chord sag alone, so it
+/// is fitted to the budget times [`LEG_FIRST_BUDGET`] / [`TREE_FIRST_BUDGET`]:
+/// at the first try, [`LEG_FIRST_BUDGET`] of the goal (a retry tightens
+/// both alike).
 pub(crate) const BUDGET_SHARE: f64 = LEG_FIRST_BUDGET / TREE_FIRST_BUDGET;
 
 /// The `ik` entry whose limb bone `b` is, when that entry is written as a

@@ -507,15 +507,32 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
             if alike <= REUSE_TOLERANCE_PX {
                 continue;
             }
+            // the clip's delays so far: once there are as many as a clip
+            // may play at, only those are tried (each checked as below),
+            // so a crowd of chains costs a few checks each, not a search
+            let mut delays: Vec<f64> = Vec::new();
+            for c in &chains[ci] {
+                let c: &(usize, usize, f64) = c;
+                if !delays.iter().any(|d| d.to_bits() == c.2.to_bits()) {
+                    delays.push(c.2);
+                }
+            }
+            let full = delays.len() >= MAX_REPLAY_DELAYS;
             // (a shift on the grid whose grid error is past ten times the
             // check's tolerance would fail the check; one between two grid
             // times misses the nearer by up to a grid step's movement)
             let within = 10.0 * REUSE_TOLERANCE_PX;
             let drawn_as = (drawn.as_slice(), !first);
-            let between = step_movement(&ang, pairs, &reach, !first);
-            let Some((k, err)) = best_shift(&ang, pairs, &reach, drawn_as, within + between) else {
-                continue;
+            let found_shift = if full {
+                None
+            } else {
+                let between = step_movement(&ang, pairs, &reach, !first);
+                match best_shift(&ang, pairs, &reach, drawn_as, within + between) {
+                    Some(found) => Some(found),
+                    None => continue,
+                }
             };
+            let (k, err) = found_shift.unwrap_or((0, f64::INFINITY));
             // the grid shift where it is that close (half a period, a
             // third, …); failing that, the shift between grid times where
             // the error is least on the interpolated table; failing that,
@@ -539,23 +556,29 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
             // (each found lazily, in order: the table's shift before the
             // search near it)
             let table = std::cell::Cell::new(0.0);
-            let candidates = grid
-                .into_iter()
-                .chain(std::iter::once_with(|| {
-                    table.set(refined_shift(&ang, pairs, &reach, drawn_as, k));
-                    table.get()
-                }))
-                .chain(
-                    std::iter::once_with(|| {
-                        // (only where the table comes close: a motion that
-                        // differs is refused without the search)
-                        let t = table.get();
-                        (shift_error(&ang, pairs, &reach, drawn_as, t) <= within).then(|| {
-                            least_of(solved_error, (t - POLISH_STEPS, t + POLISH_STEPS), 1e-6)
+            let taken = delays
+                .iter()
+                .filter(|_| full)
+                .map(|d| -d / period * GRID as f64);
+            let searched = (!full).then(|| {
+                grid.into_iter()
+                    .chain(std::iter::once_with(|| {
+                        table.set(refined_shift(&ang, pairs, &reach, drawn_as, k));
+                        table.get()
+                    }))
+                    .chain(
+                        std::iter::once_with(|| {
+                            // (only where the table comes close: a motion that
+                            // differs is refused without the search)
+                            let t = table.get();
+                            (shift_error(&ang, pairs, &reach, drawn_as, t) <= within).then(|| {
+                                least_of(solved_error, (t - POLISH_STEPS, t + POLISH_STEPS), 1e-6)
+                            })
                         })
-                    })
-                    .flatten(),
-                );
+                        .flatten(),
+                    )
+            });
+            let candidates = taken.chain(searched.into_iter().flatten());
             let mut tried = Vec::new();
             let mut found = None;
             // (the check's bones, reusing and source, and their angles at
@@ -604,13 +627,7 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
             let Some((delay_s, d)) = found else {
                 continue;
             };
-            let mut delays: Vec<u64> = chains[ci]
-                .iter()
-                .map(|c: &(usize, usize, f64)| c.2.to_bits())
-                .collect();
-            delays.sort_unstable();
-            delays.dedup();
-            if delays.len() >= MAX_REPLAY_DELAYS && !delays.contains(&delay_s.to_bits()) {
+            if full && !delays.iter().any(|x| x.to_bits() == delay_s.to_bits()) {
                 continue;
             }
             drawn = d;

@@ -8,8 +8,8 @@
 //! error, so nothing here keeps the bones' lengths: a morph stretches them
 //! between keys (the measure reports by how much).
 //!
-//! Used by the cycling bake (each leg) and by a bone tree's `ik` entries
-//! written as a morph (`"smil": "morph"`).
+//! Used by a bone tree's `ik` entries written as a morph (`"smil":
+//! "morph"`, as every cycling leg's entry is).
 
 use super::{Estimate, FIT_SAMPLES, Problem};
 use crate::geom::{LEN_DECIMALS, Vec2, quantize};

@@ -30,14 +30,14 @@
 //! part) and, at the arm's end, a pedal bone that turns back so it stays
 //! level; the chainring (dashed, so it is seen to turn) on the crank bone
 //! of the first leg without a depth offset, or on a bone `crank` of its
-//! own; the crank and pedal bones named for a drawing as the cycling
-//! drawing names them (`parts`: `crank-<leg>`, `pedal-<leg>`, `crank`);
+//! own; the crank and pedal bones named for a drawing as cycling
+//! drawings name them (`parts`: `crank-<leg>`, `pedal-<leg>`, `crank`);
 //! the torso a bone from hip to neck carrying a head bone; each Verlet
 //! chain's fixed anchor a root bone at that point.
 //! A leg's `depth_offset` is its hip bone's: the whole side (hip, crank,
 //! pedal, thigh, shin) is drawn at the near side's coordinates inside one
-//! translate on css, so the two sides share their rules as the cycling
-//! drawing's do; the target circle moves with it.
+//! translate on css, so the two sides share their rules; the target
+//! circle moves with it.
 
 use super::{RigError, RigFile};
 use crate::chain::IkChain;
@@ -117,9 +117,10 @@ impl Lowered {
     /// [`RigError::Lowered`] naming the rig's fields it comes from: those
     /// of the source whose `at` is the longest that holds the error's path.
     /// An error at no source's path is wrapped with no fields named when
-    /// `always` (the tree is only written, so every error of it is one of
-    /// the lowering's), else returned as it is (the loader of an
-    /// `ik_chains` rig: its scene and ground are the rig's own).
+    /// `always` (a cycling rig's tree: every value of it is the lowering's,
+    /// but its Verlet chains' own fields, returned as they are), else
+    /// returned as it is (an `ik_chains` rig: its scene and ground are the
+    /// rig's own).
     pub(crate) fn explain(&self, err: RigError, always: bool) -> RigError {
         let path = match &err {
             RigError::Invalid { path, .. }
@@ -135,7 +136,11 @@ impl Lowered {
             .iter()
             .filter(|s| holds(&s.at))
             .max_by_key(|s| s.at.len());
-        if source.is_none() && !always {
+        // (a cycling rig's Verlet chains are its own in the tree, at the
+        // same paths, but for their anchors: each a root bone at the
+        // rig's fixed point)
+        let own = path.starts_with("chains[") && !path.contains(".anchor");
+        if source.is_none() && (!always || own) {
             return err;
         }
         let inputs = source.map(|s| {
@@ -267,7 +272,7 @@ fn tree(file: &RigFile, bones: Vec<Value>, iks: Vec<Value>) -> RigFile {
 /// The bone-tree spelling of `file`, a validated cycling rig (`crank` +
 /// `legs`; see the module docs). The tree solves the same pose at every
 /// time: every hip, knee, ankle and crank end within rounding of the
-/// cycling solver's. Every angle it writes is below a turn, or a turn past
+/// crank-and-leg closed form (`tests/v1_mapping.rs`). Every angle it writes is below a turn, or a turn past
 /// one ([`below_a_turn`]).
 pub(crate) fn legs_as_bones(file: &RigFile) -> Lowered {
     let crank = file
@@ -305,7 +310,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> Lowered {
         let turn = |from: f64, by: f64| json!({"track": {"keys": [[0, from], [1, from + by]], "ease": "linear"}});
         let width = limb_width(leg.thigh, leg.shin);
         let style = json!({"width": width, "stroke": CHAIN_COLOURS[i.min(1)]});
-        // the cycling drawing's crank arm and pedal block
+        // each leg's crank arm and pedal block
         let arm_width = quantize((width * 0.35).max(1.5), 1);
         let centre = Vec2::new(crank.center[0] + d[0], crank.center[1] + d[1]);
         let axle = centre + Vec2::from_angle(start.to_radians()) * crank.radius;
@@ -320,8 +325,8 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> Lowered {
         // the crank arm drawn from the centre to the axle, carried by
         // its crank bone
         arms.push((crank_arm.clone(), line_d(centre, axle), arm_width));
-        // a drawing names the crank arm and pedal as the cycling drawing
-        // does (`crank-<leg>`, `pedal-<leg>`) where the leg's name allows
+        // a drawing names the crank arm and pedal as cycling drawings
+        // do (`crank-<leg>`, `pedal-<leg>`) where the leg's name allows
         let part = |what: &str| {
             let name = format!("{what}-{}", leg.name);
             (name.len() <= 64 && crate::valid::is_ident(&name, &['.'])).then_some(name)
@@ -355,9 +360,9 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> Lowered {
         // a leg's `reach` ("error", "clamp") is an `ik` entry's too
         let mut entry = json!({
             "upper": thigh, "lower": shin, "knee": leg.knee, "reach": leg.reach,
-            // drawn on smil as the cycling bake draws a leg: one morphed path
+            // drawn on smil as one morphed path
             "smil": "morph",
-            // keyed on css as the cycling bake keys a leg: its bones
+            // keyed on css as a pair: its bones
             // together (each alone never writes fewer bytes for a pedalling
             // leg, and fitting them costs about as much as the pair)
             "keying": "pair",
@@ -411,7 +416,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> Lowered {
         part_from.push(format!("crank.center + {p}.depth_offset, crank.radius"));
     }
     // legs are listed front to back, bones drawn back to front; the torso
-    // between the far legs and the near one, as the cycling drawing has it
+    // between the far legs and the near one
     let mut bones: Vec<Value> = Vec::new();
     let near = sides.remove(0);
     for side in sides.into_iter().rev() {
@@ -468,7 +473,7 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> Lowered {
         ));
     }
     bones.extend(near);
-    // the bicycle as the cycling drawing has it: the seat tube from the
+    // the bicycle: the seat tube from the
     // first leg's hip to the crank centre and the chainring behind the
     // figure, each pedal's block carried by its pedal bone
     let c = Vec2::new(crank.center[0], crank.center[1]);
@@ -515,8 +520,8 @@ pub(crate) fn legs_as_bones(file: &RigFile) -> Lowered {
     Lowered { file: out, sources }
 }
 
-/// The cycling drawing's colours (`emit`'s `rb-arm`, `rb-frame`, `rb-ring`
-/// and `rb-pedal` rules).
+/// The colours of the drawing cycling rigs had before they baked as bone
+/// trees (its `rb-arm`, `rb-frame`, `rb-ring` and `rb-pedal` rules).
 const ARM: &str = "#4a4a4a";
 const FRAME: &str = "#b23a48";
 const RING: &str = "#6b6b6b";
