@@ -276,8 +276,8 @@ fn morph_note(fig: &figure::Figure, route: Route) -> Option<String> {
 /// How often [`bake_rig`] refits with a tighter internal tolerance.
 pub const TOLERANCE_RETRIES: usize = 6;
 
-/// The retry loop of every fitted bake (crank legs, `ik_chains`, bone
-/// trees): `bake(budget)` bakes with keys fitted to `budget` and returns
+/// The retry loop of every fitted bake (every rig is a bone tree):
+/// `bake(budget)` bakes with keys fitted to `budget` and returns
 /// the written file's measured worst error. Without a `goal` the first
 /// bake is kept. Otherwise the budget starts at `first`; after a bake that
 /// misses the goal it is scaled by how far the bake missed, `goal / worst`
