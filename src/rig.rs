@@ -175,33 +175,26 @@ pub struct LegFile {
     pub reach: Reach,
 }
 
-/// The validated crank of a cycling rig, checked before the rig lowers.
+/// What the reach check reads of a cycling rig's crank (the rest of it is
+/// checked and then lowered with the file).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Crank {
-    pub center: Vec2,
+struct Crank {
+    center: Vec2,
     /// Pedal-axle circle radius, user units, at least 0.01.
-    pub radius: f64,
-    /// Crank angle at t = 0, radians (clockwise on screen).
-    pub start_rad: f64,
-    pub direction: Direction,
+    radius: f64,
 }
 
-/// A validated leg of a cycling rig, checked before the rig lowers.
+/// What the reach check reads of a cycling rig's leg (the rest of it is
+/// checked and then lowered with the file).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Leg {
-    /// Identifier: `[A-Za-z][A-Za-z0-9_-]*`, unique in the rig.
-    pub name: String,
-    pub hip: Vec2,
+struct Leg<'a> {
+    name: &'a str,
+    hip: Vec2,
     /// Thigh length, user units, at least 0.01.
-    pub thigh: f64,
+    thigh: f64,
     /// Shin length, user units, at least 0.01.
-    pub shin: f64,
-    pub pedal_offset: Vec2,
-    pub knee: Knee,
-    /// Pedal phase ahead of the crank, radians.
-    pub phase_rad: f64,
-    pub depth_offset: Vec2,
-    pub reach: Reach,
+    shin: f64,
+    pedal_offset: Vec2,
 }
 
 /// A validated rig: every later stage can rely on the invariants in the module docs.
@@ -797,14 +790,13 @@ pub fn lower(file: &RigFile) -> Result<RigFile, RigError> {
 /// The bone tree a cycling rig (`crank` + `legs`) lowers into (module
 /// `lower`): the file is validated as a cycling rig first, so an error names
 /// the user's own JSON path (`legs[1].thigh`, or the crank angle where a
-/// pedal is out of reach); a file without legs is refused at `legs`. The
-/// loader loads a cycling rig as this tree.
+/// pedal is out of reach); a file without legs is refused at `legs`.
 ///
-/// The tree is then validated as the loader validates any bone tree, so
-/// what is returned loads: a value the tree would write out of the
-/// loader's bounds (a crank centre, a pedal offset and a depth offset
-/// summed past ±[`MAX_COORD`]) is a [`RigError::Lowered`] naming the rig's
-/// fields it is made of and the tree's path and value.
+/// Loading a cycling rig is loading this tree ([`validate`]), so what is
+/// returned loads: a value the tree would write out of the loader's
+/// bounds (a crank centre, a pedal offset and a depth offset summed past
+/// ±[`MAX_COORD`]) is a [`RigError::Lowered`] naming the rig's fields it
+/// is made of and the tree's path and value.
 pub fn lower_legs(file: &RigFile) -> Result<RigFile, RigError> {
     if file.legs.is_empty() {
         return Err(invalid(
@@ -812,10 +804,9 @@ pub fn lower_legs(file: &RigFile) -> Result<RigFile, RigError> {
             "missing: only `crank` + `legs` lower into bones here",
         ));
     }
+    // (the load validates the tree it lowers into)
     validate(file)?;
-    let tree = lower::legs_as_bones(file);
-    validate(&tree.file).map_err(|e| tree.explain(e, true))?;
-    Ok(tree.file)
+    Ok(lower::legs_as_bones(file).file)
 }
 
 /// An `ik` entry's `"smil": "morph"` only where one morphed path can draw
@@ -958,9 +949,8 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
     let crank = Crank {
         center: check_point("crank.center", crank_file.center)?,
         radius: check_len("crank.radius", crank_file.radius)?,
-        start_rad: check_num("crank.start_deg", crank_file.start_deg)?.to_radians(),
-        direction: crank_file.direction,
     };
+    check_num("crank.start_deg", crank_file.start_deg)?;
     if file.legs.is_empty() {
         return Err(invalid("legs", "must hold at least one leg"));
     }
@@ -970,7 +960,6 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
             format!("at most {MAX_LEGS} legs, got {}", file.legs.len()),
         ));
     }
-    let mut legs: Vec<Leg> = Vec::with_capacity(file.legs.len());
     for (i, lf) in file.legs.iter().enumerate() {
         let p = format!("legs[{i}]");
         if lf.name.len() > 32 || !is_ident(&lf.name, &[]) {
@@ -982,27 +971,24 @@ fn validate_parts(file: &RigFile) -> Result<Rig, RigError> {
                 ),
             ));
         }
-        if let Some(j) = legs.iter().position(|l| l.name == lf.name) {
+        if let Some(j) = file.legs[..i].iter().position(|l| l.name == lf.name) {
             return Err(invalid(
                 format!("{p}.name"),
                 format!("{:?} is already the name of legs[{j}]", lf.name),
             ));
         }
         let leg = Leg {
-            name: lf.name.clone(),
+            name: &lf.name,
             hip: check_point(&format!("{p}.hip"), lf.hip)?,
             thigh: check_len(&format!("{p}.thigh"), lf.thigh)?,
             shin: check_len(&format!("{p}.shin"), lf.shin)?,
             pedal_offset: check_point(&format!("{p}.pedal_offset"), lf.pedal_offset)?,
-            knee: lf.knee,
-            phase_rad: check_num(&format!("{p}.phase_deg"), lf.phase_deg)?.to_radians(),
-            depth_offset: check_point(&format!("{p}.depth_offset"), lf.depth_offset)?,
-            reach: lf.reach,
         };
-        if leg.reach == Reach::Error {
+        check_num(&format!("{p}.phase_deg"), lf.phase_deg)?;
+        check_point(&format!("{p}.depth_offset"), lf.depth_offset)?;
+        if lf.reach == Reach::Error {
             check_reach(&p, &leg, &crank)?;
         }
-        legs.push(leg);
     }
     // (the chains' anchors and the torso in the rig's own terms; the
     // tree's validation checks the rest of them at the same paths)
@@ -1190,7 +1176,7 @@ fn check_reach(path: &str, leg: &Leg, crank: &Crank) -> Result<(), RigError> {
     if far > hi + EPS {
         return Err(RigError::Unreachable {
             path: path.into(),
-            leg: leg.name.clone(),
+            leg: leg.name.to_string(),
             crank_deg: deg(toward),
             dist: far,
             why: "more than thigh + shin",
@@ -1201,7 +1187,7 @@ fn check_reach(path: &str, leg: &Leg, crank: &Crank) -> Result<(), RigError> {
     if near < lo - EPS || near < EPS {
         return Err(RigError::Unreachable {
             path: path.into(),
-            leg: leg.name.clone(),
+            leg: leg.name.to_string(),
             crank_deg: deg(toward + TAU / 2.0),
             dist: near,
             why: if near < EPS && lo < EPS {

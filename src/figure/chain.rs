@@ -634,9 +634,8 @@ fn validate_clip(
 /// rest of each chain is checked, and simulated over the rig's period,
 /// where the rig loads as the bone tree it lowers into (each anchor a root
 /// bone at that point, the chain's other fields and paths its own).
-pub fn check_fixed_anchors(files: &[ChainFile]) -> Result<Vec<Vec2>, RigError> {
+pub fn check_fixed_anchors(files: &[ChainFile]) -> Result<(), RigError> {
     check_count(files)?;
-    let mut out = Vec::with_capacity(files.len());
     for (i, cf) in files.iter().enumerate() {
         let p = format!("chains[{i}]");
         crate::valid::check_name(&format!("{p}.name"), &cf.name)?;
@@ -660,12 +659,10 @@ pub fn check_fixed_anchors(files: &[ChainFile]) -> Result<Vec<Vec2>, RigError> {
                 "a chain on a cycling rig needs a fixed point [x, y] in user space",
             ));
         };
-        out.push(Vec2::new(
-            finite(&format!("{p}.anchor.at[0]"), x)?,
-            finite(&format!("{p}.anchor.at[1]"), y)?,
-        ));
+        finite(&format!("{p}.anchor.at[0]"), x)?;
+        finite(&format!("{p}.anchor.at[1]"), y)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Sub-steps per period: at most [`MAX_DT_S`] each, a whole number per
