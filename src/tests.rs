@@ -2353,6 +2353,144 @@ mod reuse_compare {
     }
 }
 
+/// Shifts known by construction ([`reuse::constructed`]): two legs on one
+/// crank take the shift of their pedals' phases without the search, and
+/// the plan is the one the search finds.
+mod reuse_construct {
+    use super::example_rigs;
+    use crate::clip::Route;
+    use crate::figure::{Figure, reuse};
+
+    /// A generated cycling rig's text (as `benches/cycling_rigs.rs`
+    /// writes them), the far leg `phase` degrees on.
+    fn cycling(phase: f64, direction: &str) -> String {
+        format!(
+            r#"{{
+  "name": "odd", "view_box": [0, 0, 800, 600], "period_s": 1.3,
+  "crank": {{ "center": [420, 420], "radius": 41.3, "start_deg": 0, "direction": "{direction}" }},
+  "legs": [
+    {{ "name": "near", "hip": [392, 262], "thigh": 121.4, "shin": 108.9,
+      "pedal_offset": [0, 0], "knee": "forward", "phase_deg": 0 }},
+    {{ "name": "far", "hip": [392, 262], "thigh": 121.4, "shin": 108.9,
+      "pedal_offset": [0, 0], "knee": "forward", "phase_deg": {phase}, "depth_offset": [-6, -7] }}
+  ]
+}}"#
+        )
+    }
+
+    fn load(text: &str) -> Figure {
+        crate::rig::load(text).expect("a rig").figure
+    }
+
+    /// The tree `text` lowers into, as JSON, for editing.
+    fn lowered(text: &str) -> serde_json::Value {
+        let file = crate::rig::lower(&crate::rig::parse(text).expect("parse")).expect("lower");
+        serde_json::from_str(&crate::rig::to_text(&file)).expect("json")
+    }
+
+    fn bone(fig: &Figure, name: &str) -> usize {
+        fig.bones.iter().position(|b| b.name == name).expect(name)
+    }
+
+    /// The plan as planned equals the plan of the search alone: the same
+    /// chains, delays and shared tracks, the drawn pose within 1e-12.
+    fn same_as_searched(name: &str, fig: &Figure) -> reuse::Plan {
+        let plan = reuse::plan(fig, Route::Css);
+        let searched = reuse::plan_searched(fig, Route::Css);
+        assert_eq!(plan.chains, searched.chains, "{name}: chains");
+        assert_eq!(plan.shared, searched.shared, "{name}: shared");
+        for (x, y) in plan.drawn_rad.iter().zip(&searched.drawn_rad) {
+            assert!((x - y).abs() <= 1e-12, "{name}: drawn {x} against {y}");
+        }
+        plan
+    }
+
+    #[test]
+    fn constructed_shift_plans_as_the_search() {
+        let mut constructed = 0;
+        for (path, rig) in example_rigs() {
+            let name = path.display().to_string();
+            let fig = &rig.figure;
+            same_as_searched(&name, fig);
+            let n = fig.bones.len();
+            constructed += (0..n)
+                .flat_map(|b| (0..b).map(move |a| (a, b)))
+                .filter(|&ab| reuse::constructed(fig, 0, ab).is_some())
+                .count();
+        }
+        assert!(constructed > 0, "no rig in rigs/ has a constructed pair");
+        for direction in ["cw", "ccw"] {
+            for phase in [193.7, 150.0, 180.0, 0.25] {
+                let name = format!("phase {phase} {direction}");
+                let fig = load(&cycling(phase, direction));
+                let (far, near) = (bone(&fig, "far_thigh"), bone(&fig, "near_thigh"));
+                let s = reuse::constructed(&fig, 0, (far, near)).expect(&name);
+                // the far pedal is `phase` ahead: the near leg's motion is the
+                // far leg's `phase` later in the turn's own direction
+                let turn = if direction == "cw" { 1.0 } else { -1.0 };
+                let want = (-turn * phase / 360.0f64).rem_euclid(1.0);
+                assert!((s - want).abs() < 1e-12, "{name}: {s} against {want}");
+                let plan = same_as_searched(&name, &fig);
+                if phase != 0.25 {
+                    assert!(
+                        plan.chains[0].iter().any(|c| (c.0, c.1) == (far, near)),
+                        "{name}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Where the construction does not apply (the far target the same
+    /// circle written as a turned ellipse, the hips of other lengths, a
+    /// hip that moves) the pair is searched, and found where it is
+    /// reusable (the turned circle: the same motion).
+    #[test]
+    fn pairs_not_constructed_are_searched() {
+        let text = cycling(193.7, "cw");
+        let far_entry = |v: &mut serde_json::Value| -> usize {
+            let ik = v["ik"].as_array().expect("ik");
+            ik.iter()
+                .position(|e| e["upper"] == "far_thigh")
+                .expect("far entry")
+        };
+        // the same circle, turned a quarter with its start a quarter back
+        let mut turned = lowered(&text);
+        let i = far_entry(&mut turned);
+        let c = turned["ik"][i]["target"]["circle"].clone();
+        let start = c["start_deg"].as_f64().expect("start");
+        turned["ik"][i]["target"] = serde_json::json!({"ellipse": {
+            "center": c["center"], "rx": c["radius"], "ry": c["radius"],
+            "rotation_deg": 90, "start_deg": start - 90.0, "direction": c["direction"]}});
+        // the near hip a bone of some length (a chain of another shape)
+        let mut long = lowered(&text);
+        for b in long["bones"].as_array_mut().expect("bones") {
+            if b["name"] == "near_hip" {
+                b["length"] = serde_json::json!(1);
+            }
+        }
+        // the near hip swaying
+        let mut swaying = lowered(&text);
+        for b in swaying["bones"].as_array_mut().expect("bones") {
+            if b["name"] == "near_hip" {
+                b["angle"] = serde_json::json!({"sine": {"amp_deg": 2, "harmonic": 1, "phase_deg": 0, "offset_deg": 0}});
+            }
+        }
+        for (name, v, reused) in [
+            ("turned", turned, true),
+            ("long", long, false),
+            ("swaying", swaying, false),
+        ] {
+            let fig = load(&v.to_string());
+            let (far, near) = (bone(&fig, "far_thigh"), bone(&fig, "near_thigh"));
+            assert_eq!(reuse::constructed(&fig, 0, (far, near)), None, "{name}");
+            let plan = same_as_searched(name, &fig);
+            let found = plan.chains[0].iter().any(|c| (c.0, c.1) == (far, near));
+            assert_eq!(found, reused, "{name}");
+        }
+    }
+}
+
 /// `"smil": "morph"` limbs ([`crate::figure::morph`]), on seed-nested
 /// lowered into bones.
 mod ik_morph {

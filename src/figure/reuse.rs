@@ -25,7 +25,13 @@
 //! and the match is then re-checked at that exact shift on
 //! [`CHECK_SAMPLES`] times against [`REUSE_TOLERANCE_PX`] (the grid shift
 //! first where its grid error is within ten times that, then the refined
-//! one, then the one on solved angles). Names play no part. A pair that already
+//! one, then the one on solved angles). Two legs on one crank need no
+//! search: where each chain's root is an `ik` entry's upper bone under a
+//! static root bone and the two targets are one circle or ellipse turned
+//! from other start angles (and moved as the roots are), b's angles are
+//! a's shifted by the start angles' difference, and that shift is checked
+//! first ([`constructed_shift`]; the search runs only should it fail).
+//! Names play no part. A pair that already
 //! moves alike with no shift, each drawn in its own pose (two cranks
 //! turning from other angles), is not reused: its keyframes are the same
 //! block anyway, and any shift would fit it equally (one picked at random
@@ -413,6 +419,89 @@ fn candidates(fig: &Figure) -> Vec<Candidate> {
     candidates
 }
 
+/// The shift `s` (a fraction of the period, in `[0, 1)`) at which chain
+/// `b` moves as chain `a` by construction (b's local angles at t are a's
+/// at t + s), where it is known without a search: each root the upper
+/// bone of an `ik` entry whose lower bone is the next pair's (the same
+/// knee, reach and keying), the roots' parents static root bones (a
+/// constant angle and a length, the same for both, no `move`) in a clip without root
+/// motion, and the two targets the same circle or ellipse (radii,
+/// rotation, direction) whose centres differ by what the parents' joints
+/// (`at`, with any `depth_offset`) do: the targets then differ only in their
+/// start angle, and b's target at t is a's at t + s translated. `None`
+/// for any other pair (searched as before). The shift is still checked
+/// like a searched one; it only replaces the search.
+fn constructed_shift(
+    fig: &Figure,
+    clip: &super::model::FigClip,
+    (a, b): (usize, usize),
+    pairs: &[(usize, usize)],
+) -> Option<f64> {
+    use super::model::Driver;
+    use crate::trajectory::Trajectory;
+    let root = &clip.root;
+    if root.x.is_some() || root.y.is_some() || root.squash.is_some() || root.mv.is_some() {
+        return None;
+    }
+    let ea = fig.ik.iter().position(|k| k.upper == a)?;
+    let eb = fig.ik.iter().position(|k| k.upper == b)?;
+    let (ka, kb) = (&fig.ik[ea], &fig.ik[eb]);
+    if !pairs.contains(&(ka.lower, kb.lower))
+        || ka.knee != kb.knee
+        || ka.reach != kb.reach
+        || ka.keying != kb.keying
+    {
+        return None;
+    }
+    let (pa, pb) = (fig.bones[a].parent?, fig.bones[b].parent?);
+    let static_root = |p: usize| {
+        let bone = &fig.bones[p];
+        match clip.drivers[p] {
+            Driver::Const(v) if bone.parent.is_none() && bone.mv.is_none() => Some(v),
+            _ => None,
+        }
+    };
+    if static_root(pa)?.to_bits() != static_root(pb)?.to_bits()
+        || fig.bones[pa].length != fig.bones[pb].length
+    {
+        return None;
+    }
+    // (a root's `at` holds its `depth_offset`)
+    let moved = fig.bones[pb].at - fig.bones[pa].at;
+    match (&clip.targets[ea], &clip.targets[eb]) {
+        (
+            Trajectory::Ellipse {
+                center: ca,
+                rx,
+                ry,
+                rotation_rad,
+                start_rad: sa,
+                sign,
+                ..
+            },
+            Trajectory::Ellipse {
+                center: cb,
+                rx: rx_b,
+                ry: ry_b,
+                rotation_rad: rotation_b,
+                start_rad: sb,
+                sign: sign_b,
+                ..
+            },
+        ) if (rx, ry, rotation_rad, sign) == (rx_b, ry_b, rotation_b, sign_b) => {
+            let off = *cb - *ca - moved;
+            let size = 1.0 + ca.x.abs() + ca.y.abs() + moved.x.abs() + moved.y.abs();
+            if off.x.abs() > 1e-9 * size || off.y.abs() > 1e-9 * size {
+                return None;
+            }
+            // b's angle on its ellipse at t, start_b + sign·τ·t, is a's at
+            // t + s: start_a + sign·τ·(t + s)
+            Some(((sb - sa) / (sign * std::f64::consts::TAU)).rem1())
+        }
+        _ => None,
+    }
+}
+
 /// The most distinct delays a clip of `fig` may replay keys at (css):
 /// [`MAX_REPLAY_DELAYS`], or fewer where fewer chains could play
 /// another's keys (none without two chains of one shape).
@@ -436,6 +525,27 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
 /// shifted off every grid, and a reused chain fits no keys), so keeping
 /// them would only lengthen every later lookup.
 pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Ideal) -> Plan {
+    plan_with(fig, route, ideal, true)
+}
+
+/// [`plan`] with every pair searched, none taken by construction (the
+/// reference the construction is tested against).
+#[cfg(test)]
+pub(crate) fn plan_searched(fig: &Figure, route: Route) -> Plan {
+    plan_with(fig, route, &super::ideal::Ideal::default(), false)
+}
+
+/// [`constructed_shift`] of the chains rooted at `a` and `b` in clip `ci`,
+/// if they are a candidate pair.
+#[cfg(test)]
+pub(crate) fn constructed(fig: &Figure, ci: usize, (a, b): (usize, usize)) -> Option<f64> {
+    let (_, _, pairs) = candidates(fig).into_iter().find(|c| (c.0, c.1) == (a, b))?;
+    constructed_shift(fig, &fig.clips[ci], (a, b), &pairs)
+}
+
+/// [`plan_shared`], the shifts known by construction ([`constructed_shift`])
+/// taken without the search where `construct`, else every pair searched.
+fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct: bool) -> Plan {
     let nb = fig.bones.len();
     let mut drawn = fig.rest_rad.clone();
     let mut shared = vec![vec![None; nb]; fig.clips.len()];
@@ -518,112 +628,131 @@ pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Idea
                 }
             }
             let full = delays.len() >= MAX_REPLAY_DELAYS;
-            // (a shift on the grid whose grid error is past ten times the
-            // check's tolerance would fail the check; one between two grid
-            // times misses the nearer by up to a grid step's movement)
-            let within = 10.0 * REUSE_TOLERANCE_PX;
-            let drawn_as = (drawn.as_slice(), !first);
-            let found_shift = if full {
-                None
-            } else {
-                let between = step_movement(&ang, pairs, &reach, !first);
-                match best_shift(&ang, pairs, &reach, drawn_as, within + between) {
-                    Some(found) => Some(found),
-                    None => continue,
-                }
-            };
-            let (k, err) = found_shift.unwrap_or((0, f64::INFINITY));
-            // the grid shift where it is that close (half a period, a
-            // third, …); failing that, the shift between grid times where
-            // the error is least on the interpolated table; failing that,
-            // where it is least on solved angles near it (each only when
-            // the one before fails its check)
-            let grid = (err <= within).then_some(k as f64);
-            let solved_error = |x: f64| {
-                let s = x / GRID as f64;
-                let src = |a: usize, j: usize| angle_at(a, (j as f64 / GRID as f64 + s).rem1());
-                let back = |b: usize| angle_at(b, (-s).rem1());
-                pairs_error(
-                    &ang,
-                    pairs,
-                    &reach,
-                    drawn_as,
-                    (REFINE_STRIDE, f64::INFINITY),
-                    src,
-                    back,
-                )
-            };
-            // (each found lazily, in order: the table's shift before the
-            // search near it)
-            let table = std::cell::Cell::new(0.0);
-            let taken = delays
-                .iter()
-                .filter(|_| full)
-                .map(|d| -d / period * GRID as f64);
-            let searched = (!full).then(|| {
-                grid.into_iter()
-                    .chain(std::iter::once_with(|| {
-                        table.set(refined_shift(&ang, pairs, &reach, drawn_as, k));
-                        table.get()
-                    }))
-                    .chain(
-                        std::iter::once_with(|| {
-                            // (only where the table comes close: a motion that
-                            // differs is refused without the search)
-                            let t = table.get();
-                            (shift_error(&ang, pairs, &reach, drawn_as, t) <= within).then(|| {
-                                least_of(solved_error, (t - POLISH_STEPS, t + POLISH_STEPS), 1e-6)
-                            })
-                        })
-                        .flatten(),
-                    )
-            });
-            let candidates = taken.chain(searched.into_iter().flatten());
             let mut tried = Vec::new();
-            let mut found = None;
             // (the check's bones, reusing and source, and their angles at
             // one time)
             let ys: Vec<usize> = pairs.iter().map(|p| p.1).collect();
             let xs: Vec<usize> = pairs.iter().map(|p| p.0).collect();
             let (mut own, mut src) = (vec![0.0; pairs.len()], vec![0.0; pairs.len()]);
             let mut solved = Vec::new();
-            for x in candidates {
-                // (within one period: a search past the last grid step
-                // finds a shift just over a whole period)
-                let x = x.rem_euclid(GRID as f64);
-                let delay_s = quantize(-x / GRID as f64 * period, SEC_DECIMALS);
-                if tried.contains(&delay_s.to_bits()) {
-                    continue;
-                }
-                tried.push(delay_s.to_bits());
-                let s = -delay_s / period;
-                let mut d = drawn.clone();
-                if first {
-                    let back = fk::local_angles(fig, clip, (-s).rem1());
-                    for &(_, y) in pairs {
-                        d[y] = back[y];
+            let mut check = |candidates: &mut dyn Iterator<Item = f64>| {
+                for x in candidates {
+                    // (within one period: a search past the last grid step
+                    // finds a shift just over a whole period)
+                    let x = x.rem_euclid(GRID as f64);
+                    let delay_s = quantize(-x / GRID as f64 * period, SEC_DECIMALS);
+                    if tried.contains(&delay_s.to_bits()) {
+                        continue;
+                    }
+                    tried.push(delay_s.to_bits());
+                    let s = -delay_s / period;
+                    let mut d = drawn.clone();
+                    if first {
+                        let back = fk::local_angles(fig, clip, (-s).rem1());
+                        for &(_, y) in pairs {
+                            d[y] = back[y];
+                        }
+                    }
+                    // (every eighth time first: a shift that fails, fails
+                    // sooner; one that passes is read on every time all the same)
+                    let ok = (0..CHECK_SAMPLES)
+                        .step_by(CHECK_COARSE)
+                        .chain((0..CHECK_SAMPLES).filter(|j| j % CHECK_COARSE != 0))
+                        .all(|j| {
+                            let t = j as f64 / CHECK_SAMPLES as f64;
+                            let ts = (t + s).rem1();
+                            angles.each(&ys, t, &mut solved, |k, v| own[k] = v);
+                            angles.each(&xs, ts, &mut solved, |k, v| src[k] = v);
+                            pairs.iter().enumerate().all(|(k, &(x, y))| {
+                                let e = wrap_pi((own[k] - d[y]) - (src[k] - d[x]));
+                                e.abs() * reach[y] <= REUSE_TOLERANCE_PX
+                            })
+                        });
+                    if ok {
+                        return Some((delay_s, d));
                     }
                 }
-                // (every eighth time first: a shift that fails, fails
-                // sooner; one that passes is read on every time all the same)
-                let ok = (0..CHECK_SAMPLES)
-                    .step_by(CHECK_COARSE)
-                    .chain((0..CHECK_SAMPLES).filter(|j| j % CHECK_COARSE != 0))
-                    .all(|j| {
-                        let t = j as f64 / CHECK_SAMPLES as f64;
-                        let ts = (t + s).rem1();
-                        angles.each(&ys, t, &mut solved, |k, v| own[k] = v);
-                        angles.each(&xs, ts, &mut solved, |k, v| src[k] = v);
-                        pairs.iter().enumerate().all(|(k, &(x, y))| {
-                            let e = wrap_pi((own[k] - d[y]) - (src[k] - d[x]));
-                            e.abs() * reach[y] <= REUSE_TOLERANCE_PX
-                        })
-                    });
-                if ok {
-                    found = Some((delay_s, d));
-                    break;
-                }
-            }
+                None
+            };
+            // a pair whose shift is known by construction (two legs on one
+            // crank) takes it without the search, checked all the same;
+            // should it fail, the search runs as for any other pair
+            let constructed = (construct && !full)
+                .then(|| constructed_shift(fig, clip, (a, b), pairs))
+                .flatten()
+                .and_then(|s| check(&mut std::iter::once(s * GRID as f64)));
+            let found = if let Some(found) = constructed {
+                Some(found)
+            } else {
+                // (a shift on the grid whose grid error is past ten times the
+                // check's tolerance would fail the check; one between two grid
+                // times misses the nearer by up to a grid step's movement)
+                let within = 10.0 * REUSE_TOLERANCE_PX;
+                let drawn_as = (drawn.as_slice(), !first);
+                let found_shift = if full {
+                    None
+                } else {
+                    let between = step_movement(&ang, pairs, &reach, !first);
+                    match best_shift(&ang, pairs, &reach, drawn_as, within + between) {
+                        Some(found) => Some(found),
+                        None => continue,
+                    }
+                };
+                let (k, err) = found_shift.unwrap_or((0, f64::INFINITY));
+                // the grid shift where it is that close (half a period, a
+                // third, …); failing that, the shift between grid times where
+                // the error is least on the interpolated table; failing that,
+                // where it is least on solved angles near it (each only when
+                // the one before fails its check)
+                let grid = (err <= within).then_some(k as f64);
+                let solved_error = |x: f64| {
+                    let s = x / GRID as f64;
+                    let src = |a: usize, j: usize| angle_at(a, (j as f64 / GRID as f64 + s).rem1());
+                    let back = |b: usize| angle_at(b, (-s).rem1());
+                    pairs_error(
+                        &ang,
+                        pairs,
+                        &reach,
+                        drawn_as,
+                        (REFINE_STRIDE, f64::INFINITY),
+                        src,
+                        back,
+                    )
+                };
+                // (each found lazily, in order: the table's shift before the
+                // search near it)
+                let table = std::cell::Cell::new(0.0);
+                let taken = delays
+                    .iter()
+                    .filter(|_| full)
+                    .map(|d| -d / period * GRID as f64);
+                let searched = (!full).then(|| {
+                    grid.into_iter()
+                        .chain(std::iter::once_with(|| {
+                            table.set(refined_shift(&ang, pairs, &reach, drawn_as, k));
+                            table.get()
+                        }))
+                        .chain(
+                            std::iter::once_with(|| {
+                                // (only where the table comes close: a motion that
+                                // differs is refused without the search)
+                                let t = table.get();
+                                (shift_error(&ang, pairs, &reach, drawn_as, t) <= within).then(
+                                    || {
+                                        least_of(
+                                            solved_error,
+                                            (t - POLISH_STEPS, t + POLISH_STEPS),
+                                            1e-6,
+                                        )
+                                    },
+                                )
+                            })
+                            .flatten(),
+                        )
+                });
+                let mut candidates = taken.chain(searched.into_iter().flatten());
+                check(&mut candidates)
+            };
             let Some((delay_s, d)) = found else {
                 continue;
             };
