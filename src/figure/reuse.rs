@@ -30,7 +30,12 @@
 //! static root bone and the two targets are one circle or ellipse turned
 //! from other start angles (and moved as the roots are), b's angles are
 //! a's shifted by the start angles' difference, and that shift is checked
-//! first ([`constructed_shift`]; the search runs only should it fail).
+//! first ([`constructed_shift`]; the search runs only should it fail), on
+//! every [`CHECK_COARSE`]th check time only: the two chains then solve one
+//! motion, their targets equal up to rounding (about 1e-13 px), so what
+//! the check can still find (a construction that does not hold, a delay
+//! rounded off the shift, another drawn pose) shows over the whole period,
+//! not between two check times.
 //! Names play no part. A pair that already
 //! moves alike with no shift, each drawn in its own pose (two cranks
 //! turning from other angles), is not reused: its keyframes are the same
@@ -429,8 +434,9 @@ fn candidates(fig: &Figure) -> Vec<Candidate> {
 /// rotation, direction) whose centres differ by what the parents' joints
 /// (`at`, with any `depth_offset`) do: the targets then differ only in their
 /// start angle, and b's target at t is a's at t + s translated. `None`
-/// for any other pair (searched as before). The shift is still checked
-/// like a searched one; it only replaces the search.
+/// for any other pair (searched as before). The shift is still checked,
+/// on the check's coarse times (see the module docs); it only replaces the
+/// search.
 fn constructed_shift(
     fig: &Figure,
     clip: &super::model::FigClip,
@@ -635,7 +641,7 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
             let xs: Vec<usize> = pairs.iter().map(|p| p.0).collect();
             let (mut own, mut src) = (vec![0.0; pairs.len()], vec![0.0; pairs.len()]);
             let mut solved = Vec::new();
-            let mut check = |candidates: &mut dyn Iterator<Item = f64>| {
+            let mut check = |candidates: &mut dyn Iterator<Item = f64>, coarse_only: bool| {
                 for x in candidates {
                     // (within one period: a search past the last grid step
                     // finds a shift just over a whole period)
@@ -654,10 +660,12 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
                         }
                     }
                     // (every eighth time first: a shift that fails, fails
-                    // sooner; one that passes is read on every time all the same)
+                    // sooner; one that passes is read on every time all the
+                    // same, unless only the coarse times are asked for)
+                    let fine = (0..CHECK_SAMPLES).filter(|j| j % CHECK_COARSE != 0);
                     let ok = (0..CHECK_SAMPLES)
                         .step_by(CHECK_COARSE)
-                        .chain((0..CHECK_SAMPLES).filter(|j| j % CHECK_COARSE != 0))
+                        .chain(fine.take(if coarse_only { 0 } else { CHECK_SAMPLES }))
                         .all(|j| {
                             let t = j as f64 / CHECK_SAMPLES as f64;
                             let ts = (t + s).rem1();
@@ -675,12 +683,13 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
                 None
             };
             // a pair whose shift is known by construction (two legs on one
-            // crank) takes it without the search, checked all the same;
-            // should it fail, the search runs as for any other pair
+            // crank) takes it without the search, checked on the coarse
+            // times (see the module docs); should it fail, the search runs
+            // as for any other pair
             let constructed = (construct && !full)
                 .then(|| constructed_shift(fig, clip, (a, b), pairs))
                 .flatten()
-                .and_then(|s| check(&mut std::iter::once(s * GRID as f64)));
+                .and_then(|s| check(&mut std::iter::once(s * GRID as f64), true));
             let found = if let Some(found) = constructed {
                 Some(found)
             } else {
@@ -751,7 +760,7 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
                         )
                 });
                 let mut candidates = taken.chain(searched.into_iter().flatten());
-                check(&mut candidates)
+                check(&mut candidates, false)
             };
             let Some((delay_s, d)) = found else {
                 continue;
