@@ -1087,6 +1087,37 @@ mod tests {
         }
     }
 
+    /// Giving up a removal whose neighbours the coarse shifts leave far
+    /// off ([`fit::SHIFT_HOPE`]) changes no key of these legs at any
+    /// tolerance or segment shape (what it saves is the fine shifts of
+    /// removals that fail anyway); and giving up every removal after the
+    /// coarsest step still ends within the tolerance, with at least as
+    /// many keys: a removal given up keeps its key.
+    #[test]
+    fn removals_given_up_cost_keys_never_error() {
+        let never = [f64::INFINITY; 2];
+        let mut kept_some = false;
+        for leg in legs() {
+            let f = |t: f64| leg.local(t);
+            for fit in [Fit::Cubic, Fit::Linear] {
+                for tol in [0.05, DEFAULT_TOLERANCE_PX, 1.0] {
+                    let case = format!("{:?} {fit:?} {tol}", leg.knee);
+                    let fresh = || leg.pair(&f, false, fit);
+                    let hoping = fit::refine(&fresh(), tol, MAX_FIT_KEYS);
+                    let patient = fit::refine_hoping(&fresh(), tol, MAX_FIT_KEYS, never);
+                    assert_eq!(hoping, patient, "{case}");
+                    let p = fresh();
+                    let hasty = fit::refine_hoping(&p, tol, MAX_FIT_KEYS, [0.0; 2]);
+                    let count = |t: &[Vec<f64>]| t.iter().map(Vec::len).sum::<usize>();
+                    assert!(count(&hasty) >= count(&patient), "{case}");
+                    assert!(p.estimate(&hasty).max_px <= tol, "{case}");
+                    kept_some |= count(&hasty) > count(&patient);
+                }
+            }
+        }
+        assert!(kept_some, "no removal was given up");
+    }
+
     /// `uppers` gives every sample the bits `upper` gives it, for runs
     /// starting anywhere, written angles near and far from the ideal ones.
     #[test]
