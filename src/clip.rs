@@ -460,7 +460,8 @@ impl Clip {
 pub enum Fit {
     /// Straight-line interpolation between keys.
     Linear,
-    /// Exact cubic (Hermite, true end slopes) via `cubic-bezier(1/3, y1, 2/3, y2)`.
+    /// Exact cubic via `cubic-bezier(1/3, y1, 2/3, y2)`: Hermite (the curve's
+    /// end slopes), an IK pair's fitted over each segment (least squares).
     Cubic,
 }
 

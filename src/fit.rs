@@ -10,6 +10,10 @@
 //! the keys. A segment whose rounded Δv is 0, or whose y's would exceed
 //! [`MAX_ABS_Y`], is written linear; the refinement then splits it if that
 //! costs accuracy. Cubic Hermite error falls as 1/keys⁴, linear as 1/keys².
+//! A two-bone pair's segments ([`pair`]) are not bound to the curve's
+//! slopes (a key's timing function is its own segment's): each takes the
+//! y1, y2 that fit the ideal angles over the whole segment best (least
+//! squares), the Hermite ones only where those are not written.
 //!
 //! **Tolerance.** [`refine`] is greedy: start from keys at 0, 1 and each
 //! track's extrema; repeatedly find the worst time, blame the track whose
@@ -583,8 +587,11 @@ pub fn written_len(keys: &[Key]) -> usize {
             if blocks.iter().any(|(v, e)| *v == value && *e == k.ease) {
                 return pct + 1;
             }
+            // `;animation-timing-function:cubic-bezier(.3333,y1,.6667,y2)`
             let ease = match k.ease {
-                Ease::CubicBezier(_) => 50,
+                Ease::CubicBezier([_, y1, _, y2]) => {
+                    54 + short_len(y1, BEZIER_DECIMALS) + short_len(y2, BEZIER_DECIMALS)
+                }
                 Ease::Linear => 0,
             };
             let len = pct + short_len(k.value, DEG_DECIMALS) + 12 + ease;

@@ -249,7 +249,8 @@ enum ShellArg {
 enum FitArg {
     /// Straight-line interpolation between keys.
     Linear,
-    /// Exact cubic (Hermite, true end slopes) via `cubic-bezier(1/3, y1, 2/3, y2)`.
+    /// Exact cubic via `cubic-bezier(1/3, y1, 2/3, y2)`: Hermite (the curve's
+    /// end slopes), an IK pair's fitted over each segment (least squares).
     Cubic,
     /// Per fitted channel of a bone tree (css route), cubic or linear keys,
     /// whichever writes fewer bytes within the same budget (linear ones as

@@ -30,8 +30,8 @@
 //! static root bone and the two targets are one circle or ellipse turned
 //! from other start angles (and moved as the roots are), b's angles are
 //! a's shifted by the start angles' difference, and that shift is checked
-//! first ([`constructed_shift`]; the search runs only should it fail), on
-//! every [`CHECK_COARSE`]th check time only: the two chains then solve one
+//! first (`constructed_shift`; the search runs only should it fail), on
+//! every `CHECK_COARSE`th check time only: the two chains then solve one
 //! motion, their targets equal up to rounding (about 1e-13 px), so what
 //! the check can still find (a construction that does not hold, a delay
 //! rounded off the shift, another drawn pose) shows over the whole period,
