@@ -580,6 +580,7 @@ pub fn written_len(keys: &[Key]) -> usize {
     use crate::geom::short_len;
     // a value as written: equal rounded values are equal texts
     let mut blocks: Vec<(f64, Ease)> = Vec::new();
+    let mut in_rule = false;
     keys.iter()
         .map(|k| {
             let pct = short_len(k.t * 100.0, T_DECIMALS - 2);
@@ -588,9 +589,17 @@ pub fn written_len(keys: &[Key]) -> usize {
                 return pct + 1;
             }
             // `;animation-timing-function:cubic-bezier(.3333,y1,.6667,y2)`
+            // on a key, or (the first curve's, as the one most segments
+            // use where each has its own) `cubic-bezier(…)` for `linear`
+            // in the animation rule
             let ease = match k.ease {
                 Ease::CubicBezier([_, y1, _, y2]) => {
-                    54 + short_len(y1, BEZIER_DECIMALS) + short_len(y2, BEZIER_DECIMALS)
+                    let own = short_len(y1, BEZIER_DECIMALS) + short_len(y2, BEZIER_DECIMALS);
+                    if std::mem::replace(&mut in_rule, true) {
+                        54 + own
+                    } else {
+                        21 + own
+                    }
                 }
                 Ease::Linear => 0,
             };

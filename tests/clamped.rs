@@ -105,10 +105,13 @@ fn clamped_limbs_keep_few_keys_and_their_bones_close_on_every_rig_kind() {
                 goal[0]
             );
             // the bones follow their clamped pose: 1.33 px before, the cusp
-            // next to its key still costs about half a pixel
+            // next to its key still costs about half a pixel (0.71 px on
+            // the cycling rider's thighs since a leg's segments are fitted
+            // by least squares, with 9 keys a bone where Hermite segments
+            // took 12 to 14 for the same goal, which no key meets here)
             for b in &r.bones {
                 assert!(
-                    b.max_error_px < 0.65,
+                    b.max_error_px < 0.75,
                     "{label} {}: {} px",
                     b.name,
                     b.max_error_px

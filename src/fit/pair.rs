@@ -17,6 +17,11 @@ use crate::fit;
 use crate::geom::{BEZIER_DECIMALS, DEG_DECIMALS, Vec2, Vec2Ext, quantize};
 use std::cell::RefCell;
 
+/// Fewest fitter samples inside a cubic segment for its least-squares
+/// ease ([`Pair`]'s `segment_ease`): a few samples pin the two inner values
+/// at the samples only, and a segment that short sits beside a cusp.
+const LEAST_SQUARES_SAMPLES: usize = 8;
+
 /// A cubic segment of a key set: (set, its first and last key times in
 /// millionths, their values' bits).
 type SegmentKey = (usize, i64, i64, u64, u64);
@@ -346,9 +351,12 @@ impl<'a> Pair<'a> {
     /// The ease of the segment from key `a` to key `b` (cubic, values as
     /// written): the Bézier whose inner values fit the ideal angles at the
     /// fitter's samples inside the segment best (least squares; the two
-    /// outer values are the keys'). Where that is not written (a flat or
-    /// too short segment, a y past [`fit::MAX_ABS_Y`]), the Hermite one `a`
-    /// holds (slopes of the ideal curve at the keys).
+    /// outer values are the keys'). Where that is not written (a flat
+    /// segment, one across a corner or with fewer than
+    /// [`LEAST_SQUARES_SAMPLES`] samples, a y past [`fit::MAX_ABS_Y`]) the
+    /// Hermite one `a` holds (slopes of the ideal curve at the keys); beside a kink (slopes
+    /// from either side of a key that differ, as at a clamped limb's cusp)
+    /// whichever of the two is nearer the samples at its worst.
     ///
     /// Least squares, not the Hermite slopes, because a segment's slopes
     /// need not be the curve's at its ends (a css key's timing function
@@ -364,9 +372,26 @@ impl<'a> Pair<'a> {
             self.ts.partition_point(|&t| t <= a.t),
             self.ts.partition_point(|&t| t < b.t),
         );
-        if dv == 0.0 || hi < lo + 3 {
+        // (beside a kink, a key whose slopes from either side differ, the
+        // Hermite segment takes the side's own slope, as steep as the
+        // segment allows at a cusp, which a fit of the samples may round
+        // off: there the nearer of the two is kept, see below)
+        let kink = |t: f64| {
+            let cache = self.cache.borrow();
+            cache
+                .get(&(set, (t * 1e6).round() as i64))
+                .is_some_and(|&(_, l, r)| {
+                    !(l.is_finite() && r.is_finite())
+                        || (l - r).abs() > 1e-6 * (1.0 + l.abs() + r.abs())
+                })
+        };
+        // (a segment across a corner, or with too few samples to pin two
+        // values between them, keeps the Hermite one)
+        let across = self.corners.iter().any(|&c| c > a.t && c < b.t);
+        if dv == 0.0 || hi < lo + LEAST_SQUARES_SAMPLES || across {
             return hermite;
         }
+        let kinked = kink(a.t) || kink(b.t);
         let dt = b.t - a.t;
         // normal equations of y(s) = 3u²s·y1 + 3us²·y2 + s³ for the
         // normalised values (ideal − a) / dv
@@ -389,7 +414,23 @@ impl<'a> Pair<'a> {
             return hermite;
         }
         let third = |x: f64| quantize(x, BEZIER_DECIMALS);
-        Ease::CubicBezier([third(1.0 / 3.0), y1, third(2.0 / 3.0), y2])
+        let fitted = Ease::CubicBezier([third(1.0 / 3.0), y1, third(2.0 / 3.0), y2]);
+        if !kinked {
+            return fitted;
+        }
+        // beside a kink, whichever of the two is nearer the samples at
+        // its worst
+        let worst = |ease: Ease| {
+            let seg = [Key { ease, ..*a }, *b];
+            (self.ts[lo..hi].iter().zip(&self.ideal[set][lo..hi]))
+                .map(|(&t, &v)| (fit::eval_keys(&seg, t) - v).abs())
+                .fold(0.0f64, f64::max)
+        };
+        if worst(fitted) < worst(hermite) {
+            fitted
+        } else {
+            hermite
+        }
     }
 
     /// Whether a key at t sits on a corner (t = 1 on one at 0).
