@@ -167,7 +167,8 @@ fn limbs_look_strokes_each_bone_and_puts_a_disc_behind_each_target() {
                 .filter(|n| n.has_tag_name("path") && has(n, "-bone") && in_bone(n))
                 .collect();
             // a line's width: its attribute, or its class's rule where
-            // every line of that class has one width
+            // every line of that class has one width (the rule may hold
+            // other declarations too)
             let style = doc
                 .descendants()
                 .find(|n| n.has_tag_name("style"))
@@ -176,9 +177,11 @@ fn limbs_look_strokes_each_bone_and_puts_a_disc_behind_each_target() {
             let width_of = |l: &roxmltree::Node| -> f64 {
                 let from_class = || {
                     l.attribute("class")?.split(' ').find_map(|c| {
-                        let k = format!(".{c}{{stroke-width:");
-                        let at = style.find(&k)? + k.len();
-                        Some(&style[at..at + style[at..].find('}')?])
+                        let k = format!(".{c}{{");
+                        let open = style.find(&k)? + k.len();
+                        let body = &style[open..open + style[open..].find('}')?];
+                        body.split(';')
+                            .find_map(|d| d.strip_prefix("stroke-width:"))
                     })
                 };
                 l.attribute("stroke-width")

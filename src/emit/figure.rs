@@ -124,7 +124,9 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     let (part_rules, parts) = part_sheet(&first.root, sc);
     style.push_str(&part_rules);
     let (width_rules, widths) = width_rules(&first.root, sc);
-    style.push_str(&width_rules);
+    for (class, decl) in width_rules {
+        join_rule(&mut style, &format!(".{class}"), &decl);
+    }
     let select = |c: &Clip| -> String {
         if switched {
             format!("[class~=\"{}\"] ", sc.clip_class(&clip_name(c)))
@@ -164,6 +166,31 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     w.width_classes = widths;
     doc.append(group(&w, &first.root));
     super::finish(doc)
+}
+
+/// Add `decl` to the sheet's rule whose whole selector is `selector`, or
+/// write it as a rule of its own at the end: one rule, not two (the look's
+/// `.<prefix>-bone{fill:none;…}` takes the bones' width too).
+///
+/// Only for a width rule ([`width_rules`]): moving `stroke-width` up to an
+/// earlier rule of the same selector changes what wins only where a rule
+/// between them sets `stroke-width` on the same elements, and none does:
+/// the look's and colour rules set no width, the part rules select scene
+/// parts only (no line wears a part's class), and two width rules agree on
+/// every element wearing both (each one's elements all have its width).
+fn join_rule(sheet: &mut String, selector: &str, decl: &str) {
+    let open = format!("{selector}{{");
+    // a rule starts the sheet or follows the previous rule's `}`
+    let at = sheet
+        .match_indices(&open)
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || sheet[..i].ends_with('}'));
+    match at.and_then(|i| sheet[i..].find('}').map(|j| i + j)) {
+        Some(close) => sheet.insert_str(close, &format!(";{decl}")),
+        None => {
+            let _ = write!(sheet, "{open}{decl}}}");
+        }
+    }
 }
 
 /// The declarations every stroked scene part has: round caps and joins.
@@ -346,15 +373,16 @@ fn part_sheet(root: &crate::clip::Node, sc: &Scope) -> (String, PartSheet) {
     (best.0, best.1)
 }
 
-/// The rules that give lines their stroke width by class, and those
-/// classes (local): a class every element of which is a line or a morphed
+/// The rules that give lines their stroke width by class (each as its
+/// scoped class and its declaration, in order; [`join_rule`] writes them),
+/// and those classes (local): a class every element of which is a line or a morphed
 /// path of one width (and at least one of them) may carry that width in
 /// the sheet instead of each element's `stroke-width` attribute (a rule
 /// wins over a presentation attribute, so a class worn by anything else
 /// is never chosen). Classes are chosen in turn by the bytes they save,
 /// the most first, over the lines no chosen class covers yet, while a
 /// rule saves bytes.
-fn width_rules(root: &crate::clip::Node, sc: &Scope) -> (String, Vec<String>) {
+fn width_rules(root: &crate::clip::Node, sc: &Scope) -> (Vec<(String, String)>, Vec<String>) {
     use crate::clip::Item;
     // every element with a class: its class tokens and its written width
     // (None: not a line or morph, or a group)
@@ -386,9 +414,9 @@ fn width_rules(root: &crate::clip::Node, sc: &Scope) -> (String, Vec<String>) {
     walk(root, &mut items);
     let mut covered = vec![false; items.len()];
     let mut chosen: Vec<String> = Vec::new();
-    let mut rules = String::new();
+    let mut rules = Vec::new();
     loop {
-        // (saving, class, width, rule) of the best class left
+        // (saving, class, width) of the best class left
         let mut best: Option<(usize, String, String)> = None;
         let mut tokens: Vec<&String> = items.iter().flat_map(|(t, _)| t).collect();
         tokens.sort();
@@ -414,16 +442,16 @@ fn width_rules(root: &crate::clip::Node, sc: &Scope) -> (String, Vec<String>) {
                     .as_ref()
                     .is_none_or(|(s, _, _)| saved - rule.len() > *s)
             {
-                best = Some((saved - rule.len(), token.clone(), rule));
+                best = Some((saved - rule.len(), token.clone(), width));
             }
         }
-        let Some((_, token, rule)) = best else { break };
+        let Some((_, token, width)) = best else { break };
         for (i, (t, _)) in items.iter().enumerate() {
             if t.contains(&token) {
                 covered[i] = true;
             }
         }
-        rules.push_str(&rule);
+        rules.push((sc.name(&token), format!("stroke-width:{width}")));
         chosen.push(token);
     }
     (rules, chosen)
