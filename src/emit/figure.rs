@@ -465,29 +465,7 @@ fn width_rules(root: &crate::clip::Node, sc: &Scope) -> (Vec<(String, String)>, 
 /// `cx, cy + r`). `None` for any other data.
 pub(crate) fn whole_circle(d: &str) -> Option<(f64, f64, f64)> {
     use super::hundredths;
-    // tokens: command letters, and numbers (a sign or a second `.` starts
-    // a new one, as the path grammar reads them)
-    let mut tokens: Vec<&str> = Vec::new();
-    let mut start: Option<usize> = None;
-    let mut dot = false;
-    for (i, c) in d.char_indices() {
-        let new_number = c == '-' || c == '+' || (c == '.' && dot);
-        if c == ' ' || c == ',' || c.is_ascii_alphabetic() || new_number {
-            if let Some(s) = start.take() {
-                tokens.push(&d[s..i]);
-            }
-            dot = false;
-        }
-        if c.is_ascii_alphabetic() {
-            tokens.push(&d[i..i + 1]);
-        } else if c != ' ' && c != ',' {
-            start.get_or_insert(i);
-            dot |= c == '.';
-        }
-    }
-    if let Some(s) = start {
-        tokens.push(&d[s..]);
-    }
+    let tokens = path_tokens(d);
     if tokens.len() != 20 || tokens[0] != "M" || tokens[3] != "A" || tokens[11] != "A" {
         return None;
     }
@@ -516,6 +494,52 @@ pub(crate) fn whole_circle(d: &str) -> Option<(f64, f64, f64)> {
     half(12, (x, y))?;
     let v = |h: i64| h as f64 / 100.0;
     Some((v(x - r), v(y), v(r)))
+}
+
+/// Where path data that is one straight segment (`M x0 y0 L x1 y1`, both
+/// points absolute) ends: the last point of the `<path>` a part with this
+/// data is written as ([`part_element`]), so a probe there may ride it as
+/// a line's does (see the module docs of [`super`]). `None` for any other
+/// data, and for an end not written in whole hundredths (a probe's point
+/// is: the end must be that point as written, not near it).
+pub(crate) fn straight_end(d: &str) -> Option<crate::geom::Vec2> {
+    use super::hundredths;
+    let tokens = path_tokens(d);
+    if tokens.len() != 6 || tokens[0] != "M" || tokens[3] != "L" {
+        return None;
+    }
+    let num = |i: usize| tokens[i].parse::<f64>().ok().filter(|v| v.is_finite());
+    let exact = |i: usize| num(i).filter(|&v| hundredths(v) as f64 / 100.0 == v);
+    num(1)?;
+    num(2)?;
+    Some(crate::geom::Vec2::new(exact(4)?, exact(5)?))
+}
+
+/// Path data as tokens: command letters, and numbers (a sign or a second
+/// `.` starts a new one, as the path grammar reads them).
+fn path_tokens(d: &str) -> Vec<&str> {
+    let mut tokens: Vec<&str> = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut dot = false;
+    for (i, c) in d.char_indices() {
+        let new_number = c == '-' || c == '+' || (c == '.' && dot);
+        if c == ' ' || c == ',' || c.is_ascii_alphabetic() || new_number {
+            if let Some(s) = start.take() {
+                tokens.push(&d[s..i]);
+            }
+            dot = false;
+        }
+        if c.is_ascii_alphabetic() {
+            tokens.push(&d[i..i + 1]);
+        } else if c != ' ' && c != ',' {
+            start.get_or_insert(i);
+            dot |= c == '.';
+        }
+    }
+    if let Some(s) = start {
+        tokens.push(&d[s..]);
+    }
+    tokens
 }
 
 /// A `scene` part ([`crate::clip::Item::Part`]) as a `<path>`, or as a

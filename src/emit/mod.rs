@@ -26,9 +26,10 @@
 //! - A probe is a `<circle data-probe cx cy>` without `r` (r defaults to 0:
 //!   nothing drawn, no area); svgo removes circles whose `r` is `"0"` but
 //!   keeps this one. A probe where a straight stroke of its group ends is
-//!   that stroke's `data-probe` instead (a path's probe is its last point);
-//!   svgo may rewrite the path's commands but keeps its end, and merges no
-//!   path carrying the attribute with another.
+//!   that stroke's `data-probe` instead (a path's probe is its last point):
+//!   a line's, or a scene part's drawn as one straight segment
+//!   ([`figure::straight_end`]); svgo may rewrite the path's commands but
+//!   keeps its end, and merges no path carrying the attribute with another.
 
 pub mod css;
 pub mod figure;
@@ -393,16 +394,27 @@ fn group(w: &Writer, node: &Node) -> Element {
 /// The elements of a group's `items`, in order. A probe drawn where a line
 /// of the same group ends rides that line: the line's `<path>` carries its
 /// `data-probe` (a path's probed point is its last one), one element
-/// instead of two, the same point under the same transforms.
+/// instead of two, the same point under the same transforms. So does a
+/// probe where a scene part drawn as one straight segment ends (the part
+/// is a `<path>` whose last point is that end, [`figure::straight_end`]).
 fn children_elements(w: &Writer, items: &[Item]) -> Vec<Element> {
     let mut carried = vec![false; items.len()];
     let mut rider: Vec<Option<&str>> = vec![None; items.len()];
     for (i, item) in items.iter().enumerate() {
-        let Item::Line { to, .. } = item else {
-            continue;
+        let end = match item {
+            Item::Line { to, .. } => *to,
+            Item::Part { d, .. } => match figure::straight_end(d) {
+                Some(end) => end,
+                None => continue,
+            },
+            _ => continue,
+        };
+        // (a part's end as written: the same hundredths as the probe's)
+        let at_end = |at: &Vec2| {
+            hundredths(at.x) == hundredths(end.x) && hundredths(at.y) == hundredths(end.y)
         };
         let probe = items.iter().enumerate().find_map(|(j, p)| match p {
-            Item::Probe { name, at } if at == to && !carried[j] => Some((j, name)),
+            Item::Probe { name, at } if at_end(at) && !carried[j] => Some((j, name)),
             _ => None,
         });
         if let Some((j, name)) = probe {
@@ -528,7 +540,13 @@ fn item_element(w: &Writer, item: &Item, rider: Option<&str>) -> Element {
             e.assign("class", sc.classes(class));
             e
         }
-        Item::Part { .. } => figure::part_element(w, item),
+        Item::Part { .. } => {
+            let mut e = figure::part_element(w, item);
+            if let Some(name) = rider {
+                e.assign("data-probe", name);
+            }
+            e
+        }
     }
 }
 
@@ -681,6 +699,72 @@ mod tests {
         );
         assert!(
             text.contains(r#"<path class="rb-bone" d="M10 20L40.5-2.25" data-probe="end""#),
+            "{text}"
+        );
+    }
+
+    /// A probe where a scene part drawn as one straight segment ends rides
+    /// the part as it rides a line; a part of any other data (a second
+    /// segment, a curve, an end written past hundredths, an end elsewhere)
+    /// leaves it a circle.
+    #[test]
+    fn a_probe_at_a_straight_parts_end_rides_the_part() {
+        let part = |class: &str, d: &str| Item::Part {
+            class: class.into(),
+            d: d.into(),
+            stroke: Some("#333".into()),
+            width: 2.0,
+            fill: None,
+            opacity: 1.0,
+            dash: Vec::new(),
+        };
+        let probe = |name: &str, x: f64, y: f64| Item::Probe {
+            name: name.into(),
+            at: Vec2::new(x, y),
+        };
+        let node = Node {
+            children: vec![
+                probe("arm", 370.0, 420.0),
+                part("rb-p-arm", "M420 420L370 420"),
+                probe("two", 5.0, 6.0),
+                part("rb-p-two", "M0 0L1 2L5 6"),
+                probe("curve", 5.0, 6.0),
+                part("rb-p-curve", "M0 0Q1 2 5 6"),
+                probe("past", 5.0, 6.0),
+                part("rb-p-past", "M0 0L5.001 6"),
+                probe("neg", -1.5, 0.25),
+                part("rb-p-neg", "M3 3L-1.5.25"),
+                probe("start", 3.0, 3.0),
+            ],
+            ..Node::default()
+        };
+        let clip = Clip {
+            name: "p".into(),
+            route: Route::Css,
+            period_s: 1.0,
+            view_box: [0.0; 4],
+            tracks: Vec::new(),
+            root: node.clone(),
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
+        };
+        let text = group_text(&clip, &node, &Scope::local());
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let probes: Vec<(&str, &str)> = doc
+            .descendants()
+            .filter_map(|n| Some((n.tag_name().name(), n.attribute("data-probe")?)))
+            .collect();
+        assert_eq!(
+            probes,
+            [
+                ("path", "arm"),
+                ("circle", "two"),
+                ("circle", "curve"),
+                ("circle", "past"),
+                ("path", "neg"),
+                ("circle", "start")
+            ],
             "{text}"
         );
     }
