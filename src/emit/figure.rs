@@ -25,10 +25,10 @@
 //! them, so the smil route is given one clip per file (see
 //! [`crate::figure::bake_figure`]).
 
+use super::Writer;
 use super::css::{Sheet, clip_name};
 use super::scope::Scope;
 use super::style::{self as figure_style, Look, Style};
-use super::{Writer, group};
 use crate::clip::{Clip, Route};
 use std::fmt::Write;
 use svg::Node as _;
@@ -164,7 +164,7 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     let mut w = Writer::new(first, sc);
     w.parts = parts;
     w.width_classes = widths;
-    doc.append(group(&w, &first.root));
+    super::append_root(&mut doc, &w, &first.root);
     super::finish(doc)
 }
 

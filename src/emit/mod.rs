@@ -10,6 +10,10 @@
 //! Every class, `@keyframes` name and id is written through the file's
 //! [`scope::Scope`], so files can be inlined side by side in one page.
 //!
+//! The clip's groups nest as its tree does, except its root group where
+//! that would be a bare `<g>` (no class, placement or motion): its
+//! elements sit in the root `<svg>` instead ([`append_root`]).
+//!
 //! # Structure that survives optimisers (svgo's default preset)
 //!
 //! - A static `transform` never shares an element with an animated one: it
@@ -124,7 +128,7 @@ fn emit_in(clip: &Clip, colours: &[String], sc: &Scope) -> String {
     }
     let w = Writer::new(clip, sc);
     let mut doc = document(clip, style, Vec::new());
-    doc.append(group(&w, &clip.root));
+    append_root(&mut doc, &w, &clip.root);
     finish(doc)
 }
 
@@ -224,6 +228,20 @@ pub(crate) fn root_metadata(clip: &Clip) -> [(&'static str, String); 2] {
         ),
         ("data-route", clip.route.as_str().to_string()),
     ]
+}
+
+/// Append the drawing of `root` to the document: its group, or where that
+/// group would carry nothing (no class, no placement, no motion: a bare
+/// `<g>`, which draws and selects nothing) its elements, directly in the
+/// root `<svg>`.
+pub(crate) fn append_root(doc: &mut Element, w: &Writer, root: &Node) {
+    if root.class.is_none() && root.anim.is_none() && root.translate == Vec2::ZERO {
+        for e in children_elements(w, &root.children) {
+            doc.append(e);
+        }
+    } else {
+        doc.append(group(w, root));
+    }
 }
 
 /// The document's text, ending with a newline.
