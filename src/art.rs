@@ -1097,8 +1097,9 @@ struct Wrapper {
 /// they are no id the clip's own groups carry, and the style sheet's
 /// `transform-box` rule reaches them).
 ///
-/// Every placement and animated wrapper carries one, as every group of a
-/// plain bake does: an optimiser (svgo's default preset) moves a group's
+/// Every placement and animated wrapper carries one (a plain bake pins
+/// fewer groups, see the module docs of [`crate::emit`]): an optimiser
+/// (svgo's default preset) moves a group's
 /// `transform` into its child, or merges a group into its only child,
 /// only where the elements carry no id.
 struct WrapIds<'a> {

@@ -387,6 +387,9 @@ fn drawing(svg: &str, rig: &str) -> String {
     let hashed = hashed
         .replace(&format!("{rig}-HASH"), "HASH")
         .replace("rHASH", "HASH");
+    // ids are no part of the drawing: which groups carry one is the
+    // optimiser structure's (`emit` module docs), since changed
+    let hashed = without_ids(&hashed);
     let mut lines: Vec<&str> = hashed
         .lines()
         .filter(|l| !l.contains("data-probe=\"ground\"") && !l.contains("<animate"))
@@ -542,6 +545,27 @@ fn without_moved_origins(lines: &[&str]) -> Vec<String> {
         out.push(line.to_string());
         i += 1;
     }
+    out
+}
+
+/// `text` without its element ids of the form rigbake writes
+/// (` id="HASH-n<k>"`).
+fn without_ids(text: &str) -> String {
+    const KEY: &str = " id=\"HASH-n";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(KEY) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + KEY.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 && after[digits..].starts_with('"') {
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str(KEY);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
     out
 }
 

@@ -163,18 +163,29 @@ fn on_hostile_page(chromium: &browser::Browser, strip: bool) -> Vec<(String, f64
                 .rfind("[id^=")
                 .unwrap();
             let stem = &b.svg[rule + 6..rule + 6 + b.svg[rule + 6..].find('"').unwrap()];
-            // the rule reaches every rotating group: the file's own, and in
-            // a drawing every wrapper rigbake adds (a drawing's own ids
-            // come first there)
+            // the rule reaches every group whose motion has an origin (a
+            // turn, a scale): the file's own, and in a drawing every
+            // wrapper rigbake adds (a drawing's own ids come first there)
             if !label.ends_with("--art") {
                 assert_eq!(stem, id_stem(&b.svg), "{label}");
             }
             let doc = roxmltree::Document::parse(&b.svg).unwrap();
-            let animated = doc.descendants().filter(|n| {
-                n.attribute("class").is_some_and(|c| {
-                    b.svg.contains(&format!(".{c}{{animation")) || b.svg.contains(&format!(".{c},"))
+            // a class whose rule (`.c{…}`, or `.c,` in a selector list)
+            // animates about a `transform-origin`
+            let turns = |c: &str| {
+                let sel = format!(".{c}");
+                b.svg.match_indices(&sel).any(|(i, _)| {
+                    let rest = &b.svg[i + sel.len()..];
+                    (rest.starts_with('{') || rest.starts_with(','))
+                        && rest.find('{').is_some_and(|open| {
+                            let body = &rest[open..open + rest[open..].find('}').unwrap()];
+                            body.contains("animation") && body.contains("transform-origin")
+                        })
                 })
-            });
+            };
+            let animated = doc
+                .descendants()
+                .filter(|n| n.attribute("class").is_some_and(turns));
             let mut reached = 0;
             for n in animated {
                 let id = n.attribute("id").unwrap_or_default();

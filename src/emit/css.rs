@@ -499,9 +499,12 @@ impl Sheet {
     /// `transform-box: view-box` is the initial value, but a page's own
     /// sheet may set another on every element (`svg *{transform-box:
     /// fill-box}` is a common snippet), which would move every origin; one
-    /// rule restores it on the groups that need it. Every animated group on
-    /// the css route carries an id `<prefix>-n<k>` ([`Scope::id`]), so an
-    /// id-prefix selector reaches them all, with a class's specificity.
+    /// rule restores it on the groups that need it. Every group on the css
+    /// route whose motion has an origin carries an id `<prefix>-n<k>`
+    /// ([`Scope::id`]; the few others with one are static guards, see the
+    /// module docs of [`super`]), so an id-prefix selector reaches them all,
+    /// with a class's specificity, also after svgo has inlined their rules
+    /// and taken their classes out.
     pub(crate) fn parts(self) -> (String, String) {
         let mut s = String::new();
         if self.origins {

@@ -18,12 +18,30 @@
 //!
 //! - A static `transform` never shares an element with an animated one: it
 //!   sits on a wrapper `<g>`. svgo moves a group's `transform` into its
-//!   children (`moveGroupAttrsToElems`, `collapseGroups`) unless a child has
-//!   an `id`, so on the css route (where a CSS `transform` would override a
-//!   moved attribute) every animated group and every group with a static
-//!   `transform` carries a scoped id. The `<style>` always keeps a rule svgo
-//!   cannot inline (the reduced-motion `@media` rule), which keeps svgo's
-//!   `cleanupIds` from removing those ids.
+//!   children (`moveGroupAttrsToElems`: into every child, only where none
+//!   has an `id`; `collapseGroups`: into an only child without an `id`). On
+//!   the css route a transform moved onto an animated group would apply
+//!   inside its `transform-origin`, after its `rotate`/`scale`, instead of
+//!   around it, and one moved onto a morphed path would be folded into the
+//!   `d` its keyframes replace. So in every group with a static `transform`
+//!   that holds something animated (at any depth) one element carries a
+//!   scoped id: one that has an id anyway, else the first
+//!   ([`Writer::guard`]); svgo then moves that transform nowhere. A static
+//!   transform in a group that holds nothing animated may move: into
+//!   static elements only. The other way, `collapseGroups` may merge an
+//!   animated group into its only child, a static translate without an id:
+//!   the element then animates inside its origin `o` and translates by
+//!   `d` after, `T(o)·R·T(d)·T(−o)`, which is `T(o)·R·T(−o)·T(d)` (the two
+//!   translations commute), the motion of the two groups.
+//! - Every group whose motion has an origin (a turn, a scale, a ride along
+//!   a path) carries a scoped id too: svgo inlines each rule that selects a
+//!   single element into its `style` and takes its class out, so the
+//!   sheet's `transform-box` rule reaches these groups by id
+//!   ([`css::Sheet::parts`]), and so do the two static groups that scale a
+//!   path's content. No other group needs one: a translation, static or
+//!   animated, is the same in any `transform-box`. The `<style>` always
+//!   keeps a rule svgo cannot inline (the reduced-motion `@media` rule),
+//!   which keeps svgo's `cleanupIds` from removing the ids.
 //! - On the smil route every `<animateTransform>` is `additive="sum"`: a
 //!   static transform that svgo moves onto the animated group composes with
 //!   the animation exactly as the wrapper did.
@@ -174,6 +192,21 @@ impl<'a> Writer<'a> {
     fn pin(&self, e: &mut Element) {
         if self.clip.route == Route::Css {
             self.pin_always(e);
+        }
+    }
+
+    /// css route: one of `kids`, the elements of `items` inside a group
+    /// with a static `transform`, carries an id (the first, unless one
+    /// does), where `items` hold something the sheet animates: svgo moves
+    /// that transform into the elements only where none has an id (see the
+    /// module docs).
+    fn guard(&self, kids: &mut [Element], items: &[Item]) {
+        if self.clip.route == Route::Css
+            && moves_in(items)
+            && !kids.iter().any(has_id)
+            && let Some(first) = kids.first_mut()
+        {
+            self.pin(first);
         }
     }
 
@@ -343,6 +376,31 @@ pub(crate) fn morph_ds(m: &Morph) -> Vec<String> {
     if len(&rel) < len(&abs) { rel } else { abs }
 }
 
+/// The group's motion has an origin in its parent's user space, which the
+/// sheet's `transform-box` rule keeps there (a turn, a scale; a ride along a
+/// path): on the css route it carries an id ([`css::Sheet::parts`]).
+fn has_origin(node: &Node) -> bool {
+    use crate::clip::Anim;
+    matches!(
+        node.anim,
+        Some(Anim::Rotate { .. } | Anim::Scale { .. } | Anim::Motion { .. })
+    )
+}
+
+fn has_id(e: &Element) -> bool {
+    e.get_attributes().contains_key("id")
+}
+
+/// Something in `items` (at any depth) moves by the css route's sheet: an
+/// animated group, or a morphed path (its `d` keyframes).
+fn moves_in(items: &[Item]) -> bool {
+    items.iter().any(|i| match i {
+        Item::Group(n) => n.anim.is_some() || moves_in(&n.children),
+        Item::Morph(m) => m.probe.is_some(),
+        _ => false,
+    })
+}
+
 fn group(w: &Writer, node: &Node) -> Element {
     let animated = node.anim.is_some();
     let mut g = Element::new("g");
@@ -359,7 +417,7 @@ fn group(w: &Writer, node: &Node) -> Element {
         // on both routes: a parent's transform moved onto an <animateMotion>
         // target would apply inside the motion instead of around it
         w.pin_always(&mut g);
-    } else if animated || node.translate != Vec2::ZERO {
+    } else if has_origin(node) {
         w.pin(&mut g);
     }
     let origin_outside = if animated && w.clip.route == Route::Smil {
@@ -373,7 +431,13 @@ fn group(w: &Writer, node: &Node) -> Element {
     } else {
         &mut g
     };
-    for e in children_elements(w, &node.children) {
+    let mut kids = children_elements(w, &node.children);
+    // a static transform on this group (its placement) or on `content`
+    // (a path's scale) stays there (see the module docs)
+    if path_scale.is_some() || (!animated && node.translate != Vec2::ZERO) {
+        w.guard(&mut kids, &node.children);
+    }
+    for e in kids {
         into.append(e);
     }
     if let Some(o) = origin_outside {
@@ -399,7 +463,9 @@ fn group(w: &Writer, node: &Node) -> Element {
         let translate = format!("translate({})", pt(node.translate));
         if animated {
             let mut outer = Element::new("g");
-            w.pin(&mut outer);
+            if !has_id(&g) {
+                w.pin(&mut g);
+            }
             outer.assign("transform", translate);
             outer.append(g);
             return outer;
@@ -785,6 +851,101 @@ mod tests {
             ],
             "{text}"
         );
+    }
+
+    /// css route: a group whose motion has an origin carries an id; in a
+    /// group with a static transform that holds something animated one
+    /// element does (one that has an id anyway, else the first); no other
+    /// group or element has one.
+    #[test]
+    fn ids_go_where_the_transform_box_rule_or_a_static_transform_needs_them() {
+        use crate::clip::{Anim, Axis};
+        let line = |class: &str| Item::Line {
+            from: Vec2::ZERO,
+            to: Vec2::new(1.0, 1.0),
+            class: class.into(),
+            width: 1.0,
+        };
+        let g = |class: &str, translate: Vec2, anim: Option<Anim>, children: Vec<Item>| {
+            Item::Group(Node {
+                class: Some(class.into()),
+                translate,
+                anim,
+                children,
+            })
+        };
+        let turn = || {
+            Some(Anim::Rotate {
+                track: 0,
+                origin: Vec2::new(3.0, 4.0),
+                delay_s: 0.0,
+            })
+        };
+        let slide = || {
+            Some(Anim::Translate {
+                track: 0,
+                axis: Axis::X,
+                delay_s: 0.0,
+            })
+        };
+        let at = Vec2::new(5.0, 6.0);
+        let node = Node {
+            children: vec![
+                // a placement around a turning and a sliding group: the
+                // turning one has an id anyway
+                g(
+                    "rb-place1",
+                    at,
+                    None,
+                    vec![
+                        g("rb-slide1", Vec2::ZERO, slide(), vec![line("rb-a")]),
+                        g("rb-turn1", Vec2::ZERO, turn(), vec![line("rb-b")]),
+                    ],
+                ),
+                // a placement around a sliding group only, through a static
+                // group: the first element in it is pinned
+                g(
+                    "rb-place2",
+                    at,
+                    None,
+                    vec![
+                        line("rb-c"),
+                        g(
+                            "rb-static",
+                            Vec2::ZERO,
+                            None,
+                            vec![g("rb-slide2", Vec2::ZERO, slide(), vec![])],
+                        ),
+                    ],
+                ),
+                // a placed sliding group: its wrapper's only child is it
+                g("rb-slide3", at, slide(), vec![line("rb-d")]),
+                // a placement around static things, and a lone slide: none
+                g("rb-place3", at, None, vec![line("rb-e")]),
+                g("rb-slide4", Vec2::ZERO, slide(), vec![line("rb-f")]),
+            ],
+            ..Node::default()
+        };
+        let clip = Clip {
+            name: "p".into(),
+            route: Route::Css,
+            period_s: 1.0,
+            view_box: [0.0; 4],
+            tracks: Vec::new(),
+            root: node.clone(),
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
+        };
+        let text = group_text(&clip, &node, &Scope::local());
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let mut pinned: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_attribute("id"))
+            .map(|n| n.attribute("class").unwrap())
+            .collect();
+        pinned.sort_unstable();
+        assert_eq!(pinned, ["rb-c", "rb-slide3", "rb-turn1"], "{text}");
     }
 
     #[test]
