@@ -23,7 +23,10 @@
 //! whose segment differs carry their own.
 //!
 //! **Smaller, same motion.** Two animations whose keyframe bodies are
-//! identical share one `@keyframes` block (the first name); within a block,
+//! identical share one `@keyframes` block (the first name), and a linear
+//! turn that is a written block played backward, up to whole turns (a
+//! pedal's counter-turn against its crank), plays that block with
+//! `reverse` (`backward_turn`); within a block,
 //! keys whose blocks are identical share one selector list (`0%,to{…}`,
 //! see `Frames::body`), and a Bézier on the diagonal is written `linear`.
 //! Rules whose bodies are identical share one selector list too, a late
@@ -367,6 +370,8 @@ impl Sheet {
     /// Write one animation of `clip` on `selector`: `extra` are static
     /// declarations the animated property needs (its origin), `identity` the
     /// declaration that equals no animation at all.
+    /// `backward`: the body of keyframes that, played in reverse, make
+    /// the same motion ([`backward_turn`]).
     #[allow(clippy::too_many_arguments)]
     fn animation(
         &mut self,
@@ -377,6 +382,7 @@ impl Sheet {
         delay_s: f64,
         extra: &str,
         identity: Option<&str>,
+        backward: Option<String>,
     ) {
         if frames.constant() && delay_s <= 0.0 {
             let d = &frames.decls[0];
@@ -390,14 +396,22 @@ impl Sheet {
             _ => "infinite",
         };
         let period = fmt_s(clip.period_s);
-        let (name, body, timing) =
-            frames.written(name, |body| self.written.iter().any(|(_, b)| b == body));
+        let written = |body: &str| self.written.iter().any(|(_, b)| b == body);
+        let (name, body, timing) = frames.written(name, written);
+        // a block already written that plays this motion backward: that
+        // block reversed, instead of a block of its own
+        let (body, timing, direction) = match backward {
+            Some(back) if !written(&body) && written(&back) => {
+                (back, "linear".to_string(), " reverse")
+            }
+            _ => (body, timing, ""),
+        };
         let name = self.keyframes(&self.scope.name(&self.short(name)), body);
         if delay_s != 0.0 {
             self.delays
                 .push((selector.to_string(), format!("{}s", fmt_s(delay_s))));
         }
-        let body = format!("animation:{name} {period}s {timing} {iter}{extra}");
+        let body = format!("animation:{name} {period}s {timing} {iter}{direction}{extra}");
         self.rule(selector, body);
     }
 
@@ -426,7 +440,8 @@ impl Sheet {
                     let extra = self.origin(origin.x, origin.y);
                     let name = &clip.tracks[*track].name;
                     let identity = Some("rotate:0deg");
-                    self.animation(clip, &selector, name, f, *delay_s, &extra, identity);
+                    let back = backward_turn(&clip.tracks[*track]);
+                    self.animation(clip, &selector, name, f, *delay_s, &extra, identity, back);
                 }
                 Anim::Translate {
                     track,
@@ -436,7 +451,7 @@ impl Sheet {
                     let f = translate_frames(&clip.tracks[*track], *axis);
                     let name = &clip.tracks[*track].name;
                     let identity = Some("translate:0");
-                    self.animation(clip, &selector, name, f, *delay_s, "", identity);
+                    self.animation(clip, &selector, name, f, *delay_s, "", identity, None);
                 }
                 Anim::Motion {
                     path,
@@ -453,7 +468,7 @@ impl Sheet {
                         scalar: None,
                     };
                     let extra = format!(";offset-path:path(\"{}\");offset-rotate:0deg", path.d);
-                    self.animation(clip, &selector, class, f, *delay_s, &extra, None);
+                    self.animation(clip, &selector, class, f, *delay_s, &extra, None, None);
                 }
                 Anim::Scale { sx, sy, delay_s } => {
                     let f = Frames::of_track(&clip.tracks[*sx], |i| {
@@ -467,7 +482,7 @@ impl Sheet {
                     let extra = self.origin(0.0, 0.0);
                     let name = &clip.tracks[*sx].name;
                     let identity = Some("scale:1");
-                    self.animation(clip, &selector, name, f, *delay_s, &extra, identity);
+                    self.animation(clip, &selector, name, f, *delay_s, &extra, identity, None);
                 }
             }
         }
@@ -482,7 +497,7 @@ impl Sheet {
                 // a constant path is the static `d` the element already has
                 let f = Frames::of_morph(m);
                 let identity = f.decls[0].clone();
-                self.animation(clip, &selector, &name, f, 0.0, "", Some(&identity));
+                self.animation(clip, &selector, &name, f, 0.0, "", Some(&identity), None);
             }
         }
     }
@@ -574,6 +589,47 @@ pub fn track_keyframes(clip: &Clip, i: usize) -> String {
         (name, _, timing) if name != track.name => timing,
         (name, body, _) => format!("@keyframes {name}{body}"),
     }
+}
+
+/// The keyframes body (linear) of the turn `track` played backward: its
+/// keys in reverse order at times `1 − t`, every angle plus the whole turns
+/// that make the first equal the track's own first angle. Played with
+/// `animation-direction: reverse`, such keyframes give at progress p their
+/// value at 1 − p: the track's angle at p plus those whole turns, the same
+/// rotation. A track whose keys span the period, every segment linear as
+/// written, and that ends a whole number of turns from where it starts
+/// (a crank's turn: its pedal's counter-turn is the crank's played
+/// backward); `None` for any other.
+fn backward_turn(track: &Track) -> Option<String> {
+    let keys = &track.keys;
+    let n = keys.len();
+    if n < 2
+        || keys[0].t != 0.0
+        || keys[n - 1].t != 1.0
+        || keys[..n - 1]
+            .iter()
+            .any(|k| !super::linear_as_written(k.ease))
+    {
+        return None;
+    }
+    let turns = (keys[0].value - keys[n - 1].value) / 360.0;
+    if (turns - turns.round()).abs() > 1e-9 {
+        return None;
+    }
+    let shift = turns.round() * 360.0;
+    let back = Track {
+        name: track.name.clone(),
+        keys: keys
+            .iter()
+            .rev()
+            .map(|k| crate::clip::Key {
+                t: 1.0 - k.t,
+                value: k.value + shift,
+                ease: Ease::Linear,
+            })
+            .collect(),
+    };
+    Some(rotate_frames(&back).body("linear"))
 }
 
 /// A turn's frames, each key's angle also kept for [`Frames::stops`].
@@ -758,6 +814,54 @@ mod tests {
         // a track that is not one number (a scale) has no stops
         let f = Frames::of_track(&even, |i| format!("scale:{}", even.keys[i].value));
         assert!(f.stops().is_none());
+    }
+
+    /// A linear turn is written as an earlier block played in reverse
+    /// where that block is the turn backward up to whole turns: played at
+    /// p it gives the turn's angle at 1 − p. A curved segment, keys not
+    /// spanning the period, or an end that is not whole turns from the
+    /// start: no backward form.
+    #[test]
+    fn a_turn_played_backward_shares_the_block_reversed() {
+        let lin = Ease::Linear;
+        let crank = track(&[(0.0, 0.0, lin), (1.0, 360.0, lin)]);
+        let pedal = track(&[(0.0, 0.0, lin), (1.0, -360.0, lin)]);
+        assert_eq!(
+            backward_turn(&pedal).unwrap(),
+            rotate_frames(&crank).body("linear")
+        );
+        // uneven keys: times 1 − t, values reversed, shifted by whole turns
+        let wobble = track(&[
+            (0.0, 10.0, lin),
+            (0.25, 100.0, lin),
+            (0.75, -200.0, lin),
+            (1.0, -710.0, lin),
+        ]);
+        assert_eq!(
+            backward_turn(&wobble).unwrap(),
+            "{0%{rotate:10deg}25%{rotate:520deg}75%{rotate:820deg}to{rotate:730deg}}"
+        );
+        // the backward block evaluated at 1 − p is the track at p, up to
+        // whole turns (linear between keys)
+        let at = |keys: &[(f64, f64)], p: f64| {
+            let k = keys.windows(2).find(|w| p <= w[1].0).unwrap();
+            let s = (p - k[0].0) / (k[1].0 - k[0].0);
+            k[0].1 + s * (k[1].1 - k[0].1)
+        };
+        let fwd = [(0.0, 10.0), (0.25, 100.0), (0.75, -200.0), (1.0, -710.0)];
+        let back = [(0.0, 10.0), (0.25, 520.0), (0.75, 820.0), (1.0, 730.0)];
+        for i in 0..=20 {
+            let p = i as f64 / 20.0;
+            let d = at(&back, 1.0 - p) - at(&fwd, p);
+            assert!((d / 360.0 - (d / 360.0).round()).abs() < 1e-9, "{p}: {d}");
+        }
+        for other in [
+            track(&[(0.0, 0.0, OUT), (1.0, 360.0, lin)]),
+            track(&[(0.0, 0.0, lin), (0.5, 360.0, lin)]),
+            track(&[(0.0, 0.0, lin), (1.0, 350.0, lin)]),
+        ] {
+            assert_eq!(backward_turn(&other), None);
+        }
     }
 
     #[test]
