@@ -287,12 +287,12 @@ fn paint_of(node: &roxmltree::Node, style: &str, stem: &str, prop: &str) -> Opti
     classes
         .split(' ')
         .find_map(|c| rule_body(style, &format!(".{c}")).and_then(decl))
-        .or_else(|| rule_body(style, &format!("[class^=\"{stem}\"]")).and_then(decl))
+        .or_else(|| rule_body(style, &format!("[class^={stem}]")).and_then(decl))
 }
 
 /// The stroked scene parts of a written file drawn as paths (a part
 /// written as a `<circle>` is closed: it has no caps or joins), and the
-/// sheet's one rule for every part (`[class^="<prefix>-p-"]{…}`), if any.
+/// sheet's one rule for every part (`[class^=<prefix>-p-]{…}`), if any.
 fn caps_rule<'a>(doc: &'a roxmltree::Document) -> (Vec<roxmltree::Node<'a, 'a>>, Option<String>) {
     let style = style_of(doc);
     let stem = doc
@@ -310,7 +310,7 @@ fn caps_rule<'a>(doc: &'a roxmltree::Document) -> (Vec<roxmltree::Node<'a, 'a>>,
                 && paint_of(n, style, &stem, "stroke").is_some_and(|s| s != "none")
         })
         .collect();
-    let selector = format!("[class^=\"{stem}\"]");
+    let selector = format!("[class^={stem}]");
     let rule = rule_body(style, &selector).map(|b| format!("{selector}{{{b}}}"));
     (parts, rule)
 }

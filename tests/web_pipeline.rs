@@ -134,7 +134,7 @@ fn one_shared_prefix_makes_inlined_files_drive_each_other() {
 
 /// A page whose own sheet sets another `transform-box` on every SVG
 /// element (a common snippet for animating SVG parts about their own
-/// centre): the file's one `[id^="<prefix>-n"]{transform-box:view-box}`
+/// centre): the file's one `[id^=<prefix>-n]{transform-box:view-box}`
 /// rule keeps every origin in the view box, for joints (rotate) and for
 /// scaled groups alike.
 /// (Its one probe is only there because every mounted document needs one.)
@@ -162,7 +162,7 @@ fn on_hostile_page(chromium: &browser::Browser, strip: bool) -> Vec<(String, f64
                 .expect("a transform-box rule")]
                 .rfind("[id^=")
                 .unwrap();
-            let stem = &b.svg[rule + 6..rule + 6 + b.svg[rule + 6..].find('"').unwrap()];
+            let stem = &b.svg[rule + 5..rule + 5 + b.svg[rule + 5..].find(']').unwrap()];
             // the rule reaches every group whose motion has an origin (a
             // turn, a scale): the file's own, and in a drawing every
             // wrapper rigbake adds (a drawing's own ids come first there)

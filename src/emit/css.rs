@@ -519,13 +519,14 @@ impl Sheet {
     /// ([`Scope::id`]; the few others with one are static guards, see the
     /// module docs of [`super`]), so an id-prefix selector reaches them all,
     /// with a class's specificity, also after svgo has inlined their rules
-    /// and taken their classes out.
+    /// and taken their classes out. (The stem is an identifier, a prefix
+    /// starting with a letter or `_`: no quotes.)
     pub(crate) fn parts(self) -> (String, String) {
         let mut s = String::new();
         if self.origins {
             let _ = write!(
                 s,
-                "[id^=\"{}\"]{{transform-box:view-box}}",
+                "[id^={}]{{transform-box:view-box}}",
                 self.scope.id_stem()
             );
         }
@@ -764,7 +765,7 @@ mod tests {
         // shorthand's 0s at the same specificity
         assert_eq!(
             rules,
-            "[id^=\"p-n\"]{transform-box:view-box}\
+            "[id^=p-n]{transform-box:view-box}\
              .a,.c{animation:k 1s linear infinite;transform-origin:1px 2px}\
              .b{rotate:5deg}\
              .c,.e{animation-delay:-.5s}.d{animation-delay:-.25s}"

@@ -245,7 +245,7 @@ fn paint_attr_len(paint: &[(&str, String)]) -> usize {
 /// How the writer paints the scene parts of a file ([`part_sheet`]).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PartSheet {
-    /// The sheet's rule for every part (`[class^="<prefix>-p-"]`) gives
+    /// The sheet's rule for every part (`[class^=<prefix>-p-]`) gives
     /// stroked parts their round caps and joins ([`PART_CAPS`]).
     pub caps: bool,
     /// The paint declarations every part has, from that rule too.
@@ -272,8 +272,10 @@ const CAPS_ATTRS_LEN: usize = r#" stroke-linecap="round" stroke-linejoin="round"
 /// them (scoped), whichever of these forms writes the fewest bytes:
 ///
 /// - one rule for every part, selected by the parts' class stem
-///   (`[class^="<prefix>-p-"]`: each part's class attribute starts with
-///   its scoped class `<prefix>-p-<name>`), holding round caps and joins
+///   (`[class^=<prefix>-p-]`: each part's class attribute starts with
+///   its scoped class `<prefix>-p-<name>`; a prefix starts with a letter or
+///   `_`, so the stem is an identifier and needs no quotes), holding round
+///   caps and joins
 ///   ([`PART_CAPS`]) for the stroked ones, the paint declarations every
 ///   part has (such as `fill:none`), both, or absent;
 /// - each look (the rest of a part's paint) worn by several parts written
@@ -331,7 +333,7 @@ fn part_sheet(root: &crate::clip::Node, sc: &Scope) -> (String, PartSheet) {
         }
         let mut rules = String::new();
         if !body.is_empty() {
-            let _ = write!(rules, "[class^=\"{stem}\"]{{{}}}", body.join(";"));
+            let _ = write!(rules, "[class^={stem}]{{{}}}", body.join(";"));
         }
         let mut bytes = rules.len() + if caps { 0 } else { capped * CAPS_ATTRS_LEN };
         // each remaining look: its parts, and its attributes' bytes
