@@ -12,7 +12,7 @@
 //!
 //! The clip's groups nest as its tree does, except its root group where
 //! that would be a bare `<g>` (no class, placement or motion): its
-//! elements sit in the root `<svg>` instead ([`append_root`]).
+//! elements sit in the root `<svg>` instead (`append_root`).
 //!
 //! # Structure that survives optimisers (svgo's default preset)
 //!
@@ -26,7 +26,7 @@
 //!   `d` its keyframes replace. So in every group with a static `transform`
 //!   that holds something animated (at any depth) one element carries a
 //!   scoped id: one that has an id anyway, else the first
-//!   ([`Writer::guard`]); svgo then moves that transform nowhere. A static
+//!   (`Writer::guard`); svgo then moves that transform nowhere. A static
 //!   transform in a group that holds nothing animated may move: into
 //!   static elements only. The other way, `collapseGroups` may merge an
 //!   animated group into its only child, a static translate without an id:
@@ -37,7 +37,7 @@
 //!   a path) carries a scoped id too: svgo inlines each rule that selects a
 //!   single element into its `style` and takes its class out, so the
 //!   sheet's `transform-box` rule reaches these groups by id
-//!   ([`css::Sheet::parts`]), and so do the two static groups that scale a
+//!   (`css::Sheet::parts`), and so do the two static groups that scale a
 //!   path's content. No other group needs one: a translation, static or
 //!   animated, is the same in any `transform-box`. The `<style>` always
 //!   keeps a rule svgo cannot inline (the reduced-motion `@media` rule),
@@ -50,7 +50,7 @@
 //!   keeps this one. A probe where a straight stroke of its group ends is
 //!   that stroke's `data-probe` instead (a path's probe is its last point):
 //!   a line's, or a scene part's drawn as one straight segment
-//!   ([`figure::straight_end`]); svgo may rewrite the path's commands but
+//!   (`figure::straight_end`); svgo may rewrite the path's commands but
 //!   keeps its end, and merges no path carrying the attribute with another.
 
 pub mod css;
