@@ -728,6 +728,37 @@ mod tests {
     /// (the line's path carries its `data-probe`, its last point being the
     /// line's end); every other probe stays a circle: one at the line's
     /// start, one in another group, a second one at the same end.
+    /// The css text of `node` drawn as a clip's root group.
+    fn css_text(node: &Node) -> String {
+        let clip = Clip {
+            name: "p".into(),
+            route: Route::Css,
+            period_s: 1.0,
+            view_box: [0.0; 4],
+            tracks: Vec::new(),
+            root: node.clone(),
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
+        };
+        group_text(&clip, node, &Scope::local())
+    }
+
+    /// [`css_text`] of `node`, and every element of it carrying a
+    /// `data-probe`: (tag, probe), in order.
+    fn probes_written(node: &Node) -> (String, Vec<(String, String)>) {
+        let text = css_text(node);
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let probes = doc
+            .descendants()
+            .filter_map(|n| {
+                let p = n.attribute("data-probe")?;
+                Some((n.tag_name().name().to_string(), p.to_string()))
+            })
+            .collect();
+        (text, probes)
+    }
+
     #[test]
     fn a_probe_at_a_lines_end_rides_the_line() {
         let (a, b) = (Vec2::new(10.0, 20.0), Vec2::new(40.5, -2.25));
@@ -754,23 +785,8 @@ mod tests {
             ],
             ..Node::default()
         };
-        let clip = Clip {
-            name: "p".into(),
-            route: Route::Css,
-            period_s: 1.0,
-            view_box: [0.0; 4],
-            tracks: Vec::new(),
-            root: node.clone(),
-            legs: Vec::new(),
-            figure: None,
-            ground_wrap_px: None,
-        };
-        let text = group_text(&clip, &node, &Scope::local());
-        let doc = roxmltree::Document::parse(&text).unwrap();
-        let probes: Vec<(&str, &str)> = doc
-            .descendants()
-            .filter_map(|n| Some((n.tag_name().name(), n.attribute("data-probe")?)))
-            .collect();
+        let (text, probes) = probes_written(&node);
+        let probes: Vec<(&str, &str)> = probes.iter().map(|(t, p)| (&t[..], &p[..])).collect();
         assert_eq!(
             probes,
             [
@@ -822,23 +838,8 @@ mod tests {
             ],
             ..Node::default()
         };
-        let clip = Clip {
-            name: "p".into(),
-            route: Route::Css,
-            period_s: 1.0,
-            view_box: [0.0; 4],
-            tracks: Vec::new(),
-            root: node.clone(),
-            legs: Vec::new(),
-            figure: None,
-            ground_wrap_px: None,
-        };
-        let text = group_text(&clip, &node, &Scope::local());
-        let doc = roxmltree::Document::parse(&text).unwrap();
-        let probes: Vec<(&str, &str)> = doc
-            .descendants()
-            .filter_map(|n| Some((n.tag_name().name(), n.attribute("data-probe")?)))
-            .collect();
+        let (text, probes) = probes_written(&node);
+        let probes: Vec<(&str, &str)> = probes.iter().map(|(t, p)| (&t[..], &p[..])).collect();
         assert_eq!(
             probes,
             [
@@ -926,18 +927,7 @@ mod tests {
             ],
             ..Node::default()
         };
-        let clip = Clip {
-            name: "p".into(),
-            route: Route::Css,
-            period_s: 1.0,
-            view_box: [0.0; 4],
-            tracks: Vec::new(),
-            root: node.clone(),
-            legs: Vec::new(),
-            figure: None,
-            ground_wrap_px: None,
-        };
-        let text = group_text(&clip, &node, &Scope::local());
+        let text = css_text(&node);
         let doc = roxmltree::Document::parse(&text).unwrap();
         let mut pinned: Vec<&str> = doc
             .descendants()
