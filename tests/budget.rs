@@ -371,19 +371,6 @@ fn uniform_keys_on_many_legs_beyond_the_work_limit_are_refused_up_front() {
         &["in the bone tree this rig lowers into, bones: at most 256 bones, got 257"],
         Duration::from_secs(5),
     );
-    let bake = |v: &Value, keys: usize| {
-        let tmp = TempDir::new().unwrap();
-        let path = tmp.path().join("r.json");
-        fs::write(&path, v.to_string()).unwrap();
-        Command::cargo_bin("rigbake")
-            .unwrap()
-            .arg("bake")
-            .arg(&path)
-            .args(["-q", "--keys", &keys.to_string(), "-o"])
-            .arg(tmp.path())
-            .output()
-            .unwrap()
-    };
     for n in [51, 16] {
         let mut v = legs(n);
         v["keys"] = 10_000.into();
@@ -413,12 +400,10 @@ fn uniform_keys_on_many_legs_beyond_the_work_limit_are_refused_up_front() {
             line.ends_with(&format!("(at most {most} keys fit this rig)")),
             "{line}"
         );
-        let o = bake(&v, most);
-        assert!(o.status.success(), "{n} legs at {most} keys: {o:?}");
+        bakes(&v, &["--keys", &most.to_string()]);
     }
     // the seed's two legs bake at the most keys --keys takes
-    let o = bake(&seed, 10_000);
-    assert!(o.status.success(), "{o:?}");
+    bakes(&seed, &["--keys", "10000"]);
     // `ik_chains` load as a bone tree, held to the same estimate: the most
     // chains at the most keys bake (0.7 s for both routes, release build)
     let mut v = rig("path-foot");
