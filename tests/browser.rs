@@ -775,7 +775,9 @@ fn committed_outputs() -> Vec<(PathBuf, String, Route)> {
 /// times serve both engines.
 fn clip_times(clip: &Clip, legs: &[(String, f64, f64)]) -> Vec<f64> {
     let mut times = period_times(clip.period_s, RIG_SAMPLES);
-    times.extend(legs.iter().map(|l| l.2));
+    // (the worst times of this clip's own legs, as `own_worst_times`)
+    let own = |name: &str| clip.legs.iter().any(|l| l.name == name);
+    times.extend(legs.iter().filter(|l| own(&l.0)).map(|l| l.2));
     times
         .iter()
         .map(|t| (t * 1000.0).round() / 1000.0)

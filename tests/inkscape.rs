@@ -37,7 +37,9 @@ use rigbake::browser::{self, ProbeJob};
 use rigbake::{Baked, Route, bake_rig, rig};
 
 mod common;
-use common::agree::{agrees, chromium, committed_outputs, in_ci, note, rig_of, seek_mode};
+use common::agree::{
+    agrees, chromium, committed_outputs, in_ci, note, own_worst_times, rig_of, seek_mode,
+};
 use common::art::{Art, bake_art};
 use common::{art_marker_offsets, example_rigs, refused, repo};
 
@@ -442,13 +444,14 @@ fn bake(name: &str, route: Route) -> Baked {
     bake_rig(&rig, &BakeOptions::resolve(&rig, route, None, None, None))
 }
 
-/// [`SAMPLES`] times over one period plus every leg's reported worst time.
+/// [`SAMPLES`] times over one period plus the reported worst time of every
+/// leg the clip plays.
 fn times_for(b: &Baked) -> Vec<f64> {
     let p = b.clip.period_s;
     let mut t: Vec<f64> = (0..SAMPLES)
         .map(|i| p * i as f64 / SAMPLES as f64)
         .collect();
-    t.extend(b.report.legs.iter().map(|l| l.worst_t_s));
+    t.extend(own_worst_times(b));
     t
 }
 

@@ -21,7 +21,9 @@ use rigbake::browser::{self, ProbeJob, SeekMode};
 use rigbake::{Baked, Route, bake_rig, rig};
 
 mod common;
-use common::agree::{TOL_PX, agrees, chromium, committed_outputs, deviation, rig_of, seek_mode};
+use common::agree::{
+    TOL_PX, agrees, chromium, committed_outputs, deviation, own_worst_times, rig_of, seek_mode,
+};
 use common::{probe_names, svgo, svgo_dir};
 
 /// Seek times per check (plus each leg's reported worst time).
@@ -52,13 +54,14 @@ fn bake(rig: &rig::Rig, route: Route) -> Baked {
     bake_rig(rig, &BakeOptions::resolve(rig, route, None, None, None))
 }
 
-/// [`SAMPLES`] times over `[0, span_s)` plus every leg's reported worst time.
+/// [`SAMPLES`] times over `[0, span_s)` plus the reported worst time of
+/// every leg each bake's clip plays.
 fn times_for(span_s: f64, bakes: &[&Baked]) -> Vec<f64> {
     let mut t: Vec<f64> = (0..SAMPLES)
         .map(|i| span_s * i as f64 / SAMPLES as f64)
         .collect();
     for b in bakes {
-        t.extend(b.report.legs.iter().map(|l| l.worst_t_s));
+        t.extend(own_worst_times(b));
     }
     t
 }

@@ -69,6 +69,20 @@ pub fn leg_error_px(clip: &Clip, i: usize, t: f64, probes: &Probes) -> f64 {
     dist(probes[&leg.ankle_probe], target)
 }
 
+/// The reported worst times of the legs `b`'s first clip plays: a
+/// class-switched file's report also holds its other clips' legs, whose
+/// worst times may lie past this clip's end (a one-shot clip then holds
+/// its last frame, which the ideal does not).
+pub fn own_worst_times(b: &Baked) -> Vec<f64> {
+    let own = |name: &str| b.clip.legs.iter().any(|l| l.name == name);
+    b.report
+        .legs
+        .iter()
+        .filter(|l| own(&l.name))
+        .map(|l| l.worst_t_s)
+        .collect()
+}
+
 /// Every committed file of `out/`, sorted.
 pub fn committed_outputs() -> Vec<PathBuf> {
     super::files_in("out", "svg")
