@@ -973,7 +973,11 @@ pub trait Problem {
 
 /// The fewest uniform keys (same in every set) meeting the tolerance, by
 /// doubling then bisection on n; `None` past `max_keys`.
-fn uniform_floor(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Option<Vec<Vec<f64>>> {
+pub(crate) fn uniform_floor(
+    p: &dyn Problem,
+    tol_px: f64,
+    max_keys: usize,
+) -> Option<Vec<Vec<f64>>> {
     let ok = |n: usize| {
         p.estimate_within(&vec![uniform_times(n); p.sets()], tol_px)
             .is_some()
@@ -1023,6 +1027,19 @@ pub fn refine(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Vec<Vec<f64>> {
     refine_hoping(p, tol_px, max_keys, SHIFT_HOPE)
 }
 
+/// [`refine`], its last and dearest pass (shifting keys to remove more)
+/// taken only where the pruned keys are `worth` it: a caller with a
+/// cheaper candidate already in hand passes over keys too far behind it
+/// for the pass to close the gap.
+pub fn refine_if(
+    p: &dyn Problem,
+    tol_px: f64,
+    max_keys: usize,
+    worth: &dyn Fn(&[Vec<f64>]) -> bool,
+) -> Vec<Vec<f64>> {
+    refine_worth(p, tol_px, max_keys, SHIFT_HOPE, worth)
+}
+
 /// [`refine`], a removed key's neighbours shifted only while within `hope`
 /// (see [`SHIFT_HOPE`]; infinite: to the last step whatever the error).
 pub(crate) fn refine_hoping(
@@ -1030,6 +1047,16 @@ pub(crate) fn refine_hoping(
     tol_px: f64,
     max_keys: usize,
     hope: [f64; 2],
+) -> Vec<Vec<f64>> {
+    refine_worth(p, tol_px, max_keys, hope, &|_| true)
+}
+
+fn refine_worth(
+    p: &dyn Problem,
+    tol_px: f64,
+    max_keys: usize,
+    hope: [f64; 2],
+    worth: &dyn Fn(&[Vec<f64>]) -> bool,
 ) -> Vec<Vec<f64>> {
     let start = if p.uniform_first() {
         uniform_floor(p, tol_px, max_keys)
@@ -1048,7 +1075,7 @@ pub(crate) fn refine_hoping(
     // Prune, then shift-then-prune (quadratic in the key count, so only for
     // small key sets, where a key saved matters most).
     prune(p, &mut times, tol_px);
-    if times.iter().map(Vec::len).sum::<usize>() > SHIFT_MAX_KEYS {
+    if times.iter().map(Vec::len).sum::<usize>() > SHIFT_MAX_KEYS || !worth(&times) {
         return times;
     }
     for _ in 0..2 {

@@ -197,6 +197,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
     } else {
         fit
     };
+    let mut limbs_note = None;
     let (fb, mut report, note, tolerance) = match opts.keying {
         bake::Keying::Uniform(n) => {
             let (fb, r) = run(ChannelKeys::Uniform(n), None);
@@ -235,6 +236,19 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
                 "keys: every fitted channel fitted ({fitted}) to {} px of probe movement to keep {px} px; {EXACT}",
                 geom::fmt_num(budget, 4)
             );
+            // an IK limb with nothing moving above it or hanging from it
+            // takes a larger share (`figure::bake::error_alone`)
+            let alone: Vec<String> = (0..fig.ik.len())
+                .filter(|&i| (fig.clips.iter()).any(|c| figure::bake::error_alone(fig, c, i)))
+                .map(|i| fig.ik_label(i))
+                .collect();
+            limbs_note = (!alone.is_empty()).then(|| {
+                format!(
+                    "keys: the IK limbs {} (nothing moving above them or hanging from them) fitted to {} px",
+                    alone.join(", "),
+                    geom::fmt_num(budget * figure::morph::BUDGET_SHARE, 4)
+                )
+            });
             // the default goal is not a promise (see Keying::Goal)
             let promised = matches!(opts.keying, bake::Keying::Tolerance(_));
             (fb, r, Some(note), promised.then_some(px))
@@ -248,7 +262,9 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
         n => n,
     };
     report.tolerance_px = tolerance;
-    report.notes.splice(0..0, note);
+    report
+        .notes
+        .splice(0..0, note.into_iter().chain(limbs_note));
     report.notes.extend(morph_note(fig, opts.route));
     Baked {
         clip: fb.clips[0].clone(),

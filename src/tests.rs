@@ -2669,3 +2669,63 @@ mod reach_plan {
         assert!(checked[0] > 10 && checked[1] > 10, "{checked:?}");
     }
 }
+
+mod pair_alone {
+    use crate::figure::bake::{error_alone, ideal_tips};
+    use crate::geom::Vec2Ext;
+
+    /// An `ik` entry counted alone ([`error_alone`]) sits under still
+    /// bones only (every ancestor's joint and tip in one place all clip
+    /// long) and holds no bone but its own lower one; over `rigs/`, the
+    /// cycling rigs' legs are alone (a spring or chain elsewhere in the
+    /// figure changes nothing) and a figure that walks, rows or jumps
+    /// carries its legs.
+    #[test]
+    fn a_pair_alone_hangs_from_still_bones_and_holds_nothing() {
+        let mut alone = Vec::new();
+        for (path, rig) in super::example_rigs() {
+            let fig = &rig.figure;
+            let name = path.file_stem().unwrap().to_string_lossy().to_string();
+            for (ci, clip) in fig.clips.iter().enumerate() {
+                for (i, k) in fig.ik.iter().enumerate() {
+                    if !error_alone(fig, clip, i) {
+                        continue;
+                    }
+                    alone.push(format!("{name} {ci} {i}"));
+                    let tips: Vec<_> = (0..=64)
+                        .map(|s| ideal_tips(fig, clip, 1.0, s as f64 / 64.0))
+                        .collect();
+                    let mut above = fig.bones[k.upper].parent;
+                    while let Some(a) = above {
+                        for t in &tips {
+                            assert!(t[a].dist(tips[0][a]) < 1e-9, "{name}: bone {a} moves");
+                        }
+                        above = fig.bones[a].parent;
+                    }
+                    for (b, bone) in fig.bones.iter().enumerate() {
+                        let under = bone.parent == Some(k.upper) || bone.parent == Some(k.lower);
+                        assert!(
+                            !under || b == k.lower,
+                            "{name}: bone {b} hangs from entry {i}"
+                        );
+                    }
+                }
+            }
+            // (cyclist's arms hang from its swaying spine, its legs alone)
+            let cycling = ["seed-nested", "seed-smil", "recumbent", "cyclist-scarf"];
+            let count = alone
+                .iter()
+                .filter(|a| a.starts_with(&format!("{name} ")))
+                .count();
+            if cycling.contains(&name.as_str()) {
+                assert_eq!(count, 2, "{name}: {alone:?}");
+                assert_eq!(fig.ik.len() * fig.clips.len(), 2, "{name}");
+            } else if name == "cyclist" {
+                assert_eq!(count, 2, "{name}: {alone:?}");
+                assert_eq!(fig.ik.len(), 4, "{name}");
+            } else if ["walker", "runner", "rower", "jump"].contains(&name.as_str()) {
+                assert_eq!(count, 0, "{name}: {alone:?}");
+            }
+        }
+    }
+}

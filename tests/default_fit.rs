@@ -1,10 +1,11 @@
 //! Default bakes of cycling-leg rigs (no `--keys`, no tolerance: keys fitted
-//! to the 0.25 px goal): the seed keeps every probe within 0.25 px with at
-//! most 7 keys per bone (6 with the cycling engine; as the bone tree it
-//! loads as 7/5 keys, 0.163 px), and so does every rig of the generated batch
-//! (`benches/cycling_rigs.rs`), as measured on the written clip. The
-//! speed of these bakes is timed by `cargo bench --bench defaults` and
-//! `--bench batch`, never here.
+//! to the 0.25 px goal): the seed keeps every probe within 0.25 px in at
+//! most 3,072 bytes (its legs' turns as evenly spaced linear keys lifted
+//! off the curve, the stops of a `linear()` easing: the fewest bytes), and
+//! with `--fit cubic` in at most 6 keys per bone; every rig of the
+//! generated batch (`benches/cycling_rigs.rs`) keeps 0.25 px too, as
+//! measured on the written clip. The speed of these bakes is timed by
+//! `cargo bench --bench defaults` and `--bench batch`, never here.
 
 use rigbake::bake::BakeOptions;
 use rigbake::{Route, rig};
@@ -13,9 +14,14 @@ use rigbake::{Route, rig};
 mod cycling_rigs;
 
 fn default_bake(text: &str) -> rigbake::report::Report {
+    bake_as(text, None).report
+}
+
+/// The css bake of rig `text` with segment shape `fit` (`None`: the default).
+fn bake_as(text: &str, fit: Option<rigbake::clip::Fit>) -> rigbake::Baked {
     let rig = rig::load(text).unwrap();
-    let opts = BakeOptions::resolve(&rig, Route::Css, None, None, None);
-    rigbake::bake_rig(&rig, &opts).report
+    let opts = BakeOptions::resolve(&rig, Route::Css, None, None, fit);
+    rigbake::bake_rig(&rig, &opts)
 }
 
 /// Every leg of a two-leg cycling bake measured within 0.25 px.
@@ -30,11 +36,17 @@ fn within_a_quarter_px(r: &rigbake::report::Report) {
 }
 
 #[test]
-fn the_seed_at_defaults_keeps_every_probe_within_a_quarter_px_with_seven_keys_per_bone() {
-    let r = default_bake(&std::fs::read_to_string("rigs/seed-nested.json").unwrap());
-    within_a_quarter_px(&r);
-    for leg in &r.legs {
-        assert!(leg.keys <= 7, "{}: {} keys", leg.name, leg.keys);
+fn the_seed_at_defaults_keeps_a_quarter_px_in_3072_bytes_and_six_cubic_keys_per_bone() {
+    let text = std::fs::read_to_string("rigs/seed-nested.json").unwrap();
+    let b = bake_as(&text, None);
+    within_a_quarter_px(&b.report);
+    assert!(b.svg.len() <= 3072, "{} B", b.svg.len());
+    let cubic = bake_as(&text, Some(rigbake::clip::Fit::Cubic));
+    within_a_quarter_px(&cubic.report);
+    for leg in &cubic.report.legs {
+        for track in &leg.tracks {
+            assert!(track.keys <= 6, "{}: {:?}", leg.name, track);
+        }
     }
 }
 

@@ -824,11 +824,8 @@ fn web_page_guide_names_the_prefixes_out_carries() {
         );
         checked += 1;
     }
-    for p in quoted("`@keyframes ", "-far_crank`") {
-        assert!(
-            seed.contains(&format!("@keyframes {p}-far_crank{{")),
-            "{p}-far_crank"
-        );
+    for p in quoted("`@keyframes ", "-turn`") {
+        assert!(seed.contains(&format!("@keyframes {p}-turn{{")), "{p}-turn");
         checked += 1;
     }
     for p in quoted("`class=\"", "-clip-jump\"`") {

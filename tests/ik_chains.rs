@@ -90,10 +90,14 @@ fn foot_slip_is_small_at_the_right_ground_speed_and_caught_at_the_wrong_one() {
 #[test]
 fn ground_travel_is_a_whole_number_of_dot_spacings() {
     let b = bake(&example("walker"), Route::Css);
-    // travel per period = stride ÷ duty = 44 / 0.62 px, 3 dots
-    let travel = 44.0 / 0.62;
+    // travel per period = stride ÷ duty = 44 / 0.62 px, 3 dots: the last
+    // keyframe of the ground's own block, or the last stop of its
+    // `linear()` easing over the shared one-pixel slide
+    let travel = format!("{:.2}", 44.0 / 0.62);
     assert!(
-        b.svg.contains(&format!("translate:-{:.2}px}}", travel)),
+        b.svg.contains(&format!("translate:-{travel}px}}"))
+            || b.svg
+                .contains(&format!("slide-x .667s linear(0,-{travel})")),
         "travel"
     );
 }
@@ -206,6 +210,11 @@ fn tolerance_holds_with_keys_placed_per_track() {
                     l.max_error_px
                 );
                 assert!(l.tracks.len() >= 2, "{name} {}: {:?}", l.name, l.tracks);
+                // (a limb whose uniform linear keys write fewer bytes
+                // takes those, the same times on both tracks)
+                if l.fit == rigbake::clip::Fit::Linear && route == Route::Css {
+                    continue;
+                }
                 let times: Vec<&Vec<f64>> = l.tracks.iter().map(|t| &t.key_times).collect();
                 assert!(
                     times.iter().any(|t| *t != times[0]),

@@ -61,22 +61,16 @@ fn lowering_keys_a_cycling_leg_together_and_that_costs_no_byte() {
 
 #[test]
 fn a_limb_keyed_together_keeps_the_goal_where_a_bone_alone_was_shorter() {
-    // (rigs whose shortest shape keys some IK bone alone; walker and rower
+    // (rigs whose shortest shape keys some IK bone alone; walker and runner
     // bake in well under a second)
     let mut grew = 0;
-    for name in ["walker", "rower", "jogger"] {
+    for name in ["walker", "runner", "jogger"] {
         let v = file(&format!("rigs/{name}.json"));
         let (shortest, _) = baked(&keyed(v.clone(), None), Route::Css, None);
         let (pair, err) = baked(&keyed(v.clone(), Some("pair")), Route::Css, None);
         assert!(err <= DEFAULT_TOLERANCE_PX, "{name}: {err} px");
         if pair != shortest {
-            // (rower's pair writes 35 B fewer than its default since a
-            // pair's segments are fitted by least squares: the shortest
-            // shape picks by each track's estimated bytes, see
-            // tests/fit.rs)
-            if name != "rower" {
-                assert!(pair.len() > shortest.len(), "{name}: {} B", pair.len());
-            }
+            assert!(pair.len() > shortest.len(), "{name}: {} B", pair.len());
             grew += 1;
         }
         // an explicit shortest is the default

@@ -4,7 +4,7 @@
 //! - `Anim::Rotate` becomes keyframes of the `rotate: Xdeg` property with
 //!   `transform-origin` at the drawn joint in the view box's coordinates
 //!   (`transform-box: view-box`, the initial value, restored by one rule
-//!   per file against a page's own sheet, see `Sheet::parts`), so the
+//!   per file against a page's own sheet, see `Sheet::written`), so the
 //!   origin is in the group's own user space (its parent's coordinates,
 //!   before the group's transform).
 //! - `Anim::Translate` animates the individual `translate:` property and
@@ -51,9 +51,8 @@ pub(crate) const REDUCED_MOTION: &str =
 /// The animation rules, keyframes and reduced-motion rule for a css clip,
 /// every name scoped by `sc`.
 pub fn style(clip: &Clip, sc: &Scope) -> String {
-    let mut sheet = Sheet::new(sc.clone());
-    sheet.add_clip(clip, "");
-    let mut s = sheet.finish();
+    let (mut s, frames) = Sheet::shortest(sc, |sheet| sheet.add_clip(clip, ""));
+    s.push_str(&frames);
     s.push_str(REDUCED_MOTION);
     s
 }
@@ -131,6 +130,9 @@ const SLIDE_Y: Unit = Unit {
     body: "{0%{translate:0}to{translate:0 1px}}",
 };
 
+/// Every unit keyframes body.
+const UNITS: [Unit; 3] = [TURN, SLIDE_X, SLIDE_Y];
+
 impl Frames {
     fn of_track(track: &Track, decl: impl Fn(usize) -> String) -> Frames {
         let n = track.keys.len();
@@ -194,34 +196,6 @@ impl Frames {
                 .collect(),
             timings: vec!["linear".to_string(); m.keys.len().saturating_sub(1)],
             scalar: None,
-        }
-    }
-
-    /// How the animation named `name` is written: (keyframes name, keyframes
-    /// body, timing function of the rule). Its own keyframes (the usual
-    /// timing function on the rule), or the stops of a `linear()` over the
-    /// unit keyframes ([`Frames::stops`]): whichever writes fewer bytes, a
-    /// body already `written` costing nothing.
-    fn written<'a>(
-        &self,
-        name: &'a str,
-        written: impl Fn(&str) -> bool,
-    ) -> (&'a str, String, String) {
-        let usual = usual_timing(&self.timings);
-        let own = self.body(&usual);
-        let cost = |body: &str, timing: &str| {
-            let block = if written(body) {
-                0
-            } else {
-                name.len() + body.len()
-            };
-            block + timing.len()
-        };
-        match self.stops() {
-            Some((stops, unit)) if cost(unit.body, &stops) < cost(&own, &usual) => {
-                (unit.name, unit.body.to_string(), stops)
-            }
-            _ => (name, own, usual),
         }
     }
 
@@ -295,59 +269,100 @@ impl Frames {
 /// animated group has one rule per clip, so no element meets two rules of
 /// the same specificity that set one property differently, and moving a
 /// rule up to its twin changes nothing.
+///
+/// The sheet collects the rules and animations in order, each animation
+/// with both of its forms (its own keyframes, the stops of a `linear()`
+/// easing), and decides between them when it is written ([`Sheet::written`]).
 pub(crate) struct Sheet {
     scope: Scope,
-    /// (selectors, body), in order of first appearance.
-    rules: Vec<(Vec<String>, String)>,
-    /// (selector, `animation-delay` value) of the late replays.
-    delays: Vec<(String, String)>,
+    /// The rules and animations, in order.
+    ops: Vec<Op>,
     /// Some rule places a `transform-origin` in the view box.
     origins: bool,
-    frames: String,
-    /// Written keyframes: (name, body).
-    written: Vec<(String, String)>,
     /// The local stem (`rb-<clip>-`) left out of keyframes names, in a
     /// file of one clip ([`Sheet::one_clip`]).
     stem: Option<String>,
 }
 
-impl Sheet {
-    pub(crate) fn new(scope: Scope) -> Sheet {
-        Sheet {
-            scope,
-            rules: Vec::new(),
-            delays: Vec::new(),
-            origins: false,
-            frames: String::new(),
-            written: Vec::new(),
-            stem: None,
+/// One entry of a [`Sheet`].
+enum Op {
+    /// A static rule: (selector, body).
+    Rule(String, String),
+    Anim(Box<Pending>),
+}
+
+/// One animation of a [`Sheet`], both of its forms, not yet decided.
+struct Pending {
+    selector: String,
+    /// Its own keyframes' local name (without the clip stem in a file of
+    /// one clip).
+    name: String,
+    /// Its own keyframes' body, and the timing function most of its
+    /// segments use (the rule's).
+    own: (String, String),
+    /// The stops of a `linear()` easing over unit keyframes
+    /// ([`Frames::stops`]), where every segment is linear.
+    stops: Option<(String, Unit)>,
+    /// The body of keyframes that, played in reverse, make the same
+    /// motion ([`backward_turn`]).
+    backward: Option<String>,
+    /// `animation-delay`, where not 0.
+    delay: Option<String>,
+    /// The period, seconds, as written.
+    period: String,
+    /// The iteration part of the shorthand (`infinite`, `1 forwards`).
+    iter: &'static str,
+    /// Static declarations after the shorthand (an origin).
+    extra: String,
+}
+
+impl Pending {
+    /// Animation `frames` of `clip` on `selector` under the keyframes name
+    /// `name`, with no delay, no backward form and nothing after the
+    /// shorthand.
+    fn new(clip: &Clip, selector: &str, name: String, frames: &Frames) -> Pending {
+        let usual = usual_timing(&frames.timings);
+        Pending {
+            selector: selector.to_string(),
+            name,
+            own: (frames.body(&usual), usual),
+            stops: frames.stops(),
+            backward: None,
+            delay: None,
+            period: fmt_s(clip.period_s),
+            iter: match clip.figure.as_ref().map(|f| f.play) {
+                Some(Play::Once) => "1 forwards",
+                _ => "infinite",
+            },
+            extra: String::new(),
         }
     }
+}
 
-    /// The sheet holds one clip, `clip`: its keyframes names leave out the
-    /// clip's name (`rb-main-far_thigh` is written `<prefix>-far_thigh`).
-    /// Every name keeps the file's prefix, and stays unique as
-    /// [`Sheet::keyframes`] makes it (bone, chain and clip names hold no
-    /// `-`, so a track's name less its clip stem is still its own).
-    pub(crate) fn one_clip(&mut self, clip: &str) {
-        self.stem = Some(format!("rb-{clip}-"));
-    }
+/// A sheet as written: its rules, delay rules and keyframes.
+#[derive(Default)]
+struct Out {
+    /// (selectors, body), in order of first appearance.
+    rules: Vec<(Vec<String>, String)>,
+    /// (selector, `animation-delay` value) of the late replays.
+    delays: Vec<(String, String)>,
+    frames: String,
+    /// Written keyframes: (name, body).
+    written: Vec<(String, String)>,
+}
 
-    /// The local keyframes name of an animation named `name`: without the
-    /// clip stem in a file of one clip.
-    fn short<'a>(&self, name: &'a str) -> std::borrow::Cow<'a, str> {
-        match self.stem.as_deref().and_then(|s| name.strip_prefix(s)) {
-            Some(rest) => format!("rb-{rest}").into(),
-            None => name.into(),
-        }
-    }
-
+impl Out {
     /// Add a rule, joining an earlier one with the same body.
     fn rule(&mut self, selector: &str, body: String) {
         match self.rules.iter_mut().find(|(_, b)| *b == body) {
             Some((sels, _)) => sels.push(selector.to_string()),
             None => self.rules.push((vec![selector.to_string()], body)),
         }
+    }
+
+    /// Whether a keyframes block with this body is written.
+    fn has(&self, body: &str) -> bool {
+        self.written.iter().any(|(_, b)| b == body)
     }
 
     /// The name under which `body` is written: an earlier block with the same
@@ -367,7 +382,112 @@ impl Sheet {
         unique
     }
 
-    /// Write one animation of `clip` on `selector`: `extra` are static
+    /// How animation `p` is written (keyframes name, body, the rule's
+    /// timing function): its own keyframes or its stops over the unit
+    /// keyframes, whichever writes fewer bytes, a body already written
+    /// costing nothing (with `prepaid`, every unit body counts as written).
+    fn form<'p>(&self, p: &'p Pending, prepaid: bool) -> (&'p str, &'p str, &'p str) {
+        let cost = |body: &str, name: &str, timing: &str| {
+            let paid = self.has(body) || (prepaid && UNITS.iter().any(|u| u.body == body));
+            let block = if paid { 0 } else { name.len() + body.len() };
+            block + timing.len()
+        };
+        let (own, usual) = &p.own;
+        match &p.stops {
+            Some((stops, unit))
+                if cost(unit.body, unit.name, stops) < cost(own, &p.name, usual) =>
+            {
+                (unit.name, unit.body, stops.as_str())
+            }
+            _ => (p.name.as_str(), own.as_str(), usual.as_str()),
+        }
+    }
+
+    /// Write animation `p`: its own keyframes (the usual timing function
+    /// on the rule) or its stops over the unit keyframes, whichever writes
+    /// fewer bytes, a body already written costing nothing (with
+    /// `prepaid`, every unit body counts as written); or a block already
+    /// written that plays the motion backward, played in reverse. Names
+    /// are scoped by `scope`.
+    fn animation(&mut self, p: &Pending, prepaid: bool, scope: &Scope) {
+        let (name, body, timing) = self.form(p, prepaid);
+        // a block already written that plays this motion backward: that
+        // block reversed, instead of a block of its own
+        let (body, timing, direction) = match &p.backward {
+            Some(back) if !self.has(body) && self.has(back) => {
+                (back.as_str(), "linear", " reverse")
+            }
+            _ => (body, timing, ""),
+        };
+        let name = self.keyframes(&scope.name(name), body.to_string());
+        if let Some(d) = &p.delay {
+            self.delays.push((p.selector.clone(), d.clone()));
+        }
+        let Pending {
+            period,
+            iter,
+            extra,
+            ..
+        } = p;
+        let body = format!("animation:{name} {period}s {timing} {iter}{direction}{extra}");
+        self.rule(&p.selector, body);
+    }
+}
+
+impl Sheet {
+    pub(crate) fn new(scope: Scope) -> Sheet {
+        Sheet {
+            scope,
+            ops: Vec::new(),
+            origins: false,
+            stem: None,
+        }
+    }
+
+    /// The rules and keyframes (`parts`) of a sheet that `add` fills,
+    /// the shorter of two ways to write it. Each animation takes the fewer
+    /// bytes of its own keyframes and the stops of a `linear()` easing over
+    /// shared unit keyframes, and the unit block is paid for by the first
+    /// animation that uses it: written in order, a first one that cannot
+    /// pay for it alone keeps its keyframes even where later ones use the
+    /// unit anyway (a crank's turn before its legs' stops). So the sheet
+    /// is also written with every unit block counted as paid, and the
+    /// shorter text is kept.
+    pub(crate) fn shortest(scope: &Scope, add: impl FnOnce(&mut Sheet)) -> (String, String) {
+        let mut sheet = Sheet::new(scope.clone());
+        add(&mut sheet);
+        let [a, b] = [false, true].map(|prepaid| sheet.written(prepaid));
+        if b.0.len() + b.1.len() < a.0.len() + a.1.len() {
+            b
+        } else {
+            a
+        }
+    }
+
+    /// The sheet holds one clip, `clip`: its keyframes names leave out the
+    /// clip's name (`rb-main-far_thigh` is written `<prefix>-far_thigh`).
+    /// Every name keeps the file's prefix, and stays unique as
+    /// [`Out::keyframes`] makes it (bone, chain and clip names hold no
+    /// `-`, so a track's name less its clip stem is still its own).
+    pub(crate) fn one_clip(&mut self, clip: &str) {
+        self.stem = Some(format!("rb-{clip}-"));
+    }
+
+    /// The local keyframes name of an animation named `name`: without the
+    /// clip stem in a file of one clip.
+    fn short<'a>(&self, name: &'a str) -> std::borrow::Cow<'a, str> {
+        match self.stem.as_deref().and_then(|s| name.strip_prefix(s)) {
+            Some(rest) => format!("rb-{rest}").into(),
+            None => name.into(),
+        }
+    }
+
+    /// Add a static rule.
+    fn rule(&mut self, selector: &str, body: String) {
+        self.ops.push(Op::Rule(selector.to_string(), body));
+    }
+
+    /// Add one animation of `clip` on `selector`: `extra` are static
     /// declarations the animated property needs (its origin), `identity` the
     /// declaration that equals no animation at all.
     /// `backward`: the body of keyframes that, played in reverse, make
@@ -391,32 +511,17 @@ impl Sheet {
             }
             return;
         }
-        let iter = match clip.figure.as_ref().map(|f| f.play) {
-            Some(Play::Once) => "1 forwards",
-            _ => "infinite",
+        let pending = Pending {
+            backward,
+            delay: (delay_s != 0.0).then(|| format!("{}s", fmt_s(delay_s))),
+            extra: extra.to_string(),
+            ..Pending::new(clip, selector, self.short(name).into_owned(), &frames)
         };
-        let period = fmt_s(clip.period_s);
-        let written = |body: &str| self.written.iter().any(|(_, b)| b == body);
-        let (name, body, timing) = frames.written(name, written);
-        // a block already written that plays this motion backward: that
-        // block reversed, instead of a block of its own
-        let (body, timing, direction) = match backward {
-            Some(back) if !written(&body) && written(&back) => {
-                (back, "linear".to_string(), " reverse")
-            }
-            _ => (body, timing, ""),
-        };
-        let name = self.keyframes(&self.scope.name(&self.short(name)), body);
-        if delay_s != 0.0 {
-            self.delays
-                .push((selector.to_string(), format!("{}s", fmt_s(delay_s))));
-        }
-        let body = format!("animation:{name} {period}s {timing} {iter}{direction}{extra}");
-        self.rule(selector, body);
+        self.ops.push(Op::Anim(Box::new(pending)));
     }
 
     /// `transform-origin` in the parent's user space: the declaration, and
-    /// the sheet's one `transform-box: view-box` rule (see `Sheet::parts`).
+    /// the sheet's one `transform-box: view-box` rule (see `Sheet::written`).
     fn origin(&mut self, x: f64, y: f64) -> String {
         self.origins = true;
         format!(";transform-origin:{} {}", px(x), px(y))
@@ -502,14 +607,9 @@ impl Sheet {
         }
     }
 
-    /// The rules, then the keyframes.
-    pub(crate) fn finish(self) -> String {
-        let (mut s, frames) = self.parts();
-        s.push_str(&frames);
-        s
-    }
-
-    /// The rules and the keyframes, apart.
+    /// The rules and the keyframes, apart, each animation's form decided
+    /// in order (with `prepaid`, as if every unit block were already
+    /// written: see [`Sheet::shortest`]).
     ///
     /// `transform-box: view-box` is the initial value, but a page's own
     /// sheet may set another on every element (`svg *{transform-box:
@@ -521,7 +621,14 @@ impl Sheet {
     /// with a class's specificity, also after svgo has inlined their rules
     /// and taken their classes out. (The stem is an identifier, a prefix
     /// starting with a letter or `_`: no quotes.)
-    pub(crate) fn parts(self) -> (String, String) {
+    fn written(&self, prepaid: bool) -> (String, String) {
+        let mut out = Out::default();
+        for op in &self.ops {
+            match op {
+                Op::Rule(selector, body) => out.rule(selector, body.clone()),
+                Op::Anim(p) => out.animation(p, prepaid, &self.scope),
+            }
+        }
         let mut s = String::new();
         if self.origins {
             let _ = write!(
@@ -530,11 +637,11 @@ impl Sheet {
                 self.scope.id_stem()
             );
         }
-        for (sels, body) in &self.rules {
+        for (sels, body) in &out.rules {
             let _ = write!(s, "{}{{{body}}}", sels.join(","));
         }
         let mut delays: Vec<(Vec<&str>, &str)> = Vec::new();
-        for (sel, delay) in &self.delays {
+        for (sel, delay) in &out.delays {
             match delays.iter_mut().find(|(_, d)| d == delay) {
                 Some((sels, _)) => sels.push(sel),
                 None => delays.push((vec![sel], delay)),
@@ -543,7 +650,7 @@ impl Sheet {
         for (sels, delay) in delays {
             let _ = write!(s, "{}{{animation-delay:{delay}}}", sels.join(","));
         }
-        (s, self.frames)
+        (s, out.frames)
     }
 }
 
@@ -586,8 +693,9 @@ pub fn track_keyframes(clip: &Clip, i: usize) -> String {
         Some(axis) => translate_frames(track, axis),
         None => rotate_frames(track),
     };
-    match f.written(&track.name, |_| false) {
-        (name, _, timing) if name != track.name => timing,
+    let p = Pending::new(clip, "", track.name.clone(), &f);
+    match Out::default().form(&p, false) {
+        (name, _, timing) if name != track.name => timing.to_string(),
         (name, body, _) => format!("@keyframes {name}{body}"),
     }
 }
@@ -742,38 +850,112 @@ mod tests {
 
     #[test]
     fn identical_bodies_are_written_once_and_names_never_collide() {
-        let mut sheet = Sheet::new(Scope::local());
-        assert_eq!(sheet.keyframes("a", "{0%{x:1}to{x:2}}".into()), "a");
-        assert_eq!(sheet.keyframes("b", "{0%{x:1}to{x:2}}".into()), "a");
-        assert_eq!(sheet.keyframes("a", "{0%{x:3}to{x:2}}".into()), "a-2");
-        assert_eq!(sheet.frames.matches("@keyframes").count(), 2);
+        let mut out = Out::default();
+        assert_eq!(out.keyframes("a", "{0%{x:1}to{x:2}}".into()), "a");
+        assert_eq!(out.keyframes("b", "{0%{x:1}to{x:2}}".into()), "a");
+        assert_eq!(out.keyframes("a", "{0%{x:3}to{x:2}}".into()), "a-2");
+        assert_eq!(out.frames.matches("@keyframes").count(), 2);
     }
 
     #[test]
     fn twin_rules_share_a_selector_list_and_late_replays_get_a_delay_rule() {
         let mut sheet = Sheet::new(Scope::with_prefix("p"));
         let o = sheet.origin(1.0, 2.0);
-        sheet.rule(".a", format!("animation:k 1s linear infinite{o}"));
+        let anim = |selector: &str, delay: Option<&str>| {
+            Op::Anim(Box::new(Pending {
+                selector: selector.into(),
+                name: "rb-k".into(),
+                own: ("{0%{rotate:0deg}to{rotate:9deg}}".into(), "linear".into()),
+                stops: None,
+                backward: None,
+                delay: delay.map(Into::into),
+                period: "1".into(),
+                iter: "infinite",
+                extra: o.clone(),
+            }))
+        };
+        sheet.ops.push(anim(".a", None));
         sheet.rule(".b", "rotate:5deg".into());
-        sheet.rule(".c", format!("animation:k 1s linear infinite{o}"));
-        sheet.delays.push((".c".into(), "-.5s".into()));
-        sheet.delays.push((".d".into(), "-.25s".into()));
-        sheet.delays.push((".e".into(), "-.5s".into()));
-        let (rules, _) = sheet.parts();
+        sheet.ops.push(anim(".c", Some("-.5s")));
+        sheet.ops.push(anim(".d", Some("-.25s")));
+        sheet.ops.push(anim(".e", Some("-.5s")));
+        let (rules, frames) = sheet.written(false);
         // one transform-box rule for every id of the file, first; twins
         // where the first stood; delays last, so they override the
         // shorthand's 0s at the same specificity
         assert_eq!(
             rules,
             "[id^=p-n]{transform-box:view-box}\
-             .a,.c{animation:k 1s linear infinite;transform-origin:1px 2px}\
+             .a,.c,.d,.e{animation:p-k 1s linear infinite;transform-origin:1px 2px}\
              .b{rotate:5deg}\
              .c,.e{animation-delay:-.5s}.d{animation-delay:-.25s}"
         );
+        assert_eq!(frames, "@keyframes p-k{0%{rotate:0deg}to{rotate:9deg}}");
         // without an origin there is no transform-box rule
         let mut sheet = Sheet::new(Scope::with_prefix("p"));
         sheet.rule(".a", "translate:1px".into());
-        assert_eq!(sheet.parts().0, ".a{translate:1px}");
+        assert_eq!(sheet.written(false).0, ".a{translate:1px}");
+    }
+
+    /// A crank's turn written first cannot pay for the unit block alone
+    /// and keeps its keyframes in order; the legs after it use the unit
+    /// anyway, so the sheet counted with the unit paid (the crank's turn
+    /// as stops too) is shorter and is the one kept. Where no later track
+    /// uses the unit, the sheet in order is.
+    #[test]
+    fn the_shorter_of_the_sheet_in_order_and_with_the_unit_paid_is_kept() {
+        let lin = Ease::Linear;
+        let crank = track(&[(0.0, 0.0, lin), (1.0, 360.0, lin)]);
+        let leg = track(&[
+            (0.0, 0.0, lin),
+            (0.25, 12.5, lin),
+            (0.5, -3.25, lin),
+            (0.75, 8.0, lin),
+            (1.0, 0.0, lin),
+        ]);
+        let clip = Clip {
+            name: "t".into(),
+            route: crate::clip::Route::Css,
+            period_s: 1.0,
+            view_box: [0.0, 0.0, 1.0, 1.0],
+            tracks: Vec::new(),
+            root: Default::default(),
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
+        };
+        let add = |sheet: &mut Sheet, tracks: &[(&str, &Track)]| {
+            for (sel, t) in tracks {
+                let f = rotate_frames(t);
+                sheet.animation(
+                    &clip,
+                    sel,
+                    &format!("rb-{}", &sel[1..]),
+                    f,
+                    0.0,
+                    "",
+                    None,
+                    None,
+                );
+            }
+        };
+        let all = [(".c", &crank), (".l", &leg), (".m", &leg)];
+        let mut sheet = Sheet::new(Scope::with_prefix("p"));
+        add(&mut sheet, &all);
+        let (in_order, paid) = (sheet.written(false), sheet.written(true));
+        assert!(in_order.1.contains("@keyframes p-c{"), "{in_order:?}");
+        assert_eq!(paid.1, format!("@keyframes p-turn{}", TURN.body));
+        assert!(
+            paid.0
+                .starts_with(".c{animation:p-turn 1s linear(0,360) infinite}")
+        );
+        let len = |(a, b): &(String, String)| a.len() + b.len();
+        assert!(len(&paid) < len(&in_order));
+        let kept = Sheet::shortest(&Scope::with_prefix("p"), |sheet| add(sheet, &all));
+        assert_eq!(kept, paid);
+        // the crank alone keeps its own keyframes
+        let kept = Sheet::shortest(&Scope::with_prefix("p"), |sheet| add(sheet, &all[..1]));
+        assert_eq!(kept.1, "@keyframes p-c{0%{rotate:0deg}to{rotate:360deg}}");
     }
 
     #[test]

@@ -144,14 +144,14 @@ fn emit_in(clips: &[Clip], switched: bool, colours: &[String], look: &Style, sc:
     }
     if first.route == Route::Css {
         // one sheet: clips that share a keyframe body share its block
-        let mut sheet = Sheet::new(sc.clone());
-        if let [only] = clips {
-            sheet.one_clip(&clip_name(only));
-        }
-        for c in clips {
-            sheet.add_clip(c, &select(c));
-        }
-        let (rules, frames) = sheet.parts();
+        let (rules, frames) = Sheet::shortest(sc, |sheet| {
+            if let [only] = clips {
+                sheet.one_clip(&clip_name(only));
+            }
+            for c in clips {
+                sheet.add_clip(c, &select(c));
+            }
+        });
         if switched {
             let _ = write!(style, "@media all{{{rules}}}");
         } else {

@@ -37,7 +37,7 @@
 //!   a path) carries a scoped id too: svgo inlines each rule that selects a
 //!   single element into its `style` and takes its class out, so the
 //!   sheet's `transform-box` rule reaches these groups by id
-//!   (`css::Sheet::parts`), and so do the two static groups that scale a
+//!   (`css::Sheet::written`), and so do the two static groups that scale a
 //!   path's content. No other group needs one: a translation, static or
 //!   animated, is the same in any `transform-box`. The `<style>` always
 //!   keeps a rule svgo cannot inline (the reduced-motion `@media` rule),
@@ -378,7 +378,7 @@ pub(crate) fn morph_ds(m: &Morph) -> Vec<String> {
 
 /// The group's motion has an origin in its parent's user space, which the
 /// sheet's `transform-box` rule keeps there (a turn, a scale; a ride along a
-/// path): on the css route it carries an id ([`css::Sheet::parts`]).
+/// path): on the css route it carries an id ([`css::Sheet::written`]).
 fn has_origin(node: &Node) -> bool {
     use crate::clip::Anim;
     matches!(

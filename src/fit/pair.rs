@@ -46,7 +46,7 @@ pub struct PairMotion<'a> {
 }
 
 /// A key's exact value (deg) and slopes from the left and the right (deg
-/// per period).
+/// per period; 0 for a linear key, which reads none).
 type KeySample = (f64, f64, f64);
 
 /// The ideal pose of a pair at one fitter time, in the drawn frame.
@@ -78,6 +78,9 @@ pub struct Pair<'a> {
     judge_joint: bool,
     /// keySplines' y clamped into [0, 1] (the smil route's rule).
     clamp_y: bool,
+    /// Linear keys lifted off the curve by half their segments' sag
+    /// ([`Pair::lifted`]).
+    lift: bool,
     /// The local angles (rad) at t = 0 and t = 1, from the first and last
     /// samples: every slope ([`fit::slope`]) reads both ends of the curve.
     ends: [(f64, f64); 2],
@@ -263,6 +266,7 @@ impl<'a> Pair<'a> {
             corners,
             judge_joint,
             clamp_y,
+            lift: false,
             ends: [samples[0].local, samples[samples.len() - 1].local],
             lengths: (
                 (knee0 - hip).len() * (1.0 + 1e-9),
@@ -278,6 +282,22 @@ impl<'a> Pair<'a> {
             grid: RefCell::default(),
             last: RefCell::new(None),
         }
+    }
+
+    /// The same problem with linear keys lifted off the curve: each key's
+    /// value is the ideal angle less a sixteenth of the second difference
+    /// of the ideal angles at it and its two neighbours (periodic across
+    /// the seam), a key on a corner left on the curve. A straight segment
+    /// between two points of a curve misses it on one side only, by up to
+    /// an eighth of that difference (`f''·h²/8` for keys `h` apart);
+    /// lifted by half of that, the keys miss it on both sides by half as
+    /// much, so the same error bound takes about 1/√2 as many keys. For
+    /// keys evenly spaced over a loop (`fit::uniform_floor`): a key's value
+    /// reads its neighbours, so an estimate re-evaluates every sample.
+    pub fn lifted(mut self) -> Self {
+        assert_eq!(self.fit, Fit::Linear, "only linear keys are lifted");
+        self.lift = true;
+        self
     }
 
     /// The ideal turns (rad) at t, those at exactly 0 and 1 kept from the
@@ -307,14 +327,16 @@ impl<'a> Pair<'a> {
             if set == 0 { a.0 } else { a.1 }.to_degrees()
         };
         let mut cache = self.cache.borrow_mut();
-        let times = &times[set][window];
-        let samples: Vec<KeySample> = times
+        let samples: Vec<KeySample> = times[set][window.clone()]
             .iter()
             .map(|&t| {
                 let key = (set, (t * 1e6).round() as i64);
                 *cache.entry(key).or_insert_with(|| {
                     let v = f(t);
-                    if self.at_corner(t) {
+                    // (a linear key reads no slope: three solves fewer)
+                    if self.fit == Fit::Linear {
+                        (v, 0.0, 0.0)
+                    } else if self.at_corner(t) {
                         let (a, b) = fit::sided_slopes(&f, t);
                         (v, a, b)
                     } else {
@@ -324,7 +346,42 @@ impl<'a> Pair<'a> {
                 })
             })
             .collect();
-        let mut keys = fit::keys_from_sided(times, &samples, self.fit, DEG_DECIMALS);
+        let mut keys = fit::keys_from_sided(
+            &times[set][window.clone()],
+            &samples,
+            self.fit,
+            DEG_DECIMALS,
+        );
+        if self.lift {
+            let all = &times[set];
+            let n = all.len();
+            // the exact value at t (memoised as the keys' own)
+            let mut exact = |t: f64| {
+                let key = (set, (t * 1e6).round() as i64);
+                cache.entry(key).or_insert_with(|| (f(t), 0.0, 0.0)).0
+            };
+            // the whole turns a loop ends on
+            let turns = exact(1.0) - exact(0.0);
+            for (k, j) in window.clone().enumerate() {
+                if n < 3 || self.at_corner(all[j]) {
+                    continue;
+                }
+                // neighbours across the seam: t = 0 and t = 1 are one key
+                let (prev, back) = if j == 0 { (n - 2, 1.0) } else { (j - 1, 0.0) };
+                let (next, ahead) = if j + 1 == n { (1, 1.0) } else { (j + 1, 0.0) };
+                let (t0, t1, t2) = (all[prev] - back, all[j], all[next] + ahead);
+                let (v0, v1, v2) = (
+                    exact(all[prev]) - back * turns,
+                    exact(t1),
+                    exact(all[next]) + ahead * turns,
+                );
+                let (h1, h2) = (t1 - t0, t2 - t1);
+                // f'' from the three points, times the mean squared step
+                let f2 = 2.0 * ((v2 - v1) / h2 - (v1 - v0) / h1) / (h1 + h2);
+                let sag = f2 * (h1 * h1 + h2 * h2) / 2.0;
+                keys[k].value = quantize(v1 - sag / 16.0, DEG_DECIMALS);
+            }
+        }
         if self.clamp_y {
             fit::clamp_splines(&mut keys);
         } else if self.fit == Fit::Cubic {
@@ -615,7 +672,7 @@ impl<'a> Pair<'a> {
         });
         // only the samples whose segments differ from the base
         let spans: [std::ops::Range<usize>; 2] = std::array::from_fn(|set| {
-            if fresh {
+            if fresh || self.lift {
                 0..n
             } else {
                 fit::changed_samples(&state.times[set], &times[set], &self.ts).unwrap_or(0..0)
@@ -1228,6 +1285,68 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Lifted linear keys ([`Pair::lifted`]) of the seed's legs, evenly
+    /// spaced: each sits the sixteenth of its second difference off the
+    /// curve (a corner's on it), the estimate is the error computed without
+    /// shortcuts, about half that of keys on the curve, and the fewest
+    /// keys within the default tolerance are fewer by about 1/√2.
+    #[test]
+    fn lifted_linear_keys_miss_by_half_as_much_with_fewer_keys() {
+        for leg in legs() {
+            let f = |t: f64| leg.local(t);
+            let knee = leg.knee;
+            let on = leg.pair(&f, true, Fit::Linear);
+            let lifted = leg.pair(&f, true, Fit::Linear).lifted();
+            for n in [12, 20, 32] {
+                let times = vec![fit::uniform_times(n); 2];
+                for set in 0..2 {
+                    let (a, b) = (on.keys(&times, set), lifted.keys(&times, set));
+                    let deg = |t: f64| {
+                        let a = leg.local(t);
+                        if set == 0 { a.0 } else { a.1 }.to_degrees()
+                    };
+                    for k in 1..n {
+                        let h = 1.0 / n as f64;
+                        let t = times[set][k];
+                        let d2 = deg(t - h) - 2.0 * deg(t) + deg(t + h);
+                        let want = quantize(deg(t) - d2 / 16.0, DEG_DECIMALS);
+                        assert!((b[k].value - want).abs() < 2e-3, "{knee:?} {n} {set} {k}");
+                        assert_eq!(a[k].t, b[k].t);
+                    }
+                }
+                let (e_on, e_lifted) = (
+                    full_estimate(&on, &leg, &times, true).max_px,
+                    full_estimate(&lifted, &leg, &times, true).max_px,
+                );
+                let est = lifted.estimate(&times).max_px;
+                assert!(
+                    (est - e_lifted).abs() < 1e-9,
+                    "{knee:?} {n}: {est} vs {e_lifted}"
+                );
+                assert!(
+                    e_lifted < 0.6 * e_on,
+                    "{knee:?} {n}: lifted {e_lifted} on the curve {e_on}"
+                );
+            }
+            let count = |p: &Pair| {
+                fit::uniform_floor(p, DEFAULT_TOLERANCE_PX, MAX_FIT_KEYS).unwrap()[0].len() - 1
+            };
+            let (n_on, n_lifted) = (count(&on), count(&lifted));
+            assert!(
+                (n_lifted as f64) < 0.8 * n_on as f64,
+                "{knee:?}: {n_lifted} lifted keys, {n_on} on the curve"
+            );
+        }
+        // a key on a corner stays on the curve, its neighbours are lifted
+        let f = |t: f64| ((TAU * t).sin() * 0.5, (TAU * t).cos() * 0.3);
+        let p = pair(&f, BENT, &[0.5], true, false, Fit::Linear).lifted();
+        let times = vec![fit::uniform_times(8); 2];
+        let keys = p.keys(&times, 0);
+        let exact = |t: f64| quantize(f(t).0.to_degrees(), DEG_DECIMALS);
+        assert_eq!(keys[4].value, exact(0.5));
+        assert!((keys[2].value - exact(0.25)).abs() > 0.1, "{:?}", keys[2]);
     }
 
     /// Giving up a removal whose neighbours the coarse shifts leave far
