@@ -237,9 +237,10 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
                 geom::fmt_num(budget, 4)
             );
             // an IK limb with nothing moving above it or hanging from it
-            // takes a larger share (`figure::bake::error_alone`)
+            // takes a larger share (`figure::bake::error_alone`; named
+            // where that holds in every clip)
             let alone: Vec<String> = (0..fig.ik.len())
-                .filter(|&i| (fig.clips.iter()).any(|c| figure::bake::error_alone(fig, c, i)))
+                .filter(|&i| (fig.clips.iter()).all(|c| figure::bake::error_alone(fig, c, i)))
                 .map(|i| fig.ik_label(i))
                 .collect();
             limbs_note = (!alone.is_empty()).then(|| {

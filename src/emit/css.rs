@@ -444,7 +444,7 @@ impl Sheet {
         }
     }
 
-    /// The rules and keyframes (`parts`) of a sheet that `add` fills,
+    /// The rules and keyframes ([`Sheet::written`]) of a sheet that `add` fills,
     /// the shorter of two ways to write it. Each animation takes the fewer
     /// bytes of its own keyframes and the stops of a `linear()` easing over
     /// shared unit keyframes, and the unit block is paid for by the first
@@ -682,7 +682,7 @@ pub(crate) fn clip_name(c: &Clip) -> String {
 /// file (a translation if a group translates by it, else a rotation): its
 /// `@keyframes` block (the timing function most of its segments use left to
 /// the animation rule), or the `linear()` easing of its stops where every
-/// segment is linear and that is shorter (see `Frames::written`).
+/// segment is linear and that is shorter (see `Out::form`).
 pub fn track_keyframes(clip: &Clip, i: usize) -> String {
     let track = &clip.tracks[i];
     let axis = clip.groups().into_iter().find_map(|g| match g.anim {

@@ -1287,6 +1287,33 @@ mod tests {
         }
     }
 
+    /// [`fit::refine_if`]: asked once, with the pruned keys, whether its
+    /// last pass is worth taking; told yes it is [`fit::refine`], told no
+    /// it keeps the pruned keys, within the tolerance and never fewer.
+    #[test]
+    fn the_last_pass_is_taken_only_where_it_is_worth_it() {
+        let mut saved = 0;
+        for leg in legs() {
+            let f = |t: f64| leg.local(t);
+            let p = leg.pair(&f, true, Fit::Cubic);
+            let tol = DEFAULT_TOLERANCE_PX;
+            let all = fit::refine(&p, tol, MAX_FIT_KEYS);
+            let asked = std::cell::Cell::new(0);
+            let yes = fit::refine_if(&p, tol, MAX_FIT_KEYS, &|_| {
+                asked.set(asked.get() + 1);
+                true
+            });
+            assert_eq!((yes, asked.get()), (all.clone(), 1));
+            let pruned = fit::refine_if(&p, tol, MAX_FIT_KEYS, &|_| false);
+            let count = |t: &[Vec<f64>]| t.iter().map(Vec::len).sum::<usize>();
+            assert!(count(&pruned) >= count(&all), "{pruned:?} {all:?}");
+            assert!(p.estimate(&pruned).max_px <= tol);
+            saved += count(&pruned) - count(&all);
+        }
+        // (the pass removes a key of one of these legs)
+        assert!(saved > 0);
+    }
+
     /// Lifted linear keys ([`Pair::lifted`]) of the seed's legs, evenly
     /// spaced: each sits the sixteenth of its second difference off the
     /// curve (a corner's on it), the estimate is the error computed without
