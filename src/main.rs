@@ -453,6 +453,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<Exit> {
     rigbake::interrupt::install().context("cannot install the signal handler")?;
+    batch::keep_freed_memory();
     match cli.command {
         Command::Bake {
             rigs,
