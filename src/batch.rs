@@ -130,12 +130,11 @@ fn reloaded(path: &Path, checked: &Checked, args: &BakeArgs) -> Result<rig::Rig>
 /// for the bakes to come, bytes. glibc hands it back to the system once
 /// 128 KiB of it are free, and each bake of a batch then faults the same
 /// pages in again: the 1,000 generated rigs of `benches/batch.rs` in one
-/// call took 139,000 page faults and 0.93 s of system time (2.02 s wall),
-/// and keeping 4 MiB takes 2,200 page faults and 0.36 to 0.82 s (1.76 to
-/// 1.96 s wall; `perf stat` in one run, the tunable set by
-/// `GLIBC_TUNABLES=glibc.malloc.trim_threshold=4194304`). The peak is a
-/// bake per thread either way (11.6 MiB for 300 of those rigs, against
-/// 11.5 MiB with 16 MiB kept).
+/// call took 139,091 page faults and 0.93 s of system time (2.02 s wall),
+/// and with 4 MiB kept 2,241 and 0.36 s (1.76 s wall; `perf stat`, one run
+/// each, the threshold set by `GLIBC_TUNABLES=glibc.malloc.trim_threshold=`
+/// for the trial). The peak is still a bake per thread (300 of those rigs:
+/// 11,564 KB with 4 MiB kept, 11,500 KB with 16 MiB; `/usr/bin/time`).
 const KEPT_FREE_BYTES: i32 = 4 << 20;
 
 /// Keeps up to [`KEPT_FREE_BYTES`] of a batch's freed memory for its next
