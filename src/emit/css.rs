@@ -452,11 +452,17 @@ impl Sheet {
     /// pay for it alone keeps its keyframes even where later ones use the
     /// unit anyway (a crank's turn before its legs' stops). So the sheet
     /// is also written with every unit block counted as paid, and the
-    /// shorter text is kept.
+    /// shorter text is kept (where no animation has stops, both ways are
+    /// one).
     pub(crate) fn shortest(scope: &Scope, add: impl FnOnce(&mut Sheet)) -> (String, String) {
         let mut sheet = Sheet::new(scope.clone());
         add(&mut sheet);
-        let [a, b] = [false, true].map(|prepaid| sheet.written(prepaid));
+        let a = sheet.written(false);
+        let stops = (sheet.ops.iter()).any(|op| matches!(op, Op::Anim(p) if p.stops.is_some()));
+        if !stops {
+            return a;
+        }
+        let b = sheet.written(true);
         if b.0.len() + b.1.len() < a.0.len() + a.1.len() {
             b
         } else {
