@@ -381,32 +381,160 @@ pub fn fewest_uniform_on_until(
     values: &CheckGrid,
     enough: impl Fn(&[Key]) -> bool,
 ) -> Vec<Key> {
+    uniform_search(c, enough, |keys, _| within_on(c, keys, values))
+}
+
+/// Whether `keys` keep `|keys − f|` within `c.budget` at every check time
+/// of [`fewest_placed`] (multiples of `1 / (PLACE_GRID · PLACE_CHECKS)`),
+/// reading `c.f` there through `values`. Every [`SPAN_STRIDE`]-th check
+/// first: keys that miss are usually found out after a few of them (a NaN
+/// is passed over, as in [`fewest_uniform`]).
+fn within_on(c: &Curve, keys: &[Key], values: &CheckGrid) -> bool {
     let checks = PLACE_GRID * PLACE_CHECKS;
-    {
-        let mut g = values.0.borrow_mut();
-        if g.is_empty() {
-            g.resize(checks + 1, None);
+    let mut grid = values.0.borrow_mut();
+    if grid.is_empty() {
+        grid.resize(checks + 1, None);
+    }
+    let mut within = |k: usize, seg: &mut usize| {
+        let t = k as f64 / checks as f64;
+        let v = *grid[k].get_or_insert_with(|| (c.f)(t));
+        let e = (eval_keys_from(keys, t, seg) - v).abs();
+        e <= c.budget || e.is_nan()
+    };
+    let (mut first, mut rest) = (0, 0);
+    (0..=checks)
+        .step_by(SPAN_STRIDE)
+        .all(|k| within(k, &mut first))
+        && (0..=checks)
+            .filter(|k| k % SPAN_STRIDE != 0)
+            .all(|k| within(k, &mut rest))
+}
+
+/// Where in its cone of slopes [`fewest_banded_on`] may end a segment
+/// (0 the lowest slope, 1 the highest): the one whose next segment reaches
+/// farthest is taken, the first of equals.
+pub const LOOKAHEAD: [f64; 5] = [0.5, 0.3, 0.7, 0.1, 0.9];
+
+/// The fewest linear keys found whose values are free within the budget
+/// (keys off the curve): from each key the next goes on the farthest time
+/// of the [`PLACE_GRID`] that one straight segment from it can reach while
+/// every check time of [`fewest_placed`] on the way stays within
+/// `c.budget` of `f`. (The straight segments that stay within a band about
+/// `f` from a fixed start form a cone of slopes, narrowed at each check
+/// time; the span ends where the cone closes.) Its value is one of
+/// [`LOOKAHEAD`] across the cone: the one from which the next segment
+/// reaches farthest. A chord of a curve that bends one way misses it on one
+/// side only; a segment free at its end may miss on both sides, so the same
+/// budget takes about 1/√2 as many keys. The first and last keys and those
+/// on `c.corners` stay on the curve (the span before one ends on it as
+/// soon as a segment straight to it fits); where even one grid step
+/// misses (a kink the corners do not name), that step is taken with its
+/// key on the curve. The keys' values are written with `c.decimals`
+/// (half a unit of the last taken from the budget first), and the keys are
+/// checked as written, at every check time: `None` if they miss anyway.
+/// Reads `c.f` through `values`, as the other fits of the curve do.
+pub fn fewest_banded_on(c: &Curve, values: &CheckGrid) -> Option<Vec<Key>> {
+    debug_assert_eq!(c.fit, Fit::Linear, "banded keys are linear");
+    let checks = PLACE_GRID * PLACE_CHECKS;
+    let band = c.budget - 0.5 * 10f64.powi(-(c.decimals as i32));
+    // (NaN too)
+    if band.is_nan() || band <= 0.0 {
+        return None;
+    }
+    let at = |k: usize| {
+        let mut grid = values.0.borrow_mut();
+        if grid.is_empty() {
+            grid.resize(checks + 1, None);
+        }
+        *grid[k].get_or_insert_with(|| (c.f)(k as f64 / checks as f64))
+    };
+    let on_curve = |t: f64| quantize((c.f)(t), c.decimals);
+    let mut stops: Vec<f64> = vec![0.0, 1.0];
+    stops.extend(
+        written_times(c.corners)
+            .into_iter()
+            .filter(|&t| t > MIN_GAP && t < 1.0 - MIN_GAP),
+    );
+    stops.sort_by(f64::total_cmp);
+    stops.dedup();
+    // the check times strictly between two times
+    // (a key time read a millionth of a check step off the grid is on it)
+    let between = |a: f64, b: f64| {
+        let n = checks as f64;
+        (a * n + 1e-6).floor() as usize + 1..(b * n - 1e-6).ceil() as usize
+    };
+    let mut keys: Vec<(f64, f64)> = vec![(0.0, on_curve(0.0))];
+    for w in stops.windows(2) {
+        // the farthest key time on the grid before `to` that a straight
+        // segment from (a, va) reaches within the band, and the cone of
+        // its slopes there
+        let cone = |a: f64, va: f64| {
+            let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+            let mut reach: Option<(usize, f64, f64)> = None;
+            for k in between(a, w[1]) {
+                let dt = k as f64 / checks as f64 - a;
+                let v = at(k);
+                lo = lo.max((v - band - va) / dt);
+                hi = hi.min((v + band - va) / dt);
+                if lo > hi {
+                    break;
+                }
+                if k % PLACE_CHECKS == 0 {
+                    reach = Some((k, lo, hi));
+                }
+            }
+            reach
+        };
+        let (from, to) = (w[0], w[1]);
+        let v_to = on_curve(to);
+        debug_assert!(keys.last().is_some_and(|k| k.0 == from));
+        loop {
+            let (a, va) = *keys.last().expect("a first key");
+            let slope = (v_to - va) / (to - a);
+            if between(a, to).all(|k| {
+                let t = k as f64 / checks as f64;
+                (va + slope * (t - a) - at(k)).abs() <= band
+            }) {
+                keys.push((to, v_to));
+                break;
+            }
+            let next = match cone(a, va) {
+                Some((k, lo, hi)) => {
+                    let t = quantize(k as f64 / checks as f64, T_DECIMALS);
+                    // the value whose own span reaches farthest, of a few
+                    // across the cone (the middle first among equals)
+                    let value = |q: f64| quantize(va + (lo + q * (hi - lo)) * (t - a), c.decimals);
+                    let onward = |q: f64| cone(t, value(q)).map_or(0, |r| r.0);
+                    let q = LOOKAHEAD
+                        .iter()
+                        .map(|&q| (q, onward(q)))
+                        .fold((0.5, 0), |best, o| if o.1 > best.1 { o } else { best })
+                        .0;
+                    (t, value(q))
+                }
+                None => {
+                    // (a kink: the next grid step, on the curve)
+                    let k = ((a * PLACE_GRID as f64).floor() as usize + 1) * PLACE_CHECKS;
+                    let t = quantize(k as f64 / checks as f64, T_DECIMALS);
+                    if t >= to {
+                        keys.push((to, v_to));
+                        break;
+                    }
+                    (t, on_curve(t))
+                }
+            };
+            keys.push(next);
         }
     }
-    uniform_search(c, enough, |keys, _| {
-        let mut grid = values.0.borrow_mut();
-        // every SPAN_STRIDE-th check first: a count that misses is usually
-        // found out after a few of them (a NaN is passed over, as in
-        // `fewest_uniform`)
-        let mut within = |k: usize, seg: &mut usize| {
-            let t = k as f64 / checks as f64;
-            let v = *grid[k].get_or_insert_with(|| (c.f)(t));
-            let e = (eval_keys_from(keys, t, seg) - v).abs();
-            e <= c.budget || e.is_nan()
-        };
-        let (mut first, mut rest) = (0, 0);
-        (0..=checks)
-            .step_by(SPAN_STRIDE)
-            .all(|k| within(k, &mut first))
-            && (0..=checks)
-                .filter(|k| k % SPAN_STRIDE != 0)
-                .all(|k| within(k, &mut rest))
-    })
+    let keys: Vec<Key> = keys
+        .into_iter()
+        .map(|(t, value)| Key {
+            t,
+            value,
+            ease: Ease::Linear,
+        })
+        .collect();
+    within_on(c, &keys, values).then_some(keys)
 }
 
 /// Key times [`fewest_placed`] may choose: multiples of `1 / PLACE_GRID`
@@ -1428,6 +1556,64 @@ mod tests {
                 keys.len(),
                 uniform.len()
             );
+        }
+    }
+
+    /// Linear keys free within the band: on a smooth curve and on one with
+    /// named corners, within the budget on a grid finer than their own
+    /// checks, with at most 0.8 of the keys on the curve placed to the same
+    /// budget below a few keys a period (a band takes about 1/√2 as many;
+    /// the greedy reach finds 0.73 to 0.74 here); the ends and the corners
+    /// on the curve, every other key time on the grid.
+    #[test]
+    fn banded_keys_keep_the_budget_with_fewer_keys_than_chords() {
+        use std::f64::consts::TAU;
+        let smooth = |t: f64| 30.0 * (TAU * t).sin() + 6.0 * (3.0 * TAU * t).cos();
+        let kinked = |t: f64| 20.0 * (TAU * t).sin().abs() + 4.0 * (TAU * t).cos();
+        type Named<'a> = (&'a str, &'a dyn Fn(f64) -> f64, &'a [f64]);
+        let curves: [Named; 2] = [("smooth", &smooth, &[]), ("kinked", &kinked, &[0.5])];
+        for (name, f, corners) in curves {
+            for budget in [0.5, 0.05, 0.01] {
+                let c = Curve {
+                    corners,
+                    fit: Fit::Linear,
+                    ..placed_curve(f, corners, budget)
+                };
+                let banded = fewest_banded_on(&c, &CheckGrid::default())
+                    .unwrap_or_else(|| panic!("{name} {budget}: no banded keys"));
+                let chords = fewest_placed(&c);
+                // (a few keys a period round off the gain)
+                let most = if budget > 0.1 { 1.0 } else { 0.8 };
+                assert!(
+                    banded.len() as f64 <= most * chords.len() as f64,
+                    "{name} {budget}: {} banded keys, {} on the curve",
+                    banded.len(),
+                    chords.len()
+                );
+                assert_eq!((banded[0].t, banded[banded.len() - 1].t), (0.0, 1.0));
+                for k in &banded {
+                    let g = k.t * PLACE_GRID as f64;
+                    let fixed = k.t == 0.0 || k.t == 1.0 || corners.contains(&k.t);
+                    assert!(fixed || (g - g.round()).abs() < 1e-6, "{name}: {}", k.t);
+                    if fixed {
+                        assert_eq!(k.value, quantize(f(k.t), 3), "{name}: {} on the curve", k.t);
+                    }
+                    assert_eq!(k.ease, Ease::Linear);
+                }
+                let off = banded
+                    .iter()
+                    .filter(|k| k.value != quantize(f(k.t), 3))
+                    .count();
+                assert!(
+                    off > banded.len() / 2,
+                    "{name} {budget}: {off} keys off the curve"
+                );
+                for i in 0..=20_000 {
+                    let t = i as f64 / 20_000.0;
+                    let e = (eval_keys(&banded, t) - f(t)).abs();
+                    assert!(e <= budget * 1.02 + 1e-9, "{name} {budget}: {e} at {t}");
+                }
+            }
         }
     }
 
