@@ -1617,6 +1617,69 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+        /// Banded keys on any curve: a sum of three harmonics with random
+        /// amplitudes and phases, plus a kink (|sin|) named as a corner or
+        /// not, at any budget from a rounding's size up. Either no keys
+        /// (a set that missed) or keys from 0 to 1 at strictly increasing
+        /// times, linear, the ends and every named corner on the curve, and
+        /// within the budget at every check time (read here from `f`
+        /// itself, not from the grid the fit filled).
+        #[test]
+        fn banded_keys_are_ordered_and_within_the_budget_wherever_given(
+            amps in proptest::collection::vec(-40.0..40.0f64, 3),
+            phases in proptest::collection::vec(0.0..1.0f64, 3),
+            kink in 0.0..20.0f64,
+            kink_at in 0.05..0.95f64,
+            named in proptest::bool::ANY,
+            budget in 0.0004..2.0f64,
+        ) {
+            use std::f64::consts::TAU;
+            let kink_at = quantize(kink_at, T_DECIMALS);
+            let f = |t: f64| {
+                (0..3)
+                    .map(|i| amps[i] * (TAU * (i + 1) as f64 * (t + phases[i])).sin())
+                    .sum::<f64>()
+                    + kink * (std::f64::consts::PI * (t - kink_at)).sin().abs()
+            };
+            let corners = [kink_at];
+            let named: &[f64] = if named { &corners } else { &[] };
+            let c = Curve {
+                corners: named,
+                fit: Fit::Linear,
+                ..placed_curve(&f, named, budget)
+            };
+            let banded = fewest_banded_on(&c, &CheckGrid::default());
+            // (between named corners the curve is smooth: keys are found
+            // where the budget outweighs the written values' rounding)
+            let smooth = kink == 0.0 || named.contains(&kink_at);
+            proptest::prop_assert!(banded.is_some() || !smooth || budget <= 0.001);
+            if let Some(keys) = banded {
+                proptest::prop_assert!(keys.len() >= 2);
+                proptest::prop_assert_eq!((keys[0].t, keys[keys.len() - 1].t), (0.0, 1.0));
+                for w in keys.windows(2) {
+                    proptest::prop_assert!(w[0].t < w[1].t, "{} then {}", w[0].t, w[1].t);
+                }
+                for k in &keys {
+                    proptest::prop_assert_eq!(k.ease, Ease::Linear);
+                    if k.t == 0.0 || k.t == 1.0 || named.contains(&k.t) {
+                        proptest::prop_assert_eq!(k.value, quantize(f(k.t), 3));
+                    }
+                }
+                for &corner in named {
+                    proptest::prop_assert!(keys.iter().any(|k| k.t == corner), "corner {corner}");
+                }
+                let checks = PLACE_GRID * PLACE_CHECKS;
+                for i in 0..=checks {
+                    let t = i as f64 / checks as f64;
+                    let e = (eval_keys(&keys, t) - f(t)).abs();
+                    proptest::prop_assert!(e <= budget, "{e} at {t}");
+                }
+            }
+        }
+    }
+
     /// `eval_keys_into` gives every time the bits `eval_keys` gives it:
     /// linear and cubic segments, times on and between keys, before the
     /// first segment's end and in the last, for a run starting anywhere.
