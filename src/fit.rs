@@ -514,7 +514,7 @@ pub fn fewest_banded_on(c: &Curve, values: &CheckGrid) -> Option<Vec<Key>> {
                 }
                 None => {
                     // (a kink: the next grid step, on the curve)
-                    let k = ((a * PLACE_GRID as f64).floor() as usize + 1) * PLACE_CHECKS;
+                    let k = ((a * PLACE_GRID as f64 + 1e-6).floor() as usize + 1) * PLACE_CHECKS;
                     let t = quantize(k as f64 / checks as f64, T_DECIMALS);
                     if t >= to {
                         keys.push((to, v_to));
