@@ -436,6 +436,11 @@ pub fn wrapped_ground_keys(keys: &[(f64, f64)], spacing: f64, period_s: f64) -> 
         );
         (a * 1000.0).ceil() > (b * 1000.0).floor()
     };
+    // how many key times either way a step may move to clear a whole
+    // millisecond inside it: its own width and the clearance on both
+    // sides, however short the period (a key time is 0.63 µs of a 0.63 s
+    // period, where three were once all it tried)
+    let reach = (2.0 * STEP_CLEAR_S / (step * period_s)).ceil().min(1e6) as usize + 2;
     let mut out: Vec<(f64, f64)> = Vec::with_capacity(keys.len() * 2);
     let push = |out: &mut Vec<(f64, f64)>, t: f64, x: f64| {
         if out.last().is_none_or(|l| t > l.0 + step / 2.0) {
@@ -459,9 +464,16 @@ pub fn wrapped_ground_keys(keys: &[(f64, f64)], spacing: f64, period_s: f64) -> 
             // the segment and after what is written)
             let base = quantize((c / step + 1e-9).floor() * step, T_DECIMALS).max(t0);
             let after = out.last().map_or(f64::NEG_INFINITY, |l| l.0 + step / 2.0);
-            let q = [0.0, -1.0, 1.0, -2.0, 2.0, -3.0, 3.0]
-                .iter()
-                .map(|k| quantize(base + k * step, T_DECIMALS))
+            let q = (0..=2 * reach)
+                .map(|i| {
+                    // 0, −1, 1, −2, 2, … key times away
+                    let k = if i % 2 == 0 {
+                        -(i as f64) / 2.0
+                    } else {
+                        (i + 1) as f64 / 2.0
+                    };
+                    quantize(base + k * step, T_DECIMALS)
+                })
                 .find(|&q| q >= t0 && q > after && q + step <= t1 && clear(q))
                 .unwrap_or(base);
             push(&mut out, q, at(q) + teeth * spacing);
@@ -549,7 +561,8 @@ mod tests {
     /// Every step of a wrapped row keeps [`STEP_CLEAR_S`] from every whole
     /// millisecond, for rows whose travel passes a spacing on a whole
     /// millisecond (a 2.178 s period, three spacings a loop: at 0.726 s and
-    /// 1.452 s) and for many other periods and speeds; and between steps the
+    /// 1.452 s; 0.63 s: at 0.21 s and 0.42 s) and for many other periods
+    /// and speeds, down to 50 ms; and between steps the
     /// row still moves as its travel does, minus whole spacings.
     #[test]
     fn wrap_steps_keep_clear_of_whole_milliseconds() {
@@ -558,6 +571,11 @@ mod tests {
         for (period_ms, spacings) in [(2178, 3.0), (2000, 7.0), (999, 1.0), (1234, 5.5)]
             .into_iter()
             .chain((1..60).map(|k| (300 + 97 * k, 1.0 + k as f64 / 3.0)))
+            // short periods whose steps fall on whole milliseconds (a 0.63 s
+            // loop of three spacings steps at 0.21 s and 0.42 s), down to
+            // 50 ms
+            .chain([(630, 3.0), (300, 3.0), (120, 3.0), (50, 5.0)])
+            .chain((1..40).map(|k| (50 + 23 * k, 1.0 + k as f64 / 4.0)))
         {
             let period_s = period_ms as f64 / 1000.0;
             let travel = spacings * spacing;
