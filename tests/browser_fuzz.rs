@@ -258,7 +258,9 @@ fn closed_path(rng: &mut Rng, c: [f64; 2], r: f64) -> String {
 /// limits of `rigbake::browser`'s reading, both fixed (a `<path>` probe's
 /// end taken from a computed `d` that keeps 6 significant digits; a SMIL
 /// seek landing a microsecond early in Chromium), and a ground row's wrap
-/// on a whole millisecond (moved off it, `chain::STEP_CLEAR_S`). What it
+/// on a whole millisecond (moved off it, `chain::STEP_CLEAR_S`; seed 31337
+/// with 300 rigs later found a 0.63 s row whose step needed more than the
+/// three key times the move then tried). What it
 /// still meets at 150,000 is the browsers' single precision (Firefox up to
 /// 0.5 px off there, see `rigbake::browser`'s limits), so it is not run by
 /// default.
