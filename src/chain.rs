@@ -468,9 +468,9 @@ pub fn wrapped_ground_keys(keys: &[(f64, f64)], spacing: f64, period_s: f64) -> 
                 .map(|i| {
                     // 0, −1, 1, −2, 2, … key times away
                     let k = if i % 2 == 0 {
-                        -(i as f64) / 2.0
+                        (i / 2) as f64
                     } else {
-                        (i + 1) as f64 / 2.0
+                        -(i.div_ceil(2) as f64)
                     };
                     quantize(base + k * step, T_DECIMALS)
                 })
