@@ -391,10 +391,7 @@ pub fn fewest_uniform_on_until(
 /// is passed over, as in [`fewest_uniform`]).
 fn within_on(c: &Curve, keys: &[Key], values: &CheckGrid) -> bool {
     let checks = PLACE_GRID * PLACE_CHECKS;
-    let mut grid = values.0.borrow_mut();
-    if grid.is_empty() {
-        grid.resize(checks + 1, None);
-    }
+    let mut grid = values.ready();
     let mut within = |k: usize, seg: &mut usize| {
         let t = k as f64 / checks as f64;
         let v = *grid[k].get_or_insert_with(|| (c.f)(t));
@@ -441,13 +438,9 @@ pub fn fewest_banded_on(c: &Curve, values: &CheckGrid) -> Option<Vec<Key>> {
     if band.is_nan() || band <= 0.0 {
         return None;
     }
-    let at = |k: usize| {
-        let mut grid = values.0.borrow_mut();
-        if grid.is_empty() {
-            grid.resize(checks + 1, None);
-        }
-        *grid[k].get_or_insert_with(|| (c.f)(k as f64 / checks as f64))
-    };
+    drop(values.ready());
+    let at =
+        |k: usize| *values.0.borrow_mut()[k].get_or_insert_with(|| (c.f)(k as f64 / checks as f64));
     let on_curve = |t: f64| quantize((c.f)(t), c.decimals);
     let mut stops: Vec<f64> = vec![0.0, 1.0];
     stops.extend(
@@ -565,6 +558,17 @@ pub fn fewest_placed(c: &Curve) -> Vec<Key> {
 #[derive(Default)]
 pub struct CheckGrid(std::cell::RefCell<Vec<Option<f64>>>);
 
+impl CheckGrid {
+    /// The values, one slot per check time (made on first use).
+    fn ready(&self) -> std::cell::RefMut<'_, Vec<Option<f64>>> {
+        let mut grid = self.0.borrow_mut();
+        if grid.is_empty() {
+            grid.resize(PLACE_GRID * PLACE_CHECKS + 1, None);
+        }
+        grid
+    }
+}
+
 /// [`fewest_placed`], reading `c.f` at its check times through `grid`,
 /// which must hold values of this `c.f` only (any budget, shape or
 /// corners): the same keys, each check time's value taken once for every
@@ -655,11 +659,7 @@ struct SpanCheck<'a> {
 
 impl<'a> SpanCheck<'a> {
     fn new(c: &'a Curve<'a>, corners: &'a [f64], grid: &'a CheckGrid) -> Self {
-        let mut g = grid.0.borrow_mut();
-        if g.is_empty() {
-            g.resize(PLACE_GRID * PLACE_CHECKS + 1, None);
-        }
-        drop(g);
+        drop(grid.ready());
         SpanCheck {
             c,
             corners,
