@@ -234,8 +234,11 @@ fn random_rig(
 ) -> rig::Rig {
     let shin = thigh * shin_ratio;
     let (lo, hi) = ((thigh - shin).abs(), thigh + shin);
-    // hip-to-centre distance D with [D − r, D + r] inside the reachable annulus
-    let d = (lo + radius) + (hi - radius - (lo + radius)) * reach;
+    // hip-to-centre distance D with [D − r, D + r] inside the reachable
+    // annulus, the pedal's nearest pass at least FOLD_CLEARANCE · r beyond
+    // the fold
+    let near = lo + radius * (1.0 + FOLD_CLEARANCE);
+    let d = near + (hi - radius - near) * reach;
     let (c, s) = dir_deg.to_radians().sin_cos();
     let hip = [400.0 - d * s, 400.0 - d * c];
     let text = serde_json::json!({
@@ -251,20 +254,31 @@ fn random_rig(
     rig::load(&text.to_string()).unwrap()
 }
 
+/// How far beyond the leg's fold (hip-to-pedal distance |thigh − shin|)
+/// the pedal of `random_rig` passes at least, as a share of the crank
+/// radius. Nearer, the pedal turns the limb so fast as it passes that
+/// linear keys, at most one per fitter sample (1/1024 of the period)
+/// apart, miss a tolerance of 0.05 px at the bone tips: over 3,000 rigs
+/// of this generator with the pedal anywhere in reach, `bake --fit linear
+/// --tolerance 0.05` refused 136, every one passing within 0.17 r and
+/// 11.7 px of the fold (at most 0.74 px reached); past 0.25 r, none of
+/// 5,000 as drawn here (nor of 2,000 cubic). The bake refuses such a file (pinned by
+/// `a_nearly_folded_leg_is_refused_at_a_linear_tolerance_it_cannot_keep`).
+const FOLD_CLEARANCE: f64 = 0.25;
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
 
     /// Over random reachable rigs, the independently measured error of a
-    /// tolerance bake never exceeds the tolerance. (`reach` from 0.15: a
-    /// pedal that nearly folds the leg turns it so fast there that a linear
-    /// fit may miss a fine tolerance at its bone tips; that limit is
-    /// pinned by `a_nearly_folded_leg_is_refused_at_a_linear_tolerance_it_cannot_keep`.)
+    /// tolerance bake never exceeds the tolerance. (The pedal passes the
+    /// fold by [`FOLD_CLEARANCE`] of the crank radius at least: see there
+    /// for the limit nearer it.)
     #[test]
     fn fitted_bakes_never_exceed_the_tolerance(
         radius in 10.0..80.0f64,
         thigh in 60.0..160.0f64,
         shin_ratio in 0.7..1.3f64,
-        reach in 0.15..0.95f64,
+        reach in 0.0..0.95f64,
         dir_deg in 20.0..160.0f64,
         ccw in any::<bool>(),
         start_deg in 0.0..360.0f64,
@@ -273,7 +287,9 @@ proptest! {
     ) {
         prop_assume!(thigh * shin_ratio > 0.0);
         let shin = thigh * shin_ratio;
-        prop_assume!(thigh + shin - (thigh - shin).abs() > 2.0 * radius + 2.0);
+        prop_assume!(
+            thigh + shin - (thigh - shin).abs() > (2.0 + FOLD_CLEARANCE) * radius + 2.0
+        );
         let rig = random_rig(radius, thigh, shin_ratio, reach, dir_deg, ccw, start_deg);
         let fit = if cubic { Fit::Cubic } else { Fit::Linear };
         for route in [Route::Css, Route::Smil] {
