@@ -1652,9 +1652,19 @@ mod tests {
             };
             let banded = fewest_banded_on(&c, &CheckGrid::default());
             // (between named corners the curve is smooth: keys are found
-            // where the budget outweighs the written values' rounding)
+            // where the band the rounding leaves, half a unit of the third
+            // decimal off the budget, holds twice the most a chord of one
+            // grid step misses the curve, a second difference over 8)
             let smooth = kink == 0.0 || named.contains(&kink_at);
-            proptest::prop_assert!(banded.is_some() || !smooth || budget <= 0.001);
+            let h = 1.0 / PLACE_GRID as f64;
+            let sag = (1..PLACE_GRID)
+                .map(|k| {
+                    let t = k as f64 * h;
+                    (f(t - h) - 2.0 * f(t) + f(t + h)).abs() / 8.0
+                })
+                .fold(0.0, f64::max);
+            let room = budget - 0.0005 > 2.0 * sag;
+            proptest::prop_assert!(banded.is_some() || !smooth || !room, "{budget} px, {sag} px");
             if let Some(keys) = banded {
                 proptest::prop_assert!(keys.len() >= 2);
                 proptest::prop_assert_eq!((keys[0].t, keys[keys.len() - 1].t), (0.0, 1.0));
