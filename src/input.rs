@@ -11,7 +11,8 @@
 //! Unix the file is opened non-blocking and its type is taken from the open
 //! handle (no window between the check and the read); at most limit + 1
 //! bytes are read whatever the file's metadata says, so a file that grows
-//! while being read is refused too. Standard input (`-`) is not an input.
+//! while being read is refused too. Standard input is not an input: `-`
+//! is refused as such unless a file of that name exists.
 //!
 //! # Showing input in messages
 //!
@@ -81,6 +82,13 @@ pub enum ReadError {
         kind: &'static str,
         input: Input,
     },
+    /// `-`, which names no file here: standard input is not an input (a
+    /// pipe may never end; see the module docs).
+    #[error(
+        "-: cannot read: standard input is not read (a {} is read from a regular file only; a file named - is ./-)",
+        input.noun()
+    )]
+    Stdin { input: Input },
     /// Larger than the input's limit.
     #[error(
         "{}: cannot read: larger than the {} MiB limit for a {} ({} bytes)",
@@ -133,7 +141,13 @@ pub fn read_bytes(path: &Path, input: Input) -> Result<Vec<u8>, ReadError> {
         path: path.to_path_buf(),
         error,
     };
-    let file = open(path).map_err(io)?;
+    let file = open(path).map_err(|error| {
+        if path == Path::new("-") && error.kind() == std::io::ErrorKind::NotFound {
+            ReadError::Stdin { input }
+        } else {
+            io(error)
+        }
+    })?;
     let meta = file.metadata().map_err(io)?;
     if let Some(kind) = not_a_file(&meta) {
         return Err(ReadError::NotAFile {

@@ -581,6 +581,28 @@ fn pipes_devices_and_directories_are_refused_at_once() {
             )],
         );
     }
+    // `-` (standard input) is no input either, named as such, whatever
+    // standard input holds
+    let seed_path = repo(SEED);
+    let seed_path = seed_path.to_str().unwrap();
+    for (args, input) in [
+        (vec!["bake", "-"], "rig file"),
+        (vec!["check", "-", "--max-error", "1"], "rig file"),
+        (vec!["bake", seed_path, "--art", "-"], "drawing"),
+    ] {
+        let out = rigbake()
+            .current_dir(s.dir.path())
+            .args(&args)
+            .write_stdin(seed_text())
+            .output()
+            .unwrap();
+        refused(
+            &out,
+            &[&format!(
+                "-: cannot read: standard input is not read (a {input} is read from a regular file only; a file named - is ./-)"
+            )],
+        );
+    }
     // nothing blocked: eight runs well within the per-run timeout
     assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
     // the shared loader: sweep, check and preview refuse the pipe too
