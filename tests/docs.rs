@@ -1015,3 +1015,163 @@ fn ci_guide_walker_short_example_is_what_check_prints() {
         );
     }
 }
+
+/// Whether `real` is what `doc` quotes of it: objects with the same keys
+/// and matching values, arrays whose items match in order where a `"…"`
+/// item stands for any number left out, a string ending in `…` for any
+/// string it begins, numbers equal as numbers. `Err` names the first
+/// mismatch by its JSON path.
+fn abridged_match(doc: &Value, real: &Value, path: &str) -> Result<(), String> {
+    let differ = || {
+        Err(format!(
+            "{path}: the doc quotes {doc}, the output holds {real}"
+        ))
+    };
+    match (doc, real) {
+        (Value::String(d), Value::String(r)) => match d.strip_suffix('…') {
+            Some(start) if r.starts_with(start) => Ok(()),
+            _ if d == r => Ok(()),
+            _ => differ(),
+        },
+        (Value::Number(d), Value::Number(r)) if d.as_f64() == r.as_f64() => Ok(()),
+        (Value::Object(d), Value::Object(r)) => {
+            let (dk, rk): (Vec<_>, Vec<_>) = (d.keys().collect(), r.keys().collect());
+            if dk.iter().collect::<BTreeSet<_>>() != rk.iter().collect::<BTreeSet<_>>() {
+                return Err(format!(
+                    "{path}: the doc quotes the keys {dk:?}, the output {rk:?}"
+                ));
+            }
+            d.iter()
+                .try_for_each(|(k, v)| abridged_match(v, &r[k], &format!("{path}.{k}")))
+        }
+        (Value::Array(d), Value::Array(r)) => {
+            // every way of matching the quoted items in order, "…" skipping
+            // any run of the output's (a quoted array is a few items long)
+            fn walk(d: &[Value], r: &[Value], path: &str, at: usize) -> Result<(), String> {
+                match d.split_first() {
+                    None if r.is_empty() => Ok(()),
+                    None => Err(format!(
+                        "{path}[{at}..]: {} items the doc leaves out without a \"…\"",
+                        r.len()
+                    )),
+                    Some((Value::String(s), rest)) if s == "…" => {
+                        let mut last = Err(format!("{path}: nothing after \"…\" matches"));
+                        for skip in 0..=r.len() {
+                            last = walk(rest, &r[skip..], path, at + skip);
+                            if last.is_ok() {
+                                break;
+                            }
+                        }
+                        last
+                    }
+                    Some((first, rest)) => match r.split_first() {
+                        None => Err(format!(
+                            "{path}[{at}]: the doc quotes {first}, the output has no more items"
+                        )),
+                        Some((one, more)) => abridged_match(first, one, &format!("{path}[{at}]"))
+                            .and_then(|()| walk(rest, more, path, at + 1)),
+                    },
+                }
+            }
+            walk(d, r, path, 0)
+        }
+        _ if doc == real => Ok(()),
+        _ => differ(),
+    }
+}
+
+#[test]
+fn abridged_match_skips_only_what_the_doc_marks() {
+    let real: Value = serde_json::json!({"a": [1, 2, 3, 4], "s": "keys: ten of them"});
+    let ok = |doc: Value| abridged_match(&doc, &real, "$").is_ok();
+    assert!(ok(serde_json::json!({"a": [1, "…", 4], "s": "keys: …"})));
+    assert!(ok(
+        serde_json::json!({"a": ["…"], "s": "keys: ten of them"})
+    ));
+    assert!(ok(serde_json::json!({"a": [1, 2, "…"], "s": "…"})));
+    assert!(!ok(serde_json::json!({"a": [1, 3, "…"], "s": "keys: …"})));
+    assert!(!ok(serde_json::json!({"a": [1, "…"], "s": "key: …"})));
+    assert!(!ok(serde_json::json!({"a": [1, 2, 3], "s": "…"})));
+    assert!(!ok(serde_json::json!({"a": ["…"]})));
+    assert!(!ok(serde_json::json!({"a": ["…", 5], "s": "…"})));
+}
+
+/// Every output of `rigbake check` that docs/ci.md quotes is what the
+/// command named in backquotes just before it prints now: a `text` block
+/// of `rigbake:` lines its stderr, other `text` and `xml` blocks its stdout
+/// (each quoted line in order, `…` for lines left out), a `json` block its
+/// stdout by [`abridged_match`]. (A transcript opening with `$ ` has its
+/// own test.)
+#[test]
+fn check_outputs_quoted_in_the_ci_guide_are_what_check_prints() {
+    let guide = fs::read_to_string(root().join("docs/ci.md")).unwrap();
+    let mut prose = String::new();
+    let mut block: Option<(String, Vec<&str>)> = None;
+    let mut checked = Vec::new();
+    for line in guide.lines() {
+        let fence = line.trim_start().strip_prefix("```");
+        match (&mut block, fence) {
+            (None, Some(info)) => block = Some((info.trim().to_string(), Vec::new())),
+            (None, None) => {
+                prose.push(' ');
+                prose.push_str(line);
+            }
+            (Some((_, lines)), None) => lines.push(line),
+            (Some((info, lines)), Some(_)) => {
+                let quoted = matches!(info.as_str(), "text" | "json" | "xml")
+                    && lines.first().is_some_and(|l| !l.starts_with("$ "));
+                let command = prose
+                    .rfind("`rigbake check ")
+                    .map(|i| &prose[i + 1..])
+                    .and_then(|c| c.split('`').next());
+                if let (true, Some(command)) = (quoted, command) {
+                    let words: Vec<&str> = command.split_whitespace().collect();
+                    let out = assert_cmd::Command::cargo_bin("rigbake")
+                        .unwrap()
+                        .current_dir(root())
+                        .args(&words[1..])
+                        .output()
+                        .unwrap();
+                    let stdout = String::from_utf8_lossy(&out.stdout);
+                    let stderr = String::from_utf8_lossy(&out.stderr);
+                    if info == "json" {
+                        let doc: Value = serde_json::from_str(&lines.join("\n")).unwrap();
+                        let real: Value = serde_json::from_str(&stdout).unwrap();
+                        if let Err(e) = abridged_match(&doc, &real, "$") {
+                            panic!("docs/ci.md, `{command}`: {e}");
+                        }
+                    } else {
+                        let printed = if lines[0].starts_with("rigbake: ") {
+                            &stderr
+                        } else {
+                            &stdout
+                        };
+                        let mut printed_lines = printed.lines();
+                        for q in lines.iter().filter(|l| l.trim() != "…") {
+                            assert!(
+                                printed_lines.any(|l| l == *q),
+                                "docs/ci.md quotes {q:?}, which `{command}` does not print in that order:\n{printed}"
+                            );
+                        }
+                    }
+                    checked.push(format!("{info}: {command}"));
+                }
+                prose.clear();
+                block = None;
+            }
+        }
+    }
+    for want in [
+        "text: rigbake check rigs/seed-nested.json --keys 10 --max-error 1",
+        "json: rigbake check rigs/cyclist-scarf.json --keys 10 --max-error 1 --format json",
+        "xml: rigbake check rigs/seed-nested.json --route both --keys 10 --max-error 3 --format junit",
+    ] {
+        let want = want.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            checked
+                .iter()
+                .any(|c| c.split_whitespace().collect::<Vec<_>>().join(" ") == want),
+            "{want} not checked: {checked:?}"
+        );
+    }
+}
