@@ -1,7 +1,10 @@
 //! The documentation: README.md stays short, every relative link in
 //! README.md and docs/*.md resolves (files and `#anchors`), and
 //! `docs/rig-format.md` is the rig-format reference generated from the JSON
-//! Schema that `rigbake schema` prints.
+//! Schema that `rigbake schema` prints. What the docs quote of the tool is
+//! what it prints now: bake summaries, `check` outputs (text, JSON,
+//! JUnit), the README's table of errors and the byte counts of the docs'
+//! tables of rigs, each from the command the doc names.
 //!
 //! Regenerate the reference with:
 //!
@@ -1174,4 +1177,188 @@ fn check_outputs_quoted_in_the_ci_guide_are_what_check_prints() {
             "{want} not checked: {checked:?}"
         );
     }
+}
+
+/// The Markdown tables of a text: each with the prose before it (since the
+/// previous table or fenced block) and its rows of cells (header first,
+/// the `|---|` line left out).
+fn tables(text: &str) -> Vec<(String, Vec<Vec<String>>)> {
+    let mut out = Vec::new();
+    let (mut prose, mut rows, mut fenced) = (String::new(), Vec::<Vec<String>>::new(), false);
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            fenced = !fenced;
+            prose.clear();
+            continue;
+        }
+        if !fenced && t.starts_with('|') {
+            if !t.starts_with("|---") {
+                let cells = t.trim_matches('|').split('|');
+                rows.push(cells.map(|c| c.trim().to_string()).collect());
+            }
+            continue;
+        }
+        if !rows.is_empty() {
+            out.push((std::mem::take(&mut prose), std::mem::take(&mut rows)));
+        }
+        if !fenced {
+            prose.push(' ');
+            prose.push_str(t);
+        }
+    }
+    if !rows.is_empty() {
+        out.push((prose, rows));
+    }
+    out
+}
+
+/// The whole numbers of a cell in order (thousands separators read).
+fn whole_numbers(cell: &str, unit: &str) -> Vec<u64> {
+    let cell = cell.replace(',', "");
+    let mut out = Vec::new();
+    let words: Vec<&str> = cell
+        .split(|c: char| c.is_whitespace() || c == '/')
+        .collect();
+    for (i, w) in words.iter().enumerate() {
+        let next = words[i + 1..].iter().find(|w| !w.is_empty());
+        if let Ok(n) = w.parse::<u64>()
+            && (unit.is_empty() || next == Some(&unit))
+        {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Every byte count in a table of the docs (a column `bytes
+/// css / smil`, `bytes` beside a `route` column, or a column of one route
+/// whose header names bytes, counted `N B`) is the size `rigbake bake`
+/// prints for that rig and route now, run as the command the prose before
+/// the table names (`NAME` standing for the row's rig; `-o` into a
+/// temporary directory). Tables of rigs (a first column `rig`) only; a
+/// row's rig is the first backquoted word of its first cell, else its
+/// first word; tables of what a change saved (a `→` in a cell) are
+/// history and not read.
+#[test]
+fn byte_counts_in_the_tables_are_what_bake_writes() {
+    let tmp = tempfile::TempDir::new().unwrap();
+    let mut printed: BTreeMap<String, BTreeMap<(String, String), u64>> = BTreeMap::new();
+    let mut bake = |command: &str| -> BTreeMap<(String, String), u64> {
+        printed
+            .entry(command.to_string())
+            .or_insert_with(|| {
+                let mut args: Vec<std::ffi::OsString> = Vec::new();
+                let mut words = command.split_whitespace().skip(2);
+                while let Some(w) = words.next() {
+                    if w == "-o" || w == "--report" {
+                        words.next();
+                    } else if let Some((dir, suffix)) = w.split_once("/*") {
+                        let mut files: Vec<PathBuf> = fs::read_dir(root().join(dir))
+                            .unwrap()
+                            .map(|e| e.unwrap().path())
+                            .filter(|p| p.to_string_lossy().ends_with(suffix))
+                            .collect();
+                        files.sort();
+                        args.extend(files.into_iter().map(PathBuf::into_os_string));
+                    } else if w.starts_with("rigs/") || w.starts_with("tests/") {
+                        args.push(root().join(w).into_os_string());
+                    } else {
+                        args.push(w.into());
+                    }
+                }
+                args.push("-o".into());
+                args.push(tmp.path().join("out").join("").into_os_string());
+                let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+                let (code, stdout, stderr) = bake_in_tmp(&args);
+                assert_eq!(code, Some(0), "{command}: {stderr}");
+                // `<rig> (<route>, <n> bytes, …`
+                stdout
+                    .lines()
+                    .filter_map(|l| {
+                        let (rig, rest) = l.split_once(" (")?;
+                        let (route, rest) = rest.split_once(", ")?;
+                        let bytes = rest.split_once(" bytes")?.0.parse().ok()?;
+                        Some(((rig.to_string(), route.to_string()), bytes))
+                    })
+                    .collect()
+            })
+            .clone()
+    };
+    let mut checked = 0;
+    let texts = doc_files()
+        .into_iter()
+        .map(|f| fs::read_to_string(f).unwrap());
+    for (prose, rows) in texts.flat_map(|t| tables(&t)) {
+        let header = &rows[0];
+        let route_col = header.iter().position(|h| h == "route");
+        // per column: which routes' bytes it holds, and their unit
+        let columns: Vec<(usize, Vec<&str>, &str)> = header
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| {
+                if h.starts_with("bytes css / smil") {
+                    Some((i, vec!["css", "smil"], ""))
+                } else if h == "bytes" && route_col.is_some() {
+                    Some((i, vec![], ""))
+                } else if h.contains("bytes") && h.contains("css") != h.contains("smil") {
+                    Some((i, vec![if h.contains("css") { "css" } else { "smil" }], "B"))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        if header[0] != "rig"
+            || columns.is_empty()
+            || rows.iter().flatten().any(|c| c.contains('→'))
+        {
+            continue;
+        }
+        let command = prose
+            .rfind("`rigbake bake ")
+            .map(|i| prose[i + 1..].split('`').next().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no command before the table {header:?}"));
+        for row in &rows[1..] {
+            let first = &row[0];
+            let rig = match first.split('`').nth(1) {
+                Some(r) => r.to_string(),
+                None => first.split_whitespace().next().unwrap().to_string(),
+            };
+            let sizes = bake(&command.replace("NAME", &rig));
+            for (i, routes, unit) in &columns {
+                let routes = if routes.is_empty() {
+                    vec![row[route_col.unwrap()].split_whitespace().next().unwrap()]
+                } else {
+                    routes.clone()
+                };
+                let numbers = whole_numbers(&row[*i], unit);
+                assert!(numbers.len() >= routes.len(), "{rig}: {:?}", row[*i]);
+                for (route, quoted) in routes.iter().zip(numbers) {
+                    let key = (rig.clone(), route.to_string());
+                    let now = sizes.get(&key).unwrap_or_else(|| {
+                        panic!("`{command}` prints no {route} bake of {rig}: {sizes:?}")
+                    });
+                    assert_eq!(
+                        quoted, *now,
+                        "the docs quote {quoted} B for {rig} ({route}) from `{command}`, which writes {now} B"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    // the chain table (4), the gaits (8), the ik_chains (8), the cycling
+    // rigs at 0.1 px (6)
+    assert!(checked >= 26, "{checked} byte counts checked");
+}
+
+#[test]
+fn whole_numbers_read_thousands_and_units() {
+    assert_eq!(
+        whole_numbers("5722 / 8249 (with hair)", ""),
+        vec![5722, 8249]
+    );
+    assert_eq!(whole_numbers("2,962 / 3,619", ""), vec![2962, 3619]);
+    assert_eq!(whole_numbers("46/46, 0.096 px, 3246 B", "B"), vec![3246]);
+    assert_eq!(whole_numbers("52, 0.092 px, 5763 B", "B"), vec![5763]);
 }
