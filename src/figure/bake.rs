@@ -148,14 +148,14 @@ impl Keyer {
     }
 
     /// Keys for curve `c` (whose `budget` is already this keyer's): by
-    /// default the fewer bytes ([`fit::written_len`]) of keys placed to
-    /// [`PLACED_SHARE`] of the budget and the fewest uniform keys within it;
-    /// with [`Keyer::shortest_shape`], the fewest css bytes
-    /// ([`fit::css_len`]) of those, of the same two in linear segments and
-    /// of linear keys free within the band ([`fit::fewest_banded_on`]), the
-    /// two linear sets on the curve to [`PLACED_SHARE`], the banded one to
-    /// [`BANDED_SHARE`] (the first of equals: cubic placed, cubic uniform,
-    /// linear placed, linear uniform, linear banded).
+    /// default the fewest bytes ([`fit::written_len`]) of keys placed to
+    /// [`PLACED_SHARE`] of the budget and the fewest uniform keys within
+    /// it, and for linear keys of linear keys free within the band
+    /// ([`fit::fewest_banded_on`], to [`BANDED_SHARE`]); with
+    /// [`Keyer::shortest_shape`], the fewest css bytes ([`fit::css_len`])
+    /// of those, of the same two in linear segments to [`PLACED_SHARE`] and
+    /// of the banded ones (the first of equals: placed, uniform, then
+    /// linear placed, linear uniform, banded).
     pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
         // the placed fits of both shapes read `c.f` at the same check times
         let grid = fit::CheckGrid::default();
@@ -185,9 +185,13 @@ impl Keyer {
             [placed, uniform]
         };
         match self.keys {
-            ChannelKeys::Own | ChannelKeys::Budget(_) if self.shortest_shape => {
+            ChannelKeys::Own | ChannelKeys::Budget(_) => {
                 let mut all = fewest(c, 1.0).to_vec();
-                if c.fit != fit::Fit::Linear {
+                let linear = fit::Curve {
+                    fit: fit::Fit::Linear,
+                    ..*c
+                };
+                if self.shortest_shape && c.fit != fit::Fit::Linear {
                     // linear keys, uniform ones too, to the placed keys'
                     // share: uniform linear keys miss by about their whole
                     // budget along the period, so a parent's and a child's
@@ -195,11 +199,9 @@ impl Keyer {
                     // budget they took over a chain of bones and made the
                     // file miss its goal, and the retries tighten every
                     // channel)
-                    let linear = fit::Curve {
-                        fit: fit::Fit::Linear,
-                        ..*c
-                    };
                     all.extend(fewest(&linear, PLACED_SHARE));
+                }
+                if self.shortest_shape || c.fit == fit::Fit::Linear {
                     // and linear keys off the curve, to their own share
                     all.extend(fit::fewest_banded_on(
                         &fit::Curve {
@@ -209,21 +211,18 @@ impl Keyer {
                         &grid,
                     ));
                 }
+                let len = if self.shortest_shape {
+                    fit::css_len
+                } else {
+                    fit::written_len
+                };
                 let mut best = all.remove(0);
                 for keys in all {
-                    if fit::css_len(&keys) < fit::css_len(&best) {
+                    if len(&keys) < len(&best) {
                         best = keys;
                     }
                 }
                 best
-            }
-            ChannelKeys::Own | ChannelKeys::Budget(_) => {
-                let [placed, uniform] = fewest(c, 1.0);
-                if fit::written_len(&placed) <= fit::written_len(&uniform) {
-                    placed
-                } else {
-                    uniform
-                }
             }
             ChannelKeys::Uniform(n) => fit::uniform_keys(c, n),
             ChannelKeys::Placed(n) => fit::placed_keys(c, n),
