@@ -1012,10 +1012,12 @@ fn generated_rigs_agree_with_the_library_in_both_engines() {
             }
             // the CLI's keying options, as tests/browser.rs bakes two rigs
             if rigs[*i].1.has("bake-options") {
-                let variants: [(&str, Opts); 3] = [
+                let variants: [(&str, Opts); 4] = [
                     ("--keys 7", (Some(7), None, None)),
                     ("--tolerance 0.03", (None, Some(0.03), None)),
                     ("--fit cubic --keys 24", (Some(24), None, Some(Fit::Cubic))),
+                    // (linear keys off the curve on the smil route too)
+                    ("--fit linear", (None, None, Some(Fit::Linear))),
                 ];
                 for (flag, opts) in variants {
                     let label = format!("fuzz-{i:02} ({}, {flag})", route.as_str());
