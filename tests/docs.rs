@@ -3,8 +3,8 @@
 //! `docs/rig-format.md` is the rig-format reference generated from the JSON
 //! Schema that `rigbake schema` prints. What the docs quote of the tool is
 //! what it prints now: bake summaries, `check` outputs (text, JSON,
-//! JUnit), the README's table of errors and the byte counts of the docs'
-//! tables of rigs, each from the command the doc names.
+//! JUnit), the README's table of errors and the byte counts and maxima of
+//! the docs' tables of rigs, each from the command the doc names.
 //!
 //! Regenerate the reference with:
 //!
@@ -1231,20 +1231,59 @@ fn whole_numbers(cell: &str, unit: &str) -> Vec<u64> {
     out
 }
 
-/// Every byte count in a table of the docs (a column `bytes
-/// css / smil`, `bytes` beside a `route` column, or a column of one route
-/// whose header names bytes, counted `N B`) is the size `rigbake bake`
-/// prints for that rig and route now, run as the command the prose before
-/// the table names (`NAME` standing for the row's rig; `-o` into a
-/// temporary directory). Tables of rigs (a first column `rig`) only; a
-/// row's rig is the first backquoted word of its first cell, else its
-/// first word; tables of what a change saved (a `→` in a cell) are
-/// history and not read.
+/// The decimals of a table cell quoted for each route: a header naming
+/// `css / smil` splits the cell at its one `/` (css figures before it,
+/// smil after) or, with more, each `, `-separated group `a / b` alike; a
+/// header naming one route gives it every decimal of the cell.
+fn route_decimals(header: &str, cell: &str) -> Vec<(&'static str, String)> {
+    let decimals = |s: &str| -> Vec<String> {
+        s.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|w| w.contains('.') && w.trim_matches('.').len() == w.len())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut out = Vec::new();
+    if header.contains("css / smil") {
+        let groups: Vec<&str> = if cell.matches(" / ").count() == 1 {
+            vec![cell]
+        } else {
+            cell.split(", ").collect()
+        };
+        for g in groups {
+            let (css, smil) = g.split_once(" / ").unwrap_or((g, ""));
+            out.extend(decimals(css).into_iter().map(|d| ("css", d)));
+            out.extend(decimals(smil).into_iter().map(|d| ("smil", d)));
+        }
+    } else if header.contains("css") != header.contains("smil") {
+        let route = if header.contains("css") {
+            "css"
+        } else {
+            "smil"
+        };
+        out.extend(decimals(cell).into_iter().map(|d| (route, d)));
+    }
+    out
+}
+
+/// Every byte count and error in a table of rigs in the docs is what the
+/// command the prose before the table names prints now (`NAME` standing
+/// for the row's rig; `-o` into a temporary directory): a byte count (a
+/// column `bytes css / smil`, `bytes` beside a `route` column, or a column
+/// of one route whose header names bytes, counted `N B`) the size of that
+/// rig's bake on that route, and a px figure (a column whose header names
+/// a max or a deviation, its routes as [`route_decimals`] reads them, or
+/// the `route` column's) one of the maxima that bake's summary prints
+/// (`max N px`, `max deviation N px`).
+/// Tables of rigs only (a first column `rig`); a row's rig is the first
+/// backquoted word of its first cell, else its first word; tables of what
+/// a change saved (a `→` in a cell) are history and not read.
 #[test]
-fn byte_counts_in_the_tables_are_what_bake_writes() {
+fn figures_in_the_tables_of_rigs_are_what_bake_prints() {
     let tmp = tempfile::TempDir::new().unwrap();
-    let mut printed: BTreeMap<String, BTreeMap<(String, String), u64>> = BTreeMap::new();
-    let mut bake = |command: &str| -> BTreeMap<(String, String), u64> {
+    // per command: (rig, route) → (bytes, the summary's lines)
+    type Printed = BTreeMap<(String, String), (u64, String)>;
+    let mut printed: BTreeMap<String, Printed> = BTreeMap::new();
+    let mut bake = |command: &str| -> Printed {
         printed
             .entry(command.to_string())
             .or_insert_with(|| {
@@ -1272,20 +1311,29 @@ fn byte_counts_in_the_tables_are_what_bake_writes() {
                 let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
                 let (code, stdout, stderr) = bake_in_tmp(&args);
                 assert_eq!(code, Some(0), "{command}: {stderr}");
-                // `<rig> (<route>, <n> bytes, …`
-                stdout
-                    .lines()
-                    .filter_map(|l| {
-                        let (rig, rest) = l.split_once(" (")?;
+                // `<rig> (<route>, <n> bytes, …` opens each summary
+                let mut out = Printed::new();
+                let mut at: Option<(String, String)> = None;
+                for l in stdout.lines() {
+                    let head = l.split_once(" (").and_then(|(rig, rest)| {
                         let (route, rest) = rest.split_once(", ")?;
-                        let bytes = rest.split_once(" bytes")?.0.parse().ok()?;
+                        let bytes: u64 = rest.split_once(" bytes")?.0.parse().ok()?;
                         Some(((rig.to_string(), route.to_string()), bytes))
-                    })
-                    .collect()
+                    });
+                    if let Some((key, bytes)) = head.filter(|_| !l.starts_with(' ')) {
+                        out.insert(key.clone(), (bytes, String::new()));
+                        at = Some(key);
+                    } else if let Some(key) = &at {
+                        let text = &mut out.get_mut(key).unwrap().1;
+                        text.push_str(l);
+                        text.push('\n');
+                    }
+                }
+                out
             })
             .clone()
     };
-    let mut checked = 0;
+    let (mut bytes_checked, mut px_checked) = (0, 0);
     let texts = doc_files()
         .into_iter()
         .map(|f| fs::read_to_string(f).unwrap());
@@ -1293,7 +1341,7 @@ fn byte_counts_in_the_tables_are_what_bake_writes() {
         let header = &rows[0];
         let route_col = header.iter().position(|h| h == "route");
         // per column: which routes' bytes it holds, and their unit
-        let columns: Vec<(usize, Vec<&str>, &str)> = header
+        let bytes_columns: Vec<(usize, Vec<&str>, &str)> = header
             .iter()
             .enumerate()
             .filter_map(|(i, h)| {
@@ -1308,24 +1356,41 @@ fn byte_counts_in_the_tables_are_what_bake_writes() {
                 }
             })
             .collect();
+        let px_columns: Vec<usize> = (0..header.len())
+            .filter(|&i| {
+                let h = &header[i];
+                (h.contains("max") || h.contains("deviation")) && !h.contains("length")
+            })
+            .collect();
         if header[0] != "rig"
-            || columns.is_empty()
+            || (bytes_columns.is_empty() && px_columns.is_empty())
             || rows.iter().flatten().any(|c| c.contains('→'))
         {
             continue;
         }
-        let command = prose
+        let Some(command) = prose
             .rfind("`rigbake bake ")
             .map(|i| prose[i + 1..].split('`').next().unwrap().to_string())
-            .unwrap_or_else(|| panic!("no command before the table {header:?}"));
+        else {
+            // (a table of what a rig holds, with no bake behind it)
+            assert!(
+                bytes_columns.is_empty(),
+                "no command before the table {header:?}"
+            );
+            continue;
+        };
         for row in &rows[1..] {
             let first = &row[0];
             let rig = match first.split('`').nth(1) {
                 Some(r) => r.to_string(),
                 None => first.split_whitespace().next().unwrap().to_string(),
             };
-            let sizes = bake(&command.replace("NAME", &rig));
-            for (i, routes, unit) in &columns {
+            let now = bake(&command.replace("NAME", &rig));
+            let of = |route: &str| {
+                now.get(&(rig.clone(), route.to_string()))
+                    .unwrap_or_else(|| panic!("`{command}` prints no {route} bake of {rig}"))
+            };
+            for (i, routes, unit) in &bytes_columns {
                 let routes = if routes.is_empty() {
                     vec![row[route_col.unwrap()].split_whitespace().next().unwrap()]
                 } else {
@@ -1334,22 +1399,71 @@ fn byte_counts_in_the_tables_are_what_bake_writes() {
                 let numbers = whole_numbers(&row[*i], unit);
                 assert!(numbers.len() >= routes.len(), "{rig}: {:?}", row[*i]);
                 for (route, quoted) in routes.iter().zip(numbers) {
-                    let key = (rig.clone(), route.to_string());
-                    let now = sizes.get(&key).unwrap_or_else(|| {
-                        panic!("`{command}` prints no {route} bake of {rig}: {sizes:?}")
-                    });
+                    let written = of(route).0;
                     assert_eq!(
-                        quoted, *now,
-                        "the docs quote {quoted} B for {rig} ({route}) from `{command}`, which writes {now} B"
+                        quoted, written,
+                        "the docs quote {quoted} B for {rig} ({route}) from `{command}`, which writes {written} B"
                     );
-                    checked += 1;
+                    bytes_checked += 1;
+                }
+            }
+            for &i in &px_columns {
+                let quoted = match route_col {
+                    Some(r) if !header[i].contains("css") => {
+                        let route = if row[r].starts_with("css") {
+                            "css"
+                        } else {
+                            "smil"
+                        };
+                        route_decimals(route, &row[i])
+                    }
+                    _ => route_decimals(&header[i], &row[i]),
+                };
+                for (route, figure) in quoted {
+                    let summary = &of(route).1;
+                    let words: Vec<&str> = summary.split_whitespace().collect();
+                    assert!(
+                        words
+                            .windows(2)
+                            .any(|w| matches!(w[0], "max" | "deviation") && w[1] == figure),
+                        "the docs quote {figure} px for {rig} ({route}) from `{command}`, which prints:\n{summary}"
+                    );
+                    px_checked += 1;
                 }
             }
         }
     }
     // the chain table (4), the gaits (8), the ik_chains (8), the cycling
-    // rigs at 0.1 px (6)
-    assert!(checked >= 26, "{checked} byte counts checked");
+    // rigs at 0.1 px (6); their errors
+    assert!(bytes_checked >= 26, "{bytes_checked} byte counts checked");
+    assert!(px_checked >= 26, "{px_checked} errors checked");
+}
+
+#[test]
+fn route_decimals_split_by_the_header() {
+    let r = |h, c| route_decimals(h, c);
+    let pairs = |v: Vec<(&str, String)>| -> Vec<String> {
+        v.into_iter().map(|(r, d)| format!("{r} {d}")).collect()
+    };
+    assert_eq!(
+        pairs(r("max css / smil", "0.213 / 0.085")),
+        ["css 0.213", "smil 0.085"]
+    );
+    assert_eq!(
+        pairs(r(
+            "max css / smil",
+            "0.130 / 0.156 (legs), 0.120 / 0.111 (arms)"
+        )),
+        ["css 0.130", "smil 0.156", "css 0.120", "smil 0.111"]
+    );
+    assert_eq!(
+        pairs(r("max css / smil (px)", "0.366, 0.273 / 0.326, 0.184")),
+        ["css 0.366", "css 0.273", "smil 0.326", "smil 0.184"]
+    );
+    assert_eq!(
+        pairs(r("css (keys), max error, bytes", "46/46, 0.096 px, 3246 B")),
+        ["css 0.096"]
+    );
 }
 
 #[test]
