@@ -311,6 +311,16 @@ pub(crate) fn uniform_with_fixed(n: usize, fixed: &[f64]) -> Vec<f64> {
     times
 }
 
+/// Keys a fit found, and whether they keep its budget at every time it
+/// checks: a fit that cannot (beside a kink no corner names, past what its
+/// key times can follow, or a search given up as too long) returns its
+/// best anyway, and a caller choosing between fits prefers the ones kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub keys: Vec<Key>,
+    pub kept: bool,
+}
+
 /// The fewest uniform keys (a multiple of `c.step`), plus the `c.fixed`
 /// times, whose error against `c.f` on a grid 32 times finer than the keys
 /// stays within `c.budget`, with `c.fit` segments. Uniform times within
@@ -318,7 +328,7 @@ pub(crate) fn uniform_with_fixed(n: usize, fixed: &[f64]) -> Vec<f64> {
 /// are monotone, so clamping keySplines to [0, 1] only trims rounding dust;
 /// the error is checked after the clamp.
 pub fn fewest_uniform(c: &Curve) -> Vec<Key> {
-    fewest_uniform_until(c, |_| false)
+    fewest_uniform_until(c, |_| false).keys
 }
 
 /// [`fewest_uniform`], giving up at the first key set (within its budget
@@ -326,7 +336,7 @@ pub fn fewest_uniform(c: &Curve) -> Vec<Key> {
 /// shorter of these keys and others it holds gives up where no larger set
 /// could be the shorter (beside a cusp no uniform count meets the budget,
 /// and the search tried every count up to half of `c.max_keys`).
-pub fn fewest_uniform_until(c: &Curve, enough: impl Fn(&[Key]) -> bool) -> Vec<Key> {
+pub fn fewest_uniform_until(c: &Curve, enough: impl Fn(&[Key]) -> bool) -> Found {
     uniform_search(c, enough, |keys, n| {
         let dense = 32 * n;
         let mut seg = 0;
@@ -341,22 +351,28 @@ pub fn fewest_uniform_until(c: &Curve, enough: impl Fn(&[Key]) -> bool) -> Vec<K
 }
 
 /// The search of both uniform fits: `n` uniform keys (plus `c.fixed`)
-/// from `2 · c.step` up by `c.step`, the first set that `enough` takes or
-/// that is `within(keys, n)` its budget, else the last tried below half of
-/// `c.max_keys`.
+/// from `2 · c.step` up by `c.step`, the first set that `enough` takes
+/// (given up: not kept, unchecked) or that is `within(keys, n)` its budget
+/// (kept), else the last tried below half of `c.max_keys` (not kept).
 fn uniform_search(
     c: &Curve,
     enough: impl Fn(&[Key]) -> bool,
     mut within: impl FnMut(&[Key], usize) -> bool,
-) -> Vec<Key> {
+) -> Found {
     let fixed = written_times(c.fixed);
     let corners = written_times(c.corners);
     let mut n = c.step * 2;
     loop {
         let times = uniform_with_fixed(n, &fixed);
         let keys = curve_keys(c, &times, &corners);
-        if enough(&keys) || within(&keys, n) || n + c.step > c.max_keys / 2 {
-            return keys;
+        if enough(&keys) {
+            return Found { keys, kept: false };
+        }
+        if within(&keys, n) {
+            return Found { keys, kept: true };
+        }
+        if n + c.step > c.max_keys / 2 {
+            return Found { keys, kept: false };
         }
         n += c.step;
     }
@@ -372,7 +388,7 @@ fn uniform_search(
 /// [`fewest_uniform`]'s up to 125 keys and sparser above (8 per segment
 /// at 500 keys); the measure stage judges the written file either way.
 pub fn fewest_uniform_on(c: &Curve, values: &CheckGrid) -> Vec<Key> {
-    fewest_uniform_on_until(c, values, |_| false)
+    fewest_uniform_on_until(c, values, |_| false).keys
 }
 
 /// [`fewest_uniform_on`], giving up as [`fewest_uniform_until`] does.
@@ -380,7 +396,7 @@ pub fn fewest_uniform_on_until(
     c: &Curve,
     values: &CheckGrid,
     enough: impl Fn(&[Key]) -> bool,
-) -> Vec<Key> {
+) -> Found {
     uniform_search(c, enough, |keys, _| within_on(c, keys, values))
 }
 
@@ -548,7 +564,7 @@ const PLACE_CHECKS: usize = 4;
 /// that step is taken anyway. Greedy farthest reach: few keys, not provably
 /// the fewest when the error does not grow with the span.
 pub fn fewest_placed(c: &Curve) -> Vec<Key> {
-    fewest_placed_on(c, &CheckGrid::default())
+    fewest_placed_on(c, &CheckGrid::default()).keys
 }
 
 /// Values of one curve's `f` at the check times of [`fewest_placed`]
@@ -572,8 +588,9 @@ impl CheckGrid {
 /// [`fewest_placed`], reading `c.f` at its check times through `grid`,
 /// which must hold values of this `c.f` only (any budget, shape or
 /// corners): the same keys, each check time's value taken once for every
-/// fit that shares the grid.
-pub fn fewest_placed_on(c: &Curve, values: &CheckGrid) -> Vec<Key> {
+/// fit that shares the grid; kept unless a grid step that missed the
+/// budget was taken anyway.
+pub fn fewest_placed_on(c: &Curve, values: &CheckGrid) -> Found {
     let fixed = written_times(c.fixed);
     let corners = written_times(c.corners);
     let mut stops: Vec<f64> = vec![0.0, 1.0];
@@ -584,6 +601,7 @@ pub fn fewest_placed_on(c: &Curve, values: &CheckGrid) -> Vec<Key> {
     let spans = SpanCheck::new(c, &corners, values);
     let fits = |a: f64, b: f64| spans.fits(a, b);
     let mut times = vec![0.0];
+    let mut kept = true;
     for w in stops.windows(2) {
         let (from, to) = (w[0], w[1]);
         let mut a = from;
@@ -602,6 +620,7 @@ pub fn fewest_placed_on(c: &Curve, values: &CheckGrid) -> Vec<Key> {
                 to
             } else {
                 // largest k with fits(a, at(k)); at(first) is taken anyway
+                kept &= first >= last || fits(a, at(first));
                 let (mut good, mut step) = (first, 1);
                 while good + step < last && fits(a, at(good + step)) {
                     good += step;
@@ -622,7 +641,10 @@ pub fn fewest_placed_on(c: &Curve, values: &CheckGrid) -> Vec<Key> {
             a = b;
         }
     }
-    curve_keys(c, &times, &corners)
+    Found {
+        keys: curve_keys(c, &times, &corners),
+        kept,
+    }
 }
 
 /// Whether one segment of `c` from a key at `a` to a key at `b` keeps
@@ -1383,6 +1405,36 @@ mod tests {
         }
     }
 
+    /// A turn too fast for linear keys a grid step apart (harmonic 24 at
+    /// 60°, 0.1°): the placed linear keys take such steps anyway and say
+    /// they are not kept, and so do the uniform ones the search gives up
+    /// on; cubic keys keep the same budget and say so, and every set
+    /// called kept is within its budget on a grid five times finer.
+    #[test]
+    fn fits_say_whether_they_keep_their_budget() {
+        let fast = |t: f64| 60.0 * (std::f64::consts::TAU * 24.0 * t).sin();
+        let finer = |keys: &[Key]| {
+            (0..=PLACE_GRID * PLACE_CHECKS * 5).all(|k| {
+                let t = k as f64 / (PLACE_GRID * PLACE_CHECKS * 5) as f64;
+                (eval_keys(keys, t) - fast(t)).abs() <= 0.1
+            })
+        };
+        for fit in [Fit::Linear, Fit::Cubic] {
+            let c = Curve {
+                fit,
+                ..placed_curve(&fast, &[], 0.1)
+            };
+            let grid = CheckGrid::default();
+            let placed = fewest_placed_on(&c, &grid);
+            let uniform = fewest_uniform_on_until(&c, &grid, |_| false);
+            assert_eq!(placed.kept, fit == Fit::Cubic, "{fit:?} placed");
+            assert_eq!(uniform.kept, fit == Fit::Cubic, "{fit:?} uniform");
+            for found in [placed, uniform] {
+                assert_eq!(found.kept, finer(&found.keys), "{fit:?}");
+            }
+        }
+    }
+
     /// A budget no uniform count meets (as beside a cusp): the plain
     /// search tries every count up to half of `max_keys` (here 127 sets),
     /// the one given `enough` stops at the first set it accepts, within
@@ -1411,6 +1463,11 @@ mod tests {
             } else {
                 fewest_uniform_until(&c, count_all)
             };
+            assert!(
+                !all.kept,
+                "{linear}: no uniform count meets 1e-9 beside a cusp"
+            );
+            let all = all.keys;
             assert_eq!(sets.get(), MAX_FIT_KEYS / 2 / 4 - 1, "{linear}");
             assert!(all.len() > 100, "{linear}: {}", all.len());
             sets.set(0);
@@ -1422,16 +1479,16 @@ mod tests {
                 fewest_uniform_on_until(&c, &grid, enough)
             } else {
                 fewest_uniform_until(&c, enough)
-            };
+            }
+            .keys;
             assert_eq!(sets.get(), 4, "{linear}");
             assert!(some.len() > 20 && some.len() < all.len(), "{linear}");
         }
         let wave = |t: f64| 10.0 * (std::f64::consts::TAU * t).sin();
         let met = placed_curve(&wave, &[0.25, 0.75], 0.01);
-        assert_eq!(
-            fewest_uniform_until(&met, |k| k.len() > 1000),
-            fewest_uniform(&met)
-        );
+        let found = fewest_uniform_until(&met, |k| k.len() > 1000);
+        assert!(found.kept, "within its budget before 1000 keys");
+        assert_eq!(found.keys, fewest_uniform(&met));
     }
 
     /// Fits of one curve sharing one [`CheckGrid`] (both shapes, several
@@ -1463,7 +1520,7 @@ mod tests {
             let grid = CheckGrid::default();
             calls.set(0);
             for i in order {
-                assert_eq!(fewest_placed_on(&all[i], &grid), alone[i], "fit {i}");
+                assert_eq!(fewest_placed_on(&all[i], &grid).keys, alone[i], "fit {i}");
             }
             let checks = grid.0.borrow().iter().filter(|v| v.is_some()).count();
             // each check time once, plus the end keys' slopes and values

@@ -155,7 +155,11 @@ impl Keyer {
     /// [`Keyer::shortest_shape`], the fewest css bytes ([`fit::css_len`])
     /// of those, of the same two in linear segments to [`PLACED_SHARE`] and
     /// of the banded ones (the first of equals: placed, uniform, then
-    /// linear placed, linear uniform, banded).
+    /// linear placed, linear uniform, banded). Only sets that keep their
+    /// budget compete ([`fit::Found::kept`]; all of them where none does):
+    /// linear keys a thousandth of the period apart cannot follow a fast
+    /// enough turn, and their fewer bytes must not win over cubic keys that
+    /// keep it.
     pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
         // the placed fits of both shapes read `c.f` at the same check times
         let grid = fit::CheckGrid::default();
@@ -176,7 +180,7 @@ impl Keyer {
             // either search stops at a set writing over twice the placed
             // keys' bytes both ways it is compared, which no larger set
             // could undercut: each key adds at least two)
-            let (written, css) = (fit::written_len(&placed), fit::css_len(&placed));
+            let (written, css) = (fit::written_len(&placed.keys), fit::css_len(&placed.keys));
             let enough = |k: &[Key]| fit::written_len(k) > 2 * written && fit::css_len(k) > 2 * css;
             let uniform = match c.fit {
                 fit::Fit::Linear => fit::fewest_uniform_on_until(&u, &grid, enough),
@@ -203,26 +207,28 @@ impl Keyer {
                 }
                 if self.shortest_shape || c.fit == fit::Fit::Linear {
                     // and linear keys off the curve, to their own share
-                    all.extend(fit::fewest_banded_on(
+                    let banded = fit::fewest_banded_on(
                         &fit::Curve {
                             budget: c.budget * BANDED_SHARE,
                             ..linear
                         },
                         &grid,
-                    ));
+                    );
+                    all.extend(banded.map(|keys| fit::Found { keys, kept: true }));
                 }
                 let len = if self.shortest_shape {
                     fit::css_len
                 } else {
                     fit::written_len
                 };
-                let mut best = all.remove(0);
-                for keys in all {
-                    if len(&keys) < len(&best) {
-                        best = keys;
-                    }
-                }
-                best
+                // the fewest bytes of the sets that keep their budget (of
+                // all, where none can)
+                let any_kept = all.iter().any(|f| f.kept);
+                all.into_iter()
+                    .filter(|f| f.kept || !any_kept)
+                    .map(|f| f.keys)
+                    .min_by_key(|keys| len(keys))
+                    .expect("the placed and uniform keys at least")
             }
             ChannelKeys::Uniform(n) => fit::uniform_keys(c, n),
             ChannelKeys::Placed(n) => fit::placed_keys(c, n),
