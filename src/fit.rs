@@ -620,7 +620,7 @@ pub fn fewest_placed_on(c: &Curve, values: &CheckGrid) -> Found {
                 to
             } else {
                 // largest k with fits(a, at(k)); at(first) is taken anyway
-                kept &= first >= last || fits(a, at(first));
+                kept &= fits(a, at(first));
                 let (mut good, mut step) = (first, 1);
                 while good + step < last && fits(a, at(good + step)) {
                     good += step;
@@ -1432,6 +1432,25 @@ mod tests {
             for found in [placed, uniform] {
                 assert_eq!(found.kept, finer(&found.keys), "{fit:?}");
             }
+        }
+    }
+
+    /// A kink no corner names inside the last step before a fixed key
+    /// time (less than a grid step after the key before it): the placed
+    /// keys take that step anyway and say they are not kept; the same
+    /// line without the kink is kept.
+    #[test]
+    fn a_step_taken_anyway_before_a_fixed_time_is_not_kept() {
+        let kinked = |t: f64| 100.0 * (t - 0.0012).abs();
+        let straight = |t: f64| 100.0 * (t - 0.0012);
+        for (f, kept) in [(&kinked as &dyn Fn(f64) -> f64, false), (&straight, true)] {
+            let c = Curve {
+                fit: Fit::Linear,
+                ..placed_curve(f, &[0.0015], 0.001)
+            };
+            let found = fewest_placed_on(&c, &CheckGrid::default());
+            assert!(found.keys.iter().any(|k| k.t == 0.0015));
+            assert_eq!(found.kept, kept, "{:?}", found.keys);
         }
     }
 
