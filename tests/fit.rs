@@ -262,7 +262,8 @@ fn random_rig(
 /// of this generator with the pedal anywhere in reach, `bake --fit linear
 /// --tolerance 0.05` refused 136, every one passing within 0.17 r and
 /// 11.7 px of the fold (at most 0.74 px reached); past 0.25 r, none of
-/// 5,000 as drawn here (nor of 2,000 cubic). The bake refuses such a file (pinned by
+/// 5,000 as drawn here (nor of 2,000 cubic). The bake refuses such a file
+/// (pinned by
 /// `a_nearly_folded_leg_is_refused_at_a_linear_tolerance_it_cannot_keep`).
 const FOLD_CLEARANCE: f64 = 0.25;
 
@@ -399,8 +400,9 @@ fn the_shortest_shape_keeps_the_goal_at_the_first_try() {
 }
 
 /// A chain of 32 bones, each 1 px, each on a sine of up to harmonic 24 at
-/// 60°: each bone's budget at its reach is a hundredth of a degree, which
-/// linear keys a thousandth of the period apart cannot keep. The default
+/// 60°: each bone's budget at its reach is at most about a tenth of a
+/// degree (0.06 px at the root's 32 px), which linear keys a thousandth of
+/// the period apart cannot keep on the fastest sines. The default
 /// bake chooses, per channel, among key sets that keep their budget (cubic
 /// ones here), so the tip keeps the 0.25 px goal on both routes; when the
 /// cheaper linear sets that missed theirs could win, the errors of 32
