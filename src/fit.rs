@@ -423,6 +423,23 @@ fn within_on(c: &Curve, keys: &[Key], values: &CheckGrid) -> bool {
             .all(|k| within(k, &mut rest))
 }
 
+/// The largest `|keys − f|` at the check times of [`fewest_placed`],
+/// reading `c.f` there through `values` (NaN passed over, as in
+/// `within_on`): how far a set that keeps no budget misses.
+pub fn max_error_on(c: &Curve, keys: &[Key], values: &CheckGrid) -> f64 {
+    let checks = PLACE_GRID * PLACE_CHECKS;
+    let mut grid = values.ready();
+    let mut seg = 0;
+    (0..=checks)
+        .map(|k| {
+            let t = k as f64 / checks as f64;
+            let v = *grid[k].get_or_insert_with(|| (c.f)(t));
+            (eval_keys_from(keys, t, &mut seg) - v).abs()
+        })
+        .filter(|e| !e.is_nan())
+        .fold(0.0, f64::max)
+}
+
 /// Where in its cone of slopes [`fewest_banded_on`] may end a segment
 /// (0 the lowest slope, 1 the highest): the one whose next segment reaches
 /// farthest is taken, the first of equals.

@@ -2729,3 +2729,52 @@ mod pair_alone {
         }
     }
 }
+
+mod key_choice {
+    use crate::figure::bake::{ChannelKeys, Keyer};
+    use crate::fit::{self, CheckGrid, Curve, Fit};
+
+    /// Beside a kink no corner names, a budget no key set keeps (1e-4 on
+    /// a cusp of 40·√|t − 0.3|): the channel takes the set that misses
+    /// least, as the check times see it, not the one of fewest bytes (the
+    /// sparse linear keys, which missed the most), on both shapes' keyers.
+    #[test]
+    fn where_no_set_keeps_its_budget_the_least_error_wins() {
+        let cusp = |t: f64| 40.0 * (t - 0.3).abs().sqrt();
+        for (fit, shortest_shape) in [
+            (Fit::Cubic, true),
+            (Fit::Cubic, false),
+            (Fit::Linear, false),
+        ] {
+            let c = Curve {
+                f: &cusp,
+                fixed: &[],
+                corners: &[],
+                step: 4,
+                budget: 1e-4,
+                max_keys: 1024,
+                clamp_y: false,
+                decimals: 3,
+                fit,
+            };
+            let keyer = Keyer {
+                keys: ChannelKeys::Budget(1e-4),
+                fit,
+                shortest_shape,
+            };
+            let grid = CheckGrid::default();
+            let chosen = fit::max_error_on(&c, &keyer.keys(&c), &grid);
+            for shape in [Fit::Cubic, Fit::Linear] {
+                let placed = fit::fewest_placed_on(&Curve { fit: shape, ..c }, &grid);
+                assert!(!placed.kept, "{shape:?}");
+                let other = fit::max_error_on(&c, &placed.keys, &grid);
+                if shape == fit || shortest_shape {
+                    assert!(
+                        chosen <= other,
+                        "{fit:?} {shortest_shape}: {chosen} > {shape:?} {other}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -156,10 +156,11 @@ impl Keyer {
     /// of those, of the same two in linear segments to [`PLACED_SHARE`] and
     /// of the banded ones (the first of equals: placed, uniform, then
     /// linear placed, linear uniform, banded). Only sets that keep their
-    /// budget compete ([`fit::Found::kept`]; all of them where none does):
-    /// linear keys a thousandth of the period apart cannot follow a fast
-    /// enough turn, and their fewer bytes must not win over cubic keys that
-    /// keep it.
+    /// budget compete ([`fit::Found::kept`]): linear keys a thousandth of
+    /// the period apart cannot follow a fast enough turn, and their fewer
+    /// bytes must not win over cubic keys that keep it. Where none keeps
+    /// it (a cusp no key time meets), the set that misses least on the
+    /// check times ([`fit::max_error_on`]) is taken.
     pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
         // the placed fits of both shapes read `c.f` at the same check times
         let grid = fit::CheckGrid::default();
@@ -221,14 +222,22 @@ impl Keyer {
                 } else {
                     fit::written_len
                 };
-                // the fewest bytes of the sets that keep their budget (of
-                // all, where none can)
-                let any_kept = all.iter().any(|f| f.kept);
-                all.into_iter()
-                    .filter(|f| f.kept || !any_kept)
-                    .map(|f| f.keys)
-                    .min_by_key(|keys| len(keys))
-                    .expect("the placed and uniform keys at least")
+                // the fewest bytes of the sets that keep their budget;
+                // where none can (a cusp no key time meets), the least
+                // error, as the curve's check times see it
+                if all.iter().any(|f| f.kept) {
+                    all.into_iter()
+                        .filter(|f| f.kept)
+                        .map(|f| f.keys)
+                        .min_by_key(|keys| len(keys))
+                        .expect("a kept set")
+                } else {
+                    all.into_iter()
+                        .map(|f| (fit::max_error_on(c, &f.keys, &grid), f.keys))
+                        .min_by(|a, b| a.0.total_cmp(&b.0))
+                        .expect("the placed and uniform keys at least")
+                        .1
+                }
             }
             ChannelKeys::Uniform(n) => fit::uniform_keys(c, n),
             ChannelKeys::Placed(n) => fit::placed_keys(c, n),
