@@ -1517,7 +1517,8 @@ mod tighten {
     /// budget by the miss (goal / worst, times the margin), within its
     /// least and most step (a NaN as a miss by the most); a goal it cannot
     /// meet ends it after TOLERANCE_RETRIES retries, or RETRY_STALLS in a
-    /// row that gain nothing, with the best bake kept.
+    /// row that gain nothing and one more by the least step, with the best
+    /// bake kept.
     #[test]
     fn retries_scale_the_budget_by_the_miss_a_bounded_number_of_times() {
         // met at once: one bake
@@ -1549,26 +1550,36 @@ mod tighten {
         assert_eq!(baked, TOLERANCE_RETRIES + 1);
         assert_eq!(budget, *asked.last().unwrap());
         // never met, no retry gains: RETRY_STALLS retries, each by the
-        // miss, then the first bake (the best, the loosest) kept
+        // miss, then one by the least step, then the first bake (the best,
+        // the loosest) kept
         let (asked, (baked, budget)) = run(|_| 2.0);
-        assert_eq!(asked.len(), RETRY_STALLS + 1);
+        assert_eq!(asked.len(), RETRY_STALLS + 2);
         assert_eq!((baked, budget), (1, 0.8));
-        for w in asked.windows(2) {
-            assert!(
-                (w[1] / w[0] - 0.5 * RETRY_MARGIN).abs() < 1e-12,
-                "{asked:?}"
-            );
+        for (k, w) in asked.windows(2).enumerate() {
+            let step = if k < RETRY_STALLS {
+                0.5 * RETRY_MARGIN
+            } else {
+                RETRY_LEAST
+            };
+            assert!((w[1] / w[0] - step).abs() < 1e-12, "{asked:?}");
         }
+        // an error that falls only at a much tighter budget: the steps by
+        // the miss stall, the least step meets the goal
+        let (asked, (baked, budget)) = run(|b| if b < 0.5 { 0.5 } else { 1.1 });
+        assert_eq!(asked.len(), RETRY_STALLS + 2, "{asked:?}");
+        assert_eq!((baked, budget), (asked.len(), *asked.last().unwrap()));
         // a stall, gains, then stalls: the loop goes on past one stall,
-        // stops after RETRY_STALLS in a row that close under 1 − RETRY_GAIN
-        // of the best miss, and keeps the bake of the least error
+        // takes the least step after RETRY_STALLS in a row that close under
+        // 1 − RETRY_GAIN of the best miss, stops when that gains nothing
+        // either, and keeps the bake of the least error
         let seq = [3.0, 3.0, 2.0, 1.8, 1.79, 1.785, 9.0];
         let mut n = 0;
         let (asked, (baked, budget)) = run(|_| {
             n += 1;
             seq[n - 1]
         });
-        assert_eq!(asked.len(), 6, "{asked:?}");
+        assert_eq!(asked.len(), 7, "{asked:?}");
+        assert!((asked[6] / asked[5] - RETRY_LEAST).abs() < 1e-12);
         assert_eq!((baked, budget), (6, asked[5]));
         // small steps near the goal close much of the miss: they gain, and
         // the goal is met
@@ -1580,21 +1591,21 @@ mod tighten {
         });
         assert_eq!((asked.len(), baked), (6, 6));
         // equals: the first is kept
-        let seq = [3.0, 2.0, 2.0, 2.0, 1.0 + 1e-9];
+        let seq = [3.0, 2.0, 2.0, 2.0, 2.0];
         let mut n = 0;
         let (asked, (baked, _)) = run(|_| {
             n += 1;
             seq[n - 1]
         });
-        assert_eq!((asked.len(), baked), (4, 2));
+        assert_eq!((asked.len(), baked), (5, 2));
         // a NaN is worse than any error
-        let seq = [f64::NAN, 3.0, f64::NAN, f64::NAN];
+        let seq = [f64::NAN, 3.0, f64::NAN, f64::NAN, f64::NAN];
         let mut n = 0;
         let (asked, (baked, _)) = run(|_| {
             n += 1;
             seq[n - 1]
         });
-        assert_eq!((asked.len(), baked), (4, 2));
+        assert_eq!((asked.len(), baked), (5, 2));
         // no goal: the first bake is kept, whatever it measured
         let out = tighten(0.8, None, |b| (b, f64::INFINITY));
         assert_eq!(out, (0.8, 0.8));
