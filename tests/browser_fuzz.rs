@@ -24,11 +24,18 @@
 //! rides in the same batch and must be seen to disagree, so the check can
 //! fail.
 //!
+//! Before the browsers, the library's own promise of a right default: each
+//! rig's default css bake keeps its goal (its `tolerance_px`, else the
+//! default 0.25 px) wherever `--fit cubic` keeps it, so the default's
+//! choice of shapes never loses what cubic keys reach (a clamped target's
+//! gap fails both). This needs no browser.
+//!
 //! Knobs (environment): `RIGBAKE_FUZZ_SEED`, `RIGBAKE_FUZZ_RIGS` (seed and
 //! count), `RIGBAKE_FUZZ_EXTREME=1` (see [`extreme`]),
 //! `RIGBAKE_FUZZ_DUMP=<dir>` (every generated rig and baked SVG written
 //! there), `RIGBAKE_FUZZ_FILES=a.json:b.json` (check those rigs instead, to
-//! minimise a finding), `RIGBAKE_FUZZ_ENGINE=chromium|firefox` and
+//! minimise a finding), `RIGBAKE_FUZZ_ENGINE=chromium|firefox` (any other
+//! name: no browser, the library's checks only) and
 //! `RIGBAKE_FUZZ_SAMPLES` (per period).
 
 use std::collections::BTreeMap;
@@ -1108,6 +1115,38 @@ fn generated_rigs_agree_with_the_library_in_both_engines() {
         control.is_some() || files.is_some(),
         "no file with a number to perturb"
     );
+
+    // right by default: every rig's default css bake keeps its goal (the
+    // rig's tolerance, else the default) wherever `--fit cubic` keeps it
+    // (a clamped target's gap, which no key closes, fails both); the
+    // library's own judgement, asserted with or without a browser
+    let mut misses: Vec<String> = Vec::new();
+    for c in cases
+        .iter()
+        .filter(|c| c.label == format!("fuzz-{:02} (css)", c.rig))
+    {
+        let (_, r, _) = loaded.iter().find(|(i, _, _)| *i == c.rig).unwrap();
+        let goal = match BakeOptions::resolve(r, Route::Css, None, None, None).keying {
+            rigbake::bake::Keying::Tolerance(px) | rigbake::bake::Keying::Goal(px) => px,
+            _ => continue,
+        };
+        let missed = c.baked.report.max_error_px();
+        if missed <= goal {
+            continue;
+        }
+        let cubic = bake_rig(
+            r,
+            &BakeOptions::resolve(r, Route::Css, None, None, Some(Fit::Cubic)),
+        );
+        if cubic.report.max_error_px() <= goal {
+            misses.push(format!(
+                "{}: the default misses its goal {goal} px ({missed} px) where --fit cubic keeps it ({} px)",
+                c.label,
+                cubic.report.max_error_px()
+            ));
+        }
+    }
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
 
     let mut findings: Vec<String> = panics.clone();
     let mut engines_run = 0;
