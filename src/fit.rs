@@ -409,9 +409,7 @@ fn within_on(c: &Curve, keys: &[Key], values: &CheckGrid) -> bool {
     let checks = PLACE_GRID * PLACE_CHECKS;
     let mut grid = values.ready();
     let mut within = |k: usize, seg: &mut usize| {
-        let t = k as f64 / checks as f64;
-        let v = *grid[k].get_or_insert_with(|| (c.f)(t));
-        let e = (eval_keys_from(keys, t, seg) - v).abs();
+        let e = check_error(c, keys, &mut grid, k, seg);
         e <= c.budget || e.is_nan()
     };
     let (mut first, mut rest) = (0, 0);
@@ -427,17 +425,27 @@ fn within_on(c: &Curve, keys: &[Key], values: &CheckGrid) -> bool {
 /// reading `c.f` there through `values` (NaN passed over, as in
 /// `within_on`): how far a set that keeps no budget misses.
 pub fn max_error_on(c: &Curve, keys: &[Key], values: &CheckGrid) -> f64 {
-    let checks = PLACE_GRID * PLACE_CHECKS;
     let mut grid = values.ready();
     let mut seg = 0;
-    (0..=checks)
-        .map(|k| {
-            let t = k as f64 / checks as f64;
-            let v = *grid[k].get_or_insert_with(|| (c.f)(t));
-            (eval_keys_from(keys, t, &mut seg) - v).abs()
-        })
+    (0..=PLACE_GRID * PLACE_CHECKS)
+        .map(|k| check_error(c, keys, &mut grid, k, &mut seg))
         .filter(|e| !e.is_nan())
         .fold(0.0, f64::max)
+}
+
+/// `|keys − f|` at check time `k` of [`fewest_placed`], `f` read through
+/// the check grid's values (`seg`: [`eval_keys_from`]'s segment, for times
+/// read in increasing order).
+fn check_error(
+    c: &Curve,
+    keys: &[Key],
+    grid: &mut [Option<f64>],
+    k: usize,
+    seg: &mut usize,
+) -> f64 {
+    let t = k as f64 / (PLACE_GRID * PLACE_CHECKS) as f64;
+    let v = *grid[k].get_or_insert_with(|| (c.f)(t));
+    (eval_keys_from(keys, t, seg) - v).abs()
 }
 
 /// Where in its cone of slopes [`fewest_banded_on`] may end a segment
