@@ -321,6 +321,40 @@ pub struct Found {
     pub kept: bool,
 }
 
+/// How far one miss must fall below another to count as less: under this
+/// share of it ([`misses_less`]).
+pub const MISS_GAIN: f64 = 0.95;
+
+/// Whether error `a` misses `budget` clearly less than error `b` does: by
+/// under [`MISS_GAIN`] of b's miss. A smaller miss by less than that (an
+/// error no key closes, met by a tighter budget or another shape only by a
+/// hair) buys nothing worth its keys: every choice between sets or bakes
+/// that miss their budget judges them by this. An error within the
+/// budget misses by nothing, a NaN by the most.
+pub fn misses_less(a: f64, b: f64, budget: f64) -> bool {
+    let miss = |e: f64| {
+        if e.is_nan() {
+            f64::INFINITY
+        } else {
+            (e - budget).max(0.0)
+        }
+    };
+    miss(a) < miss(b) * MISS_GAIN
+}
+
+/// Of candidates that all miss `budget`, given as (worst error, bytes),
+/// the index of the one to take: the fewest bytes among those that no
+/// other misses clearly less than ([`misses_less`]: within about a
+/// twentieth of the least miss), the first of equals. `None` when there
+/// are none. A NaN error counts as the worst.
+pub fn least_miss(found: &[(f64, usize)], budget: f64) -> Option<usize> {
+    let err = |e: f64| if e.is_nan() { f64::INFINITY } else { e };
+    let least = found.iter().map(|&(e, _)| err(e)).min_by(f64::total_cmp)?;
+    (0..found.len())
+        .filter(|&i| !misses_less(least, err(found[i].0), budget))
+        .min_by_key(|&i| found[i].1)
+}
+
 /// The fewest uniform keys (a multiple of `c.step`), plus the `c.fixed`
 /// times, whose error against `c.f` on a grid 32 times finer than the keys
 /// stays within `c.budget`, with `c.fit` segments. Uniform times within
@@ -1427,6 +1461,42 @@ mod tests {
             clamp_y: false,
             decimals: 3,
             fit: Fit::Cubic,
+        }
+    }
+
+    /// Of sets that all miss their budget, a hair's less error does not buy
+    /// bytes: the fewest bytes within a twentieth of the least miss win; a
+    /// clearly smaller miss wins whatever it writes; an error within the
+    /// budget (a set its own fit did not keep, yet within it on the check
+    /// times) misses by nothing, and the least miss is always a candidate
+    /// (a choice among such sets once found none); a NaN misses most.
+    #[test]
+    fn the_least_miss_is_the_fewest_bytes_of_the_equal_misses() {
+        // the boundary: exactly MISS_GAIN of the other's miss is not less
+        assert!(!misses_less(MISS_GAIN, 1.0, 0.0));
+        assert!(misses_less(MISS_GAIN - 1e-9, 1.0, 0.0));
+        assert!(!misses_less(0.2, 0.1, 0.5), "both within: equal");
+        assert!(misses_less(0.5, f64::NAN, 0.0));
+        assert!(!misses_less(f64::NAN, 9.0, 0.0));
+        // (candidates as (error, bytes), the index to take)
+        type Case<'a> = (&'a [(f64, usize)], Option<usize>);
+        let cases: &[Case] = &[
+            // misses 1 and 0.99: equal, the fewer bytes
+            (&[(2.0, 100), (1.99, 900)], Some(0)),
+            (&[(1.99, 900), (2.0, 100)], Some(1)),
+            // 0.5 against 1: clearly less, whatever it writes
+            (&[(2.0, 100), (1.5, 900)], Some(1)),
+            // within the budget: no miss, and equal; the fewest bytes
+            (&[(0.9, 500), (0.5, 300), (1.2, 10)], Some(1)),
+            (&[(0.9, 500)], Some(0)),
+            (&[(f64::NAN, 1), (3.0, 50)], Some(1)),
+            (&[(f64::NAN, 9), (f64::NAN, 5)], Some(1)),
+            // the first of equals
+            (&[(2.0, 100), (2.0, 100)], Some(0)),
+            (&[], None),
+        ];
+        for (found, want) in cases {
+            assert_eq!(least_miss(found, 1.0), *want, "{found:?}");
         }
     }
 

@@ -159,8 +159,9 @@ impl Keyer {
     /// budget compete ([`fit::Found::kept`]): linear keys a thousandth of
     /// the period apart cannot follow a fast enough turn, and their fewer
     /// bytes must not win over cubic keys that keep it. Where none keeps
-    /// it (a cusp no key time meets), the set that misses least on the
-    /// check times ([`fit::max_error_on`]) is taken.
+    /// it (a cusp no key time meets), the fewest bytes of the sets that
+    /// miss least on the check times ([`fit::max_error_on`],
+    /// [`fit::least_miss`]) are taken.
     pub fn keys(self, c: &fit::Curve) -> Vec<Key> {
         // the placed fits of both shapes read `c.f` at the same check times
         let grid = fit::CheckGrid::default();
@@ -223,8 +224,8 @@ impl Keyer {
                     fit::written_len
                 };
                 // the fewest bytes of the sets that keep their budget;
-                // where none can (a cusp no key time meets), the least
-                // error, as the curve's check times see it
+                // where none can (a cusp no key time meets), of those
+                // that miss least, as the curve's check times see it
                 if all.iter().any(|f| f.kept) {
                     all.into_iter()
                         .filter(|f| f.kept)
@@ -232,11 +233,13 @@ impl Keyer {
                         .min_by_key(|keys| len(keys))
                         .expect("a kept set")
                 } else {
-                    all.into_iter()
-                        .map(|f| (fit::max_error_on(c, &f.keys, &grid), f.keys))
-                        .min_by(|a, b| a.0.total_cmp(&b.0))
-                        .expect("the placed and uniform keys at least")
-                        .1
+                    let found: Vec<(f64, usize)> = all
+                        .iter()
+                        .map(|f| (fit::max_error_on(c, &f.keys, &grid), len(&f.keys)))
+                        .collect();
+                    let i = fit::least_miss(&found, c.budget)
+                        .expect("the placed and uniform keys at least");
+                    all.swap_remove(i).keys
                 }
             }
             ChannelKeys::Uniform(n) => fit::uniform_keys(c, n),

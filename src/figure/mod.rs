@@ -126,7 +126,8 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
             Route::Css if keyer.shortest_shape => &[keyer.fit, crate::fit::Fit::Linear],
             Route::Css => &[keyer.fit],
         };
-        let mut best: Option<(usize, Clip, f64, usize)> = None;
+        // (per shape: the first count within the budget, or its last)
+        let mut found: Vec<(usize, Clip, f64, usize)> = Vec::new();
         for &fit in shapes {
             for &n in &counts {
                 let mut trial = clip.clone();
@@ -143,26 +144,22 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
                 let (m, _) = measure::measure_probes(&trial, &probes, &ideal);
                 let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
                 if worst <= budget || last {
-                    // within the budget, fewer bytes; over it (both
-                    // shapes at their most keys), the smaller error first
-                    let rank = |w: f64, len: usize| {
-                        if w > budget {
-                            (1, w, len)
-                        } else {
-                            (0, 0.0, len)
-                        }
-                    };
-                    if best
-                        .as_ref()
-                        .is_none_or(|b| rank(worst, len) < rank(b.2, b.3))
-                    {
-                        best = Some((n, trial, worst, len));
-                    }
+                    found.push((n, trial, worst, len));
                     break;
                 }
             }
         }
-        let (n, trial, worst, _) = best.expect("at least one key count");
+        // within the budget, the fewest bytes; over it (every shape at its
+        // most keys), the fewest of those that miss least
+        // (`fit::least_miss`); the first of equals
+        let within = (0..found.len())
+            .filter(|&i| found[i].2 <= budget)
+            .min_by_key(|&i| found[i].3);
+        let missed: Vec<(f64, usize)> = found.iter().map(|f| (f.2, f.3)).collect();
+        let i = within
+            .or_else(|| crate::fit::least_miss(&missed, budget))
+            .expect("at least one key count");
+        let (n, trial, worst, _) = found.swap_remove(i);
         *clip = trial;
         out.push(SpringMeasure {
             bone: fig.bones[s.bone].name.clone(),
@@ -365,7 +362,7 @@ fn class_of(colours: &[String], class_prefix: &str, c: &str) -> String {
 }
 
 /// One chain of one clip, as [`add_chains`] keys and measures it.
-struct ChainJob<'a> {
+pub(crate) struct ChainJob<'a> {
     /// The clip's name, route, period and view box, without its content.
     clip: Clip,
     clip_name: &'a str,
@@ -376,7 +373,7 @@ struct ChainJob<'a> {
 impl<'a> ChainJob<'a> {
     /// Chain `chain_index` (`chain`) of the written clip `clip`, whose
     /// clip name ([`ChainJob::clip_name`]) is `clip_name`.
-    fn in_clip(
+    pub(crate) fn in_clip(
         clip: &Clip,
         clip_name: &'a str,
         chain_index: usize,
@@ -430,7 +427,7 @@ impl<'a> ChainJob<'a> {
 
     /// The largest deviation of the chain's probes in `c` from the
     /// simulated particles.
-    fn worst(&self, c: &Clip) -> f64 {
+    pub(crate) fn worst(&self, c: &Clip) -> f64 {
         let (ch, play, period) = (self.chain, self.play(), self.clip.period_s);
         let at = chain::recorded(ch);
         let ideal = |t_s: f64| {
@@ -440,6 +437,28 @@ impl<'a> ChainJob<'a> {
         };
         let (m, _) = measure::measure_probes(c, &self.probes(), &ideal);
         m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
+    }
+
+    /// The chain alone keyed as `plan`: what [`Self::plan`] measures a
+    /// plan on.
+    pub(crate) fn keyed(
+        &self,
+        plan: &chain::KeyPlan,
+        class_of: &(dyn Fn(&str) -> String + Sync),
+    ) -> Clip {
+        let (tracks, items) =
+            chain::rotation_items(self.chain, plan, (self.clip_name, None), 0, class_of);
+        Clip {
+            tracks,
+            root: crate::clip::Node {
+                children: items,
+                ..Default::default()
+            },
+            legs: Vec::new(),
+            figure: None,
+            ground_wrap_px: None,
+            ..self.clip.clone()
+        }
     }
 
     /// The key plan of the chain, kept in `chosen` by clip name and chain
@@ -456,22 +475,7 @@ impl<'a> ChainJob<'a> {
             Route::Css => keyer.fit,
             Route::Smil => crate::fit::Fit::Linear,
         };
-        // the chain alone keyed as `plan`, to measure the plan on
-        let trial = |plan: &chain::KeyPlan| {
-            let (tracks, items) =
-                chain::rotation_items(ch, plan, (self.clip_name, None), 0, class_of);
-            Clip {
-                tracks,
-                root: crate::clip::Node {
-                    children: items,
-                    ..Default::default()
-                },
-                legs: Vec::new(),
-                figure: None,
-                ground_wrap_px: None,
-                ..clip.clone()
-            }
-        };
+        let trial = |plan: &chain::KeyPlan| self.keyed(plan, class_of);
         let budget = keyer.budget_px(chain::KEY_BUDGET_PX);
         let key = (self.clip_name.to_string(), self.chain_index);
         bake::memo(chosen, key, || match keyer.count() {
@@ -498,8 +502,7 @@ impl<'a> ChainJob<'a> {
             // on the css route each in cubic and in linear spans (linear
             // ones written as the stops of a `linear()` easing where that
             // is shorter, see `emit::css`). The one written in fewer bytes
-            // wins. None: every recorded frame is a key, each span the
-            // better shape. The candidates are found in parallel.
+            // wins. None: see below. The candidates are found in parallel.
             None => {
                 let placer = chain::Placer::new(ch, clip.route);
                 let shapes: &[crate::fit::Fit] =
@@ -508,36 +511,68 @@ impl<'a> ChainJob<'a> {
                     } else {
                         &[fit]
                     };
-                let candidates: Vec<chain::KeyPlan> = shapes
+                // (every plan measured: the plan and its worst error)
+                let tried: Vec<(chain::KeyPlan, f64)> = shapes
                     .par_iter()
                     .flat_map_iter(|&shape| {
                         let placed = || {
+                            let mut tried = Vec::new();
                             let mut internal = budget;
                             for _ in 0..PLACE_TRIES {
                                 let plan = placer.plan(shape, internal);
-                                if self.worst(&trial(&plan)) <= budget {
-                                    return Some(plan);
+                                let worst = self.worst(&trial(&plan));
+                                tried.push((plan, worst));
+                                if worst <= budget {
+                                    break;
                                 }
                                 internal *= 0.7;
                             }
-                            None
+                            tried
                         };
                         let uniform = || {
-                            chain::key_counts()
+                            let mut tried = Vec::new();
+                            for plan in chain::key_counts()
                                 .into_iter()
                                 .map(|n| chain::KeyPlan::uniform(n, shape))
                                 .filter(|plan| placer.within(plan, budget))
                                 .take(PLACE_TRIES)
-                                .find(|plan| self.worst(&trial(plan)) <= budget)
+                            {
+                                let worst = self.worst(&trial(&plan));
+                                tried.push((plan, worst));
+                                if worst <= budget {
+                                    break;
+                                }
+                            }
+                            tried
                         };
                         let (placed, uniform) = rayon::join(placed, uniform);
                         placed.into_iter().chain(uniform)
                     })
                     .collect();
-                candidates
-                    .into_iter()
-                    .min_by_key(|plan| chain_bytes(&trial(plan)))
-                    .unwrap_or_else(|| placer.plan(fit, 0.0))
+                let bytes = |plan: &chain::KeyPlan| chain_bytes(&trial(plan));
+                if let Some((kept, _)) = tried
+                    .iter()
+                    .filter(|(_, worst)| *worst <= budget)
+                    .min_by_key(|(plan, _)| bytes(plan))
+                {
+                    return kept.clone();
+                }
+                // none keeps it: every recorded frame a key too, in each
+                // shape; then the fewest bytes of the plans that miss least
+                // (`fit::least_miss`: an error no key closes, such as a
+                // seam, is not worth a key a frame)
+                let mut all = tried;
+                for &shape in shapes {
+                    let plan = placer.plan(shape, 0.0);
+                    let worst = self.worst(&trial(&plan));
+                    all.push((plan, worst));
+                }
+                let found: Vec<(f64, usize)> = all
+                    .iter()
+                    .map(|(plan, worst)| (*worst, bytes(plan)))
+                    .collect();
+                let i = crate::fit::least_miss(&found, budget).expect("one plan at least");
+                all.swap_remove(i).0
             }
         })
     }
