@@ -440,7 +440,10 @@ impl<'a> ChainJob<'a> {
     }
 
     /// The chain alone keyed as `plan`: what [`Self::plan`] measures a
-    /// plan on.
+    /// plan on. Played as the file plays it: a one-shot clip holds its last
+    /// frame at the period's end, where a loop wraps to its first (played
+    /// as a loop, a settle whose last frame is not its first missed by that
+    /// step at the end whatever its keys, and took a key a frame).
     pub(crate) fn keyed(
         &self,
         plan: &chain::KeyPlan,
@@ -455,7 +458,11 @@ impl<'a> ChainJob<'a> {
                 ..Default::default()
             },
             legs: Vec::new(),
-            figure: None,
+            figure: Some(crate::clip::FigureInfo {
+                clip: self.clip_name.to_string(),
+                play: self.play(),
+                bones: Vec::new(),
+            }),
             ground_wrap_px: None,
             ..self.clip.clone()
         }
