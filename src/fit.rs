@@ -325,33 +325,46 @@ pub struct Found {
 /// share of it ([`misses_less`]).
 pub const MISS_GAIN: f64 = 0.95;
 
-/// Whether error `a` misses `budget` clearly less than error `b` does: by
-/// under [`MISS_GAIN`] of b's miss. A smaller miss by less than that (an
-/// error no key closes, met by a tighter budget or another shape only by a
-/// hair) buys nothing worth its keys: every choice between sets or bakes
-/// that miss their budget judges them by this. An error within the
-/// budget misses by nothing, a NaN by the most.
+/// The least difference, as a share of the budget, between two errors
+/// that both miss it for one to be clearly less ([`clearly_less`]).
+pub const MISS_FLOOR: f64 = 0.05;
+
+/// How far error `e` misses `budget`: nothing within it, the most for a
+/// NaN.
+fn miss(e: f64, budget: f64) -> f64 {
+    if e.is_nan() {
+        f64::INFINITY
+    } else {
+        (e - budget).max(0.0)
+    }
+}
+
+/// Whether error `a` misses `budget` by less than error `b` does, by
+/// under [`MISS_GAIN`] of b's miss: the tolerance loop's progress (near
+/// its goal, a small step closes much of a small miss).
 pub fn misses_less(a: f64, b: f64, budget: f64) -> bool {
-    let miss = |e: f64| {
-        if e.is_nan() {
-            f64::INFINITY
-        } else {
-            (e - budget).max(0.0)
-        }
-    };
-    miss(a) < miss(b) * MISS_GAIN
+    miss(a, budget) < miss(b, budget) * MISS_GAIN
+}
+
+/// Whether error `a` is clearly less than error `b` against `budget`: it
+/// misses less ([`misses_less`]) and by over [`MISS_FLOOR`] of the budget.
+/// A smaller miss by less (an error no key closes, met by a tighter budget
+/// or another shape only by a hair) buys nothing worth its keys: every
+/// choice between sets, plans or bakes that miss their budget judges them
+/// by this ([`least_miss`], the bake kept by the tolerance loop).
+pub fn clearly_less(a: f64, b: f64, budget: f64) -> bool {
+    misses_less(a, b, budget) && miss(b, budget) - miss(a, budget) > MISS_FLOOR * budget
 }
 
 /// Of candidates that all miss `budget`, given as (worst error, bytes),
-/// the index of the one to take: the fewest bytes among those that no
-/// other misses clearly less than ([`misses_less`]: within about a
-/// twentieth of the least miss), the first of equals. `None` when there
-/// are none. A NaN error counts as the worst.
+/// the index of the one to take: the fewest bytes among those the least
+/// error is not clearly less than ([`clearly_less`]), the first of
+/// equals. `None` when there are none. A NaN error counts as the worst.
 pub fn least_miss(found: &[(f64, usize)], budget: f64) -> Option<usize> {
     let err = |e: f64| if e.is_nan() { f64::INFINITY } else { e };
     let least = found.iter().map(|&(e, _)| err(e)).min_by(f64::total_cmp)?;
     (0..found.len())
-        .filter(|&i| !misses_less(least, err(found[i].0), budget))
+        .filter(|&i| !clearly_less(least, err(found[i].0), budget))
         .min_by_key(|&i| found[i].1)
 }
 
@@ -1465,11 +1478,12 @@ mod tests {
     }
 
     /// Of sets that all miss their budget, a hair's less error does not buy
-    /// bytes: the fewest bytes within a twentieth of the least miss win; a
-    /// clearly smaller miss wins whatever it writes; an error within the
-    /// budget (a set its own fit did not keep, yet within it on the check
-    /// times) misses by nothing, and the least miss is always a candidate
-    /// (a choice among such sets once found none); a NaN misses most.
+    /// bytes: the fewest bytes within a twentieth of the least miss, or of
+    /// the budget, win; a clearly smaller miss wins whatever it writes; an
+    /// error within the budget (a set its own fit did not keep, yet within
+    /// it on the check times) misses by nothing, and the least miss is
+    /// always a candidate (a choice among such sets once found none); a
+    /// NaN misses most.
     #[test]
     fn the_least_miss_is_the_fewest_bytes_of_the_equal_misses() {
         // the boundary: exactly MISS_GAIN of the other's miss is not less
@@ -1478,6 +1492,14 @@ mod tests {
         assert!(!misses_less(0.2, 0.1, 0.5), "both within: equal");
         assert!(misses_less(0.5, f64::NAN, 0.0));
         assert!(!misses_less(f64::NAN, 9.0, 0.0));
+        // clearly less: by under MISS_GAIN of the miss and over MISS_FLOOR
+        // of the budget (misses 0.01 and 0.02 of a budget of 1: less, not
+        // clearly)
+        assert!(misses_less(1.01, 1.02, 1.0) && !clearly_less(1.01, 1.02, 1.0));
+        assert!(clearly_less(1.1, 1.2, 1.0));
+        assert!(!clearly_less(1.95, 2.0, 1.0), "under the floor");
+        assert!(clearly_less(3.0, f64::NAN, 1.0));
+        assert!(!clearly_less(f64::NAN, 3.0, 1.0));
         // (candidates as (error, bytes), the index to take)
         type Case<'a> = (&'a [(f64, usize)], Option<usize>);
         let cases: &[Case] = &[
@@ -1486,6 +1508,9 @@ mod tests {
             (&[(1.99, 900), (2.0, 100)], Some(1)),
             // 0.5 against 1: clearly less, whatever it writes
             (&[(2.0, 100), (1.5, 900)], Some(1)),
+            // 0.01 against 0.02: less, by under a twentieth of the budget
+            (&[(1.02, 100), (1.01, 900)], Some(0)),
+            (&[(1.2, 100), (1.1, 900)], Some(1)),
             // within the budget: no miss, and equal; the fewest bytes
             (&[(0.9, 500), (0.5, 300), (1.2, 10)], Some(1)),
             (&[(0.9, 500)], Some(0)),

@@ -224,7 +224,10 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
                 .filter(|(_, k)| k.reach == chain::ChainReach::Clamp)
                 .map(|(i, _)| fig.ik_label(i))
                 .collect();
-            let ((fb, r), budget) = tighten(px * fit::TREE_FIRST_BUDGET, Some(px), |budget| {
+            // the default goal is not a promise (see Keying::Goal)
+            let promised = matches!(opts.keying, bake::Keying::Tolerance(_));
+            let first = px * fit::TREE_FIRST_BUDGET;
+            let ((fb, r), budget) = tighten(first, (Some(px), promised), |budget| {
                 let (fb, r) = run(ChannelKeys::Budget(budget), Some(px));
                 let worst = r.max_error_px_but(|leg| {
                     let own = leg.rsplit(':').next().unwrap_or(leg);
@@ -250,8 +253,6 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
                     geom::fmt_num(budget * figure::morph::BUDGET_SHARE, 4)
                 )
             });
-            // the default goal is not a promise (see Keying::Goal)
-            let promised = matches!(opts.keying, bake::Keying::Tolerance(_));
             (fb, r, Some(note), promised.then_some(px))
         }
     };
@@ -303,29 +304,34 @@ pub const TOLERANCE_RETRIES: usize = 6;
 /// and at most [`RETRY_MOST`] of itself; until a bake meets the goal (it
 /// is returned with its budget), [`TOLERANCE_RETRIES`] retries are spent,
 /// or [`RETRY_STALLS`] retries in a row gained nothing (missed by no less
-/// than [`fit::MISS_GAIN`] of the best bake's miss so far,
+/// than [`fit::MISS_GAIN`] of the least miss so far,
 /// [`fit::misses_less`]) and one more by [`RETRY_LEAST`] gained nothing
 /// either: an error that a tighter budget does not lower (a cusp the keys
 /// cannot follow, a gap no key closes) would only buy keys and time, but
 /// one that falls only at a much tighter budget (keys changing shape; a
 /// generated bone rig missed 0.25 px by 0.014 px at the first three
 /// budgets, from 0.2 px, and kept it at 0.045 px) is reached by that one
-/// step. A goal missed returns the best bake: the last that gained, so a
-/// tighter bake that missed by a hair less does not replace a looser one
+/// step. A goal missed returns the best bake: the last clearly better
+/// than those before it ([`fit::clearly_less`]), so a tighter bake that
+/// missed by a hair less does not replace a looser one
 /// (a generated rig whose target is clamped out of reach, kept at a
 /// budget of 0.0046 px, wrote 125 KB for 0.469 px, where 17 KB keep
-/// 0.4703 px: `tests/misses.rs`). A caller refuses a file that still
-/// misses an asked tolerance.
+/// 0.4703 px: `tests/misses.rs`). A `promised` goal (an asked tolerance,
+/// whose miss the caller refuses, writing nothing) returns the bake of the
+/// least error instead, the first of equals: the refusal names the least
+/// error found.
 pub(crate) fn tighten<T>(
     first: f64,
-    goal: Option<f64>,
+    (goal, promised): (Option<f64>, bool),
     mut bake: impl FnMut(f64) -> (T, f64),
 ) -> (T, f64) {
     let mut budget = first;
     let mut retries = 0;
     let mut stalls = 0;
     let mut leaped = false;
-    // (the best missing bake: baked, worst error, budget)
+    // (the least worst error so far, and the best missing bake: baked,
+    // worst error, budget)
+    let mut least: Option<f64> = None;
     let mut best: Option<(T, f64, f64)> = None;
     loop {
         let (baked, worst) = bake(budget);
@@ -337,17 +343,23 @@ pub(crate) fn tighten<T>(
             return (baked, budget);
         }
         let worst = if worst.is_nan() { f64::INFINITY } else { worst };
-        // (a gain closes the miss: near the goal a small step is a gain;
-        // a bake that gains nothing is no better, however little less it
-        // misses by, and the looser one is kept)
-        if best
-            .as_ref()
-            .is_none_or(|(_, least, _)| fit::misses_less(worst, *least, goal))
-        {
-            stalls = 0;
+        // (a gain closes the miss: near the goal a small step is a gain)
+        match least {
+            Some(l) if !fit::misses_less(worst, l, goal) => stalls += 1,
+            _ => stalls = 0,
+        }
+        least = Some(least.map_or(worst, |l: f64| l.min(worst)));
+        // (a bake not clearly better is no better, however little less it
+        // misses by: the looser one is kept; but for a refusal's message)
+        let better = |b: f64| {
+            if promised {
+                worst < b
+            } else {
+                fit::clearly_less(worst, b, goal)
+            }
+        };
+        if best.as_ref().is_none_or(|(_, b, _)| better(*b)) {
             best = Some((baked, worst, budget));
-        } else {
-            stalls += 1;
         }
         if retries == TOLERANCE_RETRIES || (stalls == RETRY_STALLS && leaped) {
             let (baked, _, budget) = best.expect("a bake was kept");

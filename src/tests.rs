@@ -1505,7 +1505,7 @@ mod tighten {
     /// for a goal of 1 and bakes measuring `worst(budget)`.
     fn run(mut worst: impl FnMut(f64) -> f64) -> (Vec<f64>, (usize, f64)) {
         let mut asked = Vec::new();
-        let out = tighten(0.8, Some(1.0), |budget| {
+        let out = tighten(0.8, (Some(1.0), false), |budget| {
             asked.push(budget);
             (asked.len(), worst(budget))
         });
@@ -1591,6 +1591,25 @@ mod tighten {
             seq[n - 1]
         });
         assert_eq!((asked.len(), baked), (6, 6));
+        // never met, every retry closes 5 % of the miss (so the loop goes
+        // on) but none misses by a twentieth of the goal less than the
+        // first: the first, the loosest, is kept
+        let seq = [1.04, 1.03, 1.02, 1.015, 1.012, 1.01, 1.009];
+        let mut n = 0;
+        let (asked, (baked, budget)) = run(|_| {
+            n += 1;
+            seq[n - 1]
+        });
+        assert_eq!(asked.len(), TOLERANCE_RETRIES + 1, "{asked:?}");
+        assert_eq!((baked, budget), (1, 0.8));
+        // the same for a promised goal (an asked tolerance, refused when
+        // missed): the least error, which the refusal names
+        let mut n = 0;
+        let (baked, _) = tighten(0.8, (Some(1.0), true), |_| {
+            n += 1;
+            (n, seq[n - 1])
+        });
+        assert_eq!(baked, seq.len());
         // equals: the first is kept
         let seq = [3.0, 2.0, 2.0, 2.0, 2.0];
         let mut n = 0;
@@ -1608,7 +1627,7 @@ mod tighten {
         });
         assert_eq!((asked.len(), baked), (5, 2));
         // no goal: the first bake is kept, whatever it measured
-        let out = tighten(0.8, None, |b| (b, f64::INFINITY));
+        let out = tighten(0.8, (None, false), |b| (b, f64::INFINITY));
         assert_eq!(out, (0.8, 0.8));
     }
 }

@@ -96,7 +96,8 @@ pub fn unit_time(play: file::Play, t_s: f64, period: f64) -> f64 {
 /// first), each with the fewest uniform keys whose measured subtree tip
 /// error is within [`spring::SPRING_BUDGET_PX`]: cubic on css (with the
 /// shortest shape, cubic or linear, whichever writes fewer bytes), linear
-/// on smil.
+/// on smil. Where no count keeps it, the fewest bytes of the counts and
+/// shapes that miss least ([`crate::fit::least_miss`]).
 fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringMeasure> {
     let fc = &fig.clips[0];
     let mut order: Vec<usize> = (0..fig.springs.len()).collect();
@@ -126,32 +127,57 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
             Route::Css if keyer.shortest_shape => &[keyer.fit, crate::fit::Fit::Linear],
             Route::Css => &[keyer.fit],
         };
-        // (per shape: the first count within the budget, or its last)
-        let mut found: Vec<(usize, Clip, f64, usize)> = Vec::new();
+        // the clip with the spring keyed: `n` keys of shape `fit`, and
+        // their css bytes
+        let keyed = |n: usize, fit: crate::fit::Fit| {
+            let mut trial = clip.clone();
+            let keys = spring::keys(fig, fc, s, n, fit);
+            let len = keys.iter().map(|k| crate::fit::css_len(k)).sum::<usize>();
+            spring::apply(&mut trial, fig, s, keys);
+            (trial, len)
+        };
+        let worst_of = |trial: &Clip| {
+            let (m, _) = measure::measure_probes(trial, &probes, &ideal);
+            m.iter().map(|x| x.max_error_px).fold(0.0, f64::max)
+        };
+        // per shape, the fewest keys within the budget; where no count of
+        // a shape keeps it (a subtree whose bones' own keys already miss
+        // it), every count of that shape, measured: (count, shape, worst
+        // error, bytes)
+        let mut found: Vec<(usize, crate::fit::Fit, f64, usize)> = Vec::new();
         for &fit in shapes {
+            let mut missed = Vec::new();
+            let mut kept = None;
             for &n in &counts {
-                let mut trial = clip.clone();
-                let keys = spring::keys(fig, fc, s, n, fit);
-                let len = keys.iter().map(|k| crate::fit::css_len(k)).sum::<usize>();
-                spring::apply(&mut trial, fig, s, keys);
-                let last = n == counts[counts.len() - 1];
-                let over = |b: f64| {
-                    measure::over_budget_at_stride(&trial, &probes, &ideal, PRECHECK_STRIDE, b)
-                };
-                if !last && over(budget + 1e-9) {
-                    continue;
-                }
-                let (m, _) = measure::measure_probes(&trial, &probes, &ideal);
-                let worst = m.iter().map(|x| x.max_error_px).fold(0.0, f64::max);
-                if worst <= budget || last {
-                    found.push((n, trial, worst, len));
+                let (trial, len) = keyed(n, fit);
+                let over = measure::over_budget_at_stride(
+                    &trial,
+                    &probes,
+                    &ideal,
+                    PRECHECK_STRIDE,
+                    budget + 1e-9,
+                );
+                // (a count the stride's precheck finds over is measured
+                // only if no count keeps the budget)
+                let worst = if over { None } else { Some(worst_of(&trial)) };
+                if worst.is_some_and(|w| w <= budget) {
+                    kept = worst.map(|w| (n, fit, w, len));
                     break;
                 }
+                missed.push((n, worst, len));
+            }
+            match kept {
+                Some(k) => found.push(k),
+                None => found.extend(missed.into_iter().map(|(n, worst, len)| {
+                    let worst = worst.unwrap_or_else(|| worst_of(&keyed(n, fit).0));
+                    (n, fit, worst, len)
+                })),
             }
         }
-        // within the budget, the fewest bytes; over it (every shape at its
-        // most keys), the fewest of those that miss least
-        // (`fit::least_miss`); the first of equals
+        // within the budget, the fewest bytes; over it (no count of any
+        // shape keeps it), the fewest of those that miss least
+        // (`fit::least_miss`: the bones' own error, which no spring key
+        // closes, is not worth a key a frame); the first of equals
         let within = (0..found.len())
             .filter(|&i| found[i].2 <= budget)
             .min_by_key(|&i| found[i].3);
@@ -159,7 +185,8 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
         let i = within
             .or_else(|| crate::fit::least_miss(&missed, budget))
             .expect("at least one key count");
-        let (n, trial, worst, _) = found.swap_remove(i);
+        let (n, fit, worst, _) = found[i];
+        let (trial, _) = keyed(n, fit);
         *clip = trial;
         out.push(SpringMeasure {
             bone: fig.bones[s.bone].name.clone(),
