@@ -381,8 +381,8 @@ pub(crate) fn tighten<T>(
 }
 
 /// How many retries in a row [`tighten`] takes without a gain (a miss
-/// clearly less than the best bake's so far, [`fit::misses_less`]) before
-/// it stops.
+/// under [`fit::MISS_GAIN`] of the least so far, [`fit::misses_less`])
+/// before it stops.
 pub(crate) const RETRY_STALLS: usize = 2;
 
 /// The share of the proportional step [`tighten`] takes (just under it,
