@@ -226,21 +226,17 @@ impl Keyer {
                 // the fewest bytes of the sets that keep their budget;
                 // where none can (a cusp no key time meets), of those
                 // that miss least, as the curve's check times see it
-                if all.iter().any(|f| f.kept) {
-                    all.into_iter()
-                        .filter(|f| f.kept)
-                        .map(|f| f.keys)
-                        .min_by_key(|keys| len(keys))
-                        .expect("a kept set")
-                } else {
+                let kept = (0..all.len())
+                    .filter(|&i| all[i].kept)
+                    .min_by_key(|&i| len(&all[i].keys));
+                let i = kept.unwrap_or_else(|| {
                     let found: Vec<(f64, usize)> = all
                         .iter()
                         .map(|f| (fit::max_error_on(c, &f.keys, &grid), len(&f.keys)))
                         .collect();
-                    let i = fit::least_miss(&found, c.budget)
-                        .expect("the placed and uniform keys at least");
-                    all.swap_remove(i).keys
-                }
+                    fit::least_miss(&found, c.budget).expect("the placed and uniform keys at least")
+                });
+                all.swap_remove(i).keys
             }
             ChannelKeys::Uniform(n) => fit::uniform_keys(c, n),
             ChannelKeys::Placed(n) => fit::placed_keys(c, n),

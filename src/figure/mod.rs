@@ -143,8 +143,8 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
         // per shape, the fewest keys within the budget; where no count of
         // a shape keeps it (a subtree whose bones' own keys already miss
         // it), every count of that shape, measured: (count, shape, worst
-        // error, bytes)
-        let mut found: Vec<(usize, crate::fit::Fit, f64, usize)> = Vec::new();
+        // error, bytes, and the keyed clip of a count that keeps it)
+        let mut found: Vec<(usize, crate::fit::Fit, f64, usize, Option<Clip>)> = Vec::new();
         for &fit in shapes {
             let mut missed = Vec::new();
             let mut kept = None;
@@ -160,8 +160,8 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
                 // (a count the stride's precheck finds over is measured
                 // only if no count keeps the budget)
                 let worst = if over { None } else { Some(worst_of(&trial)) };
-                if worst.is_some_and(|w| w <= budget) {
-                    kept = worst.map(|w| (n, fit, w, len));
+                if let Some(w) = worst.filter(|&w| w <= budget) {
+                    kept = Some((n, fit, w, len, Some(trial)));
                     break;
                 }
                 missed.push((n, worst, len));
@@ -170,7 +170,7 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
                 Some(k) => found.push(k),
                 None => found.extend(missed.into_iter().map(|(n, worst, len)| {
                     let worst = worst.unwrap_or_else(|| worst_of(&keyed(n, fit).0));
-                    (n, fit, worst, len)
+                    (n, fit, worst, len, None)
                 })),
             }
         }
@@ -185,8 +185,9 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
         let i = within
             .or_else(|| crate::fit::least_miss(&missed, budget))
             .expect("at least one key count");
-        let (n, fit, worst, _) = found[i];
-        let (trial, _) = keyed(n, fit);
+        let (n, fit, worst, _, kept) = found.swap_remove(i);
+        // (a count that misses is keyed again: only the chosen one)
+        let trial = kept.unwrap_or_else(|| keyed(n, fit).0);
         *clip = trial;
         out.push(SpringMeasure {
             bone: fig.bones[s.bone].name.clone(),
