@@ -18,9 +18,12 @@
 //! **Tolerance.** [`refine`] is greedy: start from keys at 0, 1 and each
 //! track's extrema; repeatedly find the worst time, blame the track whose
 //! error moves the ankle most there and add a key where that track's error
-//! peaks in the offending segment; then drop every key whose removal keeps
-//! the error within tolerance, and try shifting the remaining keys to make
-//! room for more removals. It finds few keys, not provably the fewest. Its
+//! peaks in the offending segment (where no key fits, keys being
+//! [`MIN_GAP`] apart there, the samples around that peak keep its error
+//! and the search goes on: [`Stuck`]); then drop every key whose removal
+//! keeps the error within tolerance, and try shifting the remaining keys
+//! to make room for more removals. It finds few keys, not provably the
+//! fewest. Its
 //! error estimate is its own dense evaluation; the measure stage re-checks the
 //! written file independently (see [`crate::bake_rig`]).
 
@@ -1185,6 +1188,16 @@ pub trait Problem {
     fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64;
     /// Starting key times of set `set` (must include 0 and 1).
     fn initial(&self, set: usize) -> Vec<f64>;
+    /// Weighs the error of every sample within a span of `spans` by the
+    /// span's factor in every later estimate (by the product of the
+    /// factors where spans overlap; no spans: every error as it is):
+    /// where [`refine`] found an error peak no key can lower, the samples
+    /// around it may keep that error and the fit goes on elsewhere
+    /// ([`Stuck`]). `false` (the default) for a problem that cannot,
+    /// whose fit then ends at the first such peak.
+    fn mask(&self, _spans: &[Stuck]) -> bool {
+        false
+    }
     /// Start from the fewest *uniform* keys that meet the tolerance instead
     /// of [`Problem::initial`] (for motions of even curvature, where uniform
     /// spacing is already near the best).
@@ -1239,12 +1252,15 @@ pub(crate) fn insert_sorted(v: &mut Vec<f64>, t: f64) -> bool {
     }
 }
 
-/// Greedy tolerance fit (see module docs). Returns key times per set, or,
-/// when no key can be added where the error peaks (keys are at least
-/// [`MIN_GAP`] apart; a cusp's error next to its key stays) or `max_keys`
-/// per set is reached first, the best found with every key pruned that
-/// does not lower its max error (the keys added on the way there, all
-/// beside a peak they could not lower, only cost bytes).
+/// Greedy tolerance fit (see module docs). Returns key times per set.
+/// Where no key can be added at an error peak (keys are at least
+/// [`MIN_GAP`] apart: a cusp's error next to its key, a fast turn between
+/// two samples), the samples between the keys around it may keep the
+/// peak's error ([`Problem::mask`]) and the fit goes on to the next
+/// peak: the rest of the motion still keeps `tol_px`. Where `max_keys`
+/// per set is reached first (or the problem cannot weigh samples), the
+/// best found with every key pruned that does not raise its max error
+/// (so weighed).
 pub fn refine(p: &dyn Problem, tol_px: f64, max_keys: usize) -> Vec<Vec<f64>> {
     refine_hoping(p, tol_px, max_keys, SHIFT_HOPE)
 }
@@ -1287,7 +1303,10 @@ fn refine_worth(
     };
     let mut times: Vec<Vec<f64>> =
         start.unwrap_or_else(|| (0..p.sets()).map(|s| p.initial(s)).collect());
-    if !grow(p, &mut times, tol_px, max_keys) {
+    let mut stuck = Vec::new();
+    // (every sample counts again once the fit is done, however it ends)
+    let _unmask = Unmask(p);
+    if !grow(p, &mut times, tol_px, max_keys, Some(&mut stuck)) {
         let reached = p.estimate(&times).max_px;
         if reached.is_finite() {
             prune(p, &mut times, reached);
@@ -1324,12 +1343,53 @@ fn refine_worth(
     times
 }
 
+/// Clears a problem's [`Problem::mask`] when dropped.
+struct Unmask<'a>(&'a dyn Problem);
+
+impl Drop for Unmask<'_> {
+    fn drop(&mut self) {
+        self.0.mask(&[]);
+    }
+}
+
+/// At most this many spans [`refine`] weighs down in a fit: past them, the
+/// fit ends at the next peak no key lowers.
+const MAX_STUCK: usize = 64;
+
+/// A span of normalised time `[lo, hi]` around an error peak no key could
+/// lower (the keys around it already [`MIN_GAP`] apart), and the factor
+/// (under 1) that brings the peak's error down to the tolerance: its
+/// samples may keep up to that error, not more.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stuck {
+    pub lo: f64,
+    pub hi: f64,
+    pub factor: f64,
+}
+
+/// Per sample of `ts`, the factor its error is weighed by under `spans`
+/// ([`Problem::mask`]): empty for none.
+pub(crate) fn stuck_factors(ts: &[f64], spans: &[Stuck]) -> Vec<f64> {
+    if spans.is_empty() {
+        return Vec::new();
+    }
+    ts.iter()
+        .map(|&t| {
+            spans
+                .iter()
+                .filter(|s| s.lo <= t && t <= s.hi)
+                .map(|s| s.factor)
+                .product()
+        })
+        .collect()
+}
+
 /// The best placement found for a budget of `max_keys` distinct keys per set:
 /// greedy insertion until the budget is spent, and uniform keys, each then
 /// shifted by coordinate descent to lower the max error; the better of the two.
 pub fn fill(p: &dyn Problem, max_keys: usize) -> Vec<Vec<f64>> {
     let mut greedy: Vec<Vec<f64>> = (0..p.sets()).map(|s| p.initial(s)).collect();
-    grow(p, &mut greedy, 0.0, max_keys);
+    grow(p, &mut greedy, 0.0, max_keys, None);
     let mut uniform = vec![uniform_times(max_keys); p.sets()];
     for times in [&mut greedy, &mut uniform] {
         for s in 0..p.sets() {
@@ -1346,14 +1406,27 @@ pub fn fill(p: &dyn Problem, max_keys: usize) -> Vec<Vec<f64>> {
 
 /// Add keys where the error peaks until the estimate is within `tol_px`
 /// (true) or no set may take another key (false). A set holds at most
-/// `max_keys` distinct key times (0 and 1 are one).
-fn grow(p: &dyn Problem, times: &mut [Vec<f64>], tol_px: f64, max_keys: usize) -> bool {
+/// `max_keys` distinct key times (0 and 1 are one). With `stuck`, a peak
+/// no set with room can take a key at (its keys already [`MIN_GAP`]
+/// apart there) may keep its error ([`Problem::mask`]: over the span
+/// between the keys around it, in every such set), is added to `stuck`,
+/// and the growth goes on; without, or past [`MAX_STUCK`] spans, that
+/// ends it (false).
+fn grow(
+    p: &dyn Problem,
+    times: &mut [Vec<f64>],
+    tol_px: f64,
+    max_keys: usize,
+    mut stuck: Option<&mut Vec<Stuck>>,
+) -> bool {
     loop {
         let e = p.estimate(times);
         if e.max_px <= tol_px {
             return true;
         }
         let mut inserted = false;
+        // the span around the peak between keys of every set with room
+        let mut span: Option<(f64, f64)> = None;
         // Blamed set first, then the others.
         let order: Vec<usize> = std::iter::once(e.blame)
             .chain((0..p.sets()).filter(|&s| s != e.blame))
@@ -1371,8 +1444,26 @@ fn grow(p: &dyn Problem, times: &mut [Vec<f64>], tol_px: f64, max_keys: usize) -
                 inserted = true;
                 break;
             }
+            span = Some(span.map_or((lo, hi), |(a, b)| (a.max(lo), b.min(hi))));
         }
-        if !inserted {
+        if inserted {
+            continue;
+        }
+        let (Some(stuck), Some((lo, hi))) = (stuck.as_deref_mut(), span) else {
+            return false;
+        };
+        if stuck.len() >= MAX_STUCK || e.max_px.is_nan() {
+            return false;
+        }
+        // (the peak itself always in its span, brought to the tolerance:
+        // each span is progress)
+        stuck.push(Stuck {
+            lo: lo.min(e.worst_t),
+            hi: hi.max(e.worst_t),
+            factor: tol_px / e.max_px,
+        });
+        if !p.mask(stuck) {
+            stuck.pop();
             return false;
         }
     }

@@ -11,7 +11,7 @@
 //! Used by a bone tree's `ik` entries written as a morph (`"smil":
 //! "morph"`, as every cycling leg's entry is).
 
-use super::{Estimate, FIT_SAMPLES, Problem};
+use super::{Estimate, FIT_SAMPLES, Problem, Stuck, stuck_factors};
 use crate::geom::{LEN_DECIMALS, Vec2, quantize};
 use std::cell::RefCell;
 
@@ -31,6 +31,9 @@ pub struct MorphProblem<'a> {
     /// The last estimate's key times and squared errors per sample (as for
     /// [`super::pair::Pair`]).
     last: RefCell<(Vec<f64>, Vec<f64>)>,
+    /// Per sample, the factor [`Problem::mask`] weighs its error by (its
+    /// square the squared error; empty: none).
+    weights: RefCell<Vec<f64>>,
 }
 
 impl<'a> MorphProblem<'a> {
@@ -46,6 +49,7 @@ impl<'a> MorphProblem<'a> {
             corners,
             targets: ts.iter().map(|&t| end(t)).collect(),
             last: RefCell::new((Vec::new(), vec![0.0; ts.len()])),
+            weights: RefCell::new(Vec::new()),
             ts,
         }
     }
@@ -72,11 +76,13 @@ impl Problem for MorphProblem<'_> {
             let k1 = (tk.partition_point(|&t| t <= hi) + 1).min(tk.len());
             let ends: Vec<Vec2> = tk[k0..k1].iter().map(|&t| q_len((self.end)(t))).collect();
             let ts = &self.ts[span.clone()];
+            let weights = self.weights.borrow();
             super::linear_estimate(ts, &tk[k0..k1], |i, seg, f| {
                 let p = ends[seg] + (ends[seg + 1] - ends[seg]) * f;
                 let i = span.start + i;
                 let d = p - self.targets[i];
-                errors[i] = d.x * d.x + d.y * d.y;
+                let f = weights.get(i).copied().unwrap_or(1.0);
+                errors[i] = (d.x * d.x + d.y * d.y) * f * f;
                 errors[i]
             });
         }
@@ -94,6 +100,16 @@ impl Problem for MorphProblem<'_> {
         }
         best.max_px = best.max_px.sqrt();
         best
+    }
+
+    fn mask(&self, spans: &[Stuck]) -> bool {
+        let weights = stuck_factors(&self.ts, spans);
+        if *self.weights.borrow() != weights {
+            *self.weights.borrow_mut() = weights;
+            // (every error kept was weighed the old way)
+            self.last.borrow_mut().0.clear();
+        }
+        true
     }
 
     fn split_at(&self, _: &[Vec<f64>], _: usize, _: f64, _: f64, worst_t: f64) -> f64 {
@@ -139,5 +155,39 @@ mod tests {
         );
         // (the sag formula's fewest uniform keys: 32 sag 0.24 px)
         assert!(times.len() - 1 <= 32, "{}", times.len());
+    }
+
+    /// An effector that jumps 30 px between two fitter samples (which two
+    /// keys [`super::super::MIN_GAP`] apart cannot both hold): the fit
+    /// still keeps the rest of the circle within the tolerance, the
+    /// samples around the jump keeping its error ([`super::super::Stuck`]),
+    /// and ends with every error counted as it is.
+    #[test]
+    fn a_jump_no_key_closes_leaves_the_rest_within_the_tolerance() {
+        let n = FIT_SAMPLES as f64;
+        let end = |t: f64| {
+            let jump = ((t - 0.5) * 5.0 * n).clamp(0.0, 1.0) * 30.0;
+            Vec2::new(400.0 + jump, 300.0) + Vec2::from_angle(t * std::f64::consts::TAU) * 50.0
+        };
+        let p = MorphProblem::new(&end, Vec::new());
+        let times = vec![super::super::refine(&p, 0.25, 400).remove(0)];
+        let fresh = MorphProblem::new(&end, Vec::new());
+        assert_eq!(p.estimate(&times), fresh.estimate(&times));
+        let (mut near, mut away) = (0.0f64, 0.0f64);
+        for &t in &p.ts {
+            let tk = &times[0];
+            let seg = tk.partition_point(|&k| k <= t).clamp(1, tk.len() - 1);
+            let (a, b) = (tk[seg - 1], tk[seg]);
+            let f = ((t - a) / (b - a)).clamp(0.0, 1.0);
+            let (pa, pb) = (q_len(end(a)), q_len(end(b)));
+            let e = (pa + (pb - pa) * f - end(t)).hypot();
+            if (t - 0.5).abs() <= 2.0 * super::super::MIN_GAP {
+                near = near.max(e);
+            } else {
+                away = away.max(e);
+            }
+        }
+        assert!(near > 10.0, "the jump is no key's to close: {near}");
+        assert!(away <= 0.25, "{away} px away from the jump");
     }
 }

@@ -109,6 +109,9 @@ pub struct Pair<'a> {
     /// errors per sample: a trial re-evaluates only the samples its changed
     /// keys reach, measured against that base.
     last: RefCell<Option<State>>,
+    /// Per sample, the factor [`Problem::mask`] weighs its error by (its
+    /// square the squared error; empty: none).
+    weights: RefCell<Vec<f64>>,
 }
 
 /// The ideal pose of a css leg at one fitter sample (see [`Pair`]).
@@ -281,6 +284,7 @@ impl<'a> Pair<'a> {
             eases: RefCell::default(),
             grid: RefCell::default(),
             last: RefCell::new(None),
+            weights: RefCell::new(Vec::new()),
         }
     }
 
@@ -514,12 +518,14 @@ impl<'a> Pair<'a> {
         let (s, c) = crate::geom::small_sin_cos_m1(a1 + a2 - p.shin_rad);
         let d = thigh + p.shin * c + Vec2::new(-p.shin.y, p.shin.x) * s + p.gap;
         let end = d.x * d.x + d.y * d.y;
-        if self.judge_joint {
+        let error = if self.judge_joint {
             // the joint moves by the thigh's share alone
             end.max(thigh.x * thigh.x + thigh.y * thigh.y)
         } else {
             end
-        }
+        };
+        let f = self.weights.borrow().get(i).copied().unwrap_or(1.0);
+        error * f * f
     }
 
     /// An upper bound of the ankle error at a sample whose ideal pose is
@@ -547,12 +553,18 @@ impl<'a> Pair<'a> {
     ) {
         let [th, sh, gaps] = &self.bound_terms;
         let (l1, l2) = self.lengths;
-        let r = range;
+        let (r, r_start) = (range.clone(), range.start);
         let angles = thighs[r.clone()].iter().zip(&shins[r.clone()]);
         let terms = th[r.clone()].iter().zip(&sh[r.clone()]).zip(&gaps[r]);
         for (o, ((&a1, &a2), ((&t1, &t2), &gap))) in out.iter_mut().zip(angles.zip(terms)) {
             let (a1, a2) = (a1.to_radians(), a2.to_radians());
             *o = (l1 * (a1 - t1).abs() + l2 * (a1 + a2 - t2).abs() + gap) * (1.0 + 1e-9);
+        }
+        let weights = self.weights.borrow();
+        if !weights.is_empty() {
+            for (o, &w) in out.iter_mut().zip(&weights[r_start..]) {
+                *o *= w;
+            }
         }
     }
 
@@ -902,6 +914,16 @@ impl Problem for Pair<'_> {
 
     fn estimate_within(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
         self.bounded(times, bound)
+    }
+
+    fn mask(&self, spans: &[fit::Stuck]) -> bool {
+        let weights = fit::stuck_factors(&self.ts, spans);
+        if *self.weights.borrow() != weights {
+            *self.weights.borrow_mut() = weights;
+            // (every error kept was weighed the old way)
+            *self.last.borrow_mut() = None;
+        }
+        true
     }
 
     fn split_at(&self, times: &[Vec<f64>], set: usize, lo: f64, hi: f64, worst_t: f64) -> f64 {
@@ -1284,6 +1306,49 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// A peak no key can lower (the turns jump between two fitter samples,
+    /// which two keys [`fit::MIN_GAP`] apart cannot both hold) leaves the
+    /// rest of the fit within the tolerance ([`fit::refine`] lets the
+    /// samples around it keep the peak's error, [`fit::Stuck`]), for both
+    /// segment shapes; the fit ends with every error counted as it is.
+    /// (Before, the fit stopped at the peak and pruned every key that did
+    /// not raise the max: the rest of the motion was left up to the
+    /// jump's error off.)
+    #[test]
+    fn a_peak_no_key_lowers_leaves_the_rest_within_the_tolerance() {
+        let leg = Pedal::new(Knee::Forward, 0.0);
+        // 0.3 rad in a fifth of a fitter sample's step
+        let jump = |t: f64| ((t - 0.5) * 5.0 * FIT_SAMPLES as f64).clamp(0.0, 1.0) * 0.3;
+        let f = |t: f64| {
+            let a = leg.local(t);
+            (a.0 + jump(t), a.1 - jump(t))
+        };
+        let tol = DEFAULT_TOLERANCE_PX;
+        for fit in [Fit::Cubic, Fit::Linear] {
+            let p = leg.pair(&f, true, fit);
+            let times = fit::refine(&p, tol, MAX_FIT_KEYS);
+            let fresh = leg.pair(&f, true, fit);
+            assert_eq!(p.estimate(&times), fresh.estimate(&times), "{fit:?}");
+            let keys = [p.keys(&times, 0), p.keys(&times, 1)];
+            let (mut near, mut away) = (0.0f64, 0.0f64);
+            for (i, &t) in p.ts.iter().enumerate() {
+                let a1 = fit::eval_keys(&keys[0], t).to_radians();
+                let a2 = fit::eval_keys(&keys[1], t).to_radians();
+                let e = p.error2(i, p.thigh_share(i, a1), a1, a2).sqrt();
+                if (t - 0.5).abs() <= 2.0 * fit::MIN_GAP {
+                    near = near.max(e);
+                } else {
+                    away = away.max(e);
+                }
+            }
+            assert!(
+                near > 10.0 * tol,
+                "{fit:?}: the jump is no key's to close: {near}"
+            );
+            assert!(away <= tol, "{fit:?}: {away} px away from the jump");
         }
     }
 
