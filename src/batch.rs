@@ -13,11 +13,13 @@
 //! file as its bake starts and dropping it when its bake is done, and hands
 //! each finished bake to a sink on the worker thread: `bake` stages the
 //! SVG into its temporary file at once ([`output::Transaction::stage`])
-//! and keeps only the report, `check` keeps the report, `gallery` stages
-//! the SVG and keeps the report and period. So memory holds a few rigs
-//! and their bakes (one per thread) and one small report per output,
-//! whatever the batch size. (A batch of one rig keeps it from the first
-//! read: one rig is the bound anyway.)
+//! and keeps only what it prints or writes of the report (nothing with
+//! `--quiet`), `check` keeps each comparison with the thresholds (every
+//! probe only for the JSON and JUnit formats), `gallery` stages the SVG
+//! and keeps the report and period for its page. So memory holds a few
+//! rigs and their bakes (one per thread) and what is printed, whatever
+//! the batch size. (A batch of one rig keeps it from the first read: one
+//! rig is the bound anyway.)
 //!
 //! A rig file rewritten between the two reads is baked as read the second
 //! time, validated again (an error then is the rig's error, as in the
@@ -272,9 +274,16 @@ impl<'a> Dest<'a> {
     }
 }
 
-/// What `bake` keeps of one finished bake.
+/// What `bake` keeps of one finished bake until the batch is done: only
+/// what it prints or writes then, so that a batch's memory grows by a
+/// staged file's name per output, not by its report (a generated cycling
+/// rig's report is about 4 KB as JSON).
 struct Done {
-    report: Report,
+    /// The summary printed (not with `--quiet`).
+    text: Option<String>,
+    /// The report, for `--report` only (boxed: a `Done` kept for every
+    /// output is then small when none is asked).
+    report: Option<Box<Report>>,
     staged: Option<output::Staged>,
     /// The SVG itself, only for `-o -` (one output).
     svg: Option<String>,
@@ -316,6 +325,7 @@ pub(crate) fn cmd_bake(
         output::check_distinct(&planned, &inputs)?;
     }
     let to_stdout = matches!(dest, Dest::Stdout);
+    let json_asked = report_file.is_some() || report_stdout;
     let tx = output::Transaction::new();
     let mut done = bake_each(rigs, &loaded, args, &bar, |k, b| {
         let staged = match targets.get(k) {
@@ -324,7 +334,8 @@ pub(crate) fn cmd_bake(
         };
         let svg = to_stdout.then_some(b.svg);
         Ok(Done {
-            report: b.report,
+            text: (!quiet).then(|| b.report.to_text()),
+            report: json_asked.then(|| Box::new(b.report)),
             staged,
             svg,
         })
@@ -332,14 +343,16 @@ pub(crate) fn cmd_bake(
     drop(bar);
     let svg = done.first_mut().and_then(|d| d.svg.take());
     let mut staged = Vec::with_capacity(done.len() + 1);
-    let mut reports = Vec::with_capacity(done.len());
+    let mut reports = Vec::new();
+    let mut text = String::new();
     for d in done {
         staged.extend(d.staged);
-        reports.push(d.report);
+        reports.extend(d.report.map(|r| *r));
+        text.extend(d.text);
     }
     // the report is made only when asked (empty otherwise): for thousands
     // of rigs it is megabytes
-    let json = if report_file.is_some() || report_stdout {
+    let json = if json_asked {
         report::to_json(&reports)
     } else {
         String::new()
@@ -356,7 +369,6 @@ pub(crate) fn cmd_bake(
         output::stdout(&json)?;
     }
     if !quiet {
-        let text: String = reports.iter().map(Report::to_text).collect();
         if to_stdout || report_stdout {
             eprint!("{text}");
         } else {

@@ -6,8 +6,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use output::{Input, Output};
 use rigbake::bake::BakeOptions;
 use rigbake::fit::Fit;
-use rigbake::report::Report;
-use rigbake::report::check::{Check, Thresholds};
+use rigbake::report::check::{Case, Check, Thresholds};
 use rigbake::{Route, input, rig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -634,24 +633,31 @@ fn cmd_check(
     };
     let bar = std::sync::Mutex::new(batch::Progress::new(rigs, !quiet));
     let loaded = batch::load_all(rigs, args)?;
-    let reports = batch::bake_each(rigs, &loaded, args, &bar, |_, b| Ok(b.report))?;
-    drop(bar);
     // bake_each yields every route of one rig before the next rig
     let routes = args.route.routes().len();
-    let files = rigs.iter().flat_map(|p| std::iter::repeat_n(p, routes));
-    debug_assert_eq!(reports.len(), rigs.len() * routes);
-    let check = Check::new(
-        thresholds,
-        files
-            .zip(&reports)
-            .map(|(p, r)| (p.display().to_string(), r)),
-    );
+    // (each bake is compared as it is made, and only what is printed is
+    // kept of it: every probe for JSON and JUnit, the summary for text)
+    let probes = !quiet && format != CheckFormat::Text;
+    let done = batch::bake_each(rigs, &loaded, args, &bar, |k, b| {
+        let file = rigs[k / routes].display().to_string();
+        let mut case = Case::of(&thresholds, file, &b.report);
+        if !probes {
+            case.probes = Vec::new();
+            case.notes = Vec::new();
+        }
+        let text = (!quiet && format == CheckFormat::Text).then(|| b.report.to_text());
+        Ok((case, text))
+    })?;
+    drop(bar);
+    debug_assert_eq!(done.len(), rigs.len() * routes);
+    let (cases, texts): (Vec<_>, Vec<_>) = done.into_iter().unzip();
+    let check = Check::of_cases(thresholds, cases);
     if !quiet {
         let text = match format {
             CheckFormat::Json => check.to_json(),
             CheckFormat::Junit => check.to_junit(),
             CheckFormat::Text => {
-                let mut t: String = reports.iter().map(Report::to_text).collect();
+                let mut t: String = texts.into_iter().flatten().collect();
                 t.push_str(&check.verdict(args.tolerance.is_some(), args.keys.is_some()));
                 t
             }

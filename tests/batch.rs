@@ -475,6 +475,95 @@ fn a_batch_holds_a_few_rigs_at_a_time_not_the_batch() {
     assert_eq!(fs::read_dir(&gallery).unwrap().count(), 2 * rigs.len() + 1);
 }
 
+/// Rigs whose reports are big and whose bakes are small: `n` bone trees of
+/// 255 bones at constant angles (written exactly, nothing fitted), each in
+/// 8 clips, so each report has 2,040 bone lines (about 290 KB once made,
+/// 360 KB as JSON) and each bake needs a few MiB.
+fn big_report_rigs(dir: &Path, n: usize) -> Vec<PathBuf> {
+    fs::create_dir_all(dir).unwrap();
+    let mut bones = vec![serde_json::json!({"name": "root", "at": [400, 300], "length": 0})];
+    bones.extend((0..255).map(|i| {
+        serde_json::json!({
+            "name": format!("bone_with_a_long_name_{i:03}"),
+            "parent": "root", "at": "origin", "length": 10,
+            "angle": {"const_deg": i},
+        })
+    }));
+    let clips: Vec<Value> = (0..8)
+        .map(|k| serde_json::json!({"name": format!("c{k}"), "angles": {}}))
+        .collect();
+    (0..n)
+        .map(|i| {
+            let rig = serde_json::json!({
+                "name": format!("reports-{i:03}"), "view_box": [0, 0, 800, 600],
+                "period_s": 1, "bones": bones, "clips": clips,
+            });
+            let p = dir.join(format!("reports-{i:03}.json"));
+            fs::write(&p, rig.to_string()).unwrap();
+            p
+        })
+        .collect()
+}
+
+/// A batch keeps of each bake only what it prints or writes, not its
+/// report: `bake -q` and `check -q` print nothing, so 80 rigs with big
+/// reports ([`big_report_rigs`], about 23 MB of reports) bake and check on
+/// two threads within a 36 MiB data limit (the release build needs 24 and
+/// 28). When every report was kept to the end of the batch, `bake` needed
+/// over 40 MiB and `check` over 72. `bake --report` still writes every
+/// report.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_batch_keeps_no_report_it_does_not_print() {
+    const LIMIT: u64 = 36 << 20;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let rigs = big_report_rigs(&dir.join("rigs"), 80);
+    let within_limit = |what: &str, c: &mut Command| {
+        let out = with_data_limit(c, LIMIT).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{what} within {} MiB: {:?} {}",
+            LIMIT >> 20,
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let out = dir.join("out");
+    let bake = || {
+        let mut c = rigbake(Some(2));
+        c.arg("bake").args(&rigs).arg("-o").arg(&out);
+        c
+    };
+    within_limit("bake", bake().arg("--quiet"));
+    assert_eq!(fs::read_dir(&out).unwrap().count(), rigs.len());
+    let checked = within_limit(
+        "check",
+        rigbake(Some(2))
+            .arg("check")
+            .args(&rigs)
+            .args(["--max-error", "1000", "--quiet"]),
+    );
+    assert!(checked.stdout.is_empty() && checked.stderr.is_empty());
+    // (what is kept when a report is asked is what it is made of)
+    let report = dir.join("report.json");
+    let written = bake()
+        .arg("--quiet")
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(written.status.success());
+    let reports: Value = serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap();
+    let reports = reports.as_array().unwrap();
+    assert_eq!(reports.len(), rigs.len());
+    for (r, rig) in reports.iter().zip(&rigs) {
+        assert_eq!(r["rig"].as_str().unwrap(), name_of(rig));
+        assert_eq!(r["bones"].as_array().unwrap().len(), 255 * 8);
+    }
+}
+
 /// A batch of two rigs on one thread whose first output is staged slowly
 /// (the debug-only stall hook), so the test can rewrite the second rig's
 /// file after the batch validated it and before the batch reads it again

@@ -220,6 +220,25 @@ pub struct Case {
     pub notes: Vec<String>,
 }
 
+impl Case {
+    /// Every probe of report `r` (baked from rig file `file`) compared with
+    /// the thresholds.
+    pub fn of(thresholds: &Thresholds, file: String, r: &Report) -> Case {
+        let probes = r.probes();
+        let failures: Vec<Failure> = probes.iter().flat_map(|p| p.failures(thresholds)).collect();
+        Case {
+            rig: r.rig.clone(),
+            file,
+            route: r.route,
+            ok: failures.is_empty(),
+            max_error_px: probes.iter().map(|p| p.max_error_px).fold(0.0, f64::max),
+            failures,
+            probes,
+            notes: r.notes.clone(),
+        }
+    }
+}
+
 /// A whole `check` run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
@@ -238,26 +257,15 @@ impl Check {
         thresholds: Thresholds,
         bakes: impl IntoIterator<Item = (String, &'a Report)>,
     ) -> Check {
-        let results: Vec<Case> = bakes
+        let results = bakes
             .into_iter()
-            .map(|(file, r)| {
-                let probes = r.probes();
-                let failures: Vec<Failure> = probes
-                    .iter()
-                    .flat_map(|p| p.failures(&thresholds))
-                    .collect();
-                Case {
-                    rig: r.rig.clone(),
-                    file,
-                    route: r.route,
-                    ok: failures.is_empty(),
-                    max_error_px: probes.iter().map(|p| p.max_error_px).fold(0.0, f64::max),
-                    failures,
-                    probes,
-                    notes: r.notes.clone(),
-                }
-            })
+            .map(|(file, r)| Case::of(&thresholds, file, r))
             .collect();
+        Check::of_cases(thresholds, results)
+    }
+
+    /// The check of cases already compared ([`Case::of`]), in order.
+    pub fn of_cases(thresholds: Thresholds, results: Vec<Case>) -> Check {
         Check {
             version: VERSION,
             ok: results.iter().all(|c| c.ok),
