@@ -418,6 +418,21 @@ fn with_data_limit(c: &mut Command, bytes: u64) -> &mut Command {
     }
 }
 
+/// Runs `c` (`what`, for the message) within a data limit of `limit`
+/// bytes ([`with_data_limit`]) and asserts that it succeeds; its output.
+#[cfg(target_os = "linux")]
+fn succeeds_within(what: &str, c: &mut Command, limit: u64) -> Output {
+    let out = with_data_limit(c, limit).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{what} within {} MiB: {:?} {}",
+        limit >> 20,
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// A batch holds a few rigs at a time (one per thread), not every rig of
 /// the batch: 40 rigs of 0.5 MB (each about 3.5 MB once parsed and
 /// validated, 140 MB for all) bake, check and make a gallery on two
@@ -433,14 +448,7 @@ fn a_batch_holds_a_few_rigs_at_a_time_not_the_batch() {
     let dir = tmp.path();
     let rigs = scene_rigs::write_scene_rigs(&dir.join("rigs"), 40, 64, 1024).unwrap();
     let within_limit = |what: &str, c: &mut Command| {
-        let out = with_data_limit(c, LIMIT).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{what} within {} MiB: {:?} {}",
-            LIMIT >> 20,
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeds_within(what, c, LIMIT);
     };
     let out = dir.join("out");
     within_limit(
@@ -519,17 +527,7 @@ fn a_batch_keeps_no_report_it_does_not_print() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let rigs = big_report_rigs(&dir.join("rigs"), 80);
-    let within_limit = |what: &str, c: &mut Command| {
-        let out = with_data_limit(c, LIMIT).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{what} within {} MiB: {:?} {}",
-            LIMIT >> 20,
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    };
+    let within_limit = |what: &str, c: &mut Command| succeeds_within(what, c, LIMIT);
     let out = dir.join("out");
     let bake = || {
         let mut c = rigbake(Some(2));
