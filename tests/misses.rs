@@ -130,8 +130,9 @@ fn a_peak_no_key_lowers_leaves_the_limb_its_keys() {
 /// linear ones, which is no gain at that budget (`fit::least_miss`); but
 /// then the head's rim missed 0.25 px by 0.003 px with the linear keys and
 /// kept it with cubic ones, and `--tolerance 0.25` refused the rig. Now a
-/// tolerance bake whose shortest shapes miss bakes cubic keys too and
-/// takes them where they miss less. The default goal, which is no promise,
+/// tolerance bake whose shortest shapes miss bakes every channel cubic and
+/// every channel linear too, and takes the least error of the three. The
+/// default goal, which is no promise,
 /// keeps the shortest shapes' 24 KB at 0.2576 px: the cubic keys' 0.2217
 /// px is not clearly less (`fit::clearly_less`) and takes 138 KB.
 #[test]
