@@ -1367,21 +1367,40 @@ pub struct Stuck {
     pub factor: f64,
 }
 
-/// Per sample of `ts`, the factor its error is weighed by under `spans`
-/// ([`Problem::mask`]): empty for none.
-pub(crate) fn stuck_factors(ts: &[f64], spans: &[Stuck]) -> Vec<f64> {
-    if spans.is_empty() {
-        return Vec::new();
+/// Per sample of a problem, the factor [`Problem::mask`] weighs its error
+/// by under the spans it was given (empty: none, every factor 1).
+#[derive(Default)]
+pub(crate) struct Weights(std::cell::RefCell<Vec<f64>>);
+
+impl Weights {
+    /// Weighs the samples at `ts` by `spans` (by the product of the
+    /// factors where spans overlap); whether any factor changed (an error
+    /// kept from before was then weighed the old way).
+    pub(crate) fn set(&self, ts: &[f64], spans: &[Stuck]) -> bool {
+        let factors: Vec<f64> = if spans.is_empty() {
+            Vec::new()
+        } else {
+            ts.iter()
+                .map(|&t| {
+                    spans
+                        .iter()
+                        .filter(|s| s.lo <= t && t <= s.hi)
+                        .map(|s| s.factor)
+                        .product()
+                })
+                .collect()
+        };
+        let changed = *self.0.borrow() != factors;
+        if changed {
+            *self.0.borrow_mut() = factors;
+        }
+        changed
     }
-    ts.iter()
-        .map(|&t| {
-            spans
-                .iter()
-                .filter(|s| s.lo <= t && t <= s.hi)
-                .map(|s| s.factor)
-                .product()
-        })
-        .collect()
+
+    /// Every sample's factor (empty: none).
+    pub(crate) fn all(&self) -> std::cell::Ref<'_, Vec<f64>> {
+        self.0.borrow()
+    }
 }
 
 /// The best placement found for a budget of `max_keys` distinct keys per set:

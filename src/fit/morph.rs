@@ -11,7 +11,7 @@
 //! Used by a bone tree's `ik` entries written as a morph (`"smil":
 //! "morph"`, as every cycling leg's entry is).
 
-use super::{Estimate, FIT_SAMPLES, Problem, Stuck, stuck_factors};
+use super::{Estimate, FIT_SAMPLES, Problem, Stuck, Weights};
 use crate::geom::{LEN_DECIMALS, Vec2, quantize};
 use std::cell::RefCell;
 
@@ -32,8 +32,8 @@ pub struct MorphProblem<'a> {
     /// [`super::pair::Pair`]).
     last: RefCell<(Vec<f64>, Vec<f64>)>,
     /// Per sample, the factor [`Problem::mask`] weighs its error by (its
-    /// square the squared error; empty: none).
-    weights: RefCell<Vec<f64>>,
+    /// square the squared error).
+    weights: Weights,
 }
 
 impl<'a> MorphProblem<'a> {
@@ -49,7 +49,7 @@ impl<'a> MorphProblem<'a> {
             corners,
             targets: ts.iter().map(|&t| end(t)).collect(),
             last: RefCell::new((Vec::new(), vec![0.0; ts.len()])),
-            weights: RefCell::new(Vec::new()),
+            weights: Weights::default(),
             ts,
         }
     }
@@ -76,7 +76,7 @@ impl Problem for MorphProblem<'_> {
             let k1 = (tk.partition_point(|&t| t <= hi) + 1).min(tk.len());
             let ends: Vec<Vec2> = tk[k0..k1].iter().map(|&t| q_len((self.end)(t))).collect();
             let ts = &self.ts[span.clone()];
-            let weights = self.weights.borrow();
+            let weights = self.weights.all();
             super::linear_estimate(ts, &tk[k0..k1], |i, seg, f| {
                 let p = ends[seg] + (ends[seg + 1] - ends[seg]) * f;
                 let i = span.start + i;
@@ -103,9 +103,7 @@ impl Problem for MorphProblem<'_> {
     }
 
     fn mask(&self, spans: &[Stuck]) -> bool {
-        let weights = stuck_factors(&self.ts, spans);
-        if *self.weights.borrow() != weights {
-            *self.weights.borrow_mut() = weights;
+        if self.weights.set(&self.ts, spans) {
             // (every error kept was weighed the old way)
             self.last.borrow_mut().0.clear();
         }

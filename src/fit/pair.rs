@@ -110,8 +110,8 @@ pub struct Pair<'a> {
     /// keys reach, measured against that base.
     last: RefCell<Option<State>>,
     /// Per sample, the factor [`Problem::mask`] weighs its error by (its
-    /// square the squared error; empty: none).
-    weights: RefCell<Vec<f64>>,
+    /// square the squared error).
+    weights: fit::Weights,
 }
 
 /// The ideal pose of a css leg at one fitter sample (see [`Pair`]).
@@ -284,7 +284,7 @@ impl<'a> Pair<'a> {
             eases: RefCell::default(),
             grid: RefCell::default(),
             last: RefCell::new(None),
-            weights: RefCell::new(Vec::new()),
+            weights: fit::Weights::default(),
         }
     }
 
@@ -524,7 +524,7 @@ impl<'a> Pair<'a> {
         } else {
             end
         };
-        let f = self.weights.borrow().get(i).copied().unwrap_or(1.0);
+        let f = self.weights.all().get(i).copied().unwrap_or(1.0);
         error * f * f
     }
 
@@ -560,7 +560,7 @@ impl<'a> Pair<'a> {
             let (a1, a2) = (a1.to_radians(), a2.to_radians());
             *o = (l1 * (a1 - t1).abs() + l2 * (a1 + a2 - t2).abs() + gap) * (1.0 + 1e-9);
         }
-        let weights = self.weights.borrow();
+        let weights = self.weights.all();
         if !weights.is_empty() {
             for (o, &w) in out.iter_mut().zip(&weights[r_start..]) {
                 *o *= w;
@@ -917,9 +917,7 @@ impl Problem for Pair<'_> {
     }
 
     fn mask(&self, spans: &[fit::Stuck]) -> bool {
-        let weights = fit::stuck_factors(&self.ts, spans);
-        if *self.weights.borrow() != weights {
-            *self.weights.borrow_mut() = weights;
+        if self.weights.set(&self.ts, spans) {
             // (every error kept was weighed the old way)
             *self.last.borrow_mut() = None;
         }
