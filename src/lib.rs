@@ -189,7 +189,7 @@ pub fn judged_error_px(fig: &figure::Figure, report: &report::Report) -> f64 {
 ///   three shapes the fewest bytes of those the least error is not clearly
 ///   less than ([`fit::least_miss`]);
 /// - `Uniform(n)`: `n` uniform keys per fitted channel; `Budget(n)`: at
-///   most `n`, extrema and corners first.
+///   most `n`, placed where each channel bends ([`fit::placed_keys`]).
 fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOptions) -> Baked {
     use figure::bake::{ChannelKeys, Keyer};
     // every refit solves the same ideal motion
@@ -231,7 +231,7 @@ fn bake_figure_rig(rig: &rig::Rig, fig: &figure::Figure, opts: &bake::BakeOption
         bake::Keying::Budget(n) => {
             let (fb, r) = run(ChannelKeys::Placed(n), None, shape);
             let note = format!(
-                "keys: at most {n} {fit} keys on every fitted channel, its extrema and corners first; {EXACT}"
+                "keys: at most {n} {fit} keys on every fitted channel, placed where it bends; {EXACT}"
             );
             (fb, r, Some(note), None)
         }

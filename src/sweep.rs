@@ -5,7 +5,7 @@
 //!
 //! Columns: uniform keys with linear or cubic segments, and adaptive
 //! placement on the same key budget ([`crate::bake::Keying::Budget`]: each
-//! fitted channel's extrema and corners first, then uniform keys). Every figure is the
+//! fitted channel's keys where it bends, [`crate::fit::placed_keys`]). Every figure is the
 //! measure stage's max over every probe of a real bake
 //! ([`crate::report::Report::max_error_px`]).
 

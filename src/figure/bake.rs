@@ -99,8 +99,8 @@ pub enum ChannelKeys {
     Budget(f64),
     /// Exactly `n` uniform keys on every fitted channel.
     Uniform(usize),
-    /// At most `n` keys per fitted channel: its extrema and corners, then
-    /// as many uniform keys as fit beside them (the sweep's adaptive column).
+    /// At most `n` keys per fitted channel, placed where its curve bends
+    /// ([`fit::placed_keys`]; the sweep's adaptive columns).
     Placed(usize),
 }
 
