@@ -1059,14 +1059,36 @@ pub struct Placer<'a> {
     route: crate::clip::Route,
     /// The written values and slopes of every frame.
     css: std::sync::Arc<CssFrames>,
+    /// The recording at each time a span is checked at, frame `i /
+    /// CSS_SUBSAMPLES` for i = 0..=`FRAMES · CSS_SUBSAMPLES` (between frames
+    /// as [`between`] moves them): every particle, time after time. Every
+    /// span the plans try reads these, whatever its ends, so they are
+    /// found once.
+    recorded: Vec<Vec2>,
 }
 
 impl<'a> Placer<'a> {
     pub fn new(chain: &'a Chain, route: crate::clip::Route) -> Placer<'a> {
+        let css = chain.written();
+        let frames = &chain.recording.frames;
+        let steps = FRAMES * CSS_SUBSAMPLES;
+        let mut recorded = Vec::with_capacity((steps + 1) * chain.params.count);
+        let mut at_step = Vec::with_capacity(chain.params.count);
+        for i in 0..=steps {
+            let at = i as f64 / CSS_SUBSAMPLES as f64;
+            // the recording between frames f and f + 1, a fraction s along
+            let f = (at.floor() as usize).min(FRAMES - 1);
+            let s = at - f as f64;
+            let pair = |f: usize| (&frames[f][..], &css.polar[f][..]);
+            between_measured(pair(f), pair(f + 1), s, &mut at_step);
+            debug_assert_eq!(at_step.len(), chain.params.count);
+            recorded.extend_from_slice(&at_step);
+        }
         Placer {
             chain,
             route,
-            css: chain.written(),
+            css,
+            recorded,
         }
     }
 
@@ -1148,8 +1170,8 @@ impl<'a> Placer<'a> {
     /// instant and shared by the channels; the values are
     /// [`crate::measure::track_value`]'s bit for bit.
     pub fn span_error(&self, a: usize, b: usize, fit: crate::fit::Fit, limit: f64) -> f64 {
-        let frames = &self.chain.recording.frames;
-        let m = self.chain.params.count - 1;
+        let n = self.chain.params.count;
+        let m = n - 1;
         let mut worst = 0.0f64;
         let css = &*self.css;
         let (ta, tb) = (frame_time(a), frame_time(b));
@@ -1171,7 +1193,6 @@ impl<'a> Placer<'a> {
         let steps = (b - a) * CSS_SUBSAMPLES;
         let mut world = vec![0.0; m];
         let mut stretch = vec![Vec2::ZERO; m];
-        let mut want = Vec::with_capacity(m + 1);
         for k in 0..=steps {
             let at = a as f64 + k as f64 / CSS_SUBSAMPLES as f64;
             let u = at / FRAMES as f64;
@@ -1185,11 +1206,10 @@ impl<'a> Placer<'a> {
             for (st, [sx, sy]) in stretch.iter_mut().zip(&along) {
                 *st = Vec2::new(sx.at(s, &mut shared), sy.at(s, &mut shared));
             }
-            // the recording between frames f and f + 1, a fraction s along
-            let f = (at.floor() as usize).min(FRAMES - 1);
-            let sf = at - f as f64;
-            let pair = |f: usize| (&frames[f][..], &css.polar[f][..]);
-            between_measured(pair(f), pair(f + 1), sf, &mut want);
+            // (the time `a + k / CSS_SUBSAMPLES` is the table's step
+            // `a · CSS_SUBSAMPLES + k`, both exact in binary)
+            let i = a * CSS_SUBSAMPLES + k;
+            let want = &self.recorded[i * n..(i + 1) * n];
             let mut w = css.drawn[0] + Vec2::new(x.at(s, &mut shared), y.at(s, &mut shared));
             for j in 0..m {
                 w = css.joint(j, w, world[j], stretch[j]);
