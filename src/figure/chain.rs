@@ -1223,12 +1223,12 @@ impl<'a> Placer<'a> {
     }
 }
 
-/// `worst.max(d.len())`, bit for bit, with the length (a `hypot`) taken
-/// only where it can raise `worst`: not when `|d|²`, computed, is below
-/// `worst² · (1 − 10⁻⁹)`. Then `|d| < worst · (1 − 4·10⁻¹⁰)` whatever
-/// the rounding of the squares (a few units in 2⁻⁵³), and `hypot`, within
-/// an ulp of `|d|`, is below `worst`. Only for `worst > 10⁻¹⁰⁰`, whose
-/// square is a normal number; a NaN or infinite `d` takes the length.
+/// `worst.max(d.len())`, bit for bit, with the length (a square root)
+/// taken only where it can raise `worst`: not when `|d|²`, computed, is
+/// below `worst² · (1 − 10⁻⁹)`. Then the length, the square root of that
+/// same computed sum, is below `worst · (1 − 4·10⁻¹⁰)` whatever the
+/// rounding of `worst²` (a few units in 2⁻⁵³). Only for `worst > 10⁻¹⁰⁰`,
+/// whose square is a normal number; a NaN or infinite `d` takes the length.
 #[inline]
 fn max_len(worst: f64, d: Vec2) -> f64 {
     if worst > 1e-100 && d.x * d.x + d.y * d.y < worst * worst * (1.0 - 1e-9) {

@@ -1325,9 +1325,7 @@ fn reach_plan(
         .iter()
         .map(|&p| {
             let slack = stretch * err + 1e-9 * (1.0 + size(p, err) + l1 + l2);
-            // (a square root, not `dist`'s hypot: it differs by rounding)
-            let v = to_fig.apply(p) - joint;
-            !within((v.x * v.x + v.y * v.y).sqrt(), slack)
+            !within(to_fig.apply(p).dist(joint), slack)
         })
         .collect();
     ReachPlan::Near(near)
