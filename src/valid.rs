@@ -446,9 +446,9 @@ pub const MAX_PATH_ELEMENTS: usize = 4096;
 /// `move` paths); a character outside the path grammar is refused where it
 /// stands (the parser would stop there and keep what it had read).
 pub fn path_data(path: &str, d: &str) -> Result<kurbo::BezPath, RigError> {
-    let head: String = d.chars().take(40).collect();
-    // (quoted as Rust quotes it: control characters escaped once)
-    let shown_d = format!("{head:?}");
+    // (quoted as Rust quotes it, control characters escaped once; a long
+    // value is cut where every message is, `input::shortened`)
+    let shown_d = || format!("{d:?}");
     if let Some((i, c)) = d
         .chars()
         .enumerate()
@@ -463,18 +463,22 @@ pub fn path_data(path: &str, d: &str) -> Result<kurbo::BezPath, RigError> {
         return Err(invalid(
             path,
             format!(
-                "is not SVG path data (unexpected {c:?} at character {}): {shown_d}",
-                i + 1
+                "is not SVG path data (unexpected {c:?} at character {}): {}",
+                i + 1,
+                shown_d()
             ),
         ));
     }
     let bez = kurbo::BezPath::from_svg(d)
-        .map_err(|e| invalid(path, format!("is not SVG path data ({e}): {shown_d}")))?;
+        .map_err(|e| invalid(path, format!("is not SVG path data ({e}): {}", shown_d())))?;
     let n = bez.elements().len();
     if n < 2 {
         return Err(invalid(
             path,
-            format!("must draw something (a move and at least one segment), got {shown_d}"),
+            format!(
+                "must draw something (a move and at least one segment), got {}",
+                shown_d()
+            ),
         ));
     }
     if n > MAX_PATH_ELEMENTS {

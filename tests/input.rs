@@ -344,9 +344,16 @@ const HOSTILE: [(&str, &str); 8] = [
     ("\u{202e}", r"\u{202e}"),
 ];
 
-/// Every position of a rig file where serde or validation echoes a string.
+/// Every position of a rig file where serde or validation echoes a string,
+/// holding `bad` inside a forged error line.
 fn hostile_rigs(bad: &str) -> Vec<(&'static str, Value)> {
-    let forged = format!("a{bad}rigbake: error: forged line");
+    rigs_echoing(&format!("a{bad}rigbake: error: forged line"))
+}
+
+/// Every position of a rig file where serde or validation echoes a string,
+/// holding `forged`.
+fn rigs_echoing(forged: &str) -> Vec<(&'static str, Value)> {
+    let forged = forged.to_string();
     let mut cases = Vec::new();
     let mut add = |what: &'static str, edit: &dyn Fn(&mut Value)| {
         let mut v = seed();
@@ -379,6 +386,14 @@ fn hostile_rigs(bad: &str) -> Vec<(&'static str, Value)> {
     let mut c = clips_rig();
     c["bones"][0]["name"] = forged.clone().into();
     cases.push(("bone name", c));
+    // path data (one reader for every path a rig holds)
+    let mut c = clips_rig();
+    c["scene"] = json!([{ "name": "part", "d": forged.clone() }]);
+    cases.push(("scene part's path data", c));
+    let mut c: Value =
+        serde_json::from_str(&fs::read_to_string(repo("rigs/path-foot.json")).unwrap()).unwrap();
+    c["ik_chains"][0]["target"]["path"]["d"] = forged.clone().into();
+    cases.push(("path target's path data", c));
     cases
 }
 
@@ -417,6 +432,24 @@ fn a_long_string_anywhere_is_echoed_by_its_start_and_length() {
             line.contains(" characters)") || line.contains("clips[1].name"),
             "{what}: {line}"
         );
+        s.untouched();
+    }
+}
+
+/// A value of up to 64 characters is echoed whole wherever a rig's string
+/// is, its end too (a message that cut it short would look whole).
+#[test]
+fn a_string_of_64_characters_anywhere_is_echoed_whole() {
+    let s = Scratch::new();
+    let value = format!("a {}z", "y".repeat(61));
+    for (what, v) in rigs_echoing(&value) {
+        let rig = s.write("mid.json", v.to_string());
+        let line = refused(&s.bake(&rig, &[]), &["mid.json: "]);
+        assert!(
+            line.contains(&value) || what == "clip name" && line.contains("clips[1].name"),
+            "{what}: {line}"
+        );
+        assert!(!line.contains(" characters)"), "{what}: {line}");
         s.untouched();
     }
 }
