@@ -945,7 +945,7 @@ fn check_place(
                 line,
                 part: name.into(),
                 why: format!(
-                    "{whose} (line {row}) sets `{property}` in {how}, which moves what it draws where rigbake cannot follow; use the transform attribute"
+                    "{whose} (line {row}) sets `{property}` {how}, which moves what it draws where rigbake cannot follow; use the transform attribute"
                 ),
             });
         }

@@ -261,6 +261,7 @@ fn bake_art_fails(art: &str, extra: &[&str]) -> String {
     assert!(res.stdout.is_empty());
     let err = String::from_utf8(res.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(common::doubled_word(&err), None, "{err}");
     assert!(!out.exists(), "a file was written");
     assert_eq!(
         fs::read_dir(dir.path()).unwrap().count(),
@@ -538,6 +539,15 @@ fn what_moves_a_part_beyond_its_transform_attributes_is_refused() {
         let err = bake_art_fails(&drawing, &[]);
         for needle in ["drawing.svg", "line ", property] {
             assert!(err.contains(needle), "{property}: {err}");
+        }
+        // where the property is set, in words
+        if !err.contains("sheet") && !err.contains("<style>") {
+            let how = if property == "`transform-origin`" {
+                "as an attribute"
+            } else {
+                "in its style"
+            };
+            assert!(err.contains(&format!("sets {property} {how}, ")), "{err}");
         }
     }
     // the drawing's own probe may not take a name the file's own probes have

@@ -3,6 +3,8 @@
 //! input-error line naming the drawing, with the previous output untouched
 //! and no temp file left.
 
+mod common;
+
 use assert_cmd::Command;
 use rigbake::art::{MAX_SCOPED_NAMES, USE_BUDGET};
 use std::fs;
@@ -123,6 +125,7 @@ fn refused_within(art: &str, kib: Option<u64>, needles: &[&str]) -> String {
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     let prefix = format!("rigbake: error: {}: ", r.art_path.display());
     assert!(r.stderr.starts_with(&prefix), "{}", r.stderr);
+    assert_eq!(common::doubled_word(&r.stderr), None, "{}", r.stderr);
     for n in needles {
         assert!(r.stderr.contains(n), "missing {n:?} in {}", r.stderr);
     }

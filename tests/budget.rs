@@ -48,6 +48,7 @@ fn refused_with(v: &Value, args: &[&str], needles: &[&str], limit: Duration) -> 
     assert!(!line.contains('\n'), "{stderr}");
     let head = format!("rigbake: error: {}: ", path.display());
     assert!(line.starts_with(&head), "{line}");
+    assert_eq!(common::doubled_word(line), None, "{line}");
     for n in needles {
         assert!(line.contains(n), "lacks {n:?}: {line}");
     }

@@ -9,6 +9,8 @@
 //! stderr line without a control character, the named file in it, the
 //! previous output untouched and no `.rigbake-*` temporary left.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::{Value, json};
 use std::fs;
@@ -147,6 +149,7 @@ fn refused(out: &Output, needles: &[&str]) -> String {
         "raw control character in {line:?}"
     );
     assert!(!line.contains("panicked"), "{line}");
+    assert_eq!(common::doubled_word(line), None, "{line}");
     for n in needles {
         assert!(line.contains(n), "message lacks {n:?}: {line}");
     }

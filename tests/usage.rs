@@ -108,6 +108,7 @@ fn one_line_error(out: &Output, what: &str, needles: &[&str]) -> String {
         line.starts_with("rigbake: error: "),
         "{what}: no prefix: {line}"
     );
+    assert_eq!(common::doubled_word(line), None, "{what}: {line}");
     for bad in ["Usage:", "tip:", "For more information", "panicked"] {
         assert!(!line.contains(bad), "{what}: {bad:?} in {line}");
     }

@@ -172,13 +172,52 @@ pub fn temporaries(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Exit 2 and exactly one stderr line, which contains every needle.
+/// The first word a message writes twice in a row ("sets `x` in in its
+/// style"), outside quoted values (an echoed `"M 0 0"` may repeat itself).
+pub fn doubled_word(message: &str) -> Option<String> {
+    let mut plain = String::with_capacity(message.len());
+    let mut chars = message.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '`' => {
+                // to the closing quote (inside `"`, a backslash escapes)
+                while let Some(d) = chars.next() {
+                    if d == c {
+                        break;
+                    }
+                    if c == '"' && d == '\\' {
+                        chars.next();
+                    }
+                }
+                plain.push(' ');
+            }
+            _ => plain.push(c),
+        }
+    }
+    // (words between spaces, their punctuation trimmed; a path or a
+    // number is no word)
+    let words: Vec<Option<String>> = plain
+        .split_whitespace()
+        .map(|w| {
+            let w = w.trim_matches(|c: char| ",.;:()!?".contains(c));
+            (!w.is_empty() && w.chars().all(char::is_alphabetic)).then(|| w.to_lowercase())
+        })
+        .collect();
+    words
+        .windows(2)
+        .find(|w| w[0].is_some() && w[0] == w[1])
+        .and_then(|w| w[0].clone())
+}
+
+/// Exit 2 and exactly one stderr line, which contains every needle and
+/// writes no word twice in a row.
 pub fn refused(out: &Output, needles: &[&str]) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(2), "stderr: {err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("rigbake: error: "), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(doubled_word(&err), None, "{err}");
     for n in needles {
         assert!(err.contains(n), "message lacks {n:?}: {err}");
     }
@@ -215,6 +254,7 @@ pub fn assert_bake_refused(rig_text: &str, needles: &[&str]) {
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("bad.json"), "{stderr}");
+    assert_eq!(doubled_word(&stderr), None, "{stderr}");
     for w in needles {
         assert!(stderr.contains(w), "{stderr:?} lacks {w:?}");
     }
