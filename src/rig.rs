@@ -352,16 +352,23 @@ fn json_error(text: &str, path: &str, inner: serde_json::Error) -> RigError {
     {
         msg = m;
     }
-    // Rust's names for number types, in the format's words
+    // Rust's names for number types, in the format's words (an unsigned
+    // one takes no sign: `-1` is whole, but not one of them), and a whole
+    // number written with a point or an exponent (`2.0`, `1e3`), which
+    // JSON reads as a fraction, said so
     for (rust, ours) in [
         ("expected f64", "expected a number"),
-        ("expected u32", "expected a whole number"),
-        ("expected u64", "expected a whole number"),
-        ("expected usize", "expected a whole number"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected usize", "expected a whole number, 0 or more"),
         ("expected i64", "expected a whole number"),
     ] {
         if let Some(head) = msg.strip_suffix(rust) {
+            let fraction = head.starts_with("invalid type: floating point");
             msg = format!("{head}{ours}");
+            if fraction {
+                msg.push_str(", written without a decimal point or an exponent");
+            }
         }
     }
     if let Some(near) = nearest_field(&msg) {

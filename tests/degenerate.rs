@@ -997,6 +997,38 @@ fn a_value_of_no_form_of_its_field_is_told_the_forms() {
         &with(&walker, "/period_s", json!("2")),
         &["period_s", "expected a number"],
     );
+    // a whole number's field: a sign it cannot take, and a whole number
+    // written as JSON writes a fraction, each said so
+    for (pointer, shown) in [
+        (
+            "/bones/3/angle/sine/harmonic",
+            "bones[3].angle.sine.harmonic",
+        ),
+        ("/ground/dots_per_period", "ground.dots_per_period"),
+    ] {
+        common::bad(
+            &with(&walker, pointer, json!(-1)),
+            &[shown, "integer `-1`, expected a whole number, 0 or more"],
+        );
+        for (value, written) in [(json!(2.0), "2.0"), (json!(1e3), "1000.0")] {
+            common::bad(
+                &with(&walker, pointer, value),
+                &[
+                    shown,
+                    &format!(
+                        "floating point `{written}`, expected a whole number, 0 or more, written without a decimal point or an exponent"
+                    ),
+                ],
+            );
+        }
+    }
+    common::bad(
+        &with(&scarf, "/chains/0/segments", json!(10.5)),
+        &[
+            "chains[0].segments",
+            "floating point `10.5`, expected a whole number, 0 or more, written without",
+        ],
+    );
 }
 
 /// Every field of a rig misspelled by a slip (one letter dropped, `_`
