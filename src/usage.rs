@@ -215,8 +215,8 @@ pub(crate) fn key_range(s: &str) -> Result<(usize, usize), Refused> {
         ))
     };
     let (a, b) = s.split_once("..").ok_or_else(shape)?;
-    let a: i128 = a.trim().parse().map_err(|_| shape())?;
-    let b: i128 = b.trim().parse().map_err(|_| shape())?;
+    let a: i128 = a.parse().map_err(|_| shape())?;
+    let b: i128 = b.parse().map_err(|_| shape())?;
     if !(2 <= a && a <= b && b <= MAX_SWEEP_KEYS as i128) {
         return Err(Refused(format!(
             "need 2 <= A <= B <= {MAX_SWEEP_KEYS}, got {s:?}"
@@ -261,7 +261,9 @@ mod tests {
             let why = key_range(bad).unwrap_err().to_string();
             assert!(why.starts_with("need 2 <= A <= B <= 400"), "{bad}: {why}");
         }
-        for bad in ["4", "a..5", "4..", "4...5"] {
+        for bad in [
+            "4", "a..5", "4..", "4...5", " 4..5", "4 ..5", "4.. 5", "4..5\n",
+        ] {
             let why = key_range(bad).unwrap_err().to_string();
             assert!(
                 why.starts_with("expected whole numbers A..B"),
