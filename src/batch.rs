@@ -259,14 +259,19 @@ impl<'a> Dest<'a> {
             return Ok(Dest::File(output));
         }
         if output.exists() && !output.is_dir() {
+            // (what it is: a file, or a device such as /dev/null)
+            let what = std::fs::metadata(output)
+                .ok()
+                .and_then(|m| rigbake::input::not_a_file(&m))
+                .unwrap_or("a file");
             if outputs == 1 {
                 bail!(
-                    "-o {}: is a file, and a name not ending in .svg is a directory; name a .svg file for the one output",
+                    "-o {}: is {what}, and a name not ending in .svg is a directory; name a .svg file for the one output",
                     output.display()
                 );
             }
             bail!(
-                "-o {}: is a file, but {outputs} outputs need a directory",
+                "-o {}: is {what}, but {outputs} outputs need a directory",
                 output.display()
             );
         }

@@ -187,7 +187,7 @@ fn open(path: &Path) -> std::io::Result<std::fs::File> {
 
 /// What a non-regular file is ("a directory", "a named pipe", …), or `None`
 /// for a regular file.
-fn not_a_file(meta: &std::fs::Metadata) -> Option<&'static str> {
+pub fn not_a_file(meta: &std::fs::Metadata) -> Option<&'static str> {
     let t = meta.file_type();
     if t.is_file() {
         return None;

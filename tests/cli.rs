@@ -552,6 +552,13 @@ fn output_existing_file_not_svg_is_refused_in_good_grammar() {
         &["exist.txt: is a file, but 2 outputs need a directory"],
     );
     assert_eq!(fs::read(&file).unwrap(), b"keep");
+    // a device is called what it is, not a file
+    let mut null = rigbake();
+    null.arg("bake").arg(&scene.rig).args(["-o", "/dev/null"]);
+    fails_with(
+        &mut null,
+        &["-o /dev/null: is a character device, and a name not ending in .svg is a directory"],
+    );
 }
 
 #[test]
