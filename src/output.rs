@@ -360,8 +360,17 @@ impl Transaction {
             _ => PathBuf::from("."),
         };
         // one stat: another bake may remove the directory between two
-        if std::fs::metadata(&dir).is_ok_and(|m| !m.is_dir()) {
-            bail!("{}: is not a directory", dir.display());
+        match std::fs::metadata(&dir) {
+            Ok(m) if !m.is_dir() => bail!("{}: is not a directory", dir.display()),
+            // the directories a path names are made, not those a link
+            // leads to (a link is someone's pointer elsewhere: a slip
+            // there would make directories anywhere)
+            Err(_) if target != o.path => bail!(
+                "{}: is a symbolic link to {}, whose directory does not exist",
+                o.path.display(),
+                target.display()
+            ),
+            _ => {}
         }
         let mut builder = tempfile::Builder::new();
         builder.prefix(".rigbake-");

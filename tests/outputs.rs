@@ -840,7 +840,9 @@ fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
 /// command that writes a file: the file the link leads to gets the bytes
 /// (made where it does not exist yet, through a chain of two links too)
 /// and the link stays a link. (Renaming over the path cut the link and
-/// left its file with the old bytes.)
+/// left its file with the old bytes.) A link into a directory that does
+/// not exist is refused: no directory is made where a link points (it
+/// made them, as for a path named on the command line).
 #[test]
 fn an_output_that_is_a_link_writes_the_file_it_leads_to() {
     for (args, file) in file_writers() {
@@ -879,6 +881,19 @@ fn an_output_that_is_a_link_writes_the_file_it_leads_to() {
         );
         assert_eq!(fs::read(d.join("real/new")).unwrap(), want, "{args:?}");
         assert!(temporaries(d).is_empty(), "{args:?} left temporaries");
+        // a link into a directory that does not exist: refused, naming
+        // the link and where it leads, and no directory made there
+        fs::remove_file(d.join(file)).unwrap();
+        std::os::unix::fs::symlink(d.join("gone/deeper/x.svg"), d.join(file)).unwrap();
+        let line = refused(
+            &run_in(d, &args),
+            &["is a symbolic link to ", "gone/deeper/x.svg"],
+        );
+        assert!(line.contains("whose directory does not exist"), "{line}");
+        assert!(
+            !d.join("gone").exists(),
+            "{args:?} made the link's directory"
+        );
     }
 }
 
