@@ -1247,6 +1247,43 @@ mod style {
 }
 
 /// The one-pass clip measure of bone trees (`figure::measured`).
+/// A spring subtree's ideal tips taken from its bones' drivers and their
+/// ancestors' alone are the whole figure's, bit for bit: every bone of
+/// every example rig, in every clip, with its springs applied and without.
+#[test]
+fn ideal_tips_of_some_bones_are_the_whole_figures() {
+    let mut cheap = 0;
+    for (path, rig) in example_rigs() {
+        for c in 0..rig.figure.clips.len() {
+            let view = rig.figure.for_clip(c);
+            let fc = &view.clips[0];
+            let all_springs: Vec<usize> = (0..view.springs.len()).collect();
+            for applied in [&[][..], &all_springs[..]] {
+                for n in 0..=97 {
+                    let t_s = fc.period_s * n as f64 / 97.0 + if n % 2 == 1 { 1e-4 } else { 0.0 };
+                    let whole = crate::figure::ideal_tips(&view, fc, fc.period_s, t_s, applied);
+                    for b in 0..view.bones.len() {
+                        let some = crate::figure::ideal_tips_of(
+                            &view,
+                            fc,
+                            (fc.period_s, t_s),
+                            applied,
+                            &[b],
+                        );
+                        let at = format!("{} clip {c} bone {b} t {t_s}", path.display());
+                        assert_eq!(some[b].x.to_bits(), whole[b].x.to_bits(), "{at}");
+                        assert_eq!(some[b].y.to_bits(), whole[b].y.to_bits(), "{at}");
+                        cheap += usize::from(!crate::figure::spring::path_has_ik(&view, b));
+                    }
+                }
+            }
+        }
+    }
+    // (most bones take the cheap way: the comparison is not only of the
+    // whole solve with itself)
+    assert!(cheap > 10_000, "{cheap}");
+}
+
 mod figure_measured {
     use crate::clip::Route;
     use crate::figure::{Figure, bake_planned, down_intervals, fk, reuse, spring, unit_time};

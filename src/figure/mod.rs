@@ -36,27 +36,52 @@ pub use crate::report::FigureBake;
 pub use model::Figure;
 
 use crate::clip::{Clip, Route};
-use crate::geom::{Rem1, Vec2Ext, quantize};
+use crate::geom::{AffineExt, Rem1, Vec2, Vec2Ext, quantize};
 use crate::measure;
 use rayon::prelude::*;
 
 /// The ideal tips of every bone: FK plus the offsets of the springs in
 /// `applied` (indices into `fig.springs`) at or above each bone.
-fn ideal_tips(
+pub(crate) fn ideal_tips(
     fig: &Figure,
     fc: &model::FigClip,
     period: f64,
     t_s: f64,
     applied: &[usize],
-) -> Vec<crate::geom::Vec2> {
+) -> Vec<Vec2> {
     let mut tips = bake::ideal_tips(fig, fc, period, t_s);
     add_spring_offsets(fig, unit_time(fc.play, t_s, period), applied, &mut tips);
     tips
 }
 
+/// [`ideal_tips`], bit for bit, at the bones `only` (the others are left
+/// at zero): where no `ik` bone is among them or above them, from their
+/// drivers and their ancestors' alone ([`spring::bone_matrix`]), without
+/// solving the figure's IK (a head's spring above IK legs).
+pub(crate) fn ideal_tips_of(
+    fig: &Figure,
+    fc: &model::FigClip,
+    (period, t_s): (f64, f64),
+    applied: &[usize],
+    only: &[usize],
+) -> Vec<Vec2> {
+    if only.iter().any(|&b| spring::path_has_ik(fig, b)) {
+        return ideal_tips(fig, fc, period, t_s, applied);
+    }
+    let u = unit_time(fc.play, t_s, period);
+    let root = fk::root_matrix(&fc.root, u);
+    let mut tips = vec![Vec2::ZERO; fig.bones.len()];
+    for &b in only {
+        let m = root * spring::bone_matrix(fig, fc, b, u);
+        tips[b] = m.apply(Vec2::new(fig.bones[b].length, 0.0));
+    }
+    add_spring_offsets(fig, u, applied, &mut tips);
+    tips
+}
+
 /// Add to each bone's tip the offsets, at normalised time u, of the
 /// springs in `applied` (indices into `fig.springs`) at or above it.
-fn add_spring_offsets(fig: &Figure, u: f64, applied: &[usize], tips: &mut [crate::geom::Vec2]) {
+fn add_spring_offsets(fig: &Figure, u: f64, applied: &[usize], tips: &mut [Vec2]) {
     if applied.is_empty() {
         return;
     }
@@ -70,7 +95,7 @@ fn add_spring_offsets(fig: &Figure, u: f64, applied: &[usize], tips: &mut [crate
                 fig.springs[i].bone == b || fig.bones[b].parent.is_some_and(|p| below[k * nb + p]);
         }
     }
-    let offsets: Vec<crate::geom::Vec2> = applied
+    let offsets: Vec<Vec2> = applied
         .iter()
         .map(|&i| fig.springs[i].offset_at(u))
         .collect();
@@ -113,8 +138,8 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
             .filter(|&b| spring::in_subtree(fig, s.bone, b) && tips[b].is_some())
             .collect();
         let probes: Vec<String> = subtree.iter().flat_map(|&b| tips[b].clone()).collect();
-        let ideal = |t_s: f64| {
-            let all = ideal_tips(fig, fc, period, t_s, &applied);
+        let ideal = |t_s: f64| -> Vec<Vec2> {
+            let all = ideal_tips_of(fig, fc, (period, t_s), &applied, &subtree);
             subtree.iter().map(|&b| all[b]).collect()
         };
         let counts = frame_key_counts(keyer);
@@ -236,7 +261,7 @@ pub fn down_intervals(fig: &Figure, fc: &model::FigClip, i: usize) -> Vec<(f64, 
             root: target.clone(),
             target: target.clone(),
             pull_to: None,
-            offset: crate::geom::Vec2::ZERO,
+            offset: Vec2::ZERO,
         };
         return ideal.stance();
     }
