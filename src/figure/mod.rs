@@ -154,9 +154,10 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
         };
         // the clip with the spring keyed: `n` keys of shape `fit`, and
         // their css bytes
+        let offsets = spring::LocalOffsets::new(fig, fc, s);
         let keyed = |n: usize, fit: crate::fit::Fit| {
             let mut trial = clip.clone();
-            let keys = spring::keys(fig, fc, s, n, fit);
+            let keys = spring::keys(&offsets, n, fit);
             let len = keys.iter().map(|k| crate::fit::css_len(k)).sum::<usize>();
             spring::apply(&mut trial, fig, s, keys);
             (trial, len)

@@ -366,15 +366,44 @@ pub fn local_offset(fig: &Figure, clip: &FigClip, s: &Spring, k: usize) -> Vec2 
     solve(&parent_linear(fig, clip, s.bone, t), s.offsets[k])
 }
 
-/// Translate keys (x and y tracks) of spring `s` with `n` uniform keys
-/// (n divides [`FRAMES`]), rounded as written. `Fit::Cubic` (css) makes
-/// each segment the Hermite cubic through the key values with one-sided
-/// slopes from the neighbouring recorded frames (exact `cubic-bezier(1/3, y1, 2/3, y2)`
-/// timing functions); `Fit::Linear` (smil, whose keySplines cannot leave
-/// [0, 1]) draws straight segments.
-pub fn keys(fig: &Figure, clip: &FigClip, s: &Spring, n: usize, fit: Fit) -> [Vec<Key>; 2] {
+/// A spring's [`local_offset`] at each recorded frame, each found once,
+/// when first read: every key count tried reads the same frames (a count
+/// that divides another's keys some of its frames), and each takes a
+/// solve of the figure.
+pub struct LocalOffsets<'a> {
+    fig: &'a Figure,
+    clip: &'a FigClip,
+    s: &'a Spring,
+    found: Vec<std::sync::OnceLock<Vec2>>,
+}
+
+impl<'a> LocalOffsets<'a> {
+    /// Spring `s` of `fig` in `clip`, no frame read yet.
+    pub fn new(fig: &'a Figure, clip: &'a FigClip, s: &'a Spring) -> Self {
+        LocalOffsets {
+            fig,
+            clip,
+            s,
+            found: (0..=FRAMES).map(|_| std::sync::OnceLock::new()).collect(),
+        }
+    }
+
+    /// The local offset at recorded frame k.
+    pub fn at(&self, k: usize) -> Vec2 {
+        *self.found[k].get_or_init(|| local_offset(self.fig, self.clip, self.s, k))
+    }
+}
+
+/// Translate keys (x and y tracks) of spring `s` (its `offsets`) with `n`
+/// uniform keys (n divides [`FRAMES`]), rounded as written. `Fit::Cubic`
+/// (css) makes each segment the Hermite cubic through the key values with
+/// one-sided slopes from the neighbouring recorded frames (exact
+/// `cubic-bezier(1/3, y1, 2/3, y2)` timing functions); `Fit::Linear` (smil,
+/// whose keySplines cannot leave [0, 1]) draws straight segments.
+pub fn keys(offsets: &LocalOffsets, n: usize, fit: Fit) -> [Vec<Key>; 2] {
+    let s = offsets.s;
     let step = FRAMES / n;
-    let at = |k: usize| local_offset(fig, clip, s, k);
+    let at = |k: usize| offsets.at(k);
     let times: Vec<f64> = (0..=n)
         .map(|k| quantize(k as f64 / n as f64, T_DECIMALS))
         .collect();
