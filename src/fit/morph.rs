@@ -34,6 +34,10 @@ pub struct MorphProblem<'a> {
     /// Per sample, the factor [`Problem::mask`] weighs its error by (its
     /// square the squared error).
     weights: Weights,
+    /// `end` at every time read so far, by the time's bits (each a solve
+    /// of the figure; the estimates of a search read the same key times
+    /// again and again): the samples' first.
+    ends: RefCell<std::collections::HashMap<u64, Vec2>>,
 }
 
 impl<'a> MorphProblem<'a> {
@@ -44,14 +48,27 @@ impl<'a> MorphProblem<'a> {
         let ts: Vec<f64> = (0..=FIT_SAMPLES)
             .map(|k| k as f64 / FIT_SAMPLES as f64)
             .collect();
+        let targets: Vec<Vec2> = ts.iter().map(|&t| end(t)).collect();
+        let ends = ts.iter().map(|t| t.to_bits()).zip(targets.iter().copied());
         MorphProblem {
             end,
             corners,
-            targets: ts.iter().map(|&t| end(t)).collect(),
             last: RefCell::new((Vec::new(), vec![0.0; ts.len()])),
             weights: Weights::default(),
+            ends: RefCell::new(ends.collect()),
+            targets,
             ts,
         }
+    }
+
+    /// `end(t)`, found once per time.
+    fn end_at(&self, t: f64) -> Vec2 {
+        let known = self.ends.borrow().get(&t.to_bits()).copied();
+        known.unwrap_or_else(|| {
+            let p = (self.end)(t);
+            self.ends.borrow_mut().insert(t.to_bits(), p);
+            p
+        })
     }
 }
 
@@ -74,7 +91,7 @@ impl Problem for MorphProblem<'_> {
             let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
             let k0 = tk.partition_point(|&t| t <= lo).saturating_sub(1);
             let k1 = (tk.partition_point(|&t| t <= hi) + 1).min(tk.len());
-            let ends: Vec<Vec2> = tk[k0..k1].iter().map(|&t| q_len((self.end)(t))).collect();
+            let ends: Vec<Vec2> = tk[k0..k1].iter().map(|&t| q_len(self.end_at(t))).collect();
             let ts = &self.ts[span.clone()];
             let weights = self.weights.all();
             super::linear_estimate(ts, &tk[k0..k1], |i, seg, f| {
