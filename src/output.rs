@@ -365,7 +365,7 @@ impl Transaction {
             // the directories a path names are made, not those a link
             // leads to (a link is someone's pointer elsewhere: a slip
             // there would make directories anywhere)
-            Err(_) if target != o.path => bail!(
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && target != o.path => bail!(
                 "{}: is a symbolic link to {}, whose directory does not exist",
                 o.path.display(),
                 target.display()

@@ -1246,7 +1246,6 @@ mod style {
     }
 }
 
-/// The one-pass clip measure of bone trees (`figure::measured`).
 /// A spring subtree's ideal tips taken from its bones' drivers and their
 /// ancestors' alone are the whole figure's, bit for bit: every bone of
 /// every example rig, in every clip, with its springs applied and without.
@@ -1284,6 +1283,7 @@ fn ideal_tips_of_some_bones_are_the_whole_figures() {
     assert!(cheap > 10_000, "{cheap}");
 }
 
+/// The one-pass clip measure of bone trees (`figure::measured`).
 mod figure_measured {
     use crate::clip::Route;
     use crate::figure::{Figure, bake_planned, down_intervals, fk, reuse, spring, unit_time};

@@ -367,9 +367,10 @@ pub fn local_offset(fig: &Figure, clip: &FigClip, s: &Spring, k: usize) -> Vec2 
 }
 
 /// A spring's [`local_offset`] at each recorded frame, each found once,
-/// when first read: every key count tried reads the same frames (a count
-/// that divides another's keys some of its frames), and each takes a
-/// solve of the figure.
+/// when first read: the key counts tried read many of the same frames (a
+/// count's keys fall on the frames of every count dividing it, and each
+/// key reads its neighbours too), and each offset takes a solve of the
+/// figure.
 pub struct LocalOffsets<'a> {
     fig: &'a Figure,
     clip: &'a FigClip,
