@@ -37,7 +37,7 @@ pub struct MorphProblem<'a> {
     /// `end` at every time read so far, by the time's bits (each a solve
     /// of the figure; the estimates of a search read the same key times
     /// again and again): the samples' first.
-    ends: RefCell<std::collections::HashMap<u64, Vec2>>,
+    ends: RefCell<crate::geom::TimeMap<Vec2>>,
 }
 
 impl<'a> MorphProblem<'a> {
