@@ -1033,12 +1033,27 @@ fn bake_clip(
     };
     // Every channel of the clip is fitted first, in parallel (the loop
     // below finds them kept): the bones of an `ik` entry solved on its own
-    // in one task (they read the same solves), the other IK bones in one
-    // (the whole figure's solves), every other channel in a task of its own.
-    let mut tasks: Vec<Vec<usize>> = Vec::new();
-    let mut task_of: Vec<Option<usize>> = vec![None; fig.ik.len() + 1];
+    // in one job (they read the same solves), the other IK bones in one
+    // (the whole figure's solves), every other channel in a job of its own.
+    // Beside them, the IK targets' markers are built once and thrown
+    // away: their fitted tracks, which read no bone, are then kept for the
+    // markers built below, after every bone; so are a squashed head's
+    // counter keys where neither it nor a bone above it is an IK bone or
+    // plays shared keys (they read the rotation keys of those bones,
+    // fitted again or found kept, as the loop below finds them). The jobs
+    // start in order, IK bones (the longest) first, then the markers and
+    // heads, then the other channels.
+    enum Job {
+        Bones(Vec<usize>),
+        Targets,
+        Head(usize),
+    }
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut job_of: Vec<Option<usize>> = vec![None; fig.ik.len() + 1];
+    let mut rest_jobs: Vec<Job> = Vec::new();
     // (a limb written as a morph is keyed by its own fitter, below)
     let morphed = |b: usize| super::morph::entry_of(fig, route, b);
+    let is_ik = |x: usize| fig.ik.iter().any(|k| k.upper == x || k.lower == x);
     for b in (0..fig.bones.len()).filter(|&b| shared[b].is_none() && morphed(b).is_none()) {
         let group = fig
             .ik
@@ -1052,26 +1067,74 @@ fn bake_clip(
                 }
             });
         match group {
-            Some(g) => match task_of[g] {
-                Some(x) => tasks[x].push(b),
+            Some(g) => match job_of[g] {
+                Some(x) => {
+                    if let Job::Bones(bones) = &mut jobs[x] {
+                        bones.push(b);
+                    }
+                }
                 None => {
-                    task_of[g] = Some(tasks.len());
-                    tasks.push(vec![b]);
+                    job_of[g] = Some(jobs.len());
+                    jobs.push(Job::Bones(vec![b]));
                 }
             },
-            None => tasks.push(vec![b]),
+            None => rest_jobs.push(Job::Bones(vec![b])),
         }
     }
-    {
-        use rayon::prelude::*;
-        tasks.par_iter().for_each(|bones| {
+    if !fig.ik.is_empty() {
+        jobs.push(Job::Targets);
+    }
+    if shape.squash.is_some() {
+        for b in (0..fig.bones.len()).filter(|&b| fig.bones[b].head_radius.is_some()) {
+            let mut chain = vec![b];
+            while let Some(p) = fig.bones[chain[chain.len() - 1]].parent {
+                chain.push(p);
+            }
+            if chain.iter().all(|&x| shared[x].is_none() && !is_ik(x)) {
+                jobs.push(Job::Head(b));
+            }
+        }
+    }
+    jobs.extend(rest_jobs);
+    let run = |job: &Job| match job {
+        Job::Bones(bones) => {
             let solves = Solves::new(fig, (ci, clip), ideal);
             for &b in bones {
                 fit(b, &solves);
             }
             solves.keep();
-        });
-    }
+        }
+        Job::Targets => {
+            let period_s = written_period(clip);
+            let keyed = (&corners[..], (route, keyer), (period_s, fitted));
+            target_items(fig, (ci, clip), keyed, &mut Vec::new());
+        }
+        &Job::Head(b) => {
+            let solves = Solves::new(fig, (ci, clip), ideal);
+            let mut turns: Vec<Vec<Key>> = Vec::new();
+            let mut x = Some(b);
+            while let Some(a) = x {
+                turns.extend(fit(a, &solves));
+                x = fig.bones[a].parent;
+            }
+            solves.keep();
+            let r = fig.bones[b]
+                .head_radius
+                .map_or(0.0, |r| quantize(r, LEN_DECIMALS));
+            head_fits(
+                &turns,
+                squash_keys.as_ref(),
+                r,
+                (route, keyer),
+                (fitted, ci, b),
+            );
+        }
+    };
+    rayon::scope_fifo(|s| {
+        for job in &jobs {
+            s.spawn_fifo(move |_| run(job));
+        }
+    });
     let solved_at = Solves::new(fig, (ci, clip), ideal);
     for (b, bone) in fig.bones.iter().enumerate() {
         if let Some(i) = morphed(b) {
@@ -1301,14 +1364,8 @@ fn bake_clip(
         inner.insert(0, Item::Group(ground));
     }
     let period_s = written_period(clip);
-    let targets = target_items(
-        fig,
-        (ci, clip),
-        &corners,
-        (route, keyer),
-        (period_s, fitted),
-        &mut tracks,
-    );
+    let keyed = (&corners[..], (route, keyer), (period_s, fitted));
+    let targets = target_items(fig, (ci, clip), keyed, &mut tracks);
     let tips: Vec<Option<String>> = infos.iter().map(|i| i.tip_probe.clone()).collect();
     let (targets, aliases) = into_turning_bones(targets, &mut inner, &tracks, &tips);
     let targets = into_carrying_groups(targets, &mut inner, (&tracks, period_s, route));
@@ -1761,9 +1818,7 @@ pub const TARGET_DISC: f64 = 0.6;
 fn target_items(
     fig: &Figure,
     (ci, fc): (usize, &FigClip),
-    corners: &[f64],
-    (route, keyer): (Route, Keyer),
-    (period_s, fitted): (f64, &Fitted),
+    (corners, (route, keyer), (period_s, fitted)): (&[f64], (Route, Keyer), (f64, &Fitted)),
     tracks: &mut Vec<Track>,
 ) -> Vec<Item> {
     let clip = fc.name.as_str();
@@ -2028,67 +2083,9 @@ fn head_items(h: Head) -> Vec<Item> {
         v.extend(rim(c));
         return v;
     }
-    // the written rotation tracks, summed and negated: −Φ(u), degrees
+    // the written rotation tracks
     let turns: Vec<Vec<Key>> = h.turns.iter().map(|&i| h.tracks[i].keys.clone()).collect();
-    let phi = |u: f64| -> f64 {
-        -turns
-            .iter()
-            .map(|k| crate::measure::track_value(k, u))
-            .sum::<f64>()
-    };
-    let s_at = |u: f64| {
-        h.squash.map_or((1.0, 1.0), |(sxk, syk)| {
-            (
-                crate::measure::track_value(sxk, u),
-                crate::measure::track_value(syk, u),
-            )
-        })
-    };
-    // the counter rotation's keys, then the counter scales' (x, y)
-    let (fitted, clip, bone) = h.fitted;
-    let key = TrackKey::Head {
-        clip,
-        bone,
-        written: format!("{:?}", (&turns, h.squash)),
-    };
-    let mut fits = memo(&fitted.tracks, key, || {
-        // rim displacement per unit of error: a turn ε of the counter
-        // rotation moves the rim by about r · m · max(sx/sy, sy/sx) · ε, a
-        // scale error δ on one axis by r · s · δ
-        let (mut g_rot, mut g_x, mut g_y) = (0.0f64, 0.0f64, 0.0f64);
-        for k in 0..=fit::FIT_SAMPLES {
-            let (sx, sy) = s_at(k as f64 / fit::FIT_SAMPLES as f64);
-            g_rot = g_rot.max((sx + sy) / 2.0 * (sx / sy).max(sy / sx));
-            g_x = g_x.max(sx);
-            g_y = g_y.max(sy);
-        }
-        let sorted = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v.dedup();
-            v
-        };
-        let corners = sorted(turns.iter().flatten().map(|k| k.t).collect());
-        let head_px = h.keyer.budget_px(HEAD_BUDGET_PX);
-        let rk = (h.route, h.keyer);
-        let rot_budget = (0.5 * head_px / (h.r * g_rot)).to_degrees();
-        let mut v = vec![fitted_keys(&phi, &corners, rot_budget, rk, DEG_DECIMALS)];
-        if let Some((sxk, _)) = h.squash {
-            let corners = sorted(sxk.iter().map(|k| k.t).collect());
-            let fx = |u: f64| {
-                let (sx, sy) = s_at(u);
-                (sx + sy) / (2.0 * sx)
-            };
-            let fy = |u: f64| {
-                let (sx, sy) = s_at(u);
-                (sx + sy) / (2.0 * sy)
-            };
-            let share = 0.25 * head_px / h.r;
-            v.push(fitted_keys(&fx, &corners, share / g_x, rk, T_DECIMALS));
-            v.push(fitted_keys(&fy, &corners, share / g_y, rk, T_DECIMALS));
-        }
-        v
-    })
-    .into_iter();
+    let mut fits = head_fits(&turns, h.squash, h.r, (h.route, h.keyer), h.fitted).into_iter();
     let rot_keys = fits.next().expect("the rotation's keys");
     let rot = rot_keys.iter().any(|k| k.value != 0.0).then(|| {
         h.tracks.push(Track {
@@ -2147,6 +2144,88 @@ fn head_items(h: Head) -> Vec<Item> {
     let sx = group("x", scale_x, Vec2::ZERO, vec![sy]);
     let place = group("", None, c, vec![sx]);
     vec![group("r", rot, Vec2::ZERO, vec![place])]
+}
+
+/// A squashed head's counter keys ([`head_items`]): the counter
+/// rotation's, then the counter scales' (x, y) where the clip has a
+/// squash; fitted to `turns` (the written rotation tracks of the head
+/// bone and its ancestors) and `squash` (the clip's written squash
+/// tracks), and kept in `kept` (the fitted tracks, clip index and bone).
+fn head_fits(
+    turns: &[Vec<Key>],
+    squash: Option<&(Vec<Key>, Vec<Key>)>,
+    r: f64,
+    (route, keyer): (Route, Keyer),
+    kept: (&Fitted, usize, usize),
+) -> Vec<Vec<Key>> {
+    // the written rotation tracks, summed and negated: −Φ(u), degrees
+    let phi = |u: f64| -> f64 {
+        -turns
+            .iter()
+            .map(|k| crate::measure::track_value(k, u))
+            .sum::<f64>()
+    };
+    let s_at = |u: f64| {
+        squash.map_or((1.0, 1.0), |(sxk, syk)| {
+            (
+                crate::measure::track_value(sxk, u),
+                crate::measure::track_value(syk, u),
+            )
+        })
+    };
+    // the counter rotation's keys, then the counter scales' (x, y)
+    let (fitted, clip, bone) = kept;
+    let key = TrackKey::Head {
+        clip,
+        bone,
+        written: format!("{:?}", (turns, squash)),
+    };
+    memo(&fitted.tracks, key, || {
+        // rim displacement per unit of error: a turn ε of the counter
+        // rotation moves the rim by about r · m · max(sx/sy, sy/sx) · ε, a
+        // scale error δ on one axis by r · s · δ
+        let (mut g_rot, mut g_x, mut g_y) = (0.0f64, 0.0f64, 0.0f64);
+        for k in 0..=fit::FIT_SAMPLES {
+            let (sx, sy) = s_at(k as f64 / fit::FIT_SAMPLES as f64);
+            g_rot = g_rot.max((sx + sy) / 2.0 * (sx / sy).max(sy / sx));
+            g_x = g_x.max(sx);
+            g_y = g_y.max(sy);
+        }
+        let sorted = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            v
+        };
+        let corners = sorted(turns.iter().flatten().map(|k| k.t).collect());
+        let head_px = keyer.budget_px(HEAD_BUDGET_PX);
+        let rk = (route, keyer);
+        let rot_budget = (0.5 * head_px / (r * g_rot)).to_degrees();
+        // (the three fits side by side)
+        let rot = || vec![fitted_keys(&phi, &corners, rot_budget, rk, DEG_DECIMALS)];
+        let scales = || {
+            let Some((sxk, _)) = squash else {
+                return Vec::new();
+            };
+            let corners = sorted(sxk.iter().map(|k| k.t).collect());
+            let fx = |u: f64| {
+                let (sx, sy) = s_at(u);
+                (sx + sy) / (2.0 * sx)
+            };
+            let fy = |u: f64| {
+                let (sx, sy) = s_at(u);
+                (sx + sy) / (2.0 * sy)
+            };
+            let share = 0.25 * head_px / r;
+            let (x, y) = rayon::join(
+                || fitted_keys(&fx, &corners, share / g_x, rk, T_DECIMALS),
+                || fitted_keys(&fy, &corners, share / g_y, rk, T_DECIMALS),
+            );
+            vec![x, y]
+        };
+        let (mut v, scales) = rayon::join(rot, scales);
+        v.extend(scales);
+        v
+    })
 }
 
 /// Distinct stroke colours in bone order (`rb-s<i>` classes).
