@@ -472,6 +472,20 @@ impl<'a> Solves<'a> {
             .with(t, |t| fk::local_angles(fig, clip, t), |v| v[b])
     }
 
+    /// The local angles of `ik` entry `i`'s upper and lower bones at t:
+    /// [`Solves::angle`] of each, read from one kept solve where the
+    /// entry is solved alone and neither bone is in an earlier entry.
+    fn pair_angles(&self, fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (f64, f64) {
+        let (u, l) = (fig.ik[i].upper, fig.ik[i].lower);
+        let first = |b: usize| fig.ik.iter().position(|k| k.upper == b || k.lower == b);
+        if let (Some((solver, r)), true) =
+            (&self.entries[i], first(u) == Some(i) && first(l) == Some(i))
+        {
+            return r.with(t, |t| solver.angles(t), |&a| a);
+        }
+        (self.angle(fig, clip, u, t), self.angle(fig, clip, l, t))
+    }
+
     /// Adds what this fit solved to what the figure keeps.
     pub(super) fn keep(self) {
         self.whole.keep();
@@ -521,7 +535,7 @@ fn ik_pair_keys(
 ) -> [Option<Vec<Key>>; 2] {
     let (u, l) = (fig.ik[i].upper, fig.ik[i].lower);
     let rest = fk::world_matrices(fig, &fig.rest_rad, 0.0);
-    let raw = |t: f64| (solved.angle(fig, clip, u, t), solved.angle(fig, clip, l, t));
+    let raw = |t: f64| solved.pair_angles(fig, clip, i, t);
     // continuous over the loop, each starting on its rest angle's turn
     let table = Unwrapped::new(raw);
     let a0 = table.at(0.0, raw(0.0));
