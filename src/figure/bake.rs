@@ -1057,6 +1057,8 @@ fn bake_clip(
     // fitted again or found kept, as the loop below finds them). The jobs
     // start in order, IK bones (the longest) first, then the markers and
     // heads, then the other channels.
+    // bone b and its ancestors, b first
+    let up_from = |b: usize| std::iter::successors(Some(b), |&x| fig.bones[x].parent);
     enum Job {
         Bones(Vec<usize>),
         Targets,
@@ -1067,7 +1069,6 @@ fn bake_clip(
     let mut rest_jobs: Vec<Job> = Vec::new();
     // (a limb written as a morph is keyed by its own fitter, below)
     let morphed = |b: usize| super::morph::entry_of(fig, route, b);
-    let is_ik = |x: usize| fig.ik.iter().any(|k| k.upper == x || k.lower == x);
     for b in (0..fig.bones.len()).filter(|&b| shared[b].is_none() && morphed(b).is_none()) {
         let group = fig
             .ik
@@ -1100,11 +1101,8 @@ fn bake_clip(
     }
     if shape.squash.is_some() {
         for b in (0..fig.bones.len()).filter(|&b| fig.bones[b].head_radius.is_some()) {
-            let mut chain = vec![b];
-            while let Some(p) = fig.bones[chain[chain.len() - 1]].parent {
-                chain.push(p);
-            }
-            if chain.iter().all(|&x| shared[x].is_none() && !is_ik(x)) {
+            let unshared = up_from(b).all(|x| shared[x].is_none());
+            if unshared && !super::spring::path_has_ik(fig, b) {
                 jobs.push(Job::Head(b));
             }
         }
@@ -1125,12 +1123,7 @@ fn bake_clip(
         }
         &Job::Head(b) => {
             let solves = Solves::new(fig, (ci, clip), ideal);
-            let mut turns: Vec<Vec<Key>> = Vec::new();
-            let mut x = Some(b);
-            while let Some(a) = x {
-                turns.extend(fit(a, &solves));
-                x = fig.bones[a].parent;
-            }
+            let turns: Vec<Vec<Key>> = up_from(b).filter_map(|a| fit(a, &solves)).collect();
             solves.keep();
             let r = fig.bones[b]
                 .head_radius
