@@ -231,9 +231,9 @@ impl Chain {
             return;
         }
         for _ in 0..p.iterations {
-            let mut a = link_pinned(pos, p.segment);
+            link_pinned(pos, p.segment);
             for i in 1..n - 1 {
-                a = link(pos, i, a, p.segment);
+                link(pos, i, p.segment);
             }
             for &(c, r) in &p.colliders {
                 for q in pos[1..].iter_mut() {
@@ -268,8 +268,6 @@ impl Chain {
         let mut done = 0;
         while done < passes {
             let group = (passes - done).min(WAVE);
-            // per pass of the group: its corrected particle at its last pair
-            let mut carry = [Vec2::ZERO; WAVE];
             for tau in 0..links + 2 * (group - 1) {
                 // the passes g at a pair: 0 <= tau − 2g <= links − 1
                 let first = if tau >= links {
@@ -278,13 +276,11 @@ impl Chain {
                     0
                 };
                 let last = (tau / 2).min(group - 1);
-                for (g, a) in carry.iter_mut().enumerate().take(last + 1).skip(first) {
-                    let i = tau - 2 * g;
-                    *a = if i == 0 {
-                        link_pinned(pos, segment)
-                    } else {
-                        link(pos, i, *a, segment)
-                    };
+                for g in first..last + 1 {
+                    match tau - 2 * g {
+                        0 => link_pinned(pos, segment),
+                        i => link(pos, i, segment),
+                    }
                 }
             }
             done += group;
@@ -309,8 +305,7 @@ impl Chain {
     pub fn run(&mut self, p: &ChainParams, inputs: &[(Vec2, Vec2)], dt: f64) {
         let n = self.pos.len();
         let passes = p.iterations;
-        // (a chain of more than 120 particles would overfill the wave's ring)
-        if !p.colliders.is_empty() || passes == 0 || !(2..=120).contains(&n) || inputs.len() < 2 {
+        if !p.colliders.is_empty() || passes == 0 || n < 2 || inputs.len() < 2 {
             for &(a, w) in inputs {
                 self.step(p, a, w, dt);
             }
@@ -330,10 +325,6 @@ impl Chain {
             prev[i] = x;
             pos[i] = x + v + acc;
         };
-        // per pass in the wave (pass q at q % RING): its corrected particle
-        // at its last pair; at most links / 2 + 1 passes are in the wave
-        const RING: usize = 64;
-        let mut carry = [Vec2::ZERO; RING];
         for tau in 0..2 * (total - 1) + links {
             let first = if tau >= links {
                 (tau - links + 2) / 2
@@ -349,8 +340,7 @@ impl Chain {
                 if pass == 0 {
                     verlet(pos, prev, i + 1, acc[step]);
                 }
-                let a = &mut carry[q % RING];
-                *a = link(pos, i, *a, p.segment);
+                link(pos, i, p.segment);
                 pass += 1;
                 if pass == passes {
                     pass = 0;
@@ -363,7 +353,7 @@ impl Chain {
                     pos[0] = inputs[step].0;
                     verlet(pos, prev, 1, acc[step]);
                 }
-                carry[last % RING] = link_pinned(pos, p.segment);
+                link_pinned(pos, p.segment);
             }
         }
     }
@@ -414,33 +404,32 @@ impl Chain {
 const WAVE: usize = 8;
 
 /// The first pair of a constraint pass: particle 0 is pinned, so particle
-/// 1 takes the whole correction. Returns particle 1 as corrected.
+/// 1 takes the whole correction.
 #[inline(always)]
-fn link_pinned(pos: &mut [Vec2], segment: f64) -> Vec2 {
+fn link_pinned(pos: &mut [Vec2], segment: f64) {
     let b = pos[1];
     let d = b - pos[0];
     // sqrt, not hypot: no overflow at these lengths, and the inner loop
     // of every simulation
     let len = (d.x * d.x + d.y * d.y).sqrt();
     if len < 1e-12 {
-        return b;
+        return;
     }
     let err = (len - segment) / len;
-    let b = b - d * err;
-    pos[1] = b;
-    b
+    pos[1] = b - d * err;
 }
 
-/// Pair `i, i + 1` (i ≥ 1) of a constraint pass, particle i being `a` as
-/// the pass's previous pair left it: each moves half the length error.
-/// Returns particle i + 1 as corrected (the next pair's `a`).
+/// Pair `i, i + 1` (i ≥ 1) of a constraint pass: each particle moves half
+/// the length error. Particle i is read as the pass's previous pair left
+/// it in `pos` (a pair's corrected particle is read back from the chain,
+/// not carried: no pair in between writes it).
 #[inline(always)]
-fn link(pos: &mut [Vec2], i: usize, a: Vec2, segment: f64) -> Vec2 {
-    let b = pos[i + 1];
+fn link(pos: &mut [Vec2], i: usize, segment: f64) {
+    let (a, b) = (pos[i], pos[i + 1]);
     let d = b - a;
     let len = (d.x * d.x + d.y * d.y).sqrt();
     if len < 1e-12 {
-        return b;
+        return;
     }
     // d · ½ is ready before the division, which is then one
     // multiplication from the result instead of two; the products are
@@ -450,9 +439,7 @@ fn link(pos: &mut [Vec2], i: usize, a: Vec2, segment: f64) -> Vec2 {
     let half = d * 0.5;
     let err = (len - segment) / len;
     pos[i] = a + half * err;
-    let b = b - half * err;
-    pos[i + 1] = b;
-    b
+    pos[i + 1] = b - half * err;
 }
 
 /// Largest distance between matching points; NaN when any is NaN (a
