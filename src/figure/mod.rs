@@ -572,18 +572,26 @@ impl<'a> ChainJob<'a> {
                     } else {
                         &[fit]
                     };
-                // (every plan measured: the plan and its worst error)
-                let tried: Vec<(chain::KeyPlan, f64)> = shapes
+                // Every plan tried is measured: the plan, its worst error
+                // and, where that keeps the budget, the bytes it writes
+                // (found in the task that measured it, on the same clip).
+                let measured = |plan: chain::KeyPlan| {
+                    let keyed = trial(&plan);
+                    let worst = self.worst(&keyed);
+                    let bytes = (worst <= budget).then(|| chain_bytes(&keyed));
+                    (plan, worst, bytes)
+                };
+                let tried: Vec<(chain::KeyPlan, f64, Option<usize>)> = shapes
                     .par_iter()
                     .flat_map_iter(|&shape| {
                         let placed = || {
                             let mut tried = Vec::new();
                             let mut internal = budget;
                             for _ in 0..PLACE_TRIES {
-                                let plan = placer.plan(shape, internal);
-                                let worst = self.worst(&trial(&plan));
-                                tried.push((plan, worst));
-                                if worst <= budget {
+                                let try_ = measured(placer.plan(shape, internal));
+                                let kept = try_.2.is_some();
+                                tried.push(try_);
+                                if kept {
                                     break;
                                 }
                                 internal *= 0.7;
@@ -598,9 +606,10 @@ impl<'a> ChainJob<'a> {
                                 .filter(|plan| placer.within(plan, budget))
                                 .take(PLACE_TRIES)
                             {
-                                let worst = self.worst(&trial(&plan));
-                                tried.push((plan, worst));
-                                if worst <= budget {
+                                let try_ = measured(plan);
+                                let kept = try_.2.is_some();
+                                tried.push(try_);
+                                if kept {
                                     break;
                                 }
                             }
@@ -610,11 +619,12 @@ impl<'a> ChainJob<'a> {
                         placed.into_iter().chain(uniform)
                     })
                     .collect();
-                let bytes = |plan: &chain::KeyPlan| chain_bytes(&trial(plan));
-                if let Some((kept, _)) = tried
+                // (the first of the fewest bytes, in the order tried)
+                if let Some((kept, _, _)) = tried
                     .iter()
-                    .filter(|(_, worst)| *worst <= budget)
-                    .min_by_key(|(plan, _)| bytes(plan))
+                    .filter_map(|t| t.2.map(|b| (t, b)))
+                    .min_by_key(|&(_, b)| b)
+                    .map(|(t, _)| t)
                 {
                     return kept.clone();
                 }
@@ -622,7 +632,11 @@ impl<'a> ChainJob<'a> {
                 // shape; then the fewest bytes of the plans that miss least
                 // (`fit::least_miss`: an error no key closes, such as a
                 // seam, is not worth a key a frame)
-                let mut all = tried;
+                let bytes = |plan: &chain::KeyPlan| chain_bytes(&trial(plan));
+                let mut all: Vec<(chain::KeyPlan, f64)> = tried
+                    .into_iter()
+                    .map(|(plan, worst, _)| (plan, worst))
+                    .collect();
                 for &shape in shapes {
                     let plan = placer.plan(shape, 0.0);
                     let worst = self.worst(&trial(&plan));
