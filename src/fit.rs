@@ -739,8 +739,11 @@ fn span_fits(c: &Curve, corners: &[f64], a: f64, b: f64) -> bool {
     })
 }
 
-/// The stride of [`SpanCheck::fits`]'s first pass over a span's check times.
-const SPAN_STRIDE: usize = 8;
+/// The stride of the first pass of a check over many times whose answer
+/// does not depend on their order ([`SpanCheck::fits`], [`within_on`],
+/// a chain's `Placer::span_error`): every SPAN_STRIDE-th time first, then
+/// the others, so a span that misses is usually found out after a few.
+pub(crate) const SPAN_STRIDE: usize = 8;
 
 /// [`span_fits`] for the many spans [`fewest_placed`] tries on one curve,
 /// each value of `c.f` taken once: on the check grid, and at the key times

@@ -1162,7 +1162,10 @@ impl<'a> Placer<'a> {
 
     /// Largest distance of a written particle (1 and up) from the
     /// recording over the span from frame `a` to frame `b` written `fit`;
-    /// stops early, with the first value over `limit`.
+    /// stops early with a value over `limit` once one is found (the
+    /// instants are looked at every [`crate::fit::SPAN_STRIDE`]-th first:
+    /// which value over `limit` it returns depends on that order, whether
+    /// the span is within `limit` does not).
     ///
     /// Every channel of the span is a two-key track on the same key times,
     /// so the progress through the span, and the x solve of the cubic
@@ -1193,7 +1196,14 @@ impl<'a> Placer<'a> {
         let steps = (b - a) * CSS_SUBSAMPLES;
         let mut world = vec![0.0; m];
         let mut stretch = vec![Vec2::ZERO; m];
-        for k in 0..=steps {
+        // every SPAN_STRIDE-th instant first, then the others: the largest
+        // distance is the same in any order, and a span past `limit` (most
+        // of the longer spans the plan's search tries) usually shows it at
+        // one of the first few
+        use crate::fit::SPAN_STRIDE;
+        let first = (0..=steps).step_by(SPAN_STRIDE);
+        let rest = (0..=steps).filter(|k| k % SPAN_STRIDE != 0);
+        for k in first.chain(rest) {
             let at = a as f64 + k as f64 / CSS_SUBSAMPLES as f64;
             let u = at / FRAMES as f64;
             let s = crate::measure::segment_progress(ta, tb, u);
@@ -1993,13 +2003,7 @@ mod tests {
     /// [`Placer::span_error`] the straightforward way: every channel a
     /// track read by [`crate::measure::track_value`], every joint turned
     /// from the drawn particles.
-    fn span_error_reference(
-        pl: &Placer,
-        a: usize,
-        b: usize,
-        fit: crate::fit::Fit,
-        limit: f64,
-    ) -> f64 {
+    fn span_error_reference(pl: &Placer, a: usize, b: usize, fit: crate::fit::Fit) -> f64 {
         let frames = &pl.chain.recording.frames;
         let n = pl.chain.params.count;
         let mut worst = 0.0f64;
@@ -2042,16 +2046,15 @@ mod tests {
                 w = CssFrames::joint_of(&css.drawn, j, w, world[j], stretch[j]);
                 worst = worst.max(w.dist(want[j + 1]));
             }
-            if worst > limit {
-                return worst;
-            }
         }
         worst
     }
 
     /// The shared span evaluation returns the straightforward one's value
-    /// bit for bit: looping, stretching, pushed and one-shot chains, both
-    /// shapes, spans short and long, with and without an early stop.
+    /// bit for bit where the span keeps `limit`, and a value over `limit`
+    /// (one of the span's, so at most its largest) exactly where it does
+    /// not: looping, stretching, pushed and one-shot chains, both shapes,
+    /// spans short and long, with and without an early stop.
     #[test]
     fn span_error_is_the_straightforward_evaluation() {
         use crate::fit::Fit;
@@ -2065,14 +2068,14 @@ mod tests {
                     for fit in [Fit::Cubic, Fit::Linear] {
                         for limit in [0.0, 0.02, KEY_BUDGET_PX, f64::INFINITY] {
                             let got = pl.span_error(a, b, fit, limit);
-                            let want = span_error_reference(&pl, a, b, fit, limit);
-                            assert_eq!(
-                                got.to_bits(),
-                                want.to_bits(),
-                                "{} {route:?} {a}..{b} {fit:?} {limit}: {got} vs {want}",
-                                ch.name
-                            );
-                            stopped += (got > limit) as usize;
+                            let want = span_error_reference(&pl, a, b, fit);
+                            let at = format!("{} {route:?} {a}..{b} {fit:?} {limit}", ch.name);
+                            if want <= limit {
+                                assert_eq!(got.to_bits(), want.to_bits(), "{at}: {got} vs {want}");
+                            } else {
+                                assert!(got > limit && got <= want, "{at}: {got} vs {want}");
+                                stopped += 1;
+                            }
                         }
                     }
                 }
