@@ -1163,7 +1163,7 @@ impl<'a> Placer<'a> {
     /// Largest distance of a written particle (1 and up) from the
     /// recording over the span from frame `a` to frame `b` written `fit`;
     /// stops early with a value over `limit` once one is found (the
-    /// instants are looked at every [`crate::fit::SPAN_STRIDE`]-th first:
+    /// instants are looked at every `fit::SPAN_STRIDE`-th first:
     /// which value over `limit` it returns depends on that order, whether
     /// the span is within `limit` does not).
     ///
