@@ -940,8 +940,8 @@ fn segments(frame: &[Vec2]) -> Vec<(f64, f64, Vec2)> {
         .windows(2)
         .map(|w| {
             let d = w[1] - w[0];
-            let len = d.length();
-            (d.angle(), len, Vec2::from_angle(d.angle()))
+            let angle = d.angle();
+            (angle, d.length(), Vec2::from_angle(angle))
         })
         .collect()
 }
@@ -1366,26 +1366,27 @@ impl CssFrames {
         // central differences, wrapped at the seam of a loop; one-sided at
         // the ends of a one-shot play (the same slope either side of a key)
         let once = chain.recording.once;
-        let around = |fi: usize| {
-            let (prev, next, span) = match (once, fi) {
-                (true, 0) => (0, 1, 1.0),
-                (true, FRAMES) => (FRAMES - 1, FRAMES, 1.0),
-                (false, 0) | (false, FRAMES) => (FRAMES - 1, 1, 2.0),
-                _ => (fi - 1, fi + 1, 2.0),
-            };
-            (&frames[prev], &frames[next], FRAMES as f64 / span)
+        let around = |fi: usize| match (once, fi) {
+            (true, 0) => (0, 1, FRAMES as f64),
+            (true, FRAMES) => (FRAMES - 1, FRAMES, FRAMES as f64),
+            (false, 0) | (false, FRAMES) => (FRAMES - 1, 1, FRAMES as f64 / 2.0),
+            _ => (fi - 1, fi + 1, FRAMES as f64 / 2.0),
         };
-        let seg_angle = |f: &[Vec2], j: usize| {
-            let d = f[j + 1] - f[j];
-            d.y.atan2(d.x)
+        // every recorded frame's segments (what `between` turns), their
+        // directions read by the slopes too
+        // (in parallel: each frame's on its own)
+        let polar: Vec<Vec<(f64, f64, Vec2)>> = {
+            use rayon::prelude::*;
+            frames.par_iter().map(|f| segments(f)).collect()
         };
         let world_slope = |fi: usize, j: usize| {
             let (a, b, per_t) = around(fi);
-            crate::geom::wrap_pi(seg_angle(b, j) - seg_angle(a, j)).to_degrees() * per_t
+            crate::geom::wrap_pi(polar[b][j].0 - polar[a][j].0).to_degrees() * per_t
         };
         let mut unwrapped = vec![0.0f64; m];
         for (fi, f) in frames.iter().enumerate() {
             let (a, b, per_t) = around(fi);
+            let (a, b) = (&frames[a], &frames[b]);
             let dx = quantize(f[0].x - drawn[0].x, LEN_DECIMALS);
             let dy = quantize(f[0].y - drawn[0].y, LEN_DECIMALS);
             let d0 = (b[0] - a[0]) * per_t;
@@ -1394,7 +1395,7 @@ impl CssFrames {
             y.values.push(dy);
             y.slopes.push(d0.y);
             let mut w = drawn[0] + Vec2::new(dx, dy);
-            let mut prev_q = 0.0;
+            let (mut prev_q, mut prev_slope) = (0.0, 0.0);
             for j in 0..m {
                 let d = f[j + 1] - w;
                 let raw = d.y.atan2(d.x) - phi[j];
@@ -1403,10 +1404,9 @@ impl CssFrames {
                 unwrapped[j] = delta;
                 let world_q = quantize(delta.to_degrees(), DEG_DECIMALS);
                 rot[j].values.push(quantize(world_q - prev_q, DEG_DECIMALS));
-                rot[j]
-                    .slopes
-                    .push(world_slope(fi, j) - if j == 0 { 0.0 } else { world_slope(fi, j - 1) });
-                prev_q = world_q;
+                let slope = world_slope(fi, j);
+                rot[j].slopes.push(slope - prev_slope);
+                (prev_q, prev_slope) = (world_q, slope);
                 // a stretching chain's joint j + 1 moves along segment j, drawn space
                 let st = if chain.stretches {
                     let s = d.len() - len[j];
@@ -1440,7 +1440,7 @@ impl CssFrames {
             y,
             rot,
             along,
-            polar: std::sync::Arc::new(frames.iter().map(|f| segments(f)).collect()),
+            polar: std::sync::Arc::new(polar),
         }
     }
 
