@@ -1372,9 +1372,9 @@ impl CssFrames {
             (false, 0) | (false, FRAMES) => (FRAMES - 1, 1, FRAMES as f64 / 2.0),
             _ => (fi - 1, fi + 1, FRAMES as f64 / 2.0),
         };
-        // every recorded frame's segments (what `between` turns), their
-        // directions read by the slopes too
-        // (in parallel: each frame's on its own)
+        // every recorded frame's segments (what `between` turns; their
+        // directions are the slopes' too), each frame's found on its own,
+        // in parallel
         let polar: Vec<Vec<(f64, f64, Vec2)>> = {
             use rayon::prelude::*;
             frames.par_iter().map(|f| segments(f)).collect()
