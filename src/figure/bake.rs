@@ -472,18 +472,25 @@ impl<'a> Solves<'a> {
             .with(t, |t| fk::local_angles(fig, clip, t), |v| v[b])
     }
 
-    /// The local angles of `ik` entry `i`'s upper and lower bones at t:
-    /// [`Solves::angle`] of each, read from one kept solve where the
-    /// entry is solved alone and neither bone is in an earlier entry.
-    fn pair_angles(&self, fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (f64, f64) {
+    /// The local angles of `ik` entry `i`'s upper and lower bones as a
+    /// function of t: [`Solves::angle`] of each, read from one kept solve
+    /// where the entry is solved alone and neither bone is in an earlier
+    /// entry (decided once, not at each time).
+    fn pair_angles<'s>(
+        &'s self,
+        fig: &'s Figure,
+        clip: &'s FigClip,
+        i: usize,
+    ) -> impl Fn(f64) -> (f64, f64) + 's {
         let (u, l) = (fig.ik[i].upper, fig.ik[i].lower);
         let first = |b: usize| fig.ik.iter().position(|k| k.upper == b || k.lower == b);
-        if let (Some((solver, r)), true) =
-            (&self.entries[i], first(u) == Some(i) && first(l) == Some(i))
-        {
-            return r.with(t, |t| solver.angles(t), |&a| a);
+        let one = (first(u) == Some(i) && first(l) == Some(i))
+            .then_some(self.entries[i].as_ref())
+            .flatten();
+        move |t| match one {
+            Some((solver, r)) => r.with(t, |t| solver.angles(t), |&a| a),
+            None => (self.angle(fig, clip, u, t), self.angle(fig, clip, l, t)),
         }
-        (self.angle(fig, clip, u, t), self.angle(fig, clip, l, t))
     }
 
     /// Adds what this fit solved to what the figure keeps.
@@ -535,7 +542,7 @@ fn ik_pair_keys(
 ) -> [Option<Vec<Key>>; 2] {
     let (u, l) = (fig.ik[i].upper, fig.ik[i].lower);
     let rest = fk::world_matrices(fig, &fig.rest_rad, 0.0);
-    let raw = |t: f64| solved.pair_angles(fig, clip, i, t);
+    let raw = &solved.pair_angles(fig, clip, i);
     // continuous over the loop, each starting on its rest angle's turn
     let table = Unwrapped::new(raw);
     let a0 = table.at(0.0, raw(0.0));
@@ -1064,8 +1071,9 @@ fn bake_clip(
         Targets,
         Head(usize),
     }
-    let mut jobs: Vec<Job> = Vec::new();
-    let mut job_of: Vec<Option<usize>> = vec![None; fig.ik.len() + 1];
+    // (the IK bones by group: an entry solved alone, or the whole figure)
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: Vec<Option<usize>> = vec![None; fig.ik.len() + 1];
     let mut rest_jobs: Vec<Job> = Vec::new();
     // (a limb written as a morph is keyed by its own fitter, below)
     let morphed = |b: usize| super::morph::entry_of(fig, route, b);
@@ -1082,20 +1090,17 @@ fn bake_clip(
                 }
             });
         match group {
-            Some(g) => match job_of[g] {
-                Some(x) => {
-                    if let Job::Bones(bones) = &mut jobs[x] {
-                        bones.push(b);
-                    }
-                }
+            Some(g) => match group_of[g] {
+                Some(x) => groups[x].push(b),
                 None => {
-                    job_of[g] = Some(jobs.len());
-                    jobs.push(Job::Bones(vec![b]));
+                    group_of[g] = Some(groups.len());
+                    groups.push(vec![b]);
                 }
             },
             None => rest_jobs.push(Job::Bones(vec![b])),
         }
     }
+    let mut jobs: Vec<Job> = groups.into_iter().map(Job::Bones).collect();
     if !fig.ik.is_empty() {
         jobs.push(Job::Targets);
     }
