@@ -206,6 +206,61 @@ impl Chain {
         }
     }
 
+    /// The chain at rest under inputs held still: anchor `anchor`, each
+    /// sub-step adding `acc` (px, gravity and wind times dt²). That is the
+    /// state [`Chain::step`] leaves where it is, found directly instead of
+    /// by stepping the chain until it stops: at rest no particle moves, so
+    /// a step adds `acc` to every free particle and the constraint passes
+    /// take it back; the chain then lies straight from the anchor along
+    /// `acc`, each segment as long as the passes leave it (a hair over
+    /// `segment`, more with few passes and a long step). Those lengths are
+    /// one-dimensional: the step along that line, from the unstretched
+    /// chain, repeated until it changes no distance by more than
+    /// [`REST_EPS_PX`].
+    ///
+    /// `None` with colliders (rest may lean on one), without a force
+    /// (any pose is at rest), or when the lengths do not settle within
+    /// [`REST_MAX_UPDATES`] particle updates: the caller steps the chain.
+    pub fn at_rest(anchor: Vec2, acc: Vec2, p: &ChainParams) -> Option<Chain> {
+        let g = acc.len();
+        let pulled = g > 0.0 && g.is_finite();
+        if !pulled || !p.colliders.is_empty() || p.count < 2 {
+            return None;
+        }
+        let n = p.count;
+        let passes = p.iterations.max(1);
+        // distances from the anchor along the line, the anchor's 0
+        let mut s: Vec<f64> = (0..n).map(|i| p.segment * i as f64).collect();
+        let sweeps = REST_MAX_UPDATES / (n * passes) as u64;
+        let settled = (0..sweeps).any(|_| {
+            let before = s.clone();
+            for x in &mut s[1..] {
+                *x += g;
+            }
+            for _ in 0..passes {
+                s[1] = p.segment;
+                for i in 1..n - 1 {
+                    let half = 0.5 * (s[i + 1] - s[i] - p.segment);
+                    s[i] += half;
+                    s[i + 1] -= half;
+                }
+            }
+            s.iter()
+                .zip(&before)
+                .all(|(a, b)| (a - b).abs() <= REST_EPS_PX)
+        });
+        let straight = s.windows(2).all(|w| w[1] > w[0]) && s.iter().all(|x| x.is_finite());
+        if !(settled && straight) {
+            return None;
+        }
+        let u = acc * (1.0 / g);
+        let pos: Vec<Vec2> = s.iter().map(|&d| anchor + u * d).collect();
+        Some(Chain {
+            prev: pos.clone(),
+            pos,
+        })
+    }
+
     /// One sub-step of length `dt` with the anchor at `anchor` and extra
     /// acceleration `wind` (px/s²).
     ///
@@ -402,6 +457,15 @@ impl Chain {
 
 /// Passes [`Chain::constrain`] runs at once.
 const WAVE: usize = 8;
+
+/// [`Chain::at_rest`] has settled when one more step moves no particle
+/// along its line by more than this, px.
+pub const REST_EPS_PX: f64 = 1e-12;
+
+/// The particle updates [`Chain::at_rest`] may take (a few milliseconds;
+/// a hair takes a few hundred, a long chain with few passes tens of
+/// thousands).
+pub const REST_MAX_UPDATES: u64 = 4_000_000;
 
 /// The first pair of a constraint pass: particle 0 is pinned, so particle
 /// 1 takes the whole correction.
@@ -622,10 +686,12 @@ pub fn loop_chain(
 }
 
 /// Simulate a chain through one play of a one-shot clip (seed 004's
-/// release and decay): the chain first comes to rest under the inputs of
-/// the clip's first frame (anchor and wind held, warm-up periods until the
-/// state moves less than `seam_eps_px` in one), then the clip plays once,
+/// release and decay): the chain starts at rest under the inputs of the
+/// clip's first frame (anchor and wind held), then the clip plays once,
 /// recorded; `seam_error_px` is the residual motion ([`residual_px`]).
+/// That rest is [`Chain::at_rest`] where there is one (no warm-up
+/// periods); with colliders or no force the chain hangs down and warms up
+/// under the held inputs until a period moves it less than `seam_eps_px`.
 pub fn once_chain(
     p: &ChainParams,
     lp: &LoopParams,
@@ -634,9 +700,22 @@ pub fn once_chain(
 ) -> Recording {
     let dt = lp.period_s / lp.substeps as f64;
     let (a0, w0) = (anchor(0.0), wind(0.0));
-    let mut chain = Chain::hanging(a0, p);
-    let held = vec![(a0, w0); lp.substeps];
-    let warm = warm_up(&mut chain, p, lp, &held, dt);
+    let (mut chain, warm) = match Chain::at_rest(a0, (p.gravity + w0) * (dt * dt), p) {
+        Some(rest) => {
+            let warm = Warm {
+                periods: 0,
+                prewarm: 0,
+                converged: true,
+            };
+            (rest, warm)
+        }
+        None => {
+            let mut chain = Chain::hanging(a0, p);
+            let held = vec![(a0, w0); lp.substeps];
+            let warm = warm_up(&mut chain, p, lp, &held, dt);
+            (chain, warm)
+        }
+    };
     let inputs: Vec<(Vec2, Vec2)> = (1..=lp.substeps)
         .map(|k| {
             let t = k as f64 / lp.substeps as f64;
@@ -830,6 +909,17 @@ mod tests {
         assert!(worst < 0.1, "moved {worst} px");
     }
 
+    /// A short, heavily damped hair (3 particles, 0.8 of its velocity
+    /// kept per 1/60 s) with `p`'s passes and gravity.
+    fn short_hair(p: &ChainParams) -> ChainParams {
+        ChainParams {
+            count: 3,
+            segment: 13.5,
+            damping: 0.8f64.powf(60.0 / 3000.0),
+            ..p.clone()
+        }
+    }
+
     /// A pre-warmed loop is the loop a warm-up at the fine step alone
     /// records, to well under what is written (0.01 px), for less work:
     /// counted in fine sub-steps, on a looping chain in wind and on one
@@ -838,12 +928,7 @@ mod tests {
     #[test]
     fn a_pre_warmed_loop_is_the_fine_steps_loop_for_less_work() {
         let (p, lp) = ponytail();
-        let hair = ChainParams {
-            count: 3,
-            segment: 13.5,
-            damping: 0.8f64.powf(60.0 / 3000.0),
-            ..p.clone()
-        };
+        let hair = short_hair(&p);
         let dt = lp.period_s / lp.substeps as f64;
         let held = vec![(bob(0.0), breeze(0.0)); lp.substeps];
         let looping = period_inputs(lp.substeps, |t| (bob(t), breeze(t)));
@@ -890,6 +975,103 @@ mod tests {
         let seed = LoopParams { substeps: 60, ..lp };
         assert_eq!(loop_chain(&p, &seed, &bob, &breeze).prewarm_periods, 0);
         assert!(loop_chain(&p, &lp, &bob, &breeze).prewarm_periods > 0);
+    }
+
+    /// [`Chain::at_rest`] across the family of chains a rig can hold
+    /// (2 to 40 particles, 1 to 12 passes, short and long segments), a
+    /// force from every side, at the fine sub-step and at seed 004's 1/60 s
+    /// frame: a state [`Chain::step`] leaves where it is, straight along
+    /// the force, every segment at least its length.
+    #[test]
+    fn at_rest_is_a_state_the_step_leaves_still() {
+        let mut cases = 0;
+        for count in [2, 3, 5, 12, 40] {
+            for iterations in [1, 2, 6, 12] {
+                for segment in [3.0, 13.5, 40.0] {
+                    for (k, force) in [50.0, 1260.0, 8000.0].into_iter().enumerate() {
+                        for dt in [1.0 / 3600.0, 1.0 / 60.0] {
+                            let angle = TAU * (k as f64 * 3.0 + count as f64) / 8.3;
+                            let g = Vec2::new(angle.cos(), angle.sin()) * force;
+                            let p = ChainParams {
+                                count,
+                                segment,
+                                iterations,
+                                damping: 0.9,
+                                gravity: g,
+                                colliders: vec![],
+                            };
+                            let anchor = Vec2::new(170.0, -35.0);
+                            let acc = g * (dt * dt);
+                            let what = format!(
+                                "{count} × {segment} px, {iterations} passes, {force} px/s², dt {dt}"
+                            );
+                            let rest = Chain::at_rest(anchor, acc, &p)
+                                .unwrap_or_else(|| panic!("{what}: no rest found"));
+                            assert_eq!(rest.pos[0], anchor, "{what}");
+                            let mut stepped = rest.clone();
+                            stepped.step(&p, anchor, Vec2::ZERO, dt);
+                            let moved = max_dist(&rest.pos, &stepped.pos);
+                            assert!(moved < 1e-9, "{what}: a step moves it {moved} px");
+                            for w in rest.pos.windows(2) {
+                                let d = w[1] - w[0];
+                                let off_line = (d.x * g.y - d.y * g.x).abs() / force;
+                                assert!(off_line < 1e-9, "{what}: {off_line} px off the line");
+                                assert!(
+                                    d.x * g.x + d.y * g.y > 0.0,
+                                    "{what}: a segment turns back"
+                                );
+                                assert!(
+                                    d.len() >= segment - 1e-9,
+                                    "{what}: a segment {} px",
+                                    d.len()
+                                );
+                            }
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(cases, 5 * 4 * 3 * 3 * 2);
+    }
+
+    /// Where a chain held still comes to rest by stepping (from hanging
+    /// down, warmed up until a period moves it less than 10⁻⁴ px) is
+    /// [`Chain::at_rest`], to well under what is written: seed 004's
+    /// ponytail and a short damped hair, in a breeze from either side.
+    /// And no rest is found where it is not the straight line: with a
+    /// collider, or with no force at all.
+    #[test]
+    fn at_rest_is_where_a_held_chain_settles() {
+        let (p, lp) = ponytail();
+        let hair = short_hair(&p);
+        let dt = lp.period_s / lp.substeps as f64;
+        for (what, p) in [("ponytail", &p), ("hair", &hair)] {
+            for wind in [Vec2::new(-500.0, 0.0), Vec2::new(300.0, -200.0)] {
+                let held = vec![(bob(0.0), wind); lp.substeps];
+                let mut stepped = Chain::hanging(bob(0.0), p);
+                let warm = warm_up(&mut stepped, p, &lp, &held, dt);
+                assert!(warm.converged, "{what}");
+                let rest = Chain::at_rest(bob(0.0), (p.gravity + wind) * (dt * dt), p).unwrap();
+                let apart = max_dist(&rest.pos, &stepped.pos);
+                assert!(apart < 1e-3, "{what}, wind {wind:?}: {apart} px apart");
+            }
+        }
+        let acc = p.gravity * (dt * dt);
+        let leaning = ChainParams {
+            colliders: vec![(Vec2::new(0.0, 40.0), 10.0)],
+            ..p.clone()
+        };
+        assert!(Chain::at_rest(Vec2::ZERO, acc, &leaning).is_none());
+        assert!(Chain::at_rest(Vec2::ZERO, Vec2::ZERO, &p).is_none());
+        // a one-shot clip starts at that rest, with no warm-up, where
+        // there is one; it warms up as before where there is none
+        let once = once_chain(&p, &lp, &bob, &breeze);
+        let rest = Chain::at_rest(bob(0.0), (p.gravity + breeze(0.0)) * (dt * dt), &p).unwrap();
+        assert_eq!(once.frames[0], rest.pos);
+        assert_eq!((once.warmup_periods, once.converged), (0, true));
+        let leaning = once_chain(&leaning, &lp, &bob, &breeze);
+        assert!(leaning.warmup_periods > 0 && leaning.converged);
     }
 
     #[test]
