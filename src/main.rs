@@ -437,6 +437,9 @@ enum Exit {
 }
 
 fn main() -> ExitCode {
+    // the format's schema and the thread pool, started while the command
+    // line and the files are read
+    rig::prepare();
     let done = usage::parse::<Cli>().and_then(|cli| cli.map_or(Ok(Exit::Ok), run));
     // (a signal being handled ends the process by that signal instead)
     rigbake::interrupt::yield_to_signal();

@@ -285,14 +285,18 @@ pub fn parse(text: &str) -> Result<RigFile, RigError> {
             column,
         });
     }
-    // serde would also read any section from an array of its fields
+    // (read before the schema is looked at, which may still be in the
+    // making: see `prepare`)
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let read: Result<RigFile, _> = serde_path_to_error::deserialize(&mut *de);
+    // serde would also read any section from an array of its fields: that
+    // error comes first
     if let Some(path) = choice::array_for_object(format_schema(), text) {
         let msg = choice_expected(text, &path)
             .unwrap_or_else(|| "expected an object, found an array".into());
         return Err(invalid(path, msg));
     }
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let file: RigFile = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+    let file = read.map_err(|e| {
         let path = e.path().to_string();
         json_error(text, &path, e.into_inner())
     })?;
@@ -303,6 +307,17 @@ pub fn parse(text: &str) -> Result<RigFile, RigError> {
         column: e.column(),
     })?;
     Ok(file)
+}
+
+/// Starts making, on the thread pool, what the first [`parse`] of a
+/// process needs and takes longest to make: the format's schema
+/// ([`format_schema`], most of a millisecond), so that it is made while
+/// the command line and the file are read; the pool's threads start
+/// with it. A [`parse`] that comes first waits for it, or makes it.
+pub fn prepare() {
+    rayon::spawn(|| {
+        format_schema();
+    });
 }
 
 /// The rig format's schema, generated once ([`choice::format_schema`]).
