@@ -40,7 +40,7 @@
 
 use super::scope::Scope;
 use super::{fmt_deg, fmt_len, fmt_pct, fmt_s, fmt_t};
-use crate::clip::{Anim, Axis, Clip, Ease, Item, Morph, Play, Track};
+use crate::clip::{Anim, Axis, Clip, Ease, Item, Morph, Node, Play, Track};
 use fnv::FnvHashMap as HashMap;
 use std::fmt::Write;
 
@@ -434,6 +434,12 @@ impl Out {
     }
 }
 
+/// `transform-origin` in the parent's user space, as a declaration after
+/// the shorthand.
+fn origin_decl(x: f64, y: f64) -> String {
+    format!(";transform-origin:{} {}", px(x), px(y))
+}
+
 impl Sheet {
     pub(crate) fn new(scope: Scope) -> Sheet {
         Sheet {
@@ -489,18 +495,20 @@ impl Sheet {
     }
 
     /// Add a static rule.
+    #[cfg(test)]
     fn rule(&mut self, selector: &str, body: String) {
         self.ops.push(Op::Rule(selector.to_string(), body));
     }
 
-    /// Add one animation of `clip` on `selector`: `extra` are static
-    /// declarations the animated property needs (its origin), `identity` the
-    /// declaration that equals no animation at all.
+    /// One animation of `clip` on `selector` as the sheet keeps it: `extra`
+    /// are static declarations the animated property needs (its origin),
+    /// `identity` the declaration that equals no animation at all (a
+    /// constant track at it is nothing, another constant a static rule).
     /// `backward`: the body of keyframes that, played in reverse, make
     /// the same motion ([`backward_turn`]).
     #[allow(clippy::too_many_arguments)]
-    fn animation(
-        &mut self,
+    fn animation_op(
+        &self,
         clip: &Clip,
         selector: &str,
         name: &str,
@@ -509,13 +517,11 @@ impl Sheet {
         extra: &str,
         identity: Option<&str>,
         backward: Option<String>,
-    ) {
+    ) -> Option<Op> {
         if frames.constant() && delay_s <= 0.0 {
             let d = &frames.decls[0];
-            if identity != Some(d.as_str()) {
-                self.rule(selector, format!("{d}{extra}"));
-            }
-            return;
+            return (identity != Some(d.as_str()))
+                .then(|| Op::Rule(selector.to_string(), format!("{d}{extra}")));
         }
         let pending = Pending {
             backward,
@@ -523,94 +529,132 @@ impl Sheet {
             extra: extra.to_string(),
             ..Pending::new(clip, selector, self.short(name).into_owned(), &frames)
         };
-        self.ops.push(Op::Anim(Box::new(pending)));
+        Some(Op::Anim(Box::new(pending)))
     }
 
     /// `transform-origin` in the parent's user space: the declaration, and
     /// the sheet's one `transform-box: view-box` rule (see `Sheet::written`).
+    #[cfg(test)]
     fn origin(&mut self, x: f64, y: f64) -> String {
         self.origins = true;
-        format!(";transform-origin:{} {}", px(x), px(y))
+        origin_decl(x, y)
     }
 
-    /// Add every animation of `clip`, selectors prefixed by `select`.
+    /// Add every animation of `clip`, selectors prefixed by `select`: each
+    /// group's, then each morphed path's, in the order of the clip's
+    /// groups. Their keyframes' text is most of a sheet's work and each
+    /// depends on its own track alone, so they are made side by side and
+    /// kept in that order.
     pub(crate) fn add_clip(&mut self, clip: &Clip, select: &str) {
-        for node in clip.groups() {
-            let (Some(anim), Some(class)) = (&node.anim, &node.class) else {
-                continue;
-            };
-            let selector = format!("{select}.{}", self.scope.name(class));
-            let keys = |i: usize| &clip.tracks[i].keys;
-            match anim {
-                Anim::Rotate {
-                    track,
-                    origin,
-                    delay_s,
-                } => {
-                    let f = rotate_frames(&clip.tracks[*track]);
-                    let extra = self.origin(origin.x, origin.y);
-                    let name = &clip.tracks[*track].name;
-                    let identity = Some("rotate:0deg");
-                    let back = backward_turn(&clip.tracks[*track]);
-                    self.animation(clip, &selector, name, f, *delay_s, &extra, identity, back);
-                }
-                Anim::Translate {
-                    track,
-                    axis,
-                    delay_s,
-                } => {
-                    let f = translate_frames(&clip.tracks[*track], *axis);
-                    let name = &clip.tracks[*track].name;
-                    let identity = Some("translate:0");
-                    self.animation(clip, &selector, name, f, *delay_s, "", identity, None);
-                }
-                Anim::Motion {
-                    path,
-                    keys,
-                    delay_s,
-                } => {
-                    let f = Frames {
-                        times: keys.iter().map(|k| k.0).collect(),
-                        decls: keys
-                            .iter()
-                            .map(|k| format!("offset-distance:{}%", fmt_pct(k.1)))
-                            .collect(),
-                        timings: vec!["linear".to_string(); keys.len().saturating_sub(1)],
-                        scalar: None,
-                    };
-                    let extra = format!(";offset-path:path(\"{}\");offset-rotate:0deg", path.d);
-                    self.animation(clip, &selector, class, f, *delay_s, &extra, None, None);
-                }
-                Anim::Scale { sx, sy, delay_s } => {
-                    let f = Frames::of_track(&clip.tracks[*sx], |i| {
-                        let (x, y) = (fmt_t(keys(*sx)[i].value), fmt_t(keys(*sy)[i].value));
-                        if x == y {
-                            format!("scale:{x}")
-                        } else {
-                            format!("scale:{x} {y}")
-                        }
-                    });
-                    let extra = self.origin(0.0, 0.0);
-                    let name = &clip.tracks[*sx].name;
-                    let identity = Some("scale:1");
-                    self.animation(clip, &selector, name, f, *delay_s, &extra, identity, None);
-                }
-            }
-        }
+        use rayon::prelude::*;
+        let groups = clip.groups();
+        let turned: Vec<(Option<Op>, bool)> = groups
+            .par_iter()
+            .map(|node| self.group_op(clip, select, node))
+            .collect();
         // morphed paths (Verlet chain segments): selected by their class
-        for node in clip.groups() {
-            for item in &node.children {
-                let Item::Morph(m) = item else { continue };
-                let Some(probe) = &m.probe else { continue };
-                let class = self.scope.name(&super::morph_class(probe));
-                let selector = format!("{select}.{class}");
-                let name = format!("rb-{}-{probe}", clip_name(clip));
-                // a constant path is the static `d` the element already has
-                let f = Frames::of_morph(m);
-                let identity = f.decls[0].clone();
-                self.animation(clip, &selector, &name, f, 0.0, "", Some(&identity), None);
+        let morphs: Vec<(&Node, &Morph)> = (groups.iter())
+            .flat_map(|node| {
+                node.children.iter().filter_map(move |item| match item {
+                    Item::Morph(m) if m.probe.is_some() => Some((*node, m)),
+                    _ => None,
+                })
+            })
+            .collect();
+        let morphed: Vec<Option<Op>> = morphs
+            .par_iter()
+            .map(|(_, m)| self.morph_op(clip, select, m))
+            .collect();
+        for (op, origin) in turned {
+            self.origins |= origin;
+            self.ops.extend(op);
+        }
+        self.ops.extend(morphed.into_iter().flatten());
+    }
+
+    /// The animation of `node` in `clip` ([`Sheet::animation_op`]), if it
+    /// has one, and whether it turns or scales about an origin (which the
+    /// sheet's `transform-box` rule must reach, see `Sheet::written`).
+    fn group_op(&self, clip: &Clip, select: &str, node: &Node) -> (Option<Op>, bool) {
+        let (Some(anim), Some(class)) = (&node.anim, &node.class) else {
+            return (None, false);
+        };
+        let selector = format!("{select}.{}", self.scope.name(class));
+        let keys = |i: usize| &clip.tracks[i].keys;
+        match anim {
+            Anim::Rotate {
+                track,
+                origin,
+                delay_s,
+            } => {
+                let f = rotate_frames(&clip.tracks[*track]);
+                let extra = origin_decl(origin.x, origin.y);
+                let name = &clip.tracks[*track].name;
+                let identity = Some("rotate:0deg");
+                let back = backward_turn(&clip.tracks[*track]);
+                let op =
+                    self.animation_op(clip, &selector, name, f, *delay_s, &extra, identity, back);
+                (op, true)
+            }
+            Anim::Translate {
+                track,
+                axis,
+                delay_s,
+            } => {
+                let f = translate_frames(&clip.tracks[*track], *axis);
+                let name = &clip.tracks[*track].name;
+                let identity = Some("translate:0");
+                let op = self.animation_op(clip, &selector, name, f, *delay_s, "", identity, None);
+                (op, false)
+            }
+            Anim::Motion {
+                path,
+                keys,
+                delay_s,
+            } => {
+                let f = Frames {
+                    times: keys.iter().map(|k| k.0).collect(),
+                    decls: keys
+                        .iter()
+                        .map(|k| format!("offset-distance:{}%", fmt_pct(k.1)))
+                        .collect(),
+                    timings: vec!["linear".to_string(); keys.len().saturating_sub(1)],
+                    scalar: None,
+                };
+                let extra = format!(";offset-path:path(\"{}\");offset-rotate:0deg", path.d);
+                let op = self.animation_op(clip, &selector, class, f, *delay_s, &extra, None, None);
+                (op, false)
+            }
+            Anim::Scale { sx, sy, delay_s } => {
+                let f = Frames::of_track(&clip.tracks[*sx], |i| {
+                    let (x, y) = (fmt_t(keys(*sx)[i].value), fmt_t(keys(*sy)[i].value));
+                    if x == y {
+                        format!("scale:{x}")
+                    } else {
+                        format!("scale:{x} {y}")
+                    }
+                });
+                let extra = origin_decl(0.0, 0.0);
+                let name = &clip.tracks[*sx].name;
+                let identity = Some("scale:1");
+                let op =
+                    self.animation_op(clip, &selector, name, f, *delay_s, &extra, identity, None);
+                (op, true)
             }
         }
+    }
+
+    /// The animation of the morphed path `m` (a chain segment, which has
+    /// a probe) in `clip`; a constant path is the static `d` the element
+    /// already has.
+    fn morph_op(&self, clip: &Clip, select: &str, m: &Morph) -> Option<Op> {
+        let probe = m.probe.as_ref()?;
+        let class = self.scope.name(&super::morph_class(probe));
+        let selector = format!("{select}.{class}");
+        let name = format!("rb-{}-{probe}", clip_name(clip));
+        let f = Frames::of_morph(m);
+        let identity = f.decls[0].clone();
+        self.animation_op(clip, &selector, &name, f, 0.0, "", Some(&identity), None)
     }
 
     /// The rules and the keyframes, apart, each animation's form decided
@@ -933,16 +977,9 @@ mod tests {
         let add = |sheet: &mut Sheet, tracks: &[(&str, &Track)]| {
             for (sel, t) in tracks {
                 let f = rotate_frames(t);
-                sheet.animation(
-                    &clip,
-                    sel,
-                    &format!("rb-{}", &sel[1..]),
-                    f,
-                    0.0,
-                    "",
-                    None,
-                    None,
-                );
+                let name = format!("rb-{}", &sel[1..]);
+                let op = sheet.animation_op(&clip, sel, &name, f, 0.0, "", None, None);
+                sheet.ops.extend(op);
             }
         };
         let all = [(".c", &crank), (".l", &leg), (".m", &leg)];
