@@ -60,9 +60,27 @@ pub fn solve(root: Vec2, target: Vec2, l1: f64, l2: f64, knee: Knee) -> TwoBoneP
         Knee::Forward => phi - a,
         Knee::Backward => phi + a,
     };
-    let joint = root + Vec2::from_angle(bone1) * l1;
+    // The root→target direction, and the upper bone's: that direction
+    // turned by ∓a, from cos a and sin a = √((1 − cos a)(1 + cos a))
+    // (each factor exact where it is small), not from the sine and
+    // cosine of an angle.
+    let along = if d_raw > 0.0 {
+        to * (1.0 / d_raw)
+    } else {
+        Vec2::new(1.0, 0.0)
+    };
+    let sin_a = ((1.0 - cos_a) * (1.0 + cos_a)).sqrt();
+    let turn = match knee {
+        Knee::Forward => -sin_a,
+        Knee::Backward => sin_a,
+    };
+    let upper = Vec2::new(
+        along.x * cos_a - along.y * turn,
+        along.x * turn + along.y * cos_a,
+    );
+    let joint = root + upper * l1;
     // The end sits on the root→target line at distance d.
-    let end = root + Vec2::from_angle(phi) * d;
+    let end = root + along * d;
     let bone2 = (end - joint).angle_rad();
     TwoBonePose {
         bone1_rad: crate::geom::wrap_pi(bone1),
@@ -175,6 +193,31 @@ mod tests {
             let c = cross(target - root, p.joint - root);
             let tol = 1e-9 * l1 * d;
             if fwd { prop_assert!(c <= tol) } else { prop_assert!(c >= -tol) }
+        }
+
+        /// The joint and the end are placed without the sine and cosine of
+        /// an angle: for any target (within reach, past it, inside it, at
+        /// the root), the joint still lies along the upper bone's angle at
+        /// its length, and the end along root→target at the clamped
+        /// distance, as the angles' sines and cosines place them.
+        #[test]
+        fn joint_and_end_lie_where_the_angles_point(
+            tx in -700.0..700.0f64, ty in -700.0..700.0f64,
+            l1 in 0.5..300.0f64, l2 in 0.5..300.0f64,
+            at_root in 0..8u8, fwd in any::<bool>(),
+        ) {
+            let root = Vec2::new(37.0, -12.0);
+            let target = if at_root == 0 { root } else { root + Vec2::new(tx, ty) };
+            let knee = if fwd { Knee::Forward } else { Knee::Backward };
+            let p = solve(root, target, l1, l2, knee);
+            let scale = l1 + l2 + target.dist(root);
+            let joint = root + Vec2::from_angle(p.bone1_rad) * l1;
+            prop_assert!(p.joint.dist(joint) < 1e-12 * scale, "{:?} vs {:?}", p.joint, joint);
+            let to = target - root;
+            let phi = if to.len() > 0.0 { to.angle_rad() } else { 0.0 };
+            let d = to.len().clamp((l1 - l2).abs(), l1 + l2);
+            let end = root + Vec2::from_angle(phi) * d;
+            prop_assert!(p.end.dist(end) < 1e-12 * scale, "{:?} vs {:?}", p.end, end);
         }
 
         #[test]
