@@ -176,27 +176,22 @@ pub fn solvable_alone(fig: &Figure, i: usize) -> bool {
 }
 
 /// `ik` entry `i`'s frame at normalised time t from the upper bone's
-/// ancestors alone: the parent's world matrix, the upper joint and the
-/// map from user space into the figure's frame, `(S · T)⁻¹`; bit for bit
-/// what the whole solve ([`local_angles`], [`ik_joints_and_targets`])
-/// gives them (the same operations on the same values, parents' matrices
-/// composed as the whole solve composes them), for an entry
-/// [`solvable_alone`] says this of.
-fn entry_frame(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Affine, Vec2, Affine) {
+/// ancestors alone (`ancestors`, [`entry_ancestors`]): the parent's world
+/// matrix, the upper joint and the map from user space into the figure's
+/// frame, `(S · T)⁻¹`; bit for bit what the whole solve ([`local_angles`],
+/// [`ik_joints_and_targets`]) gives them (the same operations on the same
+/// values, parents' matrices composed as the whole solve composes them),
+/// for an entry [`solvable_alone`] says this of.
+fn entry_frame(
+    fig: &Figure,
+    clip: &FigClip,
+    (i, ancestors): (usize, &[(usize, Option<Affine>)]),
+    t: f64,
+) -> (Affine, Vec2, Affine) {
     let k = &fig.ik[i];
-    // the ancestors root first, each found by climbing from the upper bone
-    // (no list to allocate: a tree is a few bones deep)
-    let up = |mut b: usize, steps: usize| {
-        for _ in 0..steps {
-            b = fig.bones[b].parent.expect("an ancestor that far up");
-        }
-        b
-    };
-    let depth = std::iter::successors(fig.bones[k.upper].parent, |&x| fig.bones[x].parent).count();
     let mut parent = Affine::IDENTITY;
-    for steps in (1..=depth).rev() {
-        let x = up(k.upper, steps);
-        let turn = Affine::rotate(clip.drivers[x].eval(t));
+    for &(x, turn) in ancestors {
+        let turn = turn.unwrap_or_else(|| Affine::rotate(clip.drivers[x].eval(t)));
         parent = parent * Affine::translate(fig.bones[x].joint_at(t)) * turn;
     }
     let root = root_matrix(&clip.root, t);
@@ -205,6 +200,22 @@ fn entry_frame(fig: &Figure, clip: &FigClip, i: usize, t: f64) -> (Affine, Vec2,
         .expect("validation keeps root scales > 0");
     let joint = parent.apply(fig.bones[k.upper].joint_at(t));
     (parent, joint, to_fig)
+}
+
+/// The ancestors of `ik` entry `i`'s upper bone, root first, each with
+/// its turn where its driver is a constant (the same matrix at every
+/// time, made once).
+fn entry_ancestors(fig: &Figure, clip: &FigClip, i: usize) -> Vec<(usize, Option<Affine>)> {
+    let mut up: Vec<usize> =
+        std::iter::successors(fig.bones[fig.ik[i].upper].parent, |&x| fig.bones[x].parent)
+            .collect();
+    up.reverse();
+    up.into_iter()
+        .map(|x| {
+            let fixed = matches!(clip.drivers[x], super::model::Driver::Const(_));
+            (x, fixed.then(|| Affine::rotate(clip.drivers[x].eval(0.0))))
+        })
+        .collect()
 }
 
 /// Whether `ik` entry `i`'s frame ([`entry_frame`]) is the same at every
@@ -236,19 +247,32 @@ pub struct EntrySolver<'a> {
     i: usize,
     /// The frame and its parent's world angle (radians), when still.
     still: Option<((Affine, Vec2, Affine), f64)>,
+    /// The upper bone's ancestors ([`entry_ancestors`]).
+    ancestors: Vec<(usize, Option<Affine>)>,
+    /// The parent's world angle (radians) where every ancestor's turn is
+    /// a constant: moves and root motion only translate, so the parent's
+    /// matrix turns the same at every time (its linear part is the
+    /// product of the turns alone, the same bits at any time).
+    parent_rad: Option<f64>,
 }
 
 impl<'a> EntrySolver<'a> {
     pub fn new(fig: &'a Figure, clip: &'a FigClip, i: usize) -> Self {
+        let ancestors = entry_ancestors(fig, clip, i);
+        let frame_at = |t: f64| entry_frame(fig, clip, (i, &ancestors), t);
         let still = entry_frame_still(fig, clip, i).then(|| {
-            let frame = entry_frame(fig, clip, i, 0.0);
+            let frame = frame_at(0.0);
             (frame, frame.0.angle_rad())
         });
+        let turns_fixed = ancestors.iter().all(|(_, turn)| turn.is_some());
+        let parent_rad = turns_fixed.then(|| frame_at(0.0).0.angle_rad());
         EntrySolver {
             fig,
             clip,
             i,
             still,
+            ancestors,
+            parent_rad,
         }
     }
 
@@ -257,11 +281,15 @@ impl<'a> EntrySolver<'a> {
         self.still.is_some()
     }
 
-    /// The frame at t, and the parent's world angle (radians) where kept.
+    /// The frame at t, and the parent's world angle (radians) where kept
+    /// (a still frame's, or a parent's that turns the same at every time).
     fn frame(&self, t: f64) -> ((Affine, Vec2, Affine), Option<f64>) {
         match self.still {
             Some((frame, rad)) => (frame, Some(rad)),
-            None => (entry_frame(self.fig, self.clip, self.i, t), None),
+            None => {
+                let frame = entry_frame(self.fig, self.clip, (self.i, &self.ancestors), t);
+                (frame, self.parent_rad)
+            }
         }
     }
 
