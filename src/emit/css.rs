@@ -553,17 +553,17 @@ impl Sheet {
             .map(|node| self.group_op(clip, select, node))
             .collect();
         // morphed paths (Verlet chain segments): selected by their class
-        let morphs: Vec<(&Node, &Morph)> = (groups.iter())
+        let morphs: Vec<&Morph> = (groups.iter())
             .flat_map(|node| {
-                node.children.iter().filter_map(move |item| match item {
-                    Item::Morph(m) if m.probe.is_some() => Some((*node, m)),
+                node.children.iter().filter_map(|item| match item {
+                    Item::Morph(m) if m.probe.is_some() => Some(m),
                     _ => None,
                 })
             })
             .collect();
         let morphed: Vec<Option<Op>> = morphs
             .par_iter()
-            .map(|(_, m)| self.morph_op(clip, select, m))
+            .map(|m| self.morph_op(clip, select, m))
             .collect();
         for (op, origin) in turned {
             self.origins |= origin;
