@@ -311,7 +311,7 @@ pub fn parse(text: &str) -> Result<RigFile, RigError> {
 
 /// Starts making, on the thread pool, what the first [`parse`] of a
 /// process needs and takes longest to make: the format's schema
-/// ([`format_schema`], most of a millisecond), so that it is made while
+/// (`format_schema`, most of a millisecond), so that it is made while
 /// the command line and the file are read; the pool's threads start
 /// with it. A [`parse`] that comes first waits for it, or makes it.
 pub fn prepare() {
