@@ -1109,7 +1109,7 @@ mod fk {
                             need[p] = true;
                         }
                     }
-                    let mut at = PoseAt::new(fig, clip, &want);
+                    let mut at = PoseAt::new(fig, clip, &want, &[]);
                     for n in 0..=60 {
                         let t = ((n * 37) % 61) as f64 / 60.0 + if n % 2 == 1 { 1e-6 } else { 0.0 };
                         at.at(t);
@@ -1135,6 +1135,76 @@ mod fk {
         }
         assert!(checked > 0);
         assert!(alone > 0, "no clip with every entry solved on its own");
+    }
+
+    /// [`PoseAt::tips`] are the whole solve's ([`Pose::tips`]) bit for bit
+    /// for every bone whose tip is asked for, also those of the `ik`
+    /// entries solved for their points alone (without angles); the world
+    /// matrices asked for beside them stay the whole solve's bit for bit,
+    /// and no entry whose bone's matrix is asked for (or with another bone
+    /// read hanging from it) is solved for its points. Every clip of every
+    /// bone-tree rig in `rigs/`, at times out of order, asking for no
+    /// matrix, the heads' (as the measure does) or every third bone's. And
+    /// the whole solve's tips are where its world matrices put them, to
+    /// 1e-9 px.
+    #[test]
+    fn pose_at_tips_are_the_whole_poses_tips() {
+        let bits = |v: &crate::geom::Vec2| (v.x.to_bits(), v.y.to_bits());
+        let mbits = |m: &Affine| m.as_coeffs().map(f64::to_bits);
+        let (mut pointed, mut on) = (0, 0);
+        for (path, rig) in super::example_rigs() {
+            let fig = &rig.figure;
+            let nb = fig.bones.len();
+            let tipped: Vec<bool> = (0..nb).map(|b| fig.bones[b].length > 0.0).collect();
+            for clip in &fig.clips {
+                for pick in 0..3 {
+                    let want: Vec<bool> = (0..nb)
+                        .map(|b| match pick {
+                            0 => false,
+                            1 => fig.bones[b].head_radius.is_some(),
+                            _ => b % 3 == 0,
+                        })
+                        .collect();
+                    let mut at = PoseAt::new(fig, clip, &want, &tipped);
+                    // the bones of the entries solved for their points
+                    let mut on_points = vec![false; nb];
+                    for (k, &p) in fig.ik.iter().zip(at.pointed()) {
+                        if p {
+                            assert!(!want[k.upper] && !want[k.lower], "{}", path.display());
+                            for c in 0..nb {
+                                let parent = fig.bones[c].parent;
+                                let hangs = c != k.lower
+                                    && (parent == Some(k.upper) || parent == Some(k.lower));
+                                assert!(!(hangs && (want[c] || tipped[c])), "{}", path.display());
+                            }
+                            (on_points[k.upper], on_points[k.lower]) = (true, true);
+                            pointed += 1;
+                        }
+                    }
+                    for n in 0..=60 {
+                        let t = ((n * 37) % 61) as f64 / 60.0 + if n % 2 == 1 { 1e-6 } else { 0.0 };
+                        at.at(t);
+                        let a = pose(fig, clip, t);
+                        let tips = a.tips(fig);
+                        let name = format!("{} {} pick {pick} t {t}", path.display(), clip.name);
+                        for b in (0..nb).filter(|&b| tipped[b]) {
+                            assert_eq!(bits(&tips[b]), bits(&at.tips[b]), "{name} bone {b}");
+                            let m = (a.root * a.world[b])
+                                .apply(crate::geom::Vec2::new(fig.bones[b].length, 0.0));
+                            let d = tips[b].dist(m);
+                            assert!(d < 1e-9, "{name} bone {b}: {d} px");
+                            if on_points[b] {
+                                on += 1;
+                            }
+                        }
+                        for b in (0..nb).filter(|&b| want[b]) {
+                            assert_eq!(mbits(&a.world[b]), mbits(&at.pose.world[b]), "{name} {b}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(pointed > 0 && on > 0, "{pointed} {on}");
     }
 
     /// A pose's world matrices, built with the rotations the IK solve

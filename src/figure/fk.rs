@@ -98,6 +98,9 @@ struct Solved {
     ends: Vec<(Vec2, Vec2)>,
     /// Per `ik` entry: its target as asked, user space.
     asked: Vec<Vec2>,
+    /// Per `ik` entry: the knee and the effector the IK solve placed
+    /// (figure frame).
+    points: Vec<(Vec2, Vec2)>,
     /// Per bone (with `ik` entries): the angle its world matrix was built
     /// with and the rotation built from it.
     turns: Vec<(f64, Affine)>,
@@ -113,6 +116,7 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
             local,
             ends: Vec::new(),
             asked: Vec::new(),
+            points: Vec::new(),
             turns: Vec::new(),
             root: None,
         };
@@ -124,6 +128,7 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
     let mut world: Vec<Affine> = Vec::with_capacity(fig.bones.len());
     let mut ends = vec![(Vec2::ZERO, Vec2::ZERO); fig.ik.len()];
     let mut asked = vec![Vec2::ZERO; fig.ik.len()];
+    let mut points = vec![(Vec2::ZERO, Vec2::ZERO); fig.ik.len()];
     let mut turns = Vec::with_capacity(fig.bones.len());
     for (b, bone) in fig.bones.iter().enumerate() {
         let parent = bone.parent.map_or(Affine::IDENTITY, |p| world[p]);
@@ -139,6 +144,7 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
             let parent_rad = parent.angle_rad();
             local[b] = pose.bone1_rad - parent_rad;
             local[k.lower] = pose.bone2_rad - pose.bone1_rad;
+            points[i] = (pose.joint, pose.end);
         }
         let turn = Affine::rotate(local[b]);
         turns.push((local[b], turn));
@@ -148,6 +154,7 @@ fn solve(fig: &Figure, clip: &FigClip, t: f64) -> Solved {
         local,
         ends,
         asked,
+        points,
         turns,
         root: Some(root),
     }
@@ -316,10 +323,7 @@ impl<'a> EntrySolver<'a> {
     /// ([`entry_ends`]) and its target as asked (user space).
     fn solve(&self, t: f64) -> EntrySolved {
         let (fig, k) = (self.fig, &self.fig.ik[self.i]);
-        let ((parent, joint, to_fig), parent_rad) = self.frame(t);
-        let asked = self.clip.targets[self.i].at(t);
-        let target = to_fig.apply(asked);
-        let goal = pulled(joint, target, k.pull_to(&fig.bones));
+        let (((parent, joint, _), parent_rad), target, goal, asked) = self.goal(t);
         let bone = &fig.bones[k.upper];
         let pose = ik::solve(joint, goal, bone.length, fig.bones[k.lower].length, k.knee);
         let parent_rad = parent_rad.unwrap_or_else(|| parent.angle_rad());
@@ -327,6 +331,34 @@ impl<'a> EntrySolver<'a> {
             angles: (pose.bone1_rad - parent_rad, pose.bone2_rad - pose.bone1_rad),
             ends: (joint, target),
             asked,
+            points: (pose.joint, pose.end),
+        }
+    }
+
+    /// The frame at t, the target in the figure's frame, the goal solved
+    /// toward (pulled) and the target as asked (user space).
+    #[allow(clippy::type_complexity)]
+    fn goal(&self, t: f64) -> (((Affine, Vec2, Affine), Option<f64>), Vec2, Vec2, Vec2) {
+        let k = &self.fig.ik[self.i];
+        let frame = self.frame(t);
+        let ((_, joint, to_fig), _) = frame;
+        let asked = self.clip.targets[self.i].at(t);
+        let target = to_fig.apply(asked);
+        let goal = pulled(joint, target, k.pull_to(&self.fig.bones));
+        (frame, target, goal, asked)
+    }
+
+    /// [`Self::solve`] without the angles (NaN): the same points, ends
+    /// and target as asked, bit for bit ([`ik::joint_and_end`]).
+    fn points(&self, t: f64) -> EntrySolved {
+        let (fig, k) = (self.fig, &self.fig.ik[self.i]);
+        let (((_, joint, _), _), target, goal, asked) = self.goal(t);
+        let (l1, l2) = (fig.bones[k.upper].length, fig.bones[k.lower].length);
+        EntrySolved {
+            angles: (f64::NAN, f64::NAN),
+            ends: (joint, target),
+            asked,
+            points: ik::joint_and_end(joint, goal, l1, l2, k.knee),
         }
     }
 }
@@ -339,6 +371,8 @@ struct EntrySolved {
     ends: (Vec2, Vec2),
     /// The target as asked, user space.
     asked: Vec2,
+    /// The knee and the effector (figure frame).
+    points: (Vec2, Vec2),
 }
 
 /// `ik` entry `i`'s upper joint and target in the figure's frame at
@@ -480,16 +514,27 @@ pub struct Pose {
     pub ik: Vec<Vec2>,
     /// Per `ik` entry, its target as asked, user space (the trajectory at t).
     pub asked: Vec<Vec2>,
+    /// Per `ik` entry, the knee and the effector the IK solve placed
+    /// (figure frame, without root motion).
+    pub points: Vec<(Vec2, Vec2)>,
 }
 
 impl Pose {
-    /// Every bone's tip in user space ([`tips`]).
+    /// Every bone's tip in user space ([`tips`]): an `ik` entry's two
+    /// bones' the knee and effector its solve placed, the others' from
+    /// their world matrices (the same points to rounding: the IK bones'
+    /// matrices are built from angles taken from those points).
     pub fn tips(&self, fig: &Figure) -> Vec<Vec2> {
-        fig.bones
+        let mut tips: Vec<Vec2> = fig
+            .bones
             .iter()
             .zip(&self.world)
             .map(|(b, m)| (self.root * *m).apply(Vec2::new(b.length, 0.0)))
-            .collect()
+            .collect();
+        for (k, &(knee, end)) in fig.ik.iter().zip(&self.points) {
+            (tips[k.upper], tips[k.lower]) = (self.root.apply(knee), self.root.apply(end));
+        }
+        tips
     }
 }
 
@@ -502,6 +547,7 @@ pub fn pose(fig: &Figure, clip: &FigClip, t: f64) -> Pose {
         ik: ideal_effectors(fig, root, &s.ends),
         root,
         asked: s.asked,
+        points: s.points,
     }
 }
 
@@ -519,6 +565,15 @@ pub fn pose(fig: &Figure, clip: &FigClip, t: f64) -> Pose {
 /// second time as here). The world matrices of the other bones are not
 /// kept up to date. A clip whose `ik` entries are not all solvable alone
 /// takes the whole [`pose`] at each time.
+///
+/// The tips of the bones a caller reads are made too ([`Self::tips`]), as
+/// [`Pose::tips`] makes them (an `ik` entry's two bones' are the knee and
+/// effector its solve placed). An entry solved on its own whose bones'
+/// world matrices nothing reads (neither is asked for, no other bone read
+/// hangs from them) is solved for those points alone
+/// ([`ik::joint_and_end`]), without its angles and the two rotations made
+/// of them: the measure reads only tips, and those are most of its ideal
+/// pose's cost in a rig of IK legs.
 pub struct PoseAt<'a> {
     fig: &'a Figure,
     clip: &'a FigClip,
@@ -537,26 +592,67 @@ pub struct PoseAt<'a> {
     ends: Vec<(Vec2, Vec2)>,
     /// The pose at the last time (see above for its world matrices).
     pub pose: Pose,
+    /// Per `ik` entry: solved for its bones' tips alone ([`Self::tips`]),
+    /// its bones' world matrices not built.
+    pointed: Vec<bool>,
+    /// Per bone: its tip is read ([`Self::tips`]).
+    tipped: Vec<bool>,
+    /// Per bone: its tip is read and made from its world matrix (in no
+    /// `ik` entry).
+    tip_world: Vec<bool>,
+    /// The tips (user space) of the bones whose tips are read, at the last
+    /// time, [`Pose::tips`]' bit for bit.
+    pub tips: Vec<Vec2>,
 }
 
 impl<'a> PoseAt<'a> {
-    /// Ready to pose `clip` of `fig` with the world matrices of the bones
-    /// `want` marks (and their ancestors).
-    pub fn new(fig: &'a Figure, clip: &'a FigClip, want: &[bool]) -> Self {
+    /// Ready to pose `clip` of `fig` for the tips of the bones `tips`
+    /// marks ([`Self::tips`]) and the world matrices of the bones `want`
+    /// marks (and their ancestors'). An `ik` entry solved on its own whose
+    /// bones' world matrices nothing reads (neither is marked in `want`,
+    /// and no other bone read hangs from them) is solved for its points
+    /// alone, without its angles.
+    pub fn new(fig: &'a Figure, clip: &'a FigClip, want: &[bool], tips: &[bool]) -> Self {
         let nb = fig.bones.len();
         let solvers = entry_solvers(fig, clip);
         let alone = solvers.iter().all(Option::is_some);
         let in_ik = |b: usize| fig.ik.iter().any(|k| k.upper == b || k.lower == b);
-        // wanted bones and their ancestors (parents precede children)
-        let mut need = want.to_vec();
-        need.resize(nb, false);
-        for b in (0..nb).rev() {
-            if need[b]
-                && let Some(p) = fig.bones[b].parent
-            {
-                need[p] = true;
+        let mut tipped = tips.to_vec();
+        tipped.resize(nb, false);
+        let read = |b: usize| want.get(b).copied().unwrap_or(false);
+        // the bones read and their ancestors (parents precede children)
+        let with_ancestors = |mut need: Vec<bool>| {
+            for b in (0..nb).rev() {
+                if need[b]
+                    && let Some(p) = fig.bones[b].parent
+                {
+                    need[p] = true;
+                }
             }
+            need
+        };
+        let all = with_ancestors((0..nb).map(|b| read(b) || tipped[b]).collect());
+        let pointed: Vec<bool> = fig
+            .ik
+            .iter()
+            .map(|k| {
+                let hangs = |c: usize| {
+                    c != k.lower
+                        && matches!(fig.bones[c].parent, Some(p) if p == k.upper || p == k.lower)
+                };
+                alone && !read(k.upper) && !read(k.lower) && !(0..nb).any(|c| hangs(c) && all[c])
+            })
+            .collect();
+        let mut on_points = vec![false; nb];
+        for (k, _) in fig.ik.iter().zip(&pointed).filter(|(_, p)| **p) {
+            on_points[k.upper] = true;
+            on_points[k.lower] = true;
         }
+        let need = with_ancestors(
+            (0..nb)
+                .map(|b| read(b) || (tipped[b] && !on_points[b]))
+                .collect(),
+        );
         let mut fixed = vec![false; nb];
         let mut world = vec![Affine::IDENTITY; nb];
         for (b, bone) in fig.bones.iter().enumerate() {
@@ -593,8 +689,19 @@ impl<'a> PoseAt<'a> {
                 root: Affine::IDENTITY,
                 ik: Vec::with_capacity(nk),
                 asked: Vec::with_capacity(nk),
+                points: Vec::with_capacity(nk),
             },
+            tip_world: (0..nb).map(|b| tipped[b] && !in_ik(b)).collect(),
+            tipped,
+            pointed,
+            tips: vec![Vec2::ZERO; nb],
         }
+    }
+
+    /// Per `ik` entry: whether it is solved for its points alone.
+    #[cfg(test)]
+    pub(crate) fn pointed(&self) -> &[bool] {
+        &self.pointed
     }
 
     /// Pose the clip at normalised time t (into [`Self::pose`]).
@@ -602,6 +709,7 @@ impl<'a> PoseAt<'a> {
         let (fig, clip) = (self.fig, self.clip);
         if !self.alone {
             self.pose = pose(fig, clip, t);
+            self.make_tips();
             return;
         }
         for (b, d) in clip.drivers.iter().enumerate() {
@@ -611,11 +719,17 @@ impl<'a> PoseAt<'a> {
         }
         self.ends.clear();
         self.pose.asked.clear();
-        for (k, solver) in fig.ik.iter().zip(self.solvers.iter().flatten()) {
-            let s = solver.solve(t);
+        self.pose.points.clear();
+        for (i, (k, solver)) in fig.ik.iter().zip(self.solvers.iter().flatten()).enumerate() {
+            let s = if self.pointed[i] {
+                solver.points(t)
+            } else {
+                solver.solve(t)
+            };
             (self.local[k.upper], self.local[k.lower]) = s.angles;
             self.ends.push(s.ends);
             self.pose.asked.push(s.asked);
+            self.pose.points.push(s.points);
         }
         let root = root_matrix(&clip.root, t);
         let world = &mut self.pose.world;
@@ -637,6 +751,25 @@ impl<'a> PoseAt<'a> {
             }),
         );
         self.pose.root = root;
+        self.make_tips();
+    }
+
+    /// The tips read, as [`Pose::tips`] makes them.
+    fn make_tips(&mut self) {
+        let pose = &self.pose;
+        for (b, bone) in self.fig.bones.iter().enumerate() {
+            if self.tip_world[b] {
+                self.tips[b] = (pose.root * pose.world[b]).apply(Vec2::new(bone.length, 0.0));
+            }
+        }
+        for (k, &(knee, end)) in self.fig.ik.iter().zip(&pose.points) {
+            if self.tipped[k.upper] {
+                self.tips[k.upper] = pose.root.apply(knee);
+            }
+            if self.tipped[k.lower] {
+                self.tips[k.lower] = pose.root.apply(end);
+            }
+        }
     }
 }
 

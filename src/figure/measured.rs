@@ -3,7 +3,9 @@
 //! springs), every head rim, and every `ik` entry's effector, target
 //! marker, reach, foot-to-target distance and ground contact. The ideal
 //! pose is solved once per sample ([`fk::PoseAt`]: [`fk::pose`]'s
-//! values, only those read, into reused buffers) and the written tree is
+//! values, only those read, into reused buffers; an IK limb's two tips
+//! straight from the solve's knee and effector, without its angles) and
+//! the written tree is
 //! walked once per sample for all probes together
 //! ([`measure::sample_probes_rows`]); the figures are the same as measuring
 //! each probe on its own.
@@ -166,10 +168,11 @@ pub(crate) fn measure_clip(
         slot[j] = Some(w);
     }
     // the bones whose ideal tip is read: those with a written tip probe,
-    // and the heads (whose world turn is read too)
-    let mut want: Vec<bool> = (0..nb).map(|b| slot[b].is_some()).collect();
+    // and the heads (whose world matrix is read too)
+    let mut tipped: Vec<bool> = (0..nb).map(|b| slot[b].is_some()).collect();
+    let mut want = vec![false; nb];
     for &(b, _) in &heads {
-        want[b] = true;
+        (tipped[b], want[b]) = (true, true);
     }
     // per sample time (in parallel, each chunk of times posing the figure
     // into buffers of its own) a row: every tip and rim probe's error, then
@@ -180,18 +183,18 @@ pub(crate) fn measure_clip(
     let (ts, rows) = measure::sample_probes_rows(
         clip,
         &walked,
-        || (fk::PoseAt::new(fig, fc, &want), vec![Vec2::ZERO; nb]),
+        || {
+            (
+                fk::PoseAt::new(fig, fc, &want, &tipped),
+                vec![Vec2::ZERO; nb],
+            )
+        },
         |(posed, tips), t, walked_at, out: &mut Vec<f64>| {
             let at = |j: usize| walked_at[slot[j].expect("a written probe")];
             let u = unit_time(fc.play, t, period);
             posed.at(u);
             let pose = &posed.pose;
-            // as Pose::tips, for the bones read
-            for (b, bone) in fig.bones.iter().enumerate() {
-                if want[b] {
-                    tips[b] = (pose.root * pose.world[b]).apply(Vec2::new(bone.length, 0.0));
-                }
-            }
+            tips.copy_from_slice(&posed.tips);
             add_spring_offsets(fig, u, &applied, tips);
             for b in 0..nb {
                 out.push(slot[b].map_or(0.0, |w| walked_at[w].dist(tips[b])));

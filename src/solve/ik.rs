@@ -46,47 +46,75 @@ pub struct TwoBonePose {
 /// Exact (to rounding) when `|l1 − l2| ≤ d ≤ l1 + l2` and `d > 0`; otherwise
 /// the end lands at the nearest reachable distance along root→target.
 pub fn solve(root: Vec2, target: Vec2, l1: f64, l2: f64, knee: Knee) -> TwoBonePose {
-    let to = target - root;
-    let d_raw = to.len();
-    let phi = if d_raw > 0.0 { to.angle_rad() } else { 0.0 };
-    let d = d_raw.clamp((l1 - l2).abs(), l1 + l2);
-    let cos_a = if d > 0.0 {
-        ((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)).clamp(-1.0, 1.0)
-    } else {
-        1.0
-    };
-    let a = cos_a.acos();
+    let r = Reached::of(root, target, l1, l2, knee);
+    let phi = if r.d_raw > 0.0 { r.to.angle_rad() } else { 0.0 };
+    let a = r.cos_a.acos();
     let bone1 = match knee {
         Knee::Forward => phi - a,
         Knee::Backward => phi + a,
     };
-    // The root→target direction, and the upper bone's: that direction
-    // turned by ∓a, from cos a and sin a = √((1 − cos a)(1 + cos a))
-    // (each factor exact where it is small), not from the sine and
-    // cosine of an angle.
-    let along = if d_raw > 0.0 {
-        to * (1.0 / d_raw)
-    } else {
-        Vec2::new(1.0, 0.0)
-    };
-    let sin_a = ((1.0 - cos_a) * (1.0 + cos_a)).sqrt();
-    let turn = match knee {
-        Knee::Forward => -sin_a,
-        Knee::Backward => sin_a,
-    };
-    let upper = Vec2::new(
-        along.x * cos_a - along.y * turn,
-        along.x * turn + along.y * cos_a,
-    );
-    let joint = root + upper * l1;
-    // The end sits on the root→target line at distance d.
-    let end = root + along * d;
-    let bone2 = (end - joint).angle_rad();
+    let bone2 = (r.end - r.joint).angle_rad();
     TwoBonePose {
         bone1_rad: crate::geom::wrap_pi(bone1),
         bone2_rad: bone2,
-        joint,
-        end,
+        joint: r.joint,
+        end: r.end,
+    }
+}
+
+/// The middle joint and the end of [`solve`]'s pose, without its angles
+/// (bit for bit its `joint` and `end`).
+pub fn joint_and_end(root: Vec2, target: Vec2, l1: f64, l2: f64, knee: Knee) -> (Vec2, Vec2) {
+    let r = Reached::of(root, target, l1, l2, knee);
+    (r.joint, r.end)
+}
+
+/// What [`solve`] finds before its angles: the points, and what the
+/// angles are made from.
+struct Reached {
+    to: Vec2,
+    d_raw: f64,
+    cos_a: f64,
+    joint: Vec2,
+    end: Vec2,
+}
+
+impl Reached {
+    fn of(root: Vec2, target: Vec2, l1: f64, l2: f64, knee: Knee) -> Self {
+        let to = target - root;
+        let d_raw = to.len();
+        let d = d_raw.clamp((l1 - l2).abs(), l1 + l2);
+        let cos_a = if d > 0.0 {
+            ((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)).clamp(-1.0, 1.0)
+        } else {
+            1.0
+        };
+        // The root→target direction, and the upper bone's: that direction
+        // turned by ∓a, from cos a and sin a = √((1 − cos a)(1 + cos a))
+        // (each factor exact where it is small), not from the sine and
+        // cosine of an angle.
+        let along = if d_raw > 0.0 {
+            to * (1.0 / d_raw)
+        } else {
+            Vec2::new(1.0, 0.0)
+        };
+        let sin_a = ((1.0 - cos_a) * (1.0 + cos_a)).sqrt();
+        let turn = match knee {
+            Knee::Forward => -sin_a,
+            Knee::Backward => sin_a,
+        };
+        let upper = Vec2::new(
+            along.x * cos_a - along.y * turn,
+            along.x * turn + along.y * cos_a,
+        );
+        // The end sits on the root→target line at distance d.
+        Reached {
+            to,
+            d_raw,
+            cos_a,
+            joint: root + upper * l1,
+            end: root + along * d,
+        }
     }
 }
 
@@ -199,7 +227,8 @@ mod tests {
         /// an angle: for any target (within reach, past it, inside it, at
         /// the root), the joint still lies along the upper bone's angle at
         /// its length, and the end along root→target at the clamped
-        /// distance, as the angles' sines and cosines place them.
+        /// distance, as the angles' sines and cosines place them; and
+        /// [`joint_and_end`] finds the same two points, bit for bit.
         #[test]
         fn joint_and_end_lie_where_the_angles_point(
             tx in -700.0..700.0f64, ty in -700.0..700.0f64,
@@ -218,6 +247,10 @@ mod tests {
             let d = to.len().clamp((l1 - l2).abs(), l1 + l2);
             let end = root + Vec2::from_angle(phi) * d;
             prop_assert!(p.end.dist(end) < 1e-12 * scale, "{:?} vs {:?}", p.end, end);
+            // and the points alone are the solve's, bit for bit
+            let bits = |v: Vec2| (v.x.to_bits(), v.y.to_bits());
+            let (j, e) = joint_and_end(root, target, l1, l2, knee);
+            prop_assert_eq!((bits(j), bits(e)), (bits(p.joint), bits(p.end)));
         }
 
         #[test]
