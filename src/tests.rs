@@ -2540,6 +2540,64 @@ mod reuse_compare {
     }
 }
 
+/// The reuse search's table of angles.
+mod reuse_table {
+    use super::example_rigs;
+    use crate::figure::reuse;
+
+    /// The table's rows made at a coarser step, or of a pair's bones
+    /// alone, are the whole table's rows bit for bit (what judging a pair
+    /// on every `GRID_COARSE`th row, then on its own bones, rests on: each
+    /// is then a max over a subset of the same numbers), on every clip of
+    /// every bone-tree rig in `rigs/` with a candidate pair.
+    #[test]
+    fn coarse_and_own_rows_are_the_whole_tables() {
+        let bits = |row: &[f64], bones: &[usize]| {
+            bones.iter().map(|&b| row[b].to_bits()).collect::<Vec<_>>()
+        };
+        let mut checked = 0;
+        for (path, rig) in example_rigs() {
+            let fig = &rig.figure;
+            let nb = fig.bones.len();
+            let cands = reuse::candidates(fig);
+            let mut wanted: Vec<usize> = cands
+                .iter()
+                .flat_map(|c| &c.2)
+                .flat_map(|&(x, y)| [x, y])
+                .collect();
+            wanted.sort_unstable();
+            wanted.dedup();
+            for clip in &fig.clips {
+                let angles = crate::figure::fk::WantedAngles::new(fig, clip);
+                let whole = reuse::table_rows(&angles, nb, &wanted, 1);
+                assert_eq!(whole.len(), reuse::GRID);
+                let coarse = reuse::table_rows(&angles, nb, &wanted, reuse::GRID_COARSE);
+                assert_eq!(coarse.len(), reuse::GRID / reuse::GRID_COARSE);
+                for (i, row) in coarse.iter().enumerate() {
+                    let at = format!("{} {} row {i}", path.display(), clip.name);
+                    assert_eq!(
+                        bits(row, &wanted),
+                        bits(&whole[i * reuse::GRID_COARSE], &wanted),
+                        "{at}"
+                    );
+                }
+                for (_, _, pairs) in &cands {
+                    let mut own: Vec<usize> = pairs.iter().flat_map(|&(x, y)| [x, y]).collect();
+                    own.sort_unstable();
+                    own.dedup();
+                    let table = reuse::table_rows(&angles, nb, &own, 1);
+                    for (j, row) in table.iter().enumerate() {
+                        let at = format!("{} {} row {j}", path.display(), clip.name);
+                        assert_eq!(bits(row, &own), bits(&whole[j], &own), "{at}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 0);
+    }
+}
+
 /// Shifts known by construction ([`reuse::constructed`]): two legs on one
 /// crank take the shift of their pedals' phases without the search, and
 /// the plan is the one the search finds.

@@ -65,6 +65,10 @@ use crate::geom::{Rem1, SEC_DECIMALS, quantize, wrap_pi};
 
 /// Samples per period searched for the shift (divisible by 2, 3, 4, 5, 6, 8, 9, 10, 12).
 pub const GRID: usize = 720;
+
+/// Every how many rows of the table a pair is first judged on (see
+/// [`plan_shared`]; a divisor of [`GRID`]).
+pub(crate) const GRID_COARSE: usize = 8;
 /// Samples per period at which a chosen shift is re-checked.
 pub const CHECK_SAMPLES: usize = 2048;
 /// Largest tip difference, px, between a chain's own motion and the shared
@@ -388,12 +392,12 @@ const CHECK_COARSE: usize = 8;
 const SHIFT_RUN: usize = 45;
 
 /// Two chain roots `(a, b)` and their bones paired, source first.
-type Candidate = (usize, usize, Vec<(usize, usize)>);
+pub(crate) type Candidate = (usize, usize, Vec<(usize, usize)>);
 
 /// The pairs of chains that may share keys, `(a, b, bone pairs)`: the same
 /// shape, disjoint, neither holding a spring bone nor a head under a
 /// squash, each source bone before the bone that plays its keys.
-fn candidates(fig: &Figure) -> Vec<Candidate> {
+pub(crate) fn candidates(fig: &Figure) -> Vec<Candidate> {
     let nb = fig.bones.len();
     let ch = children(fig);
     let squashed = fig.clips.iter().any(|c| c.root.squash.is_some());
@@ -518,6 +522,28 @@ pub fn replay_delays_bound(fig: &Figure) -> usize {
     reusing.len().min(MAX_REPLAY_DELAYS)
 }
 
+/// The grid table's rows at every `step`th grid time (`GRID / step` of
+/// them, rounded up), the angles of `bones` (NaN for the others of the
+/// `nb`): a row is the same bit for bit whichever step and bones it is
+/// made with (each bone's angle is its own, [`fk::WantedAngles::each`]).
+pub(crate) fn table_rows(
+    angles: &fk::WantedAngles,
+    nb: usize,
+    bones: &[usize],
+    step: usize,
+) -> Vec<Vec<f64>> {
+    use rayon::prelude::*;
+    (0..GRID.div_ceil(step))
+        .into_par_iter()
+        .map_init(Vec::new, |solved, i| {
+            let t = (i * step) as f64 / GRID as f64;
+            let mut row = vec![f64::NAN; nb];
+            angles.each(bones, t, solved, |k, v| row[bones[k]] = v);
+            row
+        })
+        .collect()
+}
+
 /// Plan the key reuse of every clip of `fig` on `route`.
 pub fn plan(fig: &Figure, route: Route) -> Plan {
     plan_shared(fig, route, &super::ideal::Ideal::default())
@@ -578,18 +604,17 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
         }
         // (only the candidates' bones are read: NaN elsewhere)
         let angles = fk::WantedAngles::new(fig, clip);
-        let ang: Vec<Vec<f64>> = {
-            use rayon::prelude::*;
-            (0..GRID)
-                .into_par_iter()
-                .map_init(Vec::new, |solved, j| {
-                    let t = j as f64 / GRID as f64;
-                    let mut row = vec![f64::NAN; nb];
-                    angles.each(&wanted, t, solved, |k, v| row[wanted[k]] = v);
-                    row
-                })
-                .collect()
-        };
+        let rows = |bones: &[usize], step: usize| table_rows(&angles, nb, bones, step);
+        // A pair is first judged on every `GRID_COARSE`th row of the table
+        // (a chain that moves there moves, one whose tips part from its
+        // source's there is not alike: each is a max over the rows), then,
+        // where that leaves a doubt, on every row of its own bones; the
+        // whole table is made only where a shift is searched, which a pair
+        // whose shift is known by construction (two legs on one crank)
+        // seldom needs.
+        let coarse = rows(&wanted, GRID_COARSE);
+        let whole_table = std::cell::OnceCell::new();
+        let whole = || -> &Vec<Vec<f64>> { whole_table.get_or_init(|| rows(&wanted, 1)) };
         // the search on solved angles reads its solves through the
         // figure's (it reads each time once per bone of an entry, and its
         // golden-section steps come back near the same times); the check
@@ -609,18 +634,36 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
                 continue;
             }
             // a chain that never moves gains nothing
-            let moves = pairs.iter().any(|&(x, _)| {
-                ang.iter()
-                    .any(|row| wrap_pi(row[x] - ang[0][x]).abs() * reach[x] > REUSE_TOLERANCE_PX)
-            });
-            if !moves {
+            let moves = |ang: &[Vec<f64>]| {
+                pairs.iter().any(|&(x, _)| {
+                    ang.iter().any(|row| {
+                        wrap_pi(row[x] - ang[0][x]).abs() * reach[x] > REUSE_TOLERANCE_PX
+                    })
+                })
+            };
+            let own_table = std::cell::OnceCell::new();
+            let exact = || -> &Vec<Vec<f64>> {
+                if let Some(all) = whole_table.get() {
+                    return all;
+                }
+                own_table.get_or_init(|| {
+                    let mut bones: Vec<usize> = pairs.iter().flat_map(|&(x, y)| [x, y]).collect();
+                    bones.sort_unstable();
+                    bones.dedup();
+                    rows(&bones, 1)
+                })
+            };
+            if !moves(&coarse) && !moves(exact()) {
                 continue;
             }
             // nor one that already moves as its source does, each drawn in
             // its own pose (two cranks turning alike from other angles):
             // their keyframes are the same, written once, with no delay
-            let alike = grid_error(&ang, pairs, &reach, (&drawn, true), 0, f64::INFINITY);
-            if alike <= REUSE_TOLERANCE_PX {
+            let alike = |ang: &[Vec<f64>]| {
+                grid_error(ang, pairs, &reach, (&drawn, true), 0, f64::INFINITY)
+                    <= REUSE_TOLERANCE_PX
+            };
+            if alike(&coarse) && alike(exact()) {
                 continue;
             }
             // the clip's delays so far: once there are as many as a clip
@@ -693,6 +736,7 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
             let found = if let Some(found) = constructed {
                 Some(found)
             } else {
+                let ang = whole();
                 // (a shift on the grid whose grid error is past ten times the
                 // check's tolerance would fail the check; one between two grid
                 // times misses the nearer by up to a grid step's movement)
@@ -701,8 +745,8 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
                 let found_shift = if full {
                     None
                 } else {
-                    let between = step_movement(&ang, pairs, &reach, !first);
-                    match best_shift(&ang, pairs, &reach, drawn_as, within + between) {
+                    let between = step_movement(ang, pairs, &reach, !first);
+                    match best_shift(ang, pairs, &reach, drawn_as, within + between) {
                         Some(found) => Some(found),
                         None => continue,
                     }
@@ -719,7 +763,7 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
                     let src = |a: usize, j: usize| angle_at(a, (j as f64 / GRID as f64 + s).rem1());
                     let back = |b: usize| angle_at(b, (-s).rem1());
                     pairs_error(
-                        &ang,
+                        ang,
                         pairs,
                         &reach,
                         drawn_as,
@@ -738,7 +782,7 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
                 let searched = (!full).then(|| {
                     grid.into_iter()
                         .chain(std::iter::once_with(|| {
-                            table.set(refined_shift(&ang, pairs, &reach, drawn_as, k));
+                            table.set(refined_shift(ang, pairs, &reach, drawn_as, k));
                             table.get()
                         }))
                         .chain(
@@ -746,7 +790,7 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
                                 // (only where the table comes close: a motion that
                                 // differs is refused without the search)
                                 let t = table.get();
-                                (shift_error(&ang, pairs, &reach, drawn_as, t) <= within).then(
+                                (shift_error(ang, pairs, &reach, drawn_as, t) <= within).then(
                                     || {
                                         least_of(
                                             solved_error,
