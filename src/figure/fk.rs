@@ -323,44 +323,70 @@ impl<'a> EntrySolver<'a> {
     /// ([`entry_ends`]) and its target as asked (user space).
     fn solve(&self, t: f64) -> EntrySolved {
         let (fig, k) = (self.fig, &self.fig.ik[self.i]);
-        let (((parent, joint, _), parent_rad), target, goal, asked) = self.goal(t);
+        let g = self.goal(t);
         let bone = &fig.bones[k.upper];
-        let pose = ik::solve(joint, goal, bone.length, fig.bones[k.lower].length, k.knee);
-        let parent_rad = parent_rad.unwrap_or_else(|| parent.angle_rad());
+        let pose = ik::solve(
+            g.joint,
+            g.goal,
+            bone.length,
+            fig.bones[k.lower].length,
+            k.knee,
+        );
+        let parent_rad = g.parent_rad.unwrap_or_else(|| g.parent.angle_rad());
         EntrySolved {
             angles: (pose.bone1_rad - parent_rad, pose.bone2_rad - pose.bone1_rad),
-            ends: (joint, target),
-            asked,
+            ends: (g.joint, g.target),
+            asked: g.asked,
             points: (pose.joint, pose.end),
         }
     }
 
-    /// The frame at t, the target in the figure's frame, the goal solved
-    /// toward (pulled) and the target as asked (user space).
-    #[allow(clippy::type_complexity)]
-    fn goal(&self, t: f64) -> (((Affine, Vec2, Affine), Option<f64>), Vec2, Vec2, Vec2) {
+    /// What the entry is solved toward at t.
+    fn goal(&self, t: f64) -> EntryGoal {
         let k = &self.fig.ik[self.i];
-        let frame = self.frame(t);
-        let ((_, joint, to_fig), _) = frame;
+        let ((parent, joint, to_fig), parent_rad) = self.frame(t);
         let asked = self.clip.targets[self.i].at(t);
         let target = to_fig.apply(asked);
         let goal = pulled(joint, target, k.pull_to(&self.fig.bones));
-        (frame, target, goal, asked)
+        EntryGoal {
+            parent,
+            parent_rad,
+            joint,
+            target,
+            goal,
+            asked,
+        }
     }
 
     /// [`Self::solve`] without the angles (NaN): the same points, ends
     /// and target as asked, bit for bit ([`ik::joint_and_end`]).
     fn points(&self, t: f64) -> EntrySolved {
         let (fig, k) = (self.fig, &self.fig.ik[self.i]);
-        let (((_, joint, _), _), target, goal, asked) = self.goal(t);
+        let g = self.goal(t);
         let (l1, l2) = (fig.bones[k.upper].length, fig.bones[k.lower].length);
         EntrySolved {
             angles: (f64::NAN, f64::NAN),
-            ends: (joint, target),
-            asked,
-            points: ik::joint_and_end(joint, goal, l1, l2, k.knee),
+            ends: (g.joint, g.target),
+            asked: g.asked,
+            points: ik::joint_and_end(g.joint, g.goal, l1, l2, k.knee),
         }
     }
+}
+
+/// What [`EntrySolver::goal`] finds at one time.
+struct EntryGoal {
+    /// The parent's world matrix.
+    parent: Affine,
+    /// The parent's world angle (radians), where kept.
+    parent_rad: Option<f64>,
+    /// The upper joint (figure frame).
+    joint: Vec2,
+    /// The target (figure frame, before any pull).
+    target: Vec2,
+    /// The point solved toward: the target, pulled.
+    goal: Vec2,
+    /// The target as asked (user space).
+    asked: Vec2,
 }
 
 /// What [`EntrySolver::solve`] finds at one time.
