@@ -551,16 +551,18 @@ impl Pose {
     /// their world matrices (the same points to rounding: the IK bones'
     /// matrices are built from angles taken from those points).
     pub fn tips(&self, fig: &Figure) -> Vec<Vec2> {
-        let mut tips: Vec<Vec2> = fig
-            .bones
-            .iter()
-            .zip(&self.world)
-            .map(|(b, m)| (self.root * *m).apply(Vec2::new(b.length, 0.0)))
+        let mut tips: Vec<Vec2> = (0..fig.bones.len())
+            .map(|b| self.world_tip(fig, b))
             .collect();
         for (k, &(knee, end)) in fig.ik.iter().zip(&self.points) {
             (tips[k.upper], tips[k.lower]) = (self.root.apply(knee), self.root.apply(end));
         }
         tips
+    }
+
+    /// Bone `b`'s tip in user space from its world matrix.
+    fn world_tip(&self, fig: &Figure, b: usize) -> Vec2 {
+        (self.root * self.world[b]).apply(Vec2::new(fig.bones[b].length, 0.0))
     }
 }
 
@@ -783,9 +785,9 @@ impl<'a> PoseAt<'a> {
     /// The tips read, as [`Pose::tips`] makes them.
     fn make_tips(&mut self) {
         let pose = &self.pose;
-        for (b, bone) in self.fig.bones.iter().enumerate() {
+        for b in 0..self.fig.bones.len() {
             if self.tip_world[b] {
-                self.tips[b] = (pose.root * pose.world[b]).apply(Vec2::new(bone.length, 0.0));
+                self.tips[b] = pose.world_tip(self.fig, b);
             }
         }
         for (k, &(knee, end)) in self.fig.ik.iter().zip(&pose.points) {
