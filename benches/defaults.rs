@@ -9,6 +9,11 @@
 //!   spread phases (`defaults/shared legs N`): the first leg is fitted and
 //!   measured, the others replay its keys with a delay, so the time should
 //!   grow linearly with N, not with N².
+//! - a crowd of one shape: a bone tree of N one-bone chains of one length
+//!   (`defaults/crowd still N`: each at its own constant angle;
+//!   `defaults/crowd alike N`: each swinging as the others, from its own
+//!   angle), N² / 2 pairs for the key reuse to judge, which should cost
+//!   about linearly in N too.
 //!
 //! Run: `cargo bench --bench defaults` (release build; quicker: append
 //! `-- --warm-up-time 1 --measurement-time 3`; one group: append its name,
@@ -51,6 +56,30 @@ pub fn shared_legs_rig(n: usize) -> String {
              "crank": {{ "center": [420, 420], "radius": 50, "direction": "cw" }},
              "legs": [{}] }}"#,
         legs.join(",")
+    )
+}
+
+/// A bone tree of `n` one-bone chains of one length under a static root:
+/// still (each at its own constant angle) or swinging alike (one sine,
+/// each from its own angle).
+pub fn crowd_rig(n: usize, still: bool) -> String {
+    let bones: Vec<String> = (0..n)
+        .map(|i| {
+            let angle = if still {
+                format!(r#"{{ "const_deg": {i} }}"#)
+            } else {
+                format!(r#"{{ "sine": {{ "amp_deg": 20, "harmonic": 1, "offset_deg": {i} }} }}"#)
+            };
+            format!(
+                r#"{{ "name": "b{i}", "parent": "root", "at": "origin", "length": 10,
+                     "angle": {angle} }}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{ "name": "crowd-{n}", "view_box": [0, 0, 800, 600], "period_s": 1,
+             "bones": [{{ "name": "root", "at": [400, 300], "length": 0 }}, {}] }}"#,
+        bones.join(",")
     )
 }
 
@@ -102,6 +131,15 @@ fn in_process(c: &mut Criterion) {
         g.bench_function(format!("shared legs {n}"), |b| {
             b.iter(|| bake_rig(black_box(&rig), black_box(&opts)))
         });
+    }
+    for (what, still) in [("still", true), ("alike", false)] {
+        for n in [32, 64, 128, 255] {
+            let rig = rig::load(&crowd_rig(n, still)).unwrap();
+            let opts = BakeOptions::resolve(&rig, Route::Css, None, None, None);
+            g.bench_function(format!("crowd {what} {n}"), |b| {
+                b.iter(|| bake_rig(black_box(&rig), black_box(&opts)))
+            });
+        }
     }
     g.finish();
 }

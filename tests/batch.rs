@@ -517,7 +517,7 @@ fn big_report_rigs(dir: &Path, n: usize) -> Vec<PathBuf> {
 /// report: `bake -q` and `check -q` print nothing, so 80 rigs with big
 /// reports ([`big_report_rigs`], about 23 MB of reports) bake and check on
 /// two threads within a 36 MiB data limit (the release build needs 24 and
-/// 28). When every report was kept to the end of the batch, `bake` needed
+/// 25). When every report was kept to the end of the batch, `bake` needed
 /// over 40 MiB and `check` over 72. `bake --report` still writes every
 /// report.
 #[cfg(target_os = "linux")]

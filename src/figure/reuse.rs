@@ -62,6 +62,7 @@ use super::fk;
 use super::model::Figure;
 use crate::clip::Route;
 use crate::geom::{Rem1, SEC_DECIMALS, quantize, wrap_pi};
+use std::cell::Cell;
 
 /// Samples per period searched for the shift (divisible by 2, 3, 4, 5, 6, 8, 9, 10, 12).
 pub const GRID: usize = 720;
@@ -557,14 +558,30 @@ pub fn plan(fig: &Figure, route: Route) -> Plan {
 /// shifted off every grid, and a reused chain fits no keys), so keeping
 /// them would only lengthen every later lookup.
 pub(crate) fn plan_shared(fig: &Figure, route: Route, ideal: &super::ideal::Ideal) -> Plan {
-    plan_with(fig, route, ideal, true)
+    plan_with(fig, route, ideal, true, &Cell::new(0))
 }
 
 /// [`plan`] with every pair searched, none taken by construction (the
 /// reference the construction is tested against).
 #[cfg(test)]
 pub(crate) fn plan_searched(fig: &Figure, route: Route) -> Plan {
-    plan_with(fig, route, &super::ideal::Ideal::default(), false)
+    plan_with(
+        fig,
+        route,
+        &super::ideal::Ideal::default(),
+        false,
+        &Cell::new(0),
+    )
+}
+
+/// [`plan`], and the angles its grid tables and still-bone checks solved
+/// (a bone's angle at one grid time each): the work that grows with the
+/// candidate pairs of a crowd of chains of one shape.
+#[cfg(test)]
+pub(crate) fn plan_tabled(fig: &Figure) -> (Plan, usize) {
+    let tabled = Cell::new(0);
+    let plan = plan_with(fig, Route::Css, &Default::default(), true, &tabled);
+    (plan, tabled.get())
 }
 
 /// [`constructed_shift`] of the chains rooted at `a` and `b` in clip `ci`,
@@ -576,8 +593,15 @@ pub(crate) fn constructed(fig: &Figure, ci: usize, (a, b): (usize, usize)) -> Op
 }
 
 /// [`plan_shared`], the shifts known by construction ([`constructed_shift`])
-/// taken without the search where `construct`, else every pair searched.
-fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct: bool) -> Plan {
+/// taken without the search where `construct`, else every pair searched;
+/// `tabled` counts the angles the grid tables solve ([`plan_tabled`]).
+fn plan_with(
+    fig: &Figure,
+    route: Route,
+    ideal: &super::ideal::Ideal,
+    construct: bool,
+    tabled: &Cell<usize>,
+) -> Plan {
     let nb = fig.bones.len();
     let mut drawn = fig.rest_rad.clone();
     let mut shared = vec![vec![None; nb]; fig.clips.len()];
@@ -604,7 +628,10 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
         }
         // (only the candidates' bones are read: NaN elsewhere)
         let angles = fk::WantedAngles::new(fig, clip);
-        let rows = |bones: &[usize], step: usize| table_rows(&angles, nb, bones, step);
+        let rows = |bones: &[usize], step: usize| {
+            tabled.set(tabled.get() + bones.len() * GRID.div_ceil(step));
+            table_rows(&angles, nb, bones, step)
+        };
         // A pair is first judged on every `GRID_COARSE`th row of the table
         // (a chain that moves there moves, one whose tips part from its
         // source's there is not alike: each is a max over the rows), then,
@@ -615,6 +642,41 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
         let coarse = rows(&wanted, GRID_COARSE);
         let whole_table = std::cell::OnceCell::new();
         let whole = || -> &Vec<Vec<f64>> { whole_table.get_or_init(|| rows(&wanted, 1)) };
+        // Whether bone `x` moves in the clip (past the tolerance from its
+        // angle at 0, at any grid time), judged once a bone however many
+        // pairs it is in: on the coarse rows, then on the whole table if it
+        // is made, else on the bone's own angles at every grid time (the
+        // same bits as any table's: see [`table_rows`]). Judged once a
+        // pair, a crowd of still bones of one shape made a table for each
+        // of their n² / 2 pairs.
+        let judged: Vec<Cell<Option<bool>>> = vec![Default::default(); nb];
+        // (the angles the pairs' own tables hold, each a bone's at every
+        // grid time: see `exact` below)
+        let own_angles = Cell::new(0);
+        let moves = |x: usize| -> bool {
+            if let Some(m) = judged[x].get() {
+                return m;
+            }
+            let past = |v: f64, at_0: f64| wrap_pi(v - at_0).abs() * reach[x] > REUSE_TOLERANCE_PX;
+            let on = |ang: &[Vec<f64>]| ang.iter().any(|row| past(row[x], ang[0][x]));
+            let m = on(&coarse)
+                || match whole_table.get() {
+                    Some(all) => on(all),
+                    None => {
+                        let mut solved = Vec::new();
+                        let mut at = |i: usize| {
+                            let mut v = f64::NAN;
+                            angles.each(&[x], i as f64 / GRID as f64, &mut solved, |_, a| v = a);
+                            v
+                        };
+                        tabled.set(tabled.get() + GRID);
+                        let at_0 = at(0);
+                        (1..GRID).any(|i| past(at(i), at_0))
+                    }
+                };
+            judged[x].set(Some(m));
+            m
+        };
         // the search on solved angles reads its solves through the
         // figure's (it reads each time once per bone of an entry, and its
         // golden-section steps come back near the same times); the check
@@ -634,28 +696,28 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
                 continue;
             }
             // a chain that never moves gains nothing
-            let moves = |ang: &[Vec<f64>]| {
-                pairs.iter().any(|&(x, _)| {
-                    ang.iter().any(|row| {
-                        wrap_pi(row[x] - ang[0][x]).abs() * reach[x] > REUSE_TOLERANCE_PX
-                    })
-                })
-            };
-            let own_table = std::cell::OnceCell::new();
-            let exact = || -> &Vec<Vec<f64>> {
-                if let Some(all) = whole_table.get() {
-                    return all;
-                }
-                own_table.get_or_init(|| {
-                    let mut bones: Vec<usize> = pairs.iter().flat_map(|&(x, y)| [x, y]).collect();
-                    bones.sort_unstable();
-                    bones.dedup();
-                    rows(&bones, 1)
-                })
-            };
-            if !moves(&coarse) && !moves(exact()) {
+            if !pairs.iter().any(|&(x, _)| moves(x)) {
                 continue;
             }
+            let own_table = std::cell::OnceCell::new();
+            let exact = || -> &Vec<Vec<f64>> {
+                if let Some(table) = whole_table.get().or(own_table.get()) {
+                    return table;
+                }
+                let mut bones: Vec<usize> = pairs.iter().flat_map(|&(x, y)| [x, y]).collect();
+                bones.sort_unstable();
+                bones.dedup();
+                // once the pairs' own tables would have solved more angles
+                // than the whole table holds, the whole table (a crowd of
+                // chains of one shape moving alike would otherwise make one
+                // for each of their n² / 2 pairs)
+                let solved = own_angles.get() + bones.len();
+                if solved > wanted.len() {
+                    return whole();
+                }
+                own_angles.set(solved);
+                own_table.get_or_init(|| rows(&bones, 1))
+            };
             // nor one that already moves as its source does, each drawn in
             // its own pose (two cranks turning alike from other angles):
             // their keyframes are the same, written once, with no delay
@@ -774,7 +836,7 @@ fn plan_with(fig: &Figure, route: Route, ideal: &super::ideal::Ideal, construct:
                 };
                 // (each found lazily, in order: the table's shift before the
                 // search near it)
-                let table = std::cell::Cell::new(0.0);
+                let table = Cell::new(0.0);
                 let taken = delays
                     .iter()
                     .filter(|_| full)
