@@ -14,6 +14,10 @@
 //!   `defaults/crowd alike N`: each swinging as the others, from its own
 //!   angle), N² / 2 pairs for the key reuse to judge, which should cost
 //!   about linearly in N too.
+//! - springs on a chain: two springs on a chain of N three-pixel bones
+//!   swinging out of step (`defaults/spring chain N`), where no key count
+//!   keeps a spring's subtree within its budget, so every count is
+//!   measured.
 //!
 //! Run: `cargo bench --bench defaults` (release build; quicker: append
 //! `-- --warm-up-time 1 --measurement-time 3`; one group: append its name,
@@ -83,6 +87,34 @@ pub fn crowd_rig(n: usize, still: bool) -> String {
     )
 }
 
+/// Two springs (a third and two thirds down) on a chain of `n` bones of
+/// 3 px, each swinging 6° out of step with its parent.
+pub fn spring_chain_rig(n: usize) -> String {
+    let bones: Vec<String> = (0..n)
+        .map(|i| {
+            let joint = if i == 0 {
+                r#""at": [200, 200]"#.to_string()
+            } else {
+                format!(r#""parent": "b{}", "at": "tip""#, i - 1)
+            };
+            format!(
+                r#"{{ "name": "b{i}", {joint}, "length": 3,
+                     "angle": {{ "sine": {{ "amp_deg": 6, "harmonic": 1, "phase_deg": {} }} }} }}"#,
+                i * 11
+            )
+        })
+        .collect();
+    format!(
+        r#"{{ "name": "springs-{n}", "view_box": [0, 0, 400, 400], "period_s": 1,
+             "bones": [{}],
+             "springs": [{{ "bone": "b{}", "stiffness": 200, "damping": 18 }},
+                         {{ "bone": "b{}", "stiffness": 230, "damping": 19 }}] }}"#,
+        bones.join(","),
+        n / 3,
+        2 * n / 3
+    )
+}
+
 fn process(c: &mut Criterion) {
     let mut g = c.benchmark_group("defaults");
     g.sample_size(20);
@@ -123,6 +155,13 @@ fn in_process(c: &mut Criterion) {
                 b.iter(|| bake_rig(black_box(&rig), black_box(&opts)))
             });
         }
+    }
+    for n in [10, 20, 30] {
+        let rig = rig::load(&spring_chain_rig(n)).unwrap();
+        let opts = BakeOptions::resolve(&rig, Route::Css, None, None, None);
+        g.bench_function(format!("spring chain {n}"), |b| {
+            b.iter(|| bake_rig(black_box(&rig), black_box(&opts)))
+        });
     }
     g.sample_size(20);
     for n in [4, 8, 32] {

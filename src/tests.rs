@@ -2146,13 +2146,16 @@ mod chain_plans {
 mod bone_fk {
     use crate::clip::Route;
     use crate::figure::fk;
-    use crate::figure::spring::{bone_matrix, path_has_ik};
+    use crate::figure::spring::{bone_matrix, path_has_ik, path_matrices};
     use crate::geom::Affine;
 
     /// The FK of a bone's ancestors alone is the whole figure's FK bit for
     /// bit, on every bone (those above or in IK limbs take the whole
     /// solve) of every clip: figures with IK legs, springs, root motion
-    /// and clips.
+    /// and clips. So are the matrices of the bones off IK paths composed
+    /// together ([`path_matrices`]), asked for in any order (children
+    /// before parents, every other bone), with entries for those bones and
+    /// their ancestors only.
     #[test]
     fn bone_matrix_is_the_whole_figures_fk() {
         let rigs = [
@@ -2168,11 +2171,39 @@ mod bone_fk {
                 for k in 0..=97 {
                     let t = k as f64 / 97.0;
                     let whole = fk::world_matrices(fig, &fk::local_angles(fig, clip, t), t);
+                    let bits = |m: Affine| m.as_coeffs().map(f64::to_bits);
                     for (b, want) in whole.iter().enumerate() {
                         let got = bone_matrix(fig, clip, b, t);
-                        let bits = |m: Affine| m.as_coeffs().map(f64::to_bits);
                         assert_eq!(bits(got), bits(*want), "{} bone {b} t {t}", clip.name);
                         short += !path_has_ik(fig, b) as usize;
+                    }
+                    let off_ik: Vec<usize> = (0..fig.bones.len())
+                        .rev()
+                        .filter(|&b| !path_has_ik(fig, b))
+                        .collect();
+                    for asked in [off_ik.clone(), off_ik.iter().copied().step_by(2).collect()] {
+                        let got = path_matrices(fig, clip, &asked, t);
+                        for (b, m) in got.iter().enumerate() {
+                            // (b is asked for, or an ancestor of a bone asked for)
+                            let set = asked.iter().any(|&a| {
+                                let mut x = Some(a);
+                                std::iter::from_fn(|| {
+                                    let i = x?;
+                                    x = fig.bones[i].parent;
+                                    Some(i)
+                                })
+                                .any(|i| i == b)
+                            });
+                            assert_eq!(m.is_some(), set, "{} bone {b} t {t}", clip.name);
+                            if let Some(m) = m {
+                                assert_eq!(
+                                    bits(*m),
+                                    bits(whole[b]),
+                                    "{} bone {b} t {t}",
+                                    clip.name
+                                );
+                            }
+                        }
                     }
                 }
             }

@@ -71,8 +71,9 @@ pub(crate) fn ideal_tips_of(
     let u = unit_time(fc.play, t_s, period);
     let root = fk::root_matrix(&fc.root, u);
     let mut tips = vec![Vec2::ZERO; fig.bones.len()];
+    let path = spring::path_matrices(fig, fc, only, u);
     for &b in only {
-        let m = root * spring::bone_matrix(fig, fc, b, u);
+        let m = root * path[b].expect("set for every bone of `only`");
         tips[b] = m.apply(Vec2::new(fig.bones[b].length, 0.0));
     }
     add_spring_offsets(fig, u, applied, &mut tips);
@@ -138,9 +139,17 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
             .filter(|&b| spring::in_subtree(fig, s.bone, b) && tips[b].is_some())
             .collect();
         let probes: Vec<String> = subtree.iter().flat_map(|&b| tips[b].clone()).collect();
+        // (each time's tips found once: every count tried is measured at
+        // the same regular times, and the tips do not depend on the keys)
+        let found = std::cell::RefCell::new(crate::geom::TimeMap::default());
         let ideal = |t_s: f64| -> Vec<Vec2> {
+            if let Some(tips) = found.borrow().get(&t_s.to_bits()) {
+                return Vec::clone(tips);
+            }
             let all = ideal_tips_of(fig, fc, (period, t_s), &applied, &subtree);
-            subtree.iter().map(|&b| all[b]).collect()
+            let tips: Vec<Vec2> = subtree.iter().map(|&b| all[b]).collect();
+            found.borrow_mut().insert(t_s.to_bits(), tips.clone());
+            tips
         };
         let counts = frame_key_counts(keyer);
         let budget = keyer.budget_px(spring::SPRING_BUDGET_PX);

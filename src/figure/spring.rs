@@ -52,6 +52,13 @@ pub const SPRING_WARMUP: usize = 2000;
 /// so the cost grows as the square of springs × bones (1 spring on 250
 /// bones, or 8 on 40, about a second; 8 on 250 took a minute) and with the
 /// clips (2 springs on a 200-bone chain took 3 s in one clip, 138 s in 16).
+/// Where no key count keeps a spring's subtree within its budget (its
+/// bones' own keys already miss it: a long chain of short bones), every
+/// count of both shapes is measured: at the limit, in one clip, 2 springs
+/// on a chain of 200 two-pixel bones take 16 s in a release build, 4 on
+/// 100, 8 on 50 or 16 on 25 about 10 s (2 on 100 took 139 s before each
+/// time's ideal tips were found once for all the counts and each
+/// ancestor's matrix once for all the subtree's tips).
 pub const MAX_SPRING_WORK: usize = 400;
 
 /// One entry of `springs`.
@@ -331,12 +338,52 @@ pub(crate) fn path_has_ik(fig: &Figure, b: usize) -> bool {
 /// [`fk::world_matrices`] composes them (parent's matrix times the bone's
 /// local one).
 fn path_matrix(fig: &Figure, clip: &FigClip, b: usize, t: f64) -> Affine {
-    let bone = &fig.bones[b];
-    let local = Affine::translate(bone.joint_at(t)) * Affine::rotate(clip.drivers[b].eval(t));
-    match bone.parent {
+    let local = local_matrix(fig, clip, b, t);
+    match fig.bones[b].parent {
         Some(p) => path_matrix(fig, clip, p, t) * local,
         None => local,
     }
+}
+
+/// Bone b's own `translate(at) · rotate(θ)` at normalised time t, θ its
+/// driver's value.
+fn local_matrix(fig: &Figure, clip: &FigClip, b: usize, t: f64) -> Affine {
+    Affine::translate(fig.bones[b].joint_at(t)) * Affine::rotate(clip.drivers[b].eval(t))
+}
+
+/// [`path_matrix`] of each bone of `bones` (none of them an `ik` bone or
+/// below one) at normalised time t, bit for bit, each ancestor's matrix
+/// composed once for all of them: entry b is set for every bone of
+/// `bones` and their ancestors. (Bone by bone, the tips of a subtree deep
+/// in a long chain composed the whole path from the root for each.)
+pub(crate) fn path_matrices(
+    fig: &Figure,
+    clip: &FigClip,
+    bones: &[usize],
+    t: f64,
+) -> Vec<Option<Affine>> {
+    let mut m: Vec<Option<Affine>> = vec![None; fig.bones.len()];
+    let mut path = Vec::new();
+    for &b in bones {
+        // b and its ancestors up to the first one already composed
+        let mut x = Some(b);
+        while let Some(i) = x.filter(|&i| m[i].is_none()) {
+            path.push(i);
+            x = fig.bones[i].parent;
+        }
+        let mut above = x.and_then(|i| m[i]);
+        for &i in path.iter().rev() {
+            let local = local_matrix(fig, clip, i, t);
+            let mi = match above {
+                Some(p) => p * local,
+                None => local,
+            };
+            m[i] = Some(mi);
+            above = Some(mi);
+        }
+        path.clear();
+    }
+    m
 }
 
 /// The linear part of the written transform of bone b's *parent* group at
