@@ -141,14 +141,22 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
         let probes: Vec<String> = subtree.iter().flat_map(|&b| tips[b].clone()).collect();
         // (each time's tips found once: every count tried is measured at
         // the same regular times, and the tips do not depend on the keys)
-        let found = std::cell::RefCell::new(crate::geom::TimeMap::default());
+        let tips_at = std::sync::Mutex::new(crate::geom::TimeMap::default());
         let ideal = |t_s: f64| -> Vec<Vec2> {
-            if let Some(tips) = found.borrow().get(&t_s.to_bits()) {
-                return Vec::clone(tips);
+            let kept = tips_at
+                .lock()
+                .expect("no panic while held")
+                .get(&t_s.to_bits())
+                .cloned();
+            if let Some(tips) = kept {
+                return tips;
             }
             let all = ideal_tips_of(fig, fc, (period, t_s), &applied, &subtree);
             let tips: Vec<Vec2> = subtree.iter().map(|&b| all[b]).collect();
-            found.borrow_mut().insert(t_s.to_bits(), tips.clone());
+            tips_at
+                .lock()
+                .expect("no panic while held")
+                .insert(t_s.to_bits(), tips.clone());
             tips
         };
         let counts = frame_key_counts(keyer);
@@ -201,9 +209,10 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
                 }
                 missed.push((n, worst, len));
             }
+            // (the counts that miss measured side by side, in count order)
             match kept {
                 Some(k) => found.push(k),
-                None => found.extend(missed.into_iter().map(|(n, worst, len)| {
+                None => found.par_extend(missed.into_par_iter().map(|(n, worst, len)| {
                     let worst = worst.unwrap_or_else(|| worst_of(&keyed(n, fit).0));
                     (n, fit, worst, len, None)
                 })),

@@ -54,11 +54,12 @@ pub const SPRING_WARMUP: usize = 2000;
 /// clips (2 springs on a 200-bone chain took 3 s in one clip, 138 s in 16).
 /// Where no key count keeps a spring's subtree within its budget (its
 /// bones' own keys already miss it: a long chain of short bones), every
-/// count of both shapes is measured: at the limit, in one clip, 2 springs
-/// on a chain of 200 two-pixel bones take 16 s in a release build, 4 on
-/// 100, 8 on 50 or 16 on 25 about 10 s (2 on 100 took 139 s before each
-/// time's ideal tips were found once for all the counts and each
-/// ancestor's matrix once for all the subtree's tips).
+/// count of both shapes is measured (side by side): at the limit, in one
+/// clip, 2 springs on a chain of 200 two-pixel bones take 11 s in a
+/// release build on two cores, 4 on 100, 8 on 50 or 16 on 25 six to seven
+/// (2 on 100 took 139 s before each time's ideal tips were found once for
+/// all the counts and each ancestor's matrix once for all the subtree's
+/// tips; 3.75 s now).
 pub const MAX_SPRING_WORK: usize = 400;
 
 /// One entry of `springs`.
