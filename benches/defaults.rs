@@ -16,8 +16,8 @@
 //!   about linearly in N too.
 //! - springs on a chain: two springs on a chain of N three-pixel bones
 //!   swinging out of step (`defaults/spring chain N`), where no key count
-//!   keeps a spring's subtree within its budget, so every count is
-//!   measured.
+//!   keeps a spring's subtree within its budget, so every count is bounded
+//!   from below and those the choice needs are measured in full.
 //!
 //! Run: `cargo bench --bench defaults` (release build; quicker: append
 //! `-- --warm-up-time 1 --measurement-time 3`; one group: append its name,

@@ -372,6 +372,68 @@ pub fn least_miss(found: &[(f64, usize)], budget: f64) -> Option<usize> {
         .min_by_key(|&i| found[i].1)
 }
 
+/// [`least_miss`] for candidates whose errors each cost a measure: given
+/// per candidate (a lower bound of its error, bytes) and `measure`, which
+/// gives a candidate's error, the index [`least_miss`] takes from all the
+/// errors, with that error, measuring only the candidates it must.
+///
+/// The candidates are judged in [`least_miss`]'s order (fewest bytes, the
+/// first of equals). The least error lies between the least of the
+/// measured errors and bounds of the rest (below) and the least measured
+/// error (above); since [`clearly_less`] only grows as its first error
+/// falls or its second rises, a candidate the lower of those is not
+/// clearly less than is taken, and one the upper is clearly less than
+/// (by its bound, before it is measured) is passed over. Where neither
+/// decides, the unmeasured candidate of the least bound is measured,
+/// which narrows the two. `None` when there are no candidates.
+pub fn least_miss_by(
+    bounds: &[(f64, usize)],
+    budget: f64,
+    mut measure: impl FnMut(usize) -> f64,
+) -> Option<(usize, f64)> {
+    let err = |e: f64| if e.is_nan() { f64::INFINITY } else { e };
+    let n = bounds.len();
+    let mut exact: Vec<Option<f64>> = vec![None; n];
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| (bounds[i].1, i));
+    // (the least error lies in [lower, upper]; upper is infinite until a
+    // candidate is measured)
+    let least_bounds = |exact: &[Option<f64>]| {
+        (0..n).fold((f64::INFINITY, f64::INFINITY), |(lo, up), i| {
+            match exact[i] {
+                Some(e) => (lo.min(err(e)), up.min(err(e))),
+                None => (lo.min(err(bounds[i].0)), up),
+            }
+        })
+    };
+    for &c in &order {
+        loop {
+            let (lower, upper) = least_bounds(&exact);
+            let Some(e) = exact[c] else {
+                if clearly_less(upper, err(bounds[c].0), budget) {
+                    break;
+                }
+                exact[c] = Some(measure(c));
+                continue;
+            };
+            if !clearly_less(lower, err(e), budget) {
+                return Some((c, e));
+            }
+            if clearly_less(upper, err(e), budget) {
+                break;
+            }
+            // (undecided: some unmeasured bound is below the measured
+            // errors, so there is one to measure)
+            let j = (0..n)
+                .filter(|&i| exact[i].is_none())
+                .min_by(|&a, &b| err(bounds[a].0).total_cmp(&err(bounds[b].0)))
+                .expect("an unmeasured candidate below the measured errors");
+            exact[j] = Some(measure(j));
+        }
+    }
+    None
+}
+
 /// The fewest uniform keys (a multiple of `c.step`), plus the `c.fixed`
 /// times, whose error against `c.f` on a grid 32 times finer than the keys
 /// stays within `c.budget`, with `c.fit` segments. Uniform times within
@@ -1680,6 +1742,70 @@ mod tests {
         ];
         for (found, want) in cases {
             assert_eq!(least_miss(found, 1.0), *want, "{found:?}");
+            // measured on demand, from bounds of nothing: the same choice
+            let bounds: Vec<(f64, usize)> = found.iter().map(|&(_, b)| (0.0, b)).collect();
+            let lazy = least_miss_by(&bounds, 1.0, |i| found[i].0);
+            assert_eq!(lazy.map(|(i, _)| i), *want, "{found:?}");
+            if let Some((i, e)) = lazy {
+                assert_eq!(e.to_bits(), found[i].0.to_bits());
+            }
+        }
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Choosing by bounds and measures on demand takes what
+        /// [`least_miss`] takes from every error, and returns its error as
+        /// measured; each candidate is measured once at most, and with
+        /// exact bounds three at most (the first in order, a least one,
+        /// the one taken).
+        #[test]
+        fn the_least_miss_measured_on_demand_is_the_least_miss(
+            found in proptest::collection::vec(
+                (
+                    prop_oneof![
+                        8 => 0.0f64..4.0,
+                        1 => Just(f64::NAN),
+                        1 => (0u8..8).prop_map(|k| 1.0 + k as f64 / 8.0),
+                    ],
+                    0.0f64..=1.0,
+                    0usize..6,
+                ),
+                0..24,
+            ),
+            budget in prop_oneof![Just(1.0), 0.01f64..2.0],
+        ) {
+            let errors: Vec<(f64, usize)> = found.iter().map(|&(e, _, b)| (e, b)).collect();
+            let want = least_miss(&errors, budget);
+            for exact_bounds in [false, true] {
+                // a bound: a share of the error (a NaN's, anything)
+                let bounds: Vec<(f64, usize)> = found
+                    .iter()
+                    .map(|&(e, share, b)| {
+                        let lower = match (exact_bounds, e.is_nan()) {
+                            (true, _) => e,
+                            (false, true) => share * 9.0,
+                            (false, false) => e * share,
+                        };
+                        (lower, b)
+                    })
+                    .collect();
+                let mut measured = vec![0usize; found.len()];
+                let got = least_miss_by(&bounds, budget, |i| {
+                    measured[i] += 1;
+                    found[i].0
+                });
+                prop_assert_eq!(got.map(|(i, _)| i), want);
+                if let Some((i, e)) = got {
+                    prop_assert_eq!(e.to_bits(), found[i].0.to_bits());
+                    prop_assert!(measured[i] == 1, "the one taken is measured");
+                    if exact_bounds {
+                        prop_assert!(measured.iter().sum::<usize>() <= 3, "{:?}", measured);
+                    }
+                }
+                prop_assert!(measured.iter().all(|&m| m <= 1), "{:?}", measured);
+            }
         }
     }
 

@@ -876,18 +876,49 @@ pub fn over_budget_at_stride(
     stride: usize,
     budget_px: f64,
 ) -> bool {
+    worst_at_stride(clip, probes, ideal, stride, budget_px) > budget_px
+}
+
+/// The largest distance of any probe in `probes` from its ideal at every
+/// `stride`-th of [`measure_probes`]' sample times: a lower bound of the
+/// largest `max_error_px` [`measure_probes`] finds, whose maximum includes
+/// these times read by the same walk (so at stride 1 the two are equal, bit
+/// for bit).
+pub fn max_error_at_stride(
+    clip: &Clip,
+    probes: &[String],
+    ideal: &dyn Fn(f64) -> Vec<Vec2>,
+    stride: usize,
+) -> f64 {
+    worst_at_stride(clip, probes, ideal, stride, f64::INFINITY)
+}
+
+/// The largest probe error at every `stride`-th sample time (NaNs passed
+/// over, as [`max_and_rms`] does), up to the first time with one over
+/// `stop_above`.
+fn worst_at_stride(
+    clip: &Clip,
+    probes: &[String],
+    ideal: &dyn Fn(f64) -> Vec<Vec2>,
+    stride: usize,
+    stop_above: f64,
+) -> f64 {
     let (mut pw, index) = ProbeWalk::of(clip, probes);
-    sample_times(clip)
-        .into_iter()
-        .step_by(stride.max(1))
-        .any(|t| {
-            pw.at_time(t);
-            let want = ideal(t);
-            index
-                .iter()
-                .zip(&want)
-                .any(|(&j, w)| pw.at[j].dist(*w) > budget_px)
-        })
+    let mut worst = 0.0;
+    for t in sample_times(clip).into_iter().step_by(stride.max(1)) {
+        pw.at_time(t);
+        let want = ideal(t);
+        for (&j, w) in index.iter().zip(&want) {
+            let e = pw.at[j].dist(*w);
+            if e > worst {
+                worst = e;
+            }
+        }
+        if worst > stop_above {
+            break;
+        }
+    }
+    worst
 }
 
 /// What the bake of one spring measured (also its report line).

@@ -1446,7 +1446,7 @@ mod figure_measured {
     /// gives (tips through `measure_probes`, the foot-to-target distance
     /// and ground contact through `probes_at`'s map of every probe), on
     /// every bone-tree rig in `rigs/`: no figure moves when the passes are
-    /// merged.
+    /// merged. The looks at every n-th sample time read the same errors.
     #[test]
     fn one_pass_equals_a_walk_per_probe() {
         let mut checked = 0;
@@ -1476,10 +1476,46 @@ mod figure_measured {
                 let written = clip.bone_tips();
                 let probed: Vec<usize> = (0..nb).filter(|&b| written[b].is_some()).collect();
                 let names: Vec<String> = probed.iter().flat_map(|&b| written[b].clone()).collect();
-                let (tips, _) = measure::measure_probes(clip, &names, &|t| {
+                let ideal = |t: f64| -> Vec<crate::geom::Vec2> {
                     let all = ideal_tips(&f, fc, period, t);
                     probed.iter().map(|&b| all[b]).collect()
-                });
+                };
+                let (tips, _) = measure::measure_probes(clip, &names, &ideal);
+                // the strided looks read the same walk: every stride's
+                // largest error is at most the measure's, equal at stride 1,
+                // and over a budget exactly where the largest is
+                let worst = tips.iter().map(|m| m.max_error_px).fold(0.0, f64::max);
+                for stride in [1, 2, 3, 8, 13] {
+                    let at = measure::max_error_at_stride(clip, &names, &ideal, stride);
+                    let what = format!("{} clip {ci} stride {stride}", path.display());
+                    if stride == 1 {
+                        assert_eq!(at.to_bits(), worst.to_bits(), "{what}");
+                    }
+                    assert!(at <= worst, "{what}: {at} > {worst}");
+                    for budget in [0.0, at * 0.5, at, worst] {
+                        let over =
+                            measure::over_budget_at_stride(clip, &names, &ideal, stride, budget);
+                        assert_eq!(over, at > budget, "{what} budget {budget}");
+                    }
+                }
+                // and they read every n-th of the measure's times from the
+                // first: an ideal far off at one time is seen exactly at
+                // the strides that reach it
+                let ts = measure::sample_times(clip);
+                for k in [0, 1, ts.len() / 2, ts.len() - 1] {
+                    let off = |t: f64| {
+                        let mut want = ideal(t);
+                        if t.to_bits() == ts[k].to_bits() {
+                            want[0].x += 1e6;
+                        }
+                        want
+                    };
+                    for stride in [1, 2, 3, 8] {
+                        let at = measure::max_error_at_stride(clip, &names, &off, stride);
+                        let what = format!("{} clip {ci} time {k} stride {stride}", path.display());
+                        assert_eq!(at > 1e5, k % stride == 0, "{what}");
+                    }
+                }
                 for b in 0..nb {
                     let got = &fb.measures[ci].1[b];
                     match probed.iter().position(|&x| x == b) {
@@ -2146,8 +2182,40 @@ mod chain_plans {
 mod bone_fk {
     use crate::clip::Route;
     use crate::figure::fk;
-    use crate::figure::spring::{bone_matrix, path_has_ik, path_matrices};
+    use crate::figure::spring::{any_path_has_ik, bone_matrix, path_has_ik, path_matrices};
     use crate::geom::Affine;
+
+    /// The one-pass look for IK above a set of bones is the walk up from
+    /// each: on every bone alone, on none, on all, and on the bones off IK
+    /// paths with one on them added, on every example rig.
+    #[test]
+    fn ik_above_any_bone_is_found_in_one_pass() {
+        let mut with_ik = 0;
+        for (path, rig) in super::example_rigs() {
+            let fig = &rig.figure;
+            let n = fig.bones.len();
+            let what = path.display();
+            for b in 0..n {
+                assert_eq!(
+                    any_path_has_ik(fig, &[b]),
+                    path_has_ik(fig, b),
+                    "{what} bone {b}"
+                );
+            }
+            assert!(!any_path_has_ik(fig, &[]), "{what}");
+            let all: Vec<usize> = (0..n).collect();
+            assert_eq!(any_path_has_ik(fig, &all), !fig.ik.is_empty(), "{what}");
+            let off: Vec<usize> = (0..n).filter(|&b| !path_has_ik(fig, b)).collect();
+            assert!(!any_path_has_ik(fig, &off), "{what}");
+            if let Some(on) = (0..n).rev().find(|&b| path_has_ik(fig, b)) {
+                let mut more = off.clone();
+                more.push(on);
+                assert!(any_path_has_ik(fig, &more), "{what}");
+                with_ik += 1;
+            }
+        }
+        assert!(with_ik >= 4, "only {with_ik} rigs with IK");
+    }
 
     /// The FK of a bone's ancestors alone is the whole figure's FK bit for
     /// bit, on every bone (those above or in IK limbs take the whole

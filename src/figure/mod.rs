@@ -65,7 +65,7 @@ pub(crate) fn ideal_tips_of(
     applied: &[usize],
     only: &[usize],
 ) -> Vec<Vec2> {
-    if only.iter().any(|&b| spring::path_has_ik(fig, b)) {
+    if spring::any_path_has_ik(fig, only) {
         return ideal_tips(fig, fc, period, t_s, applied);
     }
     let u = unit_time(fc.play, t_s, period);
@@ -185,9 +185,10 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
         };
         // per shape, the fewest keys within the budget; where no count of
         // a shape keeps it (a subtree whose bones' own keys already miss
-        // it), every count of that shape, measured: (count, shape, worst
-        // error, bytes, and the keyed clip of a count that keeps it)
-        let mut found: Vec<(usize, crate::fit::Fit, f64, usize, Option<Clip>)> = Vec::new();
+        // it), every count of that shape, with a lower bound of its error
+        // (the largest at every PRECHECK_STRIDE-th sample time) where it
+        // is not measured
+        let mut found: Vec<Tried> = Vec::new();
         for &fit in shapes {
             let mut missed = Vec::new();
             let mut kept = None;
@@ -201,37 +202,65 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
                     budget + 1e-9,
                 );
                 // (a count the stride's precheck finds over is measured
-                // only if no count keeps the budget)
+                // only if no count keeps the budget, and then only if the
+                // choice below needs it)
                 let worst = if over { None } else { Some(worst_of(&trial)) };
                 if let Some(w) = worst.filter(|&w| w <= budget) {
-                    kept = Some((n, fit, w, len, Some(trial)));
+                    kept = Some(Tried {
+                        n,
+                        fit,
+                        lower: w,
+                        worst,
+                        len,
+                        trial: Some(trial),
+                    });
                     break;
                 }
                 missed.push((n, worst, len));
             }
-            // (the counts that miss measured side by side, in count order)
+            // (the bounds of the counts that miss found side by side, in
+            // count order)
             match kept {
                 Some(k) => found.push(k),
                 None => found.par_extend(missed.into_par_iter().map(|(n, worst, len)| {
-                    let worst = worst.unwrap_or_else(|| worst_of(&keyed(n, fit).0));
-                    (n, fit, worst, len, None)
+                    let lower = worst.unwrap_or_else(|| {
+                        let trial = keyed(n, fit).0;
+                        measure::max_error_at_stride(&trial, &probes, &ideal, PRECHECK_STRIDE)
+                    });
+                    Tried {
+                        n,
+                        fit,
+                        lower,
+                        worst,
+                        len,
+                        trial: None,
+                    }
                 })),
             }
         }
         // within the budget, the fewest bytes; over it (no count of any
         // shape keeps it), the fewest of those that miss least
         // (`fit::least_miss`: the bones' own error, which no spring key
-        // closes, is not worth a key a frame); the first of equals
+        // closes, is not worth a key a frame), measuring only the counts
+        // the bounds leave in doubt (`fit::least_miss_by`); the first of
+        // equals
         let within = (0..found.len())
-            .filter(|&i| found[i].2 <= budget)
-            .min_by_key(|&i| found[i].3);
-        let missed: Vec<(f64, usize)> = found.iter().map(|f| (f.2, f.3)).collect();
-        let i = within
-            .or_else(|| crate::fit::least_miss(&missed, budget))
-            .expect("at least one key count");
-        let (n, fit, worst, _, kept) = found.swap_remove(i);
+            .filter(|&i| found[i].worst.is_some_and(|w| w <= budget))
+            .min_by_key(|&i| found[i].len);
+        let (i, worst) = match within {
+            Some(i) => (i, found[i].worst.expect("a count within is measured")),
+            None => {
+                let bounds: Vec<(f64, usize)> = found.iter().map(|f| (f.lower, f.len)).collect();
+                crate::fit::least_miss_by(&bounds, budget, |i| {
+                    let f = &found[i];
+                    f.worst.unwrap_or_else(|| worst_of(&keyed(f.n, f.fit).0))
+                })
+                .expect("at least one key count")
+            }
+        };
+        let Tried { n, fit, trial, .. } = found.swap_remove(i);
         // (a count that misses is keyed again: only the chosen one)
-        let trial = kept.unwrap_or_else(|| keyed(n, fit).0);
+        let trial = trial.unwrap_or_else(|| keyed(n, fit).0);
         *clip = trial;
         out.push(SpringMeasure {
             bone: fig.bones[s.bone].name.clone(),
@@ -307,8 +336,22 @@ pub fn down_intervals(fig: &Figure, fc: &model::FigClip, i: usize) -> Vec<(f64, 
 }
 
 /// Every how many of the measure's sample times a spring's key count is
-/// first checked against the budget (see [`add_springs`]).
+/// first checked against the budget (see [`add_springs`]), and where no
+/// count keeps it, a count's error bounded from below.
 const PRECHECK_STRIDE: usize = 8;
+
+/// A key count [`add_springs`] tried for a spring: `n` keys of shape
+/// `fit` writing `len` css bytes, its error where measured (`worst`) and
+/// else a lower bound of it (`lower`, the error where measured), and the
+/// keyed clip of a count that keeps the budget.
+struct Tried {
+    n: usize,
+    fit: crate::fit::Fit,
+    lower: f64,
+    worst: Option<f64>,
+    len: usize,
+    trial: Option<Clip>,
+}
 
 /// How many estimate budgets (1, 0.7, 0.49, … of the chain's) [`add_chains`]
 /// places keys for before it keys every recorded frame.

@@ -54,12 +54,13 @@ pub const SPRING_WARMUP: usize = 2000;
 /// clips (2 springs on a 200-bone chain took 3 s in one clip, 138 s in 16).
 /// Where no key count keeps a spring's subtree within its budget (its
 /// bones' own keys already miss it: a long chain of short bones), every
-/// count of both shapes is measured (side by side): at the limit, in one
-/// clip, 2 springs on a chain of 200 two-pixel bones take 11 s in a
-/// release build on two cores, 4 on 100, 8 on 50 or 16 on 25 six to seven
-/// (2 on 100 took 139 s before each time's ideal tips were found once for
-/// all the counts and each ancestor's matrix once for all the subtree's
-/// tips; 3.75 s now).
+/// count of both shapes is bounded from below at every eighth sample time
+/// and measured in full only where the choice needs it: at the limit, in
+/// one clip, 2 springs on a chain of 200 two-pixel bones take 4 s in a
+/// release build on two cores, 4 on 100, 8 on 50 or 16 on 25 two to three
+/// (11 s and six to seven with every count measured in full; 2 on 100 took
+/// 139 s before each time's ideal tips were found once for all the counts
+/// and each ancestor's matrix once for all the subtree's tips, 1 s now).
 pub const MAX_SPRING_WORK: usize = 400;
 
 /// One entry of `springs`.
@@ -321,6 +322,26 @@ pub fn bone_matrix(fig: &Figure, clip: &FigClip, b: usize, t: f64) -> Affine {
         return fk::world_matrices(fig, &fk::local_angles(fig, clip, t), t)[b];
     }
     path_matrix(fig, clip, b, t)
+}
+
+/// Whether any bone of `only` has an `ik` bone (upper or lower) at or
+/// above it ([`path_has_ik`] of each): one pass over the bones, parents
+/// first, instead of a walk up the tree per bone.
+pub(crate) fn any_path_has_ik(fig: &Figure, only: &[usize]) -> bool {
+    if fig.ik.is_empty() {
+        return false;
+    }
+    let mut ik = vec![false; fig.bones.len()];
+    for k in &fig.ik {
+        ik[k.upper] = true;
+        ik[k.lower] = true;
+    }
+    for b in 0..fig.bones.len() {
+        if let Some(p) = fig.bones[b].parent {
+            ik[b] |= ik[p];
+        }
+    }
+    only.iter().any(|&b| ik[b])
 }
 
 /// Whether b or one of its ancestors is an `ik` bone (upper or lower).
