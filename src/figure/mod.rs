@@ -219,13 +219,17 @@ fn add_springs(clip: &mut Clip, fig: &Figure, keyer: bake::Keyer) -> Vec<SpringM
                 missed.push((n, worst, len));
             }
             // (the bounds of the counts that miss found side by side, in
-            // count order)
+            // count order; one count alone, as `--keys` asks, is measured
+            // in full if at all: its bound is nothing)
             match kept {
                 Some(k) => found.push(k),
                 None => found.par_extend(missed.into_par_iter().map(|(n, worst, len)| {
-                    let lower = worst.unwrap_or_else(|| {
-                        let trial = keyed(n, fit).0;
-                        measure::max_error_at_stride(&trial, &probes, &ideal, PRECHECK_STRIDE)
+                    let lower = worst.unwrap_or_else(|| match counts.len() {
+                        1 => 0.0,
+                        _ => {
+                            let trial = keyed(n, fit).0;
+                            measure::max_error_at_stride(&trial, &probes, &ideal, PRECHECK_STRIDE)
+                        }
                     });
                     Tried {
                         n,
