@@ -25,6 +25,14 @@ pub const MAX_KEYS: usize = 10_000;
 /// Smallest accepted tolerance, px: coordinates are written to 0.01, so a
 /// finer promise could not be kept.
 pub const MIN_TOLERANCE_PX: f64 = 0.01;
+/// Below this tolerance the rounding of the written coordinates (to
+/// [`crate::geom::LEN_DECIMALS`] places, up to 0.007 px off a drawn point,
+/// and more along a chain of joints) takes much of it, and the keys may not
+/// fit in what is left: every rig in `rigs/` keeps 0.015 px on both routes
+/// (`tests/keying.rs`), but on one route or the other 4 of them refuse
+/// 0.012 px and 8 refuse 0.01 px. A refusal of a tolerance under it says
+/// so.
+pub const TIGHT_TOLERANCE_PX: f64 = 0.02;
 /// Smallest accepted length, width or radius, in user units: lengths are
 /// written to [`crate::geom::LEN_DECIMALS`] places (0.01), so a shorter one
 /// would be written as 0 (a `viewBox` 0 wide, a stroke that draws nothing,
