@@ -1194,36 +1194,71 @@ pub struct Estimate {
     pub blame: usize,
 }
 
-/// The estimate of one key set whose segments are straight (a smil morph):
-/// at each sample time `ts[i]`, `err(i, seg, f)` is the error of the point
-/// a fraction `f` along segment `seg` of the key times `tk`.
-pub fn linear_estimate(
+/// The errors of one key set whose segments are straight (a smil morph),
+/// into `out` (cleared first): at each sample time `ts[i]` (sorted),
+/// `err(i, seg, f)`, the error of the point a fraction `f` along segment
+/// `seg` of the key times `tk`. Stops at the first error `over` says is
+/// over, returning false (`out` then holds the errors up to it).
+pub fn linear_errors(
     ts: &[f64],
     tk: &[f64],
-    err: impl FnMut(usize, usize, f64) -> f64,
-) -> Estimate {
-    max_estimate(ts, &linear_estimate_from(ts, tk, 0, err))
+    out: &mut Vec<f64>,
+    over: impl Fn(f64) -> bool,
+    mut err: impl FnMut(usize, usize, f64) -> f64,
+) -> bool {
+    out.clear();
+    let mut seg = 0;
+    for (i, &t) in ts.iter().enumerate() {
+        while seg + 2 < tk.len() && t >= tk[seg + 1] {
+            seg += 1;
+        }
+        let f = ((t - tk[seg]) / (tk[seg + 1] - tk[seg])).clamp(0.0, 1.0);
+        let e = err(i, seg, f);
+        out.push(e);
+        if over(e) {
+            return false;
+        }
+    }
+    true
 }
 
-/// The errors [`linear_estimate`] takes the max of, one per sample of `ts`
-/// (sorted), starting the segment search at `seg` (at most the segment of
-/// `ts[0]`).
-pub fn linear_estimate_from(
-    ts: &[f64],
-    tk: &[f64],
-    mut seg: usize,
-    mut err: impl FnMut(usize, usize, f64) -> f64,
-) -> Vec<f64> {
-    ts.iter()
-        .enumerate()
-        .map(|(i, &t)| {
-            while seg + 2 < tk.len() && t >= tk[seg + 1] {
-                seg += 1;
-            }
-            let f = ((t - tk[seg]) / (tk[seg + 1] - tk[seg])).clamp(0.0, 1.0);
-            err(i, seg, f)
-        })
-        .collect()
+/// Samples per block of the block maxima an incremental estimate keeps
+/// over its errors ([`block_max`]), so that the max after a change reads
+/// the changed blocks and one value per other block.
+pub(crate) const BLOCK: usize = 32;
+
+/// The max of `errors` over block `b` ([`BLOCK`] samples, fewer at the end;
+/// NaNs passed over, 0 for a block of NaNs only).
+pub(crate) fn block_max(errors: &[f64], b: usize) -> f64 {
+    errors[b * BLOCK..((b + 1) * BLOCK).min(errors.len())]
+        .iter()
+        .fold(0.0, |m, &e| m.max(e))
+}
+
+/// Each block of `blocks` that holds one of the samples `changed`, again
+/// the max of its `errors` ([`block_max`]).
+pub(crate) fn refresh_blocks(errors: &[f64], blocks: &mut [f64], changed: std::ops::Range<usize>) {
+    let (first, end) = (changed.start / BLOCK, changed.end.div_ceil(BLOCK));
+    for (b, top) in blocks.iter_mut().enumerate().take(end).skip(first) {
+        *top = block_max(errors, b);
+    }
+}
+
+/// The largest block max, the first block holding it, and the first
+/// sample from that block on that equals it: the first sample of the
+/// errors' max, the earliest on a tie, as a scan of every sample finds it
+/// (`None` for errors that are NaNs only, whose blocks' maxima are 0 from
+/// the start).
+pub(crate) fn first_max(errors: &[f64], blocks: &[f64]) -> (f64, usize, Option<usize>) {
+    let mut top = 0;
+    for (b, &m) in blocks.iter().enumerate() {
+        if m > blocks[top] {
+            top = b;
+        }
+    }
+    let max = blocks[top];
+    let at = errors[top * BLOCK..].iter().position(|&e| e == max);
+    (max, top, at.map(|k| top * BLOCK + k))
 }
 
 /// The largest of `errs` (one per sample of `ts`) and its sample's time,

@@ -11,7 +11,7 @@
 //! Used by a bone tree's `ik` entries written as a morph (`"smil":
 //! "morph"`, as every cycling leg's entry is).
 
-use super::{Estimate, FIT_SAMPLES, Problem, Stuck, Weights};
+use super::{BLOCK, Estimate, FIT_SAMPLES, Problem, Stuck, Weights};
 use crate::geom::{LEN_DECIMALS, Vec2, quantize};
 use std::cell::RefCell;
 
@@ -28,9 +28,9 @@ pub struct MorphProblem<'a> {
     corners: Vec<f64>,
     ts: Vec<f64>,
     targets: Vec<Vec2>,
-    /// The last estimate's key times and squared errors per sample (as for
-    /// [`super::pair::Pair`]).
-    last: RefCell<(Vec<f64>, Vec<f64>)>,
+    /// The last estimate's key times, squared errors per sample (as for
+    /// [`super::pair::Pair`]) and their max per block of [`BLOCK`] samples.
+    last: RefCell<Last>,
     /// Per sample, the factor [`Problem::mask`] weighs its error by (its
     /// square the squared error).
     weights: Weights,
@@ -38,6 +38,17 @@ pub struct MorphProblem<'a> {
     /// of the figure; the estimates of a search read the same key times
     /// again and again): the samples' first.
     ends: RefCell<crate::geom::TimeMap<Vec2>>,
+}
+
+/// What [`MorphProblem`] keeps from its last estimate.
+struct Last {
+    times: Vec<f64>,
+    errors: Vec<f64>,
+    blocks: Vec<f64>,
+    /// The sample of the max (the first of equals).
+    worst: usize,
+    /// The changed samples' errors, kept only once all are within bound.
+    scratch: Vec<f64>,
 }
 
 impl<'a> MorphProblem<'a> {
@@ -53,7 +64,13 @@ impl<'a> MorphProblem<'a> {
         MorphProblem {
             end,
             corners,
-            last: RefCell::new((Vec::new(), vec![0.0; ts.len()])),
+            last: RefCell::new(Last {
+                times: Vec::new(),
+                errors: vec![0.0; ts.len()],
+                blocks: vec![0.0; ts.len().div_ceil(BLOCK)],
+                worst: 0,
+                scratch: Vec::new(),
+            }),
             weights: Weights::default(),
             ends: RefCell::new(ends.collect()),
             targets,
@@ -70,6 +87,78 @@ impl<'a> MorphProblem<'a> {
             p
         })
     }
+
+    /// The estimate of key times `times`, or `None` where a sample is
+    /// found over `bound` on the way (its max is then over it too; with an
+    /// infinite bound, always the estimate). Only the samples whose
+    /// segments differ from the last estimate's kept ([`Last`]) are
+    /// evaluated, and none where that estimate's worst sample, which the
+    /// change leaves alone, is already over `bound`; the first one over it
+    /// ends the evaluation, keeping the last estimate. Otherwise the new
+    /// errors are kept, and the max found by block.
+    fn bounded(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
+        let tk = &times[0];
+        let mut last = self.last.borrow_mut();
+        let Last {
+            times: old,
+            errors,
+            blocks,
+            worst,
+            scratch,
+        } = &mut *last;
+        // (the max's square root is the largest sample's: `sqrt` is
+        // monotone, so a sample over the bound puts the max over it)
+        let over = |e: f64| e.sqrt() > bound;
+        let span = if old.is_empty() {
+            0..self.ts.len()
+        } else {
+            super::changed_samples(old, tk, &self.ts).unwrap_or(0..0)
+        };
+        if !old.is_empty() && !span.contains(worst) && over(errors[*worst]) {
+            return None;
+        }
+        if !span.is_empty() {
+            // the keyed effectors of the segments that hold the changed samples
+            let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
+            let k0 = tk.partition_point(|&t| t <= lo).saturating_sub(1);
+            let k1 = (tk.partition_point(|&t| t <= hi) + 1).min(tk.len());
+            let ends: Vec<Vec2> = tk[k0..k1].iter().map(|&t| q_len(self.end_at(t))).collect();
+            let weights = self.weights.all();
+            let ts = &self.ts[span.clone()];
+            let within = super::linear_errors(ts, &tk[k0..k1], scratch, over, |i, seg, f| {
+                let p = ends[seg] + (ends[seg + 1] - ends[seg]) * f;
+                let i = span.start + i;
+                let d = p - self.targets[i];
+                let f = weights.get(i).copied().unwrap_or(1.0);
+                (d.x * d.x + d.y * d.y) * f * f
+            });
+            if !within {
+                return None;
+            }
+            errors[span.clone()].copy_from_slice(scratch);
+            super::refresh_blocks(errors, blocks, span);
+        }
+        old.clone_from(tk);
+        // (every sample scanned where only NaNs are left)
+        let best = match super::first_max(errors, blocks) {
+            (max, _, Some(i)) => {
+                *worst = i;
+                Estimate {
+                    max_px: max,
+                    worst_t: self.ts[i],
+                    blame: 0,
+                }
+            }
+            (_, _, None) => {
+                *worst = 0;
+                super::max_estimate(&self.ts, errors)
+            }
+        };
+        Some(Estimate {
+            max_px: best.max_px.sqrt(),
+            ..best
+        })
+    }
 }
 
 impl Problem for MorphProblem<'_> {
@@ -78,51 +167,18 @@ impl Problem for MorphProblem<'_> {
     }
 
     fn estimate(&self, times: &[Vec<f64>]) -> Estimate {
-        let tk = &times[0];
-        let mut last = self.last.borrow_mut();
-        let (old, errors) = &mut *last;
-        let span = if old.is_empty() {
-            Some(0..self.ts.len())
-        } else {
-            super::changed_samples(old, tk, &self.ts)
-        };
-        if let Some(span) = span.filter(|s| !s.is_empty()) {
-            // the keyed effectors of the segments that hold the changed samples
-            let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
-            let k0 = tk.partition_point(|&t| t <= lo).saturating_sub(1);
-            let k1 = (tk.partition_point(|&t| t <= hi) + 1).min(tk.len());
-            let ends: Vec<Vec2> = tk[k0..k1].iter().map(|&t| q_len(self.end_at(t))).collect();
-            let ts = &self.ts[span.clone()];
-            let weights = self.weights.all();
-            super::linear_estimate(ts, &tk[k0..k1], |i, seg, f| {
-                let p = ends[seg] + (ends[seg + 1] - ends[seg]) * f;
-                let i = span.start + i;
-                let d = p - self.targets[i];
-                let f = weights.get(i).copied().unwrap_or(1.0);
-                errors[i] = (d.x * d.x + d.y * d.y) * f * f;
-                errors[i]
-            });
-        }
-        old.clone_from(tk);
-        let mut best = Estimate {
-            max_px: -1.0,
-            worst_t: 0.0,
-            blame: 0,
-        };
-        for (i, &e) in errors.iter().enumerate() {
-            if e > best.max_px {
-                best.max_px = e;
-                best.worst_t = self.ts[i];
-            }
-        }
-        best.max_px = best.max_px.sqrt();
-        best
+        self.bounded(times, f64::INFINITY)
+            .expect("an unbounded estimate always completes")
+    }
+
+    fn estimate_within(&self, times: &[Vec<f64>], bound: f64) -> Option<Estimate> {
+        self.bounded(times, bound).filter(|e| e.max_px <= bound)
     }
 
     fn mask(&self, spans: &[Stuck]) -> bool {
         if self.weights.set(&self.ts, spans) {
             // (every error kept was weighed the old way)
-            self.last.borrow_mut().0.clear();
+            self.last.borrow_mut().times.clear();
         }
         true
     }
@@ -170,6 +226,28 @@ mod tests {
         );
         // (the sag formula's fewest uniform keys: 32 sag 0.24 px)
         assert!(times.len() - 1 <= 32, "{}", times.len());
+    }
+
+    /// Equal errors everywhere (an effector standing still off the
+    /// written 0.01 px grid, every sample as far from its rounded keys):
+    /// the max is the first sample's, as a scan of every sample finds it,
+    /// fresh and after keys change (the blocks' maxima are equal too).
+    #[test]
+    fn a_tie_goes_to_the_earliest_sample() {
+        let end = |_: f64| Vec2::new(400.004, 300.003);
+        let p = MorphProblem::new(&end, Vec::new());
+        let off = Vec2::new(0.004, 0.003).hypot();
+        for times in [
+            super::super::uniform_times(4),
+            vec![0.0, 0.3, 0.61, 1.0],
+            vec![0.0, 0.3, 0.9, 1.0],
+        ] {
+            let e = p.estimate(std::slice::from_ref(&times));
+            assert_eq!((e.worst_t, e.blame), (0.0, 0), "{times:?}");
+            assert!((e.max_px - off).abs() < 1e-12, "{}", e.max_px);
+            let within = p.estimate_within(std::slice::from_ref(&times), off + 1e-9);
+            assert_eq!(within, Some(e));
+        }
     }
 
     /// An effector that jumps 30 px between two fitter samples (which two

@@ -11,7 +11,7 @@
 //! frame of the pair's parent: a parent that turns carries the pair and its
 //! error alike.
 
-use super::{Estimate, FIT_SAMPLES, Fit, Problem};
+use super::{BLOCK, Estimate, FIT_SAMPLES, Fit, Problem, block_max};
 use crate::clip::Key;
 use crate::fit;
 use crate::geom::{BEZIER_DECIMALS, DEG_DECIMALS, Vec2, Vec2Ext, quantize};
@@ -192,16 +192,6 @@ fn hull(a: &std::ops::Range<usize>, b: &std::ops::Range<usize>) -> std::ops::Ran
         (_, true) => a.clone(),
         _ => a.start.min(b.start)..a.end.max(b.end),
     }
-}
-
-/// Samples per block of [`State::blocks`].
-pub(crate) const BLOCK: usize = 32;
-
-/// The max of `errors` over block `b` ([`BLOCK`] samples, fewer at the end).
-fn block_max(errors: &[f64], b: usize) -> f64 {
-    errors[b * BLOCK..((b + 1) * BLOCK).min(errors.len())]
-        .iter()
-        .fold(0.0, |m, &e| m.max(e))
 }
 
 /// The largest of `errors[range]`, by whole blocks where `blocks` (each the
@@ -856,26 +846,13 @@ impl<'a> Pair<'a> {
                 state.times[set].clone_from(&times[set]);
             }
         }
-        let (first, end) = (dirty.start / BLOCK, dirty.end.div_ceil(BLOCK));
-        for (b, top) in blocks.iter_mut().enumerate().take(end).skip(first) {
-            *top = block_max(&base.errors, b);
-        }
+        fit::refresh_blocks(&base.errors, blocks, dirty.clone());
         // the first sample of the max: the first block holding it, then the
         // first sample in that block; an upper bound there is made exact
         // and the search repeated
         let (max, worst_i) = loop {
-            let mut top = 0;
-            for (b, &m) in blocks.iter().enumerate() {
-                if m > blocks[top] {
-                    top = b;
-                }
-            }
-            let max = blocks[top];
-            let i = top * BLOCK
-                + base.errors[top * BLOCK..]
-                    .iter()
-                    .position(|&e| e == max)
-                    .expect("the block's max is one of its samples");
+            let (max, top, i) = fit::first_max(&base.errors, blocks);
+            let i = i.expect("the block's max is one of its samples");
             if base.exact[i] {
                 break (max, i);
             }
@@ -1528,8 +1505,10 @@ mod tests {
     /// evaluation by a fresh problem and an evaluation of every sample
     /// without shortcuts, over a long random walk of insertions, removals
     /// and shifts in either set, also after bounded estimates that stopped
-    /// part way; the morph's (smil route) equals a fresh one's; for a
-    /// forward and a backward knee, the end judged alone and with the joint.
+    /// part way; the morph's (smil route) equals a fresh one's, and so does
+    /// its bounded estimate where within the bound (`None` exactly where
+    /// not), also after bounded ones that stopped; for a forward and a
+    /// backward knee, the end judged alone and with the joint.
     #[test]
     fn incremental_estimates_equal_full_ones() {
         let (forward, backward) = (
@@ -1594,9 +1573,22 @@ mod tests {
             assert_eq!(css.estimate_within(&times, want.max_px), Some(want));
             assert_eq!(css.estimate_within(&times, want.max_px * 0.9), None);
             let one = [times[set].clone()];
-            let got = smil.estimate(&one);
             let want = MorphProblem::new(&end, Vec::new()).estimate(&one);
+            if step % 3 != 0 {
+                // a bounded estimate, cut short (by the last worst sample,
+                // which the change leaves alone, or by a changed one) or not
+                let bound = want.max_px * (0.5 + rnd());
+                let within = smil.estimate_within(&one, bound);
+                assert_eq!(
+                    within,
+                    Some(want).filter(|w| w.max_px <= bound),
+                    "{case}: smil step {step}: {one:?}"
+                );
+            }
+            let got = smil.estimate(&one);
             assert_eq!(got, want, "{case}: smil step {step}: {one:?}");
+            assert_eq!(smil.estimate_within(&one, want.max_px), Some(want));
+            assert_eq!(smil.estimate_within(&one, want.max_px * 0.9), None);
         }
     }
 }
