@@ -203,8 +203,8 @@ fn every_command_that_bakes_refuses_a_missed_tolerance() {
 /// and 0.015 px are kept by every rig (a measure whose ideal a written
 /// file cannot follow refuses the second: stickman's hair, measured
 /// against straight lines between its recorded frames, refused 0.15 px;
-/// 0.015 px is the figure `valid::TIGHT_TOLERANCE_PX` and docs/cli.md
-/// give); the least accepted one (0.01 px, next to the rounding of the
+/// 0.015 px is the figure the docs of `valid::TIGHT_TOLERANCE_PX` and
+/// docs/cli.md give); the least accepted one (0.01 px, next to the rounding of the
 /// written coordinates) is kept or refused with nothing written by every
 /// rig but the [`COMPOSITES`], whose refusals take seconds of retries
 /// through the same loop their parts already exercise here.
