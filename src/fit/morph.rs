@@ -107,8 +107,11 @@ impl<'a> MorphProblem<'a> {
             scratch,
         } = &mut *last;
         // (the max's square root is the largest sample's: `sqrt` is
-        // monotone, so a sample over the bound puts the max over it)
-        let over = |e: f64| e.sqrt() > bound;
+        // monotone, so a sample over the bound puts the max over it; the
+        // squares compared first, as the css pair does, a root only near
+        // the bound)
+        let bound2 = bound * bound;
+        let over = |e: f64| e > bound2 && e.sqrt() > bound;
         let span = if old.is_empty() {
             0..self.ts.len()
         } else {
