@@ -72,6 +72,18 @@ impl Keying {
         }
     }
 
+    /// The decimal places a bake with this keying rounds its moving
+    /// coordinates to: [`crate::geom::FINE_LEN_DECIMALS`] for a tolerance
+    /// under [`crate::valid::TIGHT_TOLERANCE_PX`], else
+    /// [`crate::geom::LEN_DECIMALS`].
+    pub fn len_decimals(self) -> u32 {
+        use crate::geom::{FINE_LEN_DECIMALS, LEN_DECIMALS};
+        match self.fit_tolerance() {
+            Some(px) if px < crate::valid::TIGHT_TOLERANCE_PX => FINE_LEN_DECIMALS,
+            _ => LEN_DECIMALS,
+        }
+    }
+
     /// The same keying with the fitter working to `px` instead.
     pub fn with_fit_tolerance(self, px: f64) -> Self {
         match self {
@@ -1717,6 +1729,29 @@ fn shift_keys(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lengths are rounded to three places just under the tight tolerance
+    /// and to two from it up, and where no tolerance is asked.
+    #[test]
+    fn lengths_take_a_third_place_only_under_a_tight_tolerance() {
+        use crate::geom::{FINE_LEN_DECIMALS, LEN_DECIMALS};
+        let tight = crate::valid::TIGHT_TOLERANCE_PX;
+        for (keying, want) in [
+            (Keying::Uniform(10), LEN_DECIMALS),
+            (Keying::Budget(10), LEN_DECIMALS),
+            (Keying::Goal(DEFAULT_TOLERANCE_PX), LEN_DECIMALS),
+            (Keying::Tolerance(0.25), LEN_DECIMALS),
+            (Keying::Tolerance(tight), LEN_DECIMALS),
+            (Keying::Tolerance(tight * (1.0 - 1e-9)), FINE_LEN_DECIMALS),
+            (
+                Keying::Tolerance(crate::valid::MIN_TOLERANCE_PX),
+                FINE_LEN_DECIMALS,
+            ),
+        ] {
+            assert_eq!(keying.len_decimals(), want, "{keying:?}");
+        }
+        assert_eq!(FINE_LEN_DECIMALS, LEN_DECIMALS + 1);
+    }
 
     fn placed_curve<'a>(f: &'a dyn Fn(f64) -> f64, fixed: &'a [f64], budget: f64) -> Curve<'a> {
         Curve {

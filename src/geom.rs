@@ -46,6 +46,9 @@ pub trait Vec2Ext {
     fn angle_rad(self) -> f64;
     /// Turned by `a` radians (y down: clockwise on screen).
     fn turned(self, a: f64) -> Vec2;
+    /// Each coordinate rounded to `decimals` places ([`quantize`]): the
+    /// point as written.
+    fn quantized(self, decimals: u32) -> Vec2;
 }
 
 impl Vec2Ext for Vec2 {
@@ -64,6 +67,10 @@ impl Vec2Ext for Vec2 {
     fn turned(self, a: f64) -> Vec2 {
         let (s, c) = a.sin_cos();
         Vec2::new(c * self.x - s * self.y, s * self.x + c * self.y)
+    }
+
+    fn quantized(self, decimals: u32) -> Vec2 {
+        Vec2::new(quantize(self.x, decimals), quantize(self.y, decimals))
     }
 }
 
@@ -172,8 +179,17 @@ pub fn unwrap_near(angle_rad: f64, reference_rad: f64) -> f64 {
     reference_rad + wrap_pi(angle_rad - reference_rad)
 }
 
-/// Decimal places written for lengths/coordinates (user units).
+/// Decimal places lengths and coordinates (user units) are rounded to in a
+/// bake: 0.01 px. A bake to a tight tolerance rounds its moving
+/// coordinates to [`FINE_LEN_DECIMALS`] instead (`fit::Keying::len_decimals`).
 pub const LEN_DECIMALS: u32 = 2;
+/// Decimal places of the moving coordinates in a bake to a tight tolerance
+/// (0.001 px), and the most a writer prints: a length rounded to
+/// [`LEN_DECIMALS`] prints the same at either. With 0.01 px, the rounding
+/// of the drawn joints alone (up to 0.007 px off a point, more along a
+/// chain of joints) leaves too little of a 0.01 px tolerance for the keys:
+/// 8 of the 16 example rigs refused it.
+pub const FINE_LEN_DECIMALS: u32 = 3;
 /// Decimal places written for angles in degrees.
 pub const DEG_DECIMALS: u32 = 3;
 /// Decimal places written for normalised key times (fractions of the period).

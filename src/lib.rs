@@ -129,8 +129,20 @@ impl Baked {
 /// miss). The report's
 /// `max_error_px` is always the independent measurement; callers compare it
 /// with the tolerance (`bake` refuses to write a file that misses it).
+///
+/// Under a tolerance tighter than [`valid::TIGHT_TOLERANCE_PX`], the
+/// figure's moving coordinates are rounded to 0.001 px instead of 0.01
+/// ([`fit::Keying::len_decimals`]).
 pub fn bake_rig(rig: &rig::Rig, opts: &bake::BakeOptions) -> Baked {
-    let mut baked = bake_figure_rig(rig, &rig.figure, opts);
+    let decimals = opts.keying.len_decimals();
+    let fine;
+    let fig = if decimals == rig.figure.len_decimals {
+        &rig.figure
+    } else {
+        fine = rig.figure.written_to(decimals);
+        &fine
+    };
+    let mut baked = bake_figure_rig(rig, fig, opts);
     baked.report.notes.splice(0..0, rig.notes.iter().cloned());
     if let fit::Keying::Goal(px) = opts.keying {
         baked.report.notes.extend(goal_missed(&baked.report, px));

@@ -42,7 +42,7 @@
 //! so ids never collide; the tests check every example.
 
 use crate::figure::{Figure, chain, fk, spring};
-use crate::geom::{AffineExt, LEN_DECIMALS, Vec2, fmt_len, quantize};
+use crate::geom::{AffineExt, LEN_DECIMALS, Vec2, Vec2Ext, fmt_len, quantize};
 use crate::rig::Rig;
 use std::fmt::Write as _;
 
@@ -106,7 +106,7 @@ const MARKER: &str = "#e63946";
 const GUIDE_SAMPLES: usize = 64;
 
 fn q(p: Vec2) -> Vec2 {
-    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
+    p.quantized(LEN_DECIMALS)
 }
 
 fn line(from: Vec2, to: Vec2, width: f64, stroke: &str) -> Shape {

@@ -22,16 +22,20 @@ pub const MIN_PERIOD_S: f64 = 0.001;
 pub const MAX_PERIOD_S: f64 = 3600.0;
 /// Most keys per period accepted from a rig or `--keys`.
 pub const MAX_KEYS: usize = 10_000;
-/// Smallest accepted tolerance, px: coordinates are written to 0.01, so a
-/// finer promise could not be kept.
+/// Smallest accepted tolerance, px: every rig in `rigs/` keeps it on both
+/// routes (`tests/keying.rs`), its moving coordinates written to 0.001 px
+/// ([`TIGHT_TOLERANCE_PX`]).
 pub const MIN_TOLERANCE_PX: f64 = 0.01;
-/// Below this tolerance the rounding of the written coordinates (to
-/// [`crate::geom::LEN_DECIMALS`] places, up to 0.007 px off a drawn point,
-/// and more along a chain of joints) takes much of it, and the keys may not
-/// fit in what is left: every rig in `rigs/` keeps 0.015 px on both routes
-/// (`tests/keying.rs`), but on one route or the other 4 of them refuse
-/// 0.012 px and 8 refuse 0.01 px. A refusal of a tolerance under it says
-/// so.
+/// Under this tolerance a bake rounds its moving coordinates (joints,
+/// origins, translate keys, probes, chain particles, morphed points) to
+/// [`crate::geom::FINE_LEN_DECIMALS`] places, 0.001 px, instead of
+/// [`crate::geom::LEN_DECIMALS`] (`fit::Keying::len_decimals`).
+/// Rounded to 0.01 px, they lie up to 0.007 px off a drawn point, and more
+/// along a chain of joints, which leaves the keys too little of a tighter
+/// tolerance: every rig in `rigs/` kept 0.015 px on both routes, but on
+/// one route or the other 4 of them refused 0.012 px and 8 refused
+/// 0.01 px. At this tolerance and above the files keep their 0.01 px
+/// coordinates, and their bytes.
 pub const TIGHT_TOLERANCE_PX: f64 = 0.02;
 /// Smallest accepted length, width or radius, in user units: lengths are
 /// written to [`crate::geom::LEN_DECIMALS`] places (0.01), so a shorter one

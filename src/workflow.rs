@@ -637,28 +637,15 @@ impl Drop for Progress {
 }
 
 /// Refuse a bake whose measured error misses the tolerance it was asked to
-/// keep, naming the rig, the worst probe and the figure reached, and under
-/// [`rigbake::valid::TIGHT_TOLERANCE_PX`] the rounding of the written
-/// coordinates; every command that writes a bake checks through here.
+/// keep, naming the rig, the worst probe and the figure reached; every
+/// command that writes a bake checks through here.
 pub(crate) fn tolerance_kept(r: &rigbake::report::Report) -> Result<()> {
     if let Some(tol) = r.tolerance_px.filter(|&tol| r.max_error_px() > tol) {
         let probe = r
             .worst_probe()
             .map_or_else(|| "max error".to_string(), |p| p.label());
-        let tight = if tol < rigbake::valid::TIGHT_TOLERANCE_PX {
-            format!(
-                " (coordinates are written to {} px, and their rounding leaves little room for the keys under {} px)",
-                rigbake::geom::fmt_num(
-                    10f64.powi(-(rigbake::geom::LEN_DECIMALS as i32)),
-                    rigbake::geom::LEN_DECIMALS
-                ),
-                rigbake::valid::TIGHT_TOLERANCE_PX
-            )
-        } else {
-            String::new()
-        };
         bail!(
-            "{} ({}): could not keep every probe within {tol} px: best found {probe} {} px{tight}; nothing written",
+            "{} ({}): could not keep every probe within {tol} px: best found {probe} {} px; nothing written",
             r.rig,
             r.route.as_str(),
             r.max_error_px()

@@ -74,7 +74,7 @@ use super::{
 use crate::clip::Clip;
 use crate::figure::model::Limb;
 use crate::figure::{Figure, chain, fk, spring};
-use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Vec2, quantize};
+use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Vec2, Vec2Ext};
 use crate::rig::Rig;
 use std::collections::{HashMap, HashSet};
 
@@ -487,7 +487,7 @@ struct Segment {
 
 /// Every segment of every Verlet chain of `fig`, chain by chain.
 fn segments(fig: &Figure) -> Vec<Segment> {
-    let q = |p: Vec2| Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS));
+    let q = |p: Vec2| p.quantized(LEN_DECIMALS);
     let mut out = Vec::new();
     for ch in &fig.chains {
         let p = chain::phase0(ch);

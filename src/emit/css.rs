@@ -39,7 +39,7 @@
 //! zero angle of the `rotate` property, whose `<angle>` needs one).
 
 use super::scope::Scope;
-use super::{fmt_deg, fmt_len, fmt_pct, fmt_s, fmt_t};
+use super::{fmt_coord, fmt_deg, fmt_pct, fmt_s, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Item, Morph, Node, Play, Track};
 use fnv::FnvHashMap as HashMap;
 use std::fmt::Write;
@@ -59,7 +59,7 @@ pub fn style(clip: &Clip, sc: &Scope) -> String {
 
 /// A length with its unit, or a bare `0`.
 fn px(x: f64) -> String {
-    let v = fmt_len(x);
+    let v = fmt_coord(x);
     if v == "0" { v } else { format!("{v}px") }
 }
 
@@ -709,7 +709,7 @@ impl Sheet {
 fn translate_decl(axis: Axis, v: f64) -> String {
     match axis {
         Axis::X => format!("translate:{}", px(v)),
-        Axis::Y if fmt_len(v) == "0" => "translate:0".to_string(),
+        Axis::Y if fmt_coord(v) == "0" => "translate:0".to_string(),
         Axis::Y => format!("translate:0 {}", px(v)),
     }
 }
@@ -801,7 +801,7 @@ fn rotate_frames(track: &Track) -> Frames {
 /// [`Frames::stops`].
 fn translate_frames(track: &Track, axis: Axis) -> Frames {
     Frames::of_track(track, |i| translate_decl(axis, track.keys[i].value)).with_scalar(
-        track.keys.iter().map(|k| fmt_len(k.value)).collect(),
+        track.keys.iter().map(|k| fmt_coord(k.value)).collect(),
         match axis {
             Axis::X => SLIDE_X,
             Axis::Y => SLIDE_Y,
@@ -1092,7 +1092,8 @@ mod tests {
 
     #[test]
     fn zero_lengths_and_angles_drop_their_unit() {
-        assert_eq!(px(0.001), "0");
+        assert_eq!(px(0.0001), "0");
+        assert_eq!(px(0.001), ".001px");
         assert_eq!(px(-0.5), "-.5px");
         assert_eq!(translate_decl(Axis::X, -70.97), "translate:-70.97px");
         assert_eq!(translate_decl(Axis::Y, 3.0), "translate:0 3px");

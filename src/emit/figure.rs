@@ -466,7 +466,7 @@ fn width_rules(root: &crate::clip::Node, sc: &Scope) -> (Vec<(String, String)>, 
 /// included (SVG 2: a circle starts at `cx + r, cy` and runs toward
 /// `cx, cy + r`). `None` for any other data.
 pub(crate) fn whole_circle(d: &str) -> Option<(f64, f64, f64)> {
-    use super::hundredths;
+    use super::{PER_UNIT, thousandths};
     let tokens = path_tokens(d);
     if tokens.len() != 20 || tokens[0] != "M" || tokens[3] != "A" || tokens[11] != "A" {
         return None;
@@ -474,11 +474,11 @@ pub(crate) fn whole_circle(d: &str) -> Option<(f64, f64, f64)> {
     if tokens[19] != "Z" {
         return None;
     }
-    // every number in whole hundredths (as written, nothing rounded away)
+    // every number in whole thousandths (as written, nothing rounded away)
     let num = |i: usize| -> Option<i64> {
         let v: f64 = tokens[i].parse().ok()?;
-        let h = hundredths(v);
-        (h as f64 / 100.0 == v).then_some(h)
+        let h = thousandths(v);
+        (h as f64 / PER_UNIT == v).then_some(h)
     };
     let (x, y, r) = (num(1)?, num(2)?, num(4)?);
     let half = |k: usize, to: (i64, i64)| -> Option<()> {
@@ -494,7 +494,7 @@ pub(crate) fn whole_circle(d: &str) -> Option<(f64, f64, f64)> {
     (r > 0).then_some(())?;
     half(4, (x - 2 * r, y))?;
     half(12, (x, y))?;
-    let v = |h: i64| h as f64 / 100.0;
+    let v = |h: i64| h as f64 / PER_UNIT;
     Some((v(x - r), v(y), v(r)))
 }
 
@@ -502,16 +502,16 @@ pub(crate) fn whole_circle(d: &str) -> Option<(f64, f64, f64)> {
 /// points absolute) ends: the last point of the `<path>` a part with this
 /// data is written as ([`part_element`]), so a probe there may ride it as
 /// a line's does (see the module docs of [`super`]). `None` for any other
-/// data, and for an end not written in whole hundredths (a probe's point
+/// data, and for an end not written in whole thousandths (a probe's point
 /// is: the end must be that point as written, not near it).
 pub(crate) fn straight_end(d: &str) -> Option<crate::geom::Vec2> {
-    use super::hundredths;
+    use super::{PER_UNIT, thousandths};
     let tokens = path_tokens(d);
     if tokens.len() != 6 || tokens[0] != "M" || tokens[3] != "L" {
         return None;
     }
     let num = |i: usize| tokens[i].parse::<f64>().ok().filter(|v| v.is_finite());
-    let exact = |i: usize| num(i).filter(|&v| hundredths(v) as f64 / 100.0 == v);
+    let exact = |i: usize| num(i).filter(|&v| thousandths(v) as f64 / PER_UNIT == v);
     num(1)?;
     num(2)?;
     Some(crate::geom::Vec2::new(exact(4)?, exact(5)?))

@@ -60,7 +60,10 @@ pub mod smil;
 pub mod style;
 
 use crate::clip::{Clip, Ease, Item, Morph, Node, Route};
-use crate::geom::{DEG_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, Vec2Ext, fmt_short};
+use crate::geom::{
+    DEG_DECIMALS, FINE_LEN_DECIMALS, LEN_DECIMALS, SEC_DECIMALS, T_DECIMALS, Vec2, Vec2Ext,
+    fmt_short,
+};
 use scope::Scope;
 use std::cell::Cell;
 use std::fmt::Write as _;
@@ -91,9 +94,19 @@ pub(crate) fn fmt_s(s: f64) -> String {
     fmt_short(s, SEC_DECIMALS)
 }
 
-/// Format a length / coordinate in user units.
+/// Format a length of the drawing in user units (a stroke width, a
+/// radius, a limb's outline): to [`LEN_DECIMALS`] places.
 pub(crate) fn fmt_len(x: f64) -> String {
     fmt_short(x, LEN_DECIMALS)
+}
+
+/// Format a coordinate the clip holds, rounded as the bake rounds it (a
+/// joint, an origin, a translate key, a probe, a morph's point): to
+/// [`FINE_LEN_DECIMALS`] places, the most a bake keeps (under a tight
+/// tolerance), so a value held to 2 places prints as [`fmt_len`] prints
+/// it, and one held to 3 as it is held.
+pub(crate) fn fmt_coord(x: f64) -> String {
+    fmt_short(x, FINE_LEN_DECIMALS)
 }
 
 /// Format an angle in degrees.
@@ -285,7 +298,7 @@ pub(crate) fn finish(doc: Element) -> String {
 }
 
 fn pt(p: Vec2) -> String {
-    format!("{} {}", fmt_len(p.x), fmt_len(p.y))
+    format!("{} {}", fmt_coord(p.x), fmt_coord(p.y))
 }
 
 /// Append a number to path data: no separator after a command letter or
@@ -297,26 +310,28 @@ fn push_path_num(d: &mut String, n: &str) {
     d.push_str(n);
 }
 
-/// A coordinate in whole hundredths of a user unit: exact for the values a
-/// clip holds (already rounded to [`LEN_DECIMALS`] places).
-pub(crate) fn hundredths(x: f64) -> i64 {
-    (x * 100.0).round() as i64
+/// Thousandths of a user unit in one: what [`thousandths`] counts.
+pub(crate) const PER_UNIT: f64 = 1000.0;
+
+/// A coordinate in whole thousandths of a user unit: exact for the values a
+/// clip holds (already rounded to at most [`FINE_LEN_DECIMALS`] places).
+pub(crate) fn thousandths(x: f64) -> i64 {
+    (x * PER_UNIT).round() as i64
 }
 
 /// Write `p` absolute, or relative to `from`: the difference of two numbers
-/// of two places, so its decimal value is exact and `from + delta` is the
-/// written absolute point.
+/// of at most three places, so its decimal value is exact and `from +
+/// delta` is the written absolute point.
 fn push_path_pt(d: &mut String, p: Vec2, from: Option<Vec2>) {
-    debug_assert_eq!(LEN_DECIMALS, 2);
     match from {
         None => {
-            push_path_num(d, &fmt_len(p.x));
-            push_path_num(d, &fmt_len(p.y));
+            push_path_num(d, &fmt_coord(p.x));
+            push_path_num(d, &fmt_coord(p.y));
         }
         Some(o) => {
             for (a, b) in [(p.x, o.x), (p.y, o.y)] {
-                let delta = (hundredths(a) - hundredths(b)) as f64 / 100.0;
-                push_path_num(d, &fmt_len(delta));
+                let delta = (thousandths(a) - thousandths(b)) as f64 / PER_UNIT;
+                push_path_num(d, &fmt_coord(delta));
             }
         }
     }
@@ -493,9 +508,9 @@ fn children_elements(w: &Writer, items: &[Item]) -> Vec<Element> {
             },
             _ => continue,
         };
-        // (a part's end as written: the same hundredths as the probe's)
+        // (a part's end as written: the same thousandths as the probe's)
         let at_end = |at: &Vec2| {
-            hundredths(at.x) == hundredths(end.x) && hundredths(at.y) == hundredths(end.y)
+            thousandths(at.x) == thousandths(end.x) && thousandths(at.y) == thousandths(end.y)
         };
         let probe = items.iter().enumerate().find_map(|(j, p)| match p {
             Item::Probe { name, at } if at_end(at) && !carried[j] => Some((j, name)),
@@ -593,8 +608,8 @@ fn item_element(w: &Writer, item: &Item, rider: Option<&str>) -> Element {
         Item::Probe { name, at } => {
             let mut e = Element::new("circle");
             e.assign("data-probe", name.clone());
-            e.assign("cx", fmt_len(at.x));
-            e.assign("cy", fmt_len(at.y));
+            e.assign("cx", fmt_coord(at.x));
+            e.assign("cy", fmt_coord(at.y));
             // no `r`: it defaults to 0 (see the module docs)
             e
         }
@@ -805,8 +820,8 @@ mod tests {
 
     /// A probe where a scene part drawn as one straight segment ends rides
     /// the part as it rides a line; a part of any other data (a second
-    /// segment, a curve, an end written past hundredths, an end elsewhere)
-    /// leaves it a circle.
+    /// segment, a curve, an end written past thousandths, an end elsewhere,
+    /// a thousandth away included) leaves it a circle.
     #[test]
     fn a_probe_at_a_straight_parts_end_rides_the_part() {
         let part = |class: &str, d: &str| Item::Part {
@@ -831,7 +846,11 @@ mod tests {
                 probe("curve", 5.0, 6.0),
                 part("rb-p-curve", "M0 0Q1 2 5 6"),
                 probe("past", 5.0, 6.0),
-                part("rb-p-past", "M0 0L5.001 6"),
+                part("rb-p-past", "M0 0L5.0001 6"),
+                probe("fine", 5.001, 6.0),
+                part("rb-p-fine", "M0 0L5.001 6"),
+                probe("near", 5.0, 6.0),
+                part("rb-p-near", "M0 0L5.001 6"),
                 probe("neg", -1.5, 0.25),
                 part("rb-p-neg", "M3 3L-1.5.25"),
                 probe("start", 3.0, 3.0),
@@ -847,6 +866,8 @@ mod tests {
                 ("circle", "two"),
                 ("circle", "curve"),
                 ("circle", "past"),
+                ("path", "fine"),
+                ("circle", "near"),
                 ("path", "neg"),
                 ("circle", "start")
             ],
@@ -941,10 +962,11 @@ mod tests {
     #[test]
     fn polyline_has_identical_commands() {
         let d = polyline_path(
-            &[Vec2::new(1.0, 2.0), Vec2::new(-0.001, 3.456), Vec2::ZERO],
+            &[Vec2::new(1.0, 2.0), Vec2::new(-0.0001, 3.4561), Vec2::ZERO],
             false,
         );
-        assert_eq!(d, "M1 2L0 3.46L0 0");
+        // (to the third place, the most a clip holds)
+        assert_eq!(d, "M1 2L0 3.456L0 0");
         let d = polyline_path(&[Vec2::new(-1.5, -0.25), Vec2::new(0.5, -2.0)], false);
         assert_eq!(d, "M-1.5-.25L.5-2");
     }
@@ -971,26 +993,30 @@ mod tests {
             "M10 10c.5 1 1 2 2 2.5c1 .5 2 1 3.25 1.5"
         );
         // decoding the relative form gives back every written point exactly
-        // (in hundredths), for coordinates of any sign and size
-        let pts: Vec<Vec2> = (0..40)
-            .map(|i| {
-                let x = ((i * 7919) % 100_003) as f64 / 100.0 - 500.0;
-                let y = ((i * 104_729) % 70_001) as f64 / 100.0 - 350.0;
-                Vec2::new(x, y)
-            })
-            .collect();
-        let d = polyline_path(&pts, true);
-        let nums: Vec<i64> = d[1..]
-            .replace('l', " ")
-            .replace('-', " -")
-            .split_whitespace()
-            .map(|n| hundredths(n.parse::<f64>().unwrap()))
-            .collect();
-        let (mut x, mut y) = (nums[0], nums[1]);
-        for (k, p) in pts.iter().enumerate().skip(1) {
-            x += nums[2 * k];
-            y += nums[2 * k + 1];
-            assert_eq!((x, y), (hundredths(p.x), hundredths(p.y)), "point {k}");
+        // (in thousandths), for coordinates of any sign and size, held to
+        // two places (a bake's) or three (a bake under a tight tolerance)
+        for scale in [100.0, 1000.0] {
+            let pts: Vec<Vec2> = (0..40)
+                .map(|i| {
+                    let x = ((i * 7919) % 100_003) as f64 / scale - 500.0;
+                    let y = ((i * 104_729) % 70_001) as f64 / scale - 350.0;
+                    Vec2::new(x, y)
+                })
+                .collect();
+            let d = polyline_path(&pts, true);
+            let nums: Vec<i64> = d[1..]
+                .replace('l', " ")
+                .replace('-', " -")
+                .split_whitespace()
+                .map(|n| thousandths(n.parse::<f64>().unwrap()))
+                .collect();
+            let (mut x, mut y) = (nums[0], nums[1]);
+            for (k, p) in pts.iter().enumerate().skip(1) {
+                x += nums[2 * k];
+                y += nums[2 * k + 1];
+                let want = (thousandths(p.x), thousandths(p.y));
+                assert_eq!((x, y), want, "point {k} at 1/{scale}");
+            }
         }
     }
 

@@ -30,7 +30,7 @@
 //! that an optimiser (svgo) moves from the wrapper onto the group still
 //! applies before it.
 
-use super::{fmt_deg, fmt_len, fmt_t};
+use super::{fmt_coord, fmt_deg, fmt_t};
 use crate::clip::{Anim, Axis, Clip, Ease, Morph, Node, Play, Track};
 use crate::geom::{SEC_DECIMALS, T_DECIMALS, Vec2, fmt_num, quantize};
 use svg::Node as _;
@@ -122,8 +122,8 @@ pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) -> Option<Vec2> 
         } => {
             let tr = &clip.tracks[*track];
             let values = tr.keys.iter().map(|k| match axis {
-                Axis::X => fmt_len(k.value),
-                Axis::Y => format!("0 {}", fmt_len(k.value)),
+                Axis::X => fmt_coord(k.value),
+                Axis::Y => format!("0 {}", fmt_coord(k.value)),
             });
             ("translate", values.collect(), tr, *delay_s)
         }
@@ -168,7 +168,7 @@ pub fn animate_group(clip: &Clip, node: &Node, g: &mut Element) -> Option<Vec2> 
 
 /// `ox oy`, as a rotation's origin is written.
 fn origin_text(origin: Vec2) -> String {
-    format!("{} {}", fmt_len(origin.x), fmt_len(origin.y))
+    format!("{} {}", fmt_coord(origin.x), fmt_coord(origin.y))
 }
 
 /// Where an animated rotation's origin goes, when it is not in every value

@@ -49,8 +49,8 @@ use crate::chain::ChainReach;
 use crate::clip::{Anim, Axis, BoneInfo, Clip, Ease, FigureInfo, Item, Key, Node, Route, Track};
 use crate::fit;
 use crate::geom::{
-    Affine, AffineExt, DEG_DECIMALS, LEN_DECIMALS, Rem1, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2,
-    Vec2Ext, quantize, unwrap_near, wrap_pi,
+    Affine, AffineExt, DEG_DECIMALS, Rem1, SEC_DECIMALS, T_DECIMALS, Unwrapped, Vec2, Vec2Ext,
+    quantize, unwrap_near, wrap_pi,
 };
 use std::f64::consts::TAU;
 
@@ -574,7 +574,7 @@ fn ik_pair_keys(
                 local: Box::new(&local),
                 samples: samples.clone(),
                 root,
-                drawn: [q_len(root), q_len(joint), q_len(end)],
+                drawn: [root, joint, end].map(|p| p.quantized(fig.len_decimals)),
                 corners: corners.to_vec(),
                 judge_joint: true,
                 clamp_y: route == Route::Smil,
@@ -672,10 +672,6 @@ pub(crate) fn error_alone(fig: &Figure, clip: &FigClip, i: usize) -> bool {
 /// rigs and `rigs/` (both routes) bake the same bytes either way, and the
 /// 1,000 take about an eighth less time (`cargo bench --bench batch`).
 const SHIFT_REACH: f64 = 1.5;
-
-fn q_len(p: Vec2) -> Vec2 {
-    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
-}
 
 /// Keys of an eased track as written: values through `value` (then rounded
 /// to `decimals`), each segment's easing exact, hold keys at 0 and 1 added.
@@ -873,10 +869,12 @@ pub(crate) fn bake(
             .clips
             .iter()
             .any(|c| c.root.y.is_some() || moves(c, Axis::Y)),
-        squash: fig
-            .clips
-            .iter()
-            .find_map(|c| c.root.squash.as_ref().map(|s| q_len(s.pivot))),
+        squash: fig.clips.iter().find_map(|c| {
+            c.root
+                .squash
+                .as_ref()
+                .map(|s| s.pivot.quantized(fig.len_decimals))
+        }),
     };
     // each clip the route writes on its own (in parallel), collected in
     // clip order (the smil route writes the first only: the others are
@@ -926,7 +924,7 @@ fn bake_clip(
                 root = p;
             }
             match route {
-                Route::Css => q_len(fig.bones[root].depth_offset),
+                Route::Css => fig.bones[root].depth_offset.quantized(fig.len_decimals),
                 Route::Smil => Vec2::ZERO,
             }
         })
@@ -1132,7 +1130,7 @@ fn bake_clip(
             solves.keep();
             let r = fig.bones[b]
                 .head_radius
-                .map_or(0.0, |r| quantize(r, LEN_DECIMALS));
+                .map_or(0.0, |r| quantize(r, fig.len_decimals));
             head_fits(
                 &turns,
                 squash_keys.as_ref(),
@@ -1164,8 +1162,10 @@ fn bake_clip(
             });
             continue;
         }
-        let joint = q_len(rest[b].apply(Vec2::ZERO));
-        let tip = q_len(rest[b].apply(Vec2::new(bone.length, 0.0)));
+        let joint = rest[b].apply(Vec2::ZERO).quantized(fig.len_decimals);
+        let tip = rest[b]
+            .apply(Vec2::new(bone.length, 0.0))
+            .quantized(fig.len_decimals);
         let (track, delay_s) = match shared[b] {
             // the source bone comes earlier: its track is already written
             Some(sh) => (infos[sh.source].track, sh.delay_s),
@@ -1204,7 +1204,7 @@ fn bake_clip(
                 clip: &clip.name,
                 bone: &bone.name,
                 center: tip,
-                r: quantize(r, LEN_DECIMALS),
+                r: quantize(r, fig.len_decimals),
                 class: format!(
                     "rb-head rb-f{}",
                     colours.iter().position(|c| *c == bone.stroke).unwrap_or(0)
@@ -1290,13 +1290,13 @@ fn bake_clip(
                     &corners,
                     budget,
                     (route, keyer),
-                    LEN_DECIMALS,
+                    fig.len_decimals,
                 )]
             };
             memo(&fitted.tracks, key, fit).pop()
         } else {
             tr.as_ref()
-                .map(|tr| crate::clip::without_flat_keys(eased_keys(tr, |v| v, LEN_DECIMALS)))
+                .map(|tr| crate::clip::without_flat_keys(eased_keys(tr, |v| v, fig.len_decimals)))
         };
         keys.map(|keys| {
             tracks.push(Track {
@@ -1379,8 +1379,8 @@ fn bake_clip(
     let keyed = (&corners[..], (route, keyer), (period_s, fitted));
     let targets = target_items(fig, (ci, clip), keyed, &mut tracks);
     let tips: Vec<Option<String>> = infos.iter().map(|i| i.tip_probe.clone()).collect();
-    let (targets, aliases) = into_turning_bones(targets, &mut inner, &tracks, &tips);
-    let targets = into_carrying_groups(targets, &mut inner, (&tracks, period_s, route));
+    let (targets, aliases) = into_turning_bones(targets, &mut inner, &tracks, &tips, fig);
+    let targets = into_carrying_groups(targets, &mut inner, (&tracks, period_s, route), fig);
     for (tip, target) in aliases {
         for info in infos
             .iter_mut()
@@ -1455,6 +1455,7 @@ fn into_turning_bones(
     inner: &mut [Item],
     tracks: &[Track],
     tips: &[Option<String>],
+    fig: &Figure,
 ) -> (Vec<Item>, Vec<(String, String)>) {
     /// Every group down `items`, reached through still groups only (a
     /// static translate, such as a root's `depth_offset`, is still), that
@@ -1525,7 +1526,7 @@ fn into_turning_bones(
             continue;
         };
         // (a target group holds its one probe) where each group draws it
-        let local = |at: Vec2, above: Vec2| q_len(at - above);
+        let local = |at: Vec2, above: Vec2| (at - above).quantized(fig.len_decimals);
         let probe = g.children.iter().find_map(|c| match c {
             Item::Probe { name, at } => Some((name.clone(), *at)),
             _ => None,
@@ -1575,6 +1576,7 @@ fn into_carrying_groups(
     targets: Vec<Item>,
     inner: &mut [Item],
     (tracks, period_s, route): (&[Track], f64, Route),
+    fig: &Figure,
 ) -> Vec<Item> {
     use crate::measure::group_matrix;
     // a moving group holding one probe, the only kind that may be carried
@@ -1610,7 +1612,7 @@ fn into_carrying_groups(
         items: &[Item],
         (timing, ts): (&Clip, &[f64]),
         above: &[Affine],
-        path: &[Vec2],
+        (path, decimals): (&[Vec2], u32),
     ) -> Option<(Vec<usize>, Vec2)> {
         for (i, item) in items.iter().enumerate() {
             let Item::Group(node) = item else { continue };
@@ -1624,7 +1626,7 @@ fn into_carrying_groups(
                 .anim
                 .as_ref()
                 .and_then(|_| m[0].checked_inverse())
-                .map(|inv| q_len(inv.apply(path[0])));
+                .map(|inv| inv.apply(path[0]).quantized(decimals));
             if let Some(at) = at
                 && m.iter()
                     .zip(path)
@@ -1632,7 +1634,7 @@ fn into_carrying_groups(
             {
                 return Some((vec![i], at));
             }
-            if let Some((mut to, at)) = find(&node.children, (timing, ts), &m, path) {
+            if let Some((mut to, at)) = find(&node.children, (timing, ts), &m, (path, decimals)) {
                 to.insert(0, i);
                 return Some((to, at));
             }
@@ -1651,7 +1653,8 @@ fn into_carrying_groups(
                     .map(|&t| group_matrix(&timing, g, t).apply(*at))
                     .collect();
                 let above = vec![Affine::IDENTITY; ts.len()];
-                find(inner, (&timing, &ts), &above, &path).map(|f| (name.clone(), f))
+                find(inner, (&timing, &ts), &above, (&path, fig.len_decimals))
+                    .map(|f| (name.clone(), f))
             }
             _ => None,
         };
@@ -1707,6 +1710,7 @@ fn bone_move(
         class: &|tag| format!("rb-m-{}-{tag}", bone.name),
         // (a bone's `move` is the rig's, the same in every clip)
         every_axis: false,
+        decimals: fig.len_decimals,
     };
     let (mut items, _) = moved.wrap(vec![Item::Group(node)], (route, keyer, fitted), tracks);
     items.pop().expect("one item, wrapped or not")
@@ -1728,6 +1732,8 @@ struct Moved<'a> {
     /// Write both axes' groups, one that never moves without an
     /// animation (a class-switched file: another clip may move it).
     every_axis: bool,
+    /// The places its keys are rounded to ([`Figure::len_decimals`]).
+    decimals: u32,
 }
 
 /// A translate group's axis, tag (`x`, `y`) and track (`None`: still).
@@ -1761,7 +1767,7 @@ impl Moved<'_> {
             let fit = || {
                 let budget = keyer.budget_px(self.own_px);
                 let rk = (route, keyer);
-                vec![fitted_keys(&f, self.corners, budget, rk, LEN_DECIMALS)]
+                vec![fitted_keys(&f, self.corners, budget, rk, self.decimals)]
             };
             let key = (self.key)(axis == Axis::X);
             let keys = memo(&fitted.tracks, key, fit).pop().expect("one track");
@@ -1883,6 +1889,7 @@ fn target_items(
     } else {
         Vec::new()
     };
+    let q = |p: Vec2| p.quantized(fig.len_decimals);
     for j in 0..fig.ik.len() {
         let target = &fc.targets[j];
         // the entry's name, else its lower bone's
@@ -1922,14 +1929,14 @@ fn target_items(
                     return Some((anim, Vec2::ZERO));
                 }
                 let (center, r, start, sign) = target.as_circle()?;
-                let center = q_len(center);
+                let center = q(center);
                 tracks.push(Track::full_turn(format!("rb-t-{stem}"), sign));
                 let anim = Anim::Rotate {
                     track: tracks.len() - 1,
                     origin: center,
                     delay_s: 0.0,
                 };
-                Some((anim, q_len(center + Vec2::from_angle(start) * r)))
+                Some((anim, q(center + Vec2::from_angle(start) * r)))
             })
             .flatten();
         if let Some((anim, at)) = exact {
@@ -1958,7 +1965,7 @@ fn target_items(
             .then(|| follows_in(ci, j, &exact_at))
             .flatten()
             .filter(|&(i, _)| {
-                switched_from.is_empty() || q_len(switched_from[i]) == q_len(switched_from[j])
+                switched_from.is_empty() || q(switched_from[i]) == q(switched_from[j])
             });
         // a lone clip's marker is drawn where its source starts, so the
         // source's keys played `delay_s` late land on its own path
@@ -1967,7 +1974,7 @@ fn target_items(
         } else {
             p0
         };
-        let mut items = marked(q_len(drawn));
+        let mut items = marked(q(drawn));
         if let Some((i, delay_s)) = follows {
             for &(axis, tag, track) in &written[i] {
                 items = vec![translated(
@@ -2002,6 +2009,7 @@ fn target_items(
             track: &|tag| format!("rb-{clip}-{stem}-target-{tag}"),
             class: &|tag| format!("rb-t-{stem}-{tag}"),
             every_axis: !switched_from.is_empty(),
+            decimals: fig.len_decimals,
         };
         let (moved_items, mine) = moved.wrap(items, (route, keyer, fitted), tracks);
         written.push(mine);

@@ -299,6 +299,9 @@ pub struct Chain {
     /// Solved with `iterations` (seed 004's scheme), so its segments
     /// stretch: the css route also moves each joint along its segment.
     pub stretches: bool,
+    /// The decimal places the particles are written to (the figure's
+    /// [`super::Figure::len_decimals`]).
+    pub len_decimals: u32,
     /// The written values of every recorded frame, kept from their first
     /// use ([`Chain::written`]).
     written: WrittenCache,
@@ -899,6 +902,7 @@ fn simulate(
         drawn: Vec::new(),
         recording,
         stretches: cf.iterations.is_some(),
+        len_decimals: LEN_DECIMALS,
         written: WrittenCache::default(),
     })
 }
@@ -986,10 +990,6 @@ fn between_measured(
 /// Key counts tried, fewest first: the divisors of [`FRAMES`] from 4.
 pub fn key_counts() -> Vec<usize> {
     (4..=FRAMES).filter(|n| FRAMES.is_multiple_of(*n)).collect()
-}
-
-fn q(p: Vec2) -> Vec2 {
-    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
 }
 
 /// Which recorded frames carry a chain's keys, and the shape of each span
@@ -1327,8 +1327,16 @@ struct CssFrames {
     /// Segment j as drawn, `drawn[j + 1] − drawn[j]`.
     seg: Vec<Vec2>,
     /// What the values were computed from: the chain's `drawn`, recorded
-    /// frames, play, particle count and `stretches` (see [`Chain::written`]).
-    source: (Vec<Vec2>, crate::solve::physics::Frames, bool, usize, bool),
+    /// frames, play, particle count, `stretches` and `len_decimals` (see
+    /// [`Chain::written`]).
+    source: (
+        Vec<Vec2>,
+        crate::solve::physics::Frames,
+        bool,
+        usize,
+        bool,
+        u32,
+    ),
     x: Channel,
     y: Channel,
     rot: Vec<Channel>,
@@ -1344,7 +1352,8 @@ impl CssFrames {
         use std::f64::consts::PI;
         let m = chain.params.count - 1;
         let frames = &chain.recording.frames;
-        let drawn: Vec<Vec2> = chain.drawn.iter().map(|p| q(*p)).collect();
+        let places = chain.len_decimals;
+        let drawn: Vec<Vec2> = chain.drawn.iter().map(|p| p.quantized(places)).collect();
         let phi: Vec<f64> = (0..m)
             .map(|j| {
                 let d = drawn[j + 1] - drawn[j];
@@ -1387,8 +1396,8 @@ impl CssFrames {
         for (fi, f) in frames.iter().enumerate() {
             let (a, b, per_t) = around(fi);
             let (a, b) = (&frames[a], &frames[b]);
-            let dx = quantize(f[0].x - drawn[0].x, LEN_DECIMALS);
-            let dy = quantize(f[0].y - drawn[0].y, LEN_DECIMALS);
+            let dx = quantize(f[0].x - drawn[0].x, places);
+            let dy = quantize(f[0].y - drawn[0].y, places);
             let d0 = (b[0] - a[0]) * per_t;
             x.values.push(dx);
             x.slopes.push(d0.x);
@@ -1411,8 +1420,8 @@ impl CssFrames {
                 let st = if chain.stretches {
                     let s = d.len() - len[j];
                     let st = Vec2::new(
-                        quantize(s * phi[j].cos(), LEN_DECIMALS),
-                        quantize(s * phi[j].sin(), LEN_DECIMALS),
+                        quantize(s * phi[j].cos(), places),
+                        quantize(s * phi[j].sin(), places),
                     );
                     let ds = (b[j + 1].dist(b[j]) - a[j + 1].dist(a[j])) * per_t;
                     along[j][0].values.push(st.x);
@@ -1435,6 +1444,7 @@ impl CssFrames {
                 once,
                 chain.params.count,
                 chain.stretches,
+                places,
             ),
             x,
             y,
@@ -1447,13 +1457,14 @@ impl CssFrames {
     /// Whether these are the values of `chain` as it is now (its inputs
     /// equal, value for value, to the ones they were computed from).
     fn computed_from(&self, chain: &Chain) -> bool {
-        let (drawn, frames, once, count, stretches) = &self.source;
+        let (drawn, frames, once, count, stretches, decimals) = &self.source;
         *drawn == chain.drawn
             && (std::sync::Arc::ptr_eq(frames, &chain.recording.frames)
                 || *frames == chain.recording.frames)
             && *once == chain.recording.once
             && *count == chain.params.count
             && *stretches == chain.stretches
+            && *decimals == chain.len_decimals
     }
 
     /// Joint j + 1 as written, from joint j at `w`: the drawn segment plus
@@ -2248,6 +2259,22 @@ mod tests {
             assert_ne!(written_bits(&resimulated.written()), written_bits(&kept));
             // a copy that is not changed reads the kept values
             assert!(std::sync::Arc::ptr_eq(&ch.clone().written(), &kept));
+            // one written to 0.001 px (a bake under a tight tolerance) gets
+            // values rounded so, not the kept ones
+            let mut fine = ch.clone();
+            fine.len_decimals = crate::geom::FINE_LEN_DECIMALS;
+            let w = fine.written();
+            assert_eq!(written_bits(&w), written_bits(&CssFrames::new(&fine)));
+            assert_ne!(written_bits(&w), written_bits(&kept));
+            for (p, drawn) in w.drawn.iter().zip(&ch.drawn) {
+                assert_eq!(*p, drawn.quantized(crate::geom::FINE_LEN_DECIMALS));
+            }
+            let thousandths = |p: &Vec2| [p.x, p.y].map(|v| (v * 1000.0).round() % 10.0 != 0.0);
+            assert!(
+                w.drawn.iter().any(|p| thousandths(p).contains(&true)),
+                "{:?}",
+                w.drawn
+            );
         }
     }
 

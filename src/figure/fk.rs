@@ -910,6 +910,7 @@ mod tests {
                 style: Default::default(),
                 physics: Vec::new(),
                 scene: Vec::new(),
+                len_decimals: crate::geom::LEN_DECIMALS,
             };
             let angles: Vec<f64> = (0..12)
                 .map(|_| (rng.next() - 0.5) * 4.0 * std::f64::consts::PI)
@@ -976,6 +977,7 @@ mod tests {
             style: Default::default(),
             physics: Vec::new(),
             scene: Vec::new(),
+            len_decimals: crate::geom::LEN_DECIMALS,
         };
         let (a, b, c) = (0.3f64, -0.5f64, 0.9f64);
         let w = world_matrices(&fig, &[a, b, c], 0.0);

@@ -302,6 +302,12 @@ pub struct Figure {
     pub springs: Vec<super::spring::Spring>,
     /// `scene` parts, static or carried by bones (see [`super::scene`]).
     pub scene: Vec<super::scene::ScenePart>,
+    /// The decimal places a bake rounds the figure's moving coordinates to
+    /// (its joints, origins, translate keys, probes, chain particles and
+    /// morphed points): [`crate::geom::LEN_DECIMALS`], or in a bake under
+    /// a tight tolerance [`crate::geom::FINE_LEN_DECIMALS`]
+    /// ([`Figure::written_to`]).
+    pub len_decimals: u32,
     /// How the bones are drawn (see [`super::style`]).
     pub style: super::style::Style,
     /// Springs and chains as simulated in each clip, in clip order (empty
@@ -423,6 +429,18 @@ impl Figure {
     /// keeps).
     pub fn clip_chains(&self, c: usize) -> &[super::chain::Chain] {
         self.physics.get(c).map_or(&self.chains, |p| &p.chains)
+    }
+
+    /// The figure with its moving coordinates rounded to `decimals` places
+    /// in a bake ([`Figure::len_decimals`]), its Verlet chains' too.
+    pub fn written_to(&self, decimals: u32) -> Figure {
+        let mut fig = self.clone();
+        fig.len_decimals = decimals;
+        let physics = fig.physics.iter_mut().flat_map(|p| p.chains.iter_mut());
+        for ch in fig.chains.iter_mut().chain(physics) {
+            ch.len_decimals = decimals;
+        }
+        fig
     }
 
     /// The figure as its clip `c` alone: that clip, with the springs and
@@ -807,6 +825,7 @@ pub fn validate(
         style: Default::default(),
         physics: Vec::new(),
         scene: Vec::new(),
+        len_decimals: crate::geom::LEN_DECIMALS,
     };
     if !fig.ik.is_empty() {
         // the drawn pose of IK bones: solved at t = 0 of the first clip

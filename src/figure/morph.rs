@@ -25,7 +25,7 @@ use super::file::IkSmil;
 use super::model::FigClip;
 use crate::clip::{Item, Morph, Node, Route};
 use crate::fit::{self, LEG_FIRST_BUDGET, TREE_FIRST_BUDGET, morph::MorphProblem};
-use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Rem1, T_DECIMALS, Vec2, quantize};
+use crate::geom::{Affine, AffineExt, LEN_DECIMALS, Rem1, T_DECIMALS, Vec2, Vec2Ext, quantize};
 
 /// How a morph's key times are chosen (from the bake's keyer).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,10 +69,6 @@ pub(crate) fn in_parent(n: Node) -> Item {
         }
         _ => Item::Group(n),
     }
-}
-
-fn q_len(p: Vec2) -> Vec2 {
-    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
 }
 
 /// The limb's points (upper joint, knee, effector) at normalised time u,
@@ -123,7 +119,7 @@ fn key_times(fig: &Figure, fc: &FigClip, i: usize, keys: MorphKeys) -> Vec<f64> 
         let pose = super::fk::pose(fig, fc, u);
         (pose.root * pose.world[k.lower]).apply(Vec2::new(fig.bones[k.lower].length, 0.0))
     };
-    let p = MorphProblem::new(&end, corners(fig, fc, i));
+    let p = MorphProblem::new(&end, corners(fig, fc, i)).rounded_to(fig.len_decimals);
     match keys {
         MorphKeys::Placed(n) => fit::fill(&p, n).remove(0),
         MorphKeys::Within(px) => fit::refine(&p, px, fit::MAX_FIT_KEYS).remove(0),
@@ -146,7 +142,7 @@ pub(crate) fn limb(
     let keys = key_times(fig, fc, i, keys)
         .into_iter()
         .map(|u| {
-            let pts = points(fig, fc, i, parent_rest, u).map(q_len);
+            let pts = points(fig, fc, i, parent_rest, u).map(|p| p.quantized(fig.len_decimals));
             (u, pts.to_vec())
         })
         .collect();

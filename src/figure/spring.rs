@@ -29,7 +29,7 @@ use super::fk;
 use super::model::{FigClip, Figure};
 use crate::clip::{Anim, Axis, Item, Key, Node, Track};
 use crate::fit::Fit;
-use crate::geom::{Affine, AffineExt, LEN_DECIMALS, T_DECIMALS, Vec2, Vec2Ext, quantize};
+use crate::geom::{Affine, AffineExt, T_DECIMALS, Vec2, Vec2Ext, quantize};
 use crate::solve::physics::{
     LoopParams, Recording, SETTLE_PX, SETTLE_TAIL, loop_spring, once_spring,
 };
@@ -507,7 +507,7 @@ pub fn keys(offsets: &LocalOffsets, n: usize, fit: Fit) -> [Vec<Key>; 2] {
             .iter()
             .map(|&(v, din, dout)| (f(v), f(din), f(dout)))
             .collect();
-        crate::fit::keys_from_sided(&times, &samples, fit, LEN_DECIMALS)
+        crate::fit::keys_from_sided(&times, &samples, fit, offsets.fig.len_decimals)
     };
     [axis(&|v| v.x), axis(&|v| v.y)]
 }

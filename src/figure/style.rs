@@ -34,7 +34,7 @@
 use super::model::{Bone, DEFAULT_WIDTH, Figure};
 use crate::clip::Item;
 pub use crate::emit::style::*;
-use crate::geom::{LEN_DECIMALS, Vec2, quantize};
+use crate::geom::{LEN_DECIMALS, Vec2, Vec2Ext, quantize};
 use crate::valid::{RigError, check_len, colour, invalid, shown};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -240,7 +240,7 @@ pub fn bone_items(
             let mid = Vec2::new((joint.x + tip.x) / 2.0, (joint.y + tip.y) / 2.0);
             let r = (bone.length / 2.0).max(bone.width * HEAD_WIDTH_FACTOR);
             v.push(Item::Circle {
-                center: Vec2::new(quantize(mid.x, LEN_DECIMALS), quantize(mid.y, LEN_DECIMALS)),
+                center: mid.quantized(LEN_DECIMALS),
                 r: quantize(r, LEN_DECIMALS),
                 class: format!("rb-head rb-f{colour}"),
             });

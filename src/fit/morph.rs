@@ -12,12 +12,8 @@
 //! "morph"`, as every cycling leg's entry is).
 
 use super::{BLOCK, Estimate, FIT_SAMPLES, Problem, Stuck, Weights};
-use crate::geom::{LEN_DECIMALS, Vec2, quantize};
+use crate::geom::{LEN_DECIMALS, Vec2, Vec2Ext};
 use std::cell::RefCell;
-
-fn q_len(p: Vec2) -> Vec2 {
-    Vec2::new(quantize(p.x, LEN_DECIMALS), quantize(p.y, LEN_DECIMALS))
-}
 
 /// The key times of a morph whose effector is at `end(t)` (user space,
 /// before rounding) at normalised time t: see the module.
@@ -38,6 +34,9 @@ pub struct MorphProblem<'a> {
     /// of the figure; the estimates of a search read the same key times
     /// again and again): the samples' first.
     ends: RefCell<crate::geom::TimeMap<Vec2>>,
+    /// The places the written points are rounded to ([`LEN_DECIMALS`]
+    /// unless [`MorphProblem::rounded_to`] says otherwise).
+    decimals: u32,
 }
 
 /// What [`MorphProblem`] keeps from its last estimate.
@@ -75,7 +74,15 @@ impl<'a> MorphProblem<'a> {
             ends: RefCell::new(ends.collect()),
             targets,
             ts,
+            decimals: LEN_DECIMALS,
         }
+    }
+
+    /// The same problem with the written points rounded to `decimals`
+    /// places (a figure's [`crate::figure::Figure::len_decimals`]).
+    pub fn rounded_to(mut self, decimals: u32) -> Self {
+        self.decimals = decimals;
+        self
     }
 
     /// `end(t)`, found once per time.
@@ -125,7 +132,9 @@ impl<'a> MorphProblem<'a> {
             let (lo, hi) = (self.ts[span.start], self.ts[span.end - 1]);
             let k0 = tk.partition_point(|&t| t <= lo).saturating_sub(1);
             let k1 = (tk.partition_point(|&t| t <= hi) + 1).min(tk.len());
-            let ends: Vec<Vec2> = tk[k0..k1].iter().map(|&t| q_len(self.end_at(t))).collect();
+            let ends: Vec<Vec2> = (tk[k0..k1].iter())
+                .map(|&t| self.end_at(t).quantized(self.decimals))
+                .collect();
             let weights = self.weights.all();
             let ts = &self.ts[span.clone()];
             let within = super::linear_errors(ts, &tk[k0..k1], scratch, over, |i, seg, f| {
@@ -275,7 +284,10 @@ mod tests {
             let seg = tk.partition_point(|&k| k <= t).clamp(1, tk.len() - 1);
             let (a, b) = (tk[seg - 1], tk[seg]);
             let f = ((t - a) / (b - a)).clamp(0.0, 1.0);
-            let (pa, pb) = (q_len(end(a)), q_len(end(b)));
+            let (pa, pb) = (
+                end(a).quantized(LEN_DECIMALS),
+                end(b).quantized(LEN_DECIMALS),
+            );
             let e = (pa + (pb - pa) * f - end(t)).hypot();
             if (t - 0.5).abs() <= 2.0 * super::super::MIN_GAP {
                 near = near.max(e);

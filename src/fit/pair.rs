@@ -1161,7 +1161,7 @@ mod tests {
         /// The hip, knee and ankle at t = 0: exact, and as written.
         fn drawn(&self) -> ([Vec2; 3], [Vec2; 3]) {
             let pose = [Self::HIP, self.zero.joint, self.zero.end];
-            let q = |v: Vec2| Vec2::new(quantize(v.x, LEN_DECIMALS), quantize(v.y, LEN_DECIMALS));
+            let q = |v: Vec2| v.quantized(LEN_DECIMALS);
             (pose, pose.map(q))
         }
 
