@@ -1379,8 +1379,9 @@ fn bake_clip(
     let keyed = (&corners[..], (route, keyer), (period_s, fitted));
     let targets = target_items(fig, (ci, clip), keyed, &mut tracks);
     let tips: Vec<Option<String>> = infos.iter().map(|i| i.tip_probe.clone()).collect();
-    let (targets, aliases) = into_turning_bones(targets, &mut inner, &tracks, &tips, fig);
-    let targets = into_carrying_groups(targets, &mut inner, (&tracks, period_s, route), fig);
+    let decimals = fig.len_decimals;
+    let (targets, aliases) = into_turning_bones(targets, &mut inner, &tracks, &tips, decimals);
+    let targets = into_carrying_groups(targets, &mut inner, (&tracks, period_s, route), decimals);
     for (tip, target) in aliases {
         for info in infos
             .iter_mut()
@@ -1449,13 +1450,15 @@ fn morph_keys(keyer: Keyer) -> super::morph::MorphKeys {
 /// `tips`) is drawn where the target probe is takes it (a crank's tip is
 /// its pedal, the target): that tip probe is then left out, the two moving
 /// alike, and the bone reads its tip from the target probe. Returned with
-/// the targets left: each `(tip probe, target probe)` so merged.
+/// the targets left: each `(tip probe, target probe)` so merged. A probe
+/// moved into another group is drawn there rounded to `decimals` places
+/// ([`Figure::len_decimals`]).
 fn into_turning_bones(
     targets: Vec<Item>,
     inner: &mut [Item],
     tracks: &[Track],
     tips: &[Option<String>],
-    fig: &Figure,
+    decimals: u32,
 ) -> (Vec<Item>, Vec<(String, String)>) {
     /// Every group down `items`, reached through still groups only (a
     /// static translate, such as a root's `depth_offset`, is still), that
@@ -1526,7 +1529,7 @@ fn into_turning_bones(
             continue;
         };
         // (a target group holds its one probe) where each group draws it
-        let local = |at: Vec2, above: Vec2| (at - above).quantized(fig.len_decimals);
+        let local = |at: Vec2, above: Vec2| (at - above).quantized(decimals);
         let probe = g.children.iter().find_map(|c| match c {
             Item::Probe { name, at } => Some((name.clone(), *at)),
             _ => None,
@@ -1570,13 +1573,14 @@ const CARRY_TOLERANCE_PX: f64 = 1e-6;
 /// circle), gives its probe to that group, drawn at that point: the same
 /// motion, one group fewer. The first such group in drawing order takes
 /// it; the path is compared at every key time and [`CARRY_SAMPLES`] more,
-/// within [`CARRY_TOLERANCE_PX`], with the point as written (rounded). The
-/// others are returned as they are.
+/// within [`CARRY_TOLERANCE_PX`], with the point as written (rounded to
+/// `decimals` places, [`Figure::len_decimals`]). The others are returned
+/// as they are.
 fn into_carrying_groups(
     targets: Vec<Item>,
     inner: &mut [Item],
     (tracks, period_s, route): (&[Track], f64, Route),
-    fig: &Figure,
+    decimals: u32,
 ) -> Vec<Item> {
     use crate::measure::group_matrix;
     // a moving group holding one probe, the only kind that may be carried
@@ -1653,8 +1657,7 @@ fn into_carrying_groups(
                     .map(|&t| group_matrix(&timing, g, t).apply(*at))
                     .collect();
                 let above = vec![Affine::IDENTITY; ts.len()];
-                find(inner, (&timing, &ts), &above, (&path, fig.len_decimals))
-                    .map(|f| (name.clone(), f))
+                find(inner, (&timing, &ts), &above, (&path, decimals)).map(|f| (name.clone(), f))
             }
             _ => None,
         };
